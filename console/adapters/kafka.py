@@ -1,0 +1,307 @@
+"""The Admin API gateway: confluent-kafka for Metadata and configs, kafka-python only for what
+librdkafka lacks (ListPartitionReassignments, DescribeLogDirs; AlterPartitionReassignments later).
+
+``KafkaGateway.read()`` never raises for a cluster that misbehaves: each part of the answer has a
+status, and what went wrong becomes a ``Finding`` with a hint. Only bad settings raise
+(``ConfigError``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, TypeVar
+
+from console.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError, UnsupportedByCluster
+from console.model import BrokerId, Finding, LogDir, Severity, SourceStatus, TopicPartition
+from console.reads import ApiView, BrokerInfo, BrokerLogDirs, PartitionMeta, Reassignment
+from console.settings import ConnectionSettings
+
+BROKER_THROTTLE_KEYS = (
+    "leader.replication.throttled.rate",
+    "follower.replication.throttled.rate",
+    "replica.alter.log.dirs.io.max.bytes.per.second",
+)
+TOPIC_THROTTLE_KEYS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
+
+for _name in ("kafka", "kafka.conn", "kafka.client", "kafka.admin"):
+    logging.getLogger(_name).setLevel(logging.CRITICAL)
+
+T = TypeVar("T")
+
+
+def translate(exc: BaseException, what: str) -> ConsoleError:
+    """Turn a confluent-kafka or kafka-python error into the console's own error."""
+    if isinstance(exc, ConsoleError):
+        return exc
+    name = type(exc).__name__
+    text = str(exc)
+    code = ""
+    if exc.args and hasattr(exc.args[0], "name"):  # confluent KafkaError inside KafkaException
+        try:
+            code = str(exc.args[0].name())
+            text = str(exc.args[0].str())
+        except Exception:  # noqa: BLE001
+            pass
+    blob = f"{name} {code} {text}".upper()
+    if "AUTHORIZATION" in blob or "SASL" in blob and "AUTHENTICATION" in blob:
+        return AuthorizationFailed(
+            f"The cluster refused {what}: not authorised ({code or name}).",
+            "Grant the console's principal DESCRIBE on CLUSTER and on the topics "
+            "(ALTER on CLUSTER to change assignments), or pass credentials with --command-config.",
+        )
+    if "UNSUPPORTEDVERSION" in blob or "INCOMPATIBLEBROKERVERSION" in blob or "UNSUPPORTED_VERSION" in blob:
+        return UnsupportedByCluster(
+            f"The cluster does not support {what}.",
+            "ListPartitionReassignments needs Kafka 2.4 or newer; DescribeLogDirs sizes need 1.1. "
+            "With ZooKeeper given, the console falls back to the znodes.",
+        )
+    return ClusterUnavailable(
+        f"Kafka did not answer {what}: {text or name}.",
+        "Check that the bootstrap servers are right and reachable, and that the brokers run.",
+    )
+
+
+def _status_of(err: ConsoleError) -> SourceStatus:
+    if isinstance(err, AuthorizationFailed):
+        return SourceStatus.UNAUTHORIZED
+    if isinstance(err, UnsupportedByCluster):
+        return SourceStatus.UNSUPPORTED
+    return SourceStatus.UNAVAILABLE
+
+
+def _problem(code: str, err: ConsoleError, broker: BrokerId | None = None) -> Finding:
+    return Finding(code, Severity.WARNING, err.message, err.hint, broker=broker)
+
+
+class KafkaGateway:
+    """Long-lived, thread-safe reader of one cluster through the Admin API."""
+
+    def __init__(self, settings: ConnectionSettings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._confluent: Any = None
+        self._kp: Any = None
+
+    # -- clients -------------------------------------------------------------------------------
+    def confluent(self) -> Any:
+        if self._confluent is None:
+            from confluent_kafka.admin import AdminClient
+
+            conf = {"log_level": "0", "socket.connection.setup.timeout.ms": str(int(self.settings.timeout_s * 1000))}
+            conf.update(self.settings.to_confluent())
+            self._confluent = AdminClient(conf)
+        return self._confluent
+
+    def kafka_python(self) -> Any:
+        """The kafka-python admin client (created on first use; recreated after failures)."""
+        if self._kp is None:
+            from kafka.admin import KafkaAdminClient
+
+            kwargs = {
+                "request_timeout_ms": int(self.settings.timeout_s * 1000),
+                "bootstrap_timeout_ms": int(self.settings.timeout_s * 1000),
+                "client_id": "reassignment-console",
+                **self.settings.to_kafka_python(),
+            }
+            self._kp = KafkaAdminClient(**kwargs)
+        return self._kp
+
+    def _with_kp(self, what: str, fn: Callable[[Any], T]) -> T:
+        with self._lock:
+            try:
+                return fn(self.kafka_python())
+            except Exception as e:  # noqa: BLE001 - translated below
+                err = translate(e, what)
+                if isinstance(err, ClusterUnavailable) and self._kp is not None:
+                    try:
+                        self._kp.close()
+                    except Exception:  # noqa: BLE001
+                        pass
+                    self._kp = None
+                raise err from None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._kp is not None:
+                try:
+                    self._kp.close()
+                except Exception:  # noqa: BLE001
+                    pass
+                self._kp = None
+        self._confluent = None
+
+    # -- reads ---------------------------------------------------------------------------------
+    def read_metadata(self) -> tuple[str | None, BrokerId | None, tuple[BrokerInfo, ...], dict[TopicPartition, PartitionMeta]]:
+        admin = self.confluent()
+        t = self.settings.timeout_s
+        try:
+            cluster_f = admin.describe_cluster(request_timeout=t)
+            md = admin.list_topics(timeout=t)
+            cluster = cluster_f.result(timeout=t + 1)
+        except Exception as e:  # noqa: BLE001
+            raise translate(e, "the Metadata request") from None
+        brokers = tuple(
+            sorted(
+                (BrokerInfo(BrokerId(n.id), n.host, n.port, n.rack) for n in cluster.nodes),
+                key=lambda b: b.id,
+            )
+        )
+        controller = cluster.controller.id if cluster.controller is not None else md.controller_id
+        parts: dict[TopicPartition, PartitionMeta] = {}
+        for name, tm in md.topics.items():
+            if tm.error is not None and not tm.partitions:
+                continue
+            for pid, pm in tm.partitions.items():
+                parts[(name, pid)] = PartitionMeta(
+                    tuple(BrokerId(b) for b in pm.replicas),
+                    tuple(BrokerId(b) for b in pm.isrs),
+                    BrokerId(pm.leader) if pm.leader >= 0 else None,
+                )
+        controller_id = BrokerId(controller) if controller is not None and controller >= 0 else None
+        return cluster.cluster_id, controller_id, brokers, parts
+
+    def list_reassignments(self) -> dict[TopicPartition, Reassignment]:
+        raw = self._with_kp("ListPartitionReassignments", lambda c: c.list_partition_reassignments())
+        out: dict[TopicPartition, Reassignment] = {}
+        for tp, r in raw.items():
+            out[(tp.topic, tp.partition)] = Reassignment(
+                tuple(BrokerId(b) for b in r["replicas"]),
+                tuple(BrokerId(b) for b in r["adding_replicas"]),
+                tuple(BrokerId(b) for b in r["removing_replicas"]),
+            )
+        return out
+
+    def describe_log_dirs(self, broker: BrokerId, partitions: dict[str, list[int]]) -> BrokerLogDirs:
+        raw = self._with_kp(
+            f"DescribeLogDirs on broker {broker}",
+            lambda c: c.describe_log_dirs(partitions, brokers=[int(broker)]),
+        )
+        dirs: list[LogDir] = []
+        replicas: list[tuple[str, int, str, int, bool]] = []
+        for answer in raw:
+            for d in answer["log_dirs"]:
+                err = d.get("error_code", 0)
+                total, usable = d.get("total_bytes", -1), d.get("usable_bytes", -1)
+                dirs.append(
+                    LogDir(
+                        d["log_dir"],
+                        None if not err else f"error {err}" + (" (KAFKA_STORAGE_ERROR: the dir is offline)" if err == 56 else ""),
+                        total if total is not None and total >= 0 else None,
+                        usable if usable is not None and usable >= 0 else None,
+                    )
+                )
+                for t in d.get("topics", ()):
+                    for p in t["partitions"]:
+                        if p["partition_size"] >= 0:
+                            replicas.append(
+                                (t["name"], p["partition_index"], d["log_dir"], p["partition_size"], p["is_future_key"])
+                            )
+        return BrokerLogDirs(broker, tuple(dirs), tuple(replicas))
+
+    def describe_throttles(
+        self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]
+    ) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
+        from confluent_kafka.admin import ConfigResource, ConfigSource, ResourceType
+
+        admin = self.confluent()
+        # librdkafka takes one BROKER resource per call (each goes to its own broker).
+        batches = [[ConfigResource(ResourceType.BROKER, str(b))] for b in brokers]
+        if topics:
+            batches.append([ConfigResource(ResourceType.TOPIC, t) for t in topics])
+        futures: dict[Any, Any] = {}
+        try:
+            for batch in batches:
+                futures.update(admin.describe_configs(batch, request_timeout=self.settings.timeout_s))
+        except Exception as e:  # noqa: BLE001
+            raise translate(e, "DescribeConfigs") from None
+        if not futures:
+            return {}, {}
+        dynamic = {
+            ConfigSource.DYNAMIC_BROKER_CONFIG.value,
+            ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.value,
+            ConfigSource.DYNAMIC_TOPIC_CONFIG.value,
+        }
+        b_out: dict[str, dict[str, str]] = {}
+        t_out: dict[str, dict[str, str]] = {}
+        errors: list[Exception] = []
+        for res, fut in futures.items():
+            try:
+                cfg = fut.result(timeout=self.settings.timeout_s + 1)
+            except Exception as e:  # noqa: BLE001 - a topic deleted meanwhile, or one broker down
+                errors.append(e)
+                continue
+            keys = BROKER_THROTTLE_KEYS if res.restype == ResourceType.BROKER else TOPIC_THROTTLE_KEYS
+            found = {}
+            for k in keys:
+                entry = cfg.get(k)
+                if entry is not None and entry.value not in (None, "") and entry.source in dynamic:
+                    found[k] = entry.value
+            if found:
+                (b_out if res.restype == ResourceType.BROKER else t_out)[res.name] = found
+        if errors and len(errors) == len(futures):
+            raise translate(errors[0], "DescribeConfigs")
+        return b_out, t_out
+
+    def read(self) -> ApiView:
+        """Everything the Admin API can tell, part by part, never raising for cluster trouble."""
+        problems: list[Finding] = []
+        try:
+            cluster_id, controller, brokers, parts = self.read_metadata()
+        except ConsoleError as e:
+            return ApiView(
+                metadata_status=_status_of(e),
+                reassignments_status=_status_of(e),
+                log_dirs_status=_status_of(e),
+                configs_status=_status_of(e),
+                reassignments=None,
+                problems=(_problem("kafka-unavailable" if _status_of(e) is SourceStatus.UNAVAILABLE else "kafka-refused", e),),
+            )
+        by_topic: dict[str, list[int]] = {}
+        for t, p in parts:
+            by_topic.setdefault(t, []).append(p)
+        topics = tuple(sorted(by_topic))
+        broker_ids = tuple(b.id for b in brokers)
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            configs_f = pool.submit(self.describe_throttles, broker_ids, topics)
+            reassignments: dict[TopicPartition, Reassignment] | None
+            lpr_status = SourceStatus.OK
+            try:
+                reassignments = self.list_reassignments()
+            except ConsoleError as e:
+                reassignments, lpr_status = None, _status_of(e)
+                problems.append(_problem("reassignments-unreadable", e))
+            log_dirs: list[BrokerLogDirs] = []
+            logs_status = SourceStatus.OK
+            for b in broker_ids:
+                try:
+                    log_dirs.append(self.describe_log_dirs(b, by_topic))
+                except ConsoleError as e:
+                    problems.append(_problem("log-dirs-unreadable", e, broker=b))
+                    logs_status = _status_of(e)
+            if log_dirs:
+                logs_status = SourceStatus.OK  # partial answers still give sizes for those brokers
+            cfg_status = SourceStatus.OK
+            try:
+                b_thr, t_thr = configs_f.result()
+            except ConsoleError as e:
+                b_thr, t_thr, cfg_status = {}, {}, _status_of(e)
+                problems.append(_problem("configs-unreadable", e))
+        return ApiView(
+            cluster_id=cluster_id,
+            controller=controller,
+            brokers=brokers,
+            partitions=parts,
+            reassignments=reassignments,
+            log_dirs=tuple(log_dirs),
+            broker_throttles=b_thr,
+            topic_throttles=t_thr,
+            metadata_status=SourceStatus.OK,
+            reassignments_status=lpr_status,
+            log_dirs_status=logs_status,
+            configs_status=cfg_status,
+            problems=tuple(problems),
+        )
+

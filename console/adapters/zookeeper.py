@@ -1,0 +1,281 @@
+"""The ZooKeeper reader (kazoo): what a ZooKeeper-mode Kafka cluster keeps there.
+
+Reads are batched: every ``get`` of a level is issued asynchronously at once, then collected,
+so tens of thousands of partition znodes read in seconds. Watches on ``/admin/reassign_partitions``,
+``/controller``, ``/brokers/ids`` and ``/brokers/topics`` bump ``generation`` so a live view
+can refresh as soon as something changes there.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Callable
+
+from console.errors import AuthorizationFailed, ConsoleError, ZooKeeperUnavailable
+from console.model import BrokerId, Finding, Severity, SourceStatus, TopicPartition
+from console.reads import BrokerInfo, PartitionMeta, TopicZnode, ZkView
+from console.znodes import (
+    ZnodeFormatError,
+    parse_broker,
+    parse_config,
+    parse_controller,
+    parse_legacy_reassignment,
+    parse_partition_state,
+    parse_topic,
+)
+
+logging.getLogger("kazoo").setLevel(logging.CRITICAL)
+
+REASSIGN_PATH = "/admin/reassign_partitions"
+THROTTLE_KEYS = (
+    "leader.replication.throttled.rate",
+    "follower.replication.throttled.rate",
+    "replica.alter.log.dirs.io.max.bytes.per.second",
+    "leader.replication.throttled.replicas",
+    "follower.replication.throttled.replicas",
+)
+
+
+def translate(exc: BaseException, what: str) -> ConsoleError:
+    from kazoo import exceptions as ke
+    from kazoo.handlers.threading import KazooTimeoutError
+
+    if isinstance(exc, ConsoleError):
+        return exc
+    if isinstance(exc, (ke.NoAuthError, ke.AuthFailedError)):
+        return AuthorizationFailed(f"ZooKeeper refused {what}: not authorised.",
+                                   "Check the ZooKeeper ACLs and the console's credentials (SASL/digest).")
+    if isinstance(exc, (KazooTimeoutError, ke.ConnectionLoss, ke.SessionExpiredError, ke.ConnectionClosedError, TimeoutError)):
+        return ZooKeeperUnavailable(f"ZooKeeper did not answer {what}.",
+                                    "Check the connect string (host:port/chroot) and that ZooKeeper runs. "
+                                    "The Admin API view stays available.")
+    return ZooKeeperUnavailable(f"ZooKeeper failed on {what}: {type(exc).__name__} {exc}.",
+                                "Check the connect string (host:port/chroot).")
+
+
+class ZkReader:
+    """Long-lived reader of one ZooKeeper ensemble (with the cluster's chroot in ``connect``)."""
+
+    def __init__(self, connect: str, timeout_s: float = 5.0) -> None:
+        self.connect = connect
+        self.timeout_s = timeout_s
+        self._zk: Any = None
+        self._lock = threading.Lock()
+        self._watching = False
+        self.generation = 0
+        self.last_event: str | None = None
+
+    def _client(self) -> Any:
+        from kazoo.client import KazooClient
+        from kazoo.retry import KazooRetry
+
+        with self._lock:
+            if self._zk is not None and self._zk.connected:
+                return self._zk
+            if self._zk is not None:
+                self._stop_client()
+            zk = KazooClient(
+                hosts=self.connect,
+                timeout=max(self.timeout_s, 4.0),
+                connection_retry=KazooRetry(max_tries=-1, max_delay=2.0),
+                command_retry=KazooRetry(max_tries=1, max_delay=1.0),
+            )
+            try:
+                zk.start(timeout=self.timeout_s)
+            except Exception as e:  # noqa: BLE001
+                try:
+                    zk.stop()
+                    zk.close()
+                except Exception:  # noqa: BLE001
+                    pass
+                raise translate(e, f"a connection to {self.connect}") from None
+            self._zk = zk
+            self._watching = False
+            return zk
+
+    def _stop_client(self) -> None:
+        try:
+            self._zk.stop()
+            self._zk.close()
+        except Exception:  # noqa: BLE001
+            pass
+        self._zk = None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._zk is not None:
+                self._stop_client()
+
+    # -- batched reads -----------------------------------------------------------------------
+    def _children(self, zk: Any, path: str) -> list[str]:
+        from kazoo.exceptions import NoNodeError
+
+        try:
+            return list(zk.get_children_async(path).get(timeout=self.timeout_s))
+        except NoNodeError:
+            return []
+
+    def _get_many(self, zk: Any, paths: list[str]) -> dict[str, bytes | None]:
+        """Issue every get at once, then collect; missing nodes give None."""
+        from kazoo.exceptions import NoNodeError
+
+        pending = [(p, zk.get_async(p)) for p in paths]
+        out: dict[str, bytes | None] = {}
+        deadline = time.monotonic() + self.timeout_s + len(paths) / 2000.0
+        for p, r in pending:
+            try:
+                data, _stat = r.get(timeout=max(0.1, deadline - time.monotonic()))
+                out[p] = data
+            except NoNodeError:
+                out[p] = None
+        return out
+
+    def read(self) -> ZkView:
+        """Everything ZooKeeper says; never raises for ZooKeeper trouble (see ``status``)."""
+        try:
+            return self._read()
+        except Exception as e:  # noqa: BLE001
+            err = translate(e, "a read")
+            status = SourceStatus.UNAUTHORIZED if isinstance(err, AuthorizationFailed) else SourceStatus.UNAVAILABLE
+            with self._lock:
+                if self._zk is not None and not self._zk.connected:
+                    self._stop_client()
+            return ZkView(status=status,
+                          problems=(Finding("zookeeper-unavailable", Severity.WARNING, err.message, err.hint),))
+
+    def _read(self) -> ZkView:
+        zk = self._client()
+        if not self._watching:
+            self._start_watches(zk)
+        problems: list[Finding] = []
+
+        def bad(e: ZnodeFormatError) -> None:
+            problems.append(Finding("znode-unreadable", Severity.WARNING, f"Cannot parse {e.path}: {e.reason}.",
+                                    "Something other than Kafka may have written it; the console ignores it."))
+
+        ids = self._children(zk, "/brokers/ids")
+        topics = self._children(zk, "/brokers/topics")
+        cfg_topics = self._children(zk, "/config/topics")
+        cfg_brokers = self._children(zk, "/config/brokers")
+        first = self._get_many(
+            zk,
+            ["/controller", REASSIGN_PATH]
+            + [f"/brokers/ids/{i}" for i in ids]
+            + [f"/brokers/topics/{t}" for t in topics]
+            + [f"/config/topics/{t}" for t in cfg_topics]
+            + [f"/config/brokers/{b}" for b in cfg_brokers],
+        )
+        controller = None
+        if first.get("/controller") is not None:
+            try:
+                controller = parse_controller("/controller", first["/controller"])
+            except ZnodeFormatError as e:
+                bad(e)
+        legacy: dict[TopicPartition, tuple[BrokerId, ...]] = {}
+        if first.get(REASSIGN_PATH) is not None:
+            try:
+                legacy = parse_legacy_reassignment(REASSIGN_PATH, first[REASSIGN_PATH])
+            except ZnodeFormatError as e:
+                bad(e)
+        brokers: list[BrokerInfo] = []
+        for i in ids:
+            path = f"/brokers/ids/{i}"
+            if first.get(path) is None or not i.lstrip("-").isdigit():
+                continue
+            try:
+                brokers.append(parse_broker(path, int(i), first[path]))
+            except ZnodeFormatError as e:
+                bad(e)
+        tz: dict[str, TopicZnode] = {}
+        for t in topics:
+            path = f"/brokers/topics/{t}"
+            if first.get(path) is None:
+                continue
+            try:
+                tz[t] = parse_topic(path, first[path])
+            except ZnodeFormatError as e:
+                bad(e)
+        state_paths = {
+            (t, p): f"/brokers/topics/{t}/partitions/{p}/state" for t, z in tz.items() for p in z.partitions
+        }
+        raw_states = self._get_many(zk, list(state_paths.values()))
+        states: dict[TopicPartition, PartitionMeta] = {}
+        for (t, p), path in state_paths.items():
+            data = raw_states.get(path)
+            if data is None:
+                continue
+            try:
+                states[(t, p)] = parse_partition_state(path, data, tz[t].partitions[p])
+            except ZnodeFormatError as e:
+                bad(e)
+        b_thr = self._throttles(first, "brokers", cfg_brokers, bad)
+        t_thr = self._throttles(first, "topics", cfg_topics, bad)
+        return ZkView(
+            controller=controller,
+            brokers=tuple(sorted(brokers, key=lambda b: b.id)),
+            topics=tz,
+            states=states,
+            legacy=legacy,
+            broker_throttles=b_thr,
+            topic_throttles=t_thr,
+            status=SourceStatus.OK,
+            problems=tuple(problems),
+        )
+
+    @staticmethod
+    def _throttles(
+        raw: dict[str, bytes | None], kind: str, names: list[str], bad: Callable[[ZnodeFormatError], None]
+    ) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
+        for n in names:
+            path = f"/config/{kind}/{n}"
+            if raw.get(path) is None:
+                continue
+            try:
+                cfg = parse_config(path, raw[path])
+            except ZnodeFormatError as e:
+                bad(e)
+                continue
+            found = {k: v for k, v in cfg.items() if k in THROTTLE_KEYS and v != ""}
+            if found:
+                out[n] = found
+        return out
+
+    # -- watches -----------------------------------------------------------------------------
+    def _start_watches(self, zk: Any) -> None:
+        def bump(what: str) -> None:
+            self.generation += 1
+            self.last_event = what
+
+        def data_watch(path: str) -> None:
+            first = [True]
+
+            def fn(_data: Any, _stat: Any, event: Any = None) -> None:
+                if first[0]:
+                    first[0] = False
+                    return
+                bump(f"{path} {getattr(event, 'type', 'changed')}".lower())
+
+            zk.DataWatch(path, fn)
+
+        def children_watch(path: str) -> None:
+            first = [True]
+
+            def fn(_children: Any) -> None:
+                if first[0]:
+                    first[0] = False
+                    return
+                bump(f"{path} children changed")
+
+            zk.ChildrenWatch(path, fn)
+
+        try:
+            data_watch(REASSIGN_PATH)
+            data_watch("/controller")
+            children_watch("/brokers/ids")
+            children_watch("/brokers/topics")
+            self._watching = True
+        except Exception:  # noqa: BLE001 - watches are a convenience; reads still work
+            self._watching = False

@@ -1,0 +1,437 @@
+"""Domain values: brokers, partitions, findings and the immutable cluster snapshot.
+
+Vocabulary (DESIGN.md §1, KIP-455/KIP-352/KIP-841):
+
+* **R** ``replicas``: the full replica set the controller holds now (target first while reassigning).
+* **I** ``isr``: in-sync replicas.
+* **AR** ``adding`` and **RR** ``removing``: what ListPartitionReassignments (or the topic znode) reports.
+* **original** = R − AR (what a cancel reverts to); **target** = R − RR (what the reassignment ends as).
+* **true URP**: |original| − |I ∩ original| > 0 while reassigning, |R| − |I| > 0 otherwise.
+
+Everything here is a frozen dataclass of tuples, so a snapshot can be shared between threads,
+cached, and compared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+from typing import Iterable, Iterator, Mapping, NewType
+
+BrokerId = NewType("BrokerId", int)
+TopicPartition = tuple[str, int]
+
+
+class Severity(str, Enum):
+    """How much a finding matters to the person on call."""
+
+    INFO = "info"
+    """Worth knowing; nothing to do."""
+    WARNING = "warning"
+    """Look before acting: the picture may be incomplete or two sources disagree."""
+    ERROR = "error"
+    """Something is wrong and blocks what depends on it."""
+
+
+class Source(str, Enum):
+    """Where the console learned that a partition is being reassigned."""
+
+    API = "api"
+    """Listed by ListPartitionReassignments: the controller's own view."""
+    ZOOKEEPER = "zookeeper"
+    """Only the topic znode's adding/removing maps say so (the Admin API did not answer)."""
+    LEGACY = "legacy"
+    """Submitted through the deprecated ``/admin/reassign_partitions`` znode: cannot be cancelled
+    through the API until the controller has picked it up."""
+
+
+class ReplicaRole(str, Enum):
+    """What one replica is doing, as a cell of the broker × partition picture."""
+
+    LEADER = "leader"
+    """Serves reads and writes for the partition."""
+    IN_SYNC = "in sync"
+    """A follower in the ISR."""
+    OUT_OF_SYNC = "out of sync"
+    """A follower that has fallen out of the ISR (or whose broker is down)."""
+    ADDING = "adding"
+    """Being copied to this broker by a reassignment."""
+    REMOVING = "removing"
+    """Will be deleted from this broker when the reassignment completes."""
+
+
+class PartitionHealth(str, Enum):
+    """One word for a partition's condition, worst first."""
+
+    OFFLINE = "offline"
+    """No leader: producers and consumers of this partition are stuck."""
+    UNDER_REPLICATED = "under-replicated"
+    """Truly under-replicated (KIP-352): an original replica is out of the ISR."""
+    REASSIGNING = "reassigning"
+    """Moving, with every original replica in sync."""
+    HEALTHY = "healthy"
+    """Every replica in sync, nothing moving."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """An observation worth showing, as data rather than an exception."""
+
+    code: str
+    severity: Severity
+    message: str
+    hint: str = ""
+    topic: str | None = None
+    partition: int | None = None
+    broker: BrokerId | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "topic": self.topic,
+            "partition": self.partition,
+            "broker": self.broker,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LogDir:
+    """One log directory of a broker, from DescribeLogDirs (sizes need v4, Kafka ≥ 3.3)."""
+
+    path: str
+    error: str | None = None
+    total_bytes: int | None = None
+    usable_bytes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Broker:
+    """A broker as the snapshot sees it.
+
+    ``registered`` means present in Metadata or ``/brokers/ids``; a broker that only appears in
+    some partition's replica list is not registered (it is down or was removed).
+    """
+
+    id: BrokerId
+    host: str | None = None
+    port: int | None = None
+    rack: str | None = None
+    registered: bool = False
+    in_api: bool = False
+    in_zookeeper: bool = False
+    is_controller: bool = False
+    fenced: bool | None = None
+    """Known only from Kafka ≥ 4.0 (KIP-1073); None means the cluster does not say."""
+    log_dirs: tuple[LogDir, ...] = ()
+
+    @property
+    def live(self) -> bool:
+        """Registered and answering: it can serve and fetch."""
+        return self.registered
+
+    @property
+    def eligible(self) -> bool:
+        """KIP-841: may receive new replicas and join the ISR (registered, live, not fenced).
+
+        Kafka 3.9 exposes no controlled-shutdown or fenced flag; a broker shutting down leaves
+        ``/brokers/ids`` and Metadata when it exits, and is ineligible from then on.
+        """
+        return self.registered and self.fenced is not True
+
+    @property
+    def usable_bytes(self) -> int | None:
+        sizes = [d.usable_bytes for d in self.log_dirs if d.usable_bytes is not None]
+        return sum(sizes) if sizes else None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaLog:
+    """Where one replica lives on disk and how big it is (DescribeLogDirs)."""
+
+    broker: BrokerId
+    log_dir: str
+    size: int
+    is_future: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaProgress:
+    """How far an adding replica has come: bytes on the new broker against the leader's."""
+
+    broker: BrokerId
+    copied_bytes: int | None
+    leader_bytes: int | None
+    in_isr: bool
+
+    @property
+    def fraction(self) -> float | None:
+        """0..1, 1 once in the ISR; None when neither size is known."""
+        if self.in_isr:
+            return 1.0
+        if self.leader_bytes is None:
+            return None
+        copied = self.copied_bytes or 0
+        if self.leader_bytes <= 0:
+            return 1.0 if copied >= 0 else None
+        return max(0.0, min(1.0, copied / self.leader_bytes))
+
+
+@dataclass(frozen=True, slots=True)
+class Partition:
+    """One partition: R, I, AR, RR, leader and replica sizes."""
+
+    topic: str
+    partition: int
+    replicas: tuple[BrokerId, ...]
+    isr: tuple[BrokerId, ...]
+    leader: BrokerId | None
+    adding: tuple[BrokerId, ...] = ()
+    removing: tuple[BrokerId, ...] = ()
+    source: Source | None = None
+    logs: tuple[ReplicaLog, ...] = ()
+
+    @property
+    def key(self) -> TopicPartition:
+        return (self.topic, self.partition)
+
+    @property
+    def name(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+    @property
+    def original(self) -> tuple[BrokerId, ...]:
+        """R − AR: what a cancel reverts to (order as in R)."""
+        if not self.adding:
+            return self.replicas
+        adding = set(self.adding)
+        return tuple(b for b in self.replicas if b not in adding)
+
+    @property
+    def target(self) -> tuple[BrokerId, ...]:
+        """R − RR: what the reassignment ends as."""
+        if not self.removing:
+            return self.replicas
+        removing = set(self.removing)
+        return tuple(b for b in self.replicas if b not in removing)
+
+    @property
+    def reassigning(self) -> bool:
+        return bool(self.adding or self.removing)
+
+    @property
+    def complete(self) -> bool:
+        """Not reassigning, or every target replica is already in the ISR (phase B)."""
+        return not self.reassigning or set(self.target) <= set(self.isr)
+
+    @property
+    def offline(self) -> bool:
+        return self.leader is None
+
+    @property
+    def under_replicated(self) -> bool:
+        """True URP in the KIP-352 sense: replicas still being added never count."""
+        expected = self.original if self.reassigning else self.replicas
+        isr = set(self.isr)
+        return any(b not in isr for b in expected)
+
+    @property
+    def health(self) -> PartitionHealth:
+        if self.offline:
+            return PartitionHealth.OFFLINE
+        if self.under_replicated:
+            return PartitionHealth.UNDER_REPLICATED
+        if self.reassigning:
+            return PartitionHealth.REASSIGNING
+        return PartitionHealth.HEALTHY
+
+    def size_on(self, broker: BrokerId) -> int | None:
+        """Bytes of this partition's (non-future) log on ``broker``; None when not reported."""
+        for log in self.logs:
+            if log.broker == broker and not log.is_future:
+                return log.size
+        return None
+
+    def log_dir_on(self, broker: BrokerId) -> str | None:
+        for log in self.logs:
+            if log.broker == broker and not log.is_future:
+                return log.log_dir
+        return None
+
+    def role(self, broker: BrokerId) -> ReplicaRole | None:
+        """The replica's role on ``broker``, or None when the broker holds no replica."""
+        if broker in self.adding:
+            return ReplicaRole.ADDING
+        if broker in self.removing:
+            return ReplicaRole.REMOVING
+        if broker == self.leader:
+            return ReplicaRole.LEADER
+        if broker not in self.replicas:
+            return None
+        return ReplicaRole.IN_SYNC if broker in self.isr else ReplicaRole.OUT_OF_SYNC
+
+    def progress(self, logs_known: bool = True) -> tuple[ReplicaProgress, ...]:
+        """Progress of each adding replica. ``logs_known`` says whether log sizes were read at
+        all: when they were, an adding replica missing from its broker's answer has copied 0
+        bytes (its log is not created yet)."""
+        if not self.adding:
+            return ()
+        leader_bytes = self.size_on(self.leader) if self.leader is not None else None
+        isr = set(self.isr)
+        out = []
+        for b in self.adding:
+            copied = self.size_on(b)
+            if copied is None and logs_known and leader_bytes is not None:
+                copied = 0
+            out.append(ReplicaProgress(b, copied, leader_bytes, b in isr))
+        return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Throttles:
+    """Replication throttles currently set (all values as the cluster stores them: strings).
+
+    ``brokers`` maps a broker id (or ``"<default>"``) to its throttle rate configs;
+    ``topics`` maps a topic to its throttled-replicas lists.
+    """
+
+    brokers: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    topics: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+
+    @staticmethod
+    def of(
+        brokers: Mapping[str, Mapping[str, str]], topics: Mapping[str, Mapping[str, str]]
+    ) -> "Throttles":
+        def freeze(m: Mapping[str, Mapping[str, str]]) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+            return tuple(
+                (k, tuple(sorted(v.items()))) for k, v in sorted(m.items(), key=lambda kv: (len(kv[0]), kv[0])) if v
+            )
+
+        return Throttles(freeze(brokers), freeze(topics))
+
+    def broker_map(self) -> dict[str, dict[str, str]]:
+        return {k: dict(v) for k, v in self.brokers}
+
+    def topic_map(self) -> dict[str, dict[str, str]]:
+        return {k: dict(v) for k, v in self.topics}
+
+    def __bool__(self) -> bool:
+        return bool(self.brokers or self.topics)
+
+
+class SourceStatus(str, Enum):
+    """Whether a part of the picture could be read."""
+
+    OK = "ok"
+    UNAVAILABLE = "unavailable"
+    """Did not answer (down, unreachable, timed out)."""
+    UNAUTHORIZED = "unauthorized"
+    UNSUPPORTED = "unsupported"
+    """The cluster is too old for the API."""
+    NOT_CONFIGURED = "not configured"
+    """Not asked for (e.g. no ZooKeeper connect string, or a KRaft cluster)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadStatus:
+    """What each part of a refresh returned: lets the UI say which part of the picture is known."""
+
+    metadata: SourceStatus = SourceStatus.NOT_CONFIGURED
+    reassignments: SourceStatus = SourceStatus.NOT_CONFIGURED
+    log_dirs: SourceStatus = SourceStatus.NOT_CONFIGURED
+    configs: SourceStatus = SourceStatus.NOT_CONFIGURED
+    zookeeper: SourceStatus = SourceStatus.NOT_CONFIGURED
+
+    def to_dict(self) -> dict[str, str]:
+        return {k: getattr(self, k).value for k in self.__slots__}  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    """An immutable snapshot of the cluster at ``taken_at`` (epoch seconds)."""
+
+    taken_at: float
+    brokers: tuple[Broker, ...]
+    partitions: tuple[Partition, ...]
+    cluster_id: str | None = None
+    controller: BrokerId | None = None
+    throttles: Throttles = field(default_factory=Throttles)
+    findings: tuple[Finding, ...] = ()
+    status: ReadStatus = field(default_factory=ReadStatus)
+    name: str = ""
+
+    # -- lookups -----------------------------------------------------------------------------
+    @cached_property
+    def broker_index(self) -> dict[BrokerId, Broker]:
+        return {b.id: b for b in self.brokers}
+
+    @cached_property
+    def partition_index(self) -> dict[TopicPartition, Partition]:
+        return {p.key: p for p in self.partitions}
+
+    def broker(self, broker_id: BrokerId) -> Broker | None:
+        return self.broker_index.get(broker_id)
+
+    def partition(self, topic: str, partition: int) -> Partition | None:
+        return self.partition_index.get((topic, partition))
+
+    @cached_property
+    def topics(self) -> tuple[str, ...]:
+        return tuple(sorted({p.topic for p in self.partitions}))
+
+    @property
+    def logs_known(self) -> bool:
+        return self.status.log_dirs is SourceStatus.OK
+
+    # -- views -------------------------------------------------------------------------------
+    @cached_property
+    def in_flight(self) -> tuple[Partition, ...]:
+        """Partitions with a reassignment in progress, sorted by topic and partition."""
+        return tuple(p for p in self.partitions if p.reassigning)
+
+    @cached_property
+    def under_replicated(self) -> tuple[Partition, ...]:
+        return tuple(p for p in self.partitions if p.under_replicated)
+
+    @property
+    def live_brokers(self) -> tuple[BrokerId, ...]:
+        return tuple(b.id for b in self.brokers if b.live)
+
+    def fingerprint(self) -> str:
+        """A digest of every partition's R, AR and RR: a plan reviewed against this snapshot
+        carries it, so that submission can tell whether anything moved since."""
+        h = hashlib.sha256()
+        for p in self.partitions:
+            h.update(
+                f"{p.topic}\0{p.partition}\0{p.replicas}\0{p.adding}\0{p.removing}\n".encode()
+            )
+        return h.hexdigest()[:16]
+
+    def replica_rows(self) -> Iterator[dict[str, object]]:
+        """One row per replica: the flat form the Spark pipeline stores as Parquet."""
+        for p in self.partitions:
+            isr = set(p.isr)
+            for b in p.replicas:
+                broker = self.broker_index.get(b)
+                yield {
+                    "cluster": self.name or self.cluster_id,
+                    "taken_at": self.taken_at,
+                    "topic": p.topic,
+                    "partition": p.partition,
+                    "broker": int(b),
+                    "rack": broker.rack if broker else None,
+                    "leader": b == p.leader,
+                    "in_isr": b in isr,
+                    "adding": b in p.adding,
+                    "removing": b in p.removing,
+                    "bytes": p.size_on(b),
+                    "log_dir": p.log_dir_on(b),
+                }
+
+
+def broker_ids(values: Iterable[int]) -> tuple[BrokerId, ...]:
+    return tuple(BrokerId(int(v)) for v in values)

@@ -1,0 +1,47 @@
+"""One entry point for a snapshot: read the Admin API and ZooKeeper at once, then merge."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from console.adapters.kafka import KafkaGateway
+from console.adapters.zookeeper import ZkReader
+from console.model import ClusterState
+from console.settings import ConnectionSettings
+from console.state import merge
+
+
+class ClusterReader:
+    """Long-lived and thread-safe: build one per cluster and call ``snapshot()`` as often as needed."""
+
+    def __init__(self, settings: ConnectionSettings) -> None:
+        self.settings = settings
+        self.kafka = KafkaGateway(settings)
+        self.zookeeper = ZkReader(settings.zookeeper, settings.zookeeper_timeout_s) if settings.zookeeper else None
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cluster-reader")
+
+    def snapshot(self) -> ClusterState:
+        """A fresh snapshot; never raises for an unreachable cluster (see ``state.status``)."""
+        taken_at = time.time()
+        zk_future = self._pool.submit(self.zookeeper.read) if self.zookeeper is not None else None
+        api = self.kafka.read()
+        zk = zk_future.result() if zk_future is not None else None
+        return merge(api, zk, taken_at=taken_at, name=self.settings.name)
+
+    @property
+    def zookeeper_generation(self) -> int:
+        """Bumped by ZooKeeper watches (reassignment znode, controller, brokers, topics)."""
+        return self.zookeeper.generation if self.zookeeper is not None else 0
+
+    def close(self) -> None:
+        self.kafka.close()
+        if self.zookeeper is not None:
+            self.zookeeper.close()
+        self._pool.shutdown(wait=False)
+
+    def __enter__(self) -> "ClusterReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,92 @@
+"""What each adapter reads, before the merge: plain typed records, no library objects.
+
+``ApiView`` is what the Admin API said (confluent-kafka Metadata and configs; kafka-python
+ListPartitionReassignments and DescribeLogDirs). ``ZkView`` is what ZooKeeper said. Either may be
+missing or partial; its ``status`` says which parts answered, ``problems`` says why not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from console.model import BrokerId, Finding, LogDir, SourceStatus, TopicPartition
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerInfo:
+    id: BrokerId
+    host: str | None = None
+    port: int | None = None
+    rack: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionMeta:
+    """R, I and leader of one partition as Metadata (or the state znode) reports them."""
+
+    replicas: tuple[BrokerId, ...]
+    isr: tuple[BrokerId, ...]
+    leader: BrokerId | None
+
+
+@dataclass(frozen=True, slots=True)
+class Reassignment:
+    """One entry of ListPartitionReassignments (or the topic znode's adding/removing maps)."""
+
+    replicas: tuple[BrokerId, ...]
+    adding: tuple[BrokerId, ...]
+    removing: tuple[BrokerId, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerLogDirs:
+    """One broker's DescribeLogDirs answer: its directories and the replicas in each."""
+
+    broker: BrokerId
+    dirs: tuple[LogDir, ...]
+    # (topic, partition, log_dir, size, is_future)
+    replicas: tuple[tuple[str, int, str, int, bool], ...]
+
+
+@dataclass(frozen=True)
+class ApiView:
+    cluster_id: str | None = None
+    controller: BrokerId | None = None
+    brokers: tuple[BrokerInfo, ...] = ()
+    partitions: dict[TopicPartition, PartitionMeta] = field(default_factory=dict)
+    reassignments: dict[TopicPartition, Reassignment] | None = None
+    """None when ListPartitionReassignments could not be read."""
+    log_dirs: tuple[BrokerLogDirs, ...] = ()
+    broker_throttles: dict[str, dict[str, str]] = field(default_factory=dict)
+    topic_throttles: dict[str, dict[str, str]] = field(default_factory=dict)
+    metadata_status: SourceStatus = SourceStatus.OK
+    reassignments_status: SourceStatus = SourceStatus.OK
+    log_dirs_status: SourceStatus = SourceStatus.OK
+    configs_status: SourceStatus = SourceStatus.OK
+    problems: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TopicZnode:
+    """``/brokers/topics/<t>`` (versions 1, 2 and 3)."""
+
+    version: int
+    topic_id: str | None
+    partitions: dict[int, tuple[BrokerId, ...]]
+    adding: dict[int, tuple[BrokerId, ...]]
+    removing: dict[int, tuple[BrokerId, ...]]
+
+
+@dataclass(frozen=True)
+class ZkView:
+    controller: BrokerId | None = None
+    brokers: tuple[BrokerInfo, ...] = ()
+    topics: dict[str, TopicZnode] = field(default_factory=dict)
+    states: dict[TopicPartition, PartitionMeta] = field(default_factory=dict)
+    """From the partition ``state`` znodes; ``replicas`` there is taken from the topic znode."""
+    legacy: dict[TopicPartition, tuple[BrokerId, ...]] = field(default_factory=dict)
+    """Entries of ``/admin/reassign_partitions`` (deprecated path)."""
+    broker_throttles: dict[str, dict[str, str]] = field(default_factory=dict)
+    topic_throttles: dict[str, dict[str, str]] = field(default_factory=dict)
+    status: SourceStatus = SourceStatus.OK
+    problems: tuple[Finding, ...] = ()

@@ -1,0 +1,329 @@
+"""Merge what the Admin API and ZooKeeper said into one ``ClusterState`` (pure).
+
+Precedence, part by part:
+
+* brokers: registered = in Metadata when Metadata answered, else in ``/brokers/ids``;
+* R / I / leader: Metadata, else the topic and partition-state znodes;
+* AR / RR: ListPartitionReassignments (its R too: the controller's own view), else the topic
+  znode's ``adding_replicas`` / ``removing_replicas``;
+* source: ``legacy`` when the partition is also in ``/admin/reassign_partitions``;
+* throttles: the Admin API's answer over ZooKeeper's ``/config`` entries.
+
+Where both sources answered and disagree, the snapshot carries a finding that says so.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from typing import Iterable
+
+from console.model import (
+    Broker,
+    BrokerId,
+    ClusterState,
+    Finding,
+    Partition,
+    ReadStatus,
+    ReplicaLog,
+    Severity,
+    Source,
+    SourceStatus,
+    Throttles,
+    TopicPartition,
+)
+from console.reads import ApiView, BrokerInfo, PartitionMeta, Reassignment, ZkView
+
+# Finding codes for disagreements between the Admin API and ZooKeeper.
+BROKER_ONLY_IN_API = "broker-only-in-api"
+BROKER_ONLY_IN_ZK = "broker-only-in-zookeeper"
+CONTROLLER_MISMATCH = "controller-mismatch"
+LEGACY_NOT_LISTED = "legacy-not-listed"
+REASSIGNMENT_MISMATCH = "reassignment-mismatch"
+REPLICAS_MISMATCH = "replicas-mismatch"
+TOPIC_ONLY_IN_API = "topic-only-in-api"
+TOPIC_ONLY_IN_ZK = "topic-only-in-zookeeper"
+# Findings about the cluster itself.
+ADDING_ON_INELIGIBLE = "adding-on-ineligible-broker"
+REPLICA_ON_UNKNOWN_BROKER = "replica-on-unregistered-broker"
+
+_FOLLOW_UP = "Refresh; if it persists, the controller may be behind or stuck: check its log."
+
+
+def merge(
+    api: ApiView | None,
+    zk: ZkView | None,
+    taken_at: float | None = None,
+    name: str = "",
+) -> ClusterState:
+    """Build the snapshot. Either view may be None (not configured) or partial."""
+    taken_at = time.time() if taken_at is None else taken_at
+    findings: list[Finding] = []
+    api_meta_ok = api is not None and api.metadata_status is SourceStatus.OK
+    zk_ok = zk is not None and zk.status is SourceStatus.OK
+    lpr = api.reassignments if api is not None and api.reassignments is not None else None
+    if api is not None:
+        findings.extend(api.problems)
+    if zk is not None:
+        findings.extend(zk.problems)
+
+    controller = api.controller if api is not None else None
+    if zk_ok and zk is not None:
+        if controller is not None and zk.controller is not None and controller != zk.controller:
+            findings.append(
+                Finding(
+                    CONTROLLER_MISMATCH,
+                    Severity.WARNING,
+                    f"The Admin API names broker {controller} as controller, ZooKeeper names "
+                    f"broker {zk.controller}.",
+                    "A controller election may be under way. " + _FOLLOW_UP,
+                )
+            )
+        controller = controller if controller is not None else zk.controller
+
+    partitions = _merge_partitions(api, zk, api_meta_ok, zk_ok, lpr, findings)
+    brokers = _merge_brokers(api, zk, api_meta_ok, zk_ok, controller, partitions, findings)
+    findings.extend(_cluster_findings(partitions, {b.id: b for b in brokers}))
+
+    throttles = Throttles.of(
+        {**(zk.broker_throttles if zk else {}), **(api.broker_throttles if api else {})},
+        {**(zk.topic_throttles if zk else {}), **(api.topic_throttles if api else {})},
+    )
+    status = ReadStatus(
+        metadata=api.metadata_status if api else SourceStatus.NOT_CONFIGURED,
+        reassignments=api.reassignments_status if api else SourceStatus.NOT_CONFIGURED,
+        log_dirs=api.log_dirs_status if api else SourceStatus.NOT_CONFIGURED,
+        configs=api.configs_status if api else SourceStatus.NOT_CONFIGURED,
+        zookeeper=zk.status if zk else SourceStatus.NOT_CONFIGURED,
+    )
+    return ClusterState(
+        taken_at=taken_at,
+        brokers=tuple(brokers),
+        partitions=partitions,
+        cluster_id=api.cluster_id if api else None,
+        controller=controller,
+        throttles=throttles,
+        findings=tuple(findings),
+        status=status,
+        name=name,
+    )
+
+
+def _merge_partitions(
+    api: ApiView | None,
+    zk: ZkView | None,
+    api_meta_ok: bool,
+    zk_ok: bool,
+    lpr: dict[TopicPartition, Reassignment] | None,
+    findings: list[Finding],
+) -> tuple[Partition, ...]:
+    meta: dict[TopicPartition, PartitionMeta] = api.partitions if api is not None and api_meta_ok else {}
+    zk_states: dict[TopicPartition, PartitionMeta] = zk.states if zk is not None and zk_ok else {}
+    zk_topics = zk.topics if zk is not None and zk_ok else {}
+    legacy = zk.legacy if zk is not None and zk_ok else {}
+
+    # ZooKeeper's view of R / AR / RR per partition, from the topic znodes.
+    zk_assign: dict[TopicPartition, Reassignment] = {}
+    for topic, tz in zk_topics.items():
+        for p, replicas in tz.partitions.items():
+            zk_assign[(topic, p)] = Reassignment(replicas, tz.adding.get(p, ()), tz.removing.get(p, ()))
+
+    both = api_meta_ok and zk_ok
+    if both:
+        _topic_findings(meta, zk_topics, findings)
+
+    logs: dict[TopicPartition, list[ReplicaLog]] = defaultdict(list)
+    if api is not None:
+        for bl in api.log_dirs:
+            for topic, p, d, size, fut in bl.replicas:
+                logs[(topic, p)].append(ReplicaLog(bl.broker, d, size, fut))
+
+    keys: Iterable[TopicPartition] = meta.keys() | zk_assign.keys() if zk_assign else meta.keys()
+    out: list[Partition] = []
+    empty: tuple[BrokerId, ...] = ()
+    for key in sorted(keys):
+        m = meta.get(key)
+        za = zk_assign.get(key)
+        if m is None:
+            zs = zk_states.get(key)
+            replicas = za.replicas if za is not None else empty
+            m = PartitionMeta(replicas, zs.isr if zs else empty, zs.leader if zs else None)
+        replicas, adding, removing = m.replicas, empty, empty
+        source: Source | None = None
+        if lpr is not None:
+            r = lpr.get(key)
+            if r is not None:
+                replicas, adding, removing, source = r.replicas, r.adding, r.removing, Source.API
+        elif za is not None and (za.adding or za.removing):
+            replicas, adding, removing, source = za.replicas, za.adding, za.removing, Source.ZOOKEEPER
+        if key in legacy:
+            if source is not None:
+                source = Source.LEGACY
+            elif lpr is not None:
+                findings.append(
+                    Finding(
+                        LEGACY_NOT_LISTED,
+                        Severity.WARNING,
+                        f"{key[0]}-{key[1]} is in /admin/reassign_partitions but the controller "
+                        "does not list it as reassigning.",
+                        "The controller only reads that znode when it is created; an entry written "
+                        "into an existing znode, or invalid JSON, is never picked up. " + _FOLLOW_UP,
+                        topic=key[0],
+                        partition=key[1],
+                    )
+                )
+        if both and za is not None:
+            _compare(key, m, za, lpr.get(key) if lpr is not None else None, lpr is not None, findings)
+        out.append(
+            Partition(
+                topic=key[0],
+                partition=key[1],
+                replicas=replicas,
+                isr=m.isr,
+                leader=m.leader,
+                adding=adding,
+                removing=removing,
+                source=source,
+                logs=tuple(logs[key]) if key in logs else (),
+            )
+        )
+    return tuple(out)
+
+
+def _topic_findings(
+    meta: dict[TopicPartition, PartitionMeta], zk_topics: dict[str, object], findings: list[Finding]
+) -> None:
+    api_topics = {t for t, _ in meta}
+    for t in sorted(api_topics - zk_topics.keys()):
+        findings.append(
+            Finding(TOPIC_ONLY_IN_API, Severity.WARNING,
+                    f"Topic {t} is in Metadata but has no /brokers/topics znode.", _FOLLOW_UP, topic=t)
+        )
+    for t in sorted(zk_topics.keys() - api_topics):
+        findings.append(
+            Finding(TOPIC_ONLY_IN_ZK, Severity.WARNING,
+                    f"Topic {t} has a /brokers/topics znode but is not in Metadata.",
+                    "It may be being created or deleted. " + _FOLLOW_UP, topic=t)
+        )
+
+
+def _compare(
+    key: TopicPartition,
+    m: PartitionMeta,
+    za: Reassignment,
+    listed: Reassignment | None,
+    lpr_known: bool,
+    findings: list[Finding],
+) -> None:
+    topic, p = key
+    if lpr_known:
+        api_ar = set(listed.adding) if listed else set()
+        api_rr = set(listed.removing) if listed else set()
+        if api_ar != set(za.adding) or api_rr != set(za.removing):
+            findings.append(
+                Finding(
+                    REASSIGNMENT_MISMATCH,
+                    Severity.WARNING,
+                    f"{topic}-{p}: ListPartitionReassignments says adding {sorted(api_ar)} removing "
+                    f"{sorted(api_rr)}; the topic znode says adding {sorted(za.adding)} removing "
+                    f"{sorted(za.removing)}.",
+                    _FOLLOW_UP,
+                    topic=topic,
+                    partition=p,
+                )
+            )
+        api_r = listed.replicas if listed else m.replicas
+    else:
+        api_r = m.replicas
+    if set(api_r) != set(za.replicas):
+        findings.append(
+            Finding(
+                REPLICAS_MISMATCH,
+                Severity.WARNING,
+                f"{topic}-{p}: the Admin API says replicas {list(api_r)}, the topic znode says "
+                f"{list(za.replicas)}.",
+                _FOLLOW_UP,
+                topic=topic,
+                partition=p,
+            )
+        )
+
+
+def _merge_brokers(
+    api: ApiView | None,
+    zk: ZkView | None,
+    api_meta_ok: bool,
+    zk_ok: bool,
+    controller: BrokerId | None,
+    partitions: tuple[Partition, ...],
+    findings: list[Finding],
+) -> list[Broker]:
+    api_b: dict[BrokerId, BrokerInfo] = {b.id: b for b in api.brokers} if api is not None and api_meta_ok else {}
+    zk_b: dict[BrokerId, BrokerInfo] = {b.id: b for b in zk.brokers} if zk is not None and zk_ok else {}
+    dirs = {bl.broker: bl.dirs for bl in api.log_dirs} if api is not None else {}
+    referenced: set[BrokerId] = set()
+    for p in partitions:
+        referenced.update(p.replicas)
+    ids = sorted(api_b.keys() | zk_b.keys() | referenced)
+    out: list[Broker] = []
+    for bid in ids:
+        info = api_b.get(bid) or zk_b.get(bid) or BrokerInfo(bid)
+        in_api, in_zk = bid in api_b, bid in zk_b
+        registered = in_api if api_meta_ok else in_zk
+        if api_meta_ok and zk_ok and in_api != in_zk:
+            code, where, other = (
+                (BROKER_ONLY_IN_API, "Metadata", "/brokers/ids")
+                if in_api
+                else (BROKER_ONLY_IN_ZK, "/brokers/ids", "Metadata")
+            )
+            findings.append(
+                Finding(code, Severity.WARNING, f"Broker {bid} is in {where} but not in {other}.",
+                        "It may be starting or stopping. " + _FOLLOW_UP, broker=bid)
+            )
+        rack = info.rack
+        if rack is None and bid in zk_b:
+            rack = zk_b[bid].rack
+        out.append(
+            Broker(
+                id=bid, host=info.host, port=info.port, rack=rack, registered=registered,
+                in_api=in_api, in_zookeeper=in_zk, is_controller=bid == controller,
+                log_dirs=dirs.get(bid, ()),
+            )
+        )
+    return out
+
+
+def _cluster_findings(partitions: tuple[Partition, ...], brokers: dict[BrokerId, Broker]) -> list[Finding]:
+    out: list[Finding] = []
+    if not brokers or not any(b.registered for b in brokers.values()):
+        return out  # nothing known about liveness
+    down = {bid for bid, b in brokers.items() if not b.registered}
+    for p in partitions:
+        if not p.reassigning:
+            continue
+        for b in p.adding:
+            if not brokers[b].eligible and b not in p.isr:
+                out.append(
+                    Finding(
+                        ADDING_ON_INELIGIBLE,
+                        Severity.WARNING,
+                        f"{p.name} is adding a replica on broker {b}, which is not live or not "
+                        "eligible: the reassignment stalls until it is back (KIP-841).",
+                        "Bring the broker back, or cancel the reassignment of this partition.",
+                        topic=p.topic,
+                        partition=p.partition,
+                        broker=b,
+                    )
+                )
+    for bid in sorted(down):
+        n = sum(1 for p in partitions if bid in p.replicas)
+        out.append(
+            Finding(
+                REPLICA_ON_UNKNOWN_BROKER,
+                Severity.WARNING,
+                f"Broker {bid} holds {n} replica(s) but is not registered: it is down or was removed.",
+                "Start the broker again, or reassign its replicas elsewhere.",
+                broker=bid,
+            )
+        )
+    return out
