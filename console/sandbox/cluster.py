@@ -447,6 +447,9 @@ def _broker_common(data: Path, i: int, port: int) -> dict[str, object]:
         "replica.fetch.wait.max.ms": 100,
         "replica.fetch.backoff.ms": 200,
         "log.segment.bytes": 1048576,
+        # Small replica fetches so a replication throttle takes effect within a partition's copy.
+        "replica.fetch.max.bytes": 16384,
+        "replica.fetch.response.max.bytes": 65536,
         "num.network.threads": 2,
         "num.io.threads": 2,
         "background.threads": 2,

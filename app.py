@@ -1,0 +1,30 @@
+"""The Streamlit entry point: page config, navigation, sidebar chrome; nothing else."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import deps, keys
+
+st.set_page_config(page_title="Reassignment console", page_icon=":material/swap_horiz:", layout="wide")
+
+known = deps.clusters()
+with st.sidebar:
+    st.markdown("### Kafka reassignment console")
+    if known:
+        names = list(known)
+        st.selectbox("Cluster", names, key=keys.CLUSTER)
+        chosen = known[st.session_state[keys.CLUSTER]]
+        st.caption(f"`{chosen.bootstrap_servers}`" + (f"  \nZooKeeper `{chosen.zookeeper}`" if chosen.zookeeper else ""))
+        if st.session_state[keys.CLUSTER] == "sandbox":
+            st.info("Local sandbox cluster", icon=":material/science:")
+    else:
+        st.caption("No cluster configured.")
+
+page = st.navigation(
+    [
+        st.Page("pages/live.py", title="Live", icon=":material/monitor_heart:", default=True),
+        st.Page("pages/overview.py", title="Overview", icon=":material/dns:"),
+    ]
+)
+page.run()

@@ -1,0 +1,13 @@
+"""Every st.session_state key the app uses, with its page prefix, in one place."""
+
+CLUSTER = "app.cluster"
+LIVE_LAST_GOOD = "live.last_good"
+LIVE_LAST_ERROR = "live.last_error"
+LIVE_INTERVAL = "live.interval"
+LIVE_PAUSED = "live.paused"
+LIVE_PAGE = "live.page"
+LIVE_TOPICS = "live.topics"
+LIVE_BROKERS = "live.brokers"
+LIVE_STATES = "live.states"
+LIVE_IN_FLIGHT_ONLY = "live.in_flight_only"
+OVERVIEW_LAST_GOOD = "overview.last_good"

@@ -1,0 +1,73 @@
+"""Shared widgets: the cluster picker, the snapshot loader with its last-good fallback."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+
+import streamlit as st
+
+from components import deps, keys
+from console.model import ClusterState, SourceStatus
+from console.settings import ConnectionSettings
+
+
+def current_cluster() -> ConnectionSettings | None:
+    known = deps.clusters()
+    name = st.session_state.get(keys.CLUSTER)
+    if name in known:
+        return known[name]
+    return next(iter(known.values()), None)
+
+
+def no_cluster() -> None:
+    st.info(
+        "No cluster configured. Start the local sandbox (`make demo`, or "
+        "`python -m console sandbox up --demo-reassignment`), set CONSOLE_BOOTSTRAP_SERVERS, "
+        "or add a `[clusters.<name>]` table to .streamlit/secrets.toml."
+    )
+
+
+def load_snapshot(settings: ConnectionSettings, last_good_key: str) -> tuple[ClusterState | None, bool]:
+    """A fresh snapshot, or the last good one when the cluster stops answering.
+
+    Returns (state, fresh). ``fresh`` is False when the state shown is the last good picture.
+    """
+    state = deps.reader(settings).snapshot()
+    usable = state.status.metadata is SourceStatus.OK or state.status.zookeeper is SourceStatus.OK
+    if usable:
+        st.session_state[last_good_key] = state
+        return state, True
+    last = st.session_state.get(last_good_key)
+    reason = "; ".join(f.message for f in state.findings) or "no answer"
+    if last is not None:
+        age = time.time() - last.taken_at
+        st.error(
+            f"**The cluster is not answering** ({reason}). Showing the last good picture, taken "
+            f"{datetime.fromtimestamp(last.taken_at):%H:%M:%S} ({age:.0f} s ago)."
+        )
+        return last, False
+    st.error(f"**The cluster is not answering** ({reason}). Check the connection settings and that the brokers run.")
+    return None, False
+
+
+def source_banner(state: ClusterState) -> None:
+    """Say which parts of the picture are missing and why."""
+    status = state.status
+    missing = [
+        (name, value)
+        for name, value in (
+            ("Metadata", status.metadata),
+            ("ListPartitionReassignments", status.reassignments),
+            ("DescribeLogDirs (sizes, progress)", status.log_dirs),
+            ("DescribeConfigs (throttles)", status.configs),
+            ("ZooKeeper", status.zookeeper),
+        )
+        if value not in (SourceStatus.OK, SourceStatus.NOT_CONFIGURED)
+    ]
+    if missing:
+        st.warning(
+            "Part of the picture is unknown: "
+            + ", ".join(f"{n} ({v.value})" for n, v in missing)
+            + ". The rest below is current."
+        )

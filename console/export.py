@@ -1,0 +1,99 @@
+"""Text and JSON forms of a snapshot (pure): what the CLI prints and notebooks save."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from console.model import ClusterState, Partition
+
+
+def list_text(state: ClusterState) -> str:
+    """The same shape as ``kafka-reassign-partitions.sh --list``."""
+    if not state.in_flight:
+        return "No partition reassignments found."
+    lines = ["Current partition reassignments:"]
+    for p in state.in_flight:
+        line = f"{p.name}: replicas: {_ids(p.replicas)}."
+        if p.adding:
+            line += f" adding: {_ids(p.adding)}."
+        if p.removing:
+            line += f" removing: {_ids(p.removing)}."
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _ids(ids: tuple[int, ...]) -> str:
+    return ",".join(str(b) for b in ids)
+
+
+def list_json(state: ClusterState) -> dict[str, Any]:
+    return {
+        "version": 1,
+        "partitions": [
+            {
+                "topic": p.topic,
+                "partition": p.partition,
+                "replicas": list(p.replicas),
+                "adding_replicas": list(p.adding),
+                "removing_replicas": list(p.removing),
+                "isr": list(p.isr),
+                "leader": p.leader,
+                "source": p.source.value if p.source else None,
+            }
+            for p in state.in_flight
+        ],
+    }
+
+
+def partition_dict(p: Partition, logs_known: bool) -> dict[str, Any]:
+    return {
+        "topic": p.topic,
+        "partition": p.partition,
+        "replicas": list(p.replicas),
+        "isr": list(p.isr),
+        "leader": p.leader,
+        "adding_replicas": list(p.adding),
+        "removing_replicas": list(p.removing),
+        "original": list(p.original),
+        "target": list(p.target),
+        "reassigning": p.reassigning,
+        "complete": p.complete,
+        "under_replicated": p.under_replicated,
+        "health": p.health.value,
+        "source": p.source.value if p.source else None,
+        "replica_bytes": {str(log.broker): log.size for log in p.logs if not log.is_future},
+        "progress": [
+            {"broker": r.broker, "copied_bytes": r.copied_bytes, "leader_bytes": r.leader_bytes,
+             "in_isr": r.in_isr, "fraction": r.fraction}
+            for r in p.progress(logs_known)
+        ],
+    }
+
+
+def state_json(state: ClusterState) -> dict[str, Any]:
+    """The whole snapshot."""
+    return {
+        "taken_at": state.taken_at,
+        "cluster_id": state.cluster_id,
+        "controller": state.controller,
+        "fingerprint": state.fingerprint(),
+        "status": state.status.to_dict(),
+        "brokers": [
+            {
+                "id": b.id, "host": b.host, "port": b.port, "rack": b.rack, "live": b.live,
+                "eligible": b.eligible, "is_controller": b.is_controller, "in_api": b.in_api,
+                "in_zookeeper": b.in_zookeeper,
+                "log_dirs": [{"path": d.path, "error": d.error, "total_bytes": d.total_bytes,
+                              "usable_bytes": d.usable_bytes} for d in b.log_dirs],
+            }
+            for b in state.brokers
+        ],
+        "throttles": {"brokers": state.throttles.broker_map(), "topics": state.throttles.topic_map()},
+        "counts": {
+            "partitions": len(state.partitions),
+            "reassigning": len(state.in_flight),
+            "under_replicated": len(state.under_replicated),
+        },
+        "partitions": [partition_dict(p, state.logs_known) for p in state.partitions],
+        "findings": [f.to_dict() for f in state.findings],
+    }

@@ -1,0 +1,201 @@
+"""View models for the Live and Overview screens (pure; the pages only render these).
+
+Everything here is sized for big clusters: filters run in one pass, tables come a page at a
+time, and the broker × partition picture is built only for the rows on screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from console.model import ClusterState, Partition, PartitionHealth, ReplicaRole
+
+
+@dataclass(frozen=True)
+class LiveFilter:
+    topics: tuple[str, ...] = ()
+    brokers: tuple[int, ...] = ()
+    health: tuple[PartitionHealth, ...] = ()
+    in_flight_only: bool = True
+
+    def matches(self, p: Partition) -> bool:
+        if self.in_flight_only and not p.reassigning:
+            return False
+        if self.topics and p.topic not in self.topics:
+            return False
+        if self.brokers and not any(b in self.brokers for b in p.replicas):
+            return False
+        if self.health and p.health not in self.health:
+            return False
+        return True
+
+
+def select(state: ClusterState, f: LiveFilter) -> list[Partition]:
+    source: Iterable[Partition] = state.in_flight if f.in_flight_only else state.partitions
+    return [p for p in source if f.matches(p)]
+
+
+@dataclass(frozen=True)
+class LiveCounts:
+    partitions: int
+    reassigning: int
+    under_replicated: int
+    offline: int
+    adding_replicas: int
+    adding_copied: int
+    stalled: int
+    bytes_to_copy: int | None
+
+
+def counts(state: ClusterState) -> LiveCounts:
+    adding = copied = stalled = 0
+    to_copy = 0
+    known = state.logs_known
+    for p in state.in_flight:
+        for r in p.progress(known):
+            adding += 1
+            if r.in_isr:
+                copied += 1
+            b = state.broker(r.broker)
+            if b is not None and not b.eligible and not r.in_isr:
+                stalled += 1
+            if r.leader_bytes is not None and not r.in_isr:
+                to_copy += max(0, r.leader_bytes - (r.copied_bytes or 0))
+    offline = sum(1 for p in state.partitions if p.offline)
+    return LiveCounts(
+        partitions=len(state.partitions),
+        reassigning=len(state.in_flight),
+        under_replicated=len(state.under_replicated),
+        offline=offline,
+        adding_replicas=adding,
+        adding_copied=copied,
+        stalled=stalled,
+        bytes_to_copy=to_copy if known else None,
+    )
+
+
+def page(rows: Sequence[Any], number: int, size: int) -> tuple[Sequence[Any], int]:
+    """Rows of page ``number`` (1-based, clamped) and the number of pages."""
+    pages = max(1, -(-len(rows) // size))
+    number = min(max(1, number), pages)
+    return rows[(number - 1) * size : number * size], pages
+
+
+def _ids(ids: tuple[int, ...]) -> str:
+    return ",".join(str(b) for b in ids)
+
+
+def partition_rows(state: ClusterState, parts: Sequence[Partition]) -> list[dict[str, Any]]:
+    """One table row per partition: R / I / AR / RR, leader, source, progress."""
+    out = []
+    known = state.logs_known
+    for p in parts:
+        prog = p.progress(known)
+        fractions = [r.fraction for r in prog if r.fraction is not None]
+        out.append(
+            {
+                "partition": p.name,
+                "topic": p.topic,
+                "R": _ids(p.replicas),
+                "I": _ids(p.isr),
+                "AR": _ids(p.adding),
+                "RR": _ids(p.removing),
+                "leader": p.leader if p.leader is not None else "none",
+                "source": p.source.value if p.source else "",
+                "progress": round(100 * min(fractions), 1) if fractions else None,
+                "adding detail": "; ".join(
+                    f"{r.broker}: " + (f"{100 * r.fraction:.0f}%" if r.fraction is not None else "?")
+                    + (f" ({_size(r.copied_bytes)}/{_size(r.leader_bytes)})" if r.leader_bytes is not None and not r.in_isr else "")
+                    for r in prog
+                ),
+                "state": p.health.value,
+            }
+        )
+    return out
+
+
+def replica_cells(state: ClusterState, parts: Sequence[Partition]) -> list[dict[str, Any]]:
+    """The broker × partition picture: one cell per replica with its role."""
+    out = []
+    known = state.logs_known
+    for p in parts:
+        prog = {r.broker: r for r in p.progress(known)}
+        for b in p.replicas:
+            role = p.role(b)
+            if role is None:
+                continue
+            label = "L" if b == p.leader else ""
+            if role is ReplicaRole.ADDING and b in prog and prog[b].fraction is not None:
+                label = f"{100 * (prog[b].fraction or 0):.0f}%"
+            out.append({"partition": p.name, "broker": str(b), "role": role.value, "label": label,
+                        "in_isr": b in p.isr})
+    return out
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "?"
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if value < 1024 or unit == "TB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"
+
+
+def human_bytes(n: int | None) -> str:
+    return _size(n)
+
+
+def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
+    """Per broker: rack, liveness, eligibility, partition/leader/replica counts and bytes."""
+    replicas = {b.id: 0 for b in state.brokers}
+    leaders = {b.id: 0 for b in state.brokers}
+    size = {b.id: 0 for b in state.brokers}
+    for p in state.partitions:
+        for b in p.replicas:
+            replicas[b] = replicas.get(b, 0) + 1
+        if p.leader is not None:
+            leaders[p.leader] = leaders.get(p.leader, 0) + 1
+        for log in p.logs:
+            if not log.is_future:
+                size[log.broker] = size.get(log.broker, 0) + log.size
+    rows = []
+    for b in state.brokers:
+        rows.append(
+            {
+                "broker": b.id,
+                "host": f"{b.host}:{b.port}" if b.host else "",
+                "rack": b.rack or "",
+                "live": b.live,
+                "eligible": b.eligible,
+                "controller": b.is_controller,
+                "replicas": replicas.get(b.id, 0),
+                "leaders": leaders.get(b.id, 0),
+                "bytes": size.get(b.id, 0) if state.logs_known else None,
+                "on disk": human_bytes(size.get(b.id, 0)) if state.logs_known else "unknown",
+                "usable": human_bytes(b.usable_bytes) if b.usable_bytes is not None else "unknown",
+                "log dirs": len(b.log_dirs),
+                "seen in": ", ".join(s for s, on in (("Admin API", b.in_api), ("ZooKeeper", b.in_zookeeper)) if on),
+            }
+        )
+    return rows
+
+
+def throttle_rows(state: ClusterState) -> list[dict[str, str]]:
+    rows = []
+    for name, cfg in state.throttles.brokers:
+        for k, v in cfg:
+            rows.append({"entity": f"broker {name}", "config": k, "value": v})
+    for name, cfg in state.throttles.topics:
+        for k, v in cfg:
+            rows.append({"entity": f"topic {name}", "config": k, "value": v})
+    return rows
+
+
+def finding_rows(state: ClusterState) -> list[dict[str, Any]]:
+    order = {"error": 0, "warning": 1, "info": 2}
+    rows = [f.to_dict() for f in state.findings]
+    rows.sort(key=lambda r: order.get(str(r["severity"]), 3))
+    return rows

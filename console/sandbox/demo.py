@@ -1,0 +1,133 @@
+"""Demo data for the sandbox: topics of different shapes with a few MB each, and optionally a
+throttled reassignment in flight so the Live page has something to show.
+
+The demo reassignment writes to the cluster directly (kafka-python and confluent-kafka): it is a
+sandbox fixture, not the console's write path (that is the executor, with its ledger).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from console.errors import SandboxError
+
+
+@dataclass(frozen=True)
+class DemoTopic:
+    name: str
+    partitions: int
+    replication: int
+    megabytes: float
+
+
+DEMO_TOPICS = (
+    DemoTopic("orders", 12, 3, 4.0),
+    DemoTopic("payments", 6, 2, 6.0),
+    DemoTopic("clickstream", 24, 1, 4.0),
+    DemoTopic("inventory", 8, 2, 2.0),
+    DemoTopic("audit-log", 3, 3, 1.0),
+)
+DEMO_REASSIGN_TOPIC = "payments"
+DEMO_THROTTLE_BYTES = 10_000
+
+
+def create_topics(bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS, log: Callable[[str], None] = print) -> None:
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": "0"})
+    existing = set(admin.list_topics(timeout=10).topics)
+    new = [NewTopic(t.name, t.partitions, t.replication) for t in topics if t.name not in existing]
+    if new:
+        log(f"Creating topics {', '.join(t.topic for t in new)} ...")
+        for name, fut in admin.create_topics(new, operation_timeout=30).items():
+            try:
+                fut.result()
+            except Exception as e:  # noqa: BLE001
+                raise SandboxError(f"Could not create demo topic {name}: {e}.") from None
+
+
+def produce(bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS, log: Callable[[str], None] = print,
+            record_bytes: int = 1024) -> int:
+    """Fill each topic with ``megabytes`` of incompressible records, spread over its partitions."""
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "compression.type": "none",
+                         "acks": "all", "log_level": "0", "queue.buffering.max.kbytes": 65536,
+                         "batch.size": 16384})
+    total = 0
+    payload = os.urandom(record_bytes * 64)
+    for t in topics:
+        n = int(t.megabytes * 1024 * 1024 / record_bytes)
+        log(f"Producing {t.megabytes:g} MB to {t.name} ...")
+        for i in range(n):
+            off = (i * 997) % (len(payload) - record_bytes)
+            while True:
+                try:
+                    producer.produce(t.name, payload[off:off + record_bytes], key=str(i).encode(), partition=i % t.partitions)
+                    break
+                except BufferError:
+                    producer.poll(0.1)
+            total += record_bytes
+        producer.poll(0)
+    left = producer.flush(60)
+    if left:
+        raise SandboxError(f"{left} demo records were not acknowledged within 60 s.")
+    return total
+
+
+def start_demo_reassignment(bootstrap: str, broker_ids: list[int], throttle: int = DEMO_THROTTLE_BYTES,
+                            topic: str = DEMO_REASSIGN_TOPIC, log: Callable[[str], None] = print) -> dict[int, list[int]]:
+    """Move every partition of ``topic`` one broker along, throttled, and return the targets."""
+    from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+    from kafka.admin import KafkaAdminClient
+    from kafka.structs import TopicPartition
+
+    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": "0"})
+    md = admin.list_topics(topic, timeout=10).topics[topic]
+    ring = sorted(broker_ids)
+    targets: dict[int, list[int]] = {}
+    leader_thr, follower_thr = [], []
+    for pid, pm in sorted(md.partitions.items()):
+        current = list(pm.replicas)
+        target = [ring[(ring.index(b) + 1) % len(ring)] for b in current]
+        targets[pid] = target
+        leader_thr += [f"{pid}:{b}" for b in current]
+        follower_thr += [f"{pid}:{b}" for b in target if b not in current]
+    log(f"Throttling {topic} to {throttle} B/s and reassigning its {len(targets)} partitions ...")
+    resources = [
+        ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
+            ConfigEntry("leader.replication.throttled.replicas", ",".join(leader_thr),
+                        incremental_operation=AlterConfigOpType.SET),
+            ConfigEntry("follower.replication.throttled.replicas", ",".join(follower_thr),
+                        incremental_operation=AlterConfigOpType.SET),
+        ])
+    ]
+    for fut in admin.incremental_alter_configs(resources).values():
+        fut.result()
+    for b in ring:
+        res = ConfigResource(ResourceType.BROKER, str(b), incremental_configs=[
+            ConfigEntry("leader.replication.throttled.rate", str(throttle), incremental_operation=AlterConfigOpType.SET),
+            ConfigEntry("follower.replication.throttled.rate", str(throttle), incremental_operation=AlterConfigOpType.SET),
+        ])
+        for fut in admin.incremental_alter_configs([res]).values():
+            fut.result()
+    kp = KafkaAdminClient(bootstrap_servers=bootstrap.split(","), client_id="sandbox-demo")
+    try:
+        result = kp.alter_partition_reassignments({TopicPartition(topic, p): t for p, t in targets.items()})
+    finally:
+        kp.close()
+    failed = {tp: err for tp, err in result.items() if err is not None and getattr(err, "errno", 0)}
+    if failed:
+        raise SandboxError(f"The demo reassignment was refused: {failed}.")
+    time.sleep(0.5)
+    return targets
+
+
+def load_demo(bootstrap: str, broker_ids: list[int], reassignment: bool, log: Callable[[str], None] = print) -> None:
+    create_topics(bootstrap, log=log)
+    produce(bootstrap, log=log)
+    if reassignment:
+        start_demo_reassignment(bootstrap, broker_ids, log=log)

@@ -1,0 +1,75 @@
+"""Live: every partition in flight, its R / I / AR / RR and progress, refreshing on its own."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+
+import streamlit as st
+
+from components import charts, keys, widgets
+from console import live
+from console.model import PartitionHealth
+
+PAGE_SIZE = 50
+
+st.header("Live reassignments")
+settings = widgets.current_cluster()
+if settings is None:
+    widgets.no_cluster()
+    st.stop()
+
+c1, c2, c3 = st.columns([2, 1, 3])
+interval = c1.select_slider("Refresh every (s)", options=[2, 5, 10, 30, 60], value=5, key=keys.LIVE_INTERVAL)
+paused = c2.toggle("Pause", key=keys.LIVE_PAUSED)
+in_flight_only = c3.toggle("Only partitions in flight", value=True, key=keys.LIVE_IN_FLIGHT_ONLY)
+
+
+@st.fragment(run_every=None if paused else timedelta(seconds=interval))
+def live_panel() -> None:
+    state, fresh = widgets.load_snapshot(settings, keys.LIVE_LAST_GOOD)
+    if state is None:
+        return
+    widgets.source_banner(state)
+    age = time.time() - state.taken_at
+    st.caption(
+        f"Cluster **{settings.name}** · last refreshed {datetime.fromtimestamp(state.taken_at):%H:%M:%S}"
+        + (f" ({age:.0f} s ago)" if not fresh else "")
+        + (" · paused" if paused else f" · every {interval} s")
+    )
+    n = live.counts(state)
+    m = st.columns(5)
+    m[0].metric("Reassigning partitions", n.reassigning)
+    m[1].metric("Truly under-replicated", n.under_replicated, help="KIP-352: replicas still being added do not count.")
+    m[2].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
+    m[3].metric("Stalled (adding on a down broker)", n.stalled)
+    m[4].metric("Left to copy", live.human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
+
+    f1, f2, f3 = st.columns(3)
+    topics = f1.multiselect("Topics", state.topics, key=keys.LIVE_TOPICS)
+    brokers = f2.multiselect("Brokers", [b.id for b in state.brokers], key=keys.LIVE_BROKERS)
+    healths = f3.multiselect("State", [h.value for h in PartitionHealth], key=keys.LIVE_STATES)
+    flt = live.LiveFilter(tuple(topics), tuple(int(b) for b in brokers),
+                          tuple(PartitionHealth(h) for h in healths), in_flight_only)
+    parts = live.select(state, flt)
+    if not parts:
+        st.success("No partition reassignments found." if in_flight_only else "No partition matches the filters.")
+        return
+    pages = max(1, -(-len(parts) // PAGE_SIZE))
+    number = st.number_input(f"Page (of {pages}; {len(parts)} partitions)", 1, pages, 1, key=keys.LIVE_PAGE) if pages > 1 else 1
+    shown, _ = live.page(parts, int(number), PAGE_SIZE)
+    st.dataframe(
+        live.partition_rows(state, shown),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%.0f%%",
+                                                        help="Least-advanced adding replica: bytes copied / leader's bytes"),
+            "topic": None,
+        },
+    )
+    st.subheader("Replicas by broker")
+    st.altair_chart(charts.replica_grid(live.replica_cells(state, shown), [p.name for p in shown]), width="stretch")
+
+
+live_panel()
