@@ -173,12 +173,11 @@ class ReplicaProgress:
         """0..1, 1 once in the ISR; None when neither size is known."""
         if self.in_isr:
             return 1.0
-        if self.leader_bytes is None:
+        if self.leader_bytes is None or self.copied_bytes is None:
             return None
-        copied = self.copied_bytes or 0
         if self.leader_bytes <= 0:
-            return 1.0 if copied >= 0 else None
-        return max(0.0, min(1.0, copied / self.leader_bytes))
+            return 1.0
+        return max(0.0, min(1.0, self.copied_bytes / self.leader_bytes))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,37 @@
+# The two commands the README names: `make demo` and `make test`. Both install what is missing.
+SHELL := /bin/bash
+PY    := .venv/bin/python
+PIP   := .venv/bin/pip
+STAMP := .venv/.installed
+
+.PHONY: demo test setup system-packages jars clean-sandbox
+
+$(STAMP): requirements.txt requirements-dev.txt
+	@test -x $(PY) || python3 -m venv .venv
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -r requirements-dev.txt
+	@touch $(STAMP)
+
+system-packages:
+	@scripts/system-packages.sh
+
+jars: $(STAMP)
+	@PYTHONPATH=. $(PY) -c "from console.sandbox.cluster import ensure_classpath; print(ensure_classpath())" >/dev/null
+
+setup: system-packages $(STAMP) jars
+
+## Start the local sandbox cluster with demo data and open the console (Ctrl-C stops both).
+demo: setup
+	@set -e; \
+	  trap 'PYTHONPATH=. $(PY) -m console sandbox down' EXIT; \
+	  if ! PYTHONPATH=. $(PY) -m console sandbox status >/dev/null 2>&1; then \
+	    PYTHONPATH=. $(PY) -m console sandbox up --demo-reassignment >/dev/null; \
+	  fi; \
+	  PYTHONPATH=. .venv/bin/streamlit run app.py --server.port $${PORT:-8501}
+
+## Run the whole test suite: unit, integration (real cluster), app, end-to-end (real browser).
+test: setup
+	PYTHONPATH=. $(PY) -m pytest $(PYTEST_ARGS)
+
+clean-sandbox:
+	-PYTHONPATH=. $(PY) -m console sandbox down

@@ -1,0 +1,65 @@
+from console import live
+from console.export import list_json, list_text, state_json
+from console.model import PartitionHealth, ReplicaLog
+from console.state import merge
+from tests.unit.builders import api
+
+
+def snapshot():
+    a = api({("t", 0): ([4, 5, 6, 1, 2, 3], [1, 2, 3], 1), ("t", 1): ([1, 2, 3], [1, 2, 3], 2),
+              ("a", 0): ([1, 2], [1], 1)},
+             lpr={("t", 0): ([4, 5, 6, 1, 2, 3], [4, 5, 6], [1, 2, 3])}, nbrokers=7)
+    return merge(a, None)
+
+
+def test_list_text_is_the_official_shape():
+    assert list_text(snapshot()) == (
+        "Current partition reassignments:\n"
+        "t-0: replicas: 4,5,6,1,2,3. adding: 4,5,6. removing: 1,2,3.")
+    empty = merge(api({("t", 0): ([1], [1], 1)}, lpr={}), None)
+    assert list_text(empty) == "No partition reassignments found."
+
+
+def test_list_json_shape():
+    (entry,) = list_json(snapshot())["partitions"]
+    assert list(entry) == ["topic", "partition", "replicas", "adding_replicas", "removing_replicas", "isr", "leader", "source"]
+    assert entry["source"] == "api"
+
+
+def test_state_json_counts():
+    j = state_json(snapshot())
+    assert j["counts"] == {"partitions": 3, "reassigning": 1, "under_replicated": 1}
+
+
+def test_filters_and_pages():
+    s = snapshot()
+    assert [p.name for p in live.select(s, live.LiveFilter())] == ["t-0"]
+    everything = live.LiveFilter(in_flight_only=False)
+    assert len(live.select(s, everything)) == 3
+    urp = live.LiveFilter(health=(PartitionHealth.UNDER_REPLICATED,), in_flight_only=False)
+    assert [p.name for p in live.select(s, urp)] == ["a-0"]
+    assert [p.name for p in live.select(s, live.LiveFilter(brokers=(5,), in_flight_only=False))] == ["t-0"]
+    rows, pages = live.page(list(range(101)), 3, 50)
+    assert list(rows) == [100] and pages == 3
+    assert live.page([], 5, 50) == ([], 1)
+
+
+def test_counts_and_cells():
+    s = snapshot()
+    c = live.counts(s)
+    assert (c.reassigning, c.under_replicated, c.adding_replicas, c.adding_copied) == (1, 1, 3, 0)
+    cells = live.replica_cells(s, s.in_flight)
+    roles = {(c["broker"], c["role"]) for c in cells}
+    assert ("4", "adding") in roles and ("1", "removing") in roles
+    assert len(live.broker_rows(s)) == 7
+
+
+def test_partition_rows_progress():
+    from dataclasses import replace
+    s = snapshot()
+    p = replace(s.in_flight[0], logs=(ReplicaLog(1, "/d", 1000), ReplicaLog(4, "/d", 500)))
+    (row,) = live.partition_rows(s, [p])
+    assert row["R"] == "4,5,6,1,2,3" and row["AR"] == "4,5,6" and row["RR"] == "1,2,3"
+    # log dirs were read: 5 and 6 have no log yet (0 copied); the row shows the least advanced
+    assert row["progress"] == 0.0
+    assert row["adding detail"].startswith("4: 50% (500 B/1000 B)")

@@ -1,0 +1,31 @@
+import pytest
+
+from console.errors import ConfigError
+from console.settings import load_command_config, parse_properties, settings_from_args, to_kafka_python
+
+
+def test_properties_syntax():
+    text = "# comment\n! also\na=1\nb : two\nc three\nlong=x\\\n   y\n"
+    assert parse_properties(text) == {"a": "1", "b": "two", "c": "three", "long": "xy"}
+
+
+def test_command_config_java_names(tmp_path):
+    f = tmp_path / "client.properties"
+    f.write_text('security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n'
+                 'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required '
+                 'username="alice" password="s3cr\\"et";\nssl.truststore.location=/etc/ca.pem\n')
+    props = load_command_config(f)
+    assert props["sasl.username"] == "alice" and props["sasl.password"] == 's3cr\\"et'
+    assert props["ssl.ca.location"] == "/etc/ca.pem"
+    kp = to_kafka_python(props | {"bootstrap.servers": "a:1,b:2"})
+    assert kp["bootstrap_servers"] == ["a:1", "b:2"] and kp["security_protocol"] == "SASL_SSL"
+    assert kp["sasl_plain_username"] == "alice" and kp["ssl_cafile"] == "/etc/ca.pem"
+
+
+def test_bad_settings_are_config_errors(tmp_path):
+    with pytest.raises(ConfigError):
+        settings_from_args("")
+    with pytest.raises(ConfigError):
+        settings_from_args("a:1", command_config=str(tmp_path / "missing"))
+    with pytest.raises(ConfigError, match="not understood"):
+        to_kafka_python({"bootstrap.servers": "a:1", "fancy.thing": "1"})
