@@ -1,0 +1,83 @@
+"""Test-only cluster helpers (real cluster, no mocks): topics, data, throttles, direct reassignment."""
+
+from __future__ import annotations
+
+import os
+
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic, ResourceType
+
+from console.adapters.kafka import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
+from console.model import ClusterState
+
+
+def admin(bs: str) -> AdminClient:
+    return AdminClient({"bootstrap.servers": bs, "log_level": "0"})
+
+
+def make_topic(bs: str, name: str, partitions: int, rf: int, kbytes_per_partition: int,
+               assignment: list[list[int]] | None = None) -> None:
+    if assignment:
+        # confluent-kafka 2.16 refuses explicit assignments; kafka-python takes them
+        from kafka.admin import KafkaAdminClient, NewTopic as KpNewTopic
+
+        kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
+        try:
+            kp.create_topics([KpNewTopic(name, -1, -1, replica_assignments=dict(enumerate(assignment)))])
+        finally:
+            kp.close()
+    else:
+        for f in admin(bs).create_topics([NewTopic(name, partitions, rf)], operation_timeout=30).values():
+            f.result()
+    p = Producer({"bootstrap.servers": bs, "acks": "all", "batch.size": 16384, "linger.ms": 5, "log_level": "0"})
+    n = len(assignment) if assignment else partitions
+    payload = os.urandom(1024)
+    for part in range(n):
+        for i in range(kbytes_per_partition):
+            while True:
+                try:
+                    p.produce(name, payload, partition=part)
+                    break
+                except BufferError:
+                    p.poll(0.1)
+    assert p.flush(60) == 0
+
+
+def set_broker_rates(bs: str, brokers: list[int], rate: int) -> None:
+    a = admin(bs)
+    for b in brokers:
+        res = ConfigResource(ResourceType.BROKER, str(b), incremental_configs=[
+            ConfigEntry(k, str(rate), incremental_operation=AlterConfigOpType.SET) for k in BROKER_THROTTLE_KEYS[:2]])
+        for f in a.incremental_alter_configs([res]).values():
+            f.result()
+
+
+def throttle_topic_all(bs: str, topic: str) -> None:
+    a = admin(bs)
+    res = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
+        ConfigEntry(k, "*", incremental_operation=AlterConfigOpType.SET) for k in TOPIC_THROTTLE_KEYS])
+    for f in a.incremental_alter_configs([res]).values():
+        f.result()
+
+
+def clear_throttles(bs: str, brokers: list[int], topics: list[str]) -> None:
+    a = admin(bs)
+    for b in brokers:
+        res = ConfigResource(ResourceType.BROKER, str(b), incremental_configs=[
+            ConfigEntry(k, None, incremental_operation=AlterConfigOpType.DELETE) for k in BROKER_THROTTLE_KEYS])
+        for f in a.incremental_alter_configs([res]).values():
+            f.result()
+    for t in topics:
+        res = ConfigResource(ResourceType.TOPIC, t, incremental_configs=[
+            ConfigEntry(k, None, incremental_operation=AlterConfigOpType.DELETE) for k in TOPIC_THROTTLE_KEYS])
+        for f in a.incremental_alter_configs([res]).values():
+            f.result()
+
+
+def assignment(state: ClusterState, only_in_flight: bool = False) -> dict[tuple[str, int], tuple[tuple[int, ...], ...]]:
+    parts = state.in_flight if only_in_flight else state.partitions
+    return {p.key: (p.replicas, tuple(sorted(p.adding)), tuple(sorted(p.removing))) for p in parts}
+
+
+def no_throttles_left(state: ClusterState) -> bool:
+    return not state.throttles

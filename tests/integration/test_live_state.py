@@ -1,0 +1,116 @@
+"""The console's picture of a real ZooKeeper-mode cluster against the official tool and against
+itself (Admin API view vs ZooKeeper view)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from kazoo.client import KazooClient
+
+from console.model import ReplicaRole, Source, SourceStatus
+from console.reader import ClusterReader
+from console.state import merge
+from tests.conftest import official, settings_for, wait_for, write_plan
+from tests.integration.helpers import (
+    assignment, clear_throttles, make_topic, no_throttles_left, set_broker_rates, throttle_topic_all,
+)
+
+BROKERS = [0, 1, 2]
+
+
+def official_list(sb) -> list[str]:
+    out = official(sb, "--list")
+    assert out.returncode == 0, out.stderr
+    return [line for line in out.stdout.strip().splitlines() if line.strip()]
+
+
+def test_official_throttled_reassignment_matches_console(sandbox, tmp_path):
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "it-move", 3, 2, 300, assignment=[[0, 1], [1, 2], [2, 0]])
+    plan = write_plan(tmp_path / "plan.json", [("it-move", 0, [2, 1]), ("it-move", 1, [0, 2]), ("it-move", 2, [1, 0])])
+    ran = official(sandbox, "--execute", "--reassignment-json-file", str(plan), "--throttle", "2000")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    with ClusterReader(settings_for(sandbox)) as reader:
+        # in flight: the console's R / AR / RR equal the official --list, line for line
+        state = wait_for(lambda: (s := reader.snapshot()).in_flight and s, what="reassignment in flight")
+        from console.export import list_text
+        assert list_text(state).splitlines() == official_list(sandbox)
+        # the CLI prints the same
+        cli = subprocess.run([sys.executable, "-m", "console", "list", "--bootstrap-server", bs,
+                              "--zookeeper", sandbox.zookeeper], capture_output=True, text=True, timeout=60)
+        assert cli.returncode == 0, cli.stderr
+        assert cli.stdout.strip().splitlines() == official_list(sandbox)
+        listed = json.loads(subprocess.run([sys.executable, "-m", "console", "list", "--bootstrap-server", bs, "--json"],
+                                           capture_output=True, text=True, timeout=60).stdout)
+        assert [(e["topic"], e["partition"]) for e in listed["partitions"]] == [("it-move", p) for p in range(3)]
+        p0 = state.partition("it-move", 0)
+        assert set(p0.adding) == {2} and set(p0.removing) == {0} and p0.source is Source.API
+        assert p0.role(2) is ReplicaRole.ADDING and not p0.under_replicated
+        assert state.throttles.topic_map()["it-move"]  # the official tool's throttle shows up
+        # the ZooKeeper view equals the Admin API view while in flight
+        api_only = merge(reader.kafka.read(), None)
+        zk_only = merge(None, reader.zookeeper.read())
+        assert assignment(api_only, True) == assignment(zk_only, True) != {}
+        assert not [f for f in state.findings if f.code.endswith("mismatch")]
+        prog = p0.progress(state.logs_known)
+        assert prog and prog[0].leader_bytes and prog[0].leader_bytes > 250_000
+
+        # let it finish, then both views agree again and no throttle is left behind
+        set_broker_rates(bs, BROKERS, 50_000_000)
+        wait_for(lambda: not reader.snapshot().in_flight, timeout=120, what="completion")
+        done = official(sandbox, "--verify", "--reassignment-json-file", str(plan))
+        assert "is completed" in done.stdout, done.stdout
+        assert official_list(sandbox) == ["No partition reassignments found."]
+        api_only = merge(reader.kafka.read(), None)
+        zk_only = merge(None, reader.zookeeper.read())
+        assert assignment(api_only) == assignment(zk_only)
+        assert api_only.partition("it-move", 0).replicas == (2, 1)
+        final = reader.snapshot()
+        assert no_throttles_left(final), final.throttles
+
+
+def test_legacy_znode_submission_shows_as_legacy(sandbox):
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "it-legacy", 2, 1, 400, assignment=[[0], [1]])
+    set_broker_rates(bs, BROKERS, 2000)
+    throttle_topic_all(bs, "it-legacy")
+    zk = KazooClient(hosts=sandbox.zookeeper)
+    zk.start(timeout=10)
+    try:
+        zk.create("/admin/reassign_partitions", json.dumps({"version": 1, "partitions": [
+            {"topic": "it-legacy", "partition": 0, "replicas": [2]},
+            {"topic": "it-legacy", "partition": 1, "replicas": [2]}]}).encode(), makepath=True)
+        with ClusterReader(settings_for(sandbox)) as reader:
+            state = wait_for(lambda: len((s := reader.snapshot()).in_flight) == 2 and s, what="legacy reassignment")
+            for p in state.in_flight:
+                assert p.source is Source.LEGACY, p
+                assert p.adding == (2,)
+            set_broker_rates(bs, BROKERS, 50_000_000)
+            wait_for(lambda: not reader.snapshot().in_flight, timeout=120, what="legacy completion")
+            wait_for(lambda: zk.exists("/admin/reassign_partitions") is None, what="znode deleted by the controller")
+            clear_throttles(bs, BROKERS, ["it-legacy"])
+            assert no_throttles_left(reader.snapshot())
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def test_unreachable_cluster_gives_a_message_not_a_trace():
+    cli = subprocess.run([sys.executable, "-m", "console", "list", "--bootstrap-server", "127.0.0.1:1",
+                          "--zookeeper", "127.0.0.1:1/x", "--timeout", "2"], capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 1
+    assert "Traceback" not in cli.stderr and "did not answer" in cli.stderr
+
+
+def test_snapshot_reads_the_demo_topics(demo_sandbox):
+    with ClusterReader(settings_for(demo_sandbox)) as reader:
+        state = reader.snapshot()
+    assert state.status.to_dict() == {k: "ok" for k in state.status.to_dict()}
+    assert {"orders", "payments", "clickstream"} <= set(state.topics)
+    assert [b.rack for b in state.brokers] == ["rack-a", "rack-b", "rack-c"]
+    assert all(b.live and b.eligible and len(b.log_dirs) == 2 for b in state.brokers)
+    orders = state.partition("orders", 0)
+    assert len(orders.replicas) == 3 and all(orders.size_on(b) for b in orders.replicas)
+    assert state.status.zookeeper is SourceStatus.OK
