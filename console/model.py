@@ -18,7 +18,7 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import Iterable, Iterator, Mapping, NewType
+from typing import Iterable, Iterator, Mapping, NamedTuple, NewType
 
 BrokerId = NewType("BrokerId", int)
 TopicPartition = tuple[str, int]
@@ -149,9 +149,9 @@ class Broker:
         return sum(sizes) if sizes else None
 
 
-@dataclass(frozen=True, slots=True)
-class ReplicaLog:
-    """Where one replica lives on disk and how big it is (DescribeLogDirs)."""
+class ReplicaLog(NamedTuple):
+    """Where one replica lives on disk and how big it is (DescribeLogDirs). A named tuple:
+    a snapshot holds one per replica, and tuples are the cheapest immutable records to build."""
 
     broker: BrokerId
     log_dir: str

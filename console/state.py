@@ -14,9 +14,11 @@ Where both sources answered and disagree, the snapshot carries a finding that sa
 
 from __future__ import annotations
 
+import gc
 import time
 from collections import defaultdict
-from typing import Iterable
+from contextlib import contextmanager
+from typing import Iterable, Iterator
 
 from console.model import (
     Broker,
@@ -50,6 +52,19 @@ REPLICA_ON_UNKNOWN_BROKER = "replica-on-unregistered-broker"
 _FOLLOW_UP = "Refresh; if it persists, the controller may be behind or stuck: check its log."
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """A snapshot is acyclic: pausing the cyclic collector while building hundreds of thousands
+    of records halves the merge time on big clusters."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def merge(
     api: ApiView | None,
     zk: ZkView | None,
@@ -57,6 +72,16 @@ def merge(
     name: str = "",
 ) -> ClusterState:
     """Build the snapshot. Either view may be None (not configured) or partial."""
+    with _gc_paused():
+        return _merge(api, zk, taken_at, name)
+
+
+def _merge(
+    api: ApiView | None,
+    zk: ZkView | None,
+    taken_at: float | None,
+    name: str,
+) -> ClusterState:
     taken_at = time.time() if taken_at is None else taken_at
     findings: list[Finding] = []
     api_meta_ok = api is not None and api.metadata_status is SourceStatus.OK
@@ -216,6 +241,11 @@ def _compare(
     findings: list[Finding],
 ) -> None:
     topic, p = key
+    if listed is None and not za.adding and not za.removing and m.replicas == za.replicas:
+        return  # the common case: nothing moving, both views equal
+    if listed is not None and listed.adding == za.adding and listed.removing == za.removing \
+            and listed.replicas == za.replicas:
+        return
     if lpr_known:
         api_ar = set(listed.adding) if listed else set()
         api_rr = set(listed.removing) if listed else set()

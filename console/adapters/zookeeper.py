@@ -1,9 +1,9 @@
 """The ZooKeeper reader (kazoo): what a ZooKeeper-mode Kafka cluster keeps there.
 
 Reads are batched: every ``get`` of a level is issued asynchronously at once, then collected,
-so tens of thousands of partition znodes read in seconds. Watches on ``/admin/reassign_partitions``,
-``/controller``, ``/brokers/ids`` and ``/brokers/topics`` bump ``generation`` so a live view
-can refresh as soon as something changes there.
+so tens of thousands of partition znodes read in seconds. One-shot watches on
+``/admin/reassign_partitions``, ``/controller``, ``/brokers/ids`` and ``/brokers/topics``, re-armed
+by every read, bump ``generation`` so a live view knows something changed there since.
 """
 
 from __future__ import annotations
@@ -63,7 +63,6 @@ class ZkReader:
         self.timeout_s = timeout_s
         self._zk: Any = None
         self._lock = threading.Lock()
-        self._watching = False
         self.generation = 0
         self.last_event: str | None = None
 
@@ -92,7 +91,6 @@ class ZkReader:
                     pass
                 raise translate(e, f"a connection to {self.connect}") from None
             self._zk = zk
-            self._watching = False
             return zk
 
     def _stop_client(self) -> None:
@@ -109,11 +107,11 @@ class ZkReader:
                 self._stop_client()
 
     # -- batched reads -----------------------------------------------------------------------
-    def _children(self, zk: Any, path: str) -> list[str]:
+    def _children(self, zk: Any, path: str, watch: bool = False) -> list[str]:
         from kazoo.exceptions import NoNodeError
 
         try:
-            return list(zk.get_children_async(path).get(timeout=self.timeout_s))
+            return list(zk.get_children_async(path, watch=self._on_watch if watch else None).get(timeout=self.timeout_s))
         except NoNodeError:
             return []
 
@@ -147,16 +145,17 @@ class ZkReader:
 
     def _read(self) -> ZkView:
         zk = self._client()
-        if not self._watching:
-            self._start_watches(zk)
         problems: list[Finding] = []
 
         def bad(e: ZnodeFormatError) -> None:
             problems.append(Finding("znode-unreadable", Severity.WARNING, f"Cannot parse {e.path}: {e.reason}.",
                                     "Something other than Kafka may have written it; the console ignores it."))
 
-        ids = self._children(zk, "/brokers/ids")
-        topics = self._children(zk, "/brokers/topics")
+        # one-shot watches, re-armed by every read: the reassignment znode, controller, brokers, topics
+        zk.exists_async(REASSIGN_PATH, watch=self._on_watch)
+        zk.exists_async("/controller", watch=self._on_watch)
+        ids = self._children(zk, "/brokers/ids", watch=True)
+        topics = self._children(zk, "/brokers/topics", watch=True)
         cfg_topics = self._children(zk, "/config/topics")
         cfg_brokers = self._children(zk, "/config/brokers")
         first = self._get_many(
@@ -244,38 +243,8 @@ class ZkReader:
         return out
 
     # -- watches -----------------------------------------------------------------------------
-    def _start_watches(self, zk: Any) -> None:
-        def bump(what: str) -> None:
-            self.generation += 1
-            self.last_event = what
-
-        def data_watch(path: str) -> None:
-            first = [True]
-
-            def fn(_data: Any, _stat: Any, event: Any = None) -> None:
-                if first[0]:
-                    first[0] = False
-                    return
-                bump(f"{path} {getattr(event, 'type', 'changed')}".lower())
-
-            zk.DataWatch(path, fn)
-
-        def children_watch(path: str) -> None:
-            first = [True]
-
-            def fn(_children: Any) -> None:
-                if first[0]:
-                    first[0] = False
-                    return
-                bump(f"{path} children changed")
-
-            zk.ChildrenWatch(path, fn)
-
-        try:
-            data_watch(REASSIGN_PATH)
-            data_watch("/controller")
-            children_watch("/brokers/ids")
-            children_watch("/brokers/topics")
-            self._watching = True
-        except Exception:  # noqa: BLE001 - watches are a convenience; reads still work
-            self._watching = False
+    def _on_watch(self, event: Any) -> None:
+        """A one-shot ZooKeeper watch fired: count it. No ZooKeeper call here (kazoo runs this
+        on its event thread, which ``stop()`` joins)."""
+        self.generation += 1
+        self.last_event = f"{getattr(event, 'path', '?')} {getattr(event, 'type', 'changed')}".lower()

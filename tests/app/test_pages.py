@@ -1,0 +1,65 @@
+"""AppTest over every page: against the real sandbox, with no cluster, and with a cluster that stops answering."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+@pytest.fixture
+def env_cluster(monkeypatch, tmp_path):
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))  # no sandbox discovered from the default place
+
+    def point(bs: str, zk: str | None = None) -> None:
+        monkeypatch.setenv("CONSOLE_BOOTSTRAP_SERVERS", bs)
+        monkeypatch.setenv("CONSOLE_CLUSTER_NAME", "test")
+        if zk:
+            monkeypatch.setenv("CONSOLE_ZOOKEEPER", zk)
+        else:
+            monkeypatch.delenv("CONSOLE_ZOOKEEPER", raising=False)
+    return point
+
+
+def test_live_and_overview_on_the_sandbox(demo_sandbox, env_cluster):
+    env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    assert at.header[0].value == "Live reassignments"
+    assert [m.label for m in at.metric][:2] == ["Reassigning partitions", "Truly under-replicated"]
+    assert "last refreshed" in at.caption[0].value
+    at.toggle(key="live.in_flight_only").set_value(False).run()
+    assert not at.exception
+    assert at.dataframe, "every partition is listed when not only in-flight ones"
+    at.multiselect(key="live.topics").set_value(["orders"]).run()
+    assert not at.exception
+    assert set(at.dataframe[0].value["partition"]) == {f"orders-{i}" for i in range(12)}
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    assert at.metric[0].value == "3/3"
+    brokers = at.dataframe[0].value
+    assert list(brokers["rack"]) == ["rack-a", "rack-b", "rack-c"]
+
+
+def test_no_cluster_configured(env_cluster, monkeypatch):
+    monkeypatch.delenv("CONSOLE_BOOTSTRAP_SERVERS", raising=False)
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert not at.exception
+    assert "No cluster configured" in at.info[0].value
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception and "No cluster configured" in at.info[0].value
+
+
+def test_cluster_that_stops_answering_keeps_the_last_good_picture(sandbox, env_cluster):
+    env_cluster(sandbox.bootstrap_servers)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception and not at.error
+    env_cluster("127.0.0.1:1")  # same cluster name, now unreachable
+    at.run()
+    assert not at.exception
+    assert "last good picture" in at.error[0].value
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception and "not answering" in at.error[0].value
