@@ -2,7 +2,6 @@
 
 CLUSTER = "app.cluster"
 LIVE_LAST_GOOD = "live.last_good"
-LIVE_LAST_ERROR = "live.last_error"
 LIVE_INTERVAL = "live.interval"
 LIVE_PAUSED = "live.paused"
 LIVE_PAGE = "live.page"

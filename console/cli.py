@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from console.errors import ConfigError, ConsoleError
-from console.model import SourceStatus
+from console.model import ClusterState, SourceStatus
 
 
 def _connection_args(p: argparse.ArgumentParser) -> None:
@@ -72,6 +72,11 @@ def _err(e: ConsoleError) -> None:
         print(e.hint, file=sys.stderr)
 
 
+def _print_findings(state: ClusterState) -> None:
+    for f in state.findings:
+        print(f"Error: {f.message}\n{f.hint}", file=sys.stderr)
+
+
 def _sandbox(args: argparse.Namespace) -> int:
     from console.sandbox import cluster
 
@@ -105,14 +110,12 @@ def _read(args: argparse.Namespace) -> int:
     with ClusterReader(settings) as reader:
         state = reader.snapshot()
     if state.status.metadata is not SourceStatus.OK and state.status.zookeeper is not SourceStatus.OK:
-        for f in state.findings:
-            print(f"Error: {f.message}\n{f.hint}", file=sys.stderr)
+        _print_findings(state)
         return 1
     if args.command == "list":
         if state.status.reassignments is not SourceStatus.OK:
             if state.status.zookeeper is not SourceStatus.OK:
-                for f in state.findings:
-                    print(f"Error: {f.message}\n{f.hint}", file=sys.stderr)
+                _print_findings(state)
                 return 1
             print("Warning: ListPartitionReassignments did not answer; this list comes from ZooKeeper.",
                   file=sys.stderr)

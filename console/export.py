@@ -13,16 +13,17 @@ def list_text(state: ClusterState) -> str:
         return "No partition reassignments found."
     lines = ["Current partition reassignments:"]
     for p in state.in_flight:
-        line = f"{p.name}: replicas: {_ids(p.replicas)}."
+        line = f"{p.name}: replicas: {ids_text(p.replicas)}."
         if p.adding:
-            line += f" adding: {_ids(p.adding)}."
+            line += f" adding: {ids_text(p.adding)}."
         if p.removing:
-            line += f" removing: {_ids(p.removing)}."
+            line += f" removing: {ids_text(p.removing)}."
         lines.append(line)
     return "\n".join(lines)
 
 
-def _ids(ids: tuple[int, ...]) -> str:
+def ids_text(ids: tuple[int, ...]) -> str:
+    """Broker ids as the official tool prints them: ``4,5,6``."""
     return ",".join(str(b) for b in ids)
 
 

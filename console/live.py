@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+from console.export import ids_text as _ids
 from console.model import ClusterState, Partition, PartitionHealth, ReplicaRole
 
 
@@ -75,15 +76,15 @@ def counts(state: ClusterState) -> LiveCounts:
     )
 
 
+def page_count(n: int, size: int) -> int:
+    return max(1, -(-n // size))
+
+
 def page(rows: Sequence[Any], number: int, size: int) -> tuple[Sequence[Any], int]:
     """Rows of page ``number`` (1-based, clamped) and the number of pages."""
-    pages = max(1, -(-len(rows) // size))
+    pages = page_count(len(rows), size)
     number = min(max(1, number), pages)
     return rows[(number - 1) * size : number * size], pages
-
-
-def _ids(ids: tuple[int, ...]) -> str:
-    return ",".join(str(b) for b in ids)
 
 
 def partition_rows(state: ClusterState, parts: Sequence[Partition]) -> list[dict[str, Any]]:
@@ -106,7 +107,7 @@ def partition_rows(state: ClusterState, parts: Sequence[Partition]) -> list[dict
                 "progress": round(100 * min(fractions), 1) if fractions else None,
                 "adding detail": "; ".join(
                     f"{r.broker}: " + (f"{100 * r.fraction:.0f}%" if r.fraction is not None else "?")
-                    + (f" ({_size(r.copied_bytes)}/{_size(r.leader_bytes)})" if r.leader_bytes is not None and not r.in_isr else "")
+                    + (f" ({human_bytes(r.copied_bytes)}/{human_bytes(r.leader_bytes)})" if r.leader_bytes is not None and not r.in_isr else "")
                     for r in prog
                 ),
                 "state": p.health.value,
@@ -133,7 +134,7 @@ def replica_cells(state: ClusterState, parts: Sequence[Partition]) -> list[dict[
     return out
 
 
-def _size(n: int | None) -> str:
+def human_bytes(n: int | None) -> str:
     if n is None:
         return "?"
     value = float(n)
@@ -142,10 +143,6 @@ def _size(n: int | None) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{n} B"
-
-
-def human_bytes(n: int | None) -> str:
-    return _size(n)
 
 
 def broker_rows(state: ClusterState) -> list[dict[str, Any]]:

@@ -55,7 +55,7 @@ def live_panel() -> None:
     if not parts:
         st.success("No partition reassignments found." if in_flight_only else "No partition matches the filters.")
         return
-    pages = max(1, -(-len(parts) // PAGE_SIZE))
+    pages = live.page_count(len(parts), PAGE_SIZE)
     number = st.number_input(f"Page (of {pages}; {len(parts)} partitions)", 1, pages, 1, key=keys.LIVE_PAGE) if pages > 1 else 1
     shown, _ = live.page(parts, int(number), PAGE_SIZE)
     st.dataframe(

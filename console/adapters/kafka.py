@@ -45,7 +45,7 @@ def translate(exc: BaseException, what: str) -> ConsoleError:
         except Exception:  # noqa: BLE001
             pass
     blob = f"{name} {code} {text}".upper()
-    if "AUTHORIZATION" in blob or "SASL" in blob and "AUTHENTICATION" in blob:
+    if "AUTHORIZATION" in blob or ("SASL" in blob and "AUTHENTICATION" in blob):
         return AuthorizationFailed(
             f"The cluster refused {what}: not authorised ({code or name}).",
             "Grant the console's principal DESCRIBE on CLUSTER and on the topics "

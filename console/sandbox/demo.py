@@ -78,6 +78,21 @@ def produce(bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS, log: Ca
     return total
 
 
+def set_broker_rates(bootstrap: str, brokers: list[int], rate: int) -> None:
+    """Set the leader and follower replication throttle rates on each broker (one call per broker:
+    librdkafka takes one BROKER resource per request)."""
+    from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": "0"})
+    for b in brokers:
+        res = ConfigResource(ResourceType.BROKER, str(b), incremental_configs=[
+            ConfigEntry(k, str(rate), incremental_operation=AlterConfigOpType.SET)
+            for k in ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
+        ])
+        for fut in admin.incremental_alter_configs([res]).values():
+            fut.result()
+
+
 def start_demo_reassignment(bootstrap: str, broker_ids: list[int], throttle: int = DEMO_THROTTLE_BYTES,
                             topic: str = DEMO_REASSIGN_TOPIC, log: Callable[[str], None] = print) -> dict[int, list[int]]:
     """Move every partition of ``topic`` one broker along, throttled, and return the targets."""
@@ -107,13 +122,7 @@ def start_demo_reassignment(bootstrap: str, broker_ids: list[int], throttle: int
     ]
     for fut in admin.incremental_alter_configs(resources).values():
         fut.result()
-    for b in ring:
-        res = ConfigResource(ResourceType.BROKER, str(b), incremental_configs=[
-            ConfigEntry("leader.replication.throttled.rate", str(throttle), incremental_operation=AlterConfigOpType.SET),
-            ConfigEntry("follower.replication.throttled.rate", str(throttle), incremental_operation=AlterConfigOpType.SET),
-        ])
-        for fut in admin.incremental_alter_configs([res]).values():
-            fut.result()
+    set_broker_rates(bootstrap, ring, throttle)
     kp = KafkaAdminClient(bootstrap_servers=bootstrap.split(","), client_id="sandbox-demo")
     try:
         result = kp.alter_partition_reassignments({TopicPartition(topic, p): t for p, t in targets.items()})

@@ -9,6 +9,7 @@ from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, C
 
 from console.adapters.kafka import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
 from console.model import ClusterState
+from console.sandbox.demo import set_broker_rates  # noqa: F401 - re-exported for the tests
 
 
 def admin(bs: str) -> AdminClient:
@@ -41,15 +42,6 @@ def make_topic(bs: str, name: str, partitions: int, rf: int, kbytes_per_partitio
                 except BufferError:
                     p.poll(0.1)
     assert p.flush(60) == 0
-
-
-def set_broker_rates(bs: str, brokers: list[int], rate: int) -> None:
-    a = admin(bs)
-    for b in brokers:
-        res = ConfigResource(ResourceType.BROKER, str(b), incremental_configs=[
-            ConfigEntry(k, str(rate), incremental_operation=AlterConfigOpType.SET) for k in BROKER_THROTTLE_KEYS[:2]])
-        for f in a.incremental_alter_configs([res]).values():
-            f.result()
 
 
 def throttle_topic_all(bs: str, topic: str) -> None:
