@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import streamlit as st
 
@@ -71,3 +71,20 @@ def source_banner(state: ClusterState) -> None:
             + ", ".join(f"{n} ({v.value})" for n, v in missing)
             + ". The rest below is current."
         )
+
+
+def zookeeper_watch(settings: ConnectionSettings, key: str) -> None:
+    """Rerun the page as soon as a ZooKeeper watch fires (a reassignment starts or ends, a broker
+    comes or goes, the controller moves) instead of waiting for the next refresh."""
+    if not settings.zookeeper:
+        return
+
+    @st.fragment(run_every=timedelta(seconds=1))
+    def _watch() -> None:
+        generation = deps.reader(settings).zookeeper_generation
+        seen = st.session_state.get(key)
+        st.session_state[key] = generation
+        if seen is not None and generation != seen:
+            st.rerun()
+
+    _watch()

@@ -124,9 +124,7 @@ def _read(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(state_json(state)))
     else:
-        c = state_json(state)["counts"]
-        print(f"{len(state.brokers)} brokers ({len(state.live_brokers)} live), {c['partitions']} partitions, "
-              f"{c['reassigning']} reassigning, {c['under_replicated']} truly under-replicated.")
-        for f in state.findings:
-            print(f"[{f.severity.value}] {f.message}")
+        from console.live import state_text
+
+        print(state_text(state))
     return 0

@@ -151,8 +151,8 @@ def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
     leaders = {b.id: 0 for b in state.brokers}
     size = {b.id: 0 for b in state.brokers}
     for p in state.partitions:
-        for b in p.replicas:
-            replicas[b] = replicas.get(b, 0) + 1
+        for r in p.replicas:
+            replicas[r] = replicas.get(r, 0) + 1
         if p.leader is not None:
             leaders[p.leader] = leaders.get(p.leader, 0) + 1
         for log in p.logs:
@@ -196,3 +196,41 @@ def finding_rows(state: ClusterState) -> list[dict[str, Any]]:
     rows = [f.to_dict() for f in state.findings]
     rows.sort(key=lambda r: order.get(str(r["severity"]), 3))
     return rows
+
+
+def table_text(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
+    """Rows as an aligned plain-text table (CLI)."""
+    cells = [[str(c) for c in columns]] + [["" if r.get(c) is None else str(r.get(c)) for c in columns] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    return "\n".join("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells)
+
+
+def state_text(state: ClusterState) -> str:
+    """The snapshot as an operator reads it in a terminal: brokers, counts, what is in flight, throttles, findings."""
+    from datetime import datetime
+
+    n = counts(state)
+    head = [
+        f"Cluster {state.name or '?'}" + (f" (id {state.cluster_id})" if state.cluster_id else "")
+        + f", controller {state.controller if state.controller is not None else 'unknown'}"
+        + f", read at {datetime.fromtimestamp(state.taken_at):%Y-%m-%d %H:%M:%S}.",
+        "Sources: " + ", ".join(f"{k} {v}" for k, v in state.status.to_dict().items()) + ".",
+        f"{len(state.brokers)} brokers ({len(state.live_brokers)} live), {n.partitions} partitions, "
+        f"{n.reassigning} reassigning, {n.under_replicated} truly under-replicated, {n.offline} offline.",
+    ]
+    out = ["\n".join(head), "Brokers:\n" + table_text(
+        broker_rows(state), ["broker", "rack", "host", "live", "eligible", "controller", "replicas", "leaders", "on disk"])]
+    if state.in_flight:
+        out.append("In flight:\n" + table_text(
+            partition_rows(state, state.in_flight), ["partition", "R", "I", "AR", "RR", "leader", "source", "adding detail"]))
+    else:
+        out.append("No partition reassignments found.")
+    if n.bytes_to_copy:
+        out.append(f"Left to copy: {human_bytes(n.bytes_to_copy)}; stalled adding replicas: {n.stalled}.")
+    throttles = throttle_rows(state)
+    if throttles:
+        out.append("Throttles:\n" + table_text(throttles, ["entity", "config", "value"]))
+    if state.findings:
+        out.append("Findings:\n" + "\n".join(
+            f"[{r['severity']}] {r['message']}" + (f" {r['hint']}" if r.get("hint") else "") for r in finding_rows(state)))
+    return "\n\n".join(out)

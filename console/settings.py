@@ -163,4 +163,5 @@ def settings_from_args(
     props = load_command_config(command_config) if command_config else {}
     props["bootstrap.servers"] = bootstrap_server.strip()
     to_kafka_python(props)  # fail early on properties the second client cannot take
+    name = name or props["bootstrap.servers"].split(",")[0]
     return ConnectionSettings(properties=props, zookeeper=zookeeper or None, name=name, timeout_s=timeout_s)

@@ -18,7 +18,7 @@ import gc
 import time
 from collections import defaultdict
 from contextlib import contextmanager
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 from console.model import (
     Broker,
@@ -216,7 +216,7 @@ def _merge_partitions(
 
 
 def _topic_findings(
-    meta: dict[TopicPartition, PartitionMeta], zk_topics: dict[str, object], findings: list[Finding]
+    meta: dict[TopicPartition, PartitionMeta], zk_topics: Mapping[str, object], findings: list[Finding]
 ) -> None:
     api_topics = {t for t, _ in meta}
     for t in sorted(api_topics - zk_topics.keys()):

@@ -35,7 +35,8 @@ def live_panel() -> None:
     st.caption(
         f"Cluster **{settings.name}** · last refreshed {datetime.fromtimestamp(state.taken_at):%H:%M:%S}"
         + (f" ({age:.0f} s ago)" if not fresh else "")
-        + (" · paused" if paused else f" · every {interval} s")
+        + (" · paused" if paused else f" · every {interval} s"
+           + (" and on every ZooKeeper watch" if settings.zookeeper else ""))
     )
     n = live.counts(state)
     m = st.columns(5)
@@ -73,3 +74,5 @@ def live_panel() -> None:
 
 
 live_panel()
+if not paused:
+    widgets.zookeeper_watch(settings, keys.LIVE_ZK_GENERATION)

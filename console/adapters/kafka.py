@@ -89,7 +89,7 @@ class KafkaGateway:
         if self._confluent is None:
             from confluent_kafka.admin import AdminClient
 
-            conf = {"log_level": "0", "socket.connection.setup.timeout.ms": str(int(self.settings.timeout_s * 1000))}
+            conf: dict[str, str | int | float | bool] = {"log_level": "0", "socket.connection.setup.timeout.ms": str(int(self.settings.timeout_s * 1000))}
             conf.update(self.settings.to_confluent())
             self._confluent = AdminClient(conf)
         return self._confluent
@@ -289,6 +289,13 @@ class KafkaGateway:
             except ConsoleError as e:
                 b_thr, t_thr, cfg_status = {}, {}, _status_of(e)
                 problems.append(_problem("configs-unreadable", e))
+        if not parts and SourceStatus.UNAUTHORIZED in (lpr_status, cfg_status):
+            # Metadata silently leaves out topics the principal may not DESCRIBE.
+            problems.append(_problem("topics-hidden", AuthorizationFailed(
+                "Metadata shows no topic, and the cluster refuses other reads: the console's principal "
+                "probably lacks DESCRIBE on the topics.",
+                "Grant DESCRIBE and DESCRIBE_CONFIGS on the topics and on CLUSTER (or give a ZooKeeper "
+                "connect string to read the znodes).")))
         return ApiView(
             cluster_id=cluster_id,
             controller=controller,

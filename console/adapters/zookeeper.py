@@ -115,11 +115,15 @@ class ZkReader:
         except NoNodeError:
             return []
 
-    def _get_many(self, zk: Any, paths: list[str]) -> dict[str, bytes | None]:
-        """Issue every get at once, then collect; missing nodes give None."""
+    def _get_many(self, zk: Any, paths: list[str], watch_prefix: str | None = None) -> dict[str, bytes | None]:
+        """Issue every get at once, then collect; missing nodes give None. Paths under
+        ``watch_prefix`` get a one-shot data watch."""
         from kazoo.exceptions import NoNodeError
 
-        pending = [(p, zk.get_async(p)) for p in paths]
+        pending = [
+            (p, zk.get_async(p, watch=self._on_watch if watch_prefix and p.startswith(watch_prefix) else None))
+            for p in paths
+        ]
         out: dict[str, bytes | None] = {}
         deadline = time.monotonic() + self.timeout_s + len(paths) / 2000.0
         for p, r in pending:
@@ -151,7 +155,8 @@ class ZkReader:
             problems.append(Finding("znode-unreadable", Severity.WARNING, f"Cannot parse {e.path}: {e.reason}.",
                                     "Something other than Kafka may have written it; the console ignores it."))
 
-        # one-shot watches, re-armed by every read: the reassignment znode, controller, brokers, topics
+        # one-shot watches, re-armed by every read: the reassignment znode, controller, brokers, topics,
+        # and each topic znode's data (AR / RR appear there when a reassignment starts and go when it ends)
         zk.exists_async(REASSIGN_PATH, watch=self._on_watch)
         zk.exists_async("/controller", watch=self._on_watch)
         ids = self._children(zk, "/brokers/ids", watch=True)
@@ -165,6 +170,7 @@ class ZkReader:
             + [f"/brokers/topics/{t}" for t in topics]
             + [f"/config/topics/{t}" for t in cfg_topics]
             + [f"/config/brokers/{b}" for b in cfg_brokers],
+            watch_prefix="/brokers/topics/",
         )
         controller = None
         if first.get("/controller") is not None:

@@ -31,6 +31,9 @@ POM = Path(__file__).with_name("pom.xml")
 STATE_FILE = "sandbox.json"
 CHROOT = "/sandbox"
 RACKS = ("rack-a", "rack-b", "rack-c", "rack-d", "rack-e")
+# SASL/PLAIN users of the ZooKeeper-mode sandbox's second listener (ACLs enforced there):
+# admin is a super user, viewer holds the read-only ACLs the console needs, nobody holds none.
+SASL_USERS = {"admin": "admin-secret", "viewer": "viewer-secret", "nobody": "nobody-secret"}
 _JVM = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k", "-Djava.awt.headless=true"]
 
 Log = Callable[[str], None]
@@ -135,6 +138,7 @@ class Sandbox:
     brokers: list[dict[str, object]]
     procs: list[Proc] = field(default_factory=list)
     started_at: float = 0.0
+    sasl_bootstrap_servers: str | None = None
 
     def info(self) -> dict[str, object]:
         """The one-line JSON object ``sandbox up`` and ``sandbox status`` print."""
@@ -145,7 +149,17 @@ class Sandbox:
             "kafka_classpath": self.kafka_classpath,
             "data_dir": self.data_dir,
             "mode": self.mode,
+            "sasl": None if self.sasl_bootstrap_servers is None else {
+                "bootstrap_servers": self.sasl_bootstrap_servers, "mechanism": "PLAIN", "users": SASL_USERS,
+            },
         }
+
+    def sasl_properties(self, user: str) -> dict[str, str]:
+        """librdkafka properties for ``user`` on the SASL listener (ZooKeeper mode only)."""
+        if self.sasl_bootstrap_servers is None:
+            raise SandboxError("This sandbox has no SASL listener (KRaft mode).")
+        return {"bootstrap.servers": self.sasl_bootstrap_servers, "security.protocol": "SASL_PLAINTEXT",
+                "sasl.mechanism": "PLAIN", "sasl.username": user, "sasl.password": SASL_USERS[user]}
 
     def proc(self, name: str) -> Proc:
         for p in self.procs:
@@ -257,6 +271,8 @@ def up(
         for p in sb.procs:
             _wait_port(p, timeout)
         _wait_cluster(sb, timeout)
+        if sb.sasl_bootstrap_servers is not None:
+            _grant_viewer(sb)
     except BaseException:
         down(data, log=lambda _m: None)
         raise
@@ -461,9 +477,41 @@ def _broker_common(data: Path, i: int, port: int) -> dict[str, object]:
     }
 
 
+def _grant_viewer(sb: Sandbox) -> None:
+    """The read-only ACLs the console needs: DESCRIBE and DESCRIBE_CONFIGS on the cluster and all topics."""
+    from confluent_kafka.admin import (AclBinding, AclOperation, AclPermissionType, AdminClient,
+                                       ResourcePatternType, ResourceType)
+
+    admin = AdminClient({"bootstrap.servers": sb.bootstrap_servers, "log_level": "0"})
+    # librdkafka names Kafka's CLUSTER resource type (code 4) BROKER.
+    bindings = [
+        AclBinding(rtype, name, ResourcePatternType.LITERAL, "User:viewer", "*", op, AclPermissionType.ALLOW)
+        for rtype, name in ((ResourceType.BROKER, "kafka-cluster"), (ResourceType.TOPIC, "*"))
+        for op in (AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS)
+    ]
+    for future in admin.create_acls(bindings, request_timeout=30).values():
+        future.result()
+
+
+def _sasl_listener(port: int, sasl_port: int) -> dict[str, object]:
+    """A PLAINTEXT listener (inter-broker, anonymous super user) and a SASL/PLAIN one with ACLs."""
+    users = " ".join(f'user_{u}="{pw}"' for u, pw in SASL_USERS.items())
+    return {
+        "listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
+        "inter.broker.listener.name": "PLAINTEXT",
+        "sasl.enabled.mechanisms": "PLAIN",
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config":
+            f"org.apache.kafka.common.security.plain.PlainLoginModule required {users};",
+        "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
+        "super.users": "User:ANONYMOUS;User:admin",
+    }
+
+
 def _plan_zookeeper(data: Path, classpath: str, n: int) -> Sandbox:
     zk_port = free_port()
     ports = [free_port() for _ in range(n)]
+    sasl_ports = [free_port() for _ in range(n)]
     cfg = data / "config"
     _write_props(cfg / "zookeeper.properties", {
         "dataDir": data / "zk", "clientPort": zk_port, "clientPortAddress": "127.0.0.1",
@@ -478,8 +526,7 @@ def _plan_zookeeper(data: Path, classpath: str, n: int) -> Sandbox:
     for i, port in enumerate(ports):
         props = {
             "broker.id": i,
-            "listeners": f"PLAINTEXT://127.0.0.1:{port}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+            **_sasl_listener(port, sasl_ports[i]),
             "zookeeper.connect": zk,
             "zookeeper.session.timeout.ms": 6000,
             "zookeeper.connection.timeout.ms": 10000,
@@ -490,7 +537,8 @@ def _plan_zookeeper(data: Path, classpath: str, n: int) -> Sandbox:
                                                str(cfg / f"broker-{i}.properties")),
                           str(data / "logs" / f"broker-{i}.out"), port))
         brokers.append({"id": i, "rack": RACKS[i % len(RACKS)], "port": port})
-    return Sandbox("zookeeper", str(data), classpath, ",".join(f"127.0.0.1:{p}" for p in ports), zk, brokers, procs)
+    return Sandbox("zookeeper", str(data), classpath, ",".join(f"127.0.0.1:{p}" for p in ports), zk, brokers, procs,
+                   sasl_bootstrap_servers=",".join(f"127.0.0.1:{p}" for p in sasl_ports))
 
 
 def _plan_kraft(data: Path, classpath: str, n: int) -> Sandbox:

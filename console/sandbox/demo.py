@@ -128,7 +128,7 @@ def start_demo_reassignment(bootstrap: str, broker_ids: list[int], throttle: int
         result = kp.alter_partition_reassignments({TopicPartition(topic, p): t for p, t in targets.items()})
     finally:
         kp.close()
-    failed = {tp: err for tp, err in result.items() if err is not None and getattr(err, "errno", 0)}
+    failed = {tp: err for tp, err in result.items() if err is not None and getattr(err, "errno", 0) != 0}
     if failed:
         raise SandboxError(f"The demo reassignment was refused: {failed}.")
     time.sleep(0.5)

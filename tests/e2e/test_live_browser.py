@@ -50,8 +50,10 @@ def test_live_page_shows_in_flight_partition_and_refreshes(sandbox, app_url, tmp
 
     bs = sandbox.bootstrap_servers
     make_topic(bs, "e2e-move", 1, 1, 300, assignment=[[0]])
+    make_topic(bs, "e2e-watch", 1, 1, 300, assignment=[[1]])
     set_broker_rates(bs, [0, 1, 2], 2000)
     throttle_topic_all(bs, "e2e-move")
+    throttle_topic_all(bs, "e2e-watch")
     kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
     kp.alter_partition_reassignments({TopicPartition("e2e-move", 0): [1]})
     kp.close()
@@ -69,6 +71,21 @@ def test_live_page_shows_in_flight_partition_and_refreshes(sandbox, app_url, tmp
             # the panel refreshes on its own (every 5 s by default)
             expect(caption).not_to_have_text(first, timeout=20_000)
             page.screenshot(path=str(tmp_path / "live.png"), full_page=True)
+
+            # With the refresh at 60 s, a reassignment that starts shows within seconds: a ZooKeeper
+            # watch on the topic znode fires and reruns the page.
+            slider = page.get_by_role("slider").first
+            slider.focus()
+            page.keyboard.press("End")
+            expect(page.get_by_text(re.compile(r"every 60 s and on every ZooKeeper watch"))).to_be_visible(
+                timeout=15_000)
+            time.sleep(2)
+            kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
+            kp.alter_partition_reassignments({TopicPartition("e2e-watch", 0): [2]})
+            kp.close()
+            started = time.monotonic()
+            expect(page.get_by_text("e2e-watch-0", exact=True).first).to_be_attached(timeout=30_000)
+            print(f"reassignment shown {time.monotonic() - started:.1f} s after it started (refresh interval 60 s)")
             browser.close()
     finally:
         set_broker_rates(bs, [0, 1, 2], 50_000_000)
@@ -77,4 +94,4 @@ def test_live_page_shows_in_flight_partition_and_refreshes(sandbox, app_url, tmp
             wait_for(lambda: not kp.list_partition_reassignments(), timeout=120, what="completion")
         finally:
             kp.close()
-        clear_throttles(bs, [0, 1, 2], ["e2e-move"])
+        clear_throttles(bs, [0, 1, 2], ["e2e-move", "e2e-watch"])

@@ -28,7 +28,8 @@ def make_topic(bs: str, name: str, partitions: int, rf: int, kbytes_per_partitio
         finally:
             kp.close()
     else:
-        for f in admin(bs).create_topics([NewTopic(name, partitions, rf)], operation_timeout=30).values():
+        client = admin(bs)  # keep the handle alive until the futures resolve
+        for f in client.create_topics([NewTopic(name, partitions, rf)], operation_timeout=30).values():
             f.result()
     p = Producer({"bootstrap.servers": bs, "acks": "all", "batch.size": 16384, "linger.ms": 5, "log_level": "0"})
     n = len(assignment) if assignment else partitions

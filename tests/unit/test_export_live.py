@@ -63,3 +63,16 @@ def test_partition_rows_progress():
     # log dirs were read: 5 and 6 have no log yet (0 copied); the row shows the least advanced
     assert row["progress"] == 0.0
     assert row["adding detail"].startswith("4: 50% (500 B/1000 B)")
+
+
+def test_state_text_names_brokers_in_flight_and_counts():
+    text = live.state_text(snapshot())
+    assert "7 brokers" in text and "3 partitions, 1 reassigning, 1 truly under-replicated" in text
+    in_flight = text.split("In flight:\n", 1)[1].splitlines()
+    assert in_flight[0].split() == ["partition", "R", "I", "AR", "RR", "leader", "source", "adding", "detail"]
+    assert in_flight[1].split()[:5] == ["t-0", "4,5,6,1,2,3", "1,2,3", "4,5,6", "1,2,3"]
+
+
+def test_table_text_aligns_columns():
+    assert live.table_text([{"a": 1, "b": "xyz"}, {"a": 22, "b": None}], ["a", "b"]).splitlines() == [
+        "a   b", "1   xyz", "22"]

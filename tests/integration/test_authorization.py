@@ -1,0 +1,57 @@
+"""Authorization on the real sandbox's SASL/PLAIN listener (AclAuthorizer): the console reads with
+read-only ACLs, and a principal without them gets clear messages and what is still known."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from console.model import SourceStatus
+from console.reader import ClusterReader
+from console.settings import ConnectionSettings
+from tests.integration.helpers import make_topic
+
+
+def _settings(sandbox, user: str, zookeeper: bool = False) -> ConnectionSettings:
+    return ConnectionSettings(sandbox.sasl_properties(user), zookeeper=sandbox.zookeeper if zookeeper else None,
+                              name=user, timeout_s=5.0)
+
+
+def test_read_only_acls_are_enough_to_read_everything(sandbox):
+    make_topic(sandbox.bootstrap_servers, "auth-visible", 2, 2, 50)
+    with ClusterReader(_settings(sandbox, "viewer")) as reader:
+        state = reader.snapshot()
+    assert (state.status.metadata, state.status.reassignments, state.status.log_dirs, state.status.configs) == (
+        SourceStatus.OK,) * 4
+    assert state.partition("auth-visible", 1) is not None
+    assert state.logs_known and not state.findings
+
+
+def test_principal_without_acls_gets_clear_findings_and_what_is_known(sandbox, tmp_path):
+    make_topic(sandbox.bootstrap_servers, "auth-hidden", 1, 1, 10)
+    with ClusterReader(_settings(sandbox, "nobody")) as reader:
+        state = reader.snapshot()
+    assert state.status.metadata is SourceStatus.OK  # brokers are still known
+    assert len(state.brokers) == 3 and not state.partitions
+    assert state.status.reassignments is SourceStatus.UNAUTHORIZED
+    assert state.status.configs is SourceStatus.UNAUTHORIZED
+    codes = {f.code for f in state.findings}
+    assert {"reassignments-unreadable", "configs-unreadable", "topics-hidden"} <= codes
+    assert all("DESCRIBE" in f.hint for f in state.findings)
+
+    # With ZooKeeper given, the znodes fill in the partitions the Admin API hides.
+    with ClusterReader(_settings(sandbox, "nobody", zookeeper=True)) as reader:
+        state = reader.snapshot()
+    assert state.partition("auth-hidden", 0) is not None
+
+    # The CLI, with the official tools' --command-config: a message with the fix, no trace, exit 1.
+    config = tmp_path / "nobody.properties"
+    config.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                      "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+                      'username="nobody" password="nobody-secret";\n')
+    done = subprocess.run([sys.executable, "-m", "console", "list", "--bootstrap-server",
+                           sandbox.sasl_bootstrap_servers, "--command-config", str(config), "--timeout", "5"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "not authorised" in done.stderr and "Traceback" not in done.stderr
+    assert "DESCRIBE" in done.stderr
