@@ -12,6 +12,10 @@ from console.model import ClusterState, SourceStatus
 from console.settings import ConnectionSettings
 
 
+# Sessions watching the same cluster share a snapshot this young (one read, one copy in memory).
+SHARED_SNAPSHOT_AGE_S = 1.5
+
+
 def current_cluster() -> ConnectionSettings | None:
     known = deps.clusters()
     name = st.session_state.get(keys.CLUSTER)
@@ -33,7 +37,7 @@ def load_snapshot(settings: ConnectionSettings, last_good_key: str) -> tuple[Clu
 
     Returns (state, fresh). ``fresh`` is False when the state shown is the last good picture.
     """
-    state = deps.reader(settings).snapshot()
+    state = deps.reader(settings).snapshot(max_age_s=SHARED_SNAPSHOT_AGE_S)
     usable = state.status.metadata is SourceStatus.OK or state.status.zookeeper is SourceStatus.OK
     if usable:
         st.session_state[last_good_key] = state

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,9 +21,28 @@ class ClusterReader:
         self.kafka = KafkaGateway(settings)
         self.zookeeper = ZkReader(settings.zookeeper, settings.zookeeper_timeout_s) if settings.zookeeper else None
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cluster-reader")
+        self._shared_lock = threading.Lock()
+        self._last: ClusterState | None = None
+        self._last_generation = -1
 
-    def snapshot(self) -> ClusterState:
-        """A fresh snapshot; never raises for an unreachable cluster (see ``state.status``)."""
+    def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
+        """A fresh snapshot; never raises for an unreachable cluster (see ``state.status``).
+
+        With ``max_age_s``, a snapshot taken that recently is shared instead: several people
+        watching the same cluster cost one read (and one snapshot in memory), not one each. A
+        ZooKeeper watch that fired since then always forces a fresh read.
+        """
+        if max_age_s <= 0:
+            return self._read()
+        with self._shared_lock:
+            last = self._last
+            generation = self.zookeeper_generation
+            if last is None or time.time() - last.taken_at > max_age_s or generation != self._last_generation:
+                last = self._last = self._read()
+                self._last_generation = generation
+            return last
+
+    def _read(self) -> ClusterState:
         taken_at = time.time()
         zk_future = self._pool.submit(self.zookeeper.read) if self.zookeeper is not None else None
         api = self.kafka.read()

@@ -51,7 +51,8 @@ def translate(exc: BaseException, what: str) -> ConsoleError:
             "Grant the console's principal DESCRIBE on CLUSTER and on the topics "
             "(ALTER on CLUSTER to change assignments), or pass credentials with --command-config.",
         )
-    if "UNSUPPORTEDVERSION" in blob or "INCOMPATIBLEBROKERVERSION" in blob or "UNSUPPORTED_VERSION" in blob:
+    if any(k in blob for k in ("UNSUPPORTEDVERSION", "UNSUPPORTED_VERSION", "INCOMPATIBLEBROKERVERSION",
+                               "UNRECOGNIZEDBROKERVERSION")):
         return UnsupportedByCluster(
             f"The cluster does not support {what}.",
             "ListPartitionReassignments needs Kafka 2.4 or newer; DescribeLogDirs sizes need 1.1. "

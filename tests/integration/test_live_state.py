@@ -114,3 +114,29 @@ def test_snapshot_reads_the_demo_topics(demo_sandbox):
     orders = state.partition("orders", 0)
     assert len(orders.replicas) == 3 and all(orders.size_on(b) for b in orders.replicas)
     assert state.status.zookeeper is SourceStatus.OK
+
+
+def test_shared_snapshot_and_zookeeper_watch_on_reassignment_start(sandbox):
+    from kafka.admin import KafkaAdminClient
+    from kafka.structs import TopicPartition
+
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "it-watch", 1, 1, 200, assignment=[[0]])
+    set_broker_rates(bs, BROKERS, 2000)
+    throttle_topic_all(bs, "it-watch")
+    with ClusterReader(settings_for(sandbox)) as reader:
+        first = reader.snapshot(max_age_s=60)
+        assert reader.snapshot(max_age_s=60) is first  # shared between viewers
+        generation = reader.zookeeper_generation
+        kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
+        try:
+            kp.alter_partition_reassignments({TopicPartition("it-watch", 0): [1]})
+            # the topic znode's data watch fires when AR / RR are written (KIP-455 API path)
+            wait_for(lambda: reader.zookeeper_generation > generation, timeout=10, what="ZooKeeper watch")
+            fresh = reader.snapshot(max_age_s=60)  # a fired watch forces a fresh read
+            assert fresh is not first and fresh.partition("it-watch", 0).reassigning
+            set_broker_rates(bs, BROKERS, 50_000_000)
+            wait_for(lambda: not kp.list_partition_reassignments(), timeout=120, what="completion")
+        finally:
+            kp.close()
+        clear_throttles(bs, BROKERS, ["it-watch"])
