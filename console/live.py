@@ -147,17 +147,7 @@ def human_bytes(n: int | None) -> str:
 
 def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
     """Per broker: rack, liveness, eligibility, partition/leader/replica counts and bytes."""
-    replicas = {b.id: 0 for b in state.brokers}
-    leaders = {b.id: 0 for b in state.brokers}
-    size = {b.id: 0 for b in state.brokers}
-    for p in state.partitions:
-        for r in p.replicas:
-            replicas[r] = replicas.get(r, 0) + 1
-        if p.leader is not None:
-            leaders[p.leader] = leaders.get(p.leader, 0) + 1
-        for log in p.logs:
-            if not log.is_future:
-                size[log.broker] = size.get(log.broker, 0) + log.size
+    totals = state.broker_totals
     rows = []
     for b in state.brokers:
         rows.append(
@@ -168,10 +158,10 @@ def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
                 "live": b.live,
                 "eligible": b.eligible,
                 "controller": b.is_controller,
-                "replicas": replicas.get(b.id, 0),
-                "leaders": leaders.get(b.id, 0),
-                "bytes": size.get(b.id, 0) if state.logs_known else None,
-                "on disk": human_bytes(size.get(b.id, 0)) if state.logs_known else "unknown",
+                "replicas": totals[b.id][0],
+                "leaders": totals[b.id][1],
+                "bytes": totals[b.id][2] if state.logs_known else None,
+                "on disk": human_bytes(totals[b.id][2]) if state.logs_known else "unknown",
                 "usable": human_bytes(b.usable_bytes) if b.usable_bytes is not None else "unknown",
                 "log dirs": len(b.log_dirs),
                 "seen in": ", ".join(s for s, on in (("Admin API", b.in_api), ("ZooKeeper", b.in_zookeeper)) if on),

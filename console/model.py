@@ -75,9 +75,9 @@ class PartitionHealth(str, Enum):
     """Every replica in sync, nothing moving."""
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """An observation worth showing, as data rather than an exception."""
+class Finding(NamedTuple):
+    """An observation worth showing, as data rather than an exception. (A named tuple: a plan
+    review of 100k partitions may carry tens of thousands.)"""
 
     code: str
     severity: Severity
@@ -359,6 +359,8 @@ class ClusterState:
     cluster_id: str | None = None
     controller: BrokerId | None = None
     throttles: Throttles = field(default_factory=Throttles)
+    min_insync: tuple[tuple[str, int], ...] = ()
+    """Topic → ``min.insync.replicas`` where known (the Admin API gives the effective value)."""
     findings: tuple[Finding, ...] = ()
     status: ReadStatus = field(default_factory=ReadStatus)
     name: str = ""
@@ -371,6 +373,27 @@ class ClusterState:
     @cached_property
     def partition_index(self) -> dict[TopicPartition, Partition]:
         return {p.key: p for p in self.partitions}
+
+    @cached_property
+    def broker_totals(self) -> dict[BrokerId, tuple[int, int, int]]:
+        """Per broker: (replicas in R, partitions led, bytes on disk), over the whole snapshot."""
+        replicas: dict[BrokerId, int] = {}
+        leaders: dict[BrokerId, int] = {}
+        size: dict[BrokerId, int] = {}
+        for p in self.partitions:
+            for b in p.replicas:
+                replicas[b] = replicas.get(b, 0) + 1
+            if p.leader is not None:
+                leaders[p.leader] = leaders.get(p.leader, 0) + 1
+            for log in p.logs:
+                if not log.is_future:
+                    size[log.broker] = size.get(log.broker, 0) + log.size
+        ids = set(replicas) | set(leaders) | set(size) | {b.id for b in self.brokers}
+        return {b: (replicas.get(b, 0), leaders.get(b, 0), size.get(b, 0)) for b in ids}
+
+    @cached_property
+    def min_insync_index(self) -> dict[str, int]:
+        return dict(self.min_insync)
 
     def broker(self, broker_id: BrokerId) -> Broker | None:
         return self.broker_index.get(broker_id)

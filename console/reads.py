@@ -59,6 +59,8 @@ class ApiView:
     log_dirs: tuple[BrokerLogDirs, ...] = ()
     broker_throttles: dict[str, dict[str, str]] = field(default_factory=dict)
     topic_throttles: dict[str, dict[str, str]] = field(default_factory=dict)
+    min_insync: dict[str, int] = field(default_factory=dict)
+    """Each topic's effective ``min.insync.replicas`` (DescribeConfigs)."""
     metadata_status: SourceStatus = SourceStatus.OK
     reassignments_status: SourceStatus = SourceStatus.OK
     log_dirs_status: SourceStatus = SourceStatus.OK
@@ -88,5 +90,7 @@ class ZkView:
     """Entries of ``/admin/reassign_partitions`` (deprecated path)."""
     broker_throttles: dict[str, dict[str, str]] = field(default_factory=dict)
     topic_throttles: dict[str, dict[str, str]] = field(default_factory=dict)
+    min_insync: dict[str, int] = field(default_factory=dict)
+    """Topic overrides of ``min.insync.replicas`` (``/config/topics``); broker defaults are not in ZooKeeper."""
     status: SourceStatus = SourceStatus.OK
     problems: tuple[Finding, ...] = ()

@@ -201,9 +201,11 @@ class KafkaGateway:
                             )
         return BrokerLogDirs(broker, tuple(dirs), tuple(replicas))
 
-    def describe_throttles(
+    def describe_configs(
         self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]
-    ) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
+    ) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]], dict[str, int]]:
+        """Throttles set on brokers and topics (dynamic configs only), and each topic's effective
+        ``min.insync.replicas``."""
         from confluent_kafka.admin import ConfigResource, ConfigSource, ResourceType
 
         admin = self.confluent()
@@ -218,7 +220,7 @@ class KafkaGateway:
         except Exception as e:  # noqa: BLE001
             raise translate(e, "DescribeConfigs") from None
         if not futures:
-            return {}, {}
+            return {}, {}, {}
         dynamic = {
             ConfigSource.DYNAMIC_BROKER_CONFIG.value,
             ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.value,
@@ -226,6 +228,7 @@ class KafkaGateway:
         }
         b_out: dict[str, dict[str, str]] = {}
         t_out: dict[str, dict[str, str]] = {}
+        min_isr: dict[str, int] = {}
         errors: list[Exception] = []
         for res, fut in futures.items():
             try:
@@ -241,9 +244,12 @@ class KafkaGateway:
                     found[k] = entry.value
             if found:
                 (b_out if res.restype == ResourceType.BROKER else t_out)[res.name] = found
+            entry = cfg.get("min.insync.replicas")
+            if res.restype == ResourceType.TOPIC and entry is not None and str(entry.value).isdigit():
+                min_isr[res.name] = int(entry.value)
         if errors and len(errors) == len(futures):
             raise translate(errors[0], "DescribeConfigs")
-        return b_out, t_out
+        return b_out, t_out, min_isr
 
     def read(self) -> ApiView:
         """Everything the Admin API can tell, part by part, never raising for cluster trouble."""
@@ -266,7 +272,7 @@ class KafkaGateway:
         broker_ids = tuple(b.id for b in brokers)
 
         with ThreadPoolExecutor(max_workers=2) as pool:
-            configs_f = pool.submit(self.describe_throttles, broker_ids, topics)
+            configs_f = pool.submit(self.describe_configs, broker_ids, topics)
             reassignments: dict[TopicPartition, Reassignment] | None
             lpr_status = SourceStatus.OK
             try:
@@ -286,9 +292,9 @@ class KafkaGateway:
                 logs_status = SourceStatus.OK  # partial answers still give sizes for those brokers
             cfg_status = SourceStatus.OK
             try:
-                b_thr, t_thr = configs_f.result()
+                b_thr, t_thr, min_isr = configs_f.result()
             except ConsoleError as e:
-                b_thr, t_thr, cfg_status = {}, {}, _status_of(e)
+                b_thr, t_thr, min_isr, cfg_status = {}, {}, {}, _status_of(e)
                 problems.append(_problem("configs-unreadable", e))
         if not parts and SourceStatus.UNAUTHORIZED in (lpr_status, cfg_status):
             # Metadata silently leaves out topics the principal may not DESCRIBE.
@@ -306,6 +312,7 @@ class KafkaGateway:
             log_dirs=tuple(log_dirs),
             broker_throttles=b_thr,
             topic_throttles=t_thr,
+            min_insync=min_isr,
             metadata_status=SourceStatus.OK,
             reassignments_status=lpr_status,
             log_dirs_status=logs_status,

@@ -217,6 +217,7 @@ class ZkReader:
                 bad(e)
         b_thr = self._throttles(first, "brokers", cfg_brokers, bad)
         t_thr = self._throttles(first, "topics", cfg_topics, bad)
+        min_isr = self._min_insync(first, cfg_topics)
         return ZkView(
             controller=controller,
             brokers=tuple(sorted(brokers, key=lambda b: b.id)),
@@ -225,6 +226,7 @@ class ZkReader:
             legacy=legacy,
             broker_throttles=b_thr,
             topic_throttles=t_thr,
+            min_insync=min_isr,
             status=SourceStatus.OK,
             problems=tuple(problems),
         )
@@ -246,6 +248,19 @@ class ZkReader:
             found = {k: v for k, v in cfg.items() if k in THROTTLE_KEYS and v != ""}
             if found:
                 out[n] = found
+        return out
+
+    @staticmethod
+    def _min_insync(raw: dict[str, bytes | None], topics: list[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for t in topics:
+            path = f"/config/topics/{t}"
+            try:
+                value = parse_config(path, raw[path] or b"{}").get("min.insync.replicas", "")
+            except (ZnodeFormatError, KeyError):
+                continue  # already reported by _throttles
+            if value.isdigit():
+                out[t] = int(value)
         return out
 
     # -- watches -----------------------------------------------------------------------------

@@ -1,0 +1,77 @@
+"""Parse + validate + diff of a big plan against a big snapshot, in process.
+
+    PYTHONPATH=. .venv/bin/python bench/bench_plans.py [--partitions 100000] [--runs 5] [--million]
+
+The plan moves every partition's last replica to another broker (a worst case: every entry is a
+real move). ``--million`` also measures a 1M-partition plan against a 1M-partition snapshot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.synthetic import views  # noqa: E402
+from console.diff import diff  # noqa: E402
+from console.model import ClusterState  # noqa: E402
+from console.plans import Plan, PlanEntry, parse_plan, rollback  # noqa: E402
+from console.state import merge  # noqa: E402
+from console.validate import validate  # noqa: E402
+
+
+def plan_text(state: ClusterState, brokers: int, seed: int = 2) -> str:
+    rnd = random.Random(seed)
+    entries = []
+    for p in state.partitions:
+        cur = list(p.original)
+        choices = [b for b in range(brokers) if b not in cur]
+        entries.append(PlanEntry(p.topic, p.partition, tuple(cur[:-1] + [rnd.choice(choices)])))  # type: ignore[misc]
+    return Plan.of(entries).to_json()
+
+
+def measure(n: int, brokers: int, runs: int) -> None:
+    api, _ = views(n, brokers)
+    state = merge(api, None)
+    text = plan_text(state, brokers)
+    del api
+    stages: dict[str, list[float]] = {"parse": [], "diff": [], "validate": [], "rollback": [], "total": []}
+    for _ in range(runs):
+        gc.collect()
+        t0 = time.perf_counter()
+        plan = parse_plan(text)
+        t1 = time.perf_counter()
+        d = diff(state, plan)
+        t2 = time.perf_counter()
+        findings = validate(state, plan, d)
+        t3 = time.perf_counter()
+        rollback(state, plan).to_json()
+        t4 = time.perf_counter()
+        for k, v in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t3 - t0)):
+            stages[k].append(v)
+    print(f"{n:,} partitions / {brokers} brokers, plan of {len(text) / 2**20:.1f} MiB JSON, {runs} runs (median):")
+    for k, v in stages.items():
+        print(f"  {k:9s} {statistics.median(v):.3f} s" + ("   <- parse + diff + validate" if k == "total" else ""))
+    print(f"  findings: {len(findings):,}; bytes to copy: {d.bytes_to_copy / 2**40:.1f} TiB")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--partitions", type=int, default=100_000)
+    ap.add_argument("--brokers", type=int, default=50)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--million", action="store_true")
+    a = ap.parse_args()
+    measure(a.partitions, a.brokers, a.runs)
+    if a.million:
+        measure(1_000_000, 500, 1)
+
+
+if __name__ == "__main__":
+    main()

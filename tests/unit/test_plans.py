@@ -1,0 +1,269 @@
+"""Plans: the official JSON format, malformed input, the diff's algebra, rollback and validation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from console.diff import ChangeKind, diff
+from console.model import BrokerId, LogDir
+from console.plans import Plan, PlanEntry, PlanFormatError, apply, parse_plan, parse_topics_to_move, rollback
+from console.reads import BrokerLogDirs
+from console.state import merge
+from console import validate as v
+from tests.unit.builders import api, ids
+
+# -- strategies --------------------------------------------------------------------------------
+topic_names = st.from_regex(r"[a-zA-Z0-9._-]{1,20}", fullmatch=True).filter(lambda t: t not in (".", ".."))
+replica_lists = st.lists(st.integers(0, 2**31 - 1), min_size=1, max_size=6, unique=True)
+
+
+@st.composite
+def entries(draw):
+    replicas = tuple(BrokerId(b) for b in draw(replica_lists))
+    dirs = draw(st.one_of(st.none(), st.lists(st.sampled_from(["any", "/data/a", "/data/b"]),
+                                                min_size=len(replicas), max_size=len(replicas))))
+    if dirs is not None and all(d == "any" for d in dirs):
+        dirs = None
+    return PlanEntry(draw(topic_names), draw(st.integers(0, 10_000)), replicas, tuple(dirs) if dirs else None)
+
+
+plans = st.lists(entries(), min_size=1, max_size=30, unique_by=lambda e: (e.topic, e.partition)).map(Plan.of)
+
+
+def snapshot(parts, nbrokers=4, lpr=None, sizes=None, usable=None, min_isr=None):
+    """parts: (topic, partition) -> replicas (all in sync, first leads)."""
+    meta = {k: (r, r, r[0]) for k, r in parts.items()}
+    logs = []
+    for b in range(nbrokers):
+        reps = tuple((t, p, "/data/a", (sizes or {}).get((t, p), 1000), False) for (t, p), r in parts.items() if b in r)
+        logs.append(BrokerLogDirs(BrokerId(b), (LogDir("/data/a", None, 10**9, (usable or {}).get(b, 10**9)),), reps))
+    return merge(api(meta, lpr=lpr or {}, nbrokers=nbrokers, log_dirs=tuple(logs), min_insync=min_isr or {}), None)
+
+
+# -- the official format -------------------------------------------------------------------------
+def test_writes_exactly_what_the_official_tool_prints():
+    plan = Plan.of([PlanEntry("foo", 1, ids(2, 3)), PlanEntry("bar", 0, ids(1)), PlanEntry("foo", 0, ids(1, 2),
+                                                                                             ("any", "/d"))])
+    assert plan.to_json() == (
+        '{"version":1,"partitions":['
+        '{"topic":"bar","partition":0,"replicas":[1],"log_dirs":["any"]},'
+        '{"topic":"foo","partition":0,"replicas":[1,2],"log_dirs":["any","/d"]},'
+        '{"topic":"foo","partition":1,"replicas":[2,3],"log_dirs":["any","any"]}]}')
+
+
+@given(plans)
+def test_parse_of_what_the_console_writes_gives_the_plan_back(plan):
+    again = parse_plan(plan.to_json())
+    assert again == plan and again.to_json() == plan.to_json()
+
+
+def test_reads_the_official_tool_minimal_form():
+    plan = parse_plan('{"partitions":[{"topic":"t","partition":0,"replicas":[3,1]}]}')
+    assert plan.entries == (PlanEntry("t", 0, ids(3, 1), None),)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("nope", "not JSON"),
+    (b"\xff\xfe", "not"),
+    ("[]", "top level"),
+    ('{"version":2,"partitions":[]}', "Not supported version field value 2"),
+    ('{"version":1}', 'no "partitions"'),
+    ('{"partitions":{}}', "not a list"),
+    ('{"partitions":[]}', "Partition reassignment list cannot be empty"),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":[]}]}', "Partition replica list cannot be empty"),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1,1]}]}', "the same broker appears twice"),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":[-1]}]}', "non-negative integers"),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1.5]}]}', "non-negative integers"),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":[true]}]}', "non-negative integers"),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":["1"]}]}', "non-negative integers"),
+    ('{"partitions":[{"topic":"t","partition":"0","replicas":[1]}]}', '"partition" must be'),
+    ('{"partitions":[{"topic":"t","replicas":[1]}]}', '"partition" is missing'),
+    ('{"partitions":[{"partition":0,"replicas":[1]}]}', '"topic" is missing'),
+    ('{"partitions":[{"topic":"t","partition":0}]}', '"replicas" is missing'),
+    ('{"partitions":[{"topic":"a b","partition":0,"replicas":[1]}]}', "characters other than"),
+    ('{"partitions":[{"topic":"..","partition":0,"replicas":[1]}]}', "not allowed"),
+    ('{"partitions":[{"topic":"' + "x" * 250 + '","partition":0,"replicas":[1]}]}', "longer than 249"),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1,2],"log_dirs":["any"]}]}', "Size of replicas list"),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"log_dirs":["rel"]}]}', "absolute path"),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1]},{"topic":"t","partition":0,"replicas":[2]}]}',
+     "entry 1 (t-0): the same partition is already in entry 0"),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"extra":1}]}', "unknown fields"),
+    ('{"partitions":[3]}', "entry 0: not a JSON object"),
+])
+def test_malformed_files_name_the_entry_and_the_problem(text, expected):
+    with pytest.raises(PlanFormatError) as e:
+        parse_plan(text)
+    assert expected in e.value.message and e.value.hint
+
+
+def test_every_problem_is_reported_and_nothing_is_half_parsed():
+    text = json.dumps({"partitions": [{"topic": "ok", "partition": 0, "replicas": [1]},
+                                      {"topic": "t", "partition": 1, "replicas": []},
+                                      {"topic": "t", "partition": 2, "replicas": [2, 2]}]})
+    with pytest.raises(PlanFormatError) as e:
+        parse_plan(text)
+    assert len(e.value.problems) == 2 and "entry 1" in e.value.problems[0] and "entry 2" in e.value.problems[1]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.sampled_from(
+        ["t", "any", "/d", "a b", "", "topic", "partition", "replicas", "log_dirs", "version", "partitions"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["topic", "partition", "replicas", "log_dirs", "version", "partitions", "x"]), inner,
+        max_size=5),
+    max_leaves=25)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(
+    json_values.map(json.dumps),
+    st.builds(lambda ps: json.dumps({"version": 1, "partitions": ps}), st.lists(json_values, max_size=5)),
+    st.binary(max_size=60),
+    st.text(max_size=60),
+))
+def test_generated_malformed_files_give_clear_errors_and_no_exception_escapes(text):
+    try:
+        plan = parse_plan(text)
+    except PlanFormatError as e:
+        assert e.message.startswith("The plan cannot be used: ") and e.problems
+    else:
+        assert len(plan) >= 1 and parse_plan(plan.to_json()) == plan
+
+
+def test_topics_to_move():
+    assert parse_topics_to_move('{"version":1,"topics":[{"topic":"foo"},{"topic":"foo1"}]}') == ("foo", "foo1")
+    for bad in ('{"topics":[]}', '{"topics":[{"topic":"a"},{"topic":"a"}]}', '{"topics":[{"name":"a"}]}', "x"):
+        with pytest.raises(PlanFormatError):
+            parse_topics_to_move(bad)
+
+
+# -- diff: the controller's algebra ---------------------------------------------------------------
+def reassign_to(origin, target):
+    """ControllerContext.reassignTo (Kafka 3.9), transcribed."""
+    full = list(dict.fromkeys(list(target) + list(origin)))
+    return [b for b in full if b not in origin], [b for b in full if b not in target]
+
+
+@given(st.lists(st.integers(0, 7), min_size=1, max_size=4, unique=True),
+       st.lists(st.integers(0, 7), min_size=1, max_size=4, unique=True))
+def test_diff_adding_and_removing_follow_the_controller(origin, target):
+    state = snapshot({("t", 0): origin}, nbrokers=8)
+    (c,) = diff(state, Plan.of([PlanEntry("t", 0, ids(*target))])).changes
+    adding, removing = reassign_to(origin, target)
+    assert (list(c.adding), list(c.removing)) == (adding, removing)
+    assert c.leader_after == (origin[0] if origin[0] in target else target[0])
+
+
+def test_in_flight_partition_keeps_its_original_replicas():
+    # R = [4,5,6,1,2,3], AR = [4,5,6], RR = [1,2,3]; a new plan to [1,7,8] moves from the originals
+    state = snapshot({("t", 0): [4, 5, 6, 1, 2, 3]}, nbrokers=9,
+                     lpr={("t", 0): ([4, 5, 6, 1, 2, 3], [4, 5, 6], [1, 2, 3])})
+    (c,) = diff(state, Plan.of([PlanEntry("t", 0, ids(1, 7, 8))])).changes
+    assert c.current == (1, 2, 3) and c.adding == (7, 8) and c.removing == (2, 3) and c.in_flight
+    (back,) = diff(state, Plan.of([PlanEntry("t", 0, ids(1, 2, 3))])).changes
+    assert back.kind is ChangeKind.REVERT
+
+
+def test_per_broker_and_movement_bytes():
+    state = snapshot({("t", 0): [0, 1], ("t", 1): [1, 2]}, sizes={("t", 0): 500, ("t", 1): 700})
+    d = diff(state, Plan.of([PlanEntry("t", 0, ids(2, 1)), PlanEntry("t", 1, ids(1, 2))]))
+    assert [c.kind for c in d.changes] == [ChangeKind.MOVE, ChangeKind.NONE]
+    b = {x.broker: x for x in d.brokers}
+    assert (b[0].replicas_before, b[0].replicas_after, b[0].leaving, b[0].bytes_after) == (1, 0, 1, 0)
+    assert (b[2].replicas_after, b[2].arriving, b[2].bytes_in, b[2].bytes_after) == (2, 1, 500, 1200)
+    # leader 0 leaves: the controller elects the first target replica (2), once it is in sync
+    assert (b[0].leaders_before, b[0].leaders_after, b[2].leaders_after) == (1, 0, 1)
+    assert [(f.source, f.destination, f.bytes) for f in d.flows] == [(0, 2, 500)]
+    assert d.bytes_to_copy == 500 and d.summary()["moving"] == 1
+
+
+# -- rollback ----------------------------------------------------------------------------------
+@st.composite
+def cluster_and_plan(draw):
+    n = draw(st.integers(3, 6))
+    parts = {("t", p): draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3, unique=True))
+             for p in range(draw(st.integers(1, 6)))}
+    chosen = draw(st.lists(st.sampled_from(sorted(parts)), min_size=1, unique=True))
+    plan = Plan.of(PlanEntry(t, p, ids(*draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3, unique=True))))
+                   for t, p in chosen)
+    return snapshot(parts, nbrokers=n), plan
+
+
+def assignment(state):
+    return {p.key: p.replicas for p in state.partitions}
+
+
+@given(cluster_and_plan())
+def test_applying_a_plan_then_its_rollback_gives_the_snapshot_back(cp):
+    state, plan = cp
+    back = rollback(state, plan)
+    assert set(back.keys) == set(plan.keys)
+    moved = apply(state, plan)
+    assert all(moved.partition(*e.key).replicas == e.replicas for e in plan.entries)
+    assert assignment(apply(moved, back)) == assignment(state)
+
+
+def test_rollback_of_in_flight_partition_is_its_original():
+    state = snapshot({("t", 0): [4, 1, 2]}, nbrokers=5, lpr={("t", 0): ([4, 1, 2], [4], [2])})
+    assert rollback(state, Plan.of([PlanEntry("t", 0, ids(3, 1))])).to_json() == (
+        '{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2],"log_dirs":["any","any"]}]}')
+
+
+# -- validation ----------------------------------------------------------------------------------
+def codes(state, *entries, basis=None):
+    plan = Plan.of(entries, basis)
+    return {f.code: f for f in v.validate(state, plan)}
+
+
+def test_unknown_topic_partition_broker_and_ineligible_broker_are_errors():
+    state = snapshot({("t", 0): [0, 1]}, nbrokers=3)
+    found = codes(state, PlanEntry("nope", 0, ids(0)), PlanEntry("t", 5, ids(0)))
+    assert found[v.UNKNOWN_TOPIC].severity.value == "error" and "does not exist" in found[v.UNKNOWN_TOPIC].message
+    assert "t has 1 partitions" in found[v.UNKNOWN_PARTITION].message
+    assert v.UNKNOWN_BROKER in codes(state, PlanEntry("t", 0, ids(0, 9)))
+    # broker 3 holds a replica of another partition but is not registered (down)
+    down = snapshot({("t", 0): [0, 1], ("u", 0): [3]}, nbrokers=3)
+    assert v.BROKER_NOT_ELIGIBLE in codes(down, PlanEntry("t", 0, ids(0, 3)))
+
+
+def test_what_the_controller_rejects_is_caught_for_plans_built_in_code():
+    state = snapshot({("t", 0): [0, 1]}, nbrokers=3)
+    found = codes(state, PlanEntry("t", 0, ()), )
+    assert v.EMPTY_REPLICAS in found
+    assert v.DUPLICATE_BROKER in codes(state, PlanEntry("t", 0, ids(1, 1)))
+    assert v.NEGATIVE_BROKER in codes(state, PlanEntry("t", 0, ids(-1, 1)))
+
+
+def test_replication_factor_min_isr_and_racks():
+    state = snapshot({("t", 0): [0, 1, 2]}, nbrokers=4, min_isr={"t": 2})
+    found = codes(state, PlanEntry("t", 0, ids(0)))
+    assert found[v.RF_CHANGE].severity.value == "warning" and "from 3 to 1" in found[v.RF_CHANGE].message
+    assert found[v.RF_BELOW_MIN_ISR].severity.value == "error"
+    assert v.RACK_SPREAD_REDUCED in found
+    two = snapshot({("t", 0): [0, 1]}, nbrokers=4)
+    assert v.RACKS_UNDERUSED not in codes(two, PlanEntry("t", 0, ids(2, 3)))
+
+
+def test_no_change_reorder_in_flight_stale_space_and_size():
+    state = snapshot({("t", 0): [0, 1], ("t", 1): [1, 2]}, nbrokers=4, usable={3: 100}, sizes={("t", 1): 5000})
+    found = codes(state, PlanEntry("t", 0, ids(0, 1)), PlanEntry("t", 1, ids(2, 1)))
+    assert found[v.NO_CHANGE].severity.value == "info" and found[v.REORDER_ONLY].severity.value == "info"
+    assert "preferred leader election" in found[v.REORDER_ONLY].hint
+    assert v.EXCEEDS_FREE_SPACE in codes(state, PlanEntry("t", 1, ids(3, 2)))
+    stale = codes(state, PlanEntry("t", 0, ids(2, 1)), basis={("t", 0): ids(0, 3)})
+    assert stale[v.STALE].severity.value == "error"
+    flight = snapshot({("t", 0): [3, 0, 1]}, nbrokers=4, lpr={("t", 0): ([3, 0, 1], [3], [1])})
+    assert "keeps its original replicas 0,1" in codes(flight, PlanEntry("t", 0, ids(2, 0)))[v.ALREADY_REASSIGNING].message
+    big = snapshot({("t", p): [0] for p in range(2100)}, nbrokers=2)
+    found = {f.code for f in v.validate(big, Plan.of(PlanEntry("t", p, ids(1)) for p in range(2100)))}
+    assert v.TOO_LARGE in found
+
+
+def test_errors_come_first():
+    state = snapshot({("t", 0): [0, 1]}, nbrokers=3)
+    found = v.validate(state, Plan.of([PlanEntry("a", 0, ids(0)), PlanEntry("t", 0, ids(0, 1))]))
+    assert [f.severity.value for f in found] == sorted((f.severity.value for f in found),
+                                                       key=["error", "warning", "info"].index)
