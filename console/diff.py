@@ -197,7 +197,7 @@ def change_of(p: Partition | None, e: PlanEntry) -> PartitionChange:
         kind = ChangeKind.MOVE if n == m else (ChangeKind.GROW if n > m else ChangeKind.SHRINK)
     else:
         kind = ChangeKind.REVERT if p.reassigning else ChangeKind.REORDER
-    leader_after = leader if leader is not None and leader in target else target[0]
+    leader_after = leader if leader is not None and leader in target else (target[0] if target else None)
     return PartitionChange(e.topic, e.partition, kind, current, target, adding, removing, leader, leader_after,
                            p.reassigning, partition_size(p), e.log_dirs)
 
