@@ -1,7 +1,7 @@
 """``python -m console ...``: the command line.
 
-Exit codes: 0 success; 1 the cluster could not give what was asked (message on stderr);
-2 bad usage or settings.
+Exit codes: 0 success; 1 the cluster could not give what was asked, or (validate) the plan
+has errors (message on stderr); 2 bad usage, settings, or a plan file that cannot be used.
 """
 
 from __future__ import annotations
@@ -46,6 +46,17 @@ def build_parser() -> argparse.ArgumentParser:
     st = sub.add_parser("state", help="the whole cluster snapshot")
     _connection_args(st)
     st.add_argument("--json", action="store_true")
+
+    for name, text in (
+        ("validate", "check a reassignment JSON file against the live cluster (exit 1 on errors)"),
+        ("diff", "what a reassignment JSON file would do: per partition, broker, rack, and movement"),
+        ("rollback", "the rollback JSON of a plan (the current assignment of its partitions), on one line"),
+    ):
+        a = sub.add_parser(name, help=text)
+        _connection_args(a)
+        a.add_argument("--reassignment-json-file", required=True, help="the plan, in the official format")
+        if name != "rollback":
+            a.add_argument("--json", action="store_true")
     return parser
 
 
@@ -55,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "sandbox":
             return _sandbox(args)
+        if args.command in ("validate", "diff", "rollback"):
+            return _plan_command(args)
         return _read(args)
     except ConfigError as e:
         _err(e)
@@ -128,3 +141,49 @@ def _read(args: argparse.Namespace) -> int:
 
         print(state_text(state))
     return 0
+
+
+def _plan_command(args: argparse.Namespace) -> int:
+    from console import review
+    from console.diff import diff
+    from console.plans import parse_plan, rollback
+    from console.reader import ClusterReader
+    from console.settings import settings_from_args
+    from console.validate import errors, validate
+
+    try:
+        text = Path(args.reassignment_json_file).read_bytes()
+    except OSError as e:
+        raise ConfigError(f"Cannot read {args.reassignment_json_file}: {e.strerror or e}.",
+                          "Check the path given to --reassignment-json-file.") from None
+    plan = parse_plan(text)  # PlanFormatError is a ConfigError: exit 2, nothing sent anywhere
+    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
+    with ClusterReader(settings) as reader:
+        state = reader.snapshot()
+    if state.status.metadata is not SourceStatus.OK and state.status.zookeeper is not SourceStatus.OK:
+        if args.command == "validate" and args.json:
+            print(json.dumps({"valid": False, "findings": [_short(f) for f in state.findings]}))
+        _print_findings(state)
+        return 1
+    if args.command == "rollback":
+        print(rollback(state, plan).to_json())
+        return 0
+    d = diff(state, plan)
+    racks = review.rack_map(state)
+    if args.command == "diff":
+        print(json.dumps(review.diff_json(d, racks)) if args.json else review.diff_text(d, racks))
+        return 0
+    findings = validate(state, plan, d)
+    bad = errors(findings)
+    if args.json:
+        print(json.dumps({"valid": not bad, "findings": [_short(f) for f in findings]}))
+    else:
+        print(review.findings_text(findings))
+        print(f"{len(bad)} errors, {len(findings) - len(bad)} other findings: "
+              + ("the plan must not be submitted." if bad else "no errors."), file=sys.stderr)
+    return 1 if bad else 0
+
+
+def _short(f: object) -> dict[str, object]:
+    d = f.to_dict()  # type: ignore[attr-defined]
+    return {k: d[k] for k in ("code", "severity", "topic", "partition", "message")}

@@ -182,10 +182,9 @@ def throttle_rows(state: ClusterState) -> list[dict[str, str]]:
 
 
 def finding_rows(state: ClusterState) -> list[dict[str, Any]]:
-    order = {"error": 0, "warning": 1, "info": 2}
-    rows = [f.to_dict() for f in state.findings]
-    rows.sort(key=lambda r: order.get(str(r["severity"]), 3))
-    return rows
+    from console.review import finding_rows as rows
+
+    return rows(state.findings)
 
 
 def table_text(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:

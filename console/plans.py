@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from console.errors import ConsoleError
+from console.errors import ConfigError
 from console.perf import without_gc
 from console.model import BrokerId, ClusterState, Partition, ReplicaLog, TopicPartition
 
@@ -33,7 +33,7 @@ _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
 _MAX_REPORTED = 20
 
 
-class PlanFormatError(ConsoleError):
+class PlanFormatError(ConfigError):
     """A plan file that cannot be used at all: ``problems`` lists what is wrong, by entry."""
 
     def __init__(self, problems: list[str], hint: str = "") -> None:
