@@ -1,0 +1,98 @@
+"""Plans against the real cluster, with the official ReassignPartitionsCommand and the controller
+itself as oracles."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from kafka.admin import KafkaAdminClient
+from kafka.structs import TopicPartition
+
+from console.model import BrokerId
+from console.plans import Plan, PlanEntry, parse_plan, rollback
+from console.reader import ClusterReader
+from console.validate import errors, validate
+from tests.conftest import official, settings_for, wait_for, write_plan
+from tests.integration.helpers import make_topic
+
+
+def ids(*b: int) -> tuple[BrokerId, ...]:
+    return tuple(BrokerId(x) for x in b)
+
+
+def submit(bs: str, plan: Plan) -> dict[tuple[str, int], object]:
+    """AlterPartitionReassignments straight to the controller; per partition: None or the error class."""
+    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
+    try:
+        res = kp.alter_partition_reassignments({TopicPartition(e.topic, e.partition): list(e.replicas)
+                                                for e in plan.entries})
+        return {(tp.topic, tp.partition): err for tp, err in res.items()}
+    finally:
+        kp.close()
+
+
+def settle(reader: ClusterReader) -> None:
+    wait_for(lambda: not reader.snapshot().in_flight, timeout=120, what="reassignments to complete")
+
+
+def test_official_tool_accepts_the_export_and_prints_the_same_rollback(sandbox, tmp_path):
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "pl-oracle", 3, 2, 20, assignment=[[0, 1], [1, 2], [2, 0]])
+    with ClusterReader(settings_for(sandbox)) as reader:
+        state = reader.snapshot()
+        plan = Plan.of([PlanEntry("pl-oracle", 0, ids(2, 1)), PlanEntry("pl-oracle", 2, ids(1, 0)),
+                        PlanEntry("pl-oracle", 1, ids(1, 2))])
+        assert not errors(validate(state, plan))
+        path = tmp_path / "plan.json"
+        path.write_text(plan.to_json())
+        ran = official(sandbox, "--execute", "--reassignment-json-file", str(path))
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        printed = re.search(r"Current partition replica assignment\s*\n\s*\n(\{.*\})\s*\n", ran.stdout).group(1)
+        assert printed == rollback(state, plan).to_json()
+        settle(reader)
+        # and the official tool's own output reads back as the same plan
+        assert parse_plan(printed) == rollback(state, plan)
+
+
+@pytest.mark.parametrize("replicas", [(), (1, 1), (-1, 1), (9, 1)],
+                         ids=["empty list", "duplicate ids", "negative id", "adding on a broker not alive"])
+def test_what_the_controller_rejects_is_caught_by_validation_first(sandbox, replicas):
+    bs = sandbox.bootstrap_servers
+    if "pl-reject" not in ClusterReader(settings_for(sandbox, zookeeper=False)).snapshot().topics:
+        make_topic(bs, "pl-reject", 1, 2, 1, assignment=[[0, 1]])
+    plan = Plan.of([PlanEntry("pl-reject", 0, ids(*replicas))])
+    with ClusterReader(settings_for(sandbox, zookeeper=False)) as reader:
+        found = errors(validate(reader.snapshot(), plan))
+    assert found, "validation must refuse what the controller refuses"
+    if not replicas:  # kafka-python refuses an empty list before sending (None means cancel)
+        with pytest.raises(ValueError, match="non-empty"):
+            submit(bs, plan)
+        return
+    ((_, err),) = submit(bs, plan).items()
+    assert err is not None and getattr(err, "errno", None) == 39, err  # INVALID_REPLICA_ASSIGNMENT
+
+
+def test_every_plan_without_errors_is_accepted_by_the_controller(sandbox):
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "pl-accept", 6, 2, 5, assignment=[[0, 1], [1, 2], [2, 0], [0, 2], [1, 0], [2, 1]])
+    rnd = random.Random(7)
+    with ClusterReader(settings_for(sandbox)) as reader:
+        for _ in range(3):
+            entries = [PlanEntry("pl-accept", p, ids(*rnd.sample([0, 1, 2], rnd.randint(1, 3)))) for p in range(6)]
+            plan = Plan.of(entries)
+            state = reader.snapshot()
+            findings = validate(state, plan)
+            if errors(findings):
+                continue
+            outcome = submit(bs, plan)
+            assert all(e is None for e in outcome.values()), outcome
+            settle(reader)
+            after = reader.snapshot()
+            assert all(after.partition(*e.key).replicas == e.replicas for e in plan.entries)
+        # back to RF 2 everywhere for whoever comes next
+        back = Plan.of(PlanEntry("pl-accept", p, ids(p % 3, (p + 1) % 3)) for p in range(6))
+        assert not errors(validate(reader.snapshot(), back))
+        assert all(e is None for e in submit(bs, back).values())
+        settle(reader)
