@@ -44,10 +44,9 @@ def _stderr(msg: str) -> None:
 
 
 def default_data_dir() -> Path:
-    base = os.environ.get("CONSOLE_DATA_DIR") or os.path.join(
-        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "reassignment-console"
-    )
-    return Path(base) / "sandbox"
+    from console.store import console_data_dir
+
+    return console_data_dir() / "sandbox"
 
 
 def cache_dir() -> Path:

@@ -1,0 +1,186 @@
+"""The console's store: saved plans (drafts) and review notes, in SQLite (WAL) under the data dir.
+
+One file, ``console.db``, in ``$CONSOLE_DATA_DIR`` (default ``~/.local/share/reassignment-console``).
+Every plan is kept with its rollback JSON, the snapshot fingerprint it was drafted against, and
+each partition's replicas at that time (the stale check). Writes are short transactions, so the
+Streamlit server, the CLI and a standalone executor can share the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from console.errors import ConsoleError
+from console.model import BrokerId, TopicPartition
+from console.plans import Plan, parse_plan
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS plans (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    name          TEXT NOT NULL,
+    cluster       TEXT NOT NULL,
+    author        TEXT NOT NULL,
+    created_at    REAL NOT NULL,
+    updated_at    REAL NOT NULL,
+    partitions    INTEGER NOT NULL,
+    fingerprint   TEXT,
+    plan_json     TEXT NOT NULL,
+    rollback_json TEXT NOT NULL,
+    basis_json    TEXT NOT NULL,
+    UNIQUE (cluster, name)
+);
+CREATE TABLE IF NOT EXISTS plan_notes (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    plan_id   INTEGER NOT NULL REFERENCES plans(id),
+    author    TEXT NOT NULL,
+    at        REAL NOT NULL,
+    note      TEXT NOT NULL
+);
+"""
+
+
+class StoreError(ConsoleError):
+    """The store could not be read or written."""
+
+
+def console_data_dir() -> Path:
+    base = os.environ.get("CONSOLE_DATA_DIR") or os.path.join(
+        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "reassignment-console")
+    return Path(base)
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    id: int
+    name: str
+    cluster: str
+    author: str
+    created_at: float
+    updated_at: float
+    partitions: int
+    fingerprint: str | None
+
+
+@dataclass(frozen=True)
+class SavedPlan:
+    summary: PlanSummary
+    plan: Plan
+    rollback_json: str
+
+
+@dataclass(frozen=True)
+class Note:
+    author: str
+    at: float
+    note: str
+
+
+class Store:
+    """Thread-safe handle on the SQLite file (one connection per thread)."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else console_data_dir() / "console.db"
+        self._local = threading.local()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db().executescript(SCHEMA)  # runs in its own transaction
+        except (OSError, sqlite3.Error) as e:
+            raise StoreError(f"Cannot open the console's store at {self.path}: {e}.",
+                             "Check that the data dir is writable (CONSOLE_DATA_DIR).") from None
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            self._local.db = db
+        return db
+
+    def _tx(self) -> "_Tx":
+        return _Tx(self._db())
+
+    # -- plans ---------------------------------------------------------------------------------
+    def save_plan(self, name: str, cluster: str, plan: Plan, rollback: Plan, author: str,
+                  fingerprint: str | None = None) -> int:
+        """Save (or overwrite, by cluster and name) a plan with its rollback; returns its id."""
+        name = name.strip()
+        if not name:
+            raise StoreError("A saved plan needs a name.", "Type a name for the draft.")
+        basis = [[t, p, list(r)] for (t, p), r in sorted(plan.basis.items())]
+        now = time.time()
+        with self._tx() as db:
+            row = db.execute("SELECT id FROM plans WHERE cluster = ? AND name = ?", (cluster, name)).fetchone()
+            values = (author, now, len(plan), fingerprint, plan.to_json(), rollback.to_json(), json.dumps(basis))
+            if row is None:
+                cur = db.execute(
+                    "INSERT INTO plans (name, cluster, author, created_at, updated_at, partitions, fingerprint, "
+                    "plan_json, rollback_json, basis_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (name, cluster, author, now, *values[1:]))
+                return int(cur.lastrowid or 0)
+            db.execute("UPDATE plans SET author = ?, updated_at = ?, partitions = ?, fingerprint = ?, plan_json = ?, "
+                       "rollback_json = ?, basis_json = ? WHERE id = ?", (*values, row[0]))
+            return int(row[0])
+
+    def plans(self, cluster: str | None = None) -> list[PlanSummary]:
+        sql = ("SELECT id, name, cluster, author, created_at, updated_at, partitions, fingerprint FROM plans"
+               + (" WHERE cluster = ?" if cluster is not None else "") + " ORDER BY updated_at DESC")
+        rows = self._db().execute(sql, (cluster,) if cluster is not None else ()).fetchall()
+        return [PlanSummary(*r) for r in rows]
+
+    def load_plan(self, plan_id: int) -> SavedPlan | None:
+        row = self._db().execute(
+            "SELECT id, name, cluster, author, created_at, updated_at, partitions, fingerprint, plan_json, "
+            "rollback_json, basis_json FROM plans WHERE id = ?", (plan_id,)).fetchone()
+        if row is None:
+            return None
+        basis: dict[TopicPartition, tuple[BrokerId, ...]] = {
+            (t, p): tuple(BrokerId(b) for b in r) for t, p, r in json.loads(row[10])}
+        plan = parse_plan(row[8])
+        return SavedPlan(PlanSummary(*row[:8]), Plan(plan.entries, basis), row[9])
+
+    def delete_plan(self, plan_id: int) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM plan_notes WHERE plan_id = ?", (plan_id,))
+            db.execute("DELETE FROM plans WHERE id = ?", (plan_id,))
+
+    # -- review notes ----------------------------------------------------------------------------
+    def add_note(self, plan_id: int, author: str, note: str) -> None:
+        if not note.strip():
+            return
+        with self._tx() as db:
+            db.execute("INSERT INTO plan_notes (plan_id, author, at, note) VALUES (?, ?, ?, ?)",
+                       (plan_id, author, time.time(), note.strip()))
+
+    def notes(self, plan_id: int) -> list[Note]:
+        rows = self._db().execute("SELECT author, at, note FROM plan_notes WHERE plan_id = ? ORDER BY at, id",
+                                  (plan_id,)).fetchall()
+        return [Note(*r) for r in rows]
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+
+class _Tx:
+    """BEGIN IMMEDIATE … COMMIT (or ROLLBACK on error) on an autocommit connection."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self.db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+
