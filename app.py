@@ -25,6 +25,8 @@ page = st.navigation(
     [
         st.Page("pages/live.py", title="Live", icon=":material/monitor_heart:", default=True),
         st.Page("pages/overview.py", title="Overview", icon=":material/dns:"),
+        st.Page("pages/drafts.py", title="Drafts", icon=":material/edit_note:"),
+        st.Page("pages/review.py", title="Review", icon=":material/fact_check:"),
     ]
 )
 page.run()

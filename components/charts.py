@@ -53,3 +53,68 @@ def broker_bytes(rows: Sequence[dict[str, Any]]) -> alt.Chart:
         )
         .properties(height=220)
     )
+
+
+def broker_before_after(rows: Sequence[dict[str, Any]], metric: str) -> alt.Chart:
+    """Per broker, ``metric`` before and after the plan (``replicas``, ``leaders`` or ``bytes``)."""
+    records = []
+    for r in rows:
+        for when in ("before", "after"):
+            value = float(r[f"{metric} {when}"])
+            records.append({"broker": str(r["broker"]), "rack": r["rack"], "when": when,
+                            "value": value / 1e6 if metric == "bytes" else value})
+    df = pd.DataFrame(records, columns=["broker", "rack", "when", "value"])
+    title = "MB" if metric == "bytes" else metric
+    return (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=alt.X("broker:N", title="broker", axis=alt.Axis(labelAngle=0)),
+            xOffset=alt.XOffset("when:N", sort=["before", "after"]),
+            y=alt.Y("value:Q", title=title),
+            color=alt.Color("when:N", sort=["before", "after"], scale=alt.Scale(range=["#b0b7c3", "#1f6feb"]),
+                            legend=alt.Legend(orient="top", title=None)),
+            tooltip=["broker", "rack", "when", alt.Tooltip("value:Q", title=title, format=",.1f")],
+        )
+        .properties(height=240)
+    )
+
+
+def movement_sankey(flows: Sequence[dict[str, Any]]) -> Any:
+    """Who sends how much to whom: leaders on the left, new replicas on the right (Plotly: Altair has no Sankey)."""
+    import plotly.graph_objects as go
+
+    sources = sorted({f["from"] for f in flows})
+    dests = sorted({f["to"] for f in flows})
+    labels = [f"broker {b} (sends)" for b in sources] + [f"broker {b} (receives)" for b in dests]
+    fig = go.Figure(go.Sankey(
+        node={"label": labels, "pad": 12, "thickness": 14},
+        link={
+            "source": [sources.index(f["from"]) for f in flows],
+            "target": [len(sources) + dests.index(f["to"]) for f in flows],
+            "value": [max(f["bytes"], 1) for f in flows],
+            "customdata": [f"{f['replicas']} replicas, {f['bytes'] / 1e6:,.1f} MB" for f in flows],
+            "hovertemplate": "%{source.label} → %{target.label}: %{customdata}<extra></extra>",
+        },
+    ))
+    fig.update_layout(height=max(260, 28 * max(len(sources), len(dests))), margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    return fig
+
+
+def plan_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt.Chart:
+    """Broker × partition, before and after, side by side: kept, leaving, arriving, and the leader."""
+    colors = {"leader": "#1f6feb", "kept": "#8cc4ff", "leaving": "#b0b7c3", "arriving": "#f0a020"}
+    df = pd.DataFrame(list(cells), columns=["partition", "broker", "when", "role", "label"])
+    brokers = sorted(df["broker"].unique(), key=lambda b: int(b)) if len(df) else []
+    base = alt.Chart(df).encode(
+        x=alt.X("broker:N", sort=brokers, title=None, axis=alt.Axis(orient="top", labelAngle=0)),
+        y=alt.Y("partition:N", sort=list(partitions), title=None),
+    )
+    rect = base.mark_rect(stroke="white", strokeWidth=2).encode(
+        color=alt.Color("role:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
+                        legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["partition", "broker", "when", "role"],
+    )
+    text = base.mark_text(fontSize=11).encode(text="label:N")
+    return (rect + text).properties(height=alt.Step(22), width=alt.Step(34)).facet(
+        column=alt.Column("when:N", sort=["before", "after"], title=None))

@@ -10,6 +10,7 @@ import streamlit as st
 from console.clusters import discover
 from console.reader import ClusterReader
 from console.settings import ConnectionSettings
+from console.store import Store
 
 
 def _configured() -> dict[str, Any]:
@@ -35,3 +36,11 @@ def reader(settings: ConnectionSettings) -> ClusterReader:
     key = json.dumps({"properties": dict(settings.properties), "zookeeper": settings.zookeeper,
                       "name": settings.name, "timeout_s": min(settings.timeout_s, 5.0)}, sort_keys=True)
     return _reader(key)
+
+
+@st.cache_resource(show_spinner=False)
+def store() -> "Store":
+    """The console's SQLite store (thread-safe: one connection per thread)."""
+    from console.store import Store
+
+    return Store()

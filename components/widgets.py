@@ -92,3 +92,16 @@ def zookeeper_watch(settings: ConnectionSettings, key: str) -> None:
             st.rerun()
 
     _watch()
+
+
+def current_user() -> str:
+    """Who is acting: the signed-in user when Streamlit authentication is configured, else the
+    operating-system user running the console (the local sandbox)."""
+    try:
+        if st.user.is_logged_in:
+            return str(st.user.get("email") or st.user.get("name") or "signed-in user")
+    except Exception:  # noqa: BLE001 - no auth configured
+        pass
+    import getpass
+
+    return getpass.getuser()

@@ -8,6 +8,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from console.diff import ChangeKind, PartitionChange, PlanDiff
 from console.export import ids_text
 from console.live import human_bytes, table_text
+
+__all__ = ["human_bytes"]
 from console.model import BrokerId, ClusterState, Finding, Severity
 
 SEVERITY_ORDER = {Severity.ERROR.value: 0, Severity.WARNING.value: 1, Severity.INFO.value: 2}
@@ -120,3 +122,19 @@ def findings_text(findings: Sequence[Finding]) -> str:
     return "\n".join(
         f"[{f.severity.value}] {f.code}: {f.message}" + (f" ({f.hint})" if f.hint else "")
         for f in findings)
+
+
+def plan_cells(changes: Sequence[PartitionChange]) -> list[dict[str, Any]]:
+    """Cells of the before/after broker × partition picture for ``changes``."""
+    out: list[dict[str, Any]] = []
+    for c in changes:
+        name = f"{c.topic}-{c.partition}"
+        for b in c.current:
+            role = "leader" if b == c.leader_before else ("leaving" if b in c.removing else "kept")
+            out.append({"partition": name, "broker": str(b), "when": "before", "role": role,
+                        "label": "L" if b == c.leader_before else ""})
+        for b in c.target:
+            role = "leader" if b == c.leader_after else ("arriving" if b in c.adding else "kept")
+            out.append({"partition": name, "broker": str(b), "when": "after", "role": role,
+                        "label": "L" if b == c.leader_after else ""})
+    return out

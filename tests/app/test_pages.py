@@ -63,3 +63,43 @@ def test_cluster_that_stops_answering_keeps_the_last_good_picture(sandbox, env_c
     assert "last good picture" in at.error[0].value
     at.switch_page("pages/overview.py").run()
     assert not at.exception and "not answering" in at.error[0].value
+
+
+def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster):
+    env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/drafts.py").run()
+    assert not at.exception and at.header[0].value == "Drafts"
+    at.multiselect(key="drafts.topics").set_value(["orders"]).run()
+    at.button[0].click().run()  # Start draft
+    assert not at.exception
+    assert at.metric[0].value == "12"
+    # bulk edit: replace broker 0 by 1 (where 1 is not already a replica: RF 3 on 3 brokers means never)
+    at.selectbox(key="drafts.rf_topic").set_value("orders")
+    at.number_input(key="drafts.rf").set_value(2)
+    at.button(key="FormSubmitter:rf-Set").click().run()
+    assert not at.exception
+    edited = at.session_state["drafts.plan"]
+    assert all(len(e.replicas) == 2 for e in edited.entries)
+    at.button[0].click().run()  # Undo
+    assert all(len(e.replicas) == 3 for e in at.session_state["drafts.plan"].entries)
+    at.button(key="FormSubmitter:rf-Set").click().run()
+    at.text_input(key="drafts.name").set_value("orders to RF 2")
+    at.button(key="FormSubmitter:save-Save draft").click().run()
+    assert not at.exception and "Saved as plan" in at.success[0].value
+    plan_id = at.session_state["drafts.saved_id"]
+
+    at.switch_page("pages/review.py").run()
+    assert not at.exception and at.header[0].value == "Review a plan"
+    assert at.query_params["plan"] == [str(plan_id)] or at.query_params["plan"] == str(plan_id)
+    labels = [m.label for m in at.metric]
+    assert labels[0] == "Partitions" and at.metric[0].value == "12"
+    assert at.metric[labels.index("Replicas added / removed")].value == "0 / 12"
+    assert "warnings" in at.warning[0].value  # the RF change needs acknowledging
+    for view in ("Movement", "Replicas before/after", "Partitions", "Racks", "Brokers"):
+        at.segmented_control(key="review.view").set_value(view).run()
+        assert not at.exception, view
+    at.text_area(key="review.note").set_value("RF 2 is fine for orders")
+    at.button(key="FormSubmitter:note-Add note").click().run()
+    assert not at.exception
+    assert any("RF 2 is fine for orders" in md.value for md in at.markdown)

@@ -1,0 +1,135 @@
+"""Drafts: start a plan from JSON, from the current assignment or empty; edit it; save it for review."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import deps, keys, widgets
+from console import drafts
+from console.errors import ConsoleError
+from console.model import BrokerId
+from console.plans import Plan, PlanFormatError, parse_plan, rollback
+
+PAGE_SIZE = 100
+
+st.header("Drafts")
+settings = widgets.current_cluster()
+if settings is None:
+    widgets.no_cluster()
+    st.stop()
+state, _ = widgets.load_snapshot(settings, keys.DRAFTS_LAST_GOOD)
+if state is None:
+    st.stop()
+
+draft: Plan | None = st.session_state.get(keys.DRAFT)
+history: list[Plan | None] = st.session_state.setdefault(keys.DRAFT_HISTORY, [])
+
+
+def commit(new: Plan) -> None:
+    history.append(st.session_state.get(keys.DRAFT))
+    st.session_state[keys.DRAFT] = new
+    st.rerun()
+
+
+with st.expander("Start a new draft", expanded=draft is None):
+    source = st.segmented_control("Start from", ["Current assignment", "JSON", "Empty"], default="Current assignment",
+                                  key=keys.DRAFT_SOURCE)
+    if source == "Current assignment":
+        topics = st.multiselect("Topics", state.topics, key=keys.DRAFT_TOPICS)
+        if st.button("Start draft", disabled=not topics, type="primary"):
+            commit(drafts.from_assignment(state, topics=topics))
+    elif source == "JSON":
+        upload = st.file_uploader("Reassignment JSON (as kafka-reassign-partitions.sh reads it)", type=["json"])
+        pasted = st.text_area("…or paste it", height=120)
+        if st.button("Load", disabled=upload is None and not pasted.strip(), type="primary"):
+            try:
+                loaded = parse_plan(upload.getvalue() if upload is not None else pasted)
+            except PlanFormatError as e:
+                st.error(e.message + "\n\n" + e.hint)
+            else:
+                commit(loaded.with_basis(state))
+    elif st.button("Start an empty draft"):
+        commit(Plan(()))
+
+if draft is None:
+    st.info("Start a draft above: from topics of the current assignment, from a JSON file, or empty.")
+    st.stop()
+
+top = st.columns([1, 1, 1, 1])
+top[0].metric("Partitions in the draft", f"{len(draft):,}")
+top[1].metric("Topics", len(draft.topics))
+if top[2].button("Undo", disabled=not history, icon=":material/undo:"):
+    st.session_state[keys.DRAFT] = history.pop()
+    st.rerun()
+if top[3].button("Discard draft", icon=":material/delete:"):
+    history.clear()
+    st.session_state[keys.DRAFT] = None
+    st.rerun()
+
+with st.expander("Bulk edits", expanded=True):
+    scope_topics = st.multiselect("Apply to topics (none: the whole draft)", draft.topics, key=keys.DRAFT_FILTER)
+    scope = None if not scope_topics else [e.key for e in draft.entries if e.topic in scope_topics]
+    brokers = [b.id for b in state.brokers]
+    c1, c2, c3 = st.columns(3)
+    with c1.form("replace"):
+        old = st.selectbox("Replace broker", brokers, key="drafts.replace_old")
+        new = st.selectbox("by broker", brokers, index=min(1, len(brokers) - 1), key="drafts.replace_new")
+        if st.form_submit_button("Replace") and old is not None and new is not None:
+            commit(drafts.replace_broker(draft, BrokerId(old), BrokerId(new), scope))
+    with c2.form("first"):
+        first = st.selectbox("Make broker the preferred leader", brokers, key="drafts.first")
+        if st.form_submit_button("Move to first") and first is not None:
+            commit(drafts.move_to_first(draft, BrokerId(first), scope))
+    with c3.form("rf"):
+        topic = st.selectbox("Set the replication factor of", draft.topics, key="drafts.rf_topic")
+        rf = st.number_input("to", 1, max(1, len(brokers)), 3 if len(brokers) >= 3 else 1, key="drafts.rf")
+        if st.form_submit_button("Set") and topic is not None:
+            try:
+                commit(drafts.set_replication_factor(draft, state, topic, int(rf)))
+            except PlanFormatError as e:
+                st.error(e.message)
+
+st.subheader("Edit targets")
+shown = [e for e in draft.entries if not scope_topics or e.topic in scope_topics]
+pages = max(1, -(-len(shown) // PAGE_SIZE))
+number = st.number_input(f"Page (of {pages}; {len(shown):,} partitions)", 1, pages, 1, key=keys.DRAFT_PAGE) \
+    if pages > 1 else 1
+page = shown[(int(number) - 1) * PAGE_SIZE: int(number) * PAGE_SIZE]
+current = {p.key: p for p in state.partitions}
+rows = [{"topic": e.topic, "partition": e.partition,
+         "current": ",".join(str(b) for b in current[e.key].original) if e.key in current else "(unknown)",
+         "target": ",".join(str(b) for b in e.replicas),
+         "log dirs": ",".join(e.log_dirs) if e.log_dirs else "any"} for e in page]
+edited = st.data_editor(rows, hide_index=True, width="stretch", disabled=["topic", "partition", "current"],
+                        key=f"drafts.editor.{len(history)}.{number}")
+changes = [(before, after) for before, after in zip(rows, edited) if before != after]
+if changes:
+    new_plan, problems = draft, []
+    for before, after in changes:
+        try:
+            replicas = drafts.parse_ids(after["target"])
+            dirs = None if after["log dirs"].strip() in ("", "any") else tuple(
+                d.strip() for d in after["log dirs"].split(","))
+            new_plan = drafts.set_entry(new_plan, before["topic"], before["partition"], replicas, dirs)
+        except PlanFormatError as e:
+            problems.append(f"{before['topic']}-{before['partition']}: {'; '.join(e.problems)}")
+    if problems:
+        st.error("Not applied: " + " · ".join(problems))
+    else:
+        commit(new_plan)
+
+st.subheader("Save for review")
+with st.form("save"):
+    name = st.text_input("Name", key=keys.DRAFT_NAME, placeholder="e.g. drain broker 2")
+    if st.form_submit_button("Save draft", type="primary"):
+        try:
+            plan_id = deps.store().save_plan(name, settings.name, draft, rollback(state, draft),
+                                             widgets.current_user(), state.fingerprint())
+        except ConsoleError as e:
+            st.error(f"{e.message} {e.hint}")
+        else:
+            st.session_state[keys.DRAFT_SAVED] = plan_id
+saved_id = st.session_state.get(keys.DRAFT_SAVED)
+if saved_id:
+    st.success(f"Saved as plan {saved_id}.")
+    st.page_link("pages/review.py", label="Review it", icon=":material/fact_check:", query_params={"plan": str(saved_id)})

@@ -1,0 +1,152 @@
+"""Review: what a plan would do against the live cluster, what is wrong with it, and the way back."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+import streamlit as st
+
+from components import charts, deps, keys, widgets
+from console import review
+from console.diff import ChangeKind, diff
+from console.plans import Plan, PlanFormatError, parse_plan, rollback
+from console.validate import counts, validate
+
+PAGE_SIZE = 50
+SHOWN_FINDINGS = 2_000
+
+st.header("Review a plan")
+settings = widgets.current_cluster()
+if settings is None:
+    widgets.no_cluster()
+    st.stop()
+state, fresh = widgets.load_snapshot(settings, keys.REVIEW_LAST_GOOD)
+if state is None:
+    st.stop()
+store = deps.store()
+
+saved = store.plans(settings.name)
+by_id = {s.id: s for s in saved}
+wanted = st.query_params.get("plan")
+options: list[int | None] = [s.id for s in saved] + [None]
+default = options.index(int(wanted)) if wanted and wanted.isdigit() and int(wanted) in by_id else 0
+choice = st.selectbox(
+    "Plan", options, index=default,
+    format_func=lambda i: "Upload a plan file…" if i is None else
+    f"#{i} {by_id[i].name} · {by_id[i].partitions:,} partitions · {by_id[i].author} · "
+    f"{datetime.fromtimestamp(by_id[i].updated_at):%Y-%m-%d %H:%M}")
+
+plan: Plan | None = None
+plan_id: int | None = None
+if choice is None:
+    st.query_params.pop("plan", None)
+    upload = st.file_uploader("Reassignment JSON", type=["json"])
+    if upload is not None:
+        try:
+            plan = parse_plan(upload.getvalue())
+        except PlanFormatError as e:
+            st.error(e.message + "\n\n" + e.hint)
+else:
+    st.query_params["plan"] = str(choice)
+    loaded = store.load_plan(choice)
+    if loaded is None:
+        st.error(f"Plan {choice} is no longer in the store.")
+    else:
+        plan, plan_id = loaded.plan, choice
+if plan is None:
+    st.info("Pick a saved plan (drafts are saved from the Drafts page) or upload a JSON file.")
+    st.stop()
+
+# Diff and validation are pure and cached per (plan, snapshot): reruns only redraw.
+cache_key = (hashlib.sha1(plan.to_json().encode()).hexdigest(), state.fingerprint(), state.taken_at if fresh else 0)
+cached = st.session_state.get(keys.REVIEW_CACHE)
+if cached is None or cached[0] != cache_key:
+    with st.spinner(f"Checking {len(plan):,} partitions against the cluster…"):
+        d = diff(state, plan)
+        findings = validate(state, plan, d)
+    cached = (cache_key, d, findings)
+    st.session_state[keys.REVIEW_CACHE] = cached
+_, d, findings = cached
+racks = review.rack_map(state)
+summary = d.summary()
+n = counts(findings)
+
+m = st.columns(6)
+m[0].metric("Partitions", f"{summary['partitions']:,}")
+m[1].metric("Moving", f"{summary['moving']:,}")
+m[2].metric("Replicas added / removed", f"{summary['replicas_added']:,} / {summary['replicas_removed']:,}")
+m[3].metric("Leaders changing", f"{summary['leaders_changing']:,}")
+m[4].metric("Bytes to copy", review.human_bytes(d.bytes_to_copy) + ("" if d.sizes_known else " +?"))
+m[5].metric("Errors / warnings", f"{n['error']} / {n['warning']}")
+if n["error"]:
+    st.error(f"**{n['error']} errors**: this plan must not be submitted as it is. They are listed first below.")
+elif n["warning"]:
+    st.warning(f"No errors; {n['warning']} warnings to acknowledge before submitting.")
+else:
+    st.success("No errors and no warnings.")
+
+st.subheader("Findings")
+rows = review.finding_rows(findings)
+if rows:
+    st.dataframe(rows[:SHOWN_FINDINGS], hide_index=True, width="stretch")
+    if len(rows) > SHOWN_FINDINGS:
+        st.caption(f"The first {SHOWN_FINDINGS:,} of {len(rows):,} findings (errors first); "
+                   "`python -m console validate --json` lists them all.")
+else:
+    st.write("None.")
+
+st.subheader("What it does")
+view = st.segmented_control("Show", ["Brokers", "Movement", "Replicas before/after", "Partitions", "Racks"],
+                            default="Brokers", key=keys.REVIEW_VIEW)
+moving = [c for c in d.changes if c.kind is not ChangeKind.NONE]
+if view == "Brokers":
+    metric = st.segmented_control("Metric", ["replicas", "leaders", "bytes"], default="replicas",
+                                  key=keys.REVIEW_METRIC) or "replicas"
+    brows = review.broker_rows(d)
+    st.altair_chart(charts.broker_before_after(brows, metric), width="stretch")
+    st.dataframe(brows, hide_index=True, width="stretch",
+                 column_config={k: None for k in ("replicas before", "replicas after", "bytes before", "bytes after")})
+elif view == "Movement":
+    flows = review.flow_rows(d)
+    if flows:
+        st.plotly_chart(charts.movement_sankey(flows), width="stretch")
+        st.dataframe(flows, hide_index=True, width="stretch")
+    else:
+        st.write("No replica is copied: nothing moves between brokers.")
+elif view in ("Replicas before/after", "Partitions"):
+    pages = max(1, -(-len(moving) // PAGE_SIZE))
+    number = st.number_input(f"Page (of {pages}; {len(moving):,} partitions change)", 1, pages, 1,
+                             key=keys.REVIEW_PAGE) if pages > 1 else 1
+    page = moving[(int(number) - 1) * PAGE_SIZE: int(number) * PAGE_SIZE]
+    if not page:
+        st.write("No partition changes.")
+    elif view == "Partitions":
+        st.dataframe(review.change_rows(d, racks, page), hide_index=True, width="stretch",
+                     column_config={"bytes to copy": None})
+    else:
+        names = [f"{c.topic}-{c.partition}" for c in page]
+        st.altair_chart(charts.plan_grid(review.plan_cells(page), names))
+elif view == "Racks":
+    st.dataframe(review.rack_rows(d), hide_index=True, width="stretch")
+
+st.subheader("Downloads")
+back = rollback(state, plan)
+c1, c2 = st.columns(2)
+name = f"plan-{plan_id}" if plan_id else "plan"
+c1.download_button("Plan JSON", plan.to_json(), file_name=f"{name}.json", mime="application/json",
+                   icon=":material/download:")
+c2.download_button("Rollback JSON", back.to_json(), file_name=f"{name}-rollback.json", mime="application/json",
+                   icon=":material/undo:", help="The current assignment of the plan's partitions (originals for "
+                   "partitions in flight): submit it to undo the plan.")
+
+if plan_id is not None:
+    st.subheader("Review session")
+    st.markdown(f"Everyone with this link sees the same plan: [`?plan={plan_id}`](?plan={plan_id})")
+    for note in store.notes(plan_id):
+        st.markdown(f"**{note.author}** · {datetime.fromtimestamp(note.at):%Y-%m-%d %H:%M} — {note.note}")
+    with st.form("note", clear_on_submit=True):
+        text = st.text_area("Add a note", key=keys.REVIEW_NOTE)
+        if st.form_submit_button("Add note"):
+            store.add_note(plan_id, widgets.current_user(), text)
+            st.rerun()
