@@ -23,10 +23,10 @@ with st.sidebar:
 
 page = st.navigation(
     [
-        st.Page("pages/live.py", title="Live", icon=":material/monitor_heart:", default=True),
-        st.Page("pages/overview.py", title="Overview", icon=":material/dns:"),
-        st.Page("pages/drafts.py", title="Drafts", icon=":material/edit_note:"),
-        st.Page("pages/review.py", title="Review", icon=":material/fact_check:"),
+        st.Page("views/live.py", title="Live", icon=":material/monitor_heart:", default=True),
+        st.Page("views/overview.py", title="Overview", icon=":material/dns:"),
+        st.Page("views/drafts.py", title="Drafts", icon=":material/edit_note:"),
+        st.Page("views/review.py", title="Review", icon=":material/fact_check:"),
     ]
 )
 page.run()

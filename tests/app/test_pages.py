@@ -37,7 +37,7 @@ def test_live_and_overview_on_the_sandbox(demo_sandbox, env_cluster):
     at.multiselect(key="live.topics").set_value(["orders"]).run()
     assert not at.exception
     assert set(at.dataframe[0].value["partition"]) == {f"orders-{i}" for i in range(12)}
-    at.switch_page("pages/overview.py").run()
+    at.switch_page("views/overview.py").run()
     assert not at.exception
     assert at.metric[0].value == "3/3"
     brokers = at.dataframe[0].value
@@ -49,7 +49,7 @@ def test_no_cluster_configured(env_cluster, monkeypatch):
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert not at.exception
     assert "No cluster configured" in at.info[0].value
-    at.switch_page("pages/overview.py").run()
+    at.switch_page("views/overview.py").run()
     assert not at.exception and "No cluster configured" in at.info[0].value
 
 
@@ -61,14 +61,14 @@ def test_cluster_that_stops_answering_keeps_the_last_good_picture(sandbox, env_c
     at.run()
     assert not at.exception
     assert "last good picture" in at.error[0].value
-    at.switch_page("pages/overview.py").run()
+    at.switch_page("views/overview.py").run()
     assert not at.exception and "not answering" in at.error[0].value
 
 
 def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster):
     env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("pages/drafts.py").run()
+    at.switch_page("views/drafts.py").run()
     assert not at.exception and at.header[0].value == "Drafts"
     at.multiselect(key="drafts.topics").set_value(["orders"]).run()
     at.button[0].click().run()  # Start draft
@@ -89,7 +89,7 @@ def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster):
     assert not at.exception and "Saved as plan" in at.success[0].value
     plan_id = at.session_state["drafts.saved_id"]
 
-    at.switch_page("pages/review.py").run()
+    at.switch_page("views/review.py").run()
     assert not at.exception and at.header[0].value == "Review a plan"
     assert at.query_params["plan"] == [str(plan_id)] or at.query_params["plan"] == str(plan_id)
     labels = [m.label for m in at.metric]

@@ -88,13 +88,16 @@ else:
 
 st.subheader("Findings")
 rows = review.finding_rows(findings)
+if n["info"] and st.toggle(f"Show the {n['info']:,} info findings too (no change, reorder only, …)",
+                           key=keys.REVIEW_SHOW_INFO) is False:
+    rows = [r for r in rows if r["severity"] != "info"]
 if rows:
     st.dataframe(rows[:SHOWN_FINDINGS], hide_index=True, width="stretch")
     if len(rows) > SHOWN_FINDINGS:
         st.caption(f"The first {SHOWN_FINDINGS:,} of {len(rows):,} findings (errors first); "
                    "`python -m console validate --json` lists them all.")
 else:
-    st.write("None.")
+    st.write("No errors or warnings." if findings else "None.")
 
 st.subheader("What it does")
 view = st.segmented_control("Show", ["Brokers", "Movement", "Replicas before/after", "Partitions", "Racks"],

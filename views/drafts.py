@@ -132,4 +132,4 @@ with st.form("save"):
 saved_id = st.session_state.get(keys.DRAFT_SAVED)
 if saved_id:
     st.success(f"Saved as plan {saved_id}.")
-    st.page_link("pages/review.py", label="Review it", icon=":material/fact_check:", query_params={"plan": str(saved_id)})
+    st.page_link("views/review.py", label="Review it", icon=":material/fact_check:", query_params={"plan": str(saved_id)})
