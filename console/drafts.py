@@ -38,7 +38,11 @@ def parse_ids(text: str) -> tuple[BrokerId, ...]:
 def set_entry(plan: Plan, topic: str, partition: int, replicas: tuple[BrokerId, ...],
               log_dirs: tuple[str, ...] | None = None) -> Plan:
     if log_dirs is not None and all(d == ANY for d in log_dirs):
-        log_dirs = None  # validation reports a length that does not match the replicas
+        log_dirs = None
+    if log_dirs is not None and len(log_dirs) != len(replicas):
+        raise PlanFormatError([f"{len(log_dirs)} log dirs for {len(replicas)} replicas (give one per replica, or \"any\")"])
+    if log_dirs is not None and any(d != ANY and not d.startswith("/") for d in log_dirs):
+        raise PlanFormatError(["log dirs must be \"any\" or absolute paths"])
     entries = [e for e in plan.entries if (e.topic, e.partition) != (topic, partition)]
     entries.append(PlanEntry(topic, partition, replicas, log_dirs))
     return Plan.of(entries, plan.basis)

@@ -102,6 +102,8 @@ rows = [{"topic": e.topic, "partition": e.partition,
          "log dirs": ",".join(e.log_dirs) if e.log_dirs else "any"} for e in page]
 edited = st.data_editor(rows, hide_index=True, width="stretch", disabled=["topic", "partition", "current"],
                         key=f"drafts.editor.{len(history)}.{number}")
+if not isinstance(edited, list):  # a DataFrame, depending on the Streamlit version
+    edited = edited.to_dict("records")
 changes = [(before, after) for before, after in zip(rows, edited) if before != after]
 if changes:
     new_plan, problems = draft, []

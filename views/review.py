@@ -49,7 +49,11 @@ if choice is None:
             st.error(e.message + "\n\n" + e.hint)
 else:
     st.query_params["plan"] = str(choice)
-    loaded = store.load_plan(choice)
+    try:
+        loaded = store.load_plan(choice)
+    except PlanFormatError as e:
+        st.error(f"Plan {choice} in the store cannot be read: {e.message}")
+        st.stop()
     if loaded is None:
         st.error(f"Plan {choice} is no longer in the store.")
     else:

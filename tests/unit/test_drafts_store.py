@@ -42,6 +42,9 @@ def test_parse_ids_and_set_entry():
             drafts.parse_ids(bad)
     plan = drafts.set_entry(Plan.of([PlanEntry("t", 0, ids(0))]), "t", 0, ids(2, 1), ("any", "any"))
     assert plan.entries == (PlanEntry("t", 0, ids(2, 1), None),)
+    for dirs in (("/d",), ("any", "relative")):
+        with pytest.raises(PlanFormatError):
+            drafts.set_entry(plan, "t", 0, ids(2, 1), dirs)
 
 
 def test_store_saves_plans_with_rollback_basis_and_notes(tmp_path):
