@@ -24,6 +24,23 @@ def current_cluster() -> ConnectionSettings | None:
     return next(iter(known.values()), None)
 
 
+def require_cluster() -> ConnectionSettings:
+    """The chosen cluster; when none is configured, say how to add one and stop the page."""
+    settings = current_cluster()
+    if settings is None:
+        no_cluster()
+        st.stop()
+    return settings
+
+
+def require_snapshot(settings: ConnectionSettings, last_good_key: str) -> tuple[ClusterState, bool]:
+    """``load_snapshot``, stopping the page when there is nothing to show (the error is on screen)."""
+    state, fresh = load_snapshot(settings, last_good_key)
+    if state is None:
+        st.stop()
+    return state, fresh
+
+
 def no_cluster() -> None:
     st.info(
         "No cluster configured. Start the local sandbox (`make demo`, or "

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from console.errors import ConfigError, ConsoleError
-from console.model import ClusterState, SourceStatus
+from console.model import ClusterState, Finding, SourceStatus
 
 
 def _connection_args(p: argparse.ArgumentParser) -> None:
@@ -184,6 +184,6 @@ def _plan_command(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def _short(f: object) -> dict[str, object]:
-    d = f.to_dict()  # type: ignore[attr-defined]
+def _short(f: Finding) -> dict[str, object]:
+    d = f.to_dict()
     return {k: d[k] for k in ("code", "severity", "topic", "partition", "message")}

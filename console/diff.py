@@ -21,7 +21,7 @@ from enum import Enum
 from typing import Iterable, NamedTuple
 
 from console.perf import without_gc
-from console.model import BrokerId, ClusterState, Partition, TopicPartition
+from console.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
 from console.plans import Plan, PlanEntry
 
 
@@ -67,7 +67,7 @@ class PartitionChange(NamedTuple):
 
     @property
     def name(self) -> str:
-        return f"{self.topic}-{self.partition}"
+        return partition_name(self.topic, self.partition)
 
     @property
     def bytes_to_copy(self) -> int:

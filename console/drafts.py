@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from console.model import BrokerId, ClusterState, TopicPartition
-from console.plans import ANY, Plan, PlanEntry, PlanFormatError, current_replicas
+from console.plans import ANY, Plan, PlanEntry, PlanFormatError
 
 
 def from_assignment(state: ClusterState, topics: Iterable[str] = (), partitions: Iterable[TopicPartition] = ()) -> Plan:
@@ -17,7 +17,7 @@ def from_assignment(state: ClusterState, topics: Iterable[str] = (), partitions:
     topics and partitions; the basis for the stale check is recorded."""
     wanted_topics = set(topics)
     wanted = set(partitions)
-    entries = [PlanEntry(p.topic, p.partition, current_replicas(p)) for p in state.partitions
+    entries = [PlanEntry(p.topic, p.partition, p.original) for p in state.partitions
                if p.topic in wanted_topics or p.key in wanted]
     return Plan.of(entries).with_basis(state)
 

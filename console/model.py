@@ -180,6 +180,11 @@ class ReplicaProgress:
         return max(0.0, min(1.0, self.copied_bytes / self.leader_bytes))
 
 
+def partition_name(topic: str, partition: int) -> str:
+    """``orders-3``: how Kafka's tools name a partition."""
+    return f"{topic}-{partition}"
+
+
 @dataclass(frozen=True, slots=True)
 class Partition:
     """One partition: R, I, AR, RR, leader and replica sizes."""
@@ -200,7 +205,7 @@ class Partition:
 
     @property
     def name(self) -> str:
-        return f"{self.topic}-{self.partition}"
+        return partition_name(self.topic, self.partition)
 
     @property
     def original(self) -> tuple[BrokerId, ...]:

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 from console.errors import ConfigError
 from console.perf import without_gc
-from console.model import BrokerId, ClusterState, Partition, ReplicaLog, TopicPartition
+from console.model import BrokerId, ClusterState, ReplicaLog, TopicPartition, partition_name
 
 ANY = "any"
 MAX_TOPIC_LENGTH = 249
@@ -60,7 +60,7 @@ class PlanEntry(NamedTuple):
 
     @property
     def name(self) -> str:
-        return f"{self.topic}-{self.partition}"
+        return partition_name(self.topic, self.partition)
 
 
 @dataclass(frozen=True)
@@ -91,12 +91,6 @@ class Plan:
     @property
     def topics(self) -> tuple[str, ...]:
         return tuple(sorted({e.topic for e in self.entries}))
-
-    def entry(self, topic: str, partition: int) -> PlanEntry | None:
-        for e in self.entries:
-            if e.topic == topic and e.partition == partition:
-                return e
-        return None
 
     @without_gc
     def to_dict(self) -> dict[str, Any]:
@@ -302,18 +296,12 @@ def topics_to_move_json(topics: Iterable[str]) -> str:
 # ------------------------------------------------------------------------------------------
 # Rollback and apply
 # ------------------------------------------------------------------------------------------
-def current_replicas(p: Partition) -> tuple[BrokerId, ...]:
-    """What the plan moves a partition away from: its original replicas while it is reassigning
-    (what a cancel would revert to), else its replicas."""
-    return p.original
-
-
 @without_gc
 def rollback(state: ClusterState, plan: Plan) -> Plan:
     """The way back: each planned partition as it stands in ``state`` (originals for partitions in
     flight), in the official format. Partitions unknown to ``state`` are left out."""
     index = state.partition_index
-    return Plan.of(PlanEntry(e.topic, e.partition, current_replicas(index[e.key])) for e in plan.entries if e.key in index)
+    return Plan.of(PlanEntry(e.topic, e.partition, index[e.key].original) for e in plan.entries if e.key in index)
 
 
 @without_gc

@@ -8,8 +8,6 @@ from typing import Any, Iterable, Mapping, Sequence
 from console.diff import ChangeKind, PartitionChange, PlanDiff
 from console.export import ids_text
 from console.live import human_bytes, table_text
-
-__all__ = ["human_bytes"]
 from console.model import BrokerId, ClusterState, Finding, Severity
 
 SEVERITY_ORDER = {Severity.ERROR.value: 0, Severity.WARNING.value: 1, Severity.INFO.value: 2}
@@ -29,7 +27,7 @@ def change_row(c: PartitionChange, racks: Mapping[BrokerId, str]) -> dict[str, A
     if c.needs_election:
         note.append(f"preferred leader {c.preferred_leader} needs an election")
     return {
-        "partition": f"{c.topic}-{c.partition}",
+        "partition": c.name,
         "change": c.kind.value,
         "current": ids_text(c.current),
         "target": ids_text(c.target),
@@ -128,7 +126,7 @@ def plan_cells(changes: Sequence[PartitionChange]) -> list[dict[str, Any]]:
     """Cells of the before/after broker × partition picture for ``changes``."""
     out: list[dict[str, Any]] = []
     for c in changes:
-        name = f"{c.topic}-{c.partition}"
+        name = c.name
         for b in c.current:
             role = "leader" if b == c.leader_before else ("leaving" if b in c.removing else "kept")
             out.append({"partition": name, "broker": str(b), "when": "before", "role": role,

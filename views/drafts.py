@@ -13,13 +13,8 @@ from console.plans import Plan, PlanFormatError, parse_plan, rollback
 PAGE_SIZE = 100
 
 st.header("Drafts")
-settings = widgets.current_cluster()
-if settings is None:
-    widgets.no_cluster()
-    st.stop()
-state, _ = widgets.load_snapshot(settings, keys.DRAFTS_LAST_GOOD)
-if state is None:
-    st.stop()
+settings = widgets.require_cluster()
+state, _ = widgets.require_snapshot(settings, keys.DRAFTS_LAST_GOOD)
 
 draft: Plan | None = st.session_state.get(keys.DRAFT)
 history: list[Plan | None] = st.session_state.setdefault(keys.DRAFT_HISTORY, [])
@@ -95,7 +90,7 @@ pages = max(1, -(-len(shown) // PAGE_SIZE))
 number = st.number_input(f"Page (of {pages}; {len(shown):,} partitions)", 1, pages, 1, key=keys.DRAFT_PAGE) \
     if pages > 1 else 1
 page = shown[(int(number) - 1) * PAGE_SIZE: int(number) * PAGE_SIZE]
-current = {p.key: p for p in state.partitions}
+current = state.partition_index
 rows = [{"topic": e.topic, "partition": e.partition,
          "current": ",".join(str(b) for b in current[e.key].original) if e.key in current else "(unknown)",
          "target": ",".join(str(b) for b in e.replicas),

@@ -14,10 +14,7 @@ from console.model import PartitionHealth
 PAGE_SIZE = 50
 
 st.header("Live reassignments")
-settings = widgets.current_cluster()
-if settings is None:
-    widgets.no_cluster()
-    st.stop()
+settings = widgets.require_cluster()
 
 c1, c2, c3 = st.columns([2, 1, 3])
 interval = c1.select_slider("Refresh every (s)", options=[2, 5, 10, 30, 60], value=5, key=keys.LIVE_INTERVAL)

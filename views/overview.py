@@ -10,15 +10,10 @@ from components import charts, keys, widgets
 from console import live
 
 st.header("Cluster overview")
-settings = widgets.current_cluster()
-if settings is None:
-    widgets.no_cluster()
-    st.stop()
+settings = widgets.require_cluster()
 if st.button("Refresh"):
     st.rerun()
-state, fresh = widgets.load_snapshot(settings, keys.OVERVIEW_LAST_GOOD)
-if state is None:
-    st.stop()
+state, fresh = widgets.require_snapshot(settings, keys.OVERVIEW_LAST_GOOD)
 widgets.source_banner(state)
 st.caption(
     f"Cluster **{settings.name}** ({state.cluster_id or 'id unknown'}) · controller "

@@ -2,28 +2,33 @@
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime
+from typing import NamedTuple
 
 import streamlit as st
 
 from components import charts, deps, keys, widgets
 from console import review
-from console.diff import ChangeKind, diff
+from console.diff import ChangeKind, PlanDiff, diff
+from console.live import human_bytes
+from console.model import ClusterState, Finding
 from console.plans import Plan, PlanFormatError, parse_plan, rollback
 from console.validate import counts, validate
 
 PAGE_SIZE = 50
 SHOWN_FINDINGS = 2_000
 
+
+class ReviewBundle(NamedTuple):
+    plan: Plan
+    diff: PlanDiff
+    findings: list[Finding]
+    rollback_json: str
+
+
 st.header("Review a plan")
-settings = widgets.current_cluster()
-if settings is None:
-    widgets.no_cluster()
-    st.stop()
-state, fresh = widgets.load_snapshot(settings, keys.REVIEW_LAST_GOOD)
-if state is None:
-    st.stop()
+settings = widgets.require_cluster()
+state, _ = widgets.require_snapshot(settings, keys.REVIEW_LAST_GOOD)
 store = deps.store()
 
 saved = store.plans(settings.name)
@@ -37,41 +42,51 @@ choice = st.selectbox(
     f"#{i} {by_id[i].name} · {by_id[i].partitions:,} partitions · {by_id[i].author} · "
     f"{datetime.fromtimestamp(by_id[i].updated_at):%Y-%m-%d %H:%M}")
 
-plan: Plan | None = None
 plan_id: int | None = None
+source: tuple[object, ...] | None = None  # identifies the plan without reading it
 if choice is None:
     st.query_params.pop("plan", None)
     upload = st.file_uploader("Reassignment JSON", type=["json"])
     if upload is not None:
-        try:
-            plan = parse_plan(upload.getvalue())
-        except PlanFormatError as e:
-            st.error(e.message + "\n\n" + e.hint)
+        source = ("upload", upload.file_id)
 else:
     st.query_params["plan"] = str(choice)
-    try:
-        loaded = store.load_plan(choice)
-    except PlanFormatError as e:
-        st.error(f"Plan {choice} in the store cannot be read: {e.message}")
-        st.stop()
-    if loaded is None:
-        st.error(f"Plan {choice} is no longer in the store.")
-    else:
-        plan, plan_id = loaded.plan, choice
-if plan is None:
+    plan_id, source = choice, ("store", choice, by_id[choice].updated_at)
+if source is None:
     st.info("Pick a saved plan (drafts are saved from the Drafts page) or upload a JSON file.")
     st.stop()
 
-# Diff and validation are pure and cached per (plan, snapshot): reruns only redraw.
-cache_key = (hashlib.sha1(plan.to_json().encode()).hexdigest(), state.fingerprint(), state.taken_at if fresh else 0)
-cached = st.session_state.get(keys.REVIEW_CACHE)
-if cached is None or cached[0] != cache_key:
+
+def check(state: ClusterState) -> ReviewBundle | None:
+    """Read the plan, then diff, validate and roll back: once per (plan, snapshot)."""
+    try:
+        if plan_id is None:
+            plan = parse_plan(upload.getvalue())
+        else:
+            loaded = store.load_plan(plan_id)
+            if loaded is None:
+                st.error(f"Plan {plan_id} is no longer in the store.")
+                return None
+            plan = loaded.plan
+    except PlanFormatError as e:
+        st.error(e.message + "\n\n" + e.hint)
+        return None
     with st.spinner(f"Checking {len(plan):,} partitions against the cluster…"):
         d = diff(state, plan)
-        findings = validate(state, plan, d)
-    cached = (cache_key, d, findings)
+        return ReviewBundle(plan, d, validate(state, plan, d), rollback(state, plan).to_json())
+
+
+# A snapshot is identified by when it was taken (the last good one keeps its time): reruns
+# that see the same snapshot only redraw.
+cache_key = (source, state.taken_at)
+cached = st.session_state.get(keys.REVIEW_CACHE)
+if cached is None or cached[0] != cache_key:
+    bundle = check(state)
+    if bundle is None:
+        st.stop()
+    cached = (cache_key, bundle)
     st.session_state[keys.REVIEW_CACHE] = cached
-_, d, findings = cached
+plan, d, findings, rollback_json = cached[1]
 racks = review.rack_map(state)
 summary = d.summary()
 n = counts(findings)
@@ -81,7 +96,7 @@ m[0].metric("Partitions", f"{summary['partitions']:,}")
 m[1].metric("Moving", f"{summary['moving']:,}")
 m[2].metric("Replicas added / removed", f"{summary['replicas_added']:,} / {summary['replicas_removed']:,}")
 m[3].metric("Leaders changing", f"{summary['leaders_changing']:,}")
-m[4].metric("Bytes to copy", review.human_bytes(d.bytes_to_copy) + ("" if d.sizes_known else " +?"))
+m[4].metric("Bytes to copy", human_bytes(d.bytes_to_copy) + ("" if d.sizes_known else " +?"))
 m[5].metric("Errors / warnings", f"{n['error']} / {n['warning']}")
 if n["error"]:
     st.error(f"**{n['error']} errors**: this plan must not be submitted as it is. They are listed first below.")
@@ -132,18 +147,17 @@ elif view in ("Replicas before/after", "Partitions"):
         st.dataframe(review.change_rows(d, racks, page), hide_index=True, width="stretch",
                      column_config={"bytes to copy": None})
     else:
-        names = [f"{c.topic}-{c.partition}" for c in page]
+        names = [c.name for c in page]
         st.altair_chart(charts.plan_grid(review.plan_cells(page), names))
 elif view == "Racks":
     st.dataframe(review.rack_rows(d), hide_index=True, width="stretch")
 
 st.subheader("Downloads")
-back = rollback(state, plan)
 c1, c2 = st.columns(2)
 name = f"plan-{plan_id}" if plan_id else "plan"
 c1.download_button("Plan JSON", plan.to_json(), file_name=f"{name}.json", mime="application/json",
                    icon=":material/download:")
-c2.download_button("Rollback JSON", back.to_json(), file_name=f"{name}-rollback.json", mime="application/json",
+c2.download_button("Rollback JSON", rollback_json, file_name=f"{name}-rollback.json", mime="application/json",
                    icon=":material/undo:", help="The current assignment of the plan's partitions (originals for "
                    "partitions in flight): submit it to undo the plan.")
 
