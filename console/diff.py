@@ -15,14 +15,22 @@ leader sends it (followers fetch from the leader).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable, NamedTuple
+from itertools import repeat
+from operator import itemgetter
+from typing import Iterator, NamedTuple, Sequence, TypeVar, overload
 
-from console.perf import without_gc
+import numpy as np
+import numpy.typing as npt
+
+from console.columns import PAD, Bools, BrokerTable, Ints, broker_ids, member, widen
 from console.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
+from console.perf import without_gc
 from console.plans import Plan, PlanEntry
+
+_key = itemgetter(0, 1)
+G = TypeVar("G", bound=np.generic)
 
 
 class ChangeKind(str, Enum):
@@ -128,39 +136,121 @@ class Flow:
     bytes: int
 
 
+_KINDS = tuple(ChangeKind)
+_CODE = {k: i for i, k in enumerate(_KINDS)}
+
+
+@dataclass(frozen=True)
+class DiffColumns:
+    """The diff as arrays, one row per plan entry (see :mod:`console.columns`)."""
+
+    rows: Ints
+    """Row of the partition in the snapshot's columns; -1 when unknown."""
+    known: Bools
+    target: Ints
+    target_len: Ints
+    current: Ints
+    current_len: Ints
+    adding: Bools
+    """Cells of ``target`` that are adding replicas (AR)."""
+    removing: Bools
+    """Cells of ``current`` that are removing replicas (RR)."""
+    kind: Ints
+    """Index into ``tuple(ChangeKind)``."""
+    leader_before: Ints
+    leader_after: Ints
+    size: Ints
+    in_flight: Bools
+
+    @property
+    def moves(self) -> Bools:
+        """Entries that add or remove replicas."""
+        out: Bools = np.logical_or(self.adding.any(axis=1), self.removing.any(axis=1))
+        return out
+
+    def is_kind(self, kind: ChangeKind) -> Bools:
+        out: Bools = self.kind == _CODE[kind]
+        return out
+
+
+class Changes(Sequence[PartitionChange]):
+    """Plan entries' changes, built only when looked at: a 100k-partition review shows a page of
+    50, and its totals come from :class:`DiffColumns`."""
+
+    def __init__(self, state: ClusterState, plan: Plan, which: Ints | None = None) -> None:
+        self._index = state.partition_index
+        self._entries = plan.entries
+        self._which = which
+
+    def _at(self, i: int) -> PartitionChange:
+        e = self._entries[i if self._which is None else int(self._which[i])]
+        return change_of(self._index.get((e.topic, e.partition)), e)
+
+    def __len__(self) -> int:
+        return len(self._entries) if self._which is None else len(self._which)
+
+    @overload
+    def __getitem__(self, i: int) -> PartitionChange: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[PartitionChange]: ...
+
+    def __getitem__(self, i: int | slice) -> PartitionChange | list[PartitionChange]:
+        if isinstance(i, slice):
+            return [self._at(j) for j in range(*i.indices(len(self)))]
+        if not -len(self) <= i < len(self):
+            raise IndexError(i)
+        return self._at(i % len(self))
+
+    def __iter__(self) -> Iterator[PartitionChange]:
+        return (self._at(j) for j in range(len(self)))
+
+
 @dataclass(frozen=True)
 class PlanDiff:
-    changes: tuple[PartitionChange, ...]
+    changes: Changes
     brokers: tuple[BrokerChange, ...]
     racks: tuple[RackChange, ...]
     flows: tuple[Flow, ...]
+    columns: DiffColumns
+    state: ClusterState
+    plan: Plan
+
+    def _subset(self, mask: Bools) -> Changes:
+        return Changes(self.state, self.plan, np.flatnonzero(mask))
 
     @property
-    def moving(self) -> tuple[PartitionChange, ...]:
-        return tuple(c for c in self.changes if c.adding or c.removing)
+    def moving(self) -> Changes:
+        """Entries that add or remove replicas."""
+        return self._subset(self.columns.moves)
+
+    @property
+    def changed(self) -> Changes:
+        """Entries that change something (all but "no change")."""
+        return self._subset(~self.columns.is_kind(ChangeKind.NONE))
 
     @property
     def bytes_to_copy(self) -> int:
-        return sum(c.bytes_to_copy for c in self.changes)
+        c = self.columns
+        return int((np.where(c.size == PAD, 0, c.size) * c.adding.sum(axis=1)).sum())
 
     @property
     def sizes_known(self) -> bool:
-        return all(c.size is not None for c in self.changes if c.adding)
+        c = self.columns
+        return not bool(((c.size == PAD) & c.adding.any(axis=1)).any())
 
     def counts(self) -> dict[str, int]:
-        out = {k.value: 0 for k in ChangeKind}
-        for c in self.changes:
-            out[c.kind.value] += 1
-        return out
+        n = np.bincount(self.columns.kind, minlength=len(_KINDS))
+        return {k.value: int(n[i]) for i, k in enumerate(_KINDS)}
 
     def summary(self) -> dict[str, object]:
-        moving = self.moving
+        c = self.columns
         return {
-            "partitions": len(self.changes),
-            "moving": len(moving),
-            "replicas_added": sum(len(c.adding) for c in moving),
-            "replicas_removed": sum(len(c.removing) for c in moving),
-            "leaders_changing": sum(1 for c in self.changes if c.leader_after != c.leader_before),
+            "partitions": len(c.rows),
+            "moving": int(c.moves.sum()),
+            "replicas_added": int(c.adding.sum()),
+            "replicas_removed": int(c.removing.sum()),
+            "leaders_changing": int((c.leader_before != c.leader_after).sum()),
             "bytes_to_copy": self.bytes_to_copy,
             "sizes_known": self.sizes_known,
             "kinds": self.counts(),
@@ -204,72 +294,104 @@ def change_of(p: Partition | None, e: PlanEntry) -> PartitionChange:
 
 @without_gc
 def diff(state: ClusterState, plan: Plan) -> PlanDiff:
-    index = state.partition_index
-    changes = tuple(change_of(index.get(e.key), e) for e in plan.entries)
-    brokers, flows = _brokers(state, changes)
-    return PlanDiff(changes, brokers, _racks(brokers), flows)
+    """What ``plan`` does against ``state``, column-wise (the algebra of :func:`change_of`, which
+    builds a single partition's change when it is looked at)."""
+    cols = _columns(state, plan)
+    brokers, flows = _brokers(state, cols)
+    return PlanDiff(Changes(state, plan), brokers, _racks(brokers), flows, cols, state, plan)
 
 
-def _brokers(state: ClusterState, changes: Iterable[PartitionChange]) -> tuple[tuple[BrokerChange, ...], tuple[Flow, ...]]:
+def _columns(state: ClusterState, plan: Plan) -> DiffColumns:
+    sc = state.columns
+    n = len(plan)
+    rows = np.fromiter(map(sc.row_of.get, map(_key, plan.entries), repeat(-1)), np.int64, n)
+    known = rows >= 0
+    safe = np.where(known, rows, 0)
+
+    def take(a: npt.NDArray[G], fill: int | bool = PAD) -> npt.NDArray[G]:
+        if not len(a):
+            return np.full((n, *a.shape[1:]), fill, a.dtype)
+        out = a[safe]
+        out[~known] = fill
+        return out
+
+    target, target_len = plan.target_columns
+    width = max(target.shape[1], sc.original.shape[1])
+    target = widen(target, width)
+    current = widen(take(sc.original), width)
+    current_len = take(sc.original_len, 0)
+    adding = (target != PAD) & ~member(target, current) & known[:, None]
+    removing = (current != PAD) & ~member(current, target)
+    reassigning = take(sc.reassigning, False)
+    code = _CODE
+    kind = np.where(adding.any(axis=1) | removing.any(axis=1), np.where(target_len == current_len, code[ChangeKind.MOVE],
+                                    np.where(target_len > current_len, code[ChangeKind.GROW], code[ChangeKind.SHRINK])),
+                    np.where(reassigning, code[ChangeKind.REVERT], code[ChangeKind.REORDER]))
+    unchanged = (target == current).all(axis=1) & ~reassigning
+    kind = np.where(~known, code[ChangeKind.UNKNOWN], np.where(unchanged, code[ChangeKind.NONE], kind))
+    leader_before = take(sc.leader)
+    stays = (leader_before != PAD) & (target == leader_before[:, None]).any(axis=1)
+    leader_after = np.where(stays | unchanged, leader_before, target[:, 0])
+    leader_after[~known] = PAD
+    return DiffColumns(rows, known, target, target_len, current, current_len, adding, removing, kind,
+                       leader_before, leader_after, take(sc.size), reassigning & known)
+
+
+def _brokers(state: ClusterState, c: DiffColumns) -> tuple[tuple[BrokerChange, ...], tuple[Flow, ...]]:
+    sc = state.columns
     totals = state.broker_totals  # computed once per snapshot
-    before_r = {b: t[0] for b, t in totals.items()}
-    before_l = {b: t[1] for b, t in totals.items()}
-    before_s = {b: t[2] for b, t in totals.items()}
-    replicas: dict[BrokerId, int] = defaultdict(int, before_r)
-    leaders: dict[BrokerId, int] = defaultdict(int, before_l)
-    size: dict[BrokerId, int] = defaultdict(int, before_s)
-    arriving: dict[BrokerId, int] = defaultdict(int)
-    leaving: dict[BrokerId, int] = defaultdict(int)
-    b_in: dict[BrokerId, int] = defaultdict(int)
-    b_out: dict[BrokerId, int] = defaultdict(int)
-    flows: dict[tuple[BrokerId, BrokerId], list[int]] = {}
-    index = state.partition_index
-    for c in changes:
-        if c.kind is ChangeKind.UNKNOWN:
-            continue
-        p = index[c.key]
-        # "before" counted R; a partition in flight ends, under the plan, at its target instead
-        for b in p.replicas:
-            replicas[b] -= 1
-        for b in c.target:
-            replicas[b] += 1
-        if c.leader_before != c.leader_after:
-            if c.leader_before is not None:
-                leaders[c.leader_before] -= 1
-            if c.leader_after is not None:
-                leaders[c.leader_after] += 1
-        psize = c.size or 0
-        for b in c.removing:
-            leaving[b] += 1
-            size[b] -= p.size_on(b) or psize
-        for b in p.adding:  # in-flight adding replicas the new target drops are deleted
-            if b not in c.target:
-                size[b] -= p.size_on(b) or 0
-        src = c.source
-        for b in c.adding:
-            arriving[b] += 1
-            copied = p.size_on(b) or 0  # an in-flight adding replica has copied part already
-            size[b] += psize - copied
-            b_in[b] += psize
-            if src is not None:
-                b_out[src] += psize
-                f = flows.setdefault((src, b), [0, 0])
-                f[0] += 1
-                f[1] += psize
-    ids = sorted(set(replicas) | {b.id for b in state.brokers})
+    table = BrokerTable.of(np.fromiter(totals, np.int64, len(totals)), broker_ids(state), c.target[c.known])
+    known_rows = c.rows[c.known]
+    replicas = table.sums(c.target[c.known]) - table.sums(sc.replicas[known_rows])
+    turn = c.leader_before != c.leader_after
+    leaders = (table.sums(c.leader_after[turn & (c.leader_after != PAD)])
+               - table.sums(c.leader_before[turn & (c.leader_before != PAD)]))
+    psize = np.where(c.size == PAD, 0, c.size)
+    # leaving replicas take their own bytes (or the partition's when theirs are not reported)
+    ri, ci = np.nonzero(c.removing)
+    gone = c.current[ri, ci]
+    own = sc.size_on(c.rows[ri], gone)
+    size = -table.sums(gone, np.where(own > 0, own, psize[ri]))
+    leaving = table.sums(gone)
+    # in-flight adding replicas the new target drops are deleted
+    if len(sc.adding):
+        in_flight = widen(np.where(c.known[:, None], sc.adding[np.where(c.known, c.rows, 0)], PAD), c.target.shape[1])
+        ri, ci = np.nonzero((in_flight != PAD) & ~member(in_flight, c.target))
+        dropped = in_flight[ri, ci]
+        own = sc.size_on(c.rows[ri], dropped)
+        size -= table.sums(dropped, np.where(own > 0, own, 0))
+    # adding replicas copy the partition from its leader (or first replica when it has none)
+    ri, ci = np.nonzero(c.adding)
+    dest = c.target[ri, ci]
+    copied = sc.size_on(c.rows[ri], dest)  # an in-flight adding replica has copied part already
+    size += table.sums(dest, psize[ri] - np.where(copied > 0, copied, 0))
+    arriving = table.sums(dest)
+    bytes_in = table.sums(dest, psize[ri])
+    src = np.where(c.leader_before != PAD, c.leader_before, c.current[:, 0])[ri]
+    sent = src != PAD
+    bytes_out = table.sums(src[sent], psize[ri][sent])
     rows = []
-    for b in ids:
-        broker = state.broker(b)
+    for i, b in enumerate(int(x) for x in table.ids):
+        broker = state.broker(BrokerId(b))
+        r0, l0, s0 = totals.get(BrokerId(b), (0, 0, 0))
         rows.append(BrokerChange(
-            broker=b, rack=broker.rack if broker else None, known=broker is not None and broker.registered,
-            replicas_before=before_r.get(b, 0), replicas_after=replicas.get(b, 0),
-            arriving=arriving.get(b, 0), leaving=leaving.get(b, 0),
-            leaders_before=before_l.get(b, 0), leaders_after=leaders.get(b, 0),
-            bytes_before=before_s.get(b, 0), bytes_after=max(0, size.get(b, 0)),
-            bytes_in=b_in.get(b, 0), bytes_out=b_out.get(b, 0),
+            broker=BrokerId(b), rack=broker.rack if broker else None, known=broker is not None and broker.registered,
+            replicas_before=r0, replicas_after=r0 + int(replicas[i]),
+            arriving=int(arriving[i]), leaving=int(leaving[i]),
+            leaders_before=l0, leaders_after=l0 + int(leaders[i]),
+            bytes_before=s0, bytes_after=max(0, s0 + int(size[i])),
+            bytes_in=int(bytes_in[i]), bytes_out=int(bytes_out[i]),
         ))
-    flow_rows = tuple(Flow(s, d, n, sz) for (s, d), (n, sz) in sorted(flows.items()))
-    return tuple(rows), flow_rows
+    flows: tuple[Flow, ...] = ()
+    if sent.any():
+        pair = table.index(src[sent]) * len(table.ids) + table.index(dest[sent])
+        pairs, which = np.unique(pair, return_inverse=True)
+        count = np.bincount(which, minlength=len(pairs))
+        volume = np.zeros(len(pairs), np.int64)
+        np.add.at(volume, which, psize[ri][sent])
+        flows = tuple(Flow(BrokerId(int(table.ids[p // len(table.ids)])), BrokerId(int(table.ids[p % len(table.ids)])),
+                           int(k), int(v)) for p, k, v in zip(pairs, count, volume))
+    return tuple(rows), flows
 
 
 def _racks(brokers: tuple[BrokerChange, ...]) -> tuple[RackChange, ...]:

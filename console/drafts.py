@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from console.columns import INT32_MAX
 from console.model import BrokerId, ClusterState, TopicPartition
 from console.plans import ANY, Plan, PlanEntry, PlanFormatError
 
@@ -27,8 +28,8 @@ def parse_ids(text: str) -> tuple[BrokerId, ...]:
     parts = [x.strip() for x in str(text).replace(" ", ",").split(",") if x.strip()]
     if not parts:
         raise PlanFormatError(["the replica list is empty"])
-    if not all(x.isdigit() for x in parts):
-        raise PlanFormatError([f"broker ids must be non-negative integers: {text!r}"])
+    if not all(x.isdigit() and int(x) <= INT32_MAX for x in parts):
+        raise PlanFormatError([f"broker ids must be integers from 0 to {INT32_MAX}: {text!r}"])
     ids = tuple(BrokerId(int(x)) for x in parts)
     if len(set(ids)) != len(ids):
         raise PlanFormatError([f"the same broker appears twice in {text!r}"])

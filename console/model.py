@@ -18,7 +18,10 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import Iterable, Iterator, Mapping, NamedTuple, NewType
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple, NewType
+
+if TYPE_CHECKING:
+    from console.columns import SnapshotColumns
 
 BrokerId = NewType("BrokerId", int)
 TopicPartition = tuple[str, int]
@@ -351,7 +354,7 @@ class ReadStatus:
     zookeeper: SourceStatus = SourceStatus.NOT_CONFIGURED
 
     def to_dict(self) -> dict[str, str]:
-        return {k: getattr(self, k).value for k in self.__slots__}  # type: ignore[attr-defined]
+        return {k: getattr(self, k).value for k in self.__slots__}
 
 
 @dataclass(frozen=True)
@@ -395,6 +398,13 @@ class ClusterState:
                     size[log.broker] = size.get(log.broker, 0) + log.size
         ids = set(replicas) | set(leaders) | set(size) | {b.id for b in self.brokers}
         return {b: (replicas.get(b, 0), leaders.get(b, 0), size.get(b, 0)) for b in ids}
+
+    @cached_property
+    def columns(self) -> "SnapshotColumns":
+        """The partitions as arrays (:mod:`console.columns`), built once per snapshot for plan checks."""
+        from console.columns import snapshot_columns
+
+        return snapshot_columns(self)
 
     @cached_property
     def min_insync_index(self) -> dict[str, int]:

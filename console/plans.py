@@ -21,8 +21,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, NamedTuple
+from functools import cached_property, partial
+from itertools import chain, repeat
+from operator import attrgetter, itemgetter, le, lt
+from typing import Annotated, Any, Callable, Iterable, Literal, Mapping, NamedTuple
 
+import msgspec
+import numpy as np
+
+from console.columns import INT32_MAX, PAD, Ints, padded
 from console.errors import ConfigError
 from console.perf import without_gc
 from console.model import BrokerId, ClusterState, ReplicaLog, TopicPartition, partition_name
@@ -31,6 +38,7 @@ ANY = "any"
 MAX_TOPIC_LENGTH = 249
 _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
 _MAX_REPORTED = 20
+_key = itemgetter(0, 1)
 
 
 class PlanFormatError(ConfigError):
@@ -77,8 +85,9 @@ class Plan:
     @staticmethod
     def of(entries: Iterable[PlanEntry], basis: Mapping[TopicPartition, tuple[BrokerId, ...]] | None = None) -> "Plan":
         items = list(entries)
-        if any(items[i][:2] > items[i + 1][:2] for i in range(len(items) - 1)):
-            items.sort(key=lambda e: (e.topic, e.partition))
+        keys = list(map(_key, items))
+        if not all(map(le, keys, keys[1:])):
+            items.sort(key=_key)
         return Plan(tuple(items), dict(basis or {}))
 
     def __len__(self) -> int:
@@ -88,9 +97,14 @@ class Plan:
     def keys(self) -> tuple[TopicPartition, ...]:
         return tuple(e.key for e in self.entries)
 
-    @property
+    @cached_property
     def topics(self) -> tuple[str, ...]:
         return tuple(sorted({e.topic for e in self.entries}))
+
+    @cached_property
+    def target_columns(self) -> tuple[Ints, Ints]:
+        """Target replicas as a padded matrix and their lengths (:func:`console.columns.padded`)."""
+        return padded([e.replicas for e in self.entries])
 
     @without_gc
     def to_dict(self) -> dict[str, Any]:
@@ -109,7 +123,7 @@ class Plan:
 
     def to_json(self) -> str:
         """Compact, as the official tool prints it (one line, no spaces)."""
-        return json.dumps(self.to_dict(), separators=(",", ":"))
+        return msgspec.json.encode(self.to_dict()).decode()
 
     def with_basis(self, state: ClusterState) -> "Plan":
         """The same plan, remembering each partition's replicas in ``state`` (for the stale check)."""
@@ -160,6 +174,9 @@ def _version(doc: Any, what: str) -> None:
 @without_gc
 def parse_plan(text: str | bytes) -> Plan:
     """Parse a reassignment JSON file; raise :class:`PlanFormatError` naming every bad entry."""
+    plan = _well_formed(text)
+    if plan is not None:
+        return plan
     doc = _load(text)
     _version(doc, "partitions")
     raw = doc.get("partitions")
@@ -169,16 +186,69 @@ def parse_plan(text: str | bytes) -> Plan:
         raise PlanFormatError(['"partitions" is not a list'])
     if not raw:
         raise PlanFormatError(["Partition reassignment list cannot be empty"])
+    return Plan.of(_checked(raw))
+
+
+# The format as types: msgspec decodes and checks a well-formed file in one pass at C speed.
+_Id = Annotated[int, msgspec.Meta(ge=0, le=INT32_MAX)]
+
+
+class _Entry(msgspec.Struct, forbid_unknown_fields=True):
+    topic: str
+    partition: _Id
+    replicas: Annotated[tuple[_Id, ...], msgspec.Meta(min_length=1)]
+    log_dirs: tuple[Literal["any"], ...] | None = None
+    """Chosen log dirs send the file to the thorough path, which checks each path."""
+
+
+class _File(msgspec.Struct):
+    partitions: Annotated[list[_Entry], msgspec.Meta(min_length=1)]
+    version: Literal[1] = 1
+
+
+_decoder = msgspec.json.Decoder(_File)
+_new_entry: Callable[[tuple[str, int, tuple[BrokerId, ...], None]], PlanEntry] = partial(tuple.__new__, PlanEntry)
+"""A PlanEntry from a ready tuple, without NamedTuple's Python-level ``__new__``."""
+
+
+def _well_formed(text: str | bytes) -> Plan | None:
+    """The plan of a well-formed file without chosen log dirs (the common case): types, ranges and
+    fields checked while decoding, the other rules over all entries at once. None sends the file
+    to the thorough path, which names every problem."""
+    try:
+        raw = _decoder.decode(text).partitions
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    topics, numbers, replicas, dirs = (list(map(attrgetter(f), raw)) for f in ("topic", "partition", "replicas", "log_dirs"))
+    if any(topic_name_problem(t) for t in set(topics)):
+        return None
+    target, lens = padded(replicas)
+    ordered = np.sort(target, axis=1)
+    if ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != PAD)).any():
+        return None  # the same broker twice
+    if any(d is not None and len(d) != n for d, n in zip(dirs, lens.tolist())):
+        return None  # log dirs of the wrong length: the thorough path names them
+    keys = list(zip(topics, numbers))
+    entries = list(map(_new_entry, zip(topics, numbers, replicas, repeat(None))))
+    if not all(map(lt, keys, keys[1:])):  # not sorted, or the same partition twice
+        if len(set(keys)) != len(keys):
+            return None
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        entries = [entries[i] for i in order]
+        target, lens = target[order], lens[order]
+    plan = Plan(tuple(entries), {})
+    plan.__dict__["target_columns"] = (target, lens)  # already built: the diff needs it next
+    return plan
+
+
+def _checked(raw: list[Any]) -> list[PlanEntry]:
     problems: list[str] = []
     entries: list[PlanEntry] = []
     seen: dict[TopicPartition, int] = {}
-    good_topics: set[str] = set()
     for i, item in enumerate(raw):
-        entry = _fast_entry(item, good_topics)
+        entry = _entry(i, item, problems)
         if entry is None:
-            entry = _entry(i, item, problems)
-            if entry is None:
-                continue
+            continue
         first = seen.setdefault(entry.key, i)
         if first != i:
             problems.append(f"entry {i} ({entry.name}): the same partition is already in entry {first}")
@@ -186,34 +256,7 @@ def parse_plan(text: str | bytes) -> Plan:
         entries.append(entry)
     if problems:
         raise PlanFormatError(problems)
-    return Plan.of(entries)
-
-
-_KEYS3 = {"topic", "partition", "replicas"}
-_KEYS4 = {"topic", "partition", "replicas", "log_dirs"}
-
-
-def _fast_entry(item: Any, good_topics: set[str]) -> PlanEntry | None:
-    """The common, well-formed entry without log dirs, checked with as few steps as possible;
-    None sends the entry to the thorough check (which names every problem)."""
-    if type(item) is not dict or item.keys() != _KEYS3 and item.keys() != _KEYS4:
-        return None
-    topic, partition, replicas = item["topic"], item["partition"], item["replicas"]
-    if type(partition) is not int or partition < 0 or type(replicas) is not list or not replicas:
-        return None
-    if topic not in good_topics:
-        if topic_name_problem(topic) is not None:
-            return None
-        good_topics.add(topic)
-    if set(map(type, replicas)) != {int} or min(replicas) < 0 or len(set(replicas)) != len(replicas):
-        return None
-    dirs = item.get("log_dirs")
-    if dirs is not None:
-        if type(dirs) is not list or len(dirs) != len(replicas):
-            return None
-        if any(d != ANY for d in dirs):
-            return None  # chosen log dirs: the thorough check validates each path
-    return PlanEntry(topic, partition, tuple(replicas), None)
+    return entries
 
 
 def _entry(i: int, item: Any, problems: list[str]) -> PlanEntry | None:
@@ -232,8 +275,8 @@ def _entry(i: int, item: Any, problems: list[str]) -> PlanEntry | None:
         problems.append(f"{where}: {why}")
     if "partition" not in item:
         problems.append(f"{where}: \"partition\" is missing")
-    elif not _is_int(partition) or partition < 0:
-        problems.append(f"{where}: \"partition\" must be a non-negative integer, not {json.dumps(partition)}")
+    elif not _is_int(partition) or not 0 <= partition <= INT32_MAX:
+        problems.append(f"{where}: \"partition\" must be an integer from 0 to {INT32_MAX}, not {json.dumps(partition)}")
     if "replicas" not in item:
         problems.append(f"{where}: \"replicas\" is missing")
     elif not isinstance(replicas, list):
@@ -241,9 +284,9 @@ def _entry(i: int, item: Any, problems: list[str]) -> PlanEntry | None:
     elif not replicas:
         problems.append(f"{where}: Partition replica list cannot be empty")
     else:
-        bad = [r for r in replicas if not _is_int(r) or r < 0]
+        bad = [r for r in replicas if not _is_int(r) or not 0 <= r <= INT32_MAX]
         if bad:
-            problems.append(f"{where}: broker ids must be non-negative integers, not {json.dumps(bad)}")
+            problems.append(f"{where}: broker ids must be integers from 0 to {INT32_MAX}, not {json.dumps(bad)}")
         elif len(set(replicas)) != len(replicas):
             dup = sorted({r for r in replicas if replicas.count(r) > 1})
             problems.append(f"{where}: the same broker appears twice in the replica list {replicas} ({dup})")
@@ -300,8 +343,9 @@ def topics_to_move_json(topics: Iterable[str]) -> str:
 def rollback(state: ClusterState, plan: Plan) -> Plan:
     """The way back: each planned partition as it stands in ``state`` (originals for partitions in
     flight), in the official format. Partitions unknown to ``state`` are left out."""
-    index = state.partition_index
-    return Plan.of(PlanEntry(e.topic, e.partition, index[e.key].original) for e in plan.entries if e.key in index)
+    now = map(state.partition_index.get, map(_key, plan.entries))
+    # the plan is sorted, so is what is left of it
+    return Plan(tuple([_new_entry((p.topic, p.partition, p.original, None)) for p in now if p is not None]), {})
 
 
 @without_gc

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Iterable, Mapping, Sequence
 
-from console.diff import ChangeKind, PartitionChange, PlanDiff
+from console.diff import PartitionChange, PlanDiff
 from console.export import ids_text
 from console.live import human_bytes, table_text
 from console.model import BrokerId, ClusterState, Finding, Severity
@@ -100,7 +100,7 @@ def diff_text(d: PlanDiff, racks: Mapping[BrokerId, str], limit: int = 200) -> s
     head = (f"{s['partitions']} partitions in the plan ({kinds}); {s['replicas_added']} replicas added, "
             f"{s['replicas_removed']} removed, {s['leaders_changing']} leaders change; "
             f"{human_bytes(d.bytes_to_copy)} to copy" + ("" if d.sizes_known else " (some sizes unknown)") + ".")
-    moving = [c for c in d.changes if c.kind is not ChangeKind.NONE]
+    moving = d.changed
     rows = change_rows(d, racks, moving[:limit])
     parts = [head, "Brokers:\n" + table_text(broker_rows(d), ["broker", "rack", "replicas", "arriving", "leaving",
                                                              "leaders before", "leaders after", "disk"])]

@@ -10,11 +10,16 @@ ever sent.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Mapping
+from functools import partial
+from operator import itemgetter
+from typing import Callable, Iterable, Sequence
 
-from console.diff import ChangeKind, PartitionChange, PlanDiff, diff
-from console.perf import without_gc
+import numpy as np
+
+from console.columns import INT32_MAX, PAD, Bools, Ints, broker_ids, digits, distinct, lookup, member
+from console.diff import ChangeKind, PlanDiff, diff
 from console.model import BrokerId, ClusterState, Finding, Severity
+from console.perf import without_gc
 from console.plans import ANY, Plan, PlanEntry
 
 # Findings codes (stable: the CLI's --json and the store use them).
@@ -50,137 +55,221 @@ ZNODE_LIMIT_BYTES = 1_000_000
 _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
-def _f(code: str, sev: Severity, c: PartitionChange | PlanEntry, message: str, hint: str) -> Finding:
-    return Finding(code, sev, message, hint, topic=c.topic, partition=c.partition)
+_new_finding: Callable[[tuple[str, Severity, str, str, str, int, None]], Finding] = partial(tuple.__new__, Finding)
+
+
+def _f(code: str, sev: Severity, e: PlanEntry, message: str, hint: str) -> Finding:
+    return _new_finding((code, sev, message, hint, e.topic, e.partition, None))
+
+
+Build = Callable[[PlanEntry, int, int], Finding]
+"""Builds one finding from (plan entry, its row in the plan, a cell of its replica list)."""
+
+
+class _Found:
+    """Findings by check, gathered column-wise and built, in their final order, only at the end."""
+
+    def __init__(self, entries: Sequence[PlanEntry]) -> None:
+        self.entries = entries
+        self.checks: list[tuple[Ints, Ints, Severity, Build]] = []
+
+    def rows(self, mask: Bools, severity: Severity, build: Build) -> None:
+        rows = np.flatnonzero(mask)
+        self.checks.append((rows, np.zeros(len(rows), np.int64), severity, build))
+
+    def cells(self, mask: Bools, severity: Severity, build: Build) -> None:
+        rows, cells = np.nonzero(mask)
+        self.checks.append((rows.astype(np.int64), cells.astype(np.int64), severity, build))
+
+    def listed(self, pairs: list[tuple[int, int]], severity: Severity, build: Build) -> None:
+        a = np.array(pairs, np.int64).reshape(-1, 2)
+        self.checks.append((a[:, 0], a[:, 1], severity, build))
+
+    def overall(self, findings: list[Finding]) -> None:
+        """Findings about the whole plan or a broker: first within their severity."""
+        for severity in Severity:
+            these = [f for f in findings if f.severity is severity]
+            self.checks.append((np.full(len(these), -1, np.int64), np.arange(len(these), dtype=np.int64), severity,
+                                lambda e, i, j, these=these: these[j]))  # type: ignore[misc]
+
+    def findings(self) -> list[Finding]:
+        """Errors first, then by partition (plan order: topic, partition), then in check order."""
+        if not self.checks:
+            return []
+        rows = np.concatenate([c[0] for c in self.checks])
+        cells = np.concatenate([c[1] for c in self.checks])
+        check = np.concatenate([np.full(len(c[0]), i, np.int64) for i, c in enumerate(self.checks)])
+        severity = np.concatenate([np.full(len(c[0]), _ORDER[c[2]], np.int64) for c in self.checks])
+        order = np.lexsort((cells, check, rows, severity))
+        builds, entries = [c[3] for c in self.checks], self.entries
+        return [builds[k](entries[r], r, j)
+                for k, r, j in zip(check[order].tolist(), rows[order].tolist(), cells[order].tolist())]
 
 
 @without_gc
 def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None) -> list[Finding]:
     """Every finding for ``plan`` against ``state``, errors first (then by topic and partition)."""
     d = plan_diff if plan_diff is not None else diff(state, plan)
-    out: list[Finding] = []
-    topics = set(state.topics)
+    c = d.columns
+    entries = plan.entries
+    parts = state.partitions
     brokers = state.broker_index
-    min_isr = state.min_insync_index
-    index = state.partition_index
-    available_racks = {b.rack for b in state.brokers if b.eligible and b.rack}
-    partitions_of: Counter[str] | None = None
-    rack_of = {b.id: b.rack for b in state.brokers if b.rack}
-    for e, c in zip(plan.entries, d.changes):
-        r = e.replicas
-        if not r or min(r) < 0 or len(set(r)) != len(r) or (e.log_dirs is not None and len(e.log_dirs) != len(r)):
-            out.extend(_shape(e))
-        if c.kind is ChangeKind.UNKNOWN:
-            if e.topic not in topics:
-                out.append(_f(UNKNOWN_TOPIC, Severity.ERROR, e, f"Topic {e.topic} does not exist.",
-                              "Check the name (topic names are case-sensitive) or remove its entries."))
-            else:
-                if partitions_of is None:
-                    partitions_of = Counter(t for t, _ in index)
-                out.append(_f(UNKNOWN_PARTITION, Severity.ERROR, e,
-                              f"Partition {e.name} does not exist ({e.topic} has {partitions_of[e.topic]} partitions).",
-                              "Remove the entry; add partitions with kafka-topics.sh --alter first if intended."))
-            continue
-        p = index[c.key]
-        for b in c.adding:  # the controller checks only the adding replicas for liveness
-            broker = brokers.get(b)
-            if broker is None:
-                out.append(_f(UNKNOWN_BROKER, Severity.ERROR, e, f"{e.name}: broker {b} is unknown to the cluster.",
-                              "Use a broker id the cluster knows (see Overview)."))
-            elif not broker.eligible:
-                why = "is not live" if not broker.live else "is not eligible for new replicas (KIP-841)"
-                out.append(_f(BROKER_NOT_ELIGIBLE, Severity.ERROR, e,
-                              f"{e.name}: broker {b} {why}; the controller refuses adding a replica there "
-                              "(or the reassignment would stall).",
-                              "Wait until the broker is back, or pick another broker."))
-        if e.log_dirs is not None:
-            for b, path in zip(e.replicas, e.log_dirs):
+    rows = c.rows.tolist()
+    found = _Found(entries)
+
+    # -- the shape of each entry: what the controller rejects with INVALID_REPLICA_ASSIGNMENT
+    t, real = c.target, c.target != PAD
+    found.rows(c.target_len == 0, Severity.ERROR, lambda e, i, _: _f(
+        EMPTY_REPLICAS, Severity.ERROR, e, f"{e.name}: the replica list is empty.", "Give at least one broker."))
+    found.rows((real & ((t < 0) | (t > INT32_MAX))).any(axis=1), Severity.ERROR, lambda e, i, _: _f(
+        NEGATIVE_BROKER, Severity.ERROR, e, f"{e.name}: invalid broker id in {list(e.replicas)}.",
+        f"Broker ids are integers from 0 to {INT32_MAX}."))
+    ordered = np.sort(t, axis=1)
+    found.rows(((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != PAD)).any(axis=1), Severity.ERROR,
+               lambda e, i, _: _f(DUPLICATE_BROKER, Severity.ERROR, e, f"{e.name}: duplicate broker in {list(e.replicas)}.",
+                                  "Each broker may hold one replica of a partition."))
+    with_dirs = [i for i, e in enumerate(entries) if e.log_dirs is not None]
+    found.listed([(i, 0) for i in with_dirs if len(entries[i].log_dirs or ()) != len(entries[i].replicas)],
+                 Severity.ERROR, lambda e, i, _: _f(
+                     LOG_DIRS_LENGTH, Severity.ERROR, e, f"{e.name}: {len(e.log_dirs or ())} log dirs for "
+                     f"{len(e.replicas)} replicas.", "Give one log dir (or \"any\") per replica."))
+
+    # -- what does not exist
+    topics = set(state.topics)
+    partitions_of: Counter[str] = Counter()
+
+    def unknown(e: PlanEntry, i: int, _: int) -> Finding:
+        if e.topic not in topics:
+            return _f(UNKNOWN_TOPIC, Severity.ERROR, e, f"Topic {e.topic} does not exist.",
+                      "Check the name (topic names are case-sensitive) or remove its entries.")
+        if not partitions_of:
+            partitions_of.update(p.topic for p in parts)
+        return _f(UNKNOWN_PARTITION, Severity.ERROR, e,
+                  f"Partition {e.name} does not exist ({e.topic} has {partitions_of[e.topic]} partitions).",
+                  "Remove the entry; add partitions with kafka-topics.sh --alter first if intended.")
+
+    found.rows(~c.known, Severity.ERROR, unknown)
+
+    # -- adding replicas: the controller checks only these for liveness
+    ids = broker_ids(state)
+    by_id = np.argsort(ids)
+    status = np.fromiter((0 if b.eligible else 1 for b in state.brokers), np.int64, len(ids))
+
+    def adding(e: PlanEntry, i: int, j: int) -> Finding:
+        b = e.replicas[j]
+        broker = brokers.get(b)
+        if broker is None:
+            return _f(UNKNOWN_BROKER, Severity.ERROR, e, f"{e.name}: broker {b} is unknown to the cluster.",
+                      "Use a broker id the cluster knows (see Overview).")
+        why = "is not live" if not broker.live else "is not eligible for new replicas (KIP-841)"
+        return _f(BROKER_NOT_ELIGIBLE, Severity.ERROR, e,
+                  f"{e.name}: broker {b} {why}; the controller refuses adding a replica there "
+                  "(or the reassignment would stall).",
+                  "Wait until the broker is back, or pick another broker.")
+
+    found.cells(c.adding & (lookup(ids[by_id], status[by_id], t, missing=-1) != 0), Severity.ERROR, adding)
+
+    def log_dir(e: PlanEntry, i: int, j: int) -> Finding:
+        return _f(UNKNOWN_LOG_DIR, Severity.ERROR, e, f"{e.name}: broker {e.replicas[j]} has no log dir "
+                  f"{(e.log_dirs or ())[j]}.", "Use one of the broker's log dirs (see Overview) or \"any\".")
+
+    bad_dirs = []
+    for i in with_dirs:
+        if c.known[i]:
+            e = entries[i]
+            for j, (b, path) in enumerate(zip(e.replicas, e.log_dirs or ())):
                 broker = brokers.get(b)
                 if path != ANY and broker is not None and broker.log_dirs and path not in {ld.path for ld in broker.log_dirs}:
-                    out.append(_f(UNKNOWN_LOG_DIR, Severity.ERROR, e, f"{e.name}: broker {b} has no log dir {path}.",
-                                  "Use one of the broker's log dirs (see Overview) or \"any\"."))
-        out.extend(_partition_checks(c, p.isr, min_isr.get(e.topic), rack_of, available_racks))
-        basis = plan.basis.get(c.key)
-        if basis is not None and basis != p.replicas:
-            out.append(_f(STALE, Severity.ERROR, e,
-                          f"{e.name} changed since the plan was drafted: replicas were {_ids(basis)}, now {_ids(p.replicas)}.",
-                          "Review the plan again against the current cluster."))
-    out.extend(_space(state, d))
-    out.extend(_size(plan))
-    out.sort(key=lambda f: (_ORDER[f.severity], f.topic or "", f.partition if f.partition is not None else -1))
-    return out
+                    bad_dirs.append((i, j))
+    found.listed(bad_dirs, Severity.ERROR, log_dir)
+    _partition_checks(found, state, d, rows)
+
+    # -- a plan drafted against an older snapshot
+    if plan.basis:
+        basis = plan.basis
+        stale = [(i, 0) for i, e in enumerate(entries)
+                 if rows[i] >= 0 and (was := basis.get((e.topic, e.partition))) is not None
+                 and was != parts[rows[i]].replicas]
+        found.listed(stale, Severity.ERROR, lambda e, i, _: _f(
+            STALE, Severity.ERROR, e,
+            f"{e.name} changed since the plan was drafted: replicas were {_ids(basis[(e.topic, e.partition)])}, "
+            f"now {_ids(parts[rows[i]].replicas)}.", "Review the plan again against the current cluster."))
+    found.overall(_space(state, d) + _size(plan))
+    return found.findings()
 
 
 def _ids(ids: Iterable[int]) -> str:
-    return ",".join(str(b) for b in ids) or "none"
+    return ",".join(map(str, ids)) or "none"
 
 
-def _shape(e: PlanEntry) -> list[Finding]:
-    """What the controller rejects with INVALID_REPLICA_ASSIGNMENT, for plans built in code."""
-    out = []
-    if not e.replicas:
-        out.append(_f(EMPTY_REPLICAS, Severity.ERROR, e, f"{e.name}: the replica list is empty.",
-                      "Give at least one broker."))
-    if any(b < 0 for b in e.replicas):
-        out.append(_f(NEGATIVE_BROKER, Severity.ERROR, e, f"{e.name}: invalid broker id in {list(e.replicas)}.",
-                      "Broker ids are non-negative integers."))
-    if len(set(e.replicas)) != len(e.replicas):
-        out.append(_f(DUPLICATE_BROKER, Severity.ERROR, e, f"{e.name}: duplicate broker in {list(e.replicas)}.",
-                      "Each broker may hold one replica of a partition."))
-    if e.log_dirs is not None and len(e.log_dirs) != len(e.replicas):
-        out.append(_f(LOG_DIRS_LENGTH, Severity.ERROR, e, f"{e.name}: {len(e.log_dirs)} log dirs for {len(e.replicas)} replicas.",
-                      "Give one log dir (or \"any\") per replica."))
-    return out
-
-
-def _partition_checks(c: PartitionChange, isr: tuple[BrokerId, ...], min_isr: int | None,
-                      rack_of: Mapping[BrokerId, str], available_racks: set[str]) -> list[Finding]:
-    out = []
-    if c.kind is ChangeKind.NONE:
-        return [_f(NO_CHANGE, Severity.INFO, c, f"{c.name} already has replicas {_ids(c.target)}: skipped.",
-                   "Nothing to do; it is left out of the submission.")]
-    if c.kind is ChangeKind.REORDER:
-        out.append(_f(REORDER_ONLY, Severity.INFO, c,
-                      f"{c.name}: only the order changes ({_ids(c.current)} → {_ids(c.target)}); it completes at once.",
-                      "The leader does not move without a preferred leader election."))
-    if c.needs_election and c.kind is not ChangeKind.REORDER:
-        out.append(_f(LEADER_NEEDS_ELECTION, Severity.INFO, c,
-                      f"{c.name}: broker {c.leader_after} stays leader; the preferred leader becomes {c.preferred_leader}.",
-                      "Run a preferred leader election after the move to make it lead."))
-    if c.in_flight:
-        out.append(_f(ALREADY_REASSIGNING, Severity.WARNING, c,
-                      f"{c.name} is already being reassigned: the controller keeps its original replicas "
-                      f"{_ids(c.current)} and drops adding replicas that are not in the new target.",
-                      "Acknowledge, or wait for the current reassignment to finish (or cancel it) first."))
-    if c.leader_before is None:
-        out.append(_f(OFFLINE_NOW, Severity.WARNING, c, f"{c.name} has no leader now: nothing can be copied.",
-                      "Bring a replica back first; the new replicas cannot catch up without a leader."))
-    if len(c.target) != len(c.current):
-        out.append(_f(RF_CHANGE, Severity.WARNING, c,
-                      f"{c.name}: the replication factor changes from {len(c.current)} to {len(c.target)}.",
-                      "Acknowledge if intended; the official tool changes it the same way."))
-    if min_isr is not None:
-        if len(c.target) < min_isr:
-            out.append(_f(RF_BELOW_MIN_ISR, Severity.ERROR, c,
-                          f"{c.name}: {len(c.target)} replicas is fewer than min.insync.replicas={min_isr}; "
-                          "producers with acks=all would fail.",
-                          "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first."))
-        in_sync = sum(1 for b in c.current if b in isr)
-        if in_sync < min_isr:
-            out.append(_f(BELOW_MIN_ISR_NOW, Severity.WARNING, c,
-                          f"{c.name} is below min ISR now ({in_sync} of {min_isr} in sync).",
-                          "Fix the partition's health before moving it, unless the move is the fix."))
-    racks_before = {rack_of[b] for b in c.current if b in rack_of}
-    racks_after = {rack_of[b] for b in c.target if b in rack_of}
-    if racks_before and len(racks_after) < len(racks_before):
-        out.append(_f(RACK_SPREAD_REDUCED, Severity.WARNING, c,
-                      f"{c.name}: replicas spread over {len(racks_after)} racks instead of {len(racks_before)}.",
-                      "Pick brokers in different racks so a rack failure cannot take the partition down."))
-    elif available_racks and len(racks_after) < min(len(c.target), len(available_racks)):
-        out.append(_f(RACKS_UNDERUSED, Severity.WARNING, c,
-                      f"{c.name}: {len(c.target)} replicas on {len(racks_after)} racks while {len(available_racks)} are available.",
-                      "Spread the replicas over more racks."))
-    return out
+def _partition_checks(found: _Found, state: ClusterState, d: PlanDiff, rows: list[int]) -> None:
+    """Checks of each known partition that changes (an unchanged one only says so)."""
+    c = d.columns
+    sc = state.columns
+    parts = state.partitions
+    t = c.target
+    none = c.is_kind(ChangeKind.NONE)
+    live = c.known & ~none
+    current_len, target_len = c.current_len.tolist(), c.target_len.tolist()
+    found.rows(none, Severity.INFO, lambda e, i, _: _f(
+        NO_CHANGE, Severity.INFO, e, f"{e.name} already has replicas {_ids(e.replicas)}: skipped.",
+        "Nothing to do; it is left out of the submission."))
+    reorder = c.is_kind(ChangeKind.REORDER)
+    found.rows(reorder, Severity.INFO, lambda e, i, _: _f(
+        REORDER_ONLY, Severity.INFO, e,
+        f"{e.name}: only the order changes ({_ids(parts[rows[i]].original)} → {_ids(e.replicas)}); it completes at once.",
+        "The leader does not move without a preferred leader election."))
+    la = c.leader_after
+    found.rows(live & ~reorder & (la != PAD) & (la != t[:, 0]), Severity.INFO, lambda e, i, _: _f(
+        LEADER_NEEDS_ELECTION, Severity.INFO, e,
+        f"{e.name}: broker {la[i]} stays leader; the preferred leader becomes {e.replicas[0]}.",
+        "Run a preferred leader election after the move to make it lead."))
+    found.rows(live & c.in_flight, Severity.WARNING, lambda e, i, _: _f(
+        ALREADY_REASSIGNING, Severity.WARNING, e,
+        f"{e.name} is already being reassigned: the controller keeps its original replicas "
+        f"{_ids(parts[rows[i]].original)} and drops adding replicas that are not in the new target.",
+        "Acknowledge, or wait for the current reassignment to finish (or cancel it) first."))
+    found.rows(live & (c.leader_before == PAD), Severity.WARNING, lambda e, i, _: _f(
+        OFFLINE_NOW, Severity.WARNING, e, f"{e.name} has no leader now: nothing can be copied.",
+        "Bring a replica back first; the new replicas cannot catch up without a leader."))
+    found.rows(live & (c.target_len != c.current_len), Severity.WARNING, lambda e, i, _: _f(
+        RF_CHANGE, Severity.WARNING, e,
+        f"{e.name}: the replication factor changes from {current_len[i]} to {target_len[i]}.",
+        "Acknowledge if intended; the official tool changes it the same way."))
+    safe = np.where(c.known, c.rows, 0)
+    has_min = live & (sc.min_isr[safe] != PAD) if len(parts) else live & False
+    min_isr = np.where(has_min, sc.min_isr[safe] if len(parts) else 0, 0)
+    min_isr_l = min_isr.tolist()
+    found.rows(has_min & (c.target_len < min_isr), Severity.ERROR, lambda e, i, _: _f(
+        RF_BELOW_MIN_ISR, Severity.ERROR, e,
+        f"{e.name}: {target_len[i]} replicas is fewer than min.insync.replicas={min_isr_l[i]}; "
+        "producers with acks=all would fail.",
+        "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first."))
+    in_sync = member(c.current, sc.isr[safe]).sum(axis=1) if len(parts) else np.zeros(len(rows), np.int64)
+    in_sync_l = in_sync.tolist()
+    found.rows(has_min & (in_sync < min_isr), Severity.WARNING, lambda e, i, _: _f(
+        BELOW_MIN_ISR_NOW, Severity.WARNING, e,
+        f"{e.name} is below min ISR now ({in_sync_l[i]} of {min_isr_l[i]} in sync).",
+        "Fix the partition's health before moving it, unless the move is the fix."))
+    # racks: how many different racks hold the replicas before and after
+    racked = sorted((b.id, b.rack) for b in state.brokers if b.rack)
+    names = sorted({r for _, r in racked})
+    rack_ids = np.array([b for b, _ in racked], np.int64)
+    rack_codes = np.array([names.index(r) for _, r in racked], np.int64)
+    before = distinct(lookup(rack_ids, rack_codes, c.current, missing=-1))
+    after = distinct(lookup(rack_ids, rack_codes, t, missing=-1))
+    before_l, after_l = before.tolist(), after.tolist()
+    available = len({b.rack for b in state.brokers if b.eligible and b.rack})
+    reduced = live & (before > 0) & (after < before)
+    found.rows(reduced, Severity.WARNING, lambda e, i, _: _f(
+        RACK_SPREAD_REDUCED, Severity.WARNING, e,
+        f"{e.name}: replicas spread over {after_l[i]} racks instead of {before_l[i]}.",
+        "Pick brokers in different racks so a rack failure cannot take the partition down."))
+    if available:
+        found.rows(live & ~reduced & (after < np.minimum(c.target_len, available)), Severity.WARNING, lambda e, i, _: _f(
+            RACKS_UNDERUSED, Severity.WARNING, e,
+            f"{e.name}: {target_len[i]} replicas on {after_l[i]} racks while {available} are available.",
+            "Spread the replicas over more racks."))
 
 
 def _space(state: ClusterState, d: PlanDiff) -> list[Finding]:
@@ -213,12 +302,16 @@ def _size(plan: Plan) -> list[Finding]:
 
 
 def legacy_znode_bytes(plan: Plan) -> int:
-    """Exact size of the plan as ``/admin/reassign_partitions`` content (no log dirs), without
-    building the JSON."""
+    """Size of the plan as ``/admin/reassign_partitions`` content (no log dirs), without building
+    the JSON."""
+    if not plan.entries:
+        return len('{"version":1,"partitions":[]}')
+    target, lens = plan.target_columns
+    numbers = np.fromiter(map(itemgetter(1), plan.entries), np.int64, len(plan))
     per_entry = len('{"topic":"","partition":,"replicas":[]},')
-    return len('{"version":1,"partitions":[]}') - 1 + sum(
-        per_entry + len(e.topic) + len(str(e.partition)) + sum(len(str(b)) for b in e.replicas) + len(e.replicas) - 1
-        for e in plan.entries)
+    return int(len('{"version":1,"partitions":[]}') - 1 + len(plan) * per_entry
+               + sum(map(len, map(itemgetter(0), plan.entries)))
+               + digits(numbers).sum() + digits(target[target != PAD]).sum() + np.maximum(lens - 1, 0).sum())
 
 
 def errors(findings: Iterable[Finding]) -> list[Finding]:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from components import charts, deps, keys, widgets
 from console import review
-from console.diff import ChangeKind, PlanDiff, diff
+from console.diff import PlanDiff, diff
 from console.live import human_bytes
 from console.model import ClusterState, Finding
 from console.plans import Plan, PlanFormatError, parse_plan, rollback
@@ -121,7 +121,7 @@ else:
 st.subheader("What it does")
 view = st.segmented_control("Show", ["Brokers", "Movement", "Replicas before/after", "Partitions", "Racks"],
                             default="Brokers", key=keys.REVIEW_VIEW)
-moving = [c for c in d.changes if c.kind is not ChangeKind.NONE]
+moving = d.changed
 if view == "Brokers":
     metric = st.segmented_control("Metric", ["replicas", "leaders", "bytes"], default="replicas",
                                   key=keys.REVIEW_METRIC) or "replicas"

@@ -1,0 +1,224 @@
+"""Column-wise views of a snapshot and of a plan, for checks over 100k–1M partitions (pure).
+
+Replica lists are short (1–6 brokers), so a list of them becomes one padded ``n × width`` int64
+matrix (:data:`PAD` fills the unused cells) and per-partition questions ("is this target replica
+in the current set?") become a few whole-array operations instead of a Python loop per
+partition. The snapshot's columns are built once per snapshot (``ClusterState.columns``) and
+shared by every plan checked against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import chain
+from typing import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from console.model import BrokerId, ClusterState
+
+Ints = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+
+PAD = np.iinfo(np.int64).min
+"""Fills the unused cells of a padded matrix; also stands for "none" (no leader, size unknown)."""
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+INT32_MAX = 2**31 - 1
+"""Broker ids and partition numbers are int32 in Kafka's protocol."""
+_SPAN = np.int64(2**31)
+_DENSE = 1 << 20
+"""Ids below this are looked up in a direct table rather than by binary search."""
+
+
+def padded(lists: Sequence[Sequence[int]], width: int = 0) -> tuple[Ints, Ints]:
+    """``lists`` as an ``n × max(width, longest)`` matrix padded with :data:`PAD`, and their lengths.
+
+    Ids beyond int64 (possible only in plans built in code; invalid anyway) are stored as
+    distinct stand-ins just below the int64 maximum.
+    """
+    n = len(lists)
+    lens_list = list(map(len, lists))
+    lens = np.array(lens_list, np.int64)
+    total = int(lens.sum())
+    try:
+        values = np.fromiter(chain.from_iterable(lists), np.int64, total)
+    except OverflowError:  # ids beyond int64: each gets its own stand-in just below INT64_MAX
+        flat = list(chain.from_iterable(lists))
+        huge = sorted({b for b in flat if not _INT64_MIN < b <= _INT64_MAX})
+        stand_in = {b: _INT64_MAX - k for k, b in enumerate(huge)}
+        values = np.fromiter((stand_in.get(b, b) for b in flat), np.int64, total)
+    longest = max(lens_list, default=0)
+    if longest and longest >= width and min(lens_list) == longest:  # one length for all: a reshape
+        return values.reshape(n, longest), lens
+    out = np.full((n, max(width, longest, 1)), PAD, np.int64)
+    if len(values):
+        starts = np.cumsum(lens) - lens
+        row = np.repeat(np.arange(n), lens)
+        out[row, np.arange(len(values)) - starts[row]] = values
+    return out, lens
+
+
+def widen(m: Ints, width: int) -> Ints:
+    if m.shape[1] >= width:
+        return m
+    return np.hstack([m, np.full((m.shape[0], width - m.shape[1]), PAD, np.int64)])
+
+
+def member(values: Ints, sets: Ints) -> Bools:
+    """Per cell of ``values``: whether it is in the same row of ``sets`` (padding is never a member)."""
+    out: Bools = (values[:, :, None] == sets[:, None, :]).any(axis=2) & (values != PAD)
+    return out
+
+
+def distinct(codes: Ints) -> Ints:
+    """Per row: how many different values other than ``-1``."""
+    s = np.sort(codes, axis=1)
+    new = s != -1
+    new[:, 1:] &= s[:, 1:] != s[:, :-1]
+    out: Ints = new.sum(axis=1)
+    return out
+
+
+def lookup(keys: Ints, values: Ints, query: Ints, missing: int = PAD) -> Ints:
+    """``values`` of ``query`` cells in the sorted ``keys`` (same shape as ``query``); ``missing``
+    where a cell is not among the keys."""
+    if not len(keys):
+        return np.full(query.shape, missing, np.int64)
+    top = int(keys[-1])
+    if keys[0] >= 0 and top < _DENSE:  # small keys (broker ids): a direct table
+        table = np.full(top + 1, missing, np.int64)
+        table[keys] = values
+        inside = (query >= 0) & (query <= top)
+        out: Ints = np.where(inside, table[np.where(inside, query, 0)], missing)
+        return out
+    pos = np.minimum(np.searchsorted(keys, query), len(keys) - 1)
+    return np.where(keys[pos] == query, values[pos], missing)
+
+
+def digits(a: Ints) -> Ints:
+    """How many characters each integer takes in JSON (exact: no floating point)."""
+    m = np.abs(a)
+    return 1 + (a < 0) + sum((m >= 10**k for k in range(1, 19)), np.zeros(a.shape, np.int64))
+
+
+def pair_keys(rows: Ints, brokers: Ints) -> Ints:
+    """One int64 per (row, broker) for lookups; ``-1`` when the broker id is not a valid id."""
+    ok = (brokers >= 0) & (brokers <= INT32_MAX)
+    return np.where(ok, rows * _SPAN + np.where(ok, brokers, 0), -1)
+
+
+@dataclass(frozen=True)
+class BrokerTable:
+    """Dense numbering of broker ids for per-broker sums."""
+
+    ids: Ints
+    """Sorted."""
+    position: Ints | None
+    """``position[id]`` is the id's index when ids are small (the usual case), else None."""
+
+    @staticmethod
+    def of(*id_arrays: Ints) -> "BrokerTable":
+        values = [a[a != PAD] for a in id_arrays]
+        values = [v for v in values if len(v)]
+        if not values:
+            return BrokerTable(np.zeros(0, np.int64), None)
+        low, top = min(int(v.min()) for v in values), max(int(v.max()) for v in values)
+        if low < 0 or top >= _DENSE:
+            return BrokerTable(np.unique(np.concatenate(values)), None)
+        present = np.zeros(top + 1, np.bool_)
+        for v in values:
+            present[v] = True
+        ids = np.flatnonzero(present).astype(np.int64)
+        position = np.full(top + 1, -1, np.int64)
+        position[ids] = np.arange(len(ids))
+        return BrokerTable(ids, position)
+
+    def index(self, ids: Ints) -> Ints:
+        """Index of each id (all must be in the table)."""
+        if self.position is not None:
+            out: Ints = self.position[ids]
+            return out
+        return np.searchsorted(self.ids, ids)
+
+    def sums(self, ids: Ints, weights: Ints | int = 1) -> Ints:
+        """Per broker of the table: the sum of ``weights`` over the cells of ``ids`` naming it
+        (padding cells count for nothing)."""
+        real = ids != PAD
+        index = self.index(ids[real])
+        if isinstance(weights, int):
+            return np.bincount(index, minlength=len(self.ids)).astype(np.int64) * weights
+        out = np.zeros(len(self.ids), np.int64)
+        np.add.at(out, index, np.broadcast_to(weights, ids.shape)[real])
+        return out
+
+
+@dataclass(frozen=True)
+class SnapshotColumns:
+    """A snapshot's partitions as arrays, in ``state.partitions`` order."""
+
+    row_of: dict[tuple[str, int], int]
+    replicas: Ints
+    """R, padded."""
+    original: Ints
+    """R − AR (what the controller keeps for a partition in flight), padded."""
+    original_len: Ints
+    adding: Ints
+    """AR of partitions in flight, padded."""
+    isr: Ints
+    leader: Ints
+    """PAD when there is no leader."""
+    size: Ints
+    """The partition's size (leader's log, else the largest replica reported); PAD when unknown."""
+    reassigning: Bools
+    min_isr: Ints
+    """The topic's ``min.insync.replicas``; PAD when unknown."""
+    log_keys: Ints
+    """Sorted :func:`pair_keys` of every (partition, broker) with a (non-future) log, and ..."""
+    log_sizes: Ints
+    """... its size."""
+
+    def size_on(self, rows: Ints, brokers: Ints) -> Ints:
+        """Bytes of each (row, broker)'s log; PAD when not reported."""
+        return lookup(self.log_keys, self.log_sizes, pair_keys(rows, brokers))
+
+
+def snapshot_columns(state: ClusterState) -> SnapshotColumns:
+    parts = state.partitions
+    n = len(parts)
+    replicas, _ = padded([p.replicas for p in parts])
+    adding, adding_len = padded([p.adding for p in parts])
+    # R − AR keeping R's order: compact the kept cells of each row to the left
+    keep = ~member(replicas, adding) & (replicas != PAD)
+    original = np.full(replicas.shape, PAD, np.int64)
+    pos = np.cumsum(keep, axis=1) - 1
+    r, c = np.nonzero(keep)
+    original[r, pos[r, c]] = replicas[r, c]
+    leader = np.fromiter((PAD if p.leader is None else p.leader for p in parts), np.int64, n)
+    min_isr_of = state.min_insync_index
+    min_isr = np.fromiter((min_isr_of.get(p.topic, PAD) for p in parts), np.int64, n)
+    # every (non-future) log: the first one per (partition, broker) counts, as Partition.size_on
+    logs = [(i, log.broker, log.size) for i, p in enumerate(parts) for log in p.logs if not log.is_future]
+    arr = np.array(logs, np.int64).reshape(-1, 3)
+    keys = pair_keys(arr[:, 0], arr[:, 1])
+    keys, first = np.unique(keys, return_index=True)
+    sizes = arr[first, 2]
+    size = np.full(n, PAD, np.int64)
+    if len(arr):
+        np.maximum.at(size, arr[:, 0], arr[:, 2])  # the largest replica ...
+        on_leader = arr[:, 1] == leader[arr[:, 0]]
+        size[arr[on_leader, 0][::-1]] = arr[on_leader, 2][::-1]  # ... unless the leader reports one
+    return SnapshotColumns(
+        row_of={p.key: i for i, p in enumerate(parts)},
+        replicas=replicas, original=original, original_len=keep.sum(axis=1),
+        adding=adding, isr=padded([p.isr for p in parts])[0], leader=leader, size=size,
+        reassigning=(adding_len > 0) | np.fromiter((bool(p.removing) for p in parts), np.bool_, n),
+        min_isr=min_isr, log_keys=keys, log_sizes=sizes)
+
+
+def broker_ids(state: ClusterState) -> Ints:
+    return np.fromiter((b.id for b in state.brokers), np.int64, len(state.brokers))
+
+
+def as_ids(values: Ints) -> tuple[BrokerId, ...]:
+    return tuple(BrokerId(int(v)) for v in values if v != PAD)

@@ -1,0 +1,238 @@
+"""The column-wise diff and validation against a plain per-partition reference.
+
+``diff`` and ``validate`` work on whole arrays (console/columns.py) so that a 100k-partition plan
+is checked in well under a second. This file keeps the rules in their plain, one-partition-at-a-
+time form as the oracle, and generates odd clusters and plans (partitions in flight, no leader,
+unknown sizes, brokers down or fenced, racks, min ISR, duplicate / negative / huge ids, log dirs,
+stale bases) to show both give the same answers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from console.columns import PAD, padded
+from console.diff import ChangeKind, change_of, diff, partition_size
+from console.model import Broker, BrokerId, ClusterState, LogDir, Partition, ReplicaLog
+from console.plans import ANY, Plan, PlanEntry
+from console import validate as v
+
+BROKERS = range(7)
+odd_ids = st.sampled_from([-1, 2**31 - 1, 2**31, 2**40])
+
+
+@st.composite
+def clusters(draw) -> ClusterState:
+    brokers = []
+    for b in BROKERS:
+        if draw(st.integers(0, 5)) == 0:
+            continue  # not registered: only some replica lists name it
+        brokers.append(Broker(BrokerId(b), rack=draw(st.sampled_from([None, "a", "b", "c"])), registered=True,
+                              fenced=draw(st.sampled_from([None, None, True])),
+                              log_dirs=(LogDir("/d", None, 10**6, draw(st.sampled_from([None, 10, 10**9]))),)))
+    parts = []
+    for t in ("a", "b"):
+        for p in range(draw(st.integers(1, 4))):
+            replicas = draw(st.lists(st.sampled_from(BROKERS), min_size=1, max_size=5, unique=True))
+            adding = removing = ()
+            if len(replicas) > 1 and draw(st.booleans()):  # in flight: some adding, some removing
+                k = draw(st.integers(1, len(replicas) - 1))
+                adding = tuple(replicas[:k])
+                removing = tuple(draw(st.lists(st.sampled_from(replicas[k:]), max_size=len(replicas) - k, unique=True)))
+            isr = tuple(b for b in replicas if draw(st.booleans()))
+            leader = draw(st.sampled_from([None, *replicas]))
+            logs = tuple(ReplicaLog(BrokerId(b), "/d", draw(st.integers(0, 5000)), draw(st.booleans()))
+                         for b in replicas if draw(st.booleans()))
+            parts.append(Partition(t, p, tuple(BrokerId(b) for b in replicas), isr, leader, tuple(adding),
+                                   tuple(removing), logs=logs))
+    min_isr = tuple((t, n) for t in ("a", "b") if (n := draw(st.sampled_from([0, 1, 2, 3]))))
+    return ClusterState(0.0, tuple(brokers), tuple(parts), min_insync=min_isr)
+
+
+@st.composite
+def plans_for(draw, state: ClusterState) -> Plan:
+    keys = [p.key for p in state.partitions] + [("a", 9), ("zz", 0)]
+    entries = []
+    for t, p in draw(st.lists(st.sampled_from(keys), min_size=1, unique=True)):
+        replicas = draw(st.lists(st.one_of(st.sampled_from([*BROKERS, 7]), odd_ids), max_size=5))
+        if draw(st.booleans()):
+            replicas = list(dict.fromkeys(replicas))
+        dirs = None
+        if draw(st.integers(0, 3)) == 0:
+            dirs = tuple(draw(st.sampled_from([ANY, "/d", "/x"])) for _ in range(len(replicas) + draw(st.integers(0, 1))))
+        entries.append(PlanEntry(t, p, tuple(BrokerId(b) for b in replicas), dirs))
+    basis = {}
+    if draw(st.booleans()):
+        basis = {k: p.replicas if draw(st.booleans()) else () for k, p in state.partition_index.items()}
+    return Plan.of(entries, basis)
+
+
+# -- the reference: one partition at a time ------------------------------------------------------
+def reference_brokers(state: ClusterState, plan: Plan) -> dict[int, tuple[int, ...]]:
+    totals = state.broker_totals
+    replicas = defaultdict(int, {b: t[0] for b, t in totals.items()})
+    leaders = defaultdict(int, {b: t[1] for b, t in totals.items()})
+    size = defaultdict(int, {b: t[2] for b, t in totals.items()})
+    arriving, leaving, b_in, b_out = defaultdict(int), defaultdict(int), defaultdict(int), defaultdict(int)
+    for e in plan.entries:
+        p = state.partition_index.get(e.key)
+        if p is None:
+            continue
+        c = change_of(p, e)
+        for b in p.replicas:
+            replicas[b] -= 1
+        for b in c.target:
+            replicas[b] += 1
+        if c.leader_before != c.leader_after:
+            if c.leader_before is not None:
+                leaders[c.leader_before] -= 1
+            if c.leader_after is not None:
+                leaders[c.leader_after] += 1
+        psize = c.size or 0
+        for b in c.removing:
+            leaving[b] += 1
+            size[b] -= p.size_on(b) or psize
+        for b in p.adding:
+            if b not in c.target:
+                size[b] -= p.size_on(b) or 0
+        for b in c.adding:
+            arriving[b] += 1
+            size[b] += psize - (p.size_on(b) or 0)
+            b_in[b] += psize
+            if c.source is not None:
+                b_out[c.source] += psize
+    ids = sorted(set(replicas) | {b.id for b in state.brokers})
+    return {b: (replicas[b], leaders[b], max(0, size[b]), arriving[b], leaving[b], b_in[b], b_out[b]) for b in ids}
+
+
+def reference_findings(state: ClusterState, plan: Plan) -> list[tuple[object, ...]]:
+    out = []
+    topics, brokers = set(state.topics), state.broker_index
+    rack_of = {b.id: b.rack for b in state.brokers if b.rack}
+    available = {b.rack for b in state.brokers if b.eligible and b.rack}
+
+    def f(code, sev, e):
+        out.append((code, sev.value, e.topic, e.partition))
+
+    for e in plan.entries:
+        r = e.replicas
+        if not r:
+            f(v.EMPTY_REPLICAS, v.Severity.ERROR, e)
+        if any(b < 0 or b > 2**31 - 1 for b in r):
+            f(v.NEGATIVE_BROKER, v.Severity.ERROR, e)
+        if len(set(r)) != len(r):
+            f(v.DUPLICATE_BROKER, v.Severity.ERROR, e)
+        if e.log_dirs is not None and len(e.log_dirs) != len(r):
+            f(v.LOG_DIRS_LENGTH, v.Severity.ERROR, e)
+        p = state.partition_index.get(e.key)
+        if p is None:
+            f(v.UNKNOWN_TOPIC if e.topic not in topics else v.UNKNOWN_PARTITION, v.Severity.ERROR, e)
+            continue
+        c = change_of(p, e)
+        for b in c.adding:
+            broker = brokers.get(b)
+            if broker is None:
+                f(v.UNKNOWN_BROKER, v.Severity.ERROR, e)
+            elif not broker.eligible:
+                f(v.BROKER_NOT_ELIGIBLE, v.Severity.ERROR, e)
+        for b, path in zip(e.replicas, e.log_dirs or ()):
+            broker = brokers.get(b)
+            if path != ANY and broker is not None and broker.log_dirs and path not in {d.path for d in broker.log_dirs}:
+                f(v.UNKNOWN_LOG_DIR, v.Severity.ERROR, e)
+        if c.kind is ChangeKind.NONE:
+            f(v.NO_CHANGE, v.Severity.INFO, e)
+        else:
+            if c.kind is ChangeKind.REORDER:
+                f(v.REORDER_ONLY, v.Severity.INFO, e)
+            if c.needs_election and c.kind is not ChangeKind.REORDER:
+                f(v.LEADER_NEEDS_ELECTION, v.Severity.INFO, e)
+            if c.in_flight:
+                f(v.ALREADY_REASSIGNING, v.Severity.WARNING, e)
+            if c.leader_before is None:
+                f(v.OFFLINE_NOW, v.Severity.WARNING, e)
+            if len(c.target) != len(c.current):
+                f(v.RF_CHANGE, v.Severity.WARNING, e)
+            min_isr = state.min_insync_index.get(e.topic)
+            if min_isr is not None:
+                if len(c.target) < min_isr:
+                    f(v.RF_BELOW_MIN_ISR, v.Severity.ERROR, e)
+                if sum(1 for b in c.current if b in p.isr) < min_isr:
+                    f(v.BELOW_MIN_ISR_NOW, v.Severity.WARNING, e)
+            before = {rack_of[b] for b in c.current if b in rack_of}
+            after = {rack_of[b] for b in c.target if b in rack_of}
+            if before and len(after) < len(before):
+                f(v.RACK_SPREAD_REDUCED, v.Severity.WARNING, e)
+            elif available and len(after) < min(len(c.target), len(available)):
+                f(v.RACKS_UNDERUSED, v.Severity.WARNING, e)
+        basis = plan.basis.get(e.key)
+        if basis is not None and basis != p.replicas:
+            f(v.STALE, v.Severity.ERROR, e)
+    order = {"error": 0, "warning": 1, "info": 2}
+    return sorted(out, key=lambda x: order[x[1]])  # stable: plan order, then check order
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_column_wise_diff_and_validation_equal_the_per_partition_rules(data):
+    state = data.draw(clusters())
+    plan = data.draw(plans_for(state))
+    d = diff(state, plan)
+    c = d.columns
+    # per entry: every column says what change_of says
+    for i, e in enumerate(plan.entries):
+        p = state.partition_index.get(e.key)
+        ref = change_of(p, e)
+        assert d.changes[i] == ref
+        assert ChangeKind(tuple(ChangeKind)[c.kind[i]]) is ref.kind
+        assert tuple(int(x) for x in c.target[i, c.adding[i]]) == ref.adding
+        assert tuple(int(x) for x in c.current[i, c.removing[i]]) == ref.removing
+        assert (None if c.leader_after[i] == PAD else int(c.leader_after[i])) == ref.leader_after
+        assert (None if c.size[i] == PAD else int(c.size[i])) == (partition_size(p) if p else None)
+        assert bool(c.in_flight[i]) == ref.in_flight
+    # per broker and in total
+    ref = reference_brokers(state, plan)
+    assert {b.broker: (b.replicas_after, b.leaders_after, b.bytes_after, b.arriving, b.leaving, b.bytes_in,
+                       b.bytes_out) for b in d.brokers} == ref
+    changes = list(d.changes)
+    assert d.bytes_to_copy == sum(x.bytes_to_copy for x in changes)
+    assert d.summary()["moving"] == len(d.moving) == sum(1 for x in changes if x.adding or x.removing)
+    assert d.counts() == {k.value: sum(1 for x in changes if x.kind is k) for k in ChangeKind}
+    flows: Counter[tuple[int, int]] = Counter()
+    for x in changes:
+        if x.source is not None:
+            for b in x.adding:
+                flows[(x.source, b)] += 1
+    assert {(f.source, f.destination): f.replicas for f in d.flows} == dict(flows)
+    # findings: same codes for the same partitions, in the same order
+    found = [(f.code, f.severity.value, f.topic, f.partition) for f in v.validate(state, plan, d)
+             if f.topic is not None]
+    assert found == reference_findings(state, plan)
+
+
+def test_padded_keeps_order_and_gives_ids_beyond_int64_distinct_stand_ins():
+    m, lens = padded([[3, 1], [], [2**40, -1, 10**30, 10**31]])
+    assert lens.tolist() == [2, 0, 4]
+    assert m[0, :2].tolist() == [3, 1] and (m[1] == PAD).all()
+    assert m[2, :2].tolist() == [2**40, -1] and len(set(m[2].tolist())) == 4
+
+
+def test_ids_beyond_int64_are_invalid_not_a_crash():
+    state = ClusterState(0.0, (Broker(BrokerId(0), registered=True),),
+                         (Partition("t", 0, (BrokerId(0),), (BrokerId(0),), BrokerId(0)),))
+    found = {f.code for f in v.validate(state, Plan.of([PlanEntry("t", 0, (BrokerId(10**20), BrokerId(10**21)))]))}
+    assert v.NEGATIVE_BROKER in found and v.UNKNOWN_BROKER in found and v.DUPLICATE_BROKER not in found
+    assert padded([[1, 2], [3, 4]])[0].tolist() == [[1, 2], [3, 4]]
+    assert np.array_equal(padded([])[1], np.zeros(0, np.int64))
+
+
+def test_parsed_plan_columns_follow_the_sorted_entries():
+    from console.plans import parse_plan
+
+    plan = parse_plan('{"partitions":[{"topic":"b","partition":1,"replicas":[5,6]},'
+                      '{"topic":"a","partition":3,"replicas":[1]},{"topic":"a","partition":0,"replicas":[2,3,4]}]}')
+    assert [e.key for e in plan.entries] == [("a", 0), ("a", 3), ("b", 1)]
+    target, lens = plan.target_columns
+    assert [tuple(int(x) for x in row[:n]) for row, n in zip(target, lens)] == [e.replicas for e in plan.entries]
