@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain
+from operator import attrgetter, itemgetter
 from typing import Sequence
 
 import numpy as np
@@ -198,22 +199,24 @@ def snapshot_columns(state: ClusterState) -> SnapshotColumns:
     min_isr_of = state.min_insync_index
     min_isr = np.fromiter((min_isr_of.get(p.topic, PAD) for p in parts), np.int64, n)
     # every (non-future) log: the first one per (partition, broker) counts, as Partition.size_on
-    logs = [(i, log.broker, log.size) for i, p in enumerate(parts) for log in p.logs if not log.is_future]
-    arr = np.array(logs, np.int64).reshape(-1, 3)
-    keys = pair_keys(arr[:, 0], arr[:, 1])
-    keys, first = np.unique(keys, return_index=True)
-    sizes = arr[first, 2]
+    logs_of = [p.logs for p in parts]
+    logs = list(chain.from_iterable(logs_of))
+    row = np.repeat(np.arange(n), np.fromiter(map(len, logs_of), np.int64, n))
+    broker = np.fromiter(map(itemgetter(0), logs), np.int64, len(logs))
+    sized = np.fromiter(map(itemgetter(2), logs), np.int64, len(logs))
+    current = ~np.fromiter(map(itemgetter(3), logs), np.bool_, len(logs))
+    row, broker, sized = row[current], broker[current], sized[current]
+    keys, first = np.unique(pair_keys(row, broker), return_index=True)
     size = np.full(n, PAD, np.int64)
-    if len(arr):
-        np.maximum.at(size, arr[:, 0], arr[:, 2])  # the largest replica ...
-        on_leader = arr[:, 1] == leader[arr[:, 0]]
-        size[arr[on_leader, 0][::-1]] = arr[on_leader, 2][::-1]  # ... unless the leader reports one
+    np.maximum.at(size, row, sized)  # the largest replica ...
+    on_leader = broker == leader[row]
+    size[row[on_leader][::-1]] = sized[on_leader][::-1]  # ... unless the leader reports one (its first log)
     return SnapshotColumns(
-        row_of={p.key: i for i, p in enumerate(parts)},
+        row_of=dict(zip(zip(map(attrgetter("topic"), parts), map(attrgetter("partition"), parts)), range(n))),
         replicas=replicas, original=original, original_len=keep.sum(axis=1),
         adding=adding, isr=padded([p.isr for p in parts])[0], leader=leader, size=size,
         reassigning=(adding_len > 0) | np.fromiter((bool(p.removing) for p in parts), np.bool_, n),
-        min_isr=min_isr, log_keys=keys, log_sizes=sizes)
+        min_isr=min_isr, log_keys=keys, log_sizes=sized[first])
 
 
 def broker_ids(state: ClusterState) -> Ints:
