@@ -441,6 +441,18 @@ class ClusterState:
     def fingerprint(self) -> str:
         """A digest of every partition's R, AR and RR: a plan reviewed against this snapshot
         carries it, so that submission can tell whether anything moved since."""
+        return self._fingerprint
+
+    @cached_property
+    def check_basis(self) -> tuple[object, ...]:
+        """What checking a plan depends on, other than replica sizes: the assignment, each
+        broker's registration, eligibility, rack and free space, and min ISR. Two snapshots with
+        the same basis give a plan the same findings (bar free-space figures and bytes)."""
+        return (self.fingerprint(), tuple((b.id, b.registered, b.eligible, b.rack) for b in self.brokers),
+                self.min_insync)
+
+    @cached_property
+    def _fingerprint(self) -> str:
         h = hashlib.sha256()
         for p in self.partitions:
             h.update(

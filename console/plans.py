@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import cache, cached_property, partial
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter, le, lt
 from typing import Annotated, Any, Callable, Iterable, Literal, Mapping, NamedTuple
@@ -50,6 +50,25 @@ class PlanFormatError(ConfigError):
         message = "The plan cannot be used: " + "; ".join(shown) + (f"; and {more} more problems" if more > 0 else "") + "."
         super().__init__(message, hint or "Fix the file and load it again; nothing was read from it.")
         self.problems = problems
+
+
+class _Written(msgspec.Struct):
+    """One entry as written: fields in the official tool's order."""
+
+    topic: str
+    partition: int
+    replicas: tuple[int, ...]
+    log_dirs: tuple[str, ...]
+
+
+class _WrittenFile(msgspec.Struct):
+    version: int
+    partitions: list[_Written]
+
+
+@cache
+def _anys(n: int) -> tuple[str, ...]:
+    return (ANY,) * n
 
 
 class PlanEntry(NamedTuple):
@@ -107,23 +126,12 @@ class Plan:
         return padded([e.replicas for e in self.entries])
 
     @without_gc
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "version": 1,
-            "partitions": [
-                {
-                    "topic": e.topic,
-                    "partition": e.partition,
-                    "replicas": list(e.replicas),
-                    "log_dirs": list(e.log_dirs) if e.log_dirs is not None else [ANY] * len(e.replicas),
-                }
-                for e in self.entries
-            ],
-        }
-
     def to_json(self) -> str:
-        """Compact, as the official tool prints it (one line, no spaces)."""
-        return msgspec.json.encode(self.to_dict()).decode()
+        """Compact, as the official tool prints it (one line, no spaces, log dirs all "any" when
+        none were chosen)."""
+        entries = [_Written(e.topic, e.partition, e.replicas, _anys(len(e.replicas)) if e.log_dirs is None else e.log_dirs)
+                   for e in self.entries]
+        return msgspec.json.encode(_WrittenFile(1, entries)).decode()
 
     def with_basis(self, state: ClusterState) -> "Plan":
         """The same plan, remembering each partition's replicas in ``state`` (for the stale check)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -76,6 +77,13 @@ def finding_rows(findings: Iterable[Finding]) -> list[dict[str, object]]:
     rows = [f.to_dict() for f in findings]
     rows.sort(key=lambda r: SEVERITY_ORDER.get(str(r["severity"]), 3))
     return rows
+
+
+def finding_summary(findings: Iterable[Finding]) -> list[dict[str, object]]:
+    """How many findings of each code: errors first, then the most frequent."""
+    n = Counter((f.severity.value, f.code) for f in findings)
+    return [{"severity": sev, "code": code, "findings": k}
+            for (sev, code), k in sorted(n.items(), key=lambda kv: (SEVERITY_ORDER.get(kv[0][0], 3), -kv[1], kv[0][1]))]
 
 
 def diff_json(d: PlanDiff, racks: Mapping[BrokerId, str]) -> dict[str, Any]:

@@ -8,13 +8,14 @@ Streamlit server, the CLI and a standalone executor can share the file.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from console.errors import ConsoleError
 from console.model import BrokerId, TopicPartition
@@ -114,11 +115,11 @@ class Store:
         name = name.strip()
         if not name:
             raise StoreError("A saved plan needs a name.", "Type a name for the draft.")
-        basis = [[t, p, list(r)] for (t, p), r in sorted(plan.basis.items())]
+        basis = msgspec.json.encode([(t, p, r) for (t, p), r in sorted(plan.basis.items())]).decode()
         now = time.time()
         with self._tx() as db:
             row = db.execute("SELECT id FROM plans WHERE cluster = ? AND name = ?", (cluster, name)).fetchone()
-            values = (author, now, len(plan), fingerprint, plan.to_json(), rollback.to_json(), json.dumps(basis))
+            values = (author, now, len(plan), fingerprint, plan.to_json(), rollback.to_json(), basis)
             if row is None:
                 cur = db.execute(
                     "INSERT INTO plans (name, cluster, author, created_at, updated_at, partitions, fingerprint, "
@@ -141,8 +142,7 @@ class Store:
             "rollback_json, basis_json FROM plans WHERE id = ?", (plan_id,)).fetchone()
         if row is None:
             return None
-        basis: dict[TopicPartition, tuple[BrokerId, ...]] = {
-            (t, p): tuple(BrokerId(b) for b in r) for t, p, r in json.loads(row[10])}
+        basis = {(t, p): r for t, p, r in msgspec.json.decode(row[10], type=list[tuple[str, int, tuple[BrokerId, ...]]])}
         plan = parse_plan(row[8])
         return SavedPlan(PlanSummary(*row[:8]), Plan(plan.entries, basis), row[9])
 

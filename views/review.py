@@ -11,7 +11,7 @@ from components import charts, deps, keys, widgets
 from console import review
 from console.diff import PlanDiff, diff
 from console.live import human_bytes
-from console.model import ClusterState, Finding
+from console.model import ClusterState, Finding, Severity
 from console.plans import Plan, PlanFormatError, parse_plan, rollback
 from console.validate import counts, validate
 
@@ -24,6 +24,8 @@ class ReviewBundle(NamedTuple):
     diff: PlanDiff
     findings: list[Finding]
     rollback_json: str
+    state: ClusterState
+    """The snapshot the plan was checked against."""
 
 
 st.header("Review a plan")
@@ -73,20 +75,27 @@ def check(state: ClusterState) -> ReviewBundle | None:
         return None
     with st.spinner(f"Checking {len(plan):,} partitions against the cluster…"):
         d = diff(state, plan)
-        return ReviewBundle(plan, d, validate(state, plan, d), rollback(state, plan).to_json())
+        return ReviewBundle(plan, d, validate(state, plan, d), rollback(state, plan).to_json(), state)
 
 
-# A snapshot is identified by when it was taken (the last good one keeps its time): reruns
-# that see the same snapshot only redraw.
-cache_key = (source, state.taken_at)
+# A review keeps the snapshot it was checked against while the cluster's assignment, brokers and
+# min ISR stay the same (a 100k-partition plan is not re-checked on every rerun); it is checked
+# again when they change, or on request (fresh replica sizes).
 cached = st.session_state.get(keys.REVIEW_CACHE)
-if cached is None or cached[0] != cache_key:
+again = cached is not None and cached[0] == source and st.session_state.pop(keys.REVIEW_AGAIN, False)
+if cached is None or cached[0] != source or cached[1].state.check_basis != state.check_basis or again:
     bundle = check(state)
     if bundle is None:
         st.stop()
-    cached = (cache_key, bundle)
+    cached = (source, bundle)
     st.session_state[keys.REVIEW_CACHE] = cached
-plan, d, findings, rollback_json = cached[1]
+plan, d, findings, rollback_json, state = cached[1]
+c1, c2 = st.columns([5, 1], vertical_alignment="center")
+c1.caption(f"Checked against the cluster as it was at {datetime.fromtimestamp(state.taken_at):%H:%M:%S}; "
+           "checked again by itself when the assignment, the brokers or min ISR change.")
+if c2.button("Check again", icon=":material/refresh:", help="Check against the cluster now (fresh sizes too)."):
+    st.session_state[keys.REVIEW_AGAIN] = True
+    st.rerun()
 racks = review.rack_map(state)
 summary = d.summary()
 n = counts(findings)
@@ -94,26 +103,29 @@ n = counts(findings)
 m = st.columns(6)
 m[0].metric("Partitions", f"{summary['partitions']:,}")
 m[1].metric("Moving", f"{summary['moving']:,}")
-m[2].metric("Replicas added / removed", f"{summary['replicas_added']:,} / {summary['replicas_removed']:,}")
+m[2].metric("Replicas + / −", f"{summary['replicas_added']:,} / {summary['replicas_removed']:,}",
+            help="Replicas added (AR) / removed (RR)")
 m[3].metric("Leaders changing", f"{summary['leaders_changing']:,}")
 m[4].metric("Bytes to copy", human_bytes(d.bytes_to_copy) + ("" if d.sizes_known else " +?"))
-m[5].metric("Errors / warnings", f"{n['error']} / {n['warning']}")
+m[5].metric("Errors / warnings", f"{n['error']:,} / {n['warning']:,}")
 if n["error"]:
-    st.error(f"**{n['error']} errors**: this plan must not be submitted as it is. They are listed first below.")
+    st.error(f"**{n['error']:,} errors**: this plan must not be submitted as it is. They are listed first below.")
 elif n["warning"]:
-    st.warning(f"No errors; {n['warning']} warnings to acknowledge before submitting.")
+    st.warning(f"No errors; {n['warning']:,} warnings to acknowledge before submitting.")
 else:
     st.success("No errors and no warnings.")
 
 st.subheader("Findings")
-rows = review.finding_rows(findings)
+shown = findings
 if n["info"] and st.toggle(f"Show the {n['info']:,} info findings too (no change, reorder only, …)",
                            key=keys.REVIEW_SHOW_INFO) is False:
-    rows = [r for r in rows if r["severity"] != "info"]
-if rows:
-    st.dataframe(rows[:SHOWN_FINDINGS], hide_index=True, width="stretch")
-    if len(rows) > SHOWN_FINDINGS:
-        st.caption(f"The first {SHOWN_FINDINGS:,} of {len(rows):,} findings (errors first); "
+    shown = [f for f in findings if f.severity is not Severity.INFO]
+if len({f.code for f in shown}) > 1 or len(shown) > 50:
+    st.dataframe(review.finding_summary(shown), hide_index=True)
+if shown:  # errors come first; only the rows shown become table rows
+    st.dataframe(review.finding_rows(shown[:SHOWN_FINDINGS]), hide_index=True, width="stretch")
+    if len(shown) > SHOWN_FINDINGS:
+        st.caption(f"The first {SHOWN_FINDINGS:,} of {len(shown):,} findings (errors first); "
                    "`python -m console validate --json` lists them all.")
 else:
     st.write("No errors or warnings." if findings else "None.")

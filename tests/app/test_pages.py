@@ -94,11 +94,16 @@ def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster):
     assert at.query_params["plan"] == [str(plan_id)] or at.query_params["plan"] == str(plan_id)
     labels = [m.label for m in at.metric]
     assert labels[0] == "Partitions" and at.metric[0].value == "12"
-    assert at.metric[labels.index("Replicas added / removed")].value == "0 / 12"
+    assert at.metric[labels.index("Replicas + / −")].value == "0 / 12"
     assert "warnings" in at.warning[0].value  # the RF change needs acknowledging
+    checked = at.session_state["review.cache"][1]
     for view in ("Movement", "Replicas before/after", "Partitions", "Racks", "Brokers"):
         at.segmented_control(key="review.view").set_value(view).run()
         assert not at.exception, view
+    # reruns keep the check while the assignment and brokers stay the same; "Check again" redoes it
+    assert at.session_state["review.cache"][1] is checked
+    next(b for b in at.button if b.label == "Check again").click().run()
+    assert not at.exception and at.session_state["review.cache"][1] is not checked
     at.text_area(key="review.note").set_value("RF 2 is fine for orders")
     at.button(key="FormSubmitter:note-Add note").click().run()
     assert not at.exception
