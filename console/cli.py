@@ -1,7 +1,8 @@
 """``python -m console ...``: the command line.
 
-Exit codes: 0 success; 1 the cluster could not give what was asked, or (validate) the plan
-has errors (message on stderr); 2 bad usage, settings, or a plan file that cannot be used.
+Exit codes: 0 success; 1 the cluster could not give what was asked, (validate) the plan has
+errors, or (cancel) the console refused and sent nothing; 2 bad usage, settings, or a plan file
+that cannot be used; 3 (cancel) the controller accepted only part of the request.
 """
 
 from __future__ import annotations
@@ -57,6 +58,22 @@ def build_parser() -> argparse.ArgumentParser:
         a.add_argument("--reassignment-json-file", required=True, help="the plan, in the official format")
         if name != "rollback":
             a.add_argument("--json", action="store_true")
+
+    cc = sub.add_parser("cancel", help="cancel reassignments in flight (KIP-455: back to the original replicas)")
+    _connection_args(cc)
+    scope = cc.add_mutually_exclusive_group(required=True)
+    scope.add_argument("--all", action="store_true",
+                       help="every reassignment in flight in the cluster, whoever started it")
+    scope.add_argument("--topic", help="the reassignments of this topic")
+    cc.add_argument("--partition", type=int, action="append", default=[], help="only these partitions (with --topic)")
+    cc.add_argument("--include-others", action="store_true",
+                    help="also cancel reassignments this console did not start (implied by --all)")
+    cc.add_argument("--force-at-risk", action="store_true",
+                    help="cancel even partitions whose original replicas are all out of sync (may leave them leaderless)")
+    cc.add_argument("--wait", type=float, default=60.0,
+                    help="seconds to wait for the partitions to leave the in-flight list (default 60; 0: do not wait)")
+    cc.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    cc.add_argument("--json", action="store_true")
     return parser
 
 
@@ -68,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sandbox(args)
         if args.command in ("validate", "diff", "rollback"):
             return _plan_command(args)
+        if args.command == "cancel":
+            return _cancel(args)
         return _read(args)
     except ConfigError as e:
         _err(e)
@@ -182,6 +201,91 @@ def _plan_command(args: argparse.Namespace) -> int:
         print(f"{len(bad)} errors, {len(findings) - len(bad)} other findings: "
               + ("the plan must not be submitted." if bad else "no errors."), file=sys.stderr)
     return 1 if bad else 0
+
+
+def _cancel(args: argparse.Namespace) -> int:
+    """Cancel for on-call: read what is in flight, say what cancel means, send, wait, record."""
+    import getpass
+    import time
+
+    from console.reader import ClusterReader
+    from console.settings import settings_from_args
+    from console.store import Store
+    from console.write import keys_of, outcome_rows, plan_cancel, summary
+
+    if args.partition and not args.topic:
+        raise ConfigError("--partition needs --topic.", "Name the topic the partitions belong to.")
+    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
+    store = Store()
+    user = getpass.getuser()
+    with ClusterReader(settings) as reader:
+        state = reader.snapshot()
+        if state.status.reassignments is not SourceStatus.OK:
+            _print_findings(state)
+            print("Cannot cancel: ListPartitionReassignments did not answer (cancel needs the Admin API of "
+                  "Kafka 2.4 or newer, and ALTER on CLUSTER).", file=sys.stderr)
+            return 1
+        keys = None if args.all else keys_of(state, args.topic, args.partition)
+        if keys is not None and not keys:
+            raise ConfigError(f"Topic {args.topic} has no such partitions in the cluster.", "Check the topic name.")
+        plan = plan_cancel(state, keys, include_others=args.include_others)
+        for line in plan.explain():
+            print(line, file=sys.stderr)
+        if not plan.cancel:
+            print("Nothing to cancel." + (" Use --include-others to cancel the reassignments this console did "
+                                          "not start." if plan.not_ours else ""), file=sys.stderr)
+            return 0 if not plan.not_ours else 1
+        if plan.at_risk and not args.force_at_risk:
+            print("Refused: some partitions could be left without a leader; nothing was sent. "
+                  "Add --force-at-risk to cancel them anyway.", file=sys.stderr)
+            return 1
+        if not args.yes:
+            answer = input(f"Type the cluster's name ({settings.name}) to send the cancel: ")
+            if answer.strip() != settings.name:
+                print("Not confirmed: nothing was sent.", file=sys.stderr)
+                return 1
+        request = [[t, p] for t, p in plan.targets]
+        intent = store.record(user, settings.name, "cancel", {"cancel": request}, "sending")
+        t0 = time.perf_counter()
+        try:
+            outcomes = reader.kafka.alter_reassignments(plan.targets)
+        except ConsoleError as e:
+            done = getattr(e, "outcomes", {})
+            store.record(user, settings.name, "cancel", {"cancel": request}, "failed", ref=intent,
+                         response={"error": e.message, "outcomes": outcome_rows(done)})
+            raise
+        sent_s = time.perf_counter() - t0
+        accepted, rejected = summary(outcomes.values())
+        store.record(user, settings.name, "cancel", {"cancel": request},
+                     "accepted" if not rejected else ("partly accepted" if accepted else "rejected"),
+                     ref=intent, response=outcome_rows(outcomes))
+        left: list[tuple[str, int]] = []
+        waiting = {(o.topic, o.partition) for o in accepted}
+        deadline = time.monotonic() + args.wait
+        while waiting and args.wait > 0 and time.monotonic() < deadline:
+            try:
+                waiting &= set(reader.kafka.list_reassignments())
+            except ConsoleError:
+                pass  # the controller may be moving: ask again
+            if waiting:
+                time.sleep(0.25)
+        left = sorted({(o.topic, o.partition) for o in accepted} - waiting)
+        if args.wait > 0:
+            store.record(user, settings.name, "cancel-complete", {"cancel": request},
+                         "left the in-flight list" if not waiting else "still in flight", ref=intent,
+                         response={"left": left, "still_in_flight": sorted(waiting)})
+    if args.json:
+        print(json.dumps({"accepted": [o.name for o in accepted], "rejected": outcome_rows(
+            {(o.topic, o.partition): o for o in rejected}), "still_in_flight": [f"{t}-{p}" for t, p in sorted(waiting)],
+            "seconds_to_accept": round(sent_s, 3)}))
+    else:
+        print(f"Cancel accepted for {len(accepted)} partition(s) in {sent_s:.2f} s"
+              + (f"; {len(left)} left the in-flight list" if args.wait > 0 else "") + ".")
+        for o in rejected:
+            print(f"Rejected: {o.name}: {o.message}")
+        if waiting and args.wait > 0:
+            print(f"Still in flight after {args.wait:.0f} s: {', '.join(f'{t}-{p}' for t, p in sorted(waiting))}.")
+    return 0 if not rejected else 3
 
 
 def _short(f: Finding) -> dict[str, object]:

@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from console.model import BrokerId, ClusterState
+from console.model import ClusterState
 
 Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
@@ -221,7 +221,3 @@ def snapshot_columns(state: ClusterState) -> SnapshotColumns:
 
 def broker_ids(state: ClusterState) -> Ints:
     return np.fromiter((b.id for b in state.brokers), np.int64, len(state.brokers))
-
-
-def as_ids(values: Ints) -> tuple[BrokerId, ...]:
-    return tuple(BrokerId(int(v)) for v in values if v != PAD)

@@ -43,6 +43,24 @@ CREATE TABLE IF NOT EXISTS plan_notes (
     at        REAL NOT NULL,
     note      TEXT NOT NULL
 );
+-- Every change the console makes to a cluster: the intent is written before the request is
+-- sent, the answer after (ref points at the intent). Append-only, enforced.
+CREATE TABLE IF NOT EXISTS audit (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    ref       INTEGER REFERENCES audit(id),
+    at        REAL NOT NULL,
+    user      TEXT NOT NULL,
+    cluster   TEXT NOT NULL,
+    action    TEXT NOT NULL,
+    plan_hash TEXT,
+    request   TEXT NOT NULL,
+    response  TEXT,
+    outcome   TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS audit_append_only_update BEFORE UPDATE ON audit
+BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_append_only_delete BEFORE DELETE ON audit
+BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 """
 
 
@@ -76,6 +94,22 @@ class SavedPlan:
 
 
 @dataclass(frozen=True)
+class AuditEntry:
+    id: int
+    ref: int | None
+    at: float
+    user: str
+    cluster: str
+    action: str
+    plan_hash: str | None
+    request: str
+    """JSON."""
+    response: str | None
+    """JSON, on the entry that records the answer."""
+    outcome: str
+
+
+@dataclass(frozen=True)
 class Note:
     author: str
     at: float
@@ -100,7 +134,7 @@ class Store:
         if db is None:
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA synchronous=FULL")  # intent is durable before the side effect
             db.execute("PRAGMA foreign_keys=ON")
             self._local.db = db
         return db
@@ -163,6 +197,33 @@ class Store:
         rows = self._db().execute("SELECT author, at, note FROM plan_notes WHERE plan_id = ? ORDER BY at, id",
                                   (plan_id,)).fetchall()
         return [Note(*r) for r in rows]
+
+    # -- audit log -----------------------------------------------------------------------------
+    def record(self, user: str, cluster: str, action: str, request: object, outcome: str, *,
+               ref: int | None = None, plan_hash: str | None = None, response: object = None) -> int:
+        """Append to the audit log (durably: it is written before the request it announces)."""
+        try:
+            with self._tx() as db:
+                cur = db.execute(
+                    "INSERT INTO audit (ref, at, user, cluster, action, plan_hash, request, response, outcome) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (ref, time.time(), user, cluster, action, plan_hash, msgspec.json.encode(request).decode(),
+                     None if response is None else msgspec.json.encode(response).decode(), outcome))
+                return int(cur.lastrowid or 0)
+        except sqlite3.Error as e:
+            raise StoreError(f"Cannot write the audit log at {self.path}: {e}.",
+                             "Nothing was sent. Check that the data dir is writable (CONSOLE_DATA_DIR).") from None
+
+    def audit(self, cluster: str | None = None, action: str | None = None) -> list[AuditEntry]:
+        where, args = [], []
+        for col, val in (("cluster", cluster), ("action", action)):
+            if val is not None:
+                where.append(f"{col} = ?")
+                args.append(val)
+        rows = self._db().execute(
+            "SELECT id, ref, at, user, cluster, action, plan_hash, request, response, outcome FROM audit"
+            + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id", args).fetchall()
+        return [AuditEntry(*r) for r in rows]
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)

@@ -1,5 +1,5 @@
 """The Admin API gateway: confluent-kafka for Metadata and configs, kafka-python only for what
-librdkafka lacks (ListPartitionReassignments, DescribeLogDirs; AlterPartitionReassignments later).
+librdkafka lacks (ListPartitionReassignments, AlterPartitionReassignments, DescribeLogDirs).
 
 ``KafkaGateway.read()`` never raises for a cluster that misbehaves: each part of the answer has a
 status, and what went wrong becomes a ``Finding`` with a hint. Only bad settings raise
@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Mapping, TypeVar
 
 from console.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError, UnsupportedByCluster
 from console.model import BrokerId, Finding, LogDir, Severity, SourceStatus, TopicPartition
 from console.reads import ApiView, BrokerInfo, BrokerLogDirs, PartitionMeta, Reassignment
 from console.settings import ConnectionSettings
+from console.write import NO_ANSWER, Outcome
 
 BROKER_THROTTLE_KEYS = (
     "leader.replication.throttled.rate",
@@ -173,6 +175,60 @@ class KafkaGateway:
                 tuple(BrokerId(b) for b in r["removing_replicas"]),
             )
         return out
+
+    # -- writes --------------------------------------------------------------------------------
+    def alter_reassignments(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...] | None],
+                            batch: int = 2_000, attempts: int = 5) -> dict[TopicPartition, Outcome]:
+        """AlterPartitionReassignments to the active controller: a target per partition, or None
+        to cancel. Requests carry at most ``batch`` partitions. A request the controller did not
+        take (NOT_CONTROLLER while it moves, no controller yet, a timeout) changed nothing and is
+        sent again, up to ``attempts`` times; partition errors are the broker's own, per
+        partition. Raises :class:`ConsoleError` when a request never got an answer: the outcomes
+        of the requests before it are in the exception's ``outcomes``."""
+        from kafka import TopicPartition as KTP
+
+        out: dict[TopicPartition, Outcome] = {}
+        items = list(targets.items())
+        for start in range(0, len(items), batch):
+            chunk = items[start: start + batch]
+            request = {KTP(t, p): (None if r is None else [int(b) for b in r]) for (t, p), r in chunk}
+            answer = self._to_controller("AlterPartitionReassignments",
+                                         lambda c: c.alter_partition_reassignments(request), attempts, out)
+            for (t, p), _ in chunk:
+                err = answer.get(KTP(t, p), NO_ANSWER)
+                out[(t, p)] = Outcome.of(t, p, err)
+        return out
+
+    def _to_controller(self, what: str, fn: Callable[[Any], T], attempts: int,
+                       done: dict[TopicPartition, Outcome]) -> T:
+        """``fn`` on the kafka-python client; again (fresh client, fresh controller id) while the
+        controller is moving or not answering."""
+        delay = 0.2
+        for attempt in range(attempts):
+            try:
+                with self._lock:
+                    return fn(self.kafka_python())
+            except Exception as e:  # noqa: BLE001 - sorted below
+                err = translate(e, what)
+                retry = isinstance(err, ClusterUnavailable) or "controller" in str(e).lower()
+                with self._lock:
+                    if self._kp is not None:
+                        try:
+                            self._kp.close()
+                        except Exception:  # noqa: BLE001
+                            pass
+                        self._kp = None
+                if not retry or attempt == attempts - 1:
+                    if isinstance(err, ClusterUnavailable):
+                        err = ClusterUnavailable(
+                            f"The controller did not take {what} after {attempts} attempts: {e}.",
+                            "Nothing of this request was applied. Check that a controller is elected "
+                            "(Overview) and try again.")
+                    err.outcomes = dict(done)  # type: ignore[attr-defined]
+                    raise err from None
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+        raise AssertionError("unreachable")
 
     def describe_log_dirs(self, broker: BrokerId, partitions: dict[str, list[int]]) -> BrokerLogDirs:
         raw = self._with_kp(

@@ -1,0 +1,139 @@
+"""What the console sends to change a cluster, and what came back (pure).
+
+Cancel (KIP-455): a partition in flight goes back to its original replicas (R − AR), the adding
+replicas are dropped, and partitions whose reassignment already completed stay where they are
+(their way back is the rollback JSON). The controller only takes a cancel it can carry out; a
+partition whose original replicas are all out of sync may be left without a leader by it
+(KIP-236; KAFKA-14424), so such a cancel needs an explicit override.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, NamedTuple
+
+from console.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
+
+
+class _NoAnswer:
+    """The controller's answer did not mention the partition."""
+
+
+NO_ANSWER = _NoAnswer
+
+
+class Outcome(NamedTuple):
+    """One partition's answer to AlterPartitionReassignments."""
+
+    topic: str
+    partition: int
+    accepted: bool
+    code: str | None = None
+    """The broker's error name (e.g. ``NO_REASSIGNMENT_IN_PROGRESS``), when not accepted."""
+    message: str | None = None
+
+    @staticmethod
+    def of(topic: str, partition: int, error: object) -> "Outcome":
+        """From kafka-python's per-partition answer: None (accepted), an error class, or
+        :data:`NO_ANSWER`."""
+        if error is None:
+            return Outcome(topic, partition, True)
+        if error is NO_ANSWER:
+            return Outcome(topic, partition, False, "NO_ANSWER", "The controller's answer did not mention it.")
+        code = str(getattr(error, "message", None) or getattr(error, "__name__", error))
+        errno = getattr(error, "errno", None)
+        text = str(getattr(error, "description", "") or "")
+        return Outcome(topic, partition, False, code, f"{code} ({errno}): {text}" if errno is not None else text)
+
+    @property
+    def name(self) -> str:
+        return partition_name(self.topic, self.partition)
+
+
+def summary(outcomes: Iterable[Outcome]) -> tuple[list[Outcome], list[Outcome]]:
+    """(accepted, rejected)."""
+    ok: list[Outcome] = []
+    bad: list[Outcome] = []
+    for o in outcomes:
+        (ok if o.accepted else bad).append(o)
+    return ok, bad
+
+
+# -- cancel --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CancelPlan:
+    """What a cancel would do, for the confirmation and the audit log."""
+
+    cancel: tuple[Partition, ...]
+    """In flight and in scope: each goes back to its original replicas."""
+    not_ours: tuple[Partition, ...]
+    """In flight, in scope, but not started by this console: cancelled only when included."""
+    at_risk: tuple[Partition, ...]
+    """Among ``cancel``: no original replica is in sync, so the partition may be left without a
+    leader (needs an override)."""
+    not_in_flight: tuple[TopicPartition, ...]
+    """Asked for, but not reassigning (completed, never started, or unknown): nothing to cancel."""
+
+    @property
+    def targets(self) -> dict[TopicPartition, tuple[BrokerId, ...] | None]:
+        """The request: None (cancel) for every partition to cancel."""
+        return {p.key: None for p in self.cancel}
+
+    def explain(self) -> list[str]:
+        lines = [f"Cancel {len(self.cancel)} reassignment(s): each partition goes back to its original "
+                 "replicas (the adding replicas are dropped). Partitions whose reassignment already "
+                 "completed stay where they are; their way back is the rollback JSON."]
+        for p in self.cancel:
+            lines.append(f"  {p.name}: {_ids(p.replicas)} → back to {_ids(p.original)} (dropping {_ids(p.adding)})")
+        if self.not_ours:
+            lines.append(f"Left alone: {len(self.not_ours)} reassignment(s) this console did not start "
+                         f"({', '.join(p.name for p in self.not_ours[:10])}{' …' if len(self.not_ours) > 10 else ''}); "
+                         "include them explicitly to cancel them too.")
+        if self.at_risk:
+            lines.append(f"At risk: {', '.join(p.name for p in self.at_risk)}: none of the original replicas is in "
+                         "sync; cancelling may leave the partition without a leader (KIP-236). Needs an override.")
+        if self.not_in_flight:
+            lines.append(f"Not in flight (nothing to cancel): "
+                         f"{', '.join(partition_name(t, p) for t, p in self.not_in_flight[:10])}"
+                         f"{' …' if len(self.not_in_flight) > 10 else ''}.")
+        return lines
+
+
+def plan_cancel(state: ClusterState, keys: Iterable[TopicPartition] | None, ours: Iterable[TopicPartition] = (),
+                include_others: bool = False) -> CancelPlan:
+    """What cancelling ``keys`` (None: everything in flight) means against ``state``. Partitions
+    the console did not start (not in ``ours``) are cancelled only with ``include_others``;
+    cancelling everything (``keys`` None) is itself the explicit choice of all of them."""
+    mine = set(ours)
+    if keys is None:
+        wanted: list[TopicPartition] = [p.key for p in state.in_flight]
+        include_others = True
+    else:
+        wanted = list(dict.fromkeys(keys))
+    index = state.partition_index
+    cancel, others, missing = [], [], []
+    for k in wanted:
+        p = index.get(k)
+        if p is None or not p.reassigning:
+            missing.append(k)
+        elif k in mine or include_others:
+            cancel.append(p)
+        else:
+            others.append(p)
+    at_risk = tuple(p for p in cancel if not set(p.original) & set(p.isr))
+    return CancelPlan(tuple(cancel), tuple(others), at_risk, tuple(missing))
+
+
+def keys_of(state: ClusterState, topic: str, partitions: Iterable[int] = ()) -> list[TopicPartition]:
+    """The partitions of ``topic`` (all, or those numbered) in the snapshot."""
+    numbers = set(partitions)
+    return [p.key for p in state.partitions if p.topic == topic and (not numbers or p.partition in numbers)]
+
+
+def _ids(ids: Iterable[int]) -> str:
+    return ",".join(map(str, ids)) or "none"
+
+
+def outcome_rows(outcomes: Mapping[TopicPartition, Outcome]) -> list[dict[str, object]]:
+    return [{"topic": o.topic, "partition": o.partition, "accepted": o.accepted, "code": o.code, "message": o.message}
+            for o in outcomes.values()]

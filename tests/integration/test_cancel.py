@@ -1,0 +1,80 @@
+"""Cancel for on-call, on the real cluster: through the CLI, with confirmation, with the adding
+broker down; every request is in the audit log before it is sent."""
+
+from __future__ import annotations
+
+import json
+
+from console import cli
+from console.reader import ClusterReader
+from console.store import Store
+from tests.conftest import settings_for, wait_for
+from tests.integration.helpers import clear_throttles, make_topic, set_broker_rates, throttle_topic_all
+from tests.integration.test_faults_and_kraft import BROKERS, reassign
+
+
+def slow_move(sb, topic: str, kbytes: int = 400) -> None:
+    """A topic on brokers 0,1 whose partition 0 is being copied to broker 2 at 2 KB/s."""
+    bs = sb.bootstrap_servers
+    make_topic(bs, topic, 2, 2, kbytes, assignment=[[0, 1], [1, 0]])
+    set_broker_rates(bs, BROKERS, 2000)
+    throttle_topic_all(bs, topic)
+    reassign(bs, {(topic, 0): [0, 2]})
+
+
+def run_cli(*args: str) -> int:
+    return cli.main(list(args))
+
+
+def test_cancel_puts_the_partition_back_and_is_audited(sandbox, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    bs = sandbox.bootstrap_servers
+    slow_move(sandbox, "c-move")
+    try:
+        with ClusterReader(settings_for(sandbox)) as reader:
+            wait_for(lambda: reader.snapshot().partition("c-move", 0).reassigning, what="move in flight")
+            # a topic cancel leaves alone what this console did not start, and says so
+            assert run_cli("cancel", "--bootstrap-server", bs, "--topic", "c-move", "--yes") == 1
+            assert "did not start" in capsys.readouterr().err
+            assert reader.snapshot().partition("c-move", 0).reassigning
+            # without --yes the cluster's name must be typed; anything else sends nothing
+            monkeypatch.setattr("builtins.input", lambda prompt: "not-the-name")
+            assert run_cli("cancel", "--bootstrap-server", bs, "--topic", "c-move", "--include-others") == 1
+            assert "nothing was sent" in capsys.readouterr().err
+            assert reader.snapshot().partition("c-move", 0).reassigning
+            monkeypatch.setattr("builtins.input", lambda prompt: bs.split(",")[0])
+            assert run_cli("cancel", "--bootstrap-server", bs, "--topic", "c-move", "--include-others",
+                           "--json") == 0
+            out = json.loads(capsys.readouterr().out)
+            assert out["accepted"] == ["c-move-0"] and not out["rejected"] and not out["still_in_flight"]
+            p = reader.snapshot().partition("c-move", 0)
+            assert not p.reassigning and p.replicas == (0, 1)  # back on the original replicas
+        audit = Store().audit(action="cancel")
+        assert [a.outcome for a in audit] == ["sending", "accepted"]
+        assert audit[1].ref == audit[0].id and json.loads(audit[0].request) == {"cancel": [["c-move", 0]]}
+        assert json.loads(audit[1].response)[0]["accepted"] is True
+        assert Store().audit(action="cancel-complete")[0].outcome == "left the in-flight list"
+    finally:
+        clear_throttles(bs, BROKERS, ["c-move"])
+
+
+def test_cancel_works_with_the_adding_broker_down(sandbox, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    bs = sandbox.bootstrap_servers
+    slow_move(sandbox, "c-down")
+    with ClusterReader(settings_for(sandbox)) as reader:
+        try:
+            wait_for(lambda: reader.snapshot().partition("c-down", 0).reassigning, what="move in flight")
+            sandbox.stop("broker-2", hard=True)
+            wait_for(lambda: (b := reader.snapshot().broker(2)) is not None and not b.live, timeout=60,
+                     what="broker 2 seen down")
+            assert run_cli("cancel", "--bootstrap-server", bs, "--all", "--yes", "--json") == 0
+            out = json.loads(capsys.readouterr().out)
+            assert "c-down-0" in out["accepted"] and not out["still_in_flight"]
+            p = reader.snapshot().partition("c-down", 0)
+            assert not p.reassigning and p.replicas == (0, 1)
+        finally:
+            sandbox.start("broker-2")
+            clear_throttles(bs, BROKERS, ["c-down"])
+        wait_for(lambda: (b := reader.snapshot().broker(2)) is not None and b.live, timeout=90, what="broker 2 back")
+        wait_for(lambda: not reader.snapshot().under_replicated, timeout=90, what="every partition in sync again")

@@ -1,0 +1,58 @@
+"""The write path's pure parts: what a cancel means, outcomes, and the append-only audit log."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import kafka.errors as ke
+import pytest
+
+from console.state import merge
+from console.store import Store
+from console.write import NO_ANSWER, Outcome, keys_of, plan_cancel, summary
+from tests.unit.builders import api
+
+
+def in_flight_state():
+    # t-0 moves 0,1 -> 1,2 (in sync); t-1 moves 0,1 -> 2,3 with neither original in sync; t-2 is idle
+    meta = {("t", 0): ([1, 2, 0], [1, 0], 1), ("t", 1): ([2, 3, 0, 1], [2, 3], 2), ("t", 2): ([0, 1], [0, 1], 0)}
+    lpr = {("t", 0): ([1, 2, 0], [2], [0]), ("t", 1): ([2, 3, 0, 1], [2, 3], [0, 1])}
+    return merge(api(meta, lpr=lpr, nbrokers=4), None)
+
+
+def test_cancel_plan_scopes_ownership_and_risk():
+    state = in_flight_state()
+    everything = plan_cancel(state, None)
+    assert [p.key for p in everything.cancel] == [("t", 0), ("t", 1)] and not everything.not_ours
+    assert [p.key for p in everything.at_risk] == [("t", 1)]  # no original replica in sync
+    assert everything.targets == {("t", 0): None, ("t", 1): None}
+    topic = plan_cancel(state, keys_of(state, "t"), ours=[("t", 0)])
+    assert [p.key for p in topic.cancel] == [("t", 0)] and [p.key for p in topic.not_ours] == [("t", 1)]
+    assert topic.not_in_flight == (("t", 2),)
+    text = "\n".join(topic.explain())
+    assert "t-0: 1,2,0 → back to 1,0 (dropping 2)" in text and "did not start" in text and "t-2" in text
+    assert [p.key for p in plan_cancel(state, [("t", 1)], include_others=True).at_risk] == [("t", 1)]
+    assert keys_of(state, "t", [2]) == [("t", 2)] and keys_of(state, "nope") == []
+
+
+def test_outcomes_carry_the_brokers_own_error():
+    ok = Outcome.of("t", 0, None)
+    bad = Outcome.of("t", 1, ke.NoReassignmentInProgressError)
+    silent = Outcome.of("t", 2, NO_ANSWER)
+    assert ok.accepted and not bad.accepted and bad.code == "NO_REASSIGNMENT_IN_PROGRESS"
+    assert bad.message.startswith("NO_REASSIGNMENT_IN_PROGRESS (85)")
+    assert silent.code == "NO_ANSWER"
+    assert summary([ok, bad, silent]) == ([ok], [bad, silent])
+
+
+def test_audit_log_is_append_only(tmp_path):
+    store = Store(tmp_path / "c.db")
+    first = store.record("ann", "c1", "cancel", {"cancel": [["t", 0]]}, "sending")
+    store.record("ann", "c1", "cancel", {"cancel": [["t", 0]]}, "accepted", ref=first, response=[{"accepted": True}])
+    entries = store.audit(cluster="c1")
+    assert [(e.user, e.action, e.outcome, e.ref) for e in entries] == [
+        ("ann", "cancel", "sending", None), ("ann", "cancel", "accepted", first)]
+    db = sqlite3.connect(tmp_path / "c.db")
+    for sql in ("UPDATE audit SET outcome = 'x'", "DELETE FROM audit"):
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            db.execute(sql)
