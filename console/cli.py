@@ -74,6 +74,21 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seconds to wait for the partitions to leave the in-flight list (default 60; 0: do not wait)")
     cc.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     cc.add_argument("--json", action="store_true")
+
+    sm = sub.add_parser("submit", help="carry out a reassignment JSON file: reviewed, throttled, in waves")
+    _connection_args(sm)
+    sm.add_argument("--reassignment-json-file", required=True, help="the plan, in the official format")
+    sm.add_argument("--throttle", type=int, help="replication throttle in bytes/s while the run moves data")
+    sm.add_argument("--max-moves-per-broker", type=int, default=5, help="adding replicas per broker per wave (default 5)")
+    sm.add_argument("--max-partitions-per-request", type=int, default=500, help="partitions per wave (default 500)")
+    sm.add_argument("--max-bytes-per-wave", type=int, help="bytes to copy per wave (default: no limit)")
+    sm.add_argument("--name", help="a name for the run (default: the file name)")
+    sm.add_argument("--detach", action="store_true", help="record the run and leave it to a running executor")
+    sm.add_argument("--yes", action="store_true", help="do not ask: acknowledge warnings and confirm")
+
+    rn = sub.add_parser("runs", help="runs recorded by this console (newest first)")
+    rn.add_argument("--cluster", help="only this cluster's runs")
+    rn.add_argument("--json", action="store_true")
     return parser
 
 
@@ -87,6 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _plan_command(args)
         if args.command == "cancel":
             return _cancel(args)
+        if args.command == "submit":
+            return _submit(args)
+        if args.command == "runs":
+            return _runs(args)
         return _read(args)
     except ConfigError as e:
         _err(e)
@@ -211,6 +230,7 @@ def _cancel(args: argparse.Namespace) -> int:
     from console.reader import ClusterReader
     from console.settings import settings_from_args
     from console.store import Store
+    from console.executor import cluster_key
     from console.write import keys_of, outcome_rows, plan_cancel, summary
 
     if args.partition and not args.topic:
@@ -245,18 +265,19 @@ def _cancel(args: argparse.Namespace) -> int:
                 print("Not confirmed: nothing was sent.", file=sys.stderr)
                 return 1
         request = [[t, p] for t, p in plan.targets]
-        intent = store.record(user, settings.name, "cancel", {"cancel": request}, "sending")
+        cluster = cluster_key(state, settings.name)
+        intent = store.record(user, cluster, "cancel", {"cancel": request}, "sending")
         t0 = time.perf_counter()
         try:
             outcomes = reader.kafka.alter_reassignments(plan.targets)
         except ConsoleError as e:
             done = getattr(e, "outcomes", {})
-            store.record(user, settings.name, "cancel", {"cancel": request}, "failed", ref=intent,
+            store.record(user, cluster, "cancel", {"cancel": request}, "failed", ref=intent,
                          response={"error": e.message, "outcomes": outcome_rows(done)})
             raise
         sent_s = time.perf_counter() - t0
         accepted, rejected = summary(outcomes.values())
-        store.record(user, settings.name, "cancel", {"cancel": request},
+        store.record(user, cluster, "cancel", {"cancel": request},
                      "accepted" if not rejected else ("partly accepted" if accepted else "rejected"),
                      ref=intent, response=outcome_rows(outcomes))
         left: list[tuple[str, int]] = []
@@ -271,7 +292,7 @@ def _cancel(args: argparse.Namespace) -> int:
                 time.sleep(0.25)
         left = sorted({(o.topic, o.partition) for o in accepted} - waiting)
         if args.wait > 0:
-            store.record(user, settings.name, "cancel-complete", {"cancel": request},
+            store.record(user, cluster, "cancel-complete", {"cancel": request},
                          "left the in-flight list" if not waiting else "still in flight", ref=intent,
                          response={"left": left, "still_in_flight": sorted(waiting)})
     if args.json:
@@ -286,6 +307,99 @@ def _cancel(args: argparse.Namespace) -> int:
         if waiting and args.wait > 0:
             print(f"Still in flight after {args.wait:.0f} s: {', '.join(f'{t}-{p}' for t, p in sorted(waiting))}.")
     return 0 if not rejected else 3
+
+
+def _submit(args: argparse.Namespace) -> int:
+    """Preflight (the plan is reviewed now), confirmation, then the run, driven here."""
+    import getpass
+
+    from console.diff import diff
+    from console.executor import Executor
+    from console.live import human_bytes
+    from console.plans import parse_plan
+    from console.reader import ClusterReader
+    from console.review import findings_text
+    from console.runs import WaveLimits, plan_waves
+    from console.settings import settings_from_args
+    from console.store import Store
+    from console.validate import errors, validate, warnings
+
+    path = Path(args.reassignment_json_file)
+    try:
+        text = path.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"Cannot read {path}: {e.strerror or e}.", "Check the path given to --reassignment-json-file.") from None
+    plan = parse_plan(text)
+    if args.throttle is not None and args.throttle <= 0:
+        raise ConfigError("--throttle must be a positive number of bytes/s.", "For example --throttle 10000000 (10 MB/s).")
+    limits = WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request, args.max_bytes_per_wave)
+    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
+    with ClusterReader(settings) as reader:
+        state = reader.snapshot()
+        if state.status.metadata is not SourceStatus.OK or state.status.reassignments is not SourceStatus.OK:
+            _print_findings(state)
+            print("Refused: the cluster's state could not be read in full; nothing was sent.", file=sys.stderr)
+            return 1
+        findings = validate(state, plan)
+        bad, warn = errors(findings), warnings(findings)
+        if bad:
+            print(findings_text(bad), file=sys.stderr)
+            print(f"Refused: {len(bad)} errors; nothing was sent.", file=sys.stderr)
+            return 1
+        if warn:
+            print(findings_text(warn), file=sys.stderr)
+            if not args.yes and input(f"Acknowledge these {len(warn)} warnings? [yes/no] ").strip().lower() != "yes":
+                print("Not acknowledged: nothing was sent.", file=sys.stderr)
+                return 1
+        waves = plan_waves(state, plan, limits)
+        if not waves:
+            print("Nothing to do: every partition is already at its target.", file=sys.stderr)
+            return 0
+        d = diff(state, plan)
+        print(f"Will send {sum(map(len, waves))} partitions in {len(waves)} wave(s) "
+              f"(at most {limits.moves_per_broker} adding replicas per broker, {limits.partitions} partitions per wave); "
+              f"{human_bytes(d.bytes_to_copy)} to copy"
+              + (f"; throttled at {human_bytes(args.throttle)}/s" if args.throttle else "; not throttled") + ".",
+              file=sys.stderr)
+        for i, w in enumerate(waves, 1):
+            print(f"  wave {i}: " + ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:8])
+                  + (f" … and {len(w) - 8} more" if len(w) > 8 else ""), file=sys.stderr)
+        if not args.yes and input(f"Type the cluster's name ({settings.name}) to start: ").strip() != settings.name:
+            print("Not confirmed: nothing was sent.", file=sys.stderr)
+            return 1
+        executor = Executor(Store(), reader, getpass.getuser())
+        run_id = executor.start(state, plan, args.name or path.name, args.throttle, limits)
+        print(f"Run {run_id} recorded.", file=sys.stderr)
+        if args.detach:
+            print(run_id)
+            return 0
+        run = executor.drive(run_id, progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr))
+        rejected = [o for o in executor.store.outcomes(run_id) if not o[3]]
+    for o in rejected:
+        print(f"Rejected in wave {o[0]}: {o[1]}-{o[2]}: {o[5]}", file=sys.stderr)
+    print(json.dumps({"run": run_id, "state": run.state, "rejected": [f"{o[1]}-{o[2]}" for o in rejected]}))
+    if run.state != "completed":
+        return 1
+    return 3 if rejected else 0
+
+
+def _runs(args: argparse.Namespace) -> int:
+    from console.store import Store
+
+    store = Store()
+    rows = []
+    for r in store.runs(args.cluster):
+        waves = store.waves(r.id)
+        rows.append({"run": r.id, "cluster": r.cluster, "name": r.name, "author": r.author, "state": r.state,
+                     "waves": f"{sum(w.state == 'completed' for w in waves)}/{len(waves)}",
+                     "rate": r.rate, "plan_hash": r.plan_hash, "created_at": r.created_at})
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        from console.live import table_text
+
+        print(table_text(rows, ["run", "cluster", "name", "author", "state", "waves", "rate"]) if rows else "No runs.")
+    return 0
 
 
 def _short(f: Finding) -> dict[str, object]:

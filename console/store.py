@@ -57,6 +57,55 @@ CREATE TABLE IF NOT EXISTS audit (
     response  TEXT,
     outcome   TEXT NOT NULL
 );
+-- Runs: a plan carried out in waves. Every state is written before the side effect it announces.
+CREATE TABLE IF NOT EXISTS runs (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    cluster          TEXT NOT NULL,
+    name             TEXT NOT NULL,
+    author           TEXT NOT NULL,
+    created_at       REAL NOT NULL,
+    updated_at       REAL NOT NULL,
+    state            TEXT NOT NULL,
+    plan_json        TEXT NOT NULL,
+    rollback_json    TEXT NOT NULL,
+    plan_hash        TEXT NOT NULL,
+    rate             INTEGER,
+    moves_per_broker INTEGER NOT NULL,
+    per_request      INTEGER NOT NULL,
+    bytes_per_wave   INTEGER
+);
+CREATE TABLE IF NOT EXISTS waves (
+    run_id       INTEGER NOT NULL REFERENCES runs(id),
+    number       INTEGER NOT NULL,
+    state        TEXT NOT NULL,
+    entries_json TEXT NOT NULL,
+    submitted_at REAL,
+    completed_at REAL,
+    PRIMARY KEY (run_id, number)
+);
+CREATE TABLE IF NOT EXISTS outcomes (
+    run_id    INTEGER NOT NULL REFERENCES runs(id),
+    wave      INTEGER NOT NULL,
+    topic     TEXT NOT NULL,
+    partition INTEGER NOT NULL,
+    accepted  INTEGER NOT NULL,
+    code      TEXT,
+    message   TEXT,
+    at        REAL NOT NULL
+);
+-- What the console set on brokers and topics, and what was there before.
+CREATE TABLE IF NOT EXISTS throttle_ledger (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id      INTEGER NOT NULL REFERENCES runs(id),
+    wave        INTEGER NOT NULL,
+    kind        TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    before      TEXT,
+    added       TEXT NOT NULL,
+    set_at      REAL NOT NULL,
+    restored_at REAL
+);
 CREATE TRIGGER IF NOT EXISTS audit_append_only_update BEFORE UPDATE ON audit
 BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS audit_append_only_delete BEFORE DELETE ON audit
@@ -91,6 +140,61 @@ class SavedPlan:
     summary: PlanSummary
     plan: Plan
     rollback_json: str
+
+
+ACTIVE_RUN_STATES = ("running", "paused", "stopping")
+
+
+class ConflictError(StoreError):
+    """Another active run already moves some of the plan's partitions."""
+
+
+@dataclass(frozen=True)
+class Run:
+    id: int
+    cluster: str
+    name: str
+    author: str
+    created_at: float
+    updated_at: float
+    state: str
+    plan_json: str
+    rollback_json: str
+    plan_hash: str
+    rate: int | None
+    moves_per_broker: int
+    per_request: int
+    bytes_per_wave: int | None
+
+    @property
+    def active(self) -> bool:
+        return self.state in ACTIVE_RUN_STATES
+
+
+@dataclass(frozen=True)
+class WaveRow:
+    run_id: int
+    number: int
+    state: str
+    entries_json: str
+    submitted_at: float | None
+    completed_at: float | None
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    id: int
+    run_id: int
+    wave: int
+    kind: str
+    """"broker" or "topic"."""
+    name: str
+    key: str
+    before: str | None
+    added: str
+    """Topic lists: the entries the console added (comma-separated); broker rates: the rate set."""
+    set_at: float
+    restored_at: float | None
 
 
 @dataclass(frozen=True)
@@ -197,6 +301,101 @@ class Store:
         rows = self._db().execute("SELECT author, at, note FROM plan_notes WHERE plan_id = ? ORDER BY at, id",
                                   (plan_id,)).fetchall()
         return [Note(*r) for r in rows]
+
+    # -- runs ----------------------------------------------------------------------------------
+    _RUN_COLS = ("id, cluster, name, author, created_at, updated_at, state, plan_json, rollback_json, plan_hash, "
+                 "rate, moves_per_broker, per_request, bytes_per_wave")
+
+    def create_run(self, cluster: str, name: str, author: str, plan_json: str, rollback_json: str, plan_hash: str,
+                   waves: list[str], keys: list[tuple[str, int]], rate: int | None, moves_per_broker: int,
+                   per_request: int, bytes_per_wave: int | None) -> int:
+        """Record a run and its waves (each wave's entries as plan JSON), refusing when an active
+        run of the same cluster already moves one of ``keys`` (checked in the same transaction)."""
+        now = time.time()
+        wanted = set(keys)
+        with self._tx() as db:
+            for run_id, run_name, author_, entries in db.execute(
+                    "SELECT r.id, r.name, r.author, w.entries_json FROM runs r JOIN waves w ON w.run_id = r.id "
+                    f"WHERE r.cluster = ? AND r.state IN {ACTIVE_RUN_STATES}", (cluster,)):
+                clash = wanted & {(e["topic"], e["partition"]) for e in msgspec.json.decode(entries)["partitions"]}
+                if clash:
+                    t, p = sorted(clash)[0]
+                    raise ConflictError(
+                        f"Run #{run_id} ({run_name}, by {author_}) is already moving {t}-{p}"
+                        + (f" and {len(clash) - 1} more of this plan's partitions" if len(clash) > 1 else "") + ".",
+                        "Wait until that run ends (or cancel it), then review the plan again.")
+            cur = db.execute(
+                f"INSERT INTO runs ({self._RUN_COLS.replace('id, ', '', 1)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (cluster, name, author, now, now, "running", plan_json, rollback_json, plan_hash, rate,
+                 moves_per_broker, per_request, bytes_per_wave))
+            run_id = int(cur.lastrowid or 0)
+            db.executemany("INSERT INTO waves (run_id, number, state, entries_json) VALUES (?, ?, 'pending', ?)",
+                           [(run_id, i + 1, w) for i, w in enumerate(waves)])
+            return run_id
+
+    def run(self, run_id: int) -> Run | None:
+        row = self._db().execute(f"SELECT {self._RUN_COLS} FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return Run(*row) if row else None
+
+    def runs(self, cluster: str | None = None, active_only: bool = False) -> list[Run]:
+        where = [w for w, on in (("cluster = ?", cluster is not None), (f"state IN {ACTIVE_RUN_STATES}", active_only)) if on]
+        rows = self._db().execute(f"SELECT {self._RUN_COLS} FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
+                                  + " ORDER BY id DESC", (cluster,) if cluster is not None else ()).fetchall()
+        return [Run(*r) for r in rows]
+
+    def set_run(self, run_id: int, state: str | None = None, rate: int | None | bool = False) -> None:
+        """Change a run's state and/or rate (``rate=None`` removes it; False leaves it)."""
+        with self._tx() as db:
+            if state is not None:
+                db.execute("UPDATE runs SET state = ?, updated_at = ? WHERE id = ?", (state, time.time(), run_id))
+            if rate is not False:
+                db.execute("UPDATE runs SET rate = ?, updated_at = ? WHERE id = ?", (rate, time.time(), run_id))
+
+    def waves(self, run_id: int) -> list[WaveRow]:
+        rows = self._db().execute("SELECT run_id, number, state, entries_json, submitted_at, completed_at FROM waves "
+                                  "WHERE run_id = ? ORDER BY number", (run_id,)).fetchall()
+        return [WaveRow(*r) for r in rows]
+
+    def set_wave(self, run_id: int, number: int, state: str) -> None:
+        stamp = {"running": "submitted_at", "completed": "completed_at", "cancelled": "completed_at"}.get(state)
+        with self._tx() as db:
+            db.execute("UPDATE waves SET state = ?" + (f", {stamp} = ?" if stamp else "") + " WHERE run_id = ? AND number = ?",
+                       (state, time.time(), run_id, number) if stamp else (state, run_id, number))
+
+    def add_outcomes(self, run_id: int, wave: int, outcomes: list[tuple[str, int, bool, str | None, str | None]]) -> None:
+        now = time.time()
+        with self._tx() as db:
+            db.executemany("INSERT INTO outcomes (run_id, wave, topic, partition, accepted, code, message, at) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(run_id, wave, *o, now) for o in outcomes])
+
+    def outcomes(self, run_id: int) -> list[tuple[int, str, int, bool, str | None, str | None]]:
+        rows = self._db().execute("SELECT wave, topic, partition, accepted, code, message FROM outcomes WHERE run_id = ? "
+                                  "ORDER BY wave, topic, partition", (run_id,)).fetchall()
+        return [(w, t, p, bool(a), c, m) for w, t, p, a, c, m in rows]
+
+    # -- throttle ledger -------------------------------------------------------------------------
+    _LEDGER_COLS = "id, run_id, wave, kind, name, key, before, added, set_at, restored_at"
+
+    def ledger_add(self, run_id: int, wave: int, kind: str, name: str, key: str, before: str | None, added: str) -> int:
+        with self._tx() as db:
+            cur = db.execute("INSERT INTO throttle_ledger (run_id, wave, kind, name, key, before, added, set_at) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (run_id, wave, kind, name, key, before, added, time.time()))
+            return int(cur.lastrowid or 0)
+
+    def ledger(self, run_id: int | None = None, open_only: bool = True) -> list[LedgerEntry]:
+        where = [w for w, on in (("run_id = ?", run_id is not None), ("restored_at IS NULL", open_only)) if on]
+        rows = self._db().execute(f"SELECT {self._LEDGER_COLS} FROM throttle_ledger"
+                                  + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id",
+                                  (run_id,) if run_id is not None else ()).fetchall()
+        return [LedgerEntry(*r) for r in rows]
+
+    def ledger_restored(self, entry_id: int, hand_over_to: int | None = None, before: str | None = None) -> None:
+        """Mark an entry restored; with ``hand_over_to``, another open entry of the same key takes
+        over what was there before (it will restore that instead)."""
+        with self._tx() as db:
+            db.execute("UPDATE throttle_ledger SET restored_at = ? WHERE id = ?", (time.time(), entry_id))
+            if hand_over_to is not None:
+                db.execute("UPDATE throttle_ledger SET before = ? WHERE id = ?", (before, hand_over_to))
 
     # -- audit log -----------------------------------------------------------------------------
     def record(self, user: str, cluster: str, action: str, request: object, outcome: str, *,

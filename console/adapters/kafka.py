@@ -199,6 +199,39 @@ class KafkaGateway:
                 out[(t, p)] = Outcome.of(t, p, err)
         return out
 
+    def alter_configs(self, brokers: Mapping[BrokerId, Mapping[str, str | None]],
+                      topics: Mapping[str, Mapping[str, str | None]]) -> None:
+        """IncrementalAlterConfigs: each key SET to its value, or DELETEd for None. Raises
+        :class:`ConsoleError` naming every resource that was not changed."""
+        from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+        def resource(kind: Any, name: str, changes: Mapping[str, str | None]) -> Any:
+            return ConfigResource(kind, name, incremental_configs=[
+                ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET if v is not None else AlterConfigOpType.DELETE)
+                for k, v in changes.items()])
+
+        # librdkafka sends each BROKER resource to its own broker: one call each
+        batches = [[resource(ResourceType.BROKER, str(b), c)] for b, c in brokers.items() if c]
+        topic_res = [resource(ResourceType.TOPIC, t, c) for t, c in topics.items() if c]
+        if topic_res:
+            batches.append(topic_res)
+        admin = self.confluent()
+        failed: list[str] = []
+        for batch in batches:
+            try:
+                futures = admin.incremental_alter_configs(batch, request_timeout=self.settings.timeout_s)
+            except Exception as e:  # noqa: BLE001
+                raise translate(e, "IncrementalAlterConfigs") from None
+            for res, fut in futures.items():
+                try:
+                    fut.result(timeout=self.settings.timeout_s + 1)
+                except Exception as e:  # noqa: BLE001 - collected and reported together
+                    failed.append(f"{'broker' if res.restype == ResourceType.BROKER else 'topic'} {res.name}: "
+                                  f"{translate(e, 'IncrementalAlterConfigs').message}")
+        if failed:
+            raise ClusterUnavailable("Throttle configs were not changed on " + "; ".join(failed),
+                                     "The console retries; check that the brokers named are up.")
+
     def _to_controller(self, what: str, fn: Callable[[Any], T], attempts: int,
                        done: dict[TopicPartition, Outcome]) -> T:
         """``fn`` on the kafka-python client; again (fresh client, fresh controller id) while the

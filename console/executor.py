@@ -1,0 +1,230 @@
+"""Carries runs out, one step at a time: throttle a wave, submit it, wait for it, clean up.
+
+Every step writes its intent to the store before the side effect (DESIGN §6), so a worker that
+restarts anywhere picks the run up from the store, reconciles with the cluster and never sends
+a wave twice: before (re)sending a wave it leaves out every partition the cluster already shows
+moving to, or sitting at, its target.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from console.errors import ConsoleError
+from console.model import BrokerId, ClusterState, Partition, SourceStatus, TopicPartition
+from console.plans import Plan, PlanEntry, parse_plan, rollback
+from console.reader import ClusterReader
+from console.runs import FOLLOWER_RATE, LEADER_RATE, WaveLimits, merged, plan_waves, unmerged, wave_throttle
+from console.store import Run, Store, WaveRow
+from console.write import outcome_rows, summary
+
+TERMINAL = ("completed", "cancelled", "failed", "stopped")
+
+
+def cluster_key(state: ClusterState, name: str) -> str:
+    """Runs and the audit log name a cluster by its id (two names for one cluster are one
+    cluster), or by its configured name when the id is not known."""
+    return state.cluster_id or name
+
+
+def plan_hash(plan: Plan) -> str:
+    return hashlib.sha256(plan.to_json().encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one tick did, for progress output."""
+
+    run: Run
+    wave: int | None
+    did: str
+
+
+class Executor:
+    def __init__(self, store: Store, reader: ClusterReader, user: str) -> None:
+        self.store = store
+        self.reader = reader
+        self.user = user
+
+    # -- starting --------------------------------------------------------------------------------
+    def start(self, state: ClusterState, plan: Plan, name: str, rate: int | None = None,
+              limits: WaveLimits = WaveLimits()) -> int:
+        """Record a run of ``plan`` (refused when another active run moves the same partitions)."""
+        waves = plan_waves(state, plan, limits)
+        digest = plan_hash(plan)
+        cluster = cluster_key(state, self.reader.settings.name)
+        run_id = self.store.create_run(
+            cluster, name, self.user, plan.to_json(), rollback(state, plan).to_json(), digest,
+            [Plan(w).to_json() for w in waves], [e.key for w in waves for e in w], rate,
+            limits.moves_per_broker, limits.partitions, limits.bytes)
+        self.store.record(self.user, cluster, "submit", {"run": run_id, "name": name, "waves": len(waves),
+                                                              "rate": rate}, "run recorded", plan_hash=digest)
+        return run_id
+
+    # -- stepping --------------------------------------------------------------------------------
+    def tick(self, run_id: int) -> Step:
+        run = self._run(run_id)
+        if not run.active:
+            return Step(run, None, run.state)
+        state = self.reader.snapshot()
+        if state.status.reassignments is not SourceStatus.OK:
+            return Step(run, None, "waiting: ListPartitionReassignments did not answer")
+        wave = next((w for w in self.store.waves(run_id) if w.state not in ("completed", "cancelled")), None)
+        if wave is None:
+            return self._finish(run, state, "completed")
+        entries = parse_plan(wave.entries_json).entries
+        if wave.state == "pending":
+            if run.state == "paused":
+                return Step(run, wave.number, "paused")
+            if run.state == "stopping":
+                return self._finish(run, state, "stopped")
+            self._throttle(run, wave.number, state, entries)
+            self.store.set_wave(run_id, wave.number, "submitting")  # intent, before the request
+            return self._submit(run, wave, state)
+        if wave.state == "submitting":  # a worker stopped between intent and answer: reconcile
+            return self._submit(run, wave, state, resuming=True)
+        accepted = {(t, p) for w, t, p, ok, _, _ in self.store.outcomes(run_id) if w == wave.number and ok}
+        index = state.partition_index
+        pending = [e for e in entries if e.key in accepted and not _done(index.get(e.key), e.replicas)]
+        if pending:
+            return Step(run, wave.number, f"wave {wave.number}: {len(accepted) - len(pending)} of {len(accepted)} done")
+        self._unthrottle(run, wave.number, state)
+        self.store.set_wave(run_id, wave.number, "completed")
+        self.store.record(self.user, run.cluster, "wave-complete", {"run": run_id, "wave": wave.number},
+                          "completed", plan_hash=run.plan_hash)
+        return Step(self._run(run_id), wave.number, f"wave {wave.number} completed")
+
+    def drive(self, run_id: int, every: float = 1.0, progress: Callable[[Step], None] | None = None,
+              timeout: float | None = None) -> Run:
+        """Tick until the run ends (or ``timeout`` seconds pass)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                step = self.tick(run_id)
+            except ConsoleError as e:  # the cluster did not answer: the next tick tries again
+                step = Step(self._run(run_id), None, f"retrying: {e.message}")
+            if progress is not None:
+                progress(step)
+            if step.run.state in TERMINAL or (deadline is not None and time.monotonic() > deadline):
+                return step.run
+            time.sleep(every)
+
+    # -- the side effects, each announced in the store first ---------------------------------------
+    def _submit(self, run: Run, wave: WaveRow, state: ClusterState, resuming: bool = False) -> Step:
+        recorded = {(t, p) for w, t, p, _, _, _ in self.store.outcomes(run.id) if w == wave.number}
+        entries = [e for e in parse_plan(wave.entries_json).entries if e.key not in recorded]
+        send: dict[TopicPartition, tuple[BrokerId, ...] | None] = {e.key: e.replicas for e in entries}
+        found: list[tuple[str, int, bool, str | None, str | None]] = []
+        # A wave whose answer was never recorded may have been sent: whatever the cluster shows
+        # moving to, or sitting at, its target is not sent again. Brokers learn a completed move
+        # from the controller a moment later, so a resumed wave looks a few times.
+        looks = 6 if resuming else 1
+        for look in range(looks):
+            index = state.partition_index
+            for e in entries:
+                p = index.get(e.key)
+                if e.key in send and p is not None and (p.target == e.replicas if p.reassigning else p.replicas == e.replicas):
+                    del send[e.key]
+                    found.append((e.topic, e.partition, True, "ALREADY_SENT", "moving to (or at) its target when resumed"))
+            if not send or look == looks - 1:
+                break
+            time.sleep(0.5)
+            state = self.reader.snapshot()
+        if found:
+            self.store.add_outcomes(run.id, wave.number, found)
+        request = {"run": run.id, "wave": wave.number, "partitions": [[t, p, list(r or ())] for (t, p), r in send.items()]}
+        if send:
+            intent = self.store.record(self.user, run.cluster, "submit-wave", request, "sending", plan_hash=run.plan_hash)
+            outcomes = self.reader.kafka.alter_reassignments(send)
+            accepted, rejected = summary(outcomes.values())
+            self.store.add_outcomes(run.id, wave.number, [(o.topic, o.partition, o.accepted, o.code, o.message)
+                                                          for o in outcomes.values()])
+            self.store.record(self.user, run.cluster, "submit-wave", request,
+                              "accepted" if not rejected else ("partly accepted" if accepted else "rejected"),
+                              ref=intent, plan_hash=run.plan_hash, response=outcome_rows(outcomes))
+        took = [o for o in self.store.outcomes(run.id) if o[0] == wave.number and o[3]]
+        if not took:  # nothing of the wave runs: stop here, nothing more is sent
+            self._unthrottle(run, wave.number, state)
+            self.store.set_wave(run.id, wave.number, "failed")
+            return self._finish(self._run(run.id), state, "failed")
+        self.store.set_wave(run.id, wave.number, "running")
+        return Step(self._run(run.id), wave.number, f"wave {wave.number} submitted ({len(took)} partitions)")
+
+    def _throttle(self, run: Run, wave: int, state: ClusterState, entries: tuple[PlanEntry, ...]) -> None:
+        if run.rate is None:
+            return
+        need = wave_throttle(state, entries)
+        brokers_now, topics_now = state.throttles.broker_map(), state.throttles.topic_map()
+        broker_changes: dict[BrokerId, dict[str, str | None]] = {}
+        topic_changes: dict[str, dict[str, str | None]] = {}
+        for b in sorted(need.brokers):
+            for key in (LEADER_RATE, FOLLOWER_RATE):
+                self.store.ledger_add(run.id, wave, "broker", str(b), key, brokers_now.get(str(b), {}).get(key),
+                                      str(run.rate))
+                broker_changes.setdefault(b, {})[key] = str(run.rate)
+        for topic, keys in sorted(need.topics.items()):
+            for key, ours in sorted(keys.items()):
+                before = topics_now.get(topic, {}).get(key)
+                value = merged(before, ours)
+                if value is None:
+                    continue
+                added = sorted(ours - set((before or "").split(",")))
+                self.store.ledger_add(run.id, wave, "topic", topic, key, before, ",".join(added))
+                topic_changes.setdefault(topic, {})[key] = value
+        self.store.record(self.user, run.cluster, "throttle-set", {"run": run.id, "wave": wave, "rate": run.rate,
+                          "brokers": sorted(need.brokers), "topics": {t: dict(c) for t, c in topic_changes.items()}},
+                          "sending", plan_hash=run.plan_hash)
+        self.reader.kafka.alter_configs(broker_changes, topic_changes)
+
+    def _unthrottle(self, run: Run, wave: int | None, state: ClusterState) -> None:
+        """Take away exactly what this run (this wave) set; restore what was there before. A
+        broker rate another, later run also set is handed over to it instead."""
+        mine = [e for e in self.store.ledger(run.id) if wave is None or e.wave == wave]
+        if not mine:
+            return
+        fresh = self.reader.snapshot()
+        topics_now = fresh.throttles.topic_map()
+        live = {str(b.id) for b in fresh.brokers if b.live}
+        everyone = self.store.ledger()
+        broker_changes: dict[BrokerId, dict[str, str | None]] = {}
+        topic_changes: dict[str, dict[str, str | None]] = {}
+        done: list[int] = []
+        for e in mine:
+            if e.kind == "topic":
+                changed, value = unmerged(topics_now.get(e.name, {}).get(e.key), e.added.split(","))
+                if changed:
+                    topic_changes.setdefault(e.name, {})[e.key] = value
+                done.append(e.id)
+                continue
+            later = [o for o in everyone if (o.kind, o.name, o.key) == (e.kind, e.name, e.key) and o.id > e.id]
+            if later:
+                self.store.ledger_restored(e.id, hand_over_to=later[0].id, before=e.before)
+            elif e.name in live:  # a broker that is down keeps its entry open for the sweeper
+                broker_changes.setdefault(BrokerId(int(e.name)), {})[e.key] = e.before
+                done.append(e.id)
+        request = {"run": run.id, "wave": wave, "brokers": {str(b): c for b, c in broker_changes.items()},
+                   "topics": topic_changes}
+        self.store.record(self.user, run.cluster, "throttle-removed", request, "sending", plan_hash=run.plan_hash)
+        self.reader.kafka.alter_configs(broker_changes, topic_changes)
+        for i in done:
+            self.store.ledger_restored(i)
+
+    def _finish(self, run: Run, state: ClusterState, how: str) -> Step:
+        self._unthrottle(run, None, state)
+        self.store.set_run(run.id, how)
+        self.store.record(self.user, run.cluster, "run-" + how, {"run": run.id}, how, plan_hash=run.plan_hash)
+        return Step(self._run(run.id), None, f"run {how}")
+
+    def _run(self, run_id: int) -> Run:
+        run = self.store.run(run_id)
+        if run is None:
+            raise ConsoleError(f"Run {run_id} is not in the store.", "List the runs with `python -m console runs`.")
+        return run
+
+
+def _done(p: Partition | None, target: tuple[BrokerId, ...]) -> bool:
+    """Complete: no longer reassigning, at the target, every target replica in sync."""
+    return p is not None and not p.reassigning and p.replicas == target and set(target) <= set(p.isr)

@@ -1,0 +1,120 @@
+"""A run: a reviewed plan carried out in waves, with throttles set and removed exactly (pure).
+
+* **Waves** bound how much moves at once: adding replicas per broker (default 5), partitions
+  per request (default 500, never more than :data:`console.validate.REQUEST_LIMIT`) and,
+  optionally, bytes per wave. Entries are placed first-fit, in plan order, so a wave is as full
+  as the limits allow. Entries that change nothing are not sent.
+* **Throttles** follow ``kafka-reassign-partitions.sh --throttle``: on each topic,
+  ``leader.replication.throttled.replicas`` lists ``partition:broker`` for every current
+  replica of a moving partition and ``follower.replication.throttled.replicas`` the adding
+  ones; the rate goes on every live broker taking part. Lists are merged with what is already
+  set (never replaced), and removal takes away exactly the entries the console added.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from console.diff import ChangeKind, PartitionChange, change_of
+from console.model import BrokerId, ClusterState
+from console.plans import Plan, PlanEntry
+
+LEADER_LIST = "leader.replication.throttled.replicas"
+FOLLOWER_LIST = "follower.replication.throttled.replicas"
+LEADER_RATE = "leader.replication.throttled.rate"
+FOLLOWER_RATE = "follower.replication.throttled.rate"
+ALL = "*"
+
+
+@dataclass(frozen=True)
+class WaveLimits:
+    moves_per_broker: int = 5
+    partitions: int = 500
+    bytes: int | None = None
+
+
+def plan_waves(state: ClusterState, plan: Plan, limits: WaveLimits = WaveLimits()) -> list[tuple[PlanEntry, ...]]:
+    """The plan's entries that change something, in waves within ``limits`` (first fit)."""
+    from console.validate import REQUEST_LIMIT
+
+    per_request = max(1, min(limits.partitions, REQUEST_LIMIT))
+    waves: list[list[PlanEntry]] = []
+    load: list[dict[BrokerId, int]] = []
+    size: list[int] = []
+    index = state.partition_index
+    for e in plan.entries:
+        c = change_of(index.get(e.key), e)
+        if c.kind in (ChangeKind.NONE, ChangeKind.UNKNOWN):
+            continue
+        copy = c.bytes_to_copy
+        for w, entries in enumerate(waves):
+            if (len(entries) < per_request
+                    and all(load[w].get(b, 0) < limits.moves_per_broker for b in c.adding)
+                    and (limits.bytes is None or not entries or size[w] + copy <= limits.bytes)):
+                break
+        else:
+            waves.append([])
+            load.append({})
+            size.append(0)
+            w = len(waves) - 1
+        waves[w].append(e)
+        size[w] += copy
+        for b in c.adding:
+            load[w][b] = load[w].get(b, 0) + 1
+    return [tuple(w) for w in waves]
+
+
+# -- throttles -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Throttle:
+    """What a wave needs throttled: list entries per topic and key, and the brokers taking part."""
+
+    topics: Mapping[str, Mapping[str, frozenset[str]]]
+    brokers: frozenset[BrokerId]
+
+
+def wave_throttle(state: ClusterState, entries: Iterable[PlanEntry]) -> Throttle:
+    topics: dict[str, dict[str, set[str]]] = {}
+    brokers: set[BrokerId] = set()
+    index = state.partition_index
+    for e in entries:
+        c: PartitionChange = change_of(index.get(e.key), e)
+        if not c.adding and not c.removing:
+            continue
+        t = topics.setdefault(e.topic, {LEADER_LIST: set(), FOLLOWER_LIST: set()})
+        t[LEADER_LIST].update(f"{e.partition}:{b}" for b in c.current)
+        t[FOLLOWER_LIST].update(f"{e.partition}:{b}" for b in c.adding)
+        brokers.update(c.current)
+        brokers.update(c.adding)
+    live = {b.id for b in state.brokers if b.live}
+    return Throttle({t: {k: frozenset(v) for k, v in keys.items() if v} for t, keys in topics.items()},
+                    frozenset(b for b in brokers if b in live))
+
+
+def _entries(value: str | None) -> set[str]:
+    return {x.strip() for x in (value or "").split(",") if x.strip()}
+
+
+def _joined(entries: Iterable[str]) -> str:
+    return ",".join(sorted(entries))  # the official tool's order: lexicographic ("10:1" < "2:1")
+
+
+def merged(current: str | None, ours: Iterable[str]) -> str | None:
+    """The value to set so that ``ours`` are throttled too; None when nothing needs setting
+    (all are there already, or the list is ``*``)."""
+    have = _entries(current)
+    if ALL in have:
+        return None
+    want = have | set(ours)
+    return None if want == have else _joined(want)
+
+
+def unmerged(current: str | None, added: Iterable[str]) -> tuple[bool, str | None]:
+    """Taking away exactly the entries the console ``added``: (change needed, new value or None
+    to delete the key). Entries others set meanwhile stay."""
+    have = _entries(current)
+    left = have - set(added)
+    if left == have:
+        return False, None
+    return True, (_joined(left) if left else None)

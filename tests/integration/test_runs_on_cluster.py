@@ -1,0 +1,96 @@
+"""Runs on the real cluster: a throttled plan in waves completes and leaves the throttles exactly
+as they were; a second run on the same partitions is refused; a worker that resumes a run never
+sends a wave twice."""
+
+from __future__ import annotations
+
+import json
+
+from console import cli
+from console.executor import Executor
+from console.plans import Plan, PlanEntry
+from console.reader import ClusterReader
+from console.runs import WaveLimits
+from console.store import Store
+from tests.conftest import settings_for, wait_for, write_plan
+from tests.integration.helpers import admin, clear_throttles, make_topic
+from tests.integration.test_faults_and_kraft import BROKERS, reassign
+
+from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+
+def set_configs(bs: str, kind, name: str, values: dict[str, str]) -> None:
+    res = ConfigResource(kind, name, incremental_configs=[
+        ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET) for k, v in values.items()])
+    client = admin(bs)  # kept alive until the futures resolve
+    for f in client.incremental_alter_configs([res]).values():
+        f.result()
+
+
+def test_throttled_plan_in_waves_completes_and_restores_throttles(sandbox, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "r-waves", 4, 2, 150, assignment=[[0, 1], [1, 0], [0, 1], [1, 0]])
+    # throttles somebody set before the run: they must be exactly as they were afterwards
+    set_configs(bs, ResourceType.TOPIC, "r-waves", {"follower.replication.throttled.replicas": "3:0"})
+    set_configs(bs, ResourceType.BROKER, "1", {"follower.replication.throttled.rate": "77777777"})
+    try:
+        with ClusterReader(settings_for(sandbox)) as reader:
+            before = wait_for(lambda: (s := reader.snapshot()).throttles.topic_map().get("r-waves") and
+                              s.throttles.broker_map().get("1") and s.throttles, what="the earlier throttles seen")
+            plan = write_plan(tmp_path / "plan.json", [("r-waves", 0, [0, 2]), ("r-waves", 1, [1, 2]),
+                                                       ("r-waves", 2, [2, 1]), ("r-waves", 3, [2, 0])])
+            code = cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan),
+                             "--throttle", "3000000", "--max-moves-per-broker", "2", "--yes"])
+            out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+            assert code == 0 and out["state"] == "completed" and not out["rejected"]
+            state = reader.snapshot()
+            assert [state.partition("r-waves", p).replicas for p in range(4)] == [(0, 2), (1, 2), (2, 1), (2, 0)]
+            assert wait_for(lambda: reader.snapshot().throttles == before, timeout=30,
+                            what="throttles back as they were")
+        store = Store()
+        (run,) = store.runs()
+        assert run.state == "completed" and run.rate == 3000000
+        assert [w.state for w in store.waves(run.id)] == ["completed", "completed"]
+        actions = [(a.action, a.outcome) for a in store.audit()]
+        assert actions.count(("submit-wave", "sending")) == 2 and actions.count(("submit-wave", "accepted")) == 2
+        assert ("throttle-set", "sending") in actions and ("run-completed", "completed") in actions
+        assert not store.ledger()  # every throttle the run set was taken away
+        assert cli.main(["runs", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)[0]["waves"] == "2/2"
+    finally:
+        clear_throttles(bs, BROKERS, ["r-waves"])
+
+
+def test_second_run_on_the_same_partitions_is_refused(sandbox, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "r-clash", 1, 2, 10, assignment=[[0, 1]])
+    plan = Plan.of([PlanEntry("r-clash", 0, (1, 2))])
+    with ClusterReader(settings_for(sandbox)) as reader:
+        run_id = Executor(Store(), reader, "ann").start(reader.snapshot(), plan, "first")
+    path = tmp_path / "p.json"
+    path.write_text(plan.to_json())
+    assert cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(path), "--yes"]) == 1
+    assert f"Run #{run_id} (first, by ann) is already moving r-clash-0" in capsys.readouterr().err
+    Store().set_run(run_id, "stopped")
+
+
+def test_a_resumed_run_never_sends_a_wave_twice(sandbox, tmp_path, monkeypatch):
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "r-resume", 2, 2, 20, assignment=[[0, 1], [1, 0]])
+    plan = Plan.of([PlanEntry("r-resume", 0, (0, 2)), PlanEntry("r-resume", 1, (1, 2))])
+    with ClusterReader(settings_for(sandbox)) as reader:
+        run_id = Executor(Store(), reader, "ann").start(reader.snapshot(), plan, "resume", limits=WaveLimits(1))
+    store = Store()
+    # the first worker wrote its intent and sent wave 1, then stopped before recording the answer
+    store.set_wave(run_id, 1, "submitting")
+    reassign(bs, {("r-resume", 0): [0, 2]})
+    with ClusterReader(settings_for(sandbox)) as reader:  # a new worker
+        run = Executor(store, reader, "ann").drive(run_id, every=0.5, timeout=120)
+        assert run.state == "completed"
+        assert reader.snapshot().partition("r-resume", 1).replicas == (1, 2)
+    sent = [json.loads(a.request) for a in store.audit(action="submit-wave") if a.outcome == "sending"]
+    assert [(r["wave"], r["partitions"]) for r in sent] == [(2, [["r-resume", 1, [1, 2]]])]
+    assert [(w, code) for w, _, _, _, code, _ in store.outcomes(run_id)] == [(1, "ALREADY_SENT"), (2, None)]

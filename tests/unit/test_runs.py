@@ -1,0 +1,81 @@
+"""Runs, pure parts: waves within their limits, throttle lists merged and taken away exactly, and
+the store's run records (conflicts, ledger hand-over)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from console.diff import change_of
+from console.plans import Plan, PlanEntry
+from console.runs import (FOLLOWER_LIST, LEADER_LIST, WaveLimits, merged, plan_waves, unmerged, wave_throttle)
+from console.state import merge
+from console.store import ConflictError, Store
+from tests.unit.builders import api, ids
+from tests.unit.test_plans import snapshot
+
+
+def cluster(n_partitions: int = 12, nbrokers: int = 6):
+    meta = {("t", p): ([p % 3, (p + 1) % 3], [p % 3, (p + 1) % 3], p % 3) for p in range(n_partitions)}
+    return merge(api(meta, lpr={}, nbrokers=nbrokers), None)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 11), st.lists(st.integers(0, 5), min_size=1, max_size=3, unique=True)),
+                min_size=1, max_size=12, unique_by=lambda x: x[0]),
+       st.integers(1, 4), st.integers(1, 5))
+def test_waves_hold_every_moving_entry_once_within_the_limits(entries, per_broker, per_request):
+    state = cluster()
+    plan = Plan.of(PlanEntry("t", p, ids(*r)) for p, r in entries)
+    waves = plan_waves(state, plan, WaveLimits(per_broker, per_request))
+    moving = [e for e in plan.entries if change_of(state.partition(*e.key), e).kind.value not in ("no change",)]
+    assert sorted(e.key for w in waves for e in w) == sorted(e.key for e in moving)
+    for w in waves:
+        assert 1 <= len(w) <= per_request
+        load: dict[int, int] = {}
+        for e in w:
+            for b in change_of(state.partition(*e.key), e).adding:
+                load[b] = load.get(b, 0) + 1
+        assert all(v <= per_broker for v in load.values())
+
+
+def test_bytes_per_wave_and_unchanged_entries():
+    state = snapshot({("t", p): [p % 3, (p + 1) % 3] for p in range(3)}, nbrokers=6)  # 1000 bytes each
+    plan = Plan.of([PlanEntry("t", 0, ids(0, 1)), PlanEntry("t", 1, ids(4, 5)), PlanEntry("t", 2, ids(3, 4))])
+    waves = plan_waves(state, plan, WaveLimits(5, 100, bytes=2500))
+    assert [[e.key for e in w] for w in waves] == [[("t", 1)], [("t", 2)]]  # t-0 changes nothing
+
+
+def test_throttle_lists_follow_the_official_tool():
+    state = cluster(3)
+    need = wave_throttle(state, [PlanEntry("t", 1, ids(1, 4)), PlanEntry("t", 2, ids(2, 0))])
+    assert need.topics["t"][LEADER_LIST] == {"1:1", "1:2"}  # every current replica of t-1
+    assert need.topics["t"][FOLLOWER_LIST] == {"1:4"}  # its adding replica; t-2 only reorders
+    assert need.brokers == {1, 2, 4}
+
+
+def test_merge_keeps_what_is_set_and_removal_takes_only_what_was_added():
+    assert merged(None, {"0:1", "10:2"}) == "0:1,10:2"
+    assert merged("2:1,0:1", {"0:1"}) is None  # already there
+    assert merged("*", {"0:1"}) is None  # everything is throttled already
+    assert merged("2:1", {"0:1"}) == "0:1,2:1"
+    assert unmerged("0:1,2:1", ["0:1"]) == (True, "2:1")
+    assert unmerged("0:1", ["0:1"]) == (True, None)  # nothing left: delete the key
+    assert unmerged("2:1", ["0:1"]) == (False, None)  # someone removed it already
+
+
+def test_store_refuses_a_second_run_on_the_same_partitions_and_hands_over_rates(tmp_path):
+    store = Store(tmp_path / "c.db")
+    wave = Plan.of([PlanEntry("t", 0, ids(1, 2))]).to_json()
+    first = store.create_run("c1", "a", "ann", wave, wave, "h", [wave], [("t", 0)], 1000, 5, 500, None)
+    with pytest.raises(ConflictError, match=r"Run #1 \(a, by ann\) is already moving t-0"):
+        store.create_run("c1", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, 5, 500, None)
+    store.create_run("c2", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, 5, 500, None)  # another cluster
+    store.set_run(first, "completed")
+    second = store.create_run("c1", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, 5, 500, None)
+    assert [w.state for w in store.waves(second)] == ["pending"]
+    a = store.ledger_add(first, 1, "broker", "0", "leader.replication.throttled.rate", None, "1000")
+    b = store.ledger_add(second, 1, "broker", "0", "leader.replication.throttled.rate", "1000", "2000")
+    store.ledger_restored(a, hand_over_to=b, before=None)
+    (left,) = store.ledger()
+    assert left.id == b and left.before is None
