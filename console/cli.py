@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     scope.add_argument("--all", action="store_true",
                        help="every reassignment in flight in the cluster, whoever started it")
     scope.add_argument("--topic", help="the reassignments of this topic")
+    scope.add_argument("--run", type=int, help="the partitions in flight of this console's run")
     cc.add_argument("--partition", type=int, action="append", default=[], help="only these partitions (with --topic)")
     cc.add_argument("--include-others", action="store_true",
                     help="also cancel reassignments this console did not start (implied by --all)")
@@ -86,6 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--detach", action="store_true", help="record the run and leave it to a running executor")
     sm.add_argument("--yes", action="store_true", help="do not ask: acknowledge warnings and confirm")
 
+    th = sub.add_parser("throttle", help="change the replication throttle of a run, in flight too")
+    _connection_args(th)
+    th.add_argument("--run", type=int, required=True)
+    th.add_argument("--rate", type=int, required=True, help="bytes/s")
+
     rn = sub.add_parser("runs", help="runs recorded by this console (newest first)")
     rn.add_argument("--cluster", help="only this cluster's runs")
     rn.add_argument("--json", action="store_true")
@@ -106,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _submit(args)
         if args.command == "runs":
             return _runs(args)
+        if args.command == "throttle":
+            return _throttle(args)
         return _read(args)
     except ConfigError as e:
         _err(e)
@@ -230,7 +238,7 @@ def _cancel(args: argparse.Namespace) -> int:
     from console.reader import ClusterReader
     from console.settings import settings_from_args
     from console.store import Store
-    from console.executor import cluster_key
+    from console.executor import Executor, cluster_key
     from console.write import keys_of, outcome_rows, plan_cancel, summary
 
     if args.partition and not args.topic:
@@ -245,10 +253,18 @@ def _cancel(args: argparse.Namespace) -> int:
             print("Cannot cancel: ListPartitionReassignments did not answer (cancel needs the Admin API of "
                   "Kafka 2.4 or newer, and ALTER on CLUSTER).", file=sys.stderr)
             return 1
-        keys = None if args.all else keys_of(state, args.topic, args.partition)
-        if keys is not None and not keys:
-            raise ConfigError(f"Topic {args.topic} has no such partitions in the cluster.", "Check the topic name.")
-        plan = plan_cancel(state, keys, include_others=args.include_others)
+        cluster = cluster_key(state, settings.name)
+        ours = store.active_partitions(cluster)
+        if args.run is not None:
+            keys: list[tuple[str, int]] | None = [k for k, r in ours.items() if r == args.run]
+            if not keys:
+                raise ConfigError(f"Run {args.run} has nothing in flight in this cluster.",
+                                  "List the runs with `python -m console runs`.")
+        else:
+            keys = None if args.all else keys_of(state, args.topic, args.partition)
+            if keys is not None and not keys:
+                raise ConfigError(f"Topic {args.topic} has no such partitions in the cluster.", "Check the topic name.")
+        plan = plan_cancel(state, keys, ours, include_others=args.include_others)
         for line in plan.explain():
             print(line, file=sys.stderr)
         if not plan.cancel:
@@ -265,7 +281,6 @@ def _cancel(args: argparse.Namespace) -> int:
                 print("Not confirmed: nothing was sent.", file=sys.stderr)
                 return 1
         request = [[t, p] for t, p in plan.targets]
-        cluster = cluster_key(state, settings.name)
         intent = store.record(user, cluster, "cancel", {"cancel": request}, "sending")
         t0 = time.perf_counter()
         try:
@@ -291,6 +306,13 @@ def _cancel(args: argparse.Namespace) -> int:
             if waiting:
                 time.sleep(0.25)
         left = sorted({(o.topic, o.partition) for o in accepted} - waiting)
+        # the console's runs whose partitions were cancelled: their throttles come off now
+        executor = Executor(store, reader, user)
+        for run_id in sorted({ours[k] for k in left if k in ours}):
+            try:
+                executor.after_cancel(run_id)
+            except ConsoleError as e:
+                print(f"Run {run_id}: {e.message} (its worker cleans up later)", file=sys.stderr)
         if args.wait > 0:
             store.record(user, cluster, "cancel-complete", {"cancel": request},
                          "left the in-flight list" if not waiting else "still in flight", ref=intent,
@@ -381,6 +403,27 @@ def _submit(args: argparse.Namespace) -> int:
     if run.state != "completed":
         return 1
     return 3 if rejected else 0
+
+
+def _throttle(args: argparse.Namespace) -> int:
+    import getpass
+
+    from console.executor import Executor
+    from console.reader import ClusterReader
+    from console.settings import settings_from_args
+    from console.store import Store
+
+    if args.rate <= 0:
+        raise ConfigError("--rate must be a positive number of bytes/s.", "For example --rate 10000000 (10 MB/s).")
+    store = Store()
+    run = store.run(args.run)
+    if run is None or not run.active:
+        raise ConfigError(f"Run {args.run} is not running.", "List the runs with `python -m console runs`.")
+    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
+    with ClusterReader(settings) as reader:
+        Executor(store, reader, getpass.getuser()).set_rate(args.run, args.rate)
+    print(f"Run {args.run}: throttle set to {args.rate} B/s.", file=sys.stderr)
+    return 0
 
 
 def _runs(args: argparse.Namespace) -> int:

@@ -9,6 +9,8 @@ moving to, or sitting at, its target.
 from __future__ import annotations
 
 import hashlib
+import os
+import socket
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -48,6 +50,7 @@ class Executor:
         self.store = store
         self.reader = reader
         self.user = user
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
 
     # -- starting --------------------------------------------------------------------------------
     def start(self, state: ClusterState, plan: Plan, name: str, rate: int | None = None,
@@ -65,10 +68,16 @@ class Executor:
         return run_id
 
     # -- stepping --------------------------------------------------------------------------------
+    LEASE_S = 30.0
+    """A worker that stops ticking gives its runs up to another after this long."""
+
     def tick(self, run_id: int) -> Step:
         run = self._run(run_id)
         if not run.active:
             return Step(run, None, run.state)
+        holder = self.store.claim(run_id, self.owner, self.LEASE_S)
+        if holder is not None:
+            return Step(run, None, f"driven by another worker ({holder})")
         state = self.reader.snapshot()
         if state.status.reassignments is not SourceStatus.OK:
             return Step(run, None, "waiting: ListPartitionReassignments did not answer")
@@ -86,16 +95,55 @@ class Executor:
             return self._submit(run, wave, state)
         if wave.state == "submitting":  # a worker stopped between intent and answer: reconcile
             return self._submit(run, wave, state, resuming=True)
-        accepted = {(t, p) for w, t, p, ok, _, _ in self.store.outcomes(run_id) if w == wave.number and ok}
-        index = state.partition_index
-        pending = [e for e in entries if e.key in accepted and not _done(index.get(e.key), e.replicas)]
+        accepted, pending, moving = self._wave_status(run, wave, state)
+        if pending and not moving:
+            return self._cancelled(run, wave, state)
         if pending:
-            return Step(run, wave.number, f"wave {wave.number}: {len(accepted) - len(pending)} of {len(accepted)} done")
+            return Step(run, wave.number, f"wave {wave.number}: {accepted - len(pending)} of {accepted} done")
         self._unthrottle(run, wave.number, state)
         self.store.set_wave(run_id, wave.number, "completed")
         self.store.record(self.user, run.cluster, "wave-complete", {"run": run_id, "wave": wave.number},
                           "completed", plan_hash=run.plan_hash)
         return Step(self._run(run_id), wave.number, f"wave {wave.number} completed")
+
+    def after_cancel(self, run_id: int) -> Step:
+        """Clean up a run whose running wave was cancelled: throttles off, run marked cancelled.
+        Needs no lease: what it does is idempotent (the ledger says what is still to restore)."""
+        run = self._run(run_id)
+        wave = next((w for w in self.store.waves(run_id) if w.state == "running"), None)
+        if not run.active or wave is None:
+            return Step(run, None, run.state)
+        state = self.reader.snapshot()
+        _, pending, moving = self._wave_status(run, wave, state)
+        if pending and not moving:
+            return self._cancelled(run, wave, state)
+        return Step(run, wave.number, "still moving")
+
+    def _wave_status(self, run: Run, wave: WaveRow, state: ClusterState) -> tuple[int, list[PlanEntry], list[PlanEntry]]:
+        """(partitions accepted, those not done yet, those of them still reassigning)."""
+        accepted = {(t, p) for w, t, p, ok, _, _ in self.store.outcomes(run.id) if w == wave.number and ok}
+        index = state.partition_index
+        entries = parse_plan(wave.entries_json).entries
+        pending = [e for e in entries if e.key in accepted and not _done(index.get(e.key), e.replicas)]
+        moving = [e for e in pending if (p := index.get(e.key)) is not None and p.reassigning]
+        return len(accepted), pending, moving
+
+    def _cancelled(self, run: Run, wave: WaveRow, state: ClusterState) -> Step:
+        """The wave's partitions left the list without reaching their targets: cancelled."""
+        self._unthrottle(run, wave.number, state)
+        self.store.set_wave(run.id, wave.number, "cancelled")
+        return self._finish(self._run(run.id), state, "cancelled")
+
+    def set_rate(self, run_id: int, rate: int) -> None:
+        """Change the throttle of a run, in flight too: the brokers the running wave throttles get
+        the new rate at once (the ledger keeps what was there before the run)."""
+        run = self._run(run_id)
+        self.store.set_run(run_id, rate=rate)
+        brokers = sorted({e.name for e in self.store.ledger(run_id) if e.kind == "broker"})
+        changes = {BrokerId(int(b)): {LEADER_RATE: str(rate), FOLLOWER_RATE: str(rate)} for b in brokers}
+        self.store.record(self.user, run.cluster, "throttle-rate", {"run": run_id, "rate": rate, "brokers": brokers},
+                          "sending", plan_hash=run.plan_hash)
+        self.reader.kafka.alter_configs(changes, {})
 
     def drive(self, run_id: int, every: float = 1.0, progress: Callable[[Step], None] | None = None,
               timeout: float | None = None) -> Run:
@@ -215,6 +263,7 @@ class Executor:
     def _finish(self, run: Run, state: ClusterState, how: str) -> Step:
         self._unthrottle(run, None, state)
         self.store.set_run(run.id, how)
+        self.store.release(run.id, self.owner)
         self.store.record(self.user, run.cluster, "run-" + how, {"run": run.id}, how, plan_hash=run.plan_hash)
         return Step(self._run(run.id), None, f"run {how}")
 

@@ -72,7 +72,9 @@ CREATE TABLE IF NOT EXISTS runs (
     rate             INTEGER,
     moves_per_broker INTEGER NOT NULL,
     per_request      INTEGER NOT NULL,
-    bytes_per_wave   INTEGER
+    bytes_per_wave   INTEGER,
+    owner            TEXT,
+    lease_until      REAL
 );
 CREATE TABLE IF NOT EXISTS waves (
     run_id       INTEGER NOT NULL REFERENCES runs(id),
@@ -332,6 +334,33 @@ class Store:
             db.executemany("INSERT INTO waves (run_id, number, state, entries_json) VALUES (?, ?, 'pending', ?)",
                            [(run_id, i + 1, w) for i, w in enumerate(waves)])
             return run_id
+
+    def active_partitions(self, cluster: str) -> dict[tuple[str, int], int]:
+        """Partitions the active runs of ``cluster`` move (submitted waves), and their run."""
+        out: dict[tuple[str, int], int] = {}
+        for run_id, entries in self._db().execute(
+                "SELECT r.id, w.entries_json FROM runs r JOIN waves w ON w.run_id = r.id "
+                f"WHERE r.cluster = ? AND r.state IN {ACTIVE_RUN_STATES} AND w.state IN ('submitting', 'running')",
+                (cluster,)):
+            for e in msgspec.json.decode(entries)["partitions"]:
+                out[(e["topic"], e["partition"])] = run_id
+        return out
+
+    def claim(self, run_id: int, owner: str, ttl_s: float) -> str | None:
+        """Take (or renew) the lease on a run for ``ttl_s`` seconds so that one worker at a time
+        drives it. Returns None when taken, else the worker holding it."""
+        now = time.time()
+        with self._tx() as db:
+            cur = db.execute("UPDATE runs SET owner = ?, lease_until = ? WHERE id = ? AND "
+                             "(owner IS NULL OR owner = ? OR lease_until < ?)", (owner, now + ttl_s, run_id, owner, now))
+            if cur.rowcount == 1:
+                return None
+            row = db.execute("SELECT owner FROM runs WHERE id = ?", (run_id,)).fetchone()
+            return str(row[0]) if row else "nobody (no such run)"
+
+    def release(self, run_id: int, owner: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE runs SET owner = NULL, lease_until = NULL WHERE id = ? AND owner = ?", (run_id, owner))
 
     def run(self, run_id: int) -> Run | None:
         row = self._db().execute(f"SELECT {self._RUN_COLS} FROM runs WHERE id = ?", (run_id,)).fetchone()

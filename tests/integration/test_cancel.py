@@ -47,8 +47,8 @@ def test_cancel_puts_the_partition_back_and_is_audited(sandbox, tmp_path, monkey
                            "--json") == 0
             out = json.loads(capsys.readouterr().out)
             assert out["accepted"] == ["c-move-0"] and not out["rejected"] and not out["still_in_flight"]
-            p = reader.snapshot().partition("c-move", 0)
-            assert not p.reassigning and p.replicas == (0, 1)  # back on the original replicas
+            wait_for(lambda: not (p := reader.snapshot().partition("c-move", 0)).reassigning and p.replicas == (0, 1),
+                     timeout=30, what="back on the original replicas")
         audit = Store().audit(action="cancel")
         assert [a.outcome for a in audit] == ["sending", "accepted"]
         assert audit[1].ref == audit[0].id and json.loads(audit[0].request) == {"cancel": [["c-move", 0]]}
@@ -71,8 +71,8 @@ def test_cancel_works_with_the_adding_broker_down(sandbox, tmp_path, monkeypatch
             assert run_cli("cancel", "--bootstrap-server", bs, "--all", "--yes", "--json") == 0
             out = json.loads(capsys.readouterr().out)
             assert "c-down-0" in out["accepted"] and not out["still_in_flight"]
-            p = reader.snapshot().partition("c-down", 0)
-            assert not p.reassigning and p.replicas == (0, 1)
+            wait_for(lambda: not (p := reader.snapshot().partition("c-down", 0)).reassigning and p.replicas == (0, 1),
+                     timeout=30, what="back on the original replicas")
         finally:
             sandbox.start("broker-2")
             clear_throttles(bs, BROKERS, ["c-down"])

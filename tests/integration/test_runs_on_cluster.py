@@ -94,3 +94,33 @@ def test_a_resumed_run_never_sends_a_wave_twice(sandbox, tmp_path, monkeypatch):
     sent = [json.loads(a.request) for a in store.audit(action="submit-wave") if a.outcome == "sending"]
     assert [(r["wave"], r["partitions"]) for r in sent] == [(2, [["r-resume", 1, [1, 2]]])]
     assert [(w, code) for w, _, _, _, code, _ in store.outcomes(run_id)] == [(1, "ALREADY_SENT"), (2, None)]
+
+
+def test_cancel_of_a_run_reverts_it_and_takes_its_throttles_off(sandbox, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "r-cancel", 2, 2, 300, assignment=[[0, 1], [1, 0]])
+    plan = Plan.of([PlanEntry("r-cancel", 0, (0, 2)), PlanEntry("r-cancel", 1, (1, 2))])
+    try:
+        with ClusterReader(settings_for(sandbox)) as reader:
+            before = reader.snapshot().throttles
+            executor = Executor(Store(), reader, "ann")
+            run_id = executor.start(reader.snapshot(), plan, "slow", rate=2000)
+            assert executor.tick(run_id).did == "wave 1 submitted (2 partitions)"
+            wait_for(lambda: len(reader.snapshot().in_flight) == 2, what="both moving")
+            # the rate changes while the wave runs
+            assert cli.main(["throttle", "--bootstrap-server", bs, "--run", str(run_id), "--rate", "4000"]) == 0
+            wait_for(lambda: all(reader.snapshot().throttles.broker_map().get(str(b), {}).get(
+                "leader.replication.throttled.rate") == "4000" for b in (0, 1, 2)), what="new rate on brokers 0-2")
+            # a topic cancel takes the console's own run without --include-others
+            assert cli.main(["cancel", "--bootstrap-server", bs, "--run", str(run_id), "--yes", "--json"]) == 0
+            out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+            assert sorted(out["accepted"]) == ["r-cancel-0", "r-cancel-1"] and not out["still_in_flight"]
+            # brokers learn the outcome from the controller a moment after the list empties
+            wait_for(lambda: [(s := reader.snapshot()).partition("r-cancel", p).replicas for p in (0, 1)]
+                     == [(0, 1), (1, 0)], timeout=30, what="back on the original replicas")
+            store = Store()
+            assert store.run(run_id).state == "cancelled" and not store.ledger()
+            assert wait_for(lambda: reader.snapshot().throttles == before, timeout=30, what="throttles as before")
+    finally:
+        clear_throttles(bs, BROKERS, ["r-cancel"])
