@@ -92,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     th.add_argument("--run", type=int, required=True)
     th.add_argument("--rate", type=int, required=True, help="bytes/s")
 
+    ex = sub.add_parser("executor", help="drive the cluster's unfinished runs until stopped (Ctrl-C or SIGTERM)")
+    _connection_args(ex)
+    ex.add_argument("--every", type=float, default=1.0, help="seconds between steps (default 1)")
+
     rn = sub.add_parser("runs", help="runs recorded by this console (newest first)")
     rn.add_argument("--cluster", help="only this cluster's runs")
     rn.add_argument("--json", action="store_true")
@@ -114,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _runs(args)
         if args.command == "throttle":
             return _throttle(args)
+        if args.command == "executor":
+            return _executor(args)
         return _read(args)
     except ConfigError as e:
         _err(e)
@@ -423,6 +429,25 @@ def _throttle(args: argparse.Namespace) -> int:
     with ClusterReader(settings) as reader:
         Executor(store, reader, getpass.getuser()).set_rate(args.run, args.rate)
     print(f"Run {args.run}: throttle set to {args.rate} B/s.", file=sys.stderr)
+    return 0
+
+
+def _executor(args: argparse.Namespace) -> int:
+    import getpass
+    import signal
+
+    from console.reader import ClusterReader
+    from console.settings import settings_from_args
+    from console.store import Store
+    from console.worker import Worker
+
+    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
+    with ClusterReader(settings) as reader:
+        worker = Worker(Store(), reader, getpass.getuser(), args.every,
+                        progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr, flush=True))
+        signal.signal(signal.SIGTERM, lambda *_: worker.stop())
+        print(f"Executor driving the unfinished runs of {settings.name} (Ctrl-C to stop).", file=sys.stderr, flush=True)
+        worker.run_forever()
     return 0
 
 

@@ -68,8 +68,8 @@ class Executor:
         return run_id
 
     # -- stepping --------------------------------------------------------------------------------
-    LEASE_S = 30.0
-    """A worker that stops ticking gives its runs up to another after this long."""
+    LEASE_S = float(os.environ.get("CONSOLE_RUN_LEASE_S", "30"))
+    """A worker that stops without saying so (killed) gives its runs up to another after this long."""
 
     def tick(self, run_id: int) -> Step:
         run = self._run(run_id)

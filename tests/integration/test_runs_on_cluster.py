@@ -124,3 +124,45 @@ def test_cancel_of_a_run_reverts_it_and_takes_its_throttles_off(sandbox, tmp_pat
             assert wait_for(lambda: reader.snapshot().throttles == before, timeout=30, what="throttles as before")
     finally:
         clear_throttles(bs, BROKERS, ["r-cancel"])
+
+
+def test_standalone_executor_killed_mid_run_resumes_without_sending_a_wave_twice(sandbox, tmp_path, monkeypatch):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    bs = sandbox.bootstrap_servers
+    env = {**os.environ, "CONSOLE_DATA_DIR": str(tmp_path), "CONSOLE_RUN_LEASE_S": "3", "PYTHONPATH": os.getcwd()}
+    make_topic(bs, "r-exec", 3, 2, 60, assignment=[[0, 1], [1, 0], [0, 1]])
+    plan = Plan.of([PlanEntry("r-exec", p, (r[0], 2)) for p, r in enumerate([[0, 1], [1, 0], [0, 1]])])
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    try:
+        with ClusterReader(settings_for(sandbox)) as reader:
+            run_id = Executor(Store(), reader, "ann").start(reader.snapshot(), plan, "exec", rate=30_000,
+                                                            limits=WaveLimits(1))
+        store = Store()
+
+        def executor() -> subprocess.Popen:
+            return subprocess.Popen([sys.executable, "-m", "console", "executor", "--bootstrap-server", bs,
+                                     "--every", "0.3"], env=env, stderr=subprocess.DEVNULL)
+
+        first = executor()
+        wait_for(lambda: [w.state for w in store.waves(run_id)][:2] == ["completed", "running"], timeout=120,
+                 what="wave 2 running")
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        second = executor()
+        try:
+            wait_for(lambda: store.run(run_id).state == "completed", timeout=180, what="the run completed")
+        finally:
+            second.send_signal(signal.SIGTERM)
+            second.wait(timeout=30)
+        sent = [json.loads(a.request)["wave"] for a in store.audit(action="submit-wave") if a.outcome == "sending"]
+        assert sorted(sent) == [1, 2, 3]  # each wave once
+        assert not store.ledger()
+        with ClusterReader(settings_for(sandbox)) as reader:
+            wait_for(lambda: [reader.snapshot().partition("r-exec", p).replicas for p in range(3)]
+                     == [(0, 2), (1, 2), (0, 2)], timeout=30, what="every partition at its target")
+    finally:
+        clear_throttles(bs, BROKERS, ["r-exec"])

@@ -1,0 +1,68 @@
+"""The worker that drives a cluster's unfinished runs: inside the console's server process (a
+daemon thread) or standalone (``python -m console executor``). Several may run at once: a
+run's lease lets one of them drive it, and another takes over when that one stops."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Callable
+
+from console.errors import ConsoleError
+from console.executor import Executor, Step, cluster_key
+from console.reader import ClusterReader
+from console.store import Store
+
+log = logging.getLogger(__name__)
+
+
+class Worker:
+    def __init__(self, store: Store, reader: ClusterReader, user: str, every_s: float = 1.0,
+                 progress: Callable[[Step], None] | None = None) -> None:
+        self.executor = Executor(store, reader, user)
+        self.store = store
+        self.reader = reader
+        self.every_s = every_s
+        self.progress = progress
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._cluster: str | None = None
+
+    def cluster(self) -> str:
+        if self._cluster is None:
+            self._cluster = cluster_key(self.reader.snapshot(max_age_s=5.0), self.reader.settings.name)
+        return self._cluster
+
+    def step_all(self) -> list[Step]:
+        """One step of every unfinished run of the cluster."""
+        steps = []
+        for run in self.store.runs(self.cluster(), active_only=True):
+            try:
+                step = self.executor.tick(run.id)
+            except ConsoleError as e:  # the cluster did not answer: the next step tries again
+                step = Step(run, None, f"retrying: {e.message}")
+            steps.append(step)
+            if self.progress is not None:
+                self.progress(step)
+        return steps
+
+    def run_forever(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.step_all()
+            except ConsoleError as e:
+                log.warning("worker: %s", e.message)
+            except Exception:  # noqa: BLE001 - a worker must outlive one bad step; it is logged
+                log.exception("worker step failed")
+            self._stop.wait(self.every_s)
+        for run in self.store.runs(self.cluster(), active_only=True):  # stopping: others may take over at once
+            self.store.release(run.id, self.executor.owner)
+
+    def start(self) -> "Worker":
+        if self._thread is None:
+            self._thread = threading.Thread(target=self.run_forever, name="console-worker", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
