@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import deps, keys
+from components import deps, keys, widgets
 
 st.set_page_config(page_title="Reassignment console", page_icon=":material/swap_horiz:", layout="wide")
 
@@ -20,6 +20,8 @@ with st.sidebar:
             st.info("Local sandbox cluster", icon=":material/science:")
     else:
         st.caption("No cluster configured.")
+    st.divider()
+    widgets.sign_in_box()
 
 page = st.navigation(
     [
@@ -27,6 +29,7 @@ page = st.navigation(
         st.Page("views/overview.py", title="Overview", icon=":material/dns:"),
         st.Page("views/drafts.py", title="Drafts", icon=":material/edit_note:"),
         st.Page("views/review.py", title="Review", icon=":material/fact_check:"),
+        st.Page("views/runs.py", title="Runs", icon=":material/play_circle:"),
     ]
 )
 page.run()

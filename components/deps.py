@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -11,6 +11,9 @@ from console.clusters import discover
 from console.reader import ClusterReader
 from console.settings import ConnectionSettings
 from console.store import Store
+
+if TYPE_CHECKING:
+    from console.worker import Worker
 
 
 def _configured() -> dict[str, Any]:
@@ -39,8 +42,33 @@ def reader(settings: ConnectionSettings) -> ClusterReader:
 
 
 @st.cache_resource(show_spinner=False)
-def store() -> "Store":
-    """The console's SQLite store (thread-safe: one connection per thread)."""
-    from console.store import Store
+def _store(path: str) -> Store:
+    return Store(path)
 
-    return Store()
+
+def store() -> Store:
+    """The console's SQLite store (thread-safe: one connection per thread), one per data dir."""
+    from console.store import console_data_dir
+
+    return _store(str(console_data_dir() / "console.db"))
+
+
+@st.cache_resource(show_spinner=False)
+def _worker(key: str) -> "Worker":
+    import getpass
+
+    from console.worker import Worker
+
+    raw = json.loads(key)
+    settings = ConnectionSettings(raw["properties"], zookeeper=raw["zookeeper"], name=raw["name"],
+                                  timeout_s=raw["timeout_s"])
+    return Worker(_store(raw["store"]), reader(settings), f"console-server ({getpass.getuser()})").start()
+
+
+def worker(settings: ConnectionSettings) -> "Worker":
+    """The server's worker for a cluster: drives its unfinished runs (started on first use, one
+    per cluster, shared by every session; a standalone executor may run as well)."""
+    key = json.dumps({"properties": dict(settings.properties), "zookeeper": settings.zookeeper,
+                      "name": settings.name, "timeout_s": min(settings.timeout_s, 5.0),
+                      "store": str(store().path)}, sort_keys=True)
+    return _worker(key)

@@ -8,6 +8,8 @@ from datetime import datetime, timedelta
 import streamlit as st
 
 from components import deps, keys
+from console.auth import VIEWER, Identity, load_users
+from console.errors import ConfigError
 from console.model import ClusterState, SourceStatus
 from console.settings import ConnectionSettings
 
@@ -111,14 +113,55 @@ def zookeeper_watch(settings: ConnectionSettings, key: str) -> None:
     _watch()
 
 
-def current_user() -> str:
-    """Who is acting: the signed-in user when Streamlit authentication is configured, else the
-    operating-system user running the console (the local sandbox)."""
-    try:
-        if st.user.is_logged_in:
-            return str(st.user.get("email") or st.user.get("name") or "signed-in user")
-    except Exception:  # noqa: BLE001 - no auth configured
-        pass
+def identity() -> Identity:
+    """Who is acting and what they may do: the Streamlit sign-in when configured, else a sign-in
+    against the users file, else (no users configured) a viewer."""
     import getpass
 
-    return getpass.getuser()
+    try:
+        users = load_users()
+    except ConfigError as e:
+        st.sidebar.error(f"{e.message} {e.hint}")
+        users = None
+    try:
+        signed_in = bool(st.user.is_logged_in)
+    except Exception:  # noqa: BLE001 - Streamlit authentication not configured
+        signed_in = False
+    if signed_in:
+        email = str(st.user.get("email") or st.user.get("name") or "signed-in user")
+        return users.signed_in(email) if users else Identity(email, frozenset({VIEWER}), "streamlit")
+    chosen = st.session_state.get(keys.IDENTITY)
+    if isinstance(chosen, Identity):
+        return chosen
+    if users is None:
+        return Identity(getpass.getuser(), frozenset({VIEWER}), "nobody configured users")
+    return Identity("guest", frozenset({VIEWER}), "not signed in")
+
+
+def sign_in_box() -> None:
+    """The sidebar's sign-in (users file) or who is signed in."""
+    me = identity()
+    if me.source in ("users file", "streamlit"):
+        st.caption(f"Signed in as **{me.name}** ({', '.join(sorted(me.roles))})")
+        if me.source == "users file" and st.button("Sign out", key="auth.sign_out"):
+            st.session_state.pop(keys.IDENTITY, None)
+            st.rerun()
+        return
+    if me.source == "nobody configured users":
+        st.caption("Read only: no users are configured (see README: users file).")
+        return
+    with st.form("sign_in"):
+        name = st.text_input("User", key="auth.user")
+        password = st.text_input("Password", type="password", key="auth.password")
+        if st.form_submit_button("Sign in"):
+            users = load_users()
+            who = users.login(name, password) if users else None
+            if who is None:
+                st.error("Unknown user or wrong password.")
+            else:
+                st.session_state[keys.IDENTITY] = who
+                st.rerun()
+
+
+def current_user() -> str:
+    return identity().name

@@ -152,7 +152,15 @@ def _sandbox(args: argparse.Namespace) -> int:
 
             load_demo(sb.bootstrap_servers, [int(b["id"]) for b in sb.brokers],  # type: ignore[call-overload]
                       reassignment=args.demo_reassignment, log=lambda m: print(m, file=sys.stderr, flush=True))
-        print(json.dumps(sb.info()), flush=True)
+        from console.auth import SANDBOX_USERS, users_file, write_users
+
+        info = sb.info()
+        path = users_file()
+        if not path.exists():  # the console's own users for the sandbox (sandbox-only passwords)
+            write_users(path, {n: (pw, list(roles)) for n, (pw, roles) in SANDBOX_USERS.items()})
+            info["console_users"] = {n: {"password": pw, "roles": roles} for n, (pw, roles) in SANDBOX_USERS.items()}
+            info["console_users_file"] = str(path)
+        print(json.dumps(info), flush=True)
         return 0
     if args.action == "status":
         running = cluster.status(args.data_dir)
@@ -239,13 +247,12 @@ def _plan_command(args: argparse.Namespace) -> int:
 def _cancel(args: argparse.Namespace) -> int:
     """Cancel for on-call: read what is in flight, say what cancel means, send, wait, record."""
     import getpass
-    import time
 
+    from console.executor import cluster_key, send_cancel
     from console.reader import ClusterReader
     from console.settings import settings_from_args
     from console.store import Store
-    from console.executor import Executor, cluster_key
-    from console.write import keys_of, outcome_rows, plan_cancel, summary
+    from console.write import keys_of, outcome_rows, plan_cancel
 
     if args.partition and not args.topic:
         raise ConfigError("--partition needs --topic.", "Name the topic the partitions belong to.")
@@ -286,49 +293,14 @@ def _cancel(args: argparse.Namespace) -> int:
             if answer.strip() != settings.name:
                 print("Not confirmed: nothing was sent.", file=sys.stderr)
                 return 1
-        request = [[t, p] for t, p in plan.targets]
-        intent = store.record(user, cluster, "cancel", {"cancel": request}, "sending")
-        t0 = time.perf_counter()
-        try:
-            outcomes = reader.kafka.alter_reassignments(plan.targets)
-        except ConsoleError as e:
-            done = getattr(e, "outcomes", {})
-            store.record(user, cluster, "cancel", {"cancel": request}, "failed", ref=intent,
-                         response={"error": e.message, "outcomes": outcome_rows(done)})
-            raise
-        sent_s = time.perf_counter() - t0
-        accepted, rejected = summary(outcomes.values())
-        store.record(user, cluster, "cancel", {"cancel": request},
-                     "accepted" if not rejected else ("partly accepted" if accepted else "rejected"),
-                     ref=intent, response=outcome_rows(outcomes))
-        left: list[tuple[str, int]] = []
-        waiting = {(o.topic, o.partition) for o in accepted}
-        deadline = time.monotonic() + args.wait
-        while waiting and args.wait > 0 and time.monotonic() < deadline:
-            try:
-                waiting &= set(reader.kafka.list_reassignments())
-            except ConsoleError:
-                pass  # the controller may be moving: ask again
-            if waiting:
-                time.sleep(0.25)
-        left = sorted({(o.topic, o.partition) for o in accepted} - waiting)
-        # the console's runs whose partitions were cancelled: their throttles come off now
-        executor = Executor(store, reader, user)
-        for run_id in sorted({ours[k] for k in left if k in ours}):
-            try:
-                executor.after_cancel(run_id)
-            except ConsoleError as e:
-                print(f"Run {run_id}: {e.message} (its worker cleans up later)", file=sys.stderr)
-        if args.wait > 0:
-            store.record(user, cluster, "cancel-complete", {"cancel": request},
-                         "left the in-flight list" if not waiting else "still in flight", ref=intent,
-                         response={"left": left, "still_in_flight": sorted(waiting)})
+        result = send_cancel(reader, store, user, cluster, plan, ours, args.wait)
+    accepted, rejected, waiting, left = result.accepted, result.rejected, result.still_in_flight, result.left
     if args.json:
         print(json.dumps({"accepted": [o.name for o in accepted], "rejected": outcome_rows(
             {(o.topic, o.partition): o for o in rejected}), "still_in_flight": [f"{t}-{p}" for t, p in sorted(waiting)],
-            "seconds_to_accept": round(sent_s, 3)}))
+            "seconds_to_accept": round(result.seconds_to_accept, 3)}))
     else:
-        print(f"Cancel accepted for {len(accepted)} partition(s) in {sent_s:.2f} s"
+        print(f"Cancel accepted for {len(accepted)} partition(s) in {result.seconds_to_accept:.2f} s"
               + (f"; {len(left)} left the in-flight list" if args.wait > 0 else "") + ".")
         for o in rejected:
             print(f"Rejected: {o.name}: {o.message}")

@@ -21,7 +21,7 @@ from console.plans import Plan, PlanEntry, parse_plan, rollback
 from console.reader import ClusterReader
 from console.runs import FOLLOWER_RATE, LEADER_RATE, WaveLimits, merged, plan_waves, unmerged, wave_throttle
 from console.store import Run, Store, WaveRow
-from console.write import outcome_rows, summary
+from console.write import CancelPlan, Outcome, outcome_rows, summary
 
 TERMINAL = ("completed", "cancelled", "failed", "stopped")
 
@@ -277,3 +277,55 @@ class Executor:
 def _done(p: Partition | None, target: tuple[BrokerId, ...]) -> bool:
     """Complete: no longer reassigning, at the target, every target replica in sync."""
     return p is not None and not p.reassigning and p.replicas == target and set(target) <= set(p.isr)
+
+
+# -- cancel, for on-call ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CancelResult:
+    accepted: tuple[Outcome, ...]
+    rejected: tuple[Outcome, ...]
+    seconds_to_accept: float
+    left: tuple[TopicPartition, ...]
+    """Accepted and gone from the in-flight list."""
+    still_in_flight: tuple[TopicPartition, ...]
+
+
+def send_cancel(reader: ClusterReader, store: Store, user: str, cluster: str, plan: CancelPlan,
+                ours: dict[TopicPartition, int], wait_s: float = 60.0) -> CancelResult:
+    """Send ``plan`` (audited before and after), wait up to ``wait_s`` for the partitions to leave
+    ListPartitionReassignments, then clean up after the console's runs among them."""
+    request = {"cancel": [[t, p] for t, p in plan.targets]}
+    intent = store.record(user, cluster, "cancel", request, "sending")
+    t0 = time.perf_counter()
+    try:
+        outcomes = reader.kafka.alter_reassignments(plan.targets)
+    except ConsoleError as e:
+        store.record(user, cluster, "cancel", request, "failed", ref=intent,
+                     response={"error": e.message, "outcomes": outcome_rows(getattr(e, "outcomes", {}))})
+        raise
+    took = time.perf_counter() - t0
+    accepted, rejected = summary(outcomes.values())
+    store.record(user, cluster, "cancel", request,
+                 "accepted" if not rejected else ("partly accepted" if accepted else "rejected"),
+                 ref=intent, response=outcome_rows(outcomes))
+    waiting = {(o.topic, o.partition) for o in accepted}
+    deadline = time.monotonic() + wait_s
+    while waiting and wait_s > 0 and time.monotonic() < deadline:
+        try:
+            waiting &= set(reader.kafka.list_reassignments())
+        except ConsoleError:
+            pass  # the controller may be moving: ask again
+        if waiting:
+            time.sleep(0.25)
+    left = tuple(sorted({(o.topic, o.partition) for o in accepted} - waiting))
+    executor = Executor(store, reader, user)
+    for run_id in sorted({ours[k] for k in left if k in ours}):
+        try:
+            executor.after_cancel(run_id)  # the run's throttles come off now
+        except ConsoleError:
+            pass  # its worker cleans up at its next step
+    if wait_s > 0:
+        store.record(user, cluster, "cancel-complete", request,
+                     "left the in-flight list" if not waiting else "still in flight", ref=intent,
+                     response={"left": left, "still_in_flight": sorted(waiting)})
+    return CancelResult(tuple(accepted), tuple(rejected), took, left, tuple(sorted(waiting)))

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 import streamlit as st
 
-from components import charts, keys, widgets
+from components import actions, charts, deps, keys, widgets
 from console import live
 from console.model import PartitionHealth
 
@@ -71,5 +71,24 @@ def live_panel() -> None:
 
 
 live_panel()
+
+with st.expander("Cancel reassignments", icon=":material/cancel:"):
+    st.caption("For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
+               "original replicas; completed ones stay where they are.")
+    now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
+    names = {p.name: p.key for p in now.in_flight}
+    scope = st.radio("Cancel", ["Chosen partitions", "A topic", "Everything in flight"], horizontal=True,
+                     key=keys.LIVE_CANCEL_SCOPE)
+    chosen: list[tuple[str, int]] | None = None
+    if scope == "Chosen partitions":
+        chosen = [names[n] for n in st.multiselect("Partitions in flight", list(names), key=keys.LIVE_CANCEL)]
+    elif scope == "A topic":
+        topic = st.selectbox("Topic", sorted({k[0] for k in names.values()}), key=keys.LIVE_CANCEL_TOPIC)
+        chosen = [k for k in names.values() if k[0] == topic]
+    others = st.checkbox("Include reassignments this console did not start", value=scope == "Everything in flight",
+                         disabled=scope == "Everything in flight", key=keys.LIVE_CANCEL_OTHERS)
+    if st.button("Cancel…", icon=":material/cancel:", disabled=not names or chosen == []):
+        actions.cancel_dialog(settings, chosen, others)
+
 if not paused:
     widgets.zookeeper_watch(settings, keys.LIVE_ZK_GENERATION)

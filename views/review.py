@@ -7,12 +7,13 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from components import charts, deps, keys, widgets
+from components import actions, charts, deps, keys, widgets
 from console import review
 from console.diff import PlanDiff, diff
 from console.live import human_bytes
 from console.model import ClusterState, Finding, Severity
 from console.plans import Plan, PlanFormatError, parse_plan, rollback
+from console.runs import WaveLimits
 from console.validate import counts, validate
 
 PAGE_SIZE = 50
@@ -163,6 +164,22 @@ elif view in ("Replicas before/after", "Partitions"):
         st.altair_chart(charts.plan_grid(review.plan_cells(page), names))
 elif view == "Racks":
     st.dataframe(review.rack_rows(d), hide_index=True, width="stretch")
+
+st.subheader("Submit")
+me = widgets.identity()
+if n["error"]:
+    st.write("A plan with errors cannot be submitted.")
+elif not me.can("submit"):
+    st.caption(me.why_not("submit") + " Sign in as an operator in the sidebar.")
+else:
+    s1, s2, s3 = st.columns(3)
+    mb = s1.number_input("Throttle (MB/s, 0: none)", 0.0, 10_000.0, 10.0, step=1.0, key=keys.REVIEW_RATE)
+    moves = s2.number_input("Adding replicas per broker per wave", 1, 100, 5, key=keys.REVIEW_MOVES)
+    per_wave = s3.number_input("Partitions per wave", 1, 2_000, 500, key=keys.REVIEW_PER_WAVE)
+    if st.button("Submit…", type="primary", icon=":material/play_arrow:"):
+        actions.submit_dialog(settings, plan, by_id[plan_id].name if plan_id is not None else "uploaded plan",
+                              state, n["warning"], int(mb * 1_000_000) or None,
+                              WaveLimits(int(moves), int(per_wave)))
 
 st.subheader("Downloads")
 c1, c2 = st.columns(2)

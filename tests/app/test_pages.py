@@ -108,3 +108,42 @@ def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster):
     at.button(key="FormSubmitter:note-Add note").click().run()
     assert not at.exception
     assert any("RF 2 is fine for orders" in md.value for md in at.markdown)
+
+
+def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_path):
+    from console.auth import SANDBOX_USERS, write_users
+    from console.executor import Executor
+    from console.plans import Plan, PlanEntry
+    from console.reader import ClusterReader
+    from console.store import Store
+    from tests.conftest import settings_for, wait_for
+    from tests.integration.helpers import make_topic
+
+    env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
+    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    at.text_input(key="auth.user").set_value("viewer")
+    at.text_input(key="auth.password").set_value("wrong")
+    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
+    assert "wrong password" in at.error[0].value
+    at.text_input(key="auth.password").set_value("viewer-secret")
+    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
+    assert any("Signed in as **viewer**" in c.value for c in at.sidebar.caption)
+    at.switch_page("views/runs.py").run()
+    assert not at.exception and "No runs yet" in at.info[0].value
+
+    make_topic(demo_sandbox.bootstrap_servers, "app-run", 1, 1, 20, assignment=[[0]])
+    with ClusterReader(settings_for(demo_sandbox)) as reader:
+        run_id = Executor(Store(), reader, "ann").start(reader.snapshot(), Plan.of([PlanEntry("app-run", 0, (1,))]),
+                                                       "app run")
+    at.run()  # the page starts the server's worker, which drives the run
+    assert not at.exception
+    wait_for(lambda: Store().run(run_id).state == "completed", timeout=60, what="the server's worker completed it")
+    at.run()
+    assert at.dataframe[0].value["state"][0] == "completed"
+    audit = at.dataframe[-1].value
+    assert {"submit", "submit-wave", "wave-complete", "run-completed"} <= set(audit["action"])
+    # a viewer sees the Review page's submit section closed
+    at.switch_page("views/review.py").run()
+    assert not at.exception

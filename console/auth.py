@@ -1,0 +1,129 @@
+"""Who may do what: roles, and the local users file (hashed passwords) used when Streamlit's own
+authentication is not configured.
+
+Roles: **viewer** reads; **operator** submits, cancels and changes throttles; **approver**
+approves plans (with the two-person rule, a plan is submitted only after someone other than its
+author approved it). Cancel needs only the operator role and never waits for an approval.
+
+The users file (``CONSOLE_USERS_FILE``, default ``<data dir>/users.json``)::
+
+    {"users": {"ann": {"password": "scrypt$...", "roles": ["operator", "approver"]}},
+     "emails": {"ann@example.com": ["operator"]},
+     "two_person_rule": false}
+
+``emails`` gives roles to people signed in through Streamlit's authentication. Without a users
+file and without Streamlit authentication, everyone is a viewer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from console.errors import ConfigError
+
+VIEWER, OPERATOR, APPROVER = "viewer", "operator", "approver"
+ROLES = (VIEWER, OPERATOR, APPROVER)
+NEEDS = {"submit": OPERATOR, "cancel": OPERATOR, "throttle": OPERATOR, "pause": OPERATOR, "approve": APPROVER}
+SANDBOX_USERS = {"admin": ("admin-secret", [OPERATOR, APPROVER]), "operator": ("operator-secret", [OPERATOR]),
+                 "approver": ("approver-secret", [APPROVER]), "viewer": ("viewer-secret", [VIEWER])}
+"""The sandbox's console users (fixed, sandbox-only passwords, like its SASL users)."""
+_N, _R, _P = 2**14, 8, 1
+
+
+def hash_password(password: str, salt: bytes | None = None) -> str:
+    salt = salt if salt is not None else secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=_N, r=_R, p=_P)
+    return f"scrypt${_N}${_R}${_P}${salt.hex()}${digest.hex()}"
+
+
+def check_password(password: str, stored: str) -> bool:
+    try:
+        kind, n, r, p, salt, digest = stored.split("$")
+        if kind != "scrypt":
+            return False
+        got = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p))
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got.hex(), digest)
+
+
+@dataclass(frozen=True)
+class Identity:
+    name: str
+    roles: frozenset[str] = frozenset({VIEWER})
+    source: str = "local"
+    """"streamlit", "users file", or "nobody configured users"."""
+
+    def can(self, action: str) -> bool:
+        need = NEEDS.get(action)
+        return need is None or need in self.roles
+
+    def why_not(self, action: str) -> str:
+        return (f"{self.name} may not {action}: it needs the {NEEDS.get(action, VIEWER)} role "
+                f"(roles: {', '.join(sorted(self.roles)) or 'none'}).")
+
+
+@dataclass(frozen=True)
+class Users:
+    passwords: dict[str, str] = field(default_factory=dict)
+    roles: dict[str, frozenset[str]] = field(default_factory=dict)
+    emails: dict[str, frozenset[str]] = field(default_factory=dict)
+    two_person_rule: bool = False
+
+    def login(self, name: str, password: str) -> Identity | None:
+        stored = self.passwords.get(name)
+        if stored is None or not check_password(password, stored):
+            return None
+        return Identity(name, self.roles.get(name, frozenset({VIEWER})), "users file")
+
+    def signed_in(self, email: str) -> Identity:
+        return Identity(email, self.emails.get(email, frozenset({VIEWER})), "streamlit")
+
+
+def users_file() -> Path:
+    from console.store import console_data_dir
+
+    return Path(os.environ.get("CONSOLE_USERS_FILE") or console_data_dir() / "users.json")
+
+
+def load_users(path: Path | None = None) -> Users | None:
+    """The users file, or None when there is none."""
+    path = path or users_file()
+    try:
+        raw = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"Cannot read the users file {path}: {e}.",
+                          'It is JSON: {"users": {"name": {"password": "scrypt$...", "roles": ["operator"]}}}.') from None
+    try:
+        users = raw.get("users", {})
+        for name, u in users.items():
+            bad = set(u.get("roles", [])) - set(ROLES)
+            if bad:
+                raise ConfigError(f"The users file {path} gives {name} unknown roles {sorted(bad)}.",
+                                  f"Roles are {', '.join(ROLES)}.")
+        return Users({n: str(u["password"]) for n, u in users.items()},
+                     {n: frozenset(u.get("roles", [VIEWER])) for n, u in users.items()},
+                     {e: frozenset(r) for e, r in raw.get("emails", {}).items()},
+                     bool(raw.get("two_person_rule", False)))
+    except (AttributeError, KeyError, TypeError) as e:
+        raise ConfigError(f"The users file {path} is not in the expected shape ({e}).",
+                          'Expected {"users": {"name": {"password": "scrypt$...", "roles": [...]}}}.') from None
+
+
+def write_users(path: Path, users: dict[str, tuple[str, list[str]]], two_person_rule: bool = False) -> None:
+    """Write a users file from clear-text passwords (hashed here)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = {"users": {n: {"password": hash_password(pw), "roles": roles} for n, (pw, roles) in users.items()},
+            "emails": {}, "two_person_rule": two_person_rule}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(body, indent=2))
+    os.chmod(tmp, 0o600)
+    tmp.replace(path)

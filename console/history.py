@@ -1,0 +1,66 @@
+"""View models of runs and the audit log (pure): rows for the Runs page, CSV and JSON exports."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import datetime
+from typing import Iterable
+
+from console.model import ClusterState
+from console.plans import parse_plan
+from console.store import AuditEntry, Run, WaveRow
+
+
+def _time(ts: float | None) -> str:
+    return "" if ts is None else f"{datetime.fromtimestamp(ts):%Y-%m-%d %H:%M:%S}"
+
+
+def run_rows(runs: Iterable[Run], waves: dict[int, list[WaveRow]]) -> list[dict[str, object]]:
+    return [{"run": r.id, "name": r.name, "author": r.author, "state": r.state,
+             "waves": f"{sum(w.state == 'completed' for w in waves.get(r.id, []))}/{len(waves.get(r.id, []))}",
+             "throttle B/s": r.rate, "started": _time(r.created_at), "updated": _time(r.updated_at),
+             "plan hash": r.plan_hash} for r in runs]
+
+
+def wave_rows(state: ClusterState | None, waves: Iterable[WaveRow],
+              outcomes: Iterable[tuple[int, str, int, bool, str | None, str | None]]) -> list[dict[str, object]]:
+    """Per wave: its partitions, how many are at their target now, and the rejected ones."""
+    rejected: dict[int, int] = {}
+    for o in outcomes:
+        if not o[3]:
+            rejected[o[0]] = rejected.get(o[0], 0) + 1
+    rows = []
+    index = state.partition_index if state is not None else {}
+    for w in waves:
+        entries = parse_plan(w.entries_json).entries
+        done = sum(1 for e in entries if (p := index.get(e.key)) is not None and not p.reassigning
+                   and p.replicas == e.replicas)
+        rows.append({"wave": w.number, "state": w.state, "partitions": len(entries),
+                     "at target": done if state is not None else None, "rejected": rejected.get(w.number, 0),
+                     "progress": round(100 * done / len(entries)) if entries and state is not None else None,
+                     "submitted": _time(w.submitted_at), "completed": _time(w.completed_at)})
+    return rows
+
+
+def audit_rows(entries: Iterable[AuditEntry]) -> list[dict[str, object]]:
+    return [{"id": a.id, "ref": a.ref, "at": _time(a.at), "user": a.user, "cluster": a.cluster, "action": a.action,
+             "outcome": a.outcome, "plan hash": a.plan_hash, "request": a.request, "response": a.response}
+            for a in entries]
+
+
+def audit_csv(entries: Iterable[AuditEntry]) -> str:
+    rows = audit_rows(entries)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=["id", "ref", "at", "user", "cluster", "action", "outcome", "plan hash",
+                                             "request", "response"])
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def audit_json(entries: Iterable[AuditEntry]) -> str:
+    return json.dumps([{**r, "request": json.loads(str(r["request"])),
+                        "response": json.loads(str(r["response"])) if r["response"] else None}
+                       for r in audit_rows(entries)])

@@ -1,0 +1,103 @@
+"""Runs: what the console is moving, wave by wave; pause, throttle, cancel, roll back; the audit log."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import streamlit as st
+
+from components import actions, deps, keys, widgets
+from console import history
+from console.errors import ConsoleError
+from console.executor import Executor, cluster_key
+from console.plans import parse_plan
+
+st.header("Runs")
+settings = widgets.require_cluster()
+store = deps.store()
+deps.worker(settings)  # the server's worker drives unfinished runs
+me = widgets.identity()
+state, _ = widgets.require_snapshot(settings, keys.RUNS_LAST_GOOD)
+cluster = cluster_key(state, settings.name)
+runs = store.runs(cluster)
+
+if not runs:
+    st.info("No runs yet: review a plan and submit it from the Review page.")
+else:
+    waves = {r.id: store.waves(r.id) for r in runs}
+    st.dataframe(history.run_rows(runs, waves), hide_index=True, width="stretch")
+    by_id = {r.id: r for r in runs}
+    wanted = st.query_params.get("run")
+    ids = list(by_id)
+    run_id = st.selectbox("Run", ids, index=ids.index(int(wanted)) if wanted and wanted.isdigit() and int(wanted) in by_id
+                          else 0, format_func=lambda i: f"#{i} {by_id[i].name} · {by_id[i].state}", key=keys.RUNS_SELECTED)
+    st.query_params["run"] = str(run_id)
+
+    @st.fragment(run_every=timedelta(seconds=2))
+    def progress() -> None:
+        run = store.run(run_id)
+        if run is None:
+            return
+        now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
+        rows = history.wave_rows(now, store.waves(run_id), store.outcomes(run_id))
+        st.markdown(f"**Run {run.id}** · {run.state} · by {run.author}"
+                    + (f" · throttle {run.rate:,} B/s" if run.rate else " · not throttled"))
+        st.dataframe(rows, hide_index=True, width="stretch", column_config={
+            "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%d%%")})
+        rejected = [o for o in store.outcomes(run_id) if not o[3]]
+        if rejected:
+            st.error(f"{len(rejected)} partition(s) rejected by the controller:")
+            st.dataframe([{"wave": o[0], "partition": f"{o[1]}-{o[2]}", "error": o[5]} for o in rejected],
+                         hide_index=True)
+
+    progress()
+    run = by_id[run_id]
+    if run.active and me.can("pause"):
+        c1, c2, c3, c4 = st.columns(4)
+        if run.state == "running" and c1.button("Pause before the next wave", icon=":material/pause:"):
+            store.set_run(run_id, "paused")
+            st.rerun()
+        if run.state == "paused" and c1.button("Resume", icon=":material/play_arrow:"):
+            store.set_run(run_id, "running")
+            st.rerun()
+        if c2.button("Stop after this wave", icon=":material/stop:"):
+            store.set_run(run_id, "stopping")
+            st.rerun()
+        rate = c3.number_input("Throttle (B/s)", 1, 10**12, run.rate or 10_000_000, key=keys.RUNS_RATE)
+        if c3.button("Change the throttle"):
+            try:
+                Executor(store, deps.reader(settings), me.name).set_rate(run_id, int(rate))
+                st.toast(f"Run {run_id}: throttle set to {int(rate):,} B/s")
+            except ConsoleError as e:
+                st.error(f"{e.message} {e.hint}")
+        ours = [k for k, r in store.active_partitions(cluster).items() if r == run_id]
+        if c4.button("Cancel the run…", icon=":material/cancel:", disabled=not ours):
+            actions.cancel_dialog(settings, ours, False)
+    elif run.active:
+        st.caption(me.why_not("pause"))
+
+    d1, d2, d3 = st.columns(3)
+    d1.download_button("Plan JSON", run.plan_json, file_name=f"run-{run.id}.json", mime="application/json",
+                       icon=":material/download:")
+    d2.download_button("Rollback JSON", run.rollback_json, file_name=f"run-{run.id}-rollback.json",
+                       mime="application/json", icon=":material/undo:")
+    if not run.active and d3.button("Roll back (review it first)", icon=":material/history:"):
+        back = parse_plan(run.rollback_json).with_basis(state)
+        plan_id = store.save_plan(f"rollback of run {run.id}", settings.name, back,
+                                  parse_plan(run.plan_json), me.name, state.fingerprint())
+        st.page_link("views/review.py", label=f"Review the rollback (plan {plan_id})", icon=":material/fact_check:",
+                     query_params={"plan": str(plan_id)})
+
+st.subheader("Audit log")
+entries = store.audit(cluster=cluster)
+acts = sorted({a.action for a in entries})
+chosen = st.multiselect("Actions", acts, key=keys.AUDIT_ACTIONS)
+users = sorted({a.user for a in entries})
+who = st.multiselect("Users", users, key="runs.audit_users")
+shown = [a for a in entries if (not chosen or a.action in chosen) and (not who or a.user in who)]
+st.dataframe(history.audit_rows(reversed(shown)), hide_index=True, width="stretch")
+e1, e2 = st.columns(2)
+e1.download_button("Audit log (CSV)", history.audit_csv(shown), file_name="audit.csv", mime="text/csv",
+                   icon=":material/download:")
+e2.download_button("Audit log (JSON)", history.audit_json(shown), file_name="audit.json", mime="application/json",
+                   icon=":material/download:")
