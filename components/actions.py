@@ -3,9 +3,11 @@ Each shows exactly what will be sent, asks for confirmation, and records who did
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import streamlit as st
 
-from components import deps, widgets
+from components import deps, keys, widgets
 from console.errors import ConsoleError
 from console.executor import Executor, cluster_key, send_cancel
 from console.model import ClusterState, TopicPartition
@@ -17,8 +19,27 @@ from console.validate import errors, validate
 from console.write import plan_cancel
 
 
-@st.dialog("Cancel reassignments", width="large")
-def cancel_dialog(settings: ConnectionSettings, keys: list[TopicPartition] | None, include_others: bool) -> None:
+def _closed() -> None:
+    st.session_state.pop(keys.DIALOG_OPEN, None)
+
+
+def open_dialog(dialog: Callable[..., None], *args: Any) -> None:
+    """Open ``dialog``; while it is open, ZooKeeper watches do not rerun the page (a full rerun
+    would close it under the operator's hands)."""
+    st.session_state[keys.DIALOG_OPEN] = True
+    dialog(*args)
+
+
+def last_result() -> None:
+    """The outcome of the last cancel or submit of this session, shown on the page too (the
+    dialog may have been closed)."""
+    text = st.session_state.get(keys.LAST_ACTION)
+    if text:
+        st.info(text, icon=":material/history:")
+
+
+@st.dialog("Cancel reassignments", width="large", on_dismiss=_closed)
+def cancel_dialog(settings: ConnectionSettings, scope: list[TopicPartition] | None, include_others: bool) -> None:
     me = widgets.identity()
     if not me.can("cancel"):
         st.error(me.why_not("cancel"))
@@ -27,7 +48,7 @@ def cancel_dialog(settings: ConnectionSettings, keys: list[TopicPartition] | Non
     state = reader.snapshot(max_age_s=1.0)
     cluster = cluster_key(state, settings.name)
     ours = store.active_partitions(cluster)
-    plan = plan_cancel(state, keys, ours, include_others)
+    plan = plan_cancel(state, scope, ours, include_others)
     st.markdown("**What cancel means (KIP-455)**")
     st.code("\n".join(plan.explain()), language=None, wrap_lines=True)
     if not plan.cancel:
@@ -54,10 +75,15 @@ def cancel_dialog(settings: ConnectionSettings, keys: list[TopicPartition] | Non
             if result.still_in_flight:
                 st.write("Still in flight: " + ", ".join(f"{t}-{p}" for t, p in result.still_in_flight))
             status.update(label="Cancel sent", state="complete" if not result.rejected else "error")
+        st.session_state[keys.LAST_ACTION] = (
+            f"Cancel sent by {me.name}: accepted for {len(result.accepted)} partition(s) in "
+            f"{result.seconds_to_accept:.2f} s, {len(result.rejected)} rejected, {len(result.left)} left the in-flight list"
+            + (f", still in flight: {', '.join(f'{t}-{p}' for t, p in result.still_in_flight)}"
+               if result.still_in_flight else "") + ".")
         st.caption("Partitions that had completed stay where they are; their rollback JSON is on the Runs page.")
 
 
-@st.dialog("Submit the plan", width="large")
+@st.dialog("Submit the plan", width="large", on_dismiss=_closed)
 def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed: ClusterState,
                   warnings: int, rate: int | None, limits: WaveLimits) -> None:
     me = widgets.identity()
@@ -92,6 +118,7 @@ def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed:
             st.error(f"{e.message} {e.hint}")
             return
         deps.worker(settings)  # the server's worker drives it from here
+        st.session_state[keys.LAST_ACTION] = f"Run {run_id} started by {me.name}."
         st.success(f"Run {run_id} started.")
         st.page_link("views/runs.py", label=f"Watch run {run_id}", icon=":material/play_circle:",
                      query_params={"run": str(run_id)})

@@ -107,7 +107,7 @@ def zookeeper_watch(settings: ConnectionSettings, key: str) -> None:
         generation = deps.reader(settings).zookeeper_generation
         seen = st.session_state.get(key)
         st.session_state[key] = generation
-        if seen is not None and generation != seen:
+        if seen is not None and generation != seen and not st.session_state.get(keys.DIALOG_OPEN):
             st.rerun()
 
     _watch()

@@ -88,7 +88,8 @@ with st.expander("Cancel reassignments", icon=":material/cancel:"):
     others = st.checkbox("Include reassignments this console did not start", value=scope == "Everything in flight",
                          disabled=scope == "Everything in flight", key=keys.LIVE_CANCEL_OTHERS)
     if st.button("Cancel…", icon=":material/cancel:", disabled=not names or chosen == []):
-        actions.cancel_dialog(settings, chosen, others)
+        actions.open_dialog(actions.cancel_dialog, settings, chosen, others)
+    actions.last_result()
 
 if not paused:
     widgets.zookeeper_watch(settings, keys.LIVE_ZK_GENERATION)

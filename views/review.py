@@ -173,12 +173,12 @@ elif not me.can("submit"):
     st.caption(me.why_not("submit") + " Sign in as an operator in the sidebar.")
 else:
     s1, s2, s3 = st.columns(3)
-    mb = s1.number_input("Throttle (MB/s, 0: none)", 0.0, 10_000.0, 10.0, step=1.0, key=keys.REVIEW_RATE)
+    kb = s1.number_input("Throttle (KB/s, 0: none)", 0, 10_000_000, 10_000, step=1_000, key=keys.REVIEW_RATE)
     moves = s2.number_input("Adding replicas per broker per wave", 1, 100, 5, key=keys.REVIEW_MOVES)
     per_wave = s3.number_input("Partitions per wave", 1, 2_000, 500, key=keys.REVIEW_PER_WAVE)
     if st.button("Submit…", type="primary", icon=":material/play_arrow:"):
-        actions.submit_dialog(settings, plan, by_id[plan_id].name if plan_id is not None else "uploaded plan",
-                              state, n["warning"], int(mb * 1_000_000) or None,
+        actions.open_dialog(actions.submit_dialog, settings, plan, by_id[plan_id].name if plan_id is not None else "uploaded plan",
+                              state, n["warning"], int(kb) * 1_000 or None,
                               WaveLimits(int(moves), int(per_wave)))
 
 st.subheader("Downloads")

@@ -13,6 +13,7 @@ from console.executor import Executor, cluster_key
 from console.plans import parse_plan
 
 st.header("Runs")
+actions.last_result()
 settings = widgets.require_cluster()
 store = deps.store()
 deps.worker(settings)  # the server's worker drives unfinished runs
@@ -72,7 +73,7 @@ else:
                 st.error(f"{e.message} {e.hint}")
         ours = [k for k, r in store.active_partitions(cluster).items() if r == run_id]
         if c4.button("Cancel the run…", icon=":material/cancel:", disabled=not ours):
-            actions.cancel_dialog(settings, ours, False)
+            actions.open_dialog(actions.cancel_dialog, settings, ours, False)
     elif run.active:
         st.caption(me.why_not("pause"))
 

@@ -1,0 +1,86 @@
+"""Real browser: sign in as an operator, submit a reviewed plan, watch it on the Runs page, cancel
+it from the Live page through the confirmation dialog."""
+
+from __future__ import annotations
+
+import time
+
+from playwright.sync_api import expect, sync_playwright
+
+from console.auth import SANDBOX_USERS, write_users
+from console.plans import Plan, PlanEntry
+from console.reader import ClusterReader
+from console.store import Store
+from tests.conftest import settings_for, wait_for
+from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url  # noqa: F401 - the fixture
+from tests.integration.helpers import clear_throttles, make_topic
+
+
+def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))  # the app's data dir (see the app_url fixture)
+    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "e2e-run", 2, 1, 300, assignment=[[0], [1]])
+    store = Store()
+    with ClusterReader(settings_for(sandbox)) as reader:
+        state = reader.snapshot()
+        plan = Plan.of([PlanEntry("e2e-run", 0, (2,)), PlanEntry("e2e-run", 1, (2,))]).with_basis(state)
+        plan_id = store.save_plan("e2e run", "sandbox", plan, Plan.of([]), "ann", state.fingerprint())
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1400})
+            page.goto(f"{app_url}/review?plan={plan_id}")
+            expect(page.get_by_role("heading", name="Review a plan")).to_be_visible(timeout=60_000)
+            sidebar = page.get_by_test_id("stSidebar")
+            sidebar.get_by_label("User").fill("operator")
+            sidebar.get_by_role("textbox", name="Password").fill("operator-secret")
+            sidebar.get_by_role("button", name="Sign in").click()
+            expect(sidebar.get_by_text("Signed in as")).to_be_visible(timeout=30_000)
+            page.get_by_label("Throttle (KB/s, 0: none)").fill("2")
+            page.get_by_label("Throttle (KB/s, 0: none)").press("Enter")
+            page.get_by_role("button", name="Submit…").click()
+            dialog = page.get_by_role("dialog")
+            expect(dialog.get_by_text("2 partitions in 1 wave(s)")).to_be_visible(timeout=30_000)
+            for box in dialog.get_by_role("checkbox").all():
+                box.check()  # acknowledge the warnings
+            dialog.get_by_label("Type the cluster's name").fill("sandbox")
+            dialog.get_by_label("Type the cluster's name").press("Enter")
+            dialog.get_by_role("button", name="Start the run").click()
+            expect(dialog.get_by_text("Run 1 started.")).to_be_visible(timeout=30_000)
+            dialog.get_by_role("link", name="Watch run 1").click()
+            expect(page.get_by_role("heading", name="Runs")).to_be_visible(timeout=30_000)
+            expect(page.get_by_text("running").first).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("Traceback")).to_have_count(0)
+            wait_for(lambda: [w.state for w in store.waves(1)] == ["running"], timeout=60, what="wave 1 running")
+            page.screenshot(path=str(tmp_path / "runs.png"), full_page=True)
+
+            # on-call: cancel the topic from the Live page
+            page.get_by_role("link", name="Live").click()
+            expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=30_000)
+            page.get_by_text("Cancel reassignments").click()
+            page.get_by_text("A topic").click()
+            page.get_by_label("Topic", exact=True).click()
+            page.get_by_role("option", name="e2e-run").click()
+            page.get_by_role("button", name="Cancel…").click()
+            dialog = page.get_by_role("dialog")
+            expect(dialog.get_by_text("e2e-run-0")).to_be_visible(timeout=30_000)
+            send = dialog.get_by_role("button", name="Send the cancel for 2 partition(s)")
+            clicked = time.time()
+            send.click()
+            expect(dialog.get_by_text("Cancel sent")).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("Traceback")).to_have_count(0)
+            page.screenshot(path=str(tmp_path / "cancel.png"), full_page=True)
+            page.keyboard.press("Escape")  # closing the dialog leaves the outcome on the page
+            expect(page.get_by_text("Cancel sent by operator")).to_be_visible(timeout=30_000)
+            browser.close()
+        sending = [a for a in store.audit(action="cancel") if a.outcome == "sending"]
+        assert len(sending) == 1 and sending[0].user == "operator"
+        print(f"click to cancel request recorded and sent: {sending[0].at - clicked:.2f} s")
+        wait_for(lambda: store.run(1).state == "cancelled", timeout=60, what="the run marked cancelled")
+        with ClusterReader(settings_for(sandbox)) as reader:
+            wait_for(lambda: [reader.snapshot().partition("e2e-run", p).replicas for p in (0, 1)] == [(0,), (1,)],
+                     timeout=30, what="back on the original replicas")
+        assert not store.ledger()
+    finally:
+        clear_throttles(bs, [0, 1, 2], ["e2e-run"])
