@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from console.errors import ConsoleError
+from console.errors import AuthorizationFailed, ConsoleError, UnsupportedByCluster
 from console.model import BrokerId, ClusterState, Partition, SourceStatus, TopicPartition
 from console.plans import Plan, PlanEntry, parse_plan, rollback
 from console.reader import ClusterReader
@@ -78,6 +78,27 @@ class Executor:
         holder = self.store.claim(run_id, self.owner, self.LEASE_S)
         if holder is not None:
             return Step(run, None, f"driven by another worker ({holder})")
+        try:
+            return self._step(run)
+        except (AuthorizationFailed, UnsupportedByCluster) as e:  # asking again will not help
+            return self._fail(run, f"{e.message} {e.hint}")
+
+    def _fail(self, run: Run, why: str) -> Step:
+        for w in self.store.waves(run.id):
+            if w.state in ("pending", "submitting", "running"):
+                self.store.set_wave(run.id, w.number, "failed")
+        try:
+            self._unthrottle(run, None, self.reader.snapshot())
+        except ConsoleError:
+            pass  # left in the ledger for the sweeper
+        self.store.set_run(run.id, "failed")
+        self.store.release(run.id, self.owner)
+        self.store.record(self.user, run.cluster, "run-failed", {"run": run.id}, "failed", plan_hash=run.plan_hash,
+                          response={"error": why})
+        return Step(self._run(run.id), None, f"run failed: {why}")
+
+    def _step(self, run: Run) -> Step:
+        run_id = run.id
         state = self.reader.snapshot()
         if state.status.reassignments is not SourceStatus.OK:
             return Step(run, None, "waiting: ListPartitionReassignments did not answer")

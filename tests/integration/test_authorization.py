@@ -55,3 +55,48 @@ def test_principal_without_acls_gets_clear_findings_and_what_is_known(sandbox, t
     assert done.returncode == 1, done.stdout + done.stderr
     assert "not authorised" in done.stderr and "Traceback" not in done.stderr
     assert "DESCRIBE" in done.stderr
+
+
+def test_a_viewer_cannot_cancel_or_submit_from_the_cli(sandbox, tmp_path):
+    """The cluster's own ACLs stop a read-only principal: a clear refusal, nothing changed,
+    and the attempt is in the audit log."""
+    import json
+    import os
+
+    from console.store import Store
+    from tests.conftest import settings_for, wait_for
+    from tests.integration.helpers import clear_throttles, set_broker_rates, throttle_topic_all
+    from tests.integration.test_faults_and_kraft import reassign
+
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "auth-move", 1, 1, 200, assignment=[[0]])
+    set_broker_rates(bs, [0, 1, 2], 2000)
+    throttle_topic_all(bs, "auth-move")
+    reassign(bs, {("auth-move", 0): [1]})
+    config = tmp_path / "viewer.properties"
+    config.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                      "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+                      'username="viewer" password="viewer-secret";\n')
+    env = {**os.environ, "CONSOLE_DATA_DIR": str(tmp_path)}
+    base = ["--bootstrap-server", sandbox.sasl_bootstrap_servers, "--command-config", str(config), "--timeout", "5"]
+    try:
+        with ClusterReader(settings_for(sandbox)) as reader:
+            wait_for(lambda: reader.snapshot().partition("auth-move", 0).reassigning, what="move in flight")
+            done = subprocess.run([sys.executable, "-m", "console", "cancel", *base, "--topic", "auth-move",
+                                   "--include-others", "--yes", "--wait", "0"],
+                                  capture_output=True, text=True, timeout=120, env=env)
+            assert done.returncode == 1, done.stdout + done.stderr
+            assert "not authorised" in done.stderr and "Traceback" not in done.stderr
+            assert reader.snapshot().partition("auth-move", 0).reassigning  # nothing was cancelled
+            plan = tmp_path / "plan.json"
+            plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": "auth-move", "partition": 0,
+                                                                      "replicas": [2]}]}))
+            done = subprocess.run([sys.executable, "-m", "console", "submit", *base, "--reassignment-json-file",
+                                   str(plan), "--yes"], capture_output=True, text=True, timeout=120, env=env)
+            assert done.returncode == 1 and "Traceback" not in done.stderr, done.stdout + done.stderr
+            assert reader.snapshot().partition("auth-move", 0).target == (1,)  # still moving to 1, not 2
+        outcomes = [a.outcome for a in Store(tmp_path / "console.db").audit(action="cancel")]
+        assert outcomes == ["sending", "failed"]
+    finally:
+        set_broker_rates(bs, [0, 1, 2], 50_000_000)
+        clear_throttles(bs, [0, 1, 2], ["auth-move"])
