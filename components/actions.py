@@ -9,7 +9,8 @@ import streamlit as st
 
 from components import deps, keys, widgets
 from console.errors import ConsoleError
-from console.executor import Executor, cluster_key, send_cancel
+from console.auth import approval_problem, load_users
+from console.executor import Executor, cluster_key, plan_hash, send_cancel
 from console.model import ClusterState, TopicPartition
 from console.plans import Plan
 from console.runs import WaveLimits, plan_waves
@@ -83,12 +84,29 @@ def cancel_dialog(settings: ConnectionSettings, scope: list[TopicPartition] | No
         st.caption("Partitions that had completed stay where they are; their rollback JSON is on the Runs page.")
 
 
+def two_person_problem(plan_id: int | None, plan: Plan) -> str | None:
+    """Why the two-person rule (when the users file turns it on) blocks submitting, or None."""
+    users = load_users()
+    if users is None or not users.two_person_rule:
+        return None
+    if plan_id is None:
+        return "The two-person rule is on: save the plan (Drafts) so that someone else can approve it."
+    saved = deps.store().load_plan(plan_id)
+    if saved is None:
+        return f"Plan {plan_id} is no longer in the store."
+    return approval_problem(saved.summary.author, deps.store().approvals(plan_id), plan_hash(plan))
+
+
 @st.dialog("Submit the plan", width="large", on_dismiss=_closed)
 def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed: ClusterState,
-                  warnings: int, rate: int | None, limits: WaveLimits) -> None:
+                  warnings: int, rate: int | None, limits: WaveLimits, plan_id: int | None = None) -> None:
     me = widgets.identity()
     if not me.can("submit"):
         st.error(me.why_not("submit"))
+        return
+    problem = two_person_problem(plan_id, plan)
+    if problem:
+        st.error(problem)
         return
     reader, store = deps.reader(settings), deps.store()
     state = reader.snapshot()

@@ -127,3 +127,15 @@ def write_users(path: Path, users: dict[str, tuple[str, list[str]]], two_person_
     tmp.write_text(json.dumps(body, indent=2))
     os.chmod(tmp, 0o600)
     tmp.replace(path)
+
+
+def approval_problem(author: str, approvals: list[tuple[str, float, str]], plan_hash: str) -> str | None:
+    """Why the two-person rule does not let this plan be submitted yet, or None."""
+    others = [a for a, _, h in approvals if h == plan_hash and a != author]
+    if others:
+        return None
+    if any(h == plan_hash for _, _, h in approvals):
+        return f"The plan was approved only by its author ({author}); someone else must approve it."
+    if approvals:
+        return "The plan changed since it was approved; it needs a new approval."
+    return f"The plan needs an approval by someone other than its author ({author})."

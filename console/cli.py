@@ -11,10 +11,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from console.errors import ConfigError, ConsoleError
 from console.model import ClusterState, Finding, SourceStatus
+
+if TYPE_CHECKING:
+    from console.plans import Plan
 
 
 def _connection_args(p: argparse.ArgumentParser) -> None:
@@ -85,12 +88,20 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--max-bytes-per-wave", type=int, help="bytes to copy per wave (default: no limit)")
     sm.add_argument("--name", help="a name for the run (default: the file name)")
     sm.add_argument("--detach", action="store_true", help="record the run and leave it to a running executor")
+    sm.add_argument("--path", choices=["api", "zookeeper"], default="api",
+                    help="api: AlterPartitionReassignments (falls back to the znode on clusters older than 2.4 when "
+                         "--zookeeper is given); zookeeper: the /admin/reassign_partitions znode (cannot be cancelled)")
     sm.add_argument("--yes", action="store_true", help="do not ask: acknowledge warnings and confirm")
+    sm.add_argument("--plan-id", type=int,
+                    help="the saved plan this file is (needed when the two-person rule is on: it must be approved)")
 
-    th = sub.add_parser("throttle", help="change the replication throttle of a run, in flight too")
+    th = sub.add_parser("throttle", help="change the throttle of a run in flight, or remove throttles nothing needs")
     _connection_args(th)
-    th.add_argument("--run", type=int, required=True)
-    th.add_argument("--rate", type=int, required=True, help="bytes/s")
+    what = th.add_mutually_exclusive_group(required=True)
+    what.add_argument("--run", type=int, help="the run whose throttle changes (with --rate)")
+    what.add_argument("--sweep", action="store_true", help="remove throttles that nothing in flight needs")
+    th.add_argument("--rate", type=int, help="bytes/s")
+    th.add_argument("--yes", action="store_true", help="with --sweep: do not ask")
 
     ex = sub.add_parser("executor", help="drive the cluster's unfinished runs until stopped (Ctrl-C or SIGTERM)")
     _connection_args(ex)
@@ -129,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
+        return 0
 
 
 def _err(e: ConsoleError) -> None:
@@ -333,6 +346,10 @@ def _submit(args: argparse.Namespace) -> int:
     if args.throttle is not None and args.throttle <= 0:
         raise ConfigError("--throttle must be a positive number of bytes/s.", "For example --throttle 10000000 (10 MB/s).")
     limits = WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request, args.max_bytes_per_wave)
+    refusal = _two_person_refusal(plan, args.plan_id)
+    if refusal:
+        print(f"Refused: {refusal} Nothing was sent.", file=sys.stderr)
+        return 1
     settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
     with ClusterReader(settings) as reader:
         state = reader.snapshot()
@@ -368,7 +385,10 @@ def _submit(args: argparse.Namespace) -> int:
             print("Not confirmed: nothing was sent.", file=sys.stderr)
             return 1
         executor = Executor(Store(), reader, getpass.getuser())
-        run_id = executor.start(state, plan, args.name or path.name, args.throttle, limits)
+        if args.path == "zookeeper":
+            print("The ZooKeeper path cannot be cancelled: once started, the partitions move to their targets "
+                  "(roll back afterwards if needed).", file=sys.stderr)
+        run_id = executor.start(state, plan, args.name or path.name, args.throttle, limits, args.path)
         print(f"Run {run_id} recorded.", file=sys.stderr)
         if args.detach:
             print(run_id)
@@ -391,13 +411,30 @@ def _throttle(args: argparse.Namespace) -> int:
     from console.settings import settings_from_args
     from console.store import Store
 
-    if args.rate <= 0:
-        raise ConfigError("--rate must be a positive number of bytes/s.", "For example --rate 10000000 (10 MB/s).")
     store = Store()
+    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
+    if args.sweep:
+        from console.executor import sweep
+        from console.runs import leftover_throttles
+
+        with ClusterReader(settings) as reader:
+            left = leftover_throttles(reader.snapshot())
+            for lo in left:
+                print(f"{lo.kind} {lo.name}: {lo.key}={lo.value}", file=sys.stderr)
+            if not left:
+                print("No throttle is left over.", file=sys.stderr)
+                return 0
+            if not args.yes and input(f"Remove these {len(left)} settings? [yes/no] ").strip().lower() != "yes":
+                print("Not confirmed: nothing was changed.", file=sys.stderr)
+                return 1
+            sweep(reader, store, getpass.getuser(), left)
+        print(f"Removed {len(left)} throttle settings.", file=sys.stderr)
+        return 0
+    if args.rate is None or args.rate <= 0:
+        raise ConfigError("--rate must be a positive number of bytes/s.", "For example --rate 10000000 (10 MB/s).")
     run = store.run(args.run)
     if run is None or not run.active:
         raise ConfigError(f"Run {args.run} is not running.", "List the runs with `python -m console runs`.")
-    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
     with ClusterReader(settings) as reader:
         Executor(store, reader, getpass.getuser()).set_rate(args.run, args.rate)
     print(f"Run {args.run}: throttle set to {args.rate} B/s.", file=sys.stderr)
@@ -421,6 +458,24 @@ def _executor(args: argparse.Namespace) -> int:
         print(f"Executor driving the unfinished runs of {settings.name} (Ctrl-C to stop).", file=sys.stderr, flush=True)
         worker.run_forever()
     return 0
+
+
+def _two_person_refusal(plan: "Plan", plan_id: int | None) -> str | None:
+    from console.auth import approval_problem, load_users
+    from console.executor import plan_hash
+    from console.store import Store
+
+    users = load_users()
+    if users is None or not users.two_person_rule:
+        return None
+    if plan_id is None:
+        return "The two-person rule is on: give --plan-id of the saved, approved plan."
+    saved = Store().load_plan(plan_id)
+    if saved is None:
+        return f"Plan {plan_id} is not in the store."
+    if plan_hash(saved.plan) != plan_hash(plan):
+        return f"The file is not the content of saved plan {plan_id}."
+    return approval_problem(saved.summary.author, Store().approvals(plan_id), plan_hash(plan))
 
 
 def _runs(args: argparse.Namespace) -> int:

@@ -15,11 +15,11 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from console.errors import AuthorizationFailed, ConsoleError, UnsupportedByCluster
+from console.errors import AuthorizationFailed, ConfigError, ConsoleError, UnsupportedByCluster
 from console.model import BrokerId, ClusterState, Partition, SourceStatus, TopicPartition
 from console.plans import Plan, PlanEntry, parse_plan, rollback
 from console.reader import ClusterReader
-from console.runs import FOLLOWER_RATE, LEADER_RATE, WaveLimits, merged, plan_waves, unmerged, wave_throttle
+from console.runs import FOLLOWER_RATE, LEADER_RATE, Leftover, WaveLimits, merged, plan_waves, unmerged, wave_throttle
 from console.store import Run, Store, WaveRow
 from console.write import CancelPlan, Outcome, outcome_rows, summary
 
@@ -54,17 +54,21 @@ class Executor:
 
     # -- starting --------------------------------------------------------------------------------
     def start(self, state: ClusterState, plan: Plan, name: str, rate: int | None = None,
-              limits: WaveLimits = WaveLimits()) -> int:
-        """Record a run of ``plan`` (refused when another active run moves the same partitions)."""
+              limits: WaveLimits = WaveLimits(), path: str = "api") -> int:
+        """Record a run of ``plan`` (refused when another active run moves the same partitions).
+        ``path`` "zookeeper" submits through the pre-2.4 znode (needs ZooKeeper; no cancel)."""
+        if path == "zookeeper" and self.reader.zookeeper is None:
+            raise ConfigError("The ZooKeeper path needs the cluster's ZooKeeper connect string.",
+                              "Give --zookeeper (or configure it for the cluster).")
         waves = plan_waves(state, plan, limits)
         digest = plan_hash(plan)
         cluster = cluster_key(state, self.reader.settings.name)
         run_id = self.store.create_run(
             cluster, name, self.user, plan.to_json(), rollback(state, plan).to_json(), digest,
             [Plan(w).to_json() for w in waves], [e.key for w in waves for e in w], rate,
-            limits.moves_per_broker, limits.partitions, limits.bytes)
+            limits.moves_per_broker, limits.partitions, limits.bytes, path)
         self.store.record(self.user, cluster, "submit", {"run": run_id, "name": name, "waves": len(waves),
-                                                              "rate": rate}, "run recorded", plan_hash=digest)
+                                                         "rate": rate, "path": path}, "run recorded", plan_hash=digest)
         return run_id
 
     # -- stepping --------------------------------------------------------------------------------
@@ -205,9 +209,27 @@ class Executor:
         if found:
             self.store.add_outcomes(run.id, wave.number, found)
         request = {"run": run.id, "wave": wave.number, "partitions": [[t, p, list(r or ())] for (t, p), r in send.items()]}
-        if send:
+        if send and run.path == "zookeeper":
+            intent = self.store.record(self.user, run.cluster, "submit-wave", {**request, "path": "zookeeper"},
+                                       "sending", plan_hash=run.plan_hash)
+            assert self.reader.zookeeper is not None  # checked when the run started
+            self.reader.zookeeper.create_reassignment({k: r for k, r in send.items() if r is not None})
+            self.store.add_outcomes(run.id, wave.number, [(t, p, True, "ZNODE", "written to /admin/reassign_partitions")
+                                                          for t, p in send])
+            self.store.record(self.user, run.cluster, "submit-wave", request, "znode created", ref=intent,
+                              plan_hash=run.plan_hash)
+        elif send:
             intent = self.store.record(self.user, run.cluster, "submit-wave", request, "sending", plan_hash=run.plan_hash)
-            outcomes = self.reader.kafka.alter_reassignments(send)
+            try:
+                outcomes = self.reader.kafka.alter_reassignments(send)
+            except UnsupportedByCluster:
+                if self.reader.zookeeper is None:
+                    raise
+                # a cluster older than 2.4: the znode path instead (nothing was applied)
+                self.store.set_run(run.id, path="zookeeper")
+                self.store.record(self.user, run.cluster, "submit-wave", request, "unsupported: using the znode path",
+                                  ref=intent, plan_hash=run.plan_hash)
+                return self._submit(self._run(run.id), wave, state)
             accepted, rejected = summary(outcomes.values())
             self.store.add_outcomes(run.id, wave.number, [(o.topic, o.partition, o.accepted, o.code, o.message)
                                                           for o in outcomes.values()])
@@ -350,3 +372,27 @@ def send_cancel(reader: ClusterReader, store: Store, user: str, cluster: str, pl
                      "left the in-flight list" if not waiting else "still in flight", ref=intent,
                      response={"left": left, "still_in_flight": sorted(waiting)})
     return CancelResult(tuple(accepted), tuple(rejected), took, left, tuple(sorted(waiting)))
+
+
+def sweep(reader: ClusterReader, store: Store, user: str, leftovers: list[Leftover]) -> None:
+    """Remove throttles nothing needs (audited before and after); ledger entries for them are closed."""
+    from collections import defaultdict
+
+    brokers: dict[BrokerId, dict[str, str | None]] = defaultdict(dict)
+    topics: dict[str, dict[str, str | None]] = defaultdict(dict)
+    for lo in leftovers:
+        if lo.kind == "topic":
+            topics[lo.name][lo.key] = None
+        elif lo.name.isdigit():  # "<default>" broker configs are not the console's to remove
+            brokers[BrokerId(int(lo.name))][lo.key] = None
+    state = reader.snapshot()
+    cluster = cluster_key(state, reader.settings.name)
+    request = {"brokers": {str(b): sorted(k) for b, k in brokers.items()}, "topics": {t: sorted(k) for t, k in topics.items()}}
+    intent = store.record(user, cluster, "throttle-sweep", request, "sending")
+    reader.kafka.alter_configs(brokers, topics)
+    swept = {(lo.kind, lo.name, lo.key) for lo in leftovers}
+    for e in store.ledger():
+        run = store.run(e.run_id)
+        if (e.kind, e.name, e.key) in swept and (run is None or not run.active):
+            store.ledger_restored(e.id)
+    store.record(user, cluster, "throttle-sweep", request, "removed", ref=intent)

@@ -118,3 +118,27 @@ def unmerged(current: str | None, added: Iterable[str]) -> tuple[bool, str | Non
     if left == have:
         return False, None
     return True, (_joined(left) if left else None)
+
+
+# -- the sweeper ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Leftover:
+    """A throttle config set on a broker or topic that nothing in flight needs."""
+
+    kind: str
+    """"broker" or "topic"."""
+    name: str
+    key: str
+    value: str
+
+
+def leftover_throttles(state: ClusterState) -> list[Leftover]:
+    """Throttles nothing needs: topic lists on topics with no partition in flight, and broker
+    rates on brokers no in-flight partition involves (every throttle, when nothing is in flight)."""
+    busy_topics = {p.topic for p in state.in_flight}
+    busy_brokers = {str(b) for p in state.in_flight for b in p.replicas}
+    out = [Leftover("topic", t, k, v) for t, keys in state.throttles.topic_map().items() if t not in busy_topics
+           for k, v in sorted(keys.items())]
+    out += [Leftover("broker", b, k, v) for b, keys in state.throttles.broker_map().items()
+            if b not in busy_brokers for k, v in sorted(keys.items())]
+    return out

@@ -43,6 +43,13 @@ CREATE TABLE IF NOT EXISTS plan_notes (
     at        REAL NOT NULL,
     note      TEXT NOT NULL
 );
+-- Approvals of a plan (the two-person rule): of that exact content (plan_hash).
+CREATE TABLE IF NOT EXISTS plan_approvals (
+    plan_id   INTEGER NOT NULL REFERENCES plans(id),
+    approver  TEXT NOT NULL,
+    at        REAL NOT NULL,
+    plan_hash TEXT NOT NULL
+);
 -- Every change the console makes to a cluster: the intent is written before the request is
 -- sent, the answer after (ref points at the intent). Append-only, enforced.
 CREATE TABLE IF NOT EXISTS audit (
@@ -73,6 +80,7 @@ CREATE TABLE IF NOT EXISTS runs (
     moves_per_broker INTEGER NOT NULL,
     per_request      INTEGER NOT NULL,
     bytes_per_wave   INTEGER,
+    path             TEXT NOT NULL DEFAULT 'api',
     owner            TEXT,
     lease_until      REAL
 );
@@ -167,6 +175,8 @@ class Run:
     moves_per_broker: int
     per_request: int
     bytes_per_wave: int | None
+    path: str = "api"
+    """"api" (AlterPartitionReassignments) or "zookeeper" (the pre-2.4 znode: no cancel)."""
 
     @property
     def active(self) -> bool:
@@ -289,7 +299,20 @@ class Store:
     def delete_plan(self, plan_id: int) -> None:
         with self._tx() as db:
             db.execute("DELETE FROM plan_notes WHERE plan_id = ?", (plan_id,))
+            db.execute("DELETE FROM plan_approvals WHERE plan_id = ?", (plan_id,))
             db.execute("DELETE FROM plans WHERE id = ?", (plan_id,))
+
+    # -- approvals (two-person rule) -------------------------------------------------------------
+    def approve(self, plan_id: int, approver: str, plan_hash: str) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO plan_approvals (plan_id, approver, at, plan_hash) VALUES (?, ?, ?, ?)",
+                       (plan_id, approver, time.time(), plan_hash))
+
+    def approvals(self, plan_id: int) -> list[tuple[str, float, str]]:
+        """(approver, at, plan hash) of each approval of the plan, oldest first."""
+        rows = self._db().execute("SELECT approver, at, plan_hash FROM plan_approvals WHERE plan_id = ? ORDER BY at",
+                                  (plan_id,)).fetchall()
+        return [(str(a), float(t), str(h)) for a, t, h in rows]
 
     # -- review notes ----------------------------------------------------------------------------
     def add_note(self, plan_id: int, author: str, note: str) -> None:
@@ -306,11 +329,11 @@ class Store:
 
     # -- runs ----------------------------------------------------------------------------------
     _RUN_COLS = ("id, cluster, name, author, created_at, updated_at, state, plan_json, rollback_json, plan_hash, "
-                 "rate, moves_per_broker, per_request, bytes_per_wave")
+                 "rate, moves_per_broker, per_request, bytes_per_wave, path")
 
     def create_run(self, cluster: str, name: str, author: str, plan_json: str, rollback_json: str, plan_hash: str,
                    waves: list[str], keys: list[tuple[str, int]], rate: int | None, moves_per_broker: int,
-                   per_request: int, bytes_per_wave: int | None) -> int:
+                   per_request: int, bytes_per_wave: int | None, path: str = "api") -> int:
         """Record a run and its waves (each wave's entries as plan JSON), refusing when an active
         run of the same cluster already moves one of ``keys`` (checked in the same transaction)."""
         now = time.time()
@@ -327,9 +350,9 @@ class Store:
                         + (f" and {len(clash) - 1} more of this plan's partitions" if len(clash) > 1 else "") + ".",
                         "Wait until that run ends (or cancel it), then review the plan again.")
             cur = db.execute(
-                f"INSERT INTO runs ({self._RUN_COLS.replace('id, ', '', 1)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO runs ({self._RUN_COLS.replace('id, ', '', 1)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (cluster, name, author, now, now, "running", plan_json, rollback_json, plan_hash, rate,
-                 moves_per_broker, per_request, bytes_per_wave))
+                 moves_per_broker, per_request, bytes_per_wave, path))
             run_id = int(cur.lastrowid or 0)
             db.executemany("INSERT INTO waves (run_id, number, state, entries_json) VALUES (?, ?, 'pending', ?)",
                            [(run_id, i + 1, w) for i, w in enumerate(waves)])
@@ -372,9 +395,12 @@ class Store:
                                   + " ORDER BY id DESC", (cluster,) if cluster is not None else ()).fetchall()
         return [Run(*r) for r in rows]
 
-    def set_run(self, run_id: int, state: str | None = None, rate: int | None | bool = False) -> None:
-        """Change a run's state and/or rate (``rate=None`` removes it; False leaves it)."""
+    def set_run(self, run_id: int, state: str | None = None, rate: int | None | bool = False,
+                path: str | None = None) -> None:
+        """Change a run's state, rate (``rate=None`` removes it; False leaves it) or path."""
         with self._tx() as db:
+            if path is not None:
+                db.execute("UPDATE runs SET path = ?, updated_at = ? WHERE id = ?", (path, time.time(), run_id))
             if state is not None:
                 db.execute("UPDATE runs SET state = ?, updated_at = ? WHERE id = ?", (state, time.time(), run_id))
             if rate is not False:

@@ -130,6 +130,14 @@ def parse_legacy_reassignment(path: str, data: bytes | str | None) -> dict[Topic
     return out
 
 
+def encode_legacy_reassignment(targets: dict[TopicPartition, tuple[BrokerId, ...]]) -> bytes:
+    """The inverse of ``parse_legacy_reassignment``: no ``log_dirs`` (the controller's plain
+    Jackson mapper refuses unknown keys and would ignore the whole node)."""
+    return json.dumps({"version": 1, "partitions": [
+        {"topic": t, "partition": p, "replicas": list(r)} for (t, p), r in sorted(targets.items())]},
+        separators=(",", ":")).encode()
+
+
 def parse_config(path: str, data: bytes | str | None) -> dict[str, str]:
     """``/config/<type>/<name>``: ``{"version":1,"config":{k: v}}`` (all values strings)."""
     obj = _load(path, data)

@@ -6,8 +6,11 @@ from datetime import datetime
 
 import streamlit as st
 
-from components import charts, keys, widgets
+from components import charts, deps, keys, widgets
 from console import live
+from console.errors import ConsoleError
+from console.executor import sweep
+from console.runs import leftover_throttles
 
 st.header("Cluster overview")
 settings = widgets.require_cluster()
@@ -36,11 +39,23 @@ st.subheader("Replication throttles set now")
 thr = live.throttle_rows(state)
 if thr:
     st.dataframe(thr, hide_index=True, width="stretch")
-    if not state.in_flight:
-        st.warning("Throttles are set but nothing is being reassigned: they slow down any replica that falls "
-                   "out of sync. Remove them once you are sure no one needs them.")
 else:
     st.write("None.")
+left = leftover_throttles(state)
+if left:
+    st.warning(f"{len(left)} throttle setting(s) that nothing in flight needs: they slow down any replica that "
+               "falls out of sync.")
+    st.dataframe([{"on": f"{lo.kind} {lo.name}", "config": lo.key, "value": lo.value} for lo in left],
+                 hide_index=True, width="stretch")
+    me = widgets.identity()
+    if not me.can("throttle"):
+        st.caption(me.why_not("throttle"))
+    elif st.button("Remove these throttles", icon=":material/cleaning_services:"):
+        try:
+            sweep(deps.reader(settings), deps.store(), me.name, left)
+            st.success("Removed. They disappear from this page at the next refresh.")
+        except ConsoleError as e:
+            st.error(f"{e.message} {e.hint}")
 
 st.subheader("Findings")
 found = live.finding_rows(state)

@@ -10,6 +10,7 @@ import streamlit as st
 from components import actions, charts, deps, keys, widgets
 from console import review
 from console.diff import PlanDiff, diff
+from console.executor import plan_hash
 from console.live import human_bytes
 from console.model import ClusterState, Finding, Severity
 from console.plans import Plan, PlanFormatError, parse_plan, rollback
@@ -167,19 +168,34 @@ elif view == "Racks":
 
 st.subheader("Submit")
 me = widgets.identity()
+if plan_id is not None:
+    author = by_id[plan_id].author
+    digest = plan_hash(plan)
+    approved = [(a, t) for a, t, h in store.approvals(plan_id) if h == digest]
+    if approved:
+        st.caption("Approved by " + ", ".join(f"{a} ({datetime.fromtimestamp(t):%Y-%m-%d %H:%M})" for a, t in approved))
+    if me.can("approve") and me.name != author and me.name not in {a for a, _ in approved}:
+        if st.button("Approve this plan", icon=":material/verified:"):
+            store.approve(plan_id, me.name, digest)
+            store.record(me.name, settings.name, "approve", {"plan": plan_id}, "approved", plan_hash=digest)
+            st.rerun()
+blocked = actions.two_person_problem(plan_id, plan)
 if n["error"]:
     st.write("A plan with errors cannot be submitted.")
 elif not me.can("submit"):
     st.caption(me.why_not("submit") + " Sign in as an operator in the sidebar.")
+elif blocked:
+    st.warning(blocked)
 else:
     s1, s2, s3 = st.columns(3)
     kb = s1.number_input("Throttle (KB/s, 0: none)", 0, 10_000_000, 10_000, step=1_000, key=keys.REVIEW_RATE)
     moves = s2.number_input("Adding replicas per broker per wave", 1, 100, 5, key=keys.REVIEW_MOVES)
     per_wave = s3.number_input("Partitions per wave", 1, 2_000, 500, key=keys.REVIEW_PER_WAVE)
     if st.button("Submit…", type="primary", icon=":material/play_arrow:"):
-        actions.open_dialog(actions.submit_dialog, settings, plan, by_id[plan_id].name if plan_id is not None else "uploaded plan",
-                              state, n["warning"], int(kb) * 1_000 or None,
-                              WaveLimits(int(moves), int(per_wave)))
+        actions.open_dialog(actions.submit_dialog, settings, plan,
+                            by_id[plan_id].name if plan_id is not None else "uploaded plan",
+                            state, n["warning"], int(kb) * 1_000 or None,
+                            WaveLimits(int(moves), int(per_wave)), plan_id)
 
 st.subheader("Downloads")
 c1, c2 = st.columns(2)

@@ -53,6 +53,9 @@ else:
 
     progress()
     run = by_id[run_id]
+    if run.path == "zookeeper":
+        st.warning("Submitted through /admin/reassign_partitions (the path of Kafka before 2.4): it cannot be "
+                   "cancelled. Let it complete, then roll back if needed.")
     if run.active and me.can("pause"):
         c1, c2, c3, c4 = st.columns(4)
         if run.state == "running" and c1.button("Pause before the next wave", icon=":material/pause:"):
@@ -72,7 +75,7 @@ else:
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
         ours = [k for k, r in store.active_partitions(cluster).items() if r == run_id]
-        if c4.button("Cancel the run…", icon=":material/cancel:", disabled=not ours):
+        if c4.button("Cancel the run…", icon=":material/cancel:", disabled=not ours or run.path == "zookeeper"):
             actions.open_dialog(actions.cancel_dialog, settings, ours, False)
     elif run.active:
         st.caption(me.why_not("pause"))

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from console.errors import AuthorizationFailed, ConsoleError, ZooKeeperUnavailable
+from console.errors import AuthorizationFailed, ConfigError, ConsoleError, ZooKeeperUnavailable
 from console.model import BrokerId, Finding, Severity, SourceStatus, TopicPartition
 from console.reads import BrokerInfo, PartitionMeta, TopicZnode, ZkView
 from console.znodes import (
@@ -36,6 +36,14 @@ THROTTLE_KEYS = (
     "leader.replication.throttled.replicas",
     "follower.replication.throttled.replicas",
 )
+
+
+LEGACY_ZNODE_MAX = 500_000
+"""Well under ZooKeeper's default 1 MB jute.maxbuffer."""
+
+
+class ReassignmentBusy(ConsoleError):
+    """The legacy reassignment znode exists: wait for it to go."""
 
 
 def translate(exc: BaseException, what: str) -> ConsoleError:
@@ -105,6 +113,28 @@ class ZkReader:
         with self._lock:
             if self._zk is not None:
                 self._stop_client()
+
+    # -- the legacy write path ------------------------------------------------------------------
+    def create_reassignment(self, targets: dict[TopicPartition, tuple[BrokerId, ...]]) -> None:
+        """Start reassignments the pre-2.4 way: create ``/admin/reassign_partitions``. The
+        controller reacts only to the creation, so an existing node means another reassignment
+        is still running: :class:`ReassignmentBusy`, nothing written."""
+        from kazoo.exceptions import NodeExistsError
+
+        from console.znodes import encode_legacy_reassignment
+
+        data = encode_legacy_reassignment(targets)
+        if len(data) > LEGACY_ZNODE_MAX:
+            raise ConfigError(f"The wave is {len(data):,} bytes of JSON, over the {LEGACY_ZNODE_MAX:,} the console "
+                              "writes into one znode.", "Use smaller waves (fewer partitions per wave).")
+        zk = self._client()
+        try:
+            zk.create(REASSIGN_PATH, data, makepath=True)
+        except NodeExistsError:
+            raise ReassignmentBusy(f"{REASSIGN_PATH} exists: a reassignment started through ZooKeeper is still "
+                                   "running.", "Wait until it completes (the controller deletes the node).") from None
+        except Exception as e:  # noqa: BLE001
+            raise translate(e, f"creating {REASSIGN_PATH}") from None
 
     # -- batched reads -----------------------------------------------------------------------
     def _children(self, zk: Any, path: str, watch: bool = False) -> list[str]:

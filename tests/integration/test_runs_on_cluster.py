@@ -166,3 +166,45 @@ def test_standalone_executor_killed_mid_run_resumes_without_sending_a_wave_twice
                      == [(0, 2), (1, 2), (0, 2)], timeout=30, what="every partition at its target")
     finally:
         clear_throttles(bs, BROKERS, ["r-exec"])
+
+
+def test_sweeper_removes_throttles_nothing_needs(sandbox, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "r-sweep", 1, 1, 1, assignment=[[0]])
+    set_configs(bs, ResourceType.TOPIC, "r-sweep", {"leader.replication.throttled.replicas": "0:0"})
+    set_configs(bs, ResourceType.BROKER, "2", {"leader.replication.throttled.rate": "1234"})
+    with ClusterReader(settings_for(sandbox)) as reader:
+        wait_for(lambda: "r-sweep" in reader.snapshot().throttles.topic_map(), what="the throttle seen")
+        assert cli.main(["throttle", "--bootstrap-server", bs, "--sweep", "--yes"]) == 0
+        assert "topic r-sweep: leader.replication.throttled.replicas=0:0" in capsys.readouterr().err
+        wait_for(lambda: not (s := reader.snapshot()).throttles.topic_map().get("r-sweep")
+                 and "2" not in s.throttles.broker_map(), timeout=30, what="throttles gone")
+    assert [a.outcome for a in Store().audit(action="throttle-sweep")] == ["sending", "removed"]
+
+
+def test_the_legacy_zookeeper_path_chosen_explicitly(sandbox, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "r-legacy", 2, 1, 20, assignment=[[0], [1]])
+    plan = write_plan(tmp_path / "plan.json", [("r-legacy", 0, [2]), ("r-legacy", 1, [2])])
+    code = cli.main(["submit", "--bootstrap-server", bs, "--zookeeper", sandbox.zookeeper, "--reassignment-json-file",
+                     str(plan), "--path", "zookeeper", "--yes"])
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert code == 0 and out["state"] == "completed"
+    store = Store()
+    (run,) = store.runs()
+    assert run.path == "zookeeper"
+    assert [(a.action, a.outcome) for a in store.audit(action="submit-wave")] == [
+        ("submit-wave", "sending"), ("submit-wave", "znode created")]
+    with ClusterReader(settings_for(sandbox)) as reader:
+        wait_for(lambda: [reader.snapshot().partition("r-legacy", p).replicas for p in (0, 1)] == [(2,), (2,)],
+                 timeout=30, what="both on broker 2")
+        from kazoo.client import KazooClient
+
+        zk = KazooClient(hosts=sandbox.zookeeper)
+        zk.start(timeout=10)
+        try:
+            assert zk.exists("/admin/reassign_partitions") is None  # the controller deleted it when done
+        finally:
+            zk.stop()

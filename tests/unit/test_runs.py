@@ -79,3 +79,19 @@ def test_store_refuses_a_second_run_on_the_same_partitions_and_hands_over_rates(
     store.ledger_restored(a, hand_over_to=b, before=None)
     (left,) = store.ledger()
     assert left.id == b and left.before is None
+
+
+def test_leftover_throttles_are_those_nothing_in_flight_needs():
+    from dataclasses import replace
+
+    from console.model import Throttles
+    from console.runs import leftover_throttles
+
+    meta = {("t", 0): ([1, 2, 0], [1, 0], 1), ("u", 0): ([0, 1], [0, 1], 0)}
+    state = merge(api(meta, lpr={("t", 0): ([1, 2, 0], [2], [0])}, nbrokers=4), None)
+    state = replace(state, throttles=Throttles.of(
+        {"1": {"leader.replication.throttled.rate": "100"}, "3": {"follower.replication.throttled.rate": "100"}},
+        {"t": {"leader.replication.throttled.replicas": "0:1"}, "u": {"follower.replication.throttled.replicas": "*"}}))
+    left = {(lo.kind, lo.name, lo.key) for lo in leftover_throttles(state)}
+    assert left == {("broker", "3", "follower.replication.throttled.rate"),
+                    ("topic", "u", "follower.replication.throttled.replicas")}

@@ -56,3 +56,31 @@ def test_audit_log_is_append_only(tmp_path):
     for sql in ("UPDATE audit SET outcome = 'x'", "DELETE FROM audit"):
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):
             db.execute(sql)
+
+
+def test_two_person_rule():
+    from console.auth import approval_problem
+
+    assert "someone other than its author" in approval_problem("ann", [], "h1")
+    assert "only by its author" in approval_problem("ann", [("ann", 1.0, "h1")], "h1")
+    assert "changed since it was approved" in approval_problem("ann", [("bob", 1.0, "h0")], "h1")
+    assert approval_problem("ann", [("bob", 1.0, "h1")], "h1") is None
+
+
+def test_users_file_passwords_and_roles(tmp_path):
+    from console.auth import OPERATOR, VIEWER, check_password, hash_password, load_users, write_users
+
+    stored = hash_password("s3cret")
+    assert stored.startswith("scrypt$") and "s3cret" not in stored
+    assert check_password("s3cret", stored) and not check_password("nope", stored) and not check_password("x", "junk")
+    write_users(tmp_path / "u.json", {"ann": ("pw", [OPERATOR]), "vic": ("pw2", [VIEWER])}, two_person_rule=True)
+    users = load_users(tmp_path / "u.json")
+    assert users.two_person_rule and users.login("ann", "bad") is None
+    ann = users.login("ann", "pw")
+    assert ann.can("cancel") and ann.can("submit") and not ann.can("approve")
+    vic = users.login("vic", "pw2")
+    assert not vic.can("cancel") and "needs the operator role" in vic.why_not("cancel")
+    assert load_users(tmp_path / "none.json") is None
+    (tmp_path / "bad.json").write_text('{"users": {"x": {"password": "p", "roles": ["root"]}}}')
+    with pytest.raises(Exception, match="unknown roles"):
+        load_users(tmp_path / "bad.json")

@@ -1,0 +1,148 @@
+"""The write path on a real cluster: cancel of 1,000 in-flight partitions, and how close a
+throttled run gets to its throttle.
+
+    PYTHONPATH=. .venv/bin/python bench/bench_write.py [--runs 3] [--partitions 1000]
+
+Starts its own sandbox (ZooKeeper + 3 brokers) in a temporary directory and stops it at the end.
+
+* **cancel**: 1,000 single-replica partitions (40 KB each) are moved to another broker at a
+  throttle of 1 B/s (so they stay in flight), then cancelled with the console's own cancel
+  (audit log, one request, the controller's answer); timed until the controller accepted it and
+  until every partition had left ListPartitionReassignments. Median of ``--runs``.
+* **throttle**: a run moving 2 partitions × 6 MB off one leader at 1 MB/s; the observed rate
+  is the bytes the new replicas hold (DescribeLogDirs), sampled every 0.5 s while they copy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from console.executor import Executor, cluster_key, send_cancel  # noqa: E402
+from console.plans import Plan, PlanEntry  # noqa: E402
+from console.reader import ClusterReader  # noqa: E402
+from console.runs import WaveLimits  # noqa: E402
+from console.sandbox import cluster  # noqa: E402
+from console.sandbox.demo import set_broker_rates  # noqa: E402
+from console.settings import ConnectionSettings  # noqa: E402
+from console.store import Store  # noqa: E402
+from console.write import plan_cancel  # noqa: E402
+
+
+def produce(bs: str, topic: str, partitions: int, kbytes: int) -> None:
+    import os
+
+    from confluent_kafka import Producer
+
+    p = Producer({"bootstrap.servers": bs, "acks": "all", "linger.ms": 5, "log_level": "0"})
+    payload = os.urandom(1024)
+    for part in range(partitions):
+        for _ in range(kbytes):
+            while True:
+                try:
+                    p.produce(topic, payload, partition=part)
+                    break
+                except BufferError:
+                    p.poll(0.1)
+    assert p.flush(120) == 0
+
+
+def create(bs: str, name: str, assignment: list[list[int]]) -> None:
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
+    try:
+        kp.create_topics([NewTopic(name, -1, -1, replica_assignments=dict(enumerate(assignment)))], timeout_ms=120_000)
+    finally:
+        kp.close()
+
+
+def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int) -> None:
+    accepted, left = [], []
+    for run in range(runs):
+        topic = f"cancel-{run}"
+        create(bs, topic, [[i % 3] for i in range(n)])
+        produce(bs, topic, n, 40)  # more than one replica fetch (16 KB in the sandbox): they stay in flight
+        set_broker_rates(bs, [0, 1, 2], 1)
+        from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+        admin = AdminClient({"bootstrap.servers": bs, "log_level": "0"})
+        res = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
+            ConfigEntry(k, "*", incremental_operation=AlterConfigOpType.SET)
+            for k in ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")])
+        for f in admin.incremental_alter_configs([res]).values():
+            f.result()
+        out = reader.kafka.alter_reassignments({(topic, i): ((i + 1) % 3,) for i in range(n)})
+        assert all(o.accepted for o in out.values()), "the moves were not all accepted"
+        # a few partitions may finish in their first replica fetch; cancel what is in flight
+        deadline, seen = time.monotonic() + 120, -1
+        while time.monotonic() < deadline:
+            now = len(reader.snapshot().in_flight)
+            if now == seen:
+                break
+            seen = now
+            time.sleep(2)
+        state = reader.snapshot()
+        plan = plan_cancel(state, None)
+        n_flight = len(plan.cancel)
+        t0 = time.perf_counter()
+        result = send_cancel(reader, store, "bench", cluster_key(state, "bench"), plan, {}, wait_s=120)
+        total = time.perf_counter() - t0
+        assert len(result.accepted) == n_flight and not result.still_in_flight, result
+        accepted.append(result.seconds_to_accept)
+        left.append(total)
+        print(f"  run {run + 1}: {n_flight} partitions cancelled: accepted in {result.seconds_to_accept:.3f} s, "
+              f"all left the list in {total:.3f} s")
+        set_broker_rates(bs, [0, 1, 2], 100_000_000)
+    print(f"cancel of ~{n} in-flight partitions, median of {runs}: accepted {statistics.median(accepted):.3f} s; "
+          f"all left ListPartitionReassignments {statistics.median(left):.3f} s")
+
+
+def bench_throttle(reader: ClusterReader, store: Store, bs: str, rate: int, mbytes: int) -> None:
+    create(bs, "throttled", [[0, 1], [0, 1]])
+    produce(bs, "throttled", 2, mbytes * 1024)
+    plan = Plan.of([PlanEntry("throttled", 0, (0, 2)), PlanEntry("throttled", 1, (0, 2))])
+    executor = Executor(store, reader, "bench")
+    run_id = executor.start(reader.snapshot(), plan, "throttle", rate=rate, limits=WaveLimits(5))
+    executor.tick(run_id)  # throttles, then submits the wave
+    samples: list[tuple[float, int]] = []
+    while True:
+        state = reader.snapshot()
+        copied = sum(state.partition("throttled", p).size_on(2) or 0 for p in (0, 1))
+        samples.append((time.monotonic(), copied))
+        if not state.in_flight:
+            break
+        time.sleep(0.5)
+    executor.drive(run_id, every=0.5, timeout=60)
+    # the steady part: from the first sample with data to the last one still copying
+    moving = [(t, b) for t, b in samples if 0 < b < 2 * mbytes * 2**20 * 0.95]
+    (t0, b0), (t1, b1) = moving[0], moving[-1]
+    observed = (b1 - b0) / (t1 - t0)
+    print(f"throttled run at {rate:,} B/s ({2 * mbytes} MB to copy): observed {observed:,.0f} B/s = "
+          f"{observed / rate:.2f} of the throttle ({len(moving)} samples over {t1 - t0:.1f} s)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--partitions", type=int, default=1000)
+    ap.add_argument("--rate", type=int, default=1_000_000)
+    ap.add_argument("--mbytes", type=int, default=6, help="MB per partition in the throttled run")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d, cluster.running(Path(d), log=lambda m: None) as sb:
+        settings = ConnectionSettings({"bootstrap.servers": sb.bootstrap_servers}, zookeeper=sb.zookeeper,
+                                      name="bench", timeout_s=30.0)
+        store = Store(Path(d) / "console.db")
+        with ClusterReader(settings) as reader:
+            bench_cancel(reader, store, sb.bootstrap_servers, a.partitions, a.runs)
+            bench_throttle(reader, store, sb.bootstrap_servers, a.rate, a.mbytes)
+
+
+if __name__ == "__main__":
+    main()
