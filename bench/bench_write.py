@@ -5,7 +5,7 @@ throttled run gets to its throttle.
 
 Starts its own sandbox (ZooKeeper + 3 brokers) in a temporary directory and stops it at the end.
 
-* **cancel**: 1,000 single-replica partitions (40 KB each) are moved to another broker at a
+* **cancel**: 1,000 single-replica partitions (40 KB each; one topic, or ``--topics N``) are moved to another broker at a
   throttle of 1 B/s (so they stay in flight), then cancelled with the console's own cancel
   (audit log, one request, the controller's answer); timed until the controller accepted it and
   until every partition had left ListPartitionReassignments. Median of ``--runs``.
@@ -68,17 +68,17 @@ def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int
     for run in range(runs):
         topic = f"cancel-{run}"
         create(bs, topic, [[i % 3] for i in range(n)])
-        produce(bs, topic, n, 40)  # more than one replica fetch (16 KB in the sandbox): they stay in flight
         set_broker_rates(bs, [0, 1, 2], 1)
         from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
         admin = AdminClient({"bootstrap.servers": bs, "log_level": "0"})
-        res = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
+        res = [ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
             ConfigEntry(k, "*", incremental_operation=AlterConfigOpType.SET)
             for k in ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")])
-        for f in admin.incremental_alter_configs([res]).values():
+            for topic in names]
+        for f in admin.incremental_alter_configs(res).values():
             f.result()
-        out = reader.kafka.alter_reassignments({(topic, i): ((i + 1) % 3,) for i in range(n)})
+        out = reader.kafka.alter_reassignments({(t, i): ((i + 1) % 3,) for t in names for i in range(per_topic)})
         assert all(o.accepted for o in out.values()), "the moves were not all accepted"
         # a few partitions may finish in their first replica fetch; cancel what is in flight
         deadline, seen = time.monotonic() + 120, -1
@@ -100,7 +100,7 @@ def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int
         print(f"  run {run + 1}: {n_flight} partitions cancelled: accepted in {result.seconds_to_accept:.3f} s, "
               f"all left the list in {total:.3f} s")
         set_broker_rates(bs, [0, 1, 2], 100_000_000)
-    print(f"cancel of ~{n} in-flight partitions, median of {runs}: accepted {statistics.median(accepted):.3f} s; "
+    print(f"cancel of ~{n} in-flight partitions in {topics} topic(s), median of {runs}: accepted {statistics.median(accepted):.3f} s; "
           f"all left ListPartitionReassignments {statistics.median(left):.3f} s")
 
 
@@ -134,14 +134,19 @@ def main() -> None:
     ap.add_argument("--partitions", type=int, default=1000)
     ap.add_argument("--rate", type=int, default=1_000_000)
     ap.add_argument("--mbytes", type=int, default=6, help="MB per partition in the throttled run")
+    ap.add_argument("--topics", type=int, default=1, help="spread the cancelled partitions over this many topics")
+    ap.add_argument("--skip-throttle", action="store_true")
+    ap.add_argument("--skip-cancel", action="store_true")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d, cluster.running(Path(d), log=lambda m: None) as sb:
         settings = ConnectionSettings({"bootstrap.servers": sb.bootstrap_servers}, zookeeper=sb.zookeeper,
                                       name="bench", timeout_s=30.0)
         store = Store(Path(d) / "console.db")
         with ClusterReader(settings) as reader:
-            bench_cancel(reader, store, sb.bootstrap_servers, a.partitions, a.runs)
-            bench_throttle(reader, store, sb.bootstrap_servers, a.rate, a.mbytes)
+            if not a.skip_cancel:
+                bench_cancel(reader, store, sb.bootstrap_servers, a.partitions, a.runs, a.topics)
+            if not a.skip_throttle:
+                bench_throttle(reader, store, sb.bootstrap_servers, a.rate, a.mbytes)
 
 
 if __name__ == "__main__":

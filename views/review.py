@@ -10,7 +10,7 @@ import streamlit as st
 from components import actions, charts, deps, keys, widgets
 from console import review
 from console.diff import PlanDiff, diff
-from console.executor import plan_hash
+from console.executor import cluster_key, plan_hash
 from console.live import human_bytes
 from console.model import ClusterState, Finding, Severity
 from console.plans import Plan, PlanFormatError, parse_plan, rollback
@@ -177,7 +177,8 @@ if plan_id is not None:
     if me.can("approve") and me.name != author and me.name not in {a for a, _ in approved}:
         if st.button("Approve this plan", icon=":material/verified:"):
             store.approve(plan_id, me.name, digest)
-            store.record(me.name, settings.name, "approve", {"plan": plan_id}, "approved", plan_hash=digest)
+            store.record(me.name, cluster_key(state, settings.name), "approve", {"plan": plan_id}, "approved",
+                         plan_hash=digest)
             st.rerun()
 blocked = actions.two_person_problem(plan_id, plan)
 if n["error"]:

@@ -58,15 +58,17 @@ else:
                    "cancelled. Let it complete, then roll back if needed.")
     if run.active and me.can("pause"):
         c1, c2, c3, c4 = st.columns(4)
+        def change(to: str) -> None:
+            store.set_run(run_id, to)
+            store.record(me.name, cluster, "run-" + to, {"run": run_id}, to, plan_hash=run.plan_hash)
+            st.rerun()
+
         if run.state == "running" and c1.button("Pause before the next wave", icon=":material/pause:"):
-            store.set_run(run_id, "paused")
-            st.rerun()
+            change("paused")
         if run.state == "paused" and c1.button("Resume", icon=":material/play_arrow:"):
-            store.set_run(run_id, "running")
-            st.rerun()
+            change("running")
         if c2.button("Stop after this wave", icon=":material/stop:"):
-            store.set_run(run_id, "stopping")
-            st.rerun()
+            change("stopping")
         rate = c3.number_input("Throttle (B/s)", 1, 10**12, run.rate or 10_000_000, key=keys.RUNS_RATE)
         if c3.button("Change the throttle"):
             try:
