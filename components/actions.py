@@ -13,7 +13,7 @@ from console.auth import approval_problem, load_users
 from console.executor import Executor, cluster_key, plan_hash, send_cancel
 from console.model import ClusterState, TopicPartition
 from console.plans import Plan
-from console.runs import WaveLimits, plan_waves
+from console.runs import WaveLimits, estimate_seconds, human_duration, plan_waves
 from console.settings import ConnectionSettings
 from console.store import ConflictError
 from console.validate import errors, validate
@@ -119,8 +119,10 @@ def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed:
         st.code("\n".join(f.message for f in bad[:20]), language=None, wrap_lines=True)
         return
     waves = plan_waves(state, plan, limits)
+    eta = estimate_seconds(state, waves, rate)
     st.markdown(f"**{sum(map(len, waves)):,} partitions in {len(waves)} wave(s)**, "
                 + (f"throttled at {rate:,} B/s" if rate else "not throttled")
+                + (f" (about {human_duration(eta)} at the throttle)" if eta else "")
                 + f"; at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} "
                   "partitions per wave.")
     st.dataframe([{"wave": i, "partitions": len(w), "first": ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}"

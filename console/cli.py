@@ -332,7 +332,7 @@ def _submit(args: argparse.Namespace) -> int:
     from console.plans import parse_plan
     from console.reader import ClusterReader
     from console.review import findings_text
-    from console.runs import WaveLimits, plan_waves
+    from console.runs import WaveLimits, estimate_seconds, human_duration, plan_waves
     from console.settings import settings_from_args
     from console.store import Store
     from console.validate import errors, validate, warnings
@@ -376,8 +376,9 @@ def _submit(args: argparse.Namespace) -> int:
         print(f"Will send {sum(map(len, waves))} partitions in {len(waves)} wave(s) "
               f"(at most {limits.moves_per_broker} adding replicas per broker, {limits.partitions} partitions per wave); "
               f"{human_bytes(d.bytes_to_copy)} to copy"
-              + (f"; throttled at {human_bytes(args.throttle)}/s" if args.throttle else "; not throttled") + ".",
-              file=sys.stderr)
+              + (f"; throttled at {human_bytes(args.throttle)}/s" if args.throttle else "; not throttled")
+              + (f" (about {human_duration(eta)})" if (eta := estimate_seconds(state, waves, args.throttle)) else "")
+              + ".", file=sys.stderr)
         for i, w in enumerate(waves, 1):
             print(f"  wave {i}: " + ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:8])
                   + (f" … and {len(w) - 8} more" if len(w) > 8 else ""), file=sys.stderr)

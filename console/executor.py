@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from console.errors import AuthorizationFailed, ConfigError, ConsoleError, UnsupportedByCluster
+from console.errors import AuthorizationFailed, ClusterUnavailable, ConfigError, ConsoleError, UnsupportedByCluster
 from console.model import BrokerId, ClusterState, Partition, SourceStatus, TopicPartition
 from console.plans import Plan, PlanEntry, parse_plan, rollback
 from console.reader import ClusterReader
@@ -269,6 +269,21 @@ class Executor:
                           "brokers": sorted(need.brokers), "topics": {t: dict(c) for t, c in topic_changes.items()}},
                           "sending", plan_hash=run.plan_hash)
         self.reader.kafka.alter_configs(broker_changes, topic_changes)
+        self._await_configs(broker_changes, topic_changes)
+
+    def _await_configs(self, brokers: dict[BrokerId, dict[str, str | None]],
+                       topics: dict[str, dict[str, str | None]], timeout_s: float = 15.0) -> None:
+        """Wait until every broker reports the throttle it was given: brokers apply dynamic
+        configs a moment after the change, and a wave submitted before would copy unthrottled."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            got_b, got_t, _ = self.reader.kafka.describe_configs(tuple(brokers), tuple(topics))
+            if (all(got_b.get(str(b), {}).get(k) == v for b, c in brokers.items() for k, v in c.items())
+                    and all(got_t.get(t, {}).get(k) == v for t, c in topics.items() for k, v in c.items())):
+                return
+            time.sleep(0.2)
+        raise ClusterUnavailable("The throttle was set but the brokers do not report it yet; the wave waits.",
+                                 "The console checks again at its next step.")
 
     def _unthrottle(self, run: Run, wave: int | None, state: ClusterState) -> None:
         """Take away exactly what this run (this wave) set; restore what was there before. A

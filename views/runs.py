@@ -10,7 +10,9 @@ from components import actions, deps, keys, widgets
 from console import history
 from console.errors import ConsoleError
 from console.executor import Executor, cluster_key
+from console.live import human_bytes
 from console.plans import parse_plan
+from console.runs import Progress, bytes_left, estimate_seconds, human_duration
 
 st.header("Runs")
 actions.last_result()
@@ -45,6 +47,21 @@ else:
                     + (f" · throttle {run.rate:,} B/s" if run.rate else " · not throttled"))
         st.dataframe(rows, hide_index=True, width="stretch", column_config={
             "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%d%%")})
+        running = next((w for w in store.waves(run_id) if w.state == "running"), None)
+        if running is not None and run.active:
+            keys_now = [e.key for e in parse_plan(running.entries_json).entries]
+            tracker = st.session_state.setdefault(f"runs.progress.{run_id}.{running.number}", Progress())
+            tracker.update(now, keys_now)
+            rate, left = tracker.rate(), bytes_left(now, keys_now)
+            later = [parse_plan(w.entries_json).entries for w in store.waves(run_id) if w.state == "pending"]
+            after = estimate_seconds(now, later, run.rate) or 0.0
+            p1, p2, p3 = st.columns(3)
+            p1.metric("Observed copy rate", f"{human_bytes(int(rate))}/s" if rate else "measuring…")
+            p2.metric("Left in this wave", human_bytes(left) if left is not None else "unknown")
+            p3.metric("ETA", human_duration(left / rate + after) if rate and left is not None else "…",
+                      help="This wave at the observed rate, the waves after it at the throttle.")
+            for line in tracker.stuck(now):
+                st.warning(f"Stuck: {line}. Check the broker (Overview) and the throttle.")
         rejected = [o for o in store.outcomes(run_id) if not o[3]]
         if rejected:
             st.error(f"{len(rejected)} partition(s) rejected by the controller:")

@@ -96,6 +96,9 @@ def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster):
     assert labels[0] == "Partitions" and at.metric[0].value == "12"
     assert at.metric[labels.index("Replicas + / −")].value == "0 / 12"
     assert "warnings" in at.warning[0].value  # the RF change needs acknowledging
+    # nobody configured users: read only, the submit section says why
+    assert any("may not submit" in c.value and "operator role" in c.value for c in at.caption)
+    assert not [b for b in at.button if b.label == "Submit…"]
     checked = at.session_state["review.cache"][1]
     for view in ("Movement", "Replicas before/after", "Partitions", "Racks", "Brokers"):
         at.segmented_control(key="review.view").set_value(view).run()
@@ -144,6 +147,8 @@ def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_pa
     assert at.dataframe[0].value["state"][0] == "completed"
     audit = at.dataframe[-1].value
     assert {"submit", "submit-wave", "wave-complete", "run-completed"} <= set(audit["action"])
-    # a viewer sees the Review page's submit section closed
+    # a viewer sees the Review page's submit section closed, and the Live page's cancel refuses
     at.switch_page("views/review.py").run()
+    assert not at.exception
+    at.switch_page("views/live.py").run()
     assert not at.exception

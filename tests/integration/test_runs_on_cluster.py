@@ -5,6 +5,7 @@ sends a wave twice."""
 from __future__ import annotations
 
 import json
+import time
 
 from console import cli
 from console.executor import Executor
@@ -208,3 +209,35 @@ def test_the_legacy_zookeeper_path_chosen_explicitly(sandbox, tmp_path, monkeypa
             assert zk.exists("/admin/reassign_partitions") is None  # the controller deleted it when done
         finally:
             zk.stop()
+
+
+def test_cancel_keeps_completed_partitions_and_the_rollback_restores_them(sandbox, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "r-back", 2, 1, 300, assignment=[[0], [1]])
+    plan = Plan.of([PlanEntry("r-back", 0, (2,)), PlanEntry("r-back", 1, (2,))])
+    try:
+        with ClusterReader(settings_for(sandbox)) as reader:
+            executor = Executor(Store(), reader, "ann")
+            run_id = executor.start(reader.snapshot(), plan, "two waves", rate=3000, limits=WaveLimits(1))
+            store = Store()
+            # wave 1 runs fast, wave 2 slowly
+            store.set_run(run_id, rate=50_000_000)
+            while [w.state for w in store.waves(run_id)][0] != "completed":
+                executor.tick(run_id)
+                time.sleep(0.3)
+            store.set_run(run_id, rate=2000)
+            executor.tick(run_id)  # wave 2: throttled at 2 KB/s, submitted
+            wait_for(lambda: reader.snapshot().partition("r-back", 1).reassigning, what="wave 2 moving")
+            assert cli.main(["cancel", "--bootstrap-server", bs, "--run", str(run_id), "--yes", "--json"]) == 0
+            capsys.readouterr()
+            wait_for(lambda: [reader.snapshot().partition("r-back", p).replicas for p in (0, 1)] == [(2,), (1,)],
+                     timeout=30, what="the completed partition stays, the other goes back")
+            assert store.run(run_id).state == "cancelled"
+            back = tmp_path / "rollback.json"
+            back.write_text(store.run(run_id).rollback_json)
+            assert cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(back), "--yes"]) == 0
+            wait_for(lambda: [reader.snapshot().partition("r-back", p).replicas for p in (0, 1)] == [(0,), (1,)],
+                     timeout=30, what="the rollback restored both")
+    finally:
+        clear_throttles(bs, BROKERS, ["r-back"])

@@ -10,6 +10,7 @@ from console.diff import change_of
 from console.plans import Plan, PlanEntry
 from console.runs import (FOLLOWER_LIST, LEADER_LIST, WaveLimits, merged, plan_waves, unmerged, wave_throttle)
 from console.state import merge
+from console.model import BrokerId
 from console.store import ConflictError, Store
 from tests.unit.builders import api, ids
 from tests.unit.test_plans import snapshot
@@ -95,3 +96,31 @@ def test_leftover_throttles_are_those_nothing_in_flight_needs():
     left = {(lo.kind, lo.name, lo.key) for lo in leftover_throttles(state)}
     assert left == {("broker", "3", "follower.replication.throttled.rate"),
                     ("topic", "u", "follower.replication.throttled.replicas")}
+
+
+def test_eta_before_the_run_and_progress_during_it():
+    from console.runs import Progress, bytes_left, estimate_seconds, human_duration
+
+    state = snapshot({("t", p): [p % 3] for p in range(4)}, nbrokers=4, sizes={("t", p): 4000 for p in range(4)})
+    plan = Plan.of([PlanEntry("t", p, ids(3)) for p in range(4)])  # 4 × 4000 bytes from brokers 0,1,2 to 3
+    waves = plan_waves(state, plan, WaveLimits(5))
+    assert estimate_seconds(state, waves, None) is None
+    assert estimate_seconds(state, waves, 1000) == 16.0  # one receiver: 16,000 bytes at 1,000 B/s
+    assert human_duration(75) == "1 min 15 s" and human_duration(7300) == "2 h 1 min"
+    progress = Progress(stuck_after_s=10)
+    assert progress.rate() is None and bytes_left(state, [("t", 0)]) == 0  # not moving
+    from console.state import merge as merge_views
+    from console.reads import BrokerLogDirs
+    from console.model import LogDir
+
+    def moving(t: float, copied: int):
+        meta = {("t", 0): ([3, 0], [0], 0)}
+        logs = tuple(BrokerLogDirs(BrokerId(b), (LogDir("/d", None, 10**9, 10**9),),
+                                   (("t", 0, "/d", 4000 if b == 0 else copied, False),)) for b in (0, 3))
+        return merge_views(api(meta, lpr={("t", 0): ([3, 0], [3], [0])}, nbrokers=4, log_dirs=logs), None, taken_at=t)
+
+    for t, copied in ((100.0, 1000), (102.0, 3000), (120.0, 3000)):
+        progress.update(moving(t, copied), [("t", 0)])
+    assert progress.rate() == 2000 / 20  # over the samples kept
+    assert bytes_left(moving(120.0, 3000), [("t", 0)]) == 1000
+    assert progress.stuck(moving(120.0, 3000)) == ["t-0 on broker 3 (no progress for 18 s)"]
