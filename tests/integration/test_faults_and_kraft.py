@@ -123,3 +123,22 @@ def test_broker_killed_mid_move_is_not_live_and_out_of_sync(fault_sandbox):
             sb.start("broker-2")
         wait_for(lambda: (b := reader.snapshot().broker(2)) is not None and b.live, timeout=90, what="broker 2 back")
         finish_and_clean(reader, bs, ["f-kill"])
+
+
+def test_kraft_cluster_runs_a_throttled_plan_in_waves(kraft, tmp_path, monkeypatch, capsys):
+    import json
+
+    from console import cli
+    from tests.conftest import write_plan
+
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    bs = kraft.bootstrap_servers
+    make_topic(bs, "kr-run", 2, 1, 100, assignment=[[0], [1]])
+    plan = write_plan(tmp_path / "plan.json", [("kr-run", 0, [2]), ("kr-run", 1, [2])])
+    assert cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--throttle",
+                     "5000000", "--max-moves-per-broker", "1", "--yes"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["state"] == "completed"
+    with ClusterReader(settings_for(kraft, zookeeper=False)) as reader:
+        wait_for(lambda: [reader.snapshot().partition("kr-run", p).replicas for p in (0, 1)] == [(2,), (2,)],
+                 timeout=30, what="both on broker 2")
+        wait_for(lambda: no_throttles_left(reader.snapshot()), timeout=30, what="no throttle left behind")
