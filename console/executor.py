@@ -120,8 +120,8 @@ class Executor:
             return self._submit(run, wave, state)
         if wave.state == "submitting":  # a worker stopped between intent and answer: reconcile
             return self._submit(run, wave, state, resuming=True)
-        accepted, pending, moving = self._wave_status(run, wave, state)
-        if pending and not moving:
+        accepted, pending, cancelled = self._wave_status(run, wave, state)
+        if cancelled:
             return self._cancelled(run, wave, state)
         if pending:
             return Step(run, wave.number, f"wave {wave.number}: {accepted - len(pending)} of {accepted} done")
@@ -139,19 +139,32 @@ class Executor:
         if not run.active or wave is None:
             return Step(run, None, run.state)
         state = self.reader.snapshot()
-        _, pending, moving = self._wave_status(run, wave, state)
-        if pending and not moving:
+        _, _, cancelled = self._wave_status(run, wave, state)
+        if cancelled:
             return self._cancelled(run, wave, state)
         return Step(run, wave.number, "still moving")
 
-    def _wave_status(self, run: Run, wave: WaveRow, state: ClusterState) -> tuple[int, list[PlanEntry], list[PlanEntry]]:
-        """(partitions accepted, those not done yet, those of them still reassigning)."""
+    def _wave_status(self, run: Run, wave: WaveRow, state: ClusterState) -> tuple[int, list[PlanEntry], bool]:
+        """(partitions accepted, those not done yet, whether the wave was cancelled).
+
+        Cancelled: every partition not done has left the list without reaching its target. A
+        completed move can look like that for a moment (brokers learn the new replicas a little
+        after the controller), so it is confirmed on a second look."""
         accepted = {(t, p) for w, t, p, ok, _, _ in self.store.outcomes(run.id) if w == wave.number and ok}
-        index = state.partition_index
-        entries = parse_plan(wave.entries_json).entries
-        pending = [e for e in entries if e.key in accepted and not _done(index.get(e.key), e.replicas)]
-        moving = [e for e in pending if (p := index.get(e.key)) is not None and p.reassigning]
-        return len(accepted), pending, moving
+        entries = [e for e in parse_plan(wave.entries_json).entries if e.key in accepted]
+
+        def status(s: ClusterState) -> tuple[list[PlanEntry], bool]:
+            index = s.partition_index
+            pending = [e for e in entries if not _done(index.get(e.key), e.replicas)]
+            gone = [e for e in pending if (p := index.get(e.key)) is not None and not p.reassigning
+                    and p.replicas != e.replicas]
+            return pending, bool(pending) and len(gone) == len(pending)
+
+        pending, cancelled = status(state)
+        if cancelled:
+            time.sleep(1.5)
+            pending, cancelled = status(self.reader.snapshot())
+        return len(accepted), pending, cancelled
 
     def _cancelled(self, run: Run, wave: WaveRow, state: ClusterState) -> Step:
         """The wave's partitions left the list without reaching their targets: cancelled."""
