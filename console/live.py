@@ -7,7 +7,7 @@ time, and the broker × partition picture is built only for the rows on screen.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from console.export import ids_text as _ids
 from console.model import ClusterState, Partition, PartitionHealth, ReplicaRole
@@ -87,8 +87,11 @@ def page(rows: Sequence[Any], number: int, size: int) -> tuple[Sequence[Any], in
     return rows[(number - 1) * size : number * size], pages
 
 
-def partition_rows(state: ClusterState, parts: Sequence[Partition]) -> list[dict[str, Any]]:
-    """One table row per partition: R / I / AR / RR, leader, source, progress."""
+def partition_rows(state: ClusterState, parts: Sequence[Partition],
+                   runs: Mapping[tuple[str, int], int] | None = None) -> list[dict[str, Any]]:
+    """One table row per partition: R / I / AR / RR, leader, source, progress, and (with
+    ``runs``) which of the console's runs started it ("elsewhere" for a reassignment in flight
+    the console did not start)."""
     out = []
     known = state.logs_known
     for p in parts:
@@ -111,6 +114,8 @@ def partition_rows(state: ClusterState, parts: Sequence[Partition]) -> list[dict
                     for r in prog
                 ),
                 "state": p.health.value,
+                **({"started by": (f"run {runs[p.key]}" if p.key in runs else ("elsewhere" if p.reassigning else ""))}
+                   if runs is not None else {}),
             }
         )
     return out

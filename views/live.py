@@ -9,6 +9,7 @@ import streamlit as st
 
 from components import actions, charts, deps, keys, widgets
 from console import live
+from console.executor import cluster_key
 from console.model import PartitionHealth
 
 PAGE_SIZE = 50
@@ -56,8 +57,9 @@ def live_panel() -> None:
     pages = live.page_count(len(parts), PAGE_SIZE)
     number = st.number_input(f"Page (of {pages}; {len(parts)} partitions)", 1, pages, 1, key=keys.LIVE_PAGE) if pages > 1 else 1
     shown, _ = live.page(parts, int(number), PAGE_SIZE)
+    runs = deps.store().active_partitions(cluster_key(state, settings.name))
     st.dataframe(
-        live.partition_rows(state, shown),
+        live.partition_rows(state, shown, runs),
         hide_index=True,
         width="stretch",
         column_config={
