@@ -15,6 +15,7 @@ with st.sidebar:
         names = list(known)
         st.selectbox("Cluster", names, key=keys.CLUSTER)
         chosen = known[st.session_state[keys.CLUSTER]]
+        deps.worker(chosen)  # drives the cluster's unfinished runs (resumed after a server restart)
         st.caption(f"`{chosen.bootstrap_servers}`" + (f"  \nZooKeeper `{chosen.zookeeper}`" if chosen.zookeeper else ""))
         if st.session_state[keys.CLUSTER] == "sandbox":
             st.info("Local sandbox cluster", icon=":material/science:")

@@ -29,9 +29,12 @@ class Worker:
         self._cluster: str | None = None
 
     def cluster(self) -> str:
-        if self._cluster is None:
-            self._cluster = cluster_key(self.reader.snapshot(max_age_s=5.0), self.reader.settings.name)
-        return self._cluster
+        if self._cluster is not None:
+            return self._cluster
+        state = self.reader.snapshot(max_age_s=5.0)
+        if state.cluster_id is not None:  # known for good once the cluster answered
+            self._cluster = state.cluster_id
+        return cluster_key(state, self.reader.settings.name)
 
     def step_all(self) -> list[Step]:
         """One step of every unfinished run of the cluster."""

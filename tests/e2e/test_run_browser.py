@@ -84,3 +84,32 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
         assert not store.ledger()
     finally:
         clear_throttles(bs, [0, 1, 2], ["e2e-run"])
+
+
+def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkeypatch):  # noqa: F811
+    """The run was started (wave 1 sent) by a console that is gone; this console's server picks it
+    up as soon as anyone opens a page, and sends each wave once."""
+    import json
+
+    from console.executor import Executor
+    from console.runs import WaveLimits
+
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "e2e-resume", 2, 1, 30, assignment=[[0], [1]])
+    store = Store()
+    with ClusterReader(settings_for(sandbox)) as reader:
+        gone = Executor(store, reader, "ann")
+        run_id = gone.start(reader.snapshot(), Plan.of([PlanEntry("e2e-resume", 0, (2,)), PlanEntry("e2e-resume", 1, (2,))]),
+                            "resume", limits=WaveLimits(1))
+        assert gone.tick(run_id).did.startswith("wave 1 submitted")
+    store.release(run_id, gone.owner)  # that console stopped
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(app_url)
+        expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=60_000)
+        wait_for(lambda: store.run(run_id).state == "completed", timeout=90, what="the run completed by the server")
+        browser.close()
+    sent = [json.loads(a.request)["wave"] for a in store.audit(action="submit-wave") if a.outcome == "sending"]
+    assert sorted(sent) == [1, 2]
