@@ -455,7 +455,8 @@ def _executor(args: argparse.Namespace) -> int:
     with ClusterReader(settings) as reader:
         worker = Worker(Store(), reader, getpass.getuser(), args.every,
                         progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr, flush=True))
-        signal.signal(signal.SIGTERM, lambda *_: worker.stop())
+        for sig in (signal.SIGTERM, signal.SIGINT):  # finish the step, hand the runs over, exit
+            signal.signal(sig, lambda *_: worker.stop())
         print(f"Executor driving the unfinished runs of {settings.name} (Ctrl-C to stop).", file=sys.stderr, flush=True)
         worker.run_forever()
     return 0

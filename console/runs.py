@@ -228,5 +228,7 @@ def bytes_left(state: ClusterState, keys: Iterable[tuple[str, int]]) -> int | No
 
 
 def human_duration(seconds: float) -> str:
+    if seconds < 1:
+        return "under a second"
     s = int(round(seconds))
     return f"{s // 3600} h {s % 3600 // 60} min" if s >= 3600 else (f"{s // 60} min {s % 60} s" if s >= 60 else f"{s} s")

@@ -113,6 +113,9 @@ else:
 
 st.subheader("Audit log")
 entries = store.audit(cluster=cluster)
+if not entries:
+    st.write("Nothing recorded yet: every submit, wave, throttle change, cancel and approval appears here.")
+    st.stop()
 acts = sorted({a.action for a in entries})
 chosen = st.multiselect("Actions", acts, key=keys.AUDIT_ACTIONS)
 users = sorted({a.user for a in entries})

@@ -107,6 +107,7 @@ def test_eta_before_the_run_and_progress_during_it():
     assert estimate_seconds(state, waves, None) is None
     assert estimate_seconds(state, waves, 1000) == 16.0  # one receiver: 16,000 bytes at 1,000 B/s
     assert human_duration(75) == "1 min 15 s" and human_duration(7300) == "2 h 1 min"
+    assert human_duration(0.08) == "under a second"
     progress = Progress(stuck_after_s=10)
     assert progress.rate() is None and bytes_left(state, [("t", 0)]) == 0  # not moving
     from console.state import merge as merge_views
