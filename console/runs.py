@@ -9,6 +9,11 @@
   replica of a moving partition and ``follower.replication.throttled.replicas`` the adding
   ones; the rate goes on every live broker taking part. Lists are merged with what is already
   set (never replaced), and removal takes away exactly the entries the console added.
+* **Leftovers**: throttles nothing in flight needs (for the sweeper).
+* **Progress**: the ETA before a run (throttle × brokers copying at once), and during it the
+  observed copy rate, the bytes left and the adding replicas that stopped growing.
+
+No I/O here: the executor (console/executor.py) applies what these functions decide.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Iterable, Mapping
 from console.diff import ChangeKind, PartitionChange, change_of
 from console.model import BrokerId, ClusterState
 from console.plans import Plan, PlanEntry
+from console.validate import REQUEST_LIMIT
 
 LEADER_LIST = "leader.replication.throttled.replicas"
 FOLLOWER_LIST = "follower.replication.throttled.replicas"
@@ -36,8 +42,6 @@ class WaveLimits:
 
 def plan_waves(state: ClusterState, plan: Plan, limits: WaveLimits = WaveLimits()) -> list[tuple[PlanEntry, ...]]:
     """The plan's entries that change something, in waves within ``limits`` (first fit)."""
-    from console.validate import REQUEST_LIMIT
-
     per_request = max(1, min(limits.partitions, REQUEST_LIMIT))
     waves: list[list[PlanEntry]] = []
     load: list[dict[BrokerId, int]] = []
