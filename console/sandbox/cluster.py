@@ -195,9 +195,27 @@ class Sandbox:
             return
         if not _wait_port_free(p.port, 20.0):
             raise SandboxError(f"Port {p.port} of {name} is still taken; cannot restart it.")
+        if self.mode == "zookeeper" and name.startswith("broker-"):
+            self._wait_unregistered(int(name.split("-")[1]), timeout)
         p.pid = _spawn(p)
         self.save()
         _wait_port(p, timeout)
+
+
+    def _wait_unregistered(self, broker: int, timeout: float) -> None:
+        """A broker killed hard keeps its /brokers/ids znode until its ZooKeeper session expires
+        (6 s here); starting it again before that makes it exit with NodeExists."""
+        from kazoo.client import KazooClient
+
+        zk = KazooClient(hosts=self.zookeeper or "", timeout=10.0)
+        zk.start(timeout=10.0)
+        try:
+            deadline = time.monotonic() + timeout
+            while zk.exists(f"/brokers/ids/{broker}") is not None and time.monotonic() < deadline:
+                time.sleep(0.5)
+        finally:
+            zk.stop()
+            zk.close()
 
 
 def pid_alive(pid: int) -> bool:
