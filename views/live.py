@@ -89,7 +89,10 @@ with st.expander("Cancel reassignments", icon=":material/cancel:"):
         chosen = [k for k in names.values() if k[0] == topic]
     others = st.checkbox("Include reassignments this console did not start", value=scope == "Everything in flight",
                          disabled=scope == "Everything in flight", key=keys.LIVE_CANCEL_OTHERS)
-    if st.button("Cancel…", icon=":material/cancel:", disabled=not names or chosen == []):
+    me = widgets.identity()
+    if not me.can("cancel"):
+        st.caption(me.why_not("cancel") + " Sign in as an operator in the sidebar.")
+    if st.button("Cancel…", icon=":material/cancel:", disabled=not names or chosen == [] or not me.can("cancel")):
         actions.open_dialog(actions.cancel_dialog, settings, chosen, others)
     actions.last_result()
 

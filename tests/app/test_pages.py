@@ -147,8 +147,8 @@ def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_pa
     assert at.dataframe[0].value["state"][0] == "completed"
     audit = at.dataframe[-1].value
     assert {"submit", "submit-wave", "wave-complete", "run-completed"} <= set(audit["action"])
-    # a viewer sees the Review page's submit section closed, and the Live page's cancel refuses
-    at.switch_page("views/review.py").run()
-    assert not at.exception
+    # a viewer cannot cancel from the Live page: the button is off and the page says why
     at.switch_page("views/live.py").run()
     assert not at.exception
+    assert next(b for b in at.button if b.label == "Cancel…").disabled
+    assert any("viewer may not cancel" in c.value for c in at.caption)
