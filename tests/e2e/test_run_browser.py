@@ -3,6 +3,7 @@ it from the Live page through the confirmation dialog."""
 
 from __future__ import annotations
 
+import re
 import time
 
 from playwright.sync_api import expect, sync_playwright
@@ -50,7 +51,8 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
             expect(dialog.get_by_text("Run 1 started.")).to_be_visible(timeout=30_000)
             dialog.get_by_role("link", name="Watch run 1").click()
             expect(page.get_by_role("heading", name="Runs")).to_be_visible(timeout=30_000)
-            expect(page.get_by_text("running").first).to_be_visible(timeout=60_000)
+            # table cells are drawn on a canvas: look at the run's heading line instead
+            expect(page.get_by_text(re.compile(r"running · by operator"))).to_be_visible(timeout=60_000)
             expect(page.get_by_text("Traceback")).to_have_count(0)
             wait_for(lambda: [w.state for w in store.waves(1)] == ["running"], timeout=60, what="wave 1 running")
             page.screenshot(path=str(tmp_path / "runs.png"), full_page=True)
