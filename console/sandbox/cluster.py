@@ -97,9 +97,22 @@ def _require(cmd: str, hint: str) -> str:
 
 
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return free_ports(1)[0]
+
+
+def free_ports(n: int) -> list[int]:
+    """``n`` distinct free ports: all held open at once while chosen, so the system cannot hand
+    the same one out twice (one at a time, it may)."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            socks.append(s)
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def port_open(port: int, host: str = "127.0.0.1", timeout: float = 0.5) -> bool:
@@ -526,9 +539,8 @@ def _sasl_listener(port: int, sasl_port: int) -> dict[str, object]:
 
 
 def _plan_zookeeper(data: Path, classpath: str, n: int) -> Sandbox:
-    zk_port = free_port()
-    ports = [free_port() for _ in range(n)]
-    sasl_ports = [free_port() for _ in range(n)]
+    zk_port, *rest = free_ports(1 + 2 * n)
+    ports, sasl_ports = rest[:n], rest[n:]
     cfg = data / "config"
     _write_props(cfg / "zookeeper.properties", {
         "dataDir": data / "zk", "clientPort": zk_port, "clientPortAddress": "127.0.0.1",
@@ -559,8 +571,8 @@ def _plan_zookeeper(data: Path, classpath: str, n: int) -> Sandbox:
 
 
 def _plan_kraft(data: Path, classpath: str, n: int) -> Sandbox:
-    ports = [free_port() for _ in range(n)]
-    cports = [free_port() for _ in range(n)]
+    both = free_ports(2 * n)
+    ports, cports = both[:n], both[n:]
     voters = ",".join(f"{i}@127.0.0.1:{c}" for i, c in enumerate(cports))
     cfg = data / "config"
     procs, brokers = [], []
