@@ -91,6 +91,20 @@ def set_broker_rates(bootstrap: str, brokers: list[int], rate: int) -> None:
         ])
         for fut in admin.incremental_alter_configs([res]).values():
             fut.result()
+    # brokers apply a dynamic config a moment after the change: wait until each reports the rate,
+    # so that a move started next is throttled from its first byte
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        futures = {}
+        for b in brokers:
+            futures.update(admin.describe_configs([ConfigResource(ResourceType.BROKER, str(b))]))
+        try:
+            seen = [fut.result().get("leader.replication.throttled.rate") for fut in futures.values()]
+        except Exception:  # noqa: BLE001 - a broker restarting: ask again
+            seen = []
+        if len(seen) == len(brokers) and all(e is not None and e.value == str(rate) for e in seen):
+            return
+        time.sleep(0.2)
 
 
 def start_demo_reassignment(bootstrap: str, broker_ids: list[int], throttle: int = DEMO_THROTTLE_BYTES,
