@@ -32,38 +32,10 @@ from console.plans import Plan, PlanEntry  # noqa: E402
 from console.reader import ClusterReader  # noqa: E402
 from console.runs import WaveLimits  # noqa: E402
 from console.sandbox import cluster  # noqa: E402
-from console.sandbox.demo import set_broker_rates  # noqa: E402
+from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates  # noqa: E402
 from console.settings import ConnectionSettings  # noqa: E402
 from console.store import Store  # noqa: E402
 from console.write import plan_cancel  # noqa: E402
-
-
-def produce(bs: str, topic: str, partitions: int, kbytes: int) -> None:
-    import os
-
-    from confluent_kafka import Producer
-
-    p = Producer({"bootstrap.servers": bs, "acks": "all", "linger.ms": 5, "log_level": "0"})
-    payload = os.urandom(1024)
-    for part in range(partitions):
-        for _ in range(kbytes):
-            while True:
-                try:
-                    p.produce(topic, payload, partition=part)
-                    break
-                except BufferError:
-                    p.poll(0.1)
-    assert p.flush(120) == 0
-
-
-def create(bs: str, name: str, assignment: list[list[int]]) -> None:
-    from kafka.admin import KafkaAdminClient, NewTopic
-
-    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-    try:
-        kp.create_topics([NewTopic(name, -1, -1, replica_assignments=dict(enumerate(assignment)))], timeout_ms=120_000)
-    finally:
-        kp.close()
 
 
 def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int, topics: int = 1) -> None:
@@ -74,8 +46,8 @@ def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int
     for run in range(runs):
         names = [f"cancel-{run}-{t}" for t in range(topics)]
         for topic in names:
-            create(bs, topic, [[i % 3] for i in range(per_topic)])
-            produce(bs, topic, per_topic, 40)  # more than one replica fetch (16 KB in the sandbox): they stay in flight
+            create_assigned_topic(bs, topic, [[i % 3] for i in range(per_topic)])
+            fill(bs, topic, per_topic, 40)  # more than one replica fetch (16 KB in the sandbox): they stay in flight
         set_broker_rates(bs, [0, 1, 2], 1)
         admin = AdminClient({"bootstrap.servers": bs, "log_level": "0"})
         res = [ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
@@ -111,8 +83,8 @@ def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int
 
 
 def bench_throttle(reader: ClusterReader, store: Store, bs: str, rate: int, mbytes: int) -> None:
-    create(bs, "throttled", [[0, 1], [0, 1]])
-    produce(bs, "throttled", 2, mbytes * 1024)
+    create_assigned_topic(bs, "throttled", [[0, 1], [0, 1]])
+    fill(bs, "throttled", 2, mbytes * 1024)
     plan = Plan.of([PlanEntry("throttled", 0, (0, 2)), PlanEntry("throttled", 1, (0, 2))])
     executor = Executor(store, reader, "bench")
     run_id = executor.start(reader.snapshot(), plan, "throttle", rate=rate, limits=WaveLimits(5))

@@ -32,8 +32,9 @@ def cluster_key(state: ClusterState, name: str) -> str:
     return state.cluster_id or name
 
 
-def plan_hash(plan: Plan) -> str:
-    return hashlib.sha256(plan.to_json().encode()).hexdigest()[:16]
+def plan_hash(plan: Plan, text: str | None = None) -> str:
+    """A short digest of the plan's JSON (``text``, when the caller has it already)."""
+    return hashlib.sha256((text if text is not None else plan.to_json()).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -61,10 +62,11 @@ class Executor:
             raise ConfigError("The ZooKeeper path needs the cluster's ZooKeeper connect string.",
                               "Give --zookeeper (or configure it for the cluster).")
         waves = plan_waves(state, plan, limits)
-        digest = plan_hash(plan)
+        text = plan.to_json()
+        digest = plan_hash(plan, text)
         cluster = cluster_key(state, self.reader.settings.name)
         run_id = self.store.create_run(
-            cluster, name, self.user, plan.to_json(), rollback(state, plan).to_json(), digest,
+            cluster, name, self.user, text, rollback(state, plan).to_json(), digest,
             [Plan(w).to_json() for w in waves], [e.key for w in waves for e in w], rate,
             limits.moves_per_broker, limits.partitions, limits.bytes, path)
         self.store.record(self.user, cluster, "submit", {"run": run_id, "name": name, "waves": len(waves),

@@ -19,10 +19,10 @@ No I/O here: the executor (console/executor.py) applies what these functions dec
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from console.diff import ChangeKind, PartitionChange, change_of
-from console.model import BrokerId, ClusterState
+from console.model import BrokerId, ClusterState, ReplicaProgress
 from console.plans import Plan, PlanEntry
 from console.validate import REQUEST_LIMIT
 
@@ -184,18 +184,12 @@ class Progress:
 
     def update(self, state: ClusterState, keys: Iterable[tuple[str, int]]) -> None:
         copied = 0
-        for k in keys:
-            p = state.partition_index.get(k)
-            if p is None:
-                continue
-            for r in p.progress(state.logs_known):
-                if r.in_isr:
-                    continue
-                now = r.copied_bytes or 0
-                copied += now
-                seen = self.last_growth.get((k[0], k[1], r.broker))
-                if seen is None or now > seen[0]:
-                    self.last_growth[(k[0], k[1], r.broker)] = (now, state.taken_at)
+        for (t, p), r in _copying(state, keys):
+            now = r.copied_bytes or 0
+            copied += now
+            seen = self.last_growth.get((t, p, r.broker))
+            if seen is None or now > seen[0]:
+                self.last_growth[(t, p, r.broker)] = (now, state.taken_at)
         self.samples = (self.samples + [(state.taken_at, copied)])[-30:]
 
     def rate(self) -> float | None:
@@ -215,19 +209,23 @@ class Progress:
         return out
 
 
+def _copying(state: ClusterState, keys: Iterable[tuple[str, int]]) -> Iterator[tuple[tuple[str, int], ReplicaProgress]]:
+    """Each adding replica of ``keys`` that is not in the ISR yet, with its progress."""
+    for k in keys:
+        p = state.partition_index.get(k)
+        if p is not None:
+            for r in p.progress(state.logs_known):
+                if not r.in_isr:
+                    yield k, r
+
+
 def bytes_left(state: ClusterState, keys: Iterable[tuple[str, int]]) -> int | None:
     """Bytes the adding replicas of ``keys`` still have to copy (None when sizes are unknown)."""
     left = 0
-    for k in keys:
-        p = state.partition_index.get(k)
-        if p is None:
-            continue
-        for r in p.progress(state.logs_known):
-            if r.in_isr:
-                continue
-            if r.leader_bytes is None or r.copied_bytes is None:
-                return None
-            left += max(0, r.leader_bytes - r.copied_bytes)
+    for _, r in _copying(state, keys):
+        if r.leader_bytes is None or r.copied_bytes is None:
+            return None
+        left += max(0, r.leader_bytes - r.copied_bytes)
     return left
 
 

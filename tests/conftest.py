@@ -42,6 +42,17 @@ def demo_sandbox(sandbox: Sandbox) -> Sandbox:
     return sandbox
 
 
+def own_sandbox(tmp_path_factory: pytest.TempPathFactory, name: str, kraft: bool = False) -> Iterator[Sandbox]:
+    """A cluster of a module's own (for tests that break brokers), stopped with the module:
+    ``yield from own_sandbox(...)`` in a module-scoped fixture."""
+    data = tmp_path_factory.mktemp(name)
+    sb = cluster.up(data, kraft=kraft, log=print)
+    _SANDBOXES.append(sb)
+    yield sb
+    cluster.down(data, log=print)
+    _SANDBOXES.remove(sb)
+
+
 def settings_for(sb: Sandbox, zookeeper: bool = True) -> ConnectionSettings:
     return ConnectionSettings({"bootstrap.servers": sb.bootstrap_servers},
                               zookeeper=sb.zookeeper if zookeeper else None, name="sandbox", timeout_s=5.0)

@@ -117,22 +117,22 @@ class KafkaGateway:
                 return fn(self.kafka_python())
             except Exception as e:  # noqa: BLE001 - translated below
                 err = translate(e, what)
-                if isinstance(err, ClusterUnavailable) and self._kp is not None:
-                    try:
-                        self._kp.close()
-                    except Exception:  # noqa: BLE001
-                        pass
-                    self._kp = None
+                if isinstance(err, ClusterUnavailable):
+                    self._drop_kp()
                 raise err from None
+
+    def _drop_kp(self) -> None:
+        """Close the kafka-python client (the next call makes a fresh one). Hold ``_lock``."""
+        if self._kp is not None:
+            try:
+                self._kp.close()
+            except Exception:  # noqa: BLE001
+                pass
+            self._kp = None
 
     def close(self) -> None:
         with self._lock:
-            if self._kp is not None:
-                try:
-                    self._kp.close()
-                except Exception:  # noqa: BLE001
-                    pass
-                self._kp = None
+            self._drop_kp()
         self._confluent = None
 
     # -- reads ---------------------------------------------------------------------------------
@@ -245,12 +245,7 @@ class KafkaGateway:
                 err = translate(e, what)
                 retry = isinstance(err, ClusterUnavailable) or "controller" in str(e).lower()
                 with self._lock:
-                    if self._kp is not None:
-                        try:
-                            self._kp.close()
-                        except Exception:  # noqa: BLE001
-                            pass
-                        self._kp = None
+                    self._drop_kp()
                 if not retry or attempt == attempts - 1:
                     if isinstance(err, ClusterUnavailable):
                         err = ClusterUnavailable(

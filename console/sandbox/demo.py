@@ -78,6 +78,39 @@ def produce(bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS, log: Ca
     return total
 
 
+def create_assigned_topic(bootstrap: str, name: str, assignment: list[list[int]], timeout_ms: int = 120_000) -> None:
+    """A topic whose partition ``i`` lives on ``assignment[i]`` (confluent-kafka 2.16 refuses
+    explicit assignments; kafka-python takes them)."""
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    kp = KafkaAdminClient(bootstrap_servers=bootstrap.split(","))
+    try:
+        kp.create_topics([NewTopic(name, -1, -1, replica_assignments=dict(enumerate(assignment)))],
+                         timeout_ms=timeout_ms)
+    finally:
+        kp.close()
+
+
+def fill(bootstrap: str, topic: str, partitions: int, kbytes_per_partition: int, timeout_s: float = 120.0) -> None:
+    """``kbytes_per_partition`` records of 1 KB (incompressible) into each of ``partitions``, acks=all."""
+    from confluent_kafka import Producer
+
+    p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "batch.size": 16384, "linger.ms": 5,
+                  "log_level": "0"})
+    payload = os.urandom(1024)
+    for part in range(partitions):
+        for _ in range(kbytes_per_partition):
+            while True:
+                try:
+                    p.produce(topic, payload, partition=part)
+                    break
+                except BufferError:
+                    p.poll(0.1)
+    left = p.flush(timeout_s)
+    if left:
+        raise SandboxError(f"{left} records to {topic} were not acknowledged within {timeout_s:.0f} s.")
+
+
 def set_broker_rates(bootstrap: str, brokers: list[int], rate: int) -> None:
     """Set the leader and follower replication throttle rates on each broker (one call per broker:
     librdkafka takes one BROKER resource per request)."""

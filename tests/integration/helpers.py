@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
-from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic, ResourceType
 
 from console.adapters.kafka import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
 from console.model import ClusterState
-from console.sandbox.demo import set_broker_rates  # noqa: F401 - re-exported for the tests
+from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates  # noqa: F401 - set_broker_rates re-exported
 
 
 def admin(bs: str) -> AdminClient:
@@ -19,30 +16,12 @@ def admin(bs: str) -> AdminClient:
 def make_topic(bs: str, name: str, partitions: int, rf: int, kbytes_per_partition: int,
                assignment: list[list[int]] | None = None) -> None:
     if assignment:
-        # confluent-kafka 2.16 refuses explicit assignments; kafka-python takes them
-        from kafka.admin import KafkaAdminClient, NewTopic as KpNewTopic
-
-        kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-        try:
-            kp.create_topics([KpNewTopic(name, -1, -1, replica_assignments=dict(enumerate(assignment)))])
-        finally:
-            kp.close()
+        create_assigned_topic(bs, name, assignment)
     else:
         client = admin(bs)  # keep the handle alive until the futures resolve
         for f in client.create_topics([NewTopic(name, partitions, rf)], operation_timeout=30).values():
             f.result()
-    p = Producer({"bootstrap.servers": bs, "acks": "all", "batch.size": 16384, "linger.ms": 5, "log_level": "0"})
-    n = len(assignment) if assignment else partitions
-    payload = os.urandom(1024)
-    for part in range(n):
-        for i in range(kbytes_per_partition):
-            while True:
-                try:
-                    p.produce(name, payload, partition=part)
-                    break
-                except BufferError:
-                    p.poll(0.1)
-    assert p.flush(60) == 0
+    fill(bs, name, len(assignment) if assignment else partitions, kbytes_per_partition, timeout_s=60)
 
 
 def throttle_topic_all(bs: str, topic: str) -> None:

@@ -10,9 +10,8 @@ from kafka.structs import TopicPartition
 from console.export import list_text
 from console.model import ReplicaRole, Source, SourceStatus
 from console.reader import ClusterReader
-from console.sandbox import cluster
 from console.state import ADDING_ON_INELIGIBLE
-from tests.conftest import _SANDBOXES, official, settings_for, wait_for
+from tests.conftest import official, own_sandbox, settings_for, wait_for
 from tests.integration.helpers import clear_throttles, make_topic, no_throttles_left, set_broker_rates, throttle_topic_all
 
 BROKERS = [0, 1, 2]
@@ -38,22 +37,12 @@ def finish_and_clean(reader: ClusterReader, bs: str, topics: list[str]) -> None:
 
 @pytest.fixture(scope="module")
 def kraft(tmp_path_factory):
-    data = tmp_path_factory.mktemp("sandbox-kraft")
-    sb = cluster.up(data, kraft=True, log=print)
-    _SANDBOXES.append(sb)
-    yield sb
-    cluster.down(data, log=print)
-    _SANDBOXES.remove(sb)
+    yield from own_sandbox(tmp_path_factory, "sandbox-kraft", kraft=True)
 
 
 @pytest.fixture(scope="module")
 def fault_sandbox(tmp_path_factory):
-    data = tmp_path_factory.mktemp("sandbox-faults")
-    sb = cluster.up(data, log=print)
-    _SANDBOXES.append(sb)
-    yield sb
-    cluster.down(data, log=print)
-    _SANDBOXES.remove(sb)
+    yield from own_sandbox(tmp_path_factory, "sandbox-faults")
 
 
 def test_kraft_cluster_without_zookeeper(kraft):

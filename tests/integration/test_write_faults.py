@@ -15,21 +15,15 @@ from console.executor import Executor
 from console.plans import Plan, PlanEntry
 from console.reader import ClusterReader
 from console.runs import WaveLimits
-from console.sandbox import cluster
 from console.store import Store
-from tests.conftest import _SANDBOXES, settings_for, wait_for
+from tests.conftest import own_sandbox, settings_for, wait_for
 from tests.integration.helpers import clear_throttles, make_topic, set_broker_rates, throttle_topic_all
 from tests.integration.test_faults_and_kraft import BROKERS, reassign
 
 
 @pytest.fixture(scope="module")
 def write_sandbox(tmp_path_factory):
-    data = tmp_path_factory.mktemp("sandbox-write-faults")
-    sb = cluster.up(data, log=print)
-    _SANDBOXES.append(sb)
-    yield sb
-    cluster.down(data, log=print)
-    _SANDBOXES.remove(sb)
+    yield from own_sandbox(tmp_path_factory, "sandbox-write-faults")
 
 
 def test_controller_killed_mid_run_listing_and_cancel_keep_working(write_sandbox, tmp_path, monkeypatch, capsys):
