@@ -32,8 +32,8 @@ def child(partitions: int, brokers: int) -> None:
     import gc
 
     from bench.synthetic import views
-    from console import live
-    from console.state import merge
+    from console.present import live
+    from console.state.merge import merge
 
     gc.collect()
     base = _proc_mib("VmRSS")

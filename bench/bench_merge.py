@@ -17,8 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.synthetic import views  # noqa: E402
-from console import live  # noqa: E402
-from console.state import merge  # noqa: E402
+from console.present import live  # noqa: E402
+from console.state.merge import merge  # noqa: E402
 
 
 def main() -> None:

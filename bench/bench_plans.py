@@ -23,11 +23,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.synthetic import views  # noqa: E402
-from console.diff import diff  # noqa: E402
-from console.model import ClusterState  # noqa: E402
-from console.plans import Plan, PlanEntry, parse_plan, rollback  # noqa: E402
-from console.state import merge  # noqa: E402
-from console.validate import validate  # noqa: E402
+from console.plans.diff import diff  # noqa: E402
+from console.core.model import ClusterState  # noqa: E402
+from console.plans.plan import Plan, PlanEntry, parse_plan, rollback  # noqa: E402
+from console.state.merge import merge  # noqa: E402
+from console.plans.validate import validate  # noqa: E402
 
 
 def plan_text(state: ClusterState, brokers: int, seed: int = 2) -> str:

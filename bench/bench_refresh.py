@@ -19,9 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from console.adapters.zookeeper import ZkReader  # noqa: E402
-from console.reader import ClusterReader  # noqa: E402
+from console.state.reader import ClusterReader  # noqa: E402
 from console.sandbox import cluster  # noqa: E402
-from console.settings import ConnectionSettings  # noqa: E402
+from console.access.settings import ConnectionSettings  # noqa: E402
 
 
 def median_time(fn, runs: int) -> tuple[float, float, float]:

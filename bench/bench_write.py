@@ -27,15 +27,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from console.executor import Executor, cluster_key, send_cancel  # noqa: E402
-from console.plans import Plan, PlanEntry  # noqa: E402
-from console.reader import ClusterReader  # noqa: E402
-from console.runs import WaveLimits  # noqa: E402
+from console.runs.executor import Executor, cluster_key, send_cancel  # noqa: E402
+from console.plans.plan import Plan, PlanEntry  # noqa: E402
+from console.state.reader import ClusterReader  # noqa: E402
+from console.runs.waves import WaveLimits  # noqa: E402
 from console.sandbox import cluster  # noqa: E402
 from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates  # noqa: E402
-from console.settings import ConnectionSettings  # noqa: E402
-from console.store import Store  # noqa: E402
-from console.write import plan_cancel  # noqa: E402
+from console.access.settings import ConnectionSettings  # noqa: E402
+from console.storage.store import Store  # noqa: E402
+from console.runs.cancel import plan_cancel  # noqa: E402
 
 
 def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int, topics: int = 1) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from console.model import BrokerId, SourceStatus
-from console.reads import ApiView, BrokerInfo, BrokerLogDirs, PartitionMeta, Reassignment, TopicZnode, ZkView
-from console.model import LogDir
+from console.core.model import BrokerId, SourceStatus
+from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, PartitionMeta, Reassignment, TopicZnode, ZkView
+from console.core.model import LogDir
 
 
 def views(partitions: int = 100_000, brokers: int = 50, rf: int = 3, per_topic: int = 100,

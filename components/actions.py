@@ -8,16 +8,18 @@ from typing import Any, Callable
 import streamlit as st
 
 from components import deps, keys, widgets
-from console.errors import ConsoleError
-from console.auth import approval_problem, load_users
-from console.executor import Executor, cluster_key, plan_hash, send_cancel
-from console.model import ClusterState, TopicPartition
-from console.plans import Plan
-from console.runs import WaveLimits, estimate_seconds, human_duration, plan_waves
-from console.settings import ConnectionSettings
-from console.store import ConflictError
-from console.validate import errors, validate
-from console.write import plan_cancel
+from console.core.errors import ConsoleError
+from console.access.auth import approval_problem, load_users
+from console.runs.executor import Executor, cluster_key, plan_hash, send_cancel
+from console.core.model import ClusterState, TopicPartition
+from console.plans.plan import Plan
+from console.core.format import human_duration
+from console.runs.progress import estimate_seconds
+from console.runs.waves import WaveLimits, plan_waves
+from console.access.settings import ConnectionSettings
+from console.storage.store import ConflictError
+from console.plans.validate import errors, validate
+from console.runs.cancel import plan_cancel
 
 
 def _closed() -> None:

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from console.clusters import discover
-from console.reader import ClusterReader
-from console.settings import ConnectionSettings
-from console.store import Store
+from console.access.clusters import discover
+from console.state.reader import ClusterReader
+from console.access.settings import ConnectionSettings
+from console.storage.store import Store
 
 if TYPE_CHECKING:
-    from console.worker import Worker
+    from console.runs.worker import Worker
 
 
 def _configured() -> dict[str, Any]:
@@ -48,16 +48,16 @@ def _store(path: str) -> Store:
 
 def store() -> Store:
     """The console's SQLite store (thread-safe: one connection per thread), one per data dir."""
-    from console.store import console_data_dir
+    from console.core.paths import store_file
 
-    return _store(str(console_data_dir() / "console.db"))
+    return _store(str(store_file()))
 
 
 @st.cache_resource(show_spinner=False)
 def _worker(key: str) -> "Worker":
     import getpass
 
-    from console.worker import Worker
+    from console.runs.worker import Worker
 
     raw = json.loads(key)
     settings = ConnectionSettings(raw["properties"], zookeeper=raw["zookeeper"], name=raw["name"],

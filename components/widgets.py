@@ -8,10 +8,10 @@ from datetime import datetime, timedelta
 import streamlit as st
 
 from components import deps, keys
-from console.auth import VIEWER, Identity, load_users
-from console.errors import ConfigError
-from console.model import ClusterState, SourceStatus
-from console.settings import ConnectionSettings
+from console.access.auth import VIEWER, Identity, load_users
+from console.core.errors import ConfigError
+from console.core.model import ClusterState, SourceStatus
+from console.access.settings import ConnectionSettings
 
 
 # Sessions watching the same cluster share a snapshot this young (one read, one copy in memory).

@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from console.errors import ConfigError, ConsoleError
-from console.model import ClusterState, Finding, SourceStatus
+from console.core.errors import ConfigError, ConsoleError
+from console.core.model import ClusterState, Finding, SourceStatus
 
 if TYPE_CHECKING:
-    from console.plans import Plan
+    from console.plans.plan import Plan
 
 
 def _connection_args(p: argparse.ArgumentParser) -> None:
@@ -165,7 +165,8 @@ def _sandbox(args: argparse.Namespace) -> int:
 
             load_demo(sb.bootstrap_servers, [int(b["id"]) for b in sb.brokers],  # type: ignore[call-overload]
                       reassignment=args.demo_reassignment, log=lambda m: print(m, file=sys.stderr, flush=True))
-        from console.auth import SANDBOX_USERS, users_file, write_users
+        from console.access.auth import SANDBOX_USERS, write_users
+        from console.core.paths import users_file
 
         info = sb.info()
         path = users_file()
@@ -188,9 +189,9 @@ def _sandbox(args: argparse.Namespace) -> int:
 
 
 def _read(args: argparse.Namespace) -> int:
-    from console.export import list_json, list_text, state_json
-    from console.reader import ClusterReader
-    from console.settings import settings_from_args
+    from console.present.text import list_json, list_text, state_json
+    from console.state.reader import ClusterReader
+    from console.access.settings import settings_from_args
 
     settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
     with ClusterReader(settings) as reader:
@@ -210,19 +211,20 @@ def _read(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(state_json(state)))
     else:
-        from console.live import state_text
+        from console.present.text import state_text
 
         print(state_text(state))
     return 0
 
 
 def _plan_command(args: argparse.Namespace) -> int:
-    from console import review
-    from console.diff import diff
-    from console.plans import parse_plan, rollback
-    from console.reader import ClusterReader
-    from console.settings import settings_from_args
-    from console.validate import errors, validate
+    from console.present import review
+    from console.present.findings import findings_text
+    from console.plans.diff import diff
+    from console.plans.plan import parse_plan, rollback
+    from console.state.reader import ClusterReader
+    from console.access.settings import settings_from_args
+    from console.plans.validate import errors, validate
 
     try:
         text = Path(args.reassignment_json_file).read_bytes()
@@ -251,7 +253,7 @@ def _plan_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"valid": not bad, "findings": [_short(f) for f in findings]}))
     else:
-        print(review.findings_text(findings))
+        print(findings_text(findings))
         print(f"{len(bad)} errors, {len(findings) - len(bad)} other findings: "
               + ("the plan must not be submitted." if bad else "no errors."), file=sys.stderr)
     return 1 if bad else 0
@@ -261,11 +263,11 @@ def _cancel(args: argparse.Namespace) -> int:
     """Cancel for on-call: read what is in flight, say what cancel means, send, wait, record."""
     import getpass
 
-    from console.executor import cluster_key, send_cancel
-    from console.reader import ClusterReader
-    from console.settings import settings_from_args
-    from console.store import Store
-    from console.write import keys_of, outcome_rows, plan_cancel
+    from console.runs.executor import cluster_key, send_cancel
+    from console.state.reader import ClusterReader
+    from console.access.settings import settings_from_args
+    from console.storage.store import Store
+    from console.runs.cancel import keys_of, outcome_rows, plan_cancel
 
     if args.partition and not args.topic:
         raise ConfigError("--partition needs --topic.", "Name the topic the partitions belong to.")
@@ -326,16 +328,17 @@ def _submit(args: argparse.Namespace) -> int:
     """Preflight (the plan is reviewed now), confirmation, then the run, driven here."""
     import getpass
 
-    from console.diff import diff
-    from console.executor import Executor
-    from console.live import human_bytes
-    from console.plans import parse_plan
-    from console.reader import ClusterReader
-    from console.review import findings_text
-    from console.runs import WaveLimits, estimate_seconds, human_duration, plan_waves
-    from console.settings import settings_from_args
-    from console.store import Store
-    from console.validate import errors, validate, warnings
+    from console.plans.diff import diff
+    from console.runs.executor import Executor
+    from console.core.format import human_bytes, human_duration
+    from console.plans.plan import parse_plan
+    from console.state.reader import ClusterReader
+    from console.present.findings import findings_text
+    from console.runs.progress import estimate_seconds
+    from console.runs.waves import WaveLimits, plan_waves
+    from console.access.settings import settings_from_args
+    from console.storage.store import Store
+    from console.plans.validate import errors, validate, warnings
 
     path = Path(args.reassignment_json_file)
     try:
@@ -407,16 +410,16 @@ def _submit(args: argparse.Namespace) -> int:
 def _throttle(args: argparse.Namespace) -> int:
     import getpass
 
-    from console.executor import Executor
-    from console.reader import ClusterReader
-    from console.settings import settings_from_args
-    from console.store import Store
+    from console.runs.executor import Executor
+    from console.state.reader import ClusterReader
+    from console.access.settings import settings_from_args
+    from console.storage.store import Store
 
     store = Store()
     settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
     if args.sweep:
-        from console.executor import sweep
-        from console.runs import leftover_throttles
+        from console.runs.executor import sweep
+        from console.runs.throttles import leftover_throttles
 
         with ClusterReader(settings) as reader:
             left = leftover_throttles(reader.snapshot())
@@ -446,10 +449,10 @@ def _executor(args: argparse.Namespace) -> int:
     import getpass
     import signal
 
-    from console.reader import ClusterReader
-    from console.settings import settings_from_args
-    from console.store import Store
-    from console.worker import Worker
+    from console.state.reader import ClusterReader
+    from console.access.settings import settings_from_args
+    from console.storage.store import Store
+    from console.runs.worker import Worker
 
     settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
     with ClusterReader(settings) as reader:
@@ -463,9 +466,9 @@ def _executor(args: argparse.Namespace) -> int:
 
 
 def _two_person_refusal(plan: "Plan", plan_id: int | None) -> str | None:
-    from console.auth import approval_problem, load_users
-    from console.executor import plan_hash
-    from console.store import Store
+    from console.access.auth import approval_problem, load_users
+    from console.runs.executor import plan_hash
+    from console.storage.store import Store
 
     users = load_users()
     if users is None or not users.two_person_rule:
@@ -481,7 +484,7 @@ def _two_person_refusal(plan: "Plan", plan_id: int | None) -> str | None:
 
 
 def _runs(args: argparse.Namespace) -> int:
-    from console.store import Store
+    from console.storage.store import Store
 
     store = Store()
     rows = []
@@ -493,7 +496,7 @@ def _runs(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows))
     else:
-        from console.live import table_text
+        from console.core.format import table_text
 
         print(table_text(rows, ["run", "cluster", "name", "author", "state", "waves", "rate"]) if rows else "No runs.")
     return 0

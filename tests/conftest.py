@@ -13,7 +13,7 @@ import pytest
 
 from console.sandbox import cluster
 from console.sandbox.cluster import Sandbox
-from console.settings import ConnectionSettings
+from console.access.settings import ConnectionSettings
 
 _SANDBOXES: list[Sandbox] = []
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from components import deps, keys, widgets
-from console import drafts
-from console.errors import ConsoleError
-from console.model import BrokerId
-from console.plans import Plan, PlanFormatError, parse_plan, rollback
+from console.plans import drafting as drafts
+from console.core.errors import ConsoleError
+from console.core.model import BrokerId
+from console.plans.plan import Plan, PlanFormatError, parse_plan, rollback
 
 PAGE_SIZE = 100
 

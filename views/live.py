@@ -8,9 +8,10 @@ from datetime import datetime, timedelta
 import streamlit as st
 
 from components import actions, charts, deps, keys, widgets
-from console import live
-from console.executor import cluster_key
-from console.model import PartitionHealth
+from console.core.format import human_bytes, page, page_count
+from console.present import live
+from console.runs.executor import cluster_key
+from console.core.model import PartitionHealth
 
 PAGE_SIZE = 50
 
@@ -42,7 +43,7 @@ def live_panel() -> None:
     m[1].metric("Truly under-replicated", n.under_replicated, help="KIP-352: replicas still being added do not count.")
     m[2].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
     m[3].metric("Stalled (adding on a down broker)", n.stalled)
-    m[4].metric("Left to copy", live.human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
+    m[4].metric("Left to copy", human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
 
     f1, f2, f3 = st.columns(3)
     topics = f1.multiselect("Topics", state.topics, key=keys.LIVE_TOPICS)
@@ -54,9 +55,9 @@ def live_panel() -> None:
     if not parts:
         st.success("No partition reassignments found." if in_flight_only else "No partition matches the filters.")
         return
-    pages = live.page_count(len(parts), PAGE_SIZE)
+    pages = page_count(len(parts), PAGE_SIZE)
     number = st.number_input(f"Page (of {pages}; {len(parts)} partitions)", 1, pages, 1, key=keys.LIVE_PAGE) if pages > 1 else 1
-    shown, _ = live.page(parts, int(number), PAGE_SIZE)
+    shown, _ = page(parts, int(number), PAGE_SIZE)
     runs = deps.store().active_partitions(cluster_key(state, settings.name))
     st.dataframe(
         live.partition_rows(state, shown, runs),

@@ -7,10 +7,11 @@ from datetime import datetime
 import streamlit as st
 
 from components import charts, deps, keys, widgets
-from console import live
-from console.errors import ConsoleError
-from console.executor import sweep
-from console.runs import leftover_throttles
+from console.present import live
+from console.present.findings import finding_rows
+from console.core.errors import ConsoleError
+from console.runs.executor import sweep
+from console.runs.throttles import leftover_throttles
 
 st.header("Cluster overview")
 settings = widgets.require_cluster()
@@ -58,7 +59,7 @@ if left:
             st.error(f"{e.message} {e.hint}")
 
 st.subheader("Findings")
-found = live.finding_rows(state)
+found = finding_rows(state.findings)
 if found:
     st.dataframe(found, hide_index=True, width="stretch")
 else:

@@ -8,14 +8,14 @@ from typing import NamedTuple
 import streamlit as st
 
 from components import actions, charts, deps, keys, widgets
-from console import review
-from console.diff import PlanDiff, diff
-from console.executor import cluster_key, plan_hash
-from console.live import human_bytes
-from console.model import ClusterState, Finding, Severity
-from console.plans import Plan, PlanFormatError, parse_plan, rollback
-from console.runs import WaveLimits
-from console.validate import counts, validate
+from console.present import findings as findings_view, review
+from console.plans.diff import PlanDiff, diff
+from console.runs.executor import cluster_key, plan_hash
+from console.core.format import human_bytes
+from console.core.model import ClusterState, Finding, Severity
+from console.plans.plan import Plan, PlanFormatError, parse_plan, rollback
+from console.runs.waves import WaveLimits
+from console.plans.validate import counts, validate
 
 PAGE_SIZE = 50
 SHOWN_FINDINGS = 2_000
@@ -123,9 +123,9 @@ if n["info"] and st.toggle(f"Show the {n['info']:,} info findings too (no change
                            key=keys.REVIEW_SHOW_INFO) is False:
     shown = [f for f in findings if f.severity is not Severity.INFO]
 if len({f.code for f in shown}) > 1 or len(shown) > 50:
-    st.dataframe(review.finding_summary(shown), hide_index=True)
+    st.dataframe(findings_view.finding_summary(shown), hide_index=True)
 if shown:  # errors come first; only the rows shown become table rows
-    st.dataframe(review.finding_rows(shown[:SHOWN_FINDINGS]), hide_index=True, width="stretch")
+    st.dataframe(findings_view.finding_rows(shown[:SHOWN_FINDINGS]), hide_index=True, width="stretch")
     if len(shown) > SHOWN_FINDINGS:
         st.caption(f"The first {SHOWN_FINDINGS:,} of {len(shown):,} findings (errors first); "
                    "`python -m console validate --json` lists them all.")

@@ -7,12 +7,12 @@ from datetime import timedelta
 import streamlit as st
 
 from components import actions, deps, keys, widgets
-from console import history
-from console.errors import ConsoleError
-from console.executor import Executor, cluster_key
-from console.live import human_bytes
-from console.plans import parse_plan
-from console.runs import Progress, bytes_left, estimate_seconds, human_duration
+from console.present import history
+from console.core.errors import ConsoleError
+from console.runs.executor import Executor, cluster_key
+from console.core.format import human_bytes, human_duration
+from console.plans.plan import parse_plan
+from console.runs.progress import Progress, bytes_left, estimate_seconds
 
 st.header("Runs")
 actions.last_result()

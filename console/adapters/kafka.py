@@ -14,18 +14,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, TypeVar
 
-from console.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError, UnsupportedByCluster
-from console.model import BrokerId, Finding, LogDir, Severity, SourceStatus, TopicPartition
-from console.reads import ApiView, BrokerInfo, BrokerLogDirs, PartitionMeta, Reassignment
-from console.settings import ConnectionSettings
-from console.write import NO_ANSWER, Outcome
+from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
+from console.core.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError, UnsupportedByCluster
+from console.core.model import BrokerId, Finding, LogDir, Severity, SourceStatus, TopicPartition
+from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, PartitionMeta, Reassignment
+from console.access.settings import ConnectionSettings
+from console.runs.cancel import NO_ANSWER, Outcome
 
-BROKER_THROTTLE_KEYS = (
-    "leader.replication.throttled.rate",
-    "follower.replication.throttled.rate",
-    "replica.alter.log.dirs.io.max.bytes.per.second",
-)
-TOPIC_THROTTLE_KEYS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
 
 for _name in ("kafka", "kafka.conn", "kafka.client", "kafka.admin"):
     logging.getLogger(_name).setLevel(logging.CRITICAL)

@@ -13,10 +13,10 @@ import threading
 import time
 from typing import Any, Callable
 
-from console.errors import AuthorizationFailed, ConfigError, ConsoleError, ZooKeeperUnavailable
-from console.model import BrokerId, Finding, Severity, SourceStatus, TopicPartition
-from console.reads import BrokerInfo, PartitionMeta, TopicZnode, ZkView
-from console.znodes import (
+from console.core.errors import AuthorizationFailed, ConfigError, ConsoleError, ZooKeeperUnavailable
+from console.core.model import BrokerId, Finding, Severity, SourceStatus, TopicPartition
+from console.adapters.records import BrokerInfo, PartitionMeta, TopicZnode, ZkView
+from console.adapters.znodes import (
     ZnodeFormatError,
     parse_broker,
     parse_config,
@@ -121,7 +121,7 @@ class ZkReader:
         is still running: :class:`ReassignmentBusy`, nothing written."""
         from kazoo.exceptions import NodeExistsError
 
-        from console.znodes import encode_legacy_reassignment
+        from console.adapters.znodes import encode_legacy_reassignment
 
         data = encode_legacy_reassignment(targets)
         if len(data) > LEGACY_ZNODE_MAX:

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from console.errors import SandboxError
+from console.core.errors import SandboxError
 
 POM = Path(__file__).with_name("pom.xml")
 STATE_FILE = "sandbox.json"
@@ -44,7 +44,7 @@ def _stderr(msg: str) -> None:
 
 
 def default_data_dir() -> Path:
-    from console.store import console_data_dir
+    from console.core.paths import console_data_dir
 
     return console_data_dir() / "sandbox"
 

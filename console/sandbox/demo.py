@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from console.errors import SandboxError
+from console.core.errors import SandboxError
 
 
 @dataclass(frozen=True)

@@ -114,11 +114,11 @@ def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster):
 
 
 def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_path):
-    from console.auth import SANDBOX_USERS, write_users
-    from console.executor import Executor
-    from console.plans import Plan, PlanEntry
-    from console.reader import ClusterReader
-    from console.store import Store
+    from console.access.auth import SANDBOX_USERS, write_users
+    from console.runs.executor import Executor
+    from console.plans.plan import Plan, PlanEntry
+    from console.state.reader import ClusterReader
+    from console.storage.store import Store
     from tests.conftest import settings_for, wait_for
     from tests.integration.helpers import make_topic
 

@@ -7,7 +7,7 @@ import re
 
 from playwright.sync_api import expect, sync_playwright
 
-from console.plans import parse_plan
+from console.plans.plan import parse_plan
 from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url  # noqa: F401 - the fixture
 
 

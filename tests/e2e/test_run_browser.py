@@ -8,10 +8,10 @@ import time
 
 from playwright.sync_api import expect, sync_playwright
 
-from console.auth import SANDBOX_USERS, write_users
-from console.plans import Plan, PlanEntry
-from console.reader import ClusterReader
-from console.store import Store
+from console.access.auth import SANDBOX_USERS, write_users
+from console.plans.plan import Plan, PlanEntry
+from console.state.reader import ClusterReader
+from console.storage.store import Store
 from tests.conftest import settings_for, wait_for
 from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url  # noqa: F401 - the fixture
 from tests.integration.helpers import clear_throttles, make_topic
@@ -94,8 +94,8 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
     up as soon as anyone opens a page, and sends each wave once."""
     import json
 
-    from console.executor import Executor
-    from console.runs import WaveLimits
+    from console.runs.executor import Executor
+    from console.runs.waves import WaveLimits
 
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     bs = sandbox.bootstrap_servers

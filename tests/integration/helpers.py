@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic, ResourceType
 
-from console.adapters.kafka import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
-from console.model import ClusterState
+from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
+from console.core.model import ClusterState
 from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates  # noqa: F401 - set_broker_rates re-exported
 
 

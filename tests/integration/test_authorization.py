@@ -6,9 +6,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from console.model import SourceStatus
-from console.reader import ClusterReader
-from console.settings import ConnectionSettings
+from console.core.model import SourceStatus
+from console.state.reader import ClusterReader
+from console.access.settings import ConnectionSettings
 from tests.integration.helpers import make_topic
 
 
@@ -63,7 +63,7 @@ def test_a_viewer_cannot_cancel_or_submit_from_the_cli(sandbox, tmp_path):
     import json
     import os
 
-    from console.store import Store
+    from console.storage.store import Store
     from tests.conftest import settings_for, wait_for
     from tests.integration.helpers import clear_throttles, set_broker_rates, throttle_topic_all
     from tests.integration.test_faults_and_kraft import reassign

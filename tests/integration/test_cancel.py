@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from console import cli
-from console.reader import ClusterReader
-from console.store import Store
+from console.state.reader import ClusterReader
+from console.storage.store import Store
 from tests.conftest import settings_for, wait_for
 from tests.integration.helpers import clear_throttles, make_topic, set_broker_rates, throttle_topic_all
 from tests.integration.test_faults_and_kraft import BROKERS, reassign

@@ -7,10 +7,10 @@ import pytest
 from kafka.admin import KafkaAdminClient
 from kafka.structs import TopicPartition
 
-from console.export import list_text
-from console.model import ReplicaRole, Source, SourceStatus
-from console.reader import ClusterReader
-from console.state import ADDING_ON_INELIGIBLE
+from console.present.text import list_text
+from console.core.model import ReplicaRole, Source, SourceStatus
+from console.state.reader import ClusterReader
+from console.state.merge import ADDING_ON_INELIGIBLE
 from tests.conftest import official, own_sandbox, settings_for, wait_for
 from tests.integration.helpers import clear_throttles, make_topic, no_throttles_left, set_broker_rates, throttle_topic_all
 

@@ -9,9 +9,9 @@ import sys
 
 from kazoo.client import KazooClient
 
-from console.model import ReplicaRole, Source, SourceStatus
-from console.reader import ClusterReader
-from console.state import merge
+from console.core.model import ReplicaRole, Source, SourceStatus
+from console.state.reader import ClusterReader
+from console.state.merge import merge
 from tests.conftest import official, settings_for, wait_for, write_plan
 from tests.integration.helpers import (
     assignment, clear_throttles, make_topic, no_throttles_left, set_broker_rates, throttle_topic_all,
@@ -35,7 +35,7 @@ def test_official_throttled_reassignment_matches_console(sandbox, tmp_path):
     with ClusterReader(settings_for(sandbox)) as reader:
         # in flight: the console's R / AR / RR equal the official --list, line for line
         state = wait_for(lambda: (s := reader.snapshot()).in_flight and s, what="reassignment in flight")
-        from console.export import list_text
+        from console.present.text import list_text
         assert list_text(state).splitlines() == official_list(sandbox)
         # the CLI prints the same
         cli = subprocess.run([sys.executable, "-m", "console", "list", "--bootstrap-server", bs,

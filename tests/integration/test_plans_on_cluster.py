@@ -10,10 +10,10 @@ import pytest
 from kafka.admin import KafkaAdminClient
 from kafka.structs import TopicPartition
 
-from console.model import BrokerId
-from console.plans import Plan, PlanEntry, parse_plan, rollback
-from console.reader import ClusterReader
-from console.validate import errors, validate
+from console.core.model import BrokerId
+from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
+from console.state.reader import ClusterReader
+from console.plans.validate import errors, validate
 from tests.conftest import official, settings_for, wait_for, write_plan
 from tests.integration.helpers import make_topic
 

@@ -8,11 +8,11 @@ import json
 import time
 
 from console import cli
-from console.executor import Executor
-from console.plans import Plan, PlanEntry
-from console.reader import ClusterReader
-from console.runs import WaveLimits
-from console.store import Store
+from console.runs.executor import Executor
+from console.plans.plan import Plan, PlanEntry
+from console.state.reader import ClusterReader
+from console.runs.waves import WaveLimits
+from console.storage.store import Store
 from tests.conftest import settings_for, wait_for, write_plan
 from tests.integration.helpers import admin, clear_throttles, make_topic
 from tests.integration.test_faults_and_kraft import BROKERS, reassign

@@ -11,11 +11,11 @@ import uuid
 import pytest
 
 from console import cli
-from console.executor import Executor
-from console.plans import Plan, PlanEntry
-from console.reader import ClusterReader
-from console.runs import WaveLimits
-from console.store import Store
+from console.runs.executor import Executor
+from console.plans.plan import Plan, PlanEntry
+from console.state.reader import ClusterReader
+from console.runs.waves import WaveLimits
+from console.storage.store import Store
 from tests.conftest import own_sandbox, settings_for, wait_for
 from tests.integration.helpers import clear_throttles, make_topic, set_broker_rates, throttle_topic_all
 from tests.integration.test_faults_and_kraft import BROKERS, reassign

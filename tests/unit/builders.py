@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from console.model import BrokerId, SourceStatus
-from console.reads import ApiView, BrokerInfo, PartitionMeta, Reassignment, TopicZnode, ZkView
+from console.core.model import BrokerId, SourceStatus
+from console.adapters.records import ApiView, BrokerInfo, PartitionMeta, Reassignment, TopicZnode, ZkView
 
 
 def ids(*b: int) -> tuple[BrokerId, ...]:

@@ -14,11 +14,11 @@ from collections import Counter, defaultdict
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from console.columns import PAD, padded
-from console.diff import ChangeKind, change_of, diff, partition_size
-from console.model import Broker, BrokerId, ClusterState, LogDir, Partition, ReplicaLog
-from console.plans import ANY, Plan, PlanEntry
-from console import validate as v
+from console.plans.columns import PAD, padded
+from console.plans.diff import ChangeKind, change_of, diff, partition_size
+from console.core.model import Broker, BrokerId, ClusterState, LogDir, Partition, ReplicaLog
+from console.plans.plan import ANY, Plan, PlanEntry
+from console.plans import validate as v
 
 BROKERS = range(7)
 odd_ids = st.sampled_from([-1, 2**31 - 1, 2**31, 2**40])
@@ -229,7 +229,7 @@ def test_ids_beyond_int64_are_invalid_not_a_crash():
 
 
 def test_parsed_plan_columns_follow_the_sorted_entries():
-    from console.plans import parse_plan
+    from console.plans.plan import parse_plan
 
     plan = parse_plan('{"partitions":[{"topic":"b","partition":1,"replicas":[5,6]},'
                       '{"topic":"a","partition":3,"replicas":[1]},{"topic":"a","partition":0,"replicas":[2,3,4]}]}')

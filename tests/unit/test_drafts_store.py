@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from console import drafts
-from console.plans import Plan, PlanEntry, PlanFormatError, rollback
-from console.store import Store
+from console.plans import drafting as drafts
+from console.plans.plan import Plan, PlanEntry, PlanFormatError, rollback
+from console.storage.store import Store
 from tests.unit.builders import ids
 from tests.unit.test_plans import snapshot
 

@@ -1,7 +1,8 @@
-from console import live
-from console.export import list_json, list_text, state_json
-from console.model import PartitionHealth, ReplicaLog
-from console.state import merge
+from console.core.format import page, table_text
+from console.present import live
+from console.present.text import list_json, list_text, state_json, state_text
+from console.core.model import PartitionHealth, ReplicaLog
+from console.state.merge import merge
 from tests.unit.builders import api
 
 
@@ -39,9 +40,9 @@ def test_filters_and_pages():
     urp = live.LiveFilter(health=(PartitionHealth.UNDER_REPLICATED,), in_flight_only=False)
     assert [p.name for p in live.select(s, urp)] == ["a-0"]
     assert [p.name for p in live.select(s, live.LiveFilter(brokers=(5,), in_flight_only=False))] == ["t-0"]
-    rows, pages = live.page(list(range(101)), 3, 50)
+    rows, pages = page(list(range(101)), 3, 50)
     assert list(rows) == [100] and pages == 3
-    assert live.page([], 5, 50) == ([], 1)
+    assert page([], 5, 50) == ([], 1)
 
 
 def test_counts_and_cells():
@@ -66,7 +67,7 @@ def test_partition_rows_progress():
 
 
 def test_state_text_names_brokers_in_flight_and_counts():
-    text = live.state_text(snapshot())
+    text = state_text(snapshot())
     assert "7 brokers" in text and "3 partitions, 1 reassigning, 1 truly under-replicated" in text
     in_flight = text.split("In flight:\n", 1)[1].splitlines()
     assert in_flight[0].split() == ["partition", "R", "I", "AR", "RR", "leader", "source", "adding", "detail"]
@@ -74,5 +75,5 @@ def test_state_text_names_brokers_in_flight_and_counts():
 
 
 def test_table_text_aligns_columns():
-    assert live.table_text([{"a": 1, "b": "xyz"}, {"a": 22, "b": None}], ["a", "b"]).splitlines() == [
+    assert table_text([{"a": 1, "b": "xyz"}, {"a": 22, "b": None}], ["a", "b"]).splitlines() == [
         "a   b", "1   xyz", "22"]

@@ -1,6 +1,6 @@
 from hypothesis import given, strategies as st
 
-from console.model import Partition, PartitionHealth, ReplicaLog, ReplicaRole
+from console.core.model import Partition, PartitionHealth, ReplicaLog, ReplicaRole
 from tests.unit.builders import ids
 
 

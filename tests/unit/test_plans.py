@@ -7,12 +7,12 @@ import json
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from console.diff import ChangeKind, diff
-from console.model import BrokerId, LogDir
-from console.plans import Plan, PlanEntry, PlanFormatError, apply, parse_plan, parse_topics_to_move, rollback
-from console.reads import BrokerLogDirs
-from console.state import merge
-from console import validate as v
+from console.plans.diff import ChangeKind, diff
+from console.core.model import BrokerId, LogDir
+from console.plans.plan import Plan, PlanEntry, PlanFormatError, apply, parse_plan, parse_topics_to_move, rollback
+from console.adapters.records import BrokerLogDirs
+from console.state.merge import merge
+from console.plans import validate as v
 from tests.unit.builders import api, ids
 
 # -- strategies --------------------------------------------------------------------------------

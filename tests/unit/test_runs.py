@@ -6,12 +6,14 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from console.diff import change_of
-from console.plans import Plan, PlanEntry
-from console.runs import (FOLLOWER_LIST, LEADER_LIST, WaveLimits, merged, plan_waves, unmerged, wave_throttle)
-from console.state import merge
-from console.model import BrokerId
-from console.store import ConflictError, Store
+from console.plans.diff import change_of
+from console.plans.plan import Plan, PlanEntry
+from console.core.limits import FOLLOWER_LIST, LEADER_LIST
+from console.runs.throttles import merged, unmerged, wave_throttle
+from console.runs.waves import WaveLimits, plan_waves
+from console.state.merge import merge
+from console.core.model import BrokerId
+from console.storage.store import ConflictError, Store
 from tests.unit.builders import api, ids
 from tests.unit.test_plans import snapshot
 
@@ -85,8 +87,8 @@ def test_store_refuses_a_second_run_on_the_same_partitions_and_hands_over_rates(
 def test_leftover_throttles_are_those_nothing_in_flight_needs():
     from dataclasses import replace
 
-    from console.model import Throttles
-    from console.runs import leftover_throttles
+    from console.core.model import Throttles
+    from console.runs.throttles import leftover_throttles
 
     meta = {("t", 0): ([1, 2, 0], [1, 0], 1), ("u", 0): ([0, 1], [0, 1], 0)}
     state = merge(api(meta, lpr={("t", 0): ([1, 2, 0], [2], [0])}, nbrokers=4), None)
@@ -99,7 +101,8 @@ def test_leftover_throttles_are_those_nothing_in_flight_needs():
 
 
 def test_eta_before_the_run_and_progress_during_it():
-    from console.runs import Progress, bytes_left, estimate_seconds, human_duration
+    from console.core.format import human_duration
+    from console.runs.progress import Progress, bytes_left, estimate_seconds
 
     state = snapshot({("t", p): [p % 3] for p in range(4)}, nbrokers=4, sizes={("t", p): 4000 for p in range(4)})
     plan = Plan.of([PlanEntry("t", p, ids(3)) for p in range(4)])  # 4 × 4000 bytes from brokers 0,1,2 to 3
@@ -110,9 +113,9 @@ def test_eta_before_the_run_and_progress_during_it():
     assert human_duration(0.08) == "under a second"
     progress = Progress(stuck_after_s=10)
     assert progress.rate() is None and bytes_left(state, [("t", 0)]) == 0  # not moving
-    from console.state import merge as merge_views
-    from console.reads import BrokerLogDirs
-    from console.model import LogDir
+    from console.state.merge import merge as merge_views
+    from console.adapters.records import BrokerLogDirs
+    from console.core.model import LogDir
 
     def moving(t: float, copied: int):
         meta = {("t", 0): ([3, 0], [0], 0)}

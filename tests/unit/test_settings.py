@@ -1,7 +1,7 @@
 import pytest
 
-from console.errors import ConfigError
-from console.settings import load_command_config, parse_properties, settings_from_args, to_kafka_python
+from console.core.errors import ConfigError
+from console.access.settings import load_command_config, parse_properties, settings_from_args, to_kafka_python
 
 
 def test_properties_syntax():

@@ -1,8 +1,8 @@
 """The merge of the Admin API and ZooKeeper views, and the findings where they disagree."""
 
-from console import state as S
-from console.model import Severity, Source, SourceStatus
-from console.reads import ApiView, ZkView
+from console.state import merge as S
+from console.core.model import Severity, Source, SourceStatus
+from console.adapters.records import ApiView, ZkView
 from tests.unit.builders import api, ids, zk
 
 T = ("t", 0)

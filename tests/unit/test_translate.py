@@ -7,7 +7,7 @@ from confluent_kafka import KafkaError, KafkaException
 from kafka import errors as kerr
 
 from console.adapters.kafka import translate
-from console.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError, UnsupportedByCluster
+from console.core.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError, UnsupportedByCluster
 
 
 @pytest.mark.parametrize("exc, kind", [

@@ -7,9 +7,9 @@ import sqlite3
 import kafka.errors as ke
 import pytest
 
-from console.state import merge
-from console.store import Store
-from console.write import NO_ANSWER, Outcome, keys_of, plan_cancel, summary
+from console.state.merge import merge
+from console.storage.store import Store
+from console.runs.cancel import NO_ANSWER, Outcome, keys_of, plan_cancel, summary
 from tests.unit.builders import api
 
 
@@ -59,7 +59,7 @@ def test_audit_log_is_append_only(tmp_path):
 
 
 def test_two_person_rule():
-    from console.auth import approval_problem
+    from console.access.auth import approval_problem
 
     assert "someone other than its author" in approval_problem("ann", [], "h1")
     assert "only by its author" in approval_problem("ann", [("ann", 1.0, "h1")], "h1")
@@ -68,7 +68,7 @@ def test_two_person_rule():
 
 
 def test_users_file_passwords_and_roles(tmp_path):
-    from console.auth import OPERATOR, VIEWER, check_password, hash_password, load_users, write_users
+    from console.access.auth import OPERATOR, VIEWER, check_password, hash_password, load_users, write_users
 
     stored = hash_password("s3cret")
     assert stored.startswith("scrypt$") and "s3cret" not in stored

@@ -3,8 +3,8 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from console.reads import TopicZnode
-from console.znodes import (
+from console.adapters.records import TopicZnode
+from console.adapters.znodes import (
     ZnodeFormatError, encode_topic, parse_broker, parse_config, parse_controller, parse_legacy_reassignment,
     parse_partition_state, parse_topic,
 )

@@ -15,13 +15,15 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from console.errors import AuthorizationFailed, ClusterUnavailable, ConfigError, ConsoleError, UnsupportedByCluster
-from console.model import BrokerId, ClusterState, Partition, SourceStatus, TopicPartition
-from console.plans import Plan, PlanEntry, parse_plan, rollback
-from console.reader import ClusterReader
-from console.runs import FOLLOWER_RATE, LEADER_RATE, Leftover, WaveLimits, merged, plan_waves, unmerged, wave_throttle
-from console.store import Run, Store, WaveRow
-from console.write import CancelPlan, Outcome, outcome_rows, summary
+from console.core.errors import AuthorizationFailed, ClusterUnavailable, ConfigError, ConsoleError, UnsupportedByCluster
+from console.core.model import BrokerId, ClusterState, Partition, SourceStatus, TopicPartition
+from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
+from console.state.reader import ClusterReader
+from console.core.limits import FOLLOWER_RATE, LEADER_RATE
+from console.runs.throttles import Leftover, merged, unmerged, wave_throttle
+from console.runs.waves import WaveLimits, plan_waves
+from console.storage.store import Run, Store, WaveRow
+from console.runs.cancel import CancelPlan, Outcome, outcome_rows, summary
 
 TERMINAL = ("completed", "cancelled", "failed", "stopped")
 

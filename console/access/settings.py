@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from console.errors import ConfigError
+from console.core.errors import ConfigError
 
 # librdkafka property -> kafka-python keyword
 _TO_KAFKA_PYTHON: dict[str, str] = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from console.model import BrokerId, Finding, LogDir, SourceStatus, TopicPartition
+from console.core.model import BrokerId, Finding, LogDir, SourceStatus, TopicPartition
 
 
 @dataclass(frozen=True, slots=True)

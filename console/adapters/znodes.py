@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from console.model import BrokerId, TopicPartition
-from console.reads import BrokerInfo, PartitionMeta, TopicZnode
+from console.core.model import BrokerId, TopicPartition
+from console.adapters.records import BrokerInfo, PartitionMeta, TopicZnode
 
 
 class ZnodeFormatError(ValueError):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.model import ClusterState, Partition
+from console.core.format import human_bytes, ids_text, table_text, timestamp
+from console.core.model import ClusterState, Partition
+from console.present.findings import finding_rows
+from console.present.live import broker_rows, counts, partition_rows, throttle_rows
 
 
 def list_text(state: ClusterState) -> str:
@@ -21,10 +24,6 @@ def list_text(state: ClusterState) -> str:
         lines.append(line)
     return "\n".join(lines)
 
-
-def ids_text(ids: tuple[int, ...]) -> str:
-    """Broker ids as the official tool prints them: ``4,5,6``."""
-    return ",".join(str(b) for b in ids)
 
 
 def list_json(state: ClusterState) -> dict[str, Any]:
@@ -98,3 +97,32 @@ def state_json(state: ClusterState) -> dict[str, Any]:
         "partitions": [partition_dict(p, state.logs_known) for p in state.partitions],
         "findings": [f.to_dict() for f in state.findings],
     }
+
+
+def state_text(state: ClusterState) -> str:
+    """The snapshot as an operator reads it in a terminal: brokers, counts, what is in flight, throttles, findings."""
+    n = counts(state)
+    head = [
+        f"Cluster {state.name or '?'}" + (f" (id {state.cluster_id})" if state.cluster_id else "")
+        + f", controller {state.controller if state.controller is not None else 'unknown'}"
+        + f", read at {timestamp(state.taken_at)}.",
+        "Sources: " + ", ".join(f"{k} {v}" for k, v in state.status.to_dict().items()) + ".",
+        f"{len(state.brokers)} brokers ({len(state.live_brokers)} live), {n.partitions} partitions, "
+        f"{n.reassigning} reassigning, {n.under_replicated} truly under-replicated, {n.offline} offline.",
+    ]
+    out = ["\n".join(head), "Brokers:\n" + table_text(
+        broker_rows(state), ["broker", "rack", "host", "live", "eligible", "controller", "replicas", "leaders", "on disk"])]
+    if state.in_flight:
+        out.append("In flight:\n" + table_text(
+            partition_rows(state, state.in_flight), ["partition", "R", "I", "AR", "RR", "leader", "source", "adding detail"]))
+    else:
+        out.append("No partition reassignments found.")
+    if n.bytes_to_copy:
+        out.append(f"Left to copy: {human_bytes(n.bytes_to_copy)}; stalled adding replicas: {n.stalled}.")
+    throttles = throttle_rows(state)
+    if throttles:
+        out.append("Throttles:\n" + table_text(throttles, ["entity", "config", "value"]))
+    if state.findings:
+        out.append("Findings:\n" + "\n".join(
+            f"[{r['severity']}] {r['message']}" + (f" {r['hint']}" if r.get("hint") else "") for r in finding_rows(state.findings)))
+    return "\n\n".join(out)

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from console.settings import ConnectionSettings
+from console.access.settings import ConnectionSettings
 
 SANDBOX = "sandbox"
 

@@ -18,8 +18,8 @@ import time
 from collections import defaultdict
 from typing import Iterable, Iterator, Mapping
 
-from console.perf import gc_paused
-from console.model import (
+from console.core.perf import gc_paused
+from console.core.model import (
     Broker,
     BrokerId,
     ClusterState,
@@ -33,7 +33,7 @@ from console.model import (
     Throttles,
     TopicPartition,
 )
-from console.reads import ApiView, BrokerInfo, PartitionMeta, Reassignment, ZkView
+from console.adapters.records import ApiView, BrokerInfo, PartitionMeta, Reassignment, ZkView
 
 # Finding codes for disagreements between the Admin API and ZooKeeper.
 BROKER_ONLY_IN_API = "broker-only-in-api"

@@ -5,7 +5,7 @@ these at the adapter boundary, so pages, the CLI and notebooks handle one tree::
 
     ConsoleError                      anything the console reports to an operator
     ├── ConfigError                   bad connection settings or command-config file
-    │   └── PlanFormatError           a plan file that cannot be used (console.plans)
+    │   └── PlanFormatError           a plan file that cannot be used (console.plans.plan)
     ├── ClusterUnavailable            Kafka does not answer (timeout, connection refused)
     ├── ZooKeeperUnavailable          ZooKeeper does not answer or the session is lost
     ├── AuthorizationFailed           the cluster answered "not authorised" for an operation

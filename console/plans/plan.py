@@ -29,13 +29,13 @@ from typing import Annotated, Any, Callable, Iterable, Literal, Mapping, NamedTu
 import msgspec
 import numpy as np
 
-from console.columns import INT32_MAX, PAD, Ints, padded
-from console.errors import ConfigError
-from console.perf import without_gc
-from console.model import BrokerId, ClusterState, ReplicaLog, TopicPartition, partition_name
+from console.core.limits import INT32_MAX, MAX_TOPIC_LENGTH
+from console.plans.columns import PAD, Ints, padded
+from console.core.errors import ConfigError
+from console.core.perf import without_gc
+from console.core.model import BrokerId, ClusterState, ReplicaLog, TopicPartition, partition_name
 
 ANY = "any"
-MAX_TOPIC_LENGTH = 249
 _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
 _MAX_REPORTED = 20
 _key = itemgetter(0, 1)
@@ -122,7 +122,7 @@ class Plan:
 
     @cached_property
     def target_columns(self) -> tuple[Ints, Ints]:
-        """Target replicas as a padded matrix and their lengths (:func:`console.columns.padded`)."""
+        """Target replicas as a padded matrix and their lengths (:func:`console.plans.columns.padded`)."""
         return padded([e.replicas for e in self.entries])
 
     @without_gc

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping, NamedTuple
 
-from console.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
+from console.core.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
 
 
 class _NoAnswer:

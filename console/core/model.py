@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple, NewType
 
 if TYPE_CHECKING:
-    from console.columns import SnapshotColumns
+    from console.plans.columns import SnapshotColumns
 
 BrokerId = NewType("BrokerId", int)
 TopicPartition = tuple[str, int]
@@ -36,6 +36,14 @@ class Severity(str, Enum):
     """Look before acting: the picture may be incomplete or two sources disagree."""
     ERROR = "error"
     """Something is wrong and blocks what depends on it."""
+
+    @property
+    def rank(self) -> int:
+        """0 for errors, 1 for warnings, 2 for info: the order findings are shown in."""
+        return _SEVERITY_RANK[self]
+
+
+_SEVERITY_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 class Source(str, Enum):
@@ -401,8 +409,8 @@ class ClusterState:
 
     @cached_property
     def columns(self) -> "SnapshotColumns":
-        """The partitions as arrays (:mod:`console.columns`), built once per snapshot for plan checks."""
-        from console.columns import snapshot_columns
+        """The partitions as arrays (:mod:`console.plans.columns`), built once per snapshot for plan checks."""
+        from console.plans.columns import snapshot_columns
 
         return snapshot_columns(self)
 

@@ -24,10 +24,10 @@ from typing import Iterator, NamedTuple, Sequence, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
-from console.columns import PAD, Bools, BrokerTable, Ints, broker_ids, member, widen
-from console.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
-from console.perf import without_gc
-from console.plans import Plan, PlanEntry
+from console.plans.columns import PAD, Bools, BrokerTable, Ints, broker_ids, member, widen
+from console.core.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
+from console.core.perf import without_gc
+from console.plans.plan import Plan, PlanEntry
 
 _key = itemgetter(0, 1)
 G = TypeVar("G", bound=np.generic)
@@ -142,7 +142,7 @@ _CODE = {k: i for i, k in enumerate(_KINDS)}
 
 @dataclass(frozen=True)
 class DiffColumns:
-    """The diff as arrays, one row per plan entry (see :mod:`console.columns`)."""
+    """The diff as arrays, one row per plan entry (see :mod:`console.plans.columns`)."""
 
     rows: Ints
     """Row of the partition in the snapshot's columns; -1 when unknown."""

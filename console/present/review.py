@@ -6,13 +6,9 @@ from collections import Counter
 from dataclasses import asdict
 from typing import Any, Iterable, Mapping, Sequence
 
-from console.diff import PartitionChange, PlanDiff
-from console.export import ids_text
-from console.live import human_bytes, table_text
-from console.model import BrokerId, ClusterState, Finding, Severity
-
-SEVERITY_ORDER = {Severity.ERROR.value: 0, Severity.WARNING.value: 1, Severity.INFO.value: 2}
-
+from console.plans.diff import PartitionChange, PlanDiff
+from console.core.format import human_bytes, ids_text, table_text
+from console.core.model import BrokerId, ClusterState, Finding, Severity
 
 def rack_map(state: ClusterState) -> dict[BrokerId, str]:
     return {b.id: b.rack for b in state.brokers if b.rack}
@@ -73,17 +69,6 @@ def flow_rows(d: PlanDiff) -> list[dict[str, Any]]:
     return [{"from": f.source, "to": f.destination, "replicas": f.replicas, "bytes": f.bytes} for f in d.flows]
 
 
-def finding_rows(findings: Iterable[Finding]) -> list[dict[str, object]]:
-    rows = [f.to_dict() for f in findings]
-    rows.sort(key=lambda r: SEVERITY_ORDER.get(str(r["severity"]), 3))
-    return rows
-
-
-def finding_summary(findings: Iterable[Finding]) -> list[dict[str, object]]:
-    """How many findings of each code: errors first, then the most frequent."""
-    n = Counter((f.severity.value, f.code) for f in findings)
-    return [{"severity": sev, "code": code, "findings": k}
-            for (sev, code), k in sorted(n.items(), key=lambda kv: (SEVERITY_ORDER.get(kv[0][0], 3), -kv[1], kv[0][1]))]
 
 
 def diff_json(d: PlanDiff, racks: Mapping[BrokerId, str]) -> dict[str, Any]:
@@ -121,13 +106,6 @@ def diff_text(d: PlanDiff, racks: Mapping[BrokerId, str], limit: int = 200) -> s
             [{**r, "bytes": human_bytes(r["bytes"])} for r in flow_rows(d)], ["from", "to", "replicas", "bytes"]))
     return "\n\n".join(parts)
 
-
-def findings_text(findings: Sequence[Finding]) -> str:
-    if not findings:
-        return "No findings: the plan is valid."
-    return "\n".join(
-        f"[{f.severity.value}] {f.code}: {f.message}" + (f" ({f.hint})" if f.hint else "")
-        for f in findings)
 
 
 def plan_cells(changes: Sequence[PartitionChange]) -> list[dict[str, Any]]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from console.export import ids_text as _ids
-from console.model import ClusterState, Partition, PartitionHealth, ReplicaRole
+from console.core.format import human_bytes, ids_text as _ids, table_text
+from console.core.model import ClusterState, Partition, PartitionHealth, ReplicaRole
 
 
 @dataclass(frozen=True)
@@ -76,16 +76,6 @@ def counts(state: ClusterState) -> LiveCounts:
     )
 
 
-def page_count(n: int, size: int) -> int:
-    return max(1, -(-n // size))
-
-
-def page(rows: Sequence[Any], number: int, size: int) -> tuple[Sequence[Any], int]:
-    """Rows of page ``number`` (1-based, clamped) and the number of pages."""
-    pages = page_count(len(rows), size)
-    number = min(max(1, number), pages)
-    return rows[(number - 1) * size : number * size], pages
-
 
 def partition_rows(state: ClusterState, parts: Sequence[Partition],
                    runs: Mapping[tuple[str, int], int] | None = None) -> list[dict[str, Any]]:
@@ -139,16 +129,6 @@ def replica_cells(state: ClusterState, parts: Sequence[Partition]) -> list[dict[
     return out
 
 
-def human_bytes(n: int | None) -> str:
-    if n is None:
-        return "?"
-    value = float(n)
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if value < 1024 or unit == "TB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} B"
-
 
 def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
     """Per broker: rack, liveness, eligibility, partition/leader/replica counts and bytes."""
@@ -184,47 +164,3 @@ def throttle_rows(state: ClusterState) -> list[dict[str, str]]:
         for k, v in cfg:
             rows.append({"entity": f"topic {name}", "config": k, "value": v})
     return rows
-
-
-def finding_rows(state: ClusterState) -> list[dict[str, Any]]:
-    from console.review import finding_rows as rows
-
-    return rows(state.findings)
-
-
-def table_text(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
-    """Rows as an aligned plain-text table (CLI)."""
-    cells = [[str(c) for c in columns]] + [["" if r.get(c) is None else str(r.get(c)) for c in columns] for r in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
-    return "\n".join("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells)
-
-
-def state_text(state: ClusterState) -> str:
-    """The snapshot as an operator reads it in a terminal: brokers, counts, what is in flight, throttles, findings."""
-    from datetime import datetime
-
-    n = counts(state)
-    head = [
-        f"Cluster {state.name or '?'}" + (f" (id {state.cluster_id})" if state.cluster_id else "")
-        + f", controller {state.controller if state.controller is not None else 'unknown'}"
-        + f", read at {datetime.fromtimestamp(state.taken_at):%Y-%m-%d %H:%M:%S}.",
-        "Sources: " + ", ".join(f"{k} {v}" for k, v in state.status.to_dict().items()) + ".",
-        f"{len(state.brokers)} brokers ({len(state.live_brokers)} live), {n.partitions} partitions, "
-        f"{n.reassigning} reassigning, {n.under_replicated} truly under-replicated, {n.offline} offline.",
-    ]
-    out = ["\n".join(head), "Brokers:\n" + table_text(
-        broker_rows(state), ["broker", "rack", "host", "live", "eligible", "controller", "replicas", "leaders", "on disk"])]
-    if state.in_flight:
-        out.append("In flight:\n" + table_text(
-            partition_rows(state, state.in_flight), ["partition", "R", "I", "AR", "RR", "leader", "source", "adding detail"]))
-    else:
-        out.append("No partition reassignments found.")
-    if n.bytes_to_copy:
-        out.append(f"Left to copy: {human_bytes(n.bytes_to_copy)}; stalled adding replicas: {n.stalled}.")
-    throttles = throttle_rows(state)
-    if throttles:
-        out.append("Throttles:\n" + table_text(throttles, ["entity", "config", "value"]))
-    if state.findings:
-        out.append("Findings:\n" + "\n".join(
-            f"[{r['severity']}] {r['message']}" + (f" {r['hint']}" if r.get("hint") else "") for r in finding_rows(state)))
-    return "\n\n".join(out)

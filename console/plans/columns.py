@@ -17,7 +17,8 @@ from typing import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from console.model import ClusterState
+from console.core.limits import INT32_MAX
+from console.core.model import ClusterState
 
 Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
@@ -25,8 +26,6 @@ Bools = npt.NDArray[np.bool_]
 PAD = np.iinfo(np.int64).min
 """Fills the unused cells of a padded matrix; also stands for "none" (no leader, size unknown)."""
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
-INT32_MAX = 2**31 - 1
-"""Broker ids and partition numbers are int32 in Kafka's protocol."""
 _SPAN = np.int64(2**31)
 _DENSE = 1 << 20
 """Ids below this are looked up in a direct table rather than by binary search."""

@@ -8,9 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from console.adapters.kafka import KafkaGateway
 from console.adapters.zookeeper import ZkReader
-from console.model import ClusterState
-from console.settings import ConnectionSettings
-from console.state import merge
+from console.core.model import ClusterState
+from console.access.settings import ConnectionSettings
+from console.state.merge import merge
 
 
 class ClusterReader:

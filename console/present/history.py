@@ -5,22 +5,19 @@ from __future__ import annotations
 import csv
 import io
 import json
-from datetime import datetime
 from typing import Iterable
 
-from console.model import ClusterState
-from console.plans import parse_plan
-from console.store import AuditEntry, Run, WaveRow
+from console.core.format import timestamp
+from console.core.model import ClusterState
+from console.plans.plan import parse_plan
+from console.storage.store import AuditEntry, Run, WaveRow
 
-
-def _time(ts: float | None) -> str:
-    return "" if ts is None else f"{datetime.fromtimestamp(ts):%Y-%m-%d %H:%M:%S}"
 
 
 def run_rows(runs: Iterable[Run], waves: dict[int, list[WaveRow]]) -> list[dict[str, object]]:
     return [{"run": r.id, "name": r.name, "author": r.author, "state": r.state,
              "waves": f"{sum(w.state == 'completed' for w in waves.get(r.id, []))}/{len(waves.get(r.id, []))}",
-             "throttle B/s": r.rate, "started": _time(r.created_at), "updated": _time(r.updated_at),
+             "throttle B/s": r.rate, "started": timestamp(r.created_at), "updated": timestamp(r.updated_at),
              "plan hash": r.plan_hash} for r in runs]
 
 
@@ -40,12 +37,12 @@ def wave_rows(state: ClusterState | None, waves: Iterable[WaveRow],
         rows.append({"wave": w.number, "state": w.state, "partitions": len(entries),
                      "at target": done if state is not None else None, "rejected": rejected.get(w.number, 0),
                      "progress": round(100 * done / len(entries)) if entries and state is not None else None,
-                     "submitted": _time(w.submitted_at), "completed": _time(w.completed_at)})
+                     "submitted": timestamp(w.submitted_at), "completed": timestamp(w.completed_at)})
     return rows
 
 
 def audit_rows(entries: Iterable[AuditEntry]) -> list[dict[str, object]]:
-    return [{"id": a.id, "ref": a.ref, "at": _time(a.at), "user": a.user, "cluster": a.cluster, "action": a.action,
+    return [{"id": a.id, "ref": a.ref, "at": timestamp(a.at), "user": a.user, "cluster": a.cluster, "action": a.action,
              "outcome": a.outcome, "plan hash": a.plan_hash, "request": a.request, "response": a.response}
             for a in entries]
 

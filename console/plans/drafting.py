@@ -1,6 +1,6 @@
 """Drafting plans (pure): start from the current assignment, edit entries, bulk edits.
 
-Every function returns a new :class:`~console.plans.Plan` (plans are immutable), so the Drafts
+Every function returns a new :class:`~console.plans.plan.Plan` (plans are immutable), so the Drafts
 page keeps a history for undo by keeping the previous plans.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from console.columns import INT32_MAX
-from console.model import BrokerId, ClusterState, TopicPartition
-from console.plans import ANY, Plan, PlanEntry, PlanFormatError
+from console.core.limits import INT32_MAX
+from console.core.model import BrokerId, ClusterState, TopicPartition
+from console.plans.plan import ANY, Plan, PlanEntry, PlanFormatError
 
 
 def from_assignment(state: ClusterState, topics: Iterable[str] = (), partitions: Iterable[TopicPartition] = ()) -> Plan:

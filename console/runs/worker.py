@@ -8,10 +8,10 @@ import logging
 import threading
 from typing import Callable
 
-from console.errors import ConsoleError
-from console.executor import Executor, Step, cluster_key
-from console.reader import ClusterReader
-from console.store import Store
+from console.core.errors import ConsoleError
+from console.runs.executor import Executor, Step, cluster_key
+from console.state.reader import ClusterReader
+from console.storage.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -16,11 +16,12 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from console.columns import INT32_MAX, PAD, Bools, Ints, broker_ids, digits, distinct, lookup, member
-from console.diff import ChangeKind, PlanDiff, diff
-from console.model import BrokerId, ClusterState, Finding, Severity
-from console.perf import without_gc
-from console.plans import ANY, Plan, PlanEntry
+from console.core.limits import INT32_MAX, REQUEST_LIMIT, ZNODE_LIMIT_BYTES
+from console.plans.columns import PAD, Bools, Ints, broker_ids, digits, distinct, lookup, member
+from console.plans.diff import ChangeKind, PlanDiff, diff
+from console.core.model import BrokerId, ClusterState, Finding, Severity
+from console.core.perf import without_gc
+from console.plans.plan import ANY, Plan, PlanEntry
 
 # Findings codes (stable: the CLI's --json and the store use them).
 UNKNOWN_TOPIC = "unknown-topic"
@@ -47,12 +48,7 @@ TOO_LARGE = "too-large-for-one-request"
 TOO_LARGE_FOR_ZNODE = "too-large-for-znode"
 OFFLINE_NOW = "offline-now"
 
-REQUEST_LIMIT = 2_000
-"""Partitions per AlterPartitionReassignments request the console sends at most (DESIGN §6)."""
-ZNODE_LIMIT_BYTES = 1_000_000
-"""ZooKeeper's default jute.maxbuffer (~1 MB): the legacy znode path must stay well under it."""
 
-_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 _new_finding: Callable[[tuple[str, Severity, str, str, str, int, None]], Finding] = partial(tuple.__new__, Finding)
@@ -99,7 +95,7 @@ class _Found:
         rows = np.concatenate([c[0] for c in self.checks])
         cells = np.concatenate([c[1] for c in self.checks])
         check = np.concatenate([np.full(len(c[0]), i, np.int64) for i, c in enumerate(self.checks)])
-        severity = np.concatenate([np.full(len(c[0]), _ORDER[c[2]], np.int64) for c in self.checks])
+        severity = np.concatenate([np.full(len(c[0]), c[2].rank, np.int64) for c in self.checks])
         order = np.lexsort((cells, check, rows, severity))
         builds, entries = [c[3] for c in self.checks], self.entries
         return [builds[k](entries[r], r, j)

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import msgspec
 
-from console.errors import ConsoleError
-from console.model import BrokerId, TopicPartition
-from console.plans import Plan, parse_plan
+from console.core.errors import ConsoleError
+from console.core.paths import store_file
+from console.core.model import BrokerId, TopicPartition
+from console.plans.plan import Plan, parse_plan
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS plans (
@@ -127,11 +128,6 @@ class StoreError(ConsoleError):
     """The store could not be read or written."""
 
 
-def console_data_dir() -> Path:
-    base = os.environ.get("CONSOLE_DATA_DIR") or os.path.join(
-        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "reassignment-console")
-    return Path(base)
-
 
 @dataclass(frozen=True)
 class PlanSummary:
@@ -236,7 +232,7 @@ class Store:
     """Thread-safe handle on the SQLite file (one connection per thread)."""
 
     def __init__(self, path: Path | str | None = None) -> None:
-        self.path = Path(path) if path is not None else console_data_dir() / "console.db"
+        self.path = Path(path) if path is not None else store_file()
         self._local = threading.local()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

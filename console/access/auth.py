@@ -25,7 +25,8 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from console.errors import ConfigError
+from console.core.errors import ConfigError
+from console.core.paths import users_file
 
 VIEWER, OPERATOR, APPROVER = "viewer", "operator", "approver"
 ROLES = (VIEWER, OPERATOR, APPROVER)
@@ -85,11 +86,6 @@ class Users:
     def signed_in(self, email: str) -> Identity:
         return Identity(email, self.emails.get(email, frozenset({VIEWER})), "streamlit")
 
-
-def users_file() -> Path:
-    from console.store import console_data_dir
-
-    return Path(os.environ.get("CONSOLE_USERS_FILE") or console_data_dir() / "users.json")
 
 
 def load_users(path: Path | None = None) -> Users | None:

@@ -1,0 +1,24 @@
+"""Numbers and names fixed by Kafka or chosen once for the whole console: one copy each."""
+
+from __future__ import annotations
+
+INT32_MAX = 2**31 - 1
+"""Broker ids and partition numbers are int32 in Kafka's protocol."""
+MAX_TOPIC_LENGTH = 249
+"""Kafka refuses longer topic names."""
+
+REQUEST_LIMIT = 2_000
+"""Partitions per AlterPartitionReassignments request the console sends at most."""
+ZNODE_LIMIT_BYTES = 1_000_000
+"""ZooKeeper's default jute.maxbuffer (~1 MB): the legacy znode path must stay well under it."""
+
+# Replication throttle configs (KIP-73), as ``kafka-reassign-partitions.sh --throttle`` sets them.
+LEADER_RATE = "leader.replication.throttled.rate"
+FOLLOWER_RATE = "follower.replication.throttled.rate"
+LOG_DIR_RATE = "replica.alter.log.dirs.io.max.bytes.per.second"
+LEADER_LIST = "leader.replication.throttled.replicas"
+FOLLOWER_LIST = "follower.replication.throttled.replicas"
+ALL_REPLICAS = "*"
+"""A throttled-replicas list that throttles every replica of the topic."""
+BROKER_THROTTLE_KEYS = (LEADER_RATE, FOLLOWER_RATE, LOG_DIR_RATE)
+TOPIC_THROTTLE_KEYS = (LEADER_LIST, FOLLOWER_LIST)

@@ -1,0 +1,22 @@
+"""Where the console keeps its files: one data dir for the store, the users file and the sandbox."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def console_data_dir() -> Path:
+    """``$CONSOLE_DATA_DIR``, else ``$XDG_DATA_HOME/reassignment-console`` (``~/.local/share/...``)."""
+    base = os.environ.get("CONSOLE_DATA_DIR") or os.path.join(
+        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "reassignment-console")
+    return Path(base)
+
+
+def store_file() -> Path:
+    return console_data_dir() / "console.db"
+
+
+def users_file() -> Path:
+    """``$CONSOLE_USERS_FILE``, else ``<data dir>/users.json``."""
+    return Path(os.environ.get("CONSOLE_USERS_FILE") or console_data_dir() / "users.json")

@@ -1,0 +1,99 @@
+"""Replication throttles for a run, as ``kafka-reassign-partitions.sh --throttle`` sets them (pure).
+
+On each topic, ``leader.replication.throttled.replicas`` lists ``partition:broker`` for every
+current replica of a moving partition and ``follower.replication.throttled.replicas`` the adding
+ones; the rate goes on every live broker taking part. Lists are merged with what is already set
+(never replaced), and removal takes away exactly the entries the console added (the ledger in
+:mod:`console.storage.runs` remembers them). **Leftovers** are throttles nothing in flight needs
+(for the sweeper).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from console.core.limits import ALL_REPLICAS, FOLLOWER_LIST, LEADER_LIST
+from console.core.model import BrokerId, ClusterState
+from console.plans.diff import PartitionChange, change_of
+from console.plans.plan import PlanEntry
+
+
+@dataclass(frozen=True)
+class Throttle:
+    """What a wave needs throttled: list entries per topic and key, and the brokers taking part."""
+
+    topics: Mapping[str, Mapping[str, frozenset[str]]]
+    brokers: frozenset[BrokerId]
+
+
+def wave_throttle(state: ClusterState, entries: Iterable[PlanEntry]) -> Throttle:
+    topics: dict[str, dict[str, set[str]]] = {}
+    brokers: set[BrokerId] = set()
+    index = state.partition_index
+    for e in entries:
+        c: PartitionChange = change_of(index.get(e.key), e)
+        if not c.adding and not c.removing:
+            continue
+        t = topics.setdefault(e.topic, {LEADER_LIST: set(), FOLLOWER_LIST: set()})
+        t[LEADER_LIST].update(f"{e.partition}:{b}" for b in c.current)
+        t[FOLLOWER_LIST].update(f"{e.partition}:{b}" for b in c.adding)
+        brokers.update(c.current)
+        brokers.update(c.adding)
+    live = {b.id for b in state.brokers if b.live}
+    return Throttle({t: {k: frozenset(v) for k, v in keys.items() if v} for t, keys in topics.items()},
+                    frozenset(b for b in brokers if b in live))
+
+
+def _entries(value: str | None) -> set[str]:
+    return {x.strip() for x in (value or "").split(",") if x.strip()}
+
+
+def _joined(entries: Iterable[str]) -> str:
+    return ",".join(sorted(entries))  # the official tool's order: lexicographic ("10:1" < "2:1")
+
+
+def merged(current: str | None, ours: Iterable[str]) -> str | None:
+    """The value to set so that ``ours`` are throttled too; None when nothing needs setting
+    (all are there already, or the list is ``*``)."""
+    have = _entries(current)
+    if ALL_REPLICAS in have:
+        return None
+    want = have | set(ours)
+    return None if want == have else _joined(want)
+
+
+def unmerged(current: str | None, added: Iterable[str]) -> tuple[bool, str | None]:
+    """Taking away exactly the entries the console ``added``: (change needed, new value or None
+    to delete the key). Entries others set meanwhile stay."""
+    have = _entries(current)
+    left = have - set(added)
+    if left == have:
+        return False, None
+    return True, (_joined(left) if left else None)
+
+
+# -- the sweeper ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Leftover:
+    """A throttle config set on a broker or topic that nothing in flight needs."""
+
+    kind: str
+    """"broker" or "topic"."""
+    name: str
+    key: str
+    value: str
+
+
+def leftover_throttles(state: ClusterState) -> list[Leftover]:
+    """Throttles nothing needs: topic lists on topics with no partition in flight, and broker
+    rates on brokers no in-flight partition involves (every throttle, when nothing is in flight)."""
+    busy_topics = {p.topic for p in state.in_flight}
+    busy_brokers = {str(b) for p in state.in_flight for b in p.replicas}
+    out = [Leftover("topic", t, k, v) for t, keys in state.throttles.topic_map().items() if t not in busy_topics
+           for k, v in sorted(keys.items())]
+    out += [Leftover("broker", b, k, v) for b, keys in state.throttles.broker_map().items()
+            if b not in busy_brokers for k, v in sorted(keys.items())]
+    return out
+
+
