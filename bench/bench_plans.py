@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.synthetic import views  # noqa: E402
+from console.plans.columns import columns_of  # noqa: E402
 from console.plans.diff import diff  # noqa: E402
 from console.core.model import ClusterState  # noqa: E402
 from console.plans.plan import Plan, PlanEntry, parse_plan, rollback  # noqa: E402
@@ -47,7 +48,7 @@ def measure(n: int, brokers: int, runs: int) -> None:
     del api
     gc.collect()
     t = time.perf_counter()
-    state.partition_index, state.broker_totals, state.columns  # built once per snapshot, shared by every plan
+    state.partition_index, state.broker_totals, columns_of(state)  # built once per snapshot, shared by every plan
     indexes = time.perf_counter() - t
     stages: dict[str, list[float]] = {"parse": [], "diff": [], "validate": [], "rollback": [], "total": []}
     for _ in range(runs):

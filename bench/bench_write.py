@@ -27,7 +27,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from console.runs.executor import Executor, cluster_key, send_cancel  # noqa: E402
+from console.core.model import cluster_key  # noqa: E402
+from console.runs import operations  # noqa: E402
+from console.runs.executor import Executor  # noqa: E402
+from console.runs.gateway import LiveGateway  # noqa: E402
+from console.runs.operations import start_run  # noqa: E402
 from console.plans.plan import Plan, PlanEntry  # noqa: E402
 from console.state.reader import ClusterReader  # noqa: E402
 from console.runs.waves import WaveLimits  # noqa: E402
@@ -70,7 +74,7 @@ def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int
         plan = plan_cancel(state, None)
         n_flight = len(plan.cancel)
         t0 = time.perf_counter()
-        result = send_cancel(reader, store, "bench", cluster_key(state, "bench"), plan, {}, wait_s=120)
+        result = operations.cancel(store, LiveGateway(reader), "bench", cluster_key(state, "bench"), plan, {}, wait_s=120)
         total = time.perf_counter() - t0
         assert len(result.accepted) == n_flight and not result.still_in_flight, result
         accepted.append(result.seconds_to_accept)
@@ -86,8 +90,8 @@ def bench_throttle(reader: ClusterReader, store: Store, bs: str, rate: int, mbyt
     create_assigned_topic(bs, "throttled", [[0, 1], [0, 1]])
     fill(bs, "throttled", 2, mbytes * 1024)
     plan = Plan.of([PlanEntry("throttled", 0, (0, 2)), PlanEntry("throttled", 1, (0, 2))])
-    executor = Executor(store, reader, "bench")
-    run_id = executor.start(reader.snapshot(), plan, "throttle", rate=rate, limits=WaveLimits(5))
+    executor = Executor(store, LiveGateway(reader), "bench")
+    run_id = start_run(executor.store, executor.cluster, executor.user, reader.snapshot(), plan, "throttle", rate=rate, limits=WaveLimits(5))
     executor.tick(run_id)  # throttles, then submits the wave
     samples: list[tuple[float, int]] = []
     while True:

@@ -8,18 +8,15 @@ from typing import Any, Callable
 import streamlit as st
 
 from components import deps, keys, widgets
-from console.core.errors import ConsoleError
-from console.access.auth import approval_problem, load_users
-from console.runs.executor import Executor, cluster_key, plan_hash, send_cancel
-from console.core.model import ClusterState, TopicPartition
-from console.plans.plan import Plan
-from console.core.format import human_duration
-from console.runs.progress import estimate_seconds
-from console.runs.waves import WaveLimits, plan_waves
+from console.access.auth import load_users
 from console.access.settings import ConnectionSettings
-from console.storage.store import ConflictError
-from console.plans.validate import errors, validate
+from console.core.errors import ConflictError, ConsoleError
+from console.core.format import human_duration
+from console.core.model import ClusterState, TopicPartition, cluster_key
+from console.plans.plan import Plan
+from console.runs import operations
 from console.runs.cancel import plan_cancel
+from console.runs.waves import WaveLimits
 
 
 def _closed() -> None:
@@ -50,7 +47,7 @@ def cancel_dialog(settings: ConnectionSettings, scope: list[TopicPartition] | No
     reader, store = deps.reader(settings), deps.store()
     state = reader.snapshot(max_age_s=1.0)
     cluster = cluster_key(state, settings.name)
-    ours = store.active_partitions(cluster)
+    ours = store.runs.active_partitions(cluster)
     plan = plan_cancel(state, scope, ours, include_others)
     st.markdown("**What cancel means (KIP-455)**")
     st.code("\n".join(plan.explain()), language=None, wrap_lines=True)
@@ -66,7 +63,7 @@ def cancel_dialog(settings: ConnectionSettings, scope: list[TopicPartition] | No
                  icon=":material/cancel:"):
         with st.status("Sending the cancel to the controller…", expanded=True) as status:
             try:
-                result = send_cancel(reader, store, me.name, cluster, plan, ours, wait_s=15.0)
+                result = operations.cancel(store, deps.gateway(settings), me.name, cluster, plan, ours, wait_s=15.0)
             except ConsoleError as e:
                 status.update(label="The cancel was not taken", state="error")
                 st.error(f"{e.message} {e.hint}")
@@ -88,15 +85,7 @@ def cancel_dialog(settings: ConnectionSettings, scope: list[TopicPartition] | No
 
 def two_person_problem(plan_id: int | None, plan: Plan) -> str | None:
     """Why the two-person rule (when the users file turns it on) blocks submitting, or None."""
-    users = load_users()
-    if users is None or not users.two_person_rule:
-        return None
-    if plan_id is None:
-        return "The two-person rule is on: save the plan (Drafts) so that someone else can approve it."
-    saved = deps.store().load_plan(plan_id)
-    if saved is None:
-        return f"Plan {plan_id} is no longer in the store."
-    return approval_problem(saved.summary.author, deps.store().approvals(plan_id), plan_hash(plan))
+    return operations.two_person_problem(deps.store(), load_users(), plan_id, plan)
 
 
 @st.dialog("Submit the plan", width="large", on_dismiss=_closed)
@@ -114,15 +103,15 @@ def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed:
     state = reader.snapshot()
     # the plan is checked again against the cluster as it is now; a partition that moved since
     # the review is a "stale" error
-    bad = errors(validate(state, plan.with_basis(reviewed) if not plan.basis else plan))
+    pre = operations.preflight(state, plan.with_basis(reviewed) if not plan.basis else plan, limits, rate)
+    bad = pre.errors
     if bad:
         st.error(f"{len(bad)} errors against the cluster as it is now; nothing was sent. Press “Check again” and "
                  "review the plan once more.")
         st.code("\n".join(f.message for f in bad[:20]), language=None, wrap_lines=True)
         return
-    waves = plan_waves(state, plan, limits)
-    eta = estimate_seconds(state, waves, rate)
-    st.markdown(f"**{sum(map(len, waves)):,} partitions in {len(waves)} wave(s)**, "
+    waves, eta = pre.waves, pre.eta_s
+    st.markdown(f"**{pre.partitions:,} partitions in {len(waves)} wave(s)**, "
                 + (f"throttled at {rate:,} B/s" if rate else "not throttled")
                 + (f" (about {human_duration(eta)} at the throttle)" if eta else "")
                 + f"; at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} "
@@ -135,7 +124,7 @@ def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed:
     if st.button("Start the run", type="primary", disabled=not ack or typed.strip() != settings.name,
                  icon=":material/play_arrow:"):
         try:
-            run_id = Executor(store, reader, me.name).start(state, plan, name, rate, limits)
+            run_id = operations.start_run(store, deps.gateway(settings), me.name, state, plan, name, rate, limits)
         except ConflictError as e:
             st.error(f"{e.message} {e.hint}")
             return

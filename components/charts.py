@@ -24,26 +24,30 @@ def replica_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> 
         x=alt.X("broker:N", sort=brokers, title="broker", axis=alt.Axis(orient="top", labelAngle=0)),
         y=alt.Y("partition:N", sort=list(partitions), title=None),
     )
-    rect = base.mark_rect(stroke="white", strokeWidth=2).encode(
+    # `mark_*` are typed as returning Any in altair's stubs: the annotations give the chain its type back.
+    rect: alt.Chart = base.mark_rect(stroke="white", strokeWidth=2)
+    rect = rect.encode(
         color=alt.Color("role:N", scale=alt.Scale(domain=list(ROLE_COLORS), range=list(ROLE_COLORS.values())),
                         legend=alt.Legend(orient="bottom", title=None)),
         tooltip=["partition", "broker", "role", "label", "in_isr"],
     )
-    text = base.mark_text(fontSize=11, color="#1b1f24").encode(text="label:N")
-    return (rect + text).properties(height=alt.Step(24))
+    text: alt.Chart = base.mark_text(fontSize=11, color="#1b1f24")
+    text = text.encode(text="label:N")
+    # `rect + text`, spelt so the type is LayerChart (`+` may also return a FacetChart; not without facets).
+    return alt.LayerChart(layer=[rect, text]).properties(height=alt.Step(24))
 
 
 def broker_bytes(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     """Bytes and replicas per broker, coloured by rack; brokers that are down stand out."""
     df = pd.DataFrame(list(rows))
     if df.empty:
-        df = pd.DataFrame(columns=["broker", "bytes", "rack", "live", "replicas"])
+        df = pd.DataFrame(columns=["broker", "bytes", "rack", "live", "replicas", "leaders"])
     df["MB"] = df["bytes"].fillna(0).astype(float) / 1e6
     df["broker"] = df["broker"].astype(str)
     df["status"] = df["live"].map({True: "live", False: "down"})
+    bars: alt.Chart = alt.Chart(df).mark_bar()
     return (
-        alt.Chart(df)
-        .mark_bar()
+        bars
         .encode(
             x=alt.X("broker:N", title="broker", axis=alt.Axis(labelAngle=0)),
             y=alt.Y("MB:Q", title="MB on disk"),
@@ -65,9 +69,9 @@ def broker_before_after(rows: Sequence[dict[str, Any]], metric: str) -> alt.Char
                             "value": value / 1e6 if metric == "bytes" else value})
     df = pd.DataFrame(records, columns=["broker", "rack", "when", "value"])
     title = "MB" if metric == "bytes" else metric
+    bars: alt.Chart = alt.Chart(df).mark_bar()
     return (
-        alt.Chart(df)
-        .mark_bar()
+        bars
         .encode(
             x=alt.X("broker:N", title="broker", axis=alt.Axis(labelAngle=0)),
             xOffset=alt.XOffset("when:N", sort=["before", "after"]),
@@ -101,7 +105,7 @@ def movement_sankey(flows: Sequence[dict[str, Any]]) -> Any:
     return fig
 
 
-def plan_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt.Chart:
+def plan_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt.FacetChart:
     """Broker × partition, before and after, side by side: kept, leaving, arriving, and the leader."""
     colors = {"leader": "#1f6feb", "kept": "#8cc4ff", "leaving": "#b0b7c3", "arriving": "#f0a020"}
     df = pd.DataFrame(list(cells), columns=["partition", "broker", "when", "role", "label"])
@@ -110,11 +114,13 @@ def plan_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt
         x=alt.X("broker:N", sort=brokers, title=None, axis=alt.Axis(orient="top", labelAngle=0)),
         y=alt.Y("partition:N", sort=list(partitions), title=None),
     )
-    rect = base.mark_rect(stroke="white", strokeWidth=2).encode(
+    rect: alt.Chart = base.mark_rect(stroke="white", strokeWidth=2)
+    rect = rect.encode(
         color=alt.Color("role:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
                         legend=alt.Legend(orient="bottom", title=None)),
         tooltip=["partition", "broker", "when", "role"],
     )
-    text = base.mark_text(fontSize=11).encode(text="label:N")
-    return (rect + text).properties(height=alt.Step(22), width=alt.Step(34)).facet(
+    text: alt.Chart = base.mark_text(fontSize=11)
+    text = text.encode(text="label:N")
+    return alt.LayerChart(layer=[rect, text]).properties(height=alt.Step(22), width=alt.Step(34)).facet(
         column=alt.Column("when:N", sort=["before", "after"], title=None))

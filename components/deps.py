@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from console.access.clusters import discover
+from console.runs.gateway import LiveGateway
 from console.state.reader import ClusterReader
 from console.access.settings import ConnectionSettings
 from console.storage.store import Store
@@ -32,6 +33,11 @@ def _reader(key: str) -> ClusterReader:
     raw = json.loads(key)
     return ClusterReader(ConnectionSettings(raw["properties"], zookeeper=raw["zookeeper"], name=raw["name"],
                                             timeout_s=raw["timeout_s"]))
+
+
+def gateway(settings: ConnectionSettings) -> LiveGateway:
+    """What the run operations and the executor use to change the cluster (over the shared reader)."""
+    return LiveGateway(reader(settings))
 
 
 def reader(settings: ConnectionSettings) -> ClusterReader:
@@ -62,7 +68,7 @@ def _worker(key: str) -> "Worker":
     raw = json.loads(key)
     settings = ConnectionSettings(raw["properties"], zookeeper=raw["zookeeper"], name=raw["name"],
                                   timeout_s=raw["timeout_s"])
-    return Worker(_store(raw["store"]), reader(settings), f"console-server ({getpass.getuser()})").start()
+    return Worker(_store(raw["store"]), gateway(settings), f"console-server ({getpass.getuser()})").start()
 
 
 def worker(settings: ConnectionSettings) -> "Worker":

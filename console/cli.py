@@ -17,7 +17,8 @@ from console.core.errors import ConfigError, ConsoleError
 from console.core.model import ClusterState, Finding, SourceStatus
 
 if TYPE_CHECKING:
-    from console.plans.plan import Plan
+    from console.state.reader import ClusterReader
+    from console.storage.store import Store
 
 
 def _connection_args(p: argparse.ArgumentParser) -> None:
@@ -107,9 +108,16 @@ def build_parser() -> argparse.ArgumentParser:
     _connection_args(ex)
     ex.add_argument("--every", type=float, default=1.0, help="seconds between steps (default 1)")
 
-    rn = sub.add_parser("runs", help="runs recorded by this console (newest first)")
+    rn = sub.add_parser("runs", help="runs recorded by this console (newest first); --abandon ID stops driving one")
     rn.add_argument("--cluster", help="only this cluster's runs")
     rn.add_argument("--json", action="store_true")
+    rn.add_argument("--abandon", type=int, metavar="ID",
+                    help="stop driving this run for good: its throttles come off, its reassignments stay as they are")
+    rn.add_argument("--why", help="with --abandon: the reason, for the audit log")
+    rn.add_argument("--bootstrap-server", help="with --abandon: the run's cluster")
+    rn.add_argument("--zookeeper", help="with --abandon: the cluster's ZooKeeper connect string")
+    rn.add_argument("--command-config", help="with --abandon: properties file with security settings")
+    rn.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each answer (default 10)")
     return parser
 
 
@@ -190,11 +198,7 @@ def _sandbox(args: argparse.Namespace) -> int:
 
 def _read(args: argparse.Namespace) -> int:
     from console.present.text import list_json, list_text, state_json
-    from console.state.reader import ClusterReader
-    from console.access.settings import settings_from_args
-
-    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
-    with ClusterReader(settings) as reader:
+    with _connect(args) as reader:
         state = reader.snapshot()
     if state.status.metadata is not SourceStatus.OK and state.status.zookeeper is not SourceStatus.OK:
         _print_findings(state)
@@ -222,8 +226,6 @@ def _plan_command(args: argparse.Namespace) -> int:
     from console.present.findings import findings_text
     from console.plans.diff import diff
     from console.plans.plan import parse_plan, rollback
-    from console.state.reader import ClusterReader
-    from console.access.settings import settings_from_args
     from console.plans.validate import errors, validate
 
     try:
@@ -232,8 +234,7 @@ def _plan_command(args: argparse.Namespace) -> int:
         raise ConfigError(f"Cannot read {args.reassignment_json_file}: {e.strerror or e}.",
                           "Check the path given to --reassignment-json-file.") from None
     plan = parse_plan(text)  # PlanFormatError is a ConfigError: exit 2, nothing sent anywhere
-    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
-    with ClusterReader(settings) as reader:
+    with _connect(args) as reader:
         state = reader.snapshot()
     if state.status.metadata is not SourceStatus.OK and state.status.zookeeper is not SourceStatus.OK:
         if args.command == "validate" and args.json:
@@ -259,30 +260,38 @@ def _plan_command(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _connect(args: argparse.Namespace) -> "ClusterReader":
+    from console.access.settings import settings_from_args
+    from console.state.reader import ClusterReader
+
+    return ClusterReader(settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config,
+                                            timeout_s=args.timeout))
+
+
 def _cancel(args: argparse.Namespace) -> int:
     """Cancel for on-call: read what is in flight, say what cancel means, send, wait, record."""
     import getpass
 
-    from console.runs.executor import cluster_key, send_cancel
-    from console.state.reader import ClusterReader
-    from console.access.settings import settings_from_args
+    from console.core.model import cluster_key
+    from console.runs import operations
+    from console.runs.cancel import keys_of, plan_cancel
+    from console.runs.gateway import LiveGateway
     from console.storage.store import Store
-    from console.runs.cancel import keys_of, outcome_rows, plan_cancel
 
     if args.partition and not args.topic:
         raise ConfigError("--partition needs --topic.", "Name the topic the partitions belong to.")
-    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
     store = Store()
     user = getpass.getuser()
-    with ClusterReader(settings) as reader:
+    with _connect(args) as reader:
+        name = reader.settings.name
         state = reader.snapshot()
         if state.status.reassignments is not SourceStatus.OK:
             _print_findings(state)
             print("Cannot cancel: ListPartitionReassignments did not answer (cancel needs the Admin API of "
                   "Kafka 2.4 or newer, and ALTER on CLUSTER).", file=sys.stderr)
             return 1
-        cluster = cluster_key(state, settings.name)
-        ours = store.active_partitions(cluster)
+        cluster = cluster_key(state, name)
+        ours = store.runs.active_partitions(cluster)
         if args.run is not None:
             keys: list[tuple[str, int]] | None = [k for k, r in ours.items() if r == args.run]
             if not keys:
@@ -304,16 +313,16 @@ def _cancel(args: argparse.Namespace) -> int:
                   "Add --force-at-risk to cancel them anyway.", file=sys.stderr)
             return 1
         if not args.yes:
-            answer = input(f"Type the cluster's name ({settings.name}) to send the cancel: ")
-            if answer.strip() != settings.name:
+            answer = input(f"Type the cluster's name ({name}) to send the cancel: ")
+            if answer.strip() != name:
                 print("Not confirmed: nothing was sent.", file=sys.stderr)
                 return 1
-        result = send_cancel(reader, store, user, cluster, plan, ours, args.wait)
+        result = operations.cancel(store, LiveGateway(reader), user, cluster, plan, ours, args.wait)
     accepted, rejected, waiting, left = result.accepted, result.rejected, result.still_in_flight, result.left
     if args.json:
-        print(json.dumps({"accepted": [o.name for o in accepted], "rejected": outcome_rows(
-            {(o.topic, o.partition): o for o in rejected}), "still_in_flight": [f"{t}-{p}" for t, p in sorted(waiting)],
-            "seconds_to_accept": round(result.seconds_to_accept, 3)}))
+        print(json.dumps({"accepted": [o.name for o in accepted], "rejected": [o.to_dict() for o in rejected],
+                          "still_in_flight": [f"{t}-{p}" for t, p in sorted(waiting)],
+                          "seconds_to_accept": round(result.seconds_to_accept, 3)}))
     else:
         print(f"Cancel accepted for {len(accepted)} partition(s) in {result.seconds_to_accept:.2f} s"
               + (f"; {len(left)} left the in-flight list" if args.wait > 0 else "") + ".")
@@ -328,17 +337,16 @@ def _submit(args: argparse.Namespace) -> int:
     """Preflight (the plan is reviewed now), confirmation, then the run, driven here."""
     import getpass
 
-    from console.plans.diff import diff
-    from console.runs.executor import Executor
+    from console.access.auth import load_users
     from console.core.format import human_bytes, human_duration
+    from console.core.states import RunState, SubmitPath
     from console.plans.plan import parse_plan
-    from console.state.reader import ClusterReader
     from console.present.findings import findings_text
-    from console.runs.progress import estimate_seconds
-    from console.runs.waves import WaveLimits, plan_waves
-    from console.access.settings import settings_from_args
+    from console.runs import operations
+    from console.runs.executor import Executor
+    from console.runs.gateway import LiveGateway
+    from console.runs.waves import WaveLimits
     from console.storage.store import Store
-    from console.plans.validate import errors, validate, warnings
 
     path = Path(args.reassignment_json_file)
     try:
@@ -349,19 +357,21 @@ def _submit(args: argparse.Namespace) -> int:
     if args.throttle is not None and args.throttle <= 0:
         raise ConfigError("--throttle must be a positive number of bytes/s.", "For example --throttle 10000000 (10 MB/s).")
     limits = WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request, args.max_bytes_per_wave)
-    refusal = _two_person_refusal(plan, args.plan_id)
+    store = Store()
+    refusal = operations.two_person_problem(store, load_users(), args.plan_id, plan)
     if refusal:
         print(f"Refused: {refusal} Nothing was sent.", file=sys.stderr)
         return 1
-    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
-    with ClusterReader(settings) as reader:
+    user = getpass.getuser()
+    with _connect(args) as reader:
+        name = reader.settings.name
         state = reader.snapshot()
         if state.status.metadata is not SourceStatus.OK or state.status.reassignments is not SourceStatus.OK:
             _print_findings(state)
             print("Refused: the cluster's state could not be read in full; nothing was sent.", file=sys.stderr)
             return 1
-        findings = validate(state, plan)
-        bad, warn = errors(findings), warnings(findings)
+        pre = operations.preflight(state, plan, limits, args.throttle)
+        bad, warn = pre.errors, pre.warnings
         if bad:
             print(findings_text(bad), file=sys.stderr)
             print(f"Refused: {len(bad)} errors; nothing was sent.", file=sys.stderr)
@@ -371,38 +381,37 @@ def _submit(args: argparse.Namespace) -> int:
             if not args.yes and input(f"Acknowledge these {len(warn)} warnings? [yes/no] ").strip().lower() != "yes":
                 print("Not acknowledged: nothing was sent.", file=sys.stderr)
                 return 1
-        waves = plan_waves(state, plan, limits)
-        if not waves:
+        if not pre.waves:
             print("Nothing to do: every partition is already at its target.", file=sys.stderr)
             return 0
-        d = diff(state, plan)
-        print(f"Will send {sum(map(len, waves))} partitions in {len(waves)} wave(s) "
+        print(f"Will send {pre.partitions} partitions in {len(pre.waves)} wave(s) "
               f"(at most {limits.moves_per_broker} adding replicas per broker, {limits.partitions} partitions per wave); "
-              f"{human_bytes(d.bytes_to_copy)} to copy"
+              f"{human_bytes(pre.bytes_to_copy)} to copy"
               + (f"; throttled at {human_bytes(args.throttle)}/s" if args.throttle else "; not throttled")
-              + (f" (about {human_duration(eta)})" if (eta := estimate_seconds(state, waves, args.throttle)) else "")
-              + ".", file=sys.stderr)
-        for i, w in enumerate(waves, 1):
+              + (f" (about {human_duration(pre.eta_s)})" if pre.eta_s else "") + ".", file=sys.stderr)
+        for i, w in enumerate(pre.waves, 1):
             print(f"  wave {i}: " + ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:8])
                   + (f" … and {len(w) - 8} more" if len(w) > 8 else ""), file=sys.stderr)
-        if not args.yes and input(f"Type the cluster's name ({settings.name}) to start: ").strip() != settings.name:
+        if not args.yes and input(f"Type the cluster's name ({name}) to start: ").strip() != name:
             print("Not confirmed: nothing was sent.", file=sys.stderr)
             return 1
-        executor = Executor(Store(), reader, getpass.getuser())
         if args.path == "zookeeper":
             print("The ZooKeeper path cannot be cancelled: once started, the partitions move to their targets "
                   "(roll back afterwards if needed).", file=sys.stderr)
-        run_id = executor.start(state, plan, args.name or path.name, args.throttle, limits, args.path)
+        gateway = LiveGateway(reader)
+        run_id = operations.start_run(store, gateway, user, state, plan, args.name or path.name, args.throttle,
+                                      limits, SubmitPath(args.path))
         print(f"Run {run_id} recorded.", file=sys.stderr)
         if args.detach:
             print(run_id)
             return 0
-        run = executor.drive(run_id, progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr))
-        rejected = [o for o in executor.store.outcomes(run_id) if not o[3]]
+        run = Executor(store, gateway, user).drive(
+            run_id, progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr))
+        rejected = [o for o in store.runs.outcomes(run_id) if not o.accepted]
     for o in rejected:
-        print(f"Rejected in wave {o[0]}: {o[1]}-{o[2]}: {o[5]}", file=sys.stderr)
-    print(json.dumps({"run": run_id, "state": run.state, "rejected": [f"{o[1]}-{o[2]}" for o in rejected]}))
-    if run.state != "completed":
+        print(f"Rejected in wave {o.wave}: {o.name}: {o.message}", file=sys.stderr)
+    print(json.dumps({"run": run_id, "state": run.state.value, "rejected": [o.name for o in rejected]}))
+    if run.state is not RunState.COMPLETED:
         return 1
     return 3 if rejected else 0
 
@@ -410,18 +419,14 @@ def _submit(args: argparse.Namespace) -> int:
 def _throttle(args: argparse.Namespace) -> int:
     import getpass
 
-    from console.runs.executor import Executor
-    from console.state.reader import ClusterReader
-    from console.access.settings import settings_from_args
+    from console.runs import operations
+    from console.runs.gateway import LiveGateway
+    from console.runs.throttles import leftover_throttles
     from console.storage.store import Store
 
     store = Store()
-    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
     if args.sweep:
-        from console.runs.executor import sweep
-        from console.runs.throttles import leftover_throttles
-
-        with ClusterReader(settings) as reader:
+        with _connect(args) as reader:
             left = leftover_throttles(reader.snapshot())
             for lo in left:
                 print(f"{lo.kind} {lo.name}: {lo.key}={lo.value}", file=sys.stderr)
@@ -431,16 +436,16 @@ def _throttle(args: argparse.Namespace) -> int:
             if not args.yes and input(f"Remove these {len(left)} settings? [yes/no] ").strip().lower() != "yes":
                 print("Not confirmed: nothing was changed.", file=sys.stderr)
                 return 1
-            sweep(reader, store, getpass.getuser(), left)
+            operations.sweep(store, LiveGateway(reader), getpass.getuser(), left)
         print(f"Removed {len(left)} throttle settings.", file=sys.stderr)
         return 0
     if args.rate is None or args.rate <= 0:
         raise ConfigError("--rate must be a positive number of bytes/s.", "For example --rate 10000000 (10 MB/s).")
-    run = store.run(args.run)
+    run = store.runs.get(args.run)
     if run is None or not run.active:
         raise ConfigError(f"Run {args.run} is not running.", "List the runs with `python -m console runs`.")
-    with ClusterReader(settings) as reader:
-        Executor(store, reader, getpass.getuser()).set_rate(args.run, args.rate)
+    with _connect(args) as reader:
+        operations.change_throttle(store, LiveGateway(reader), getpass.getuser(), args.run, args.rate)
     print(f"Run {args.run}: throttle set to {args.rate} B/s.", file=sys.stderr)
     return 0
 
@@ -449,56 +454,56 @@ def _executor(args: argparse.Namespace) -> int:
     import getpass
     import signal
 
-    from console.state.reader import ClusterReader
-    from console.access.settings import settings_from_args
-    from console.storage.store import Store
+    from console.runs.gateway import LiveGateway
     from console.runs.worker import Worker
+    from console.storage.store import Store
 
-    settings = settings_from_args(args.bootstrap_server, args.zookeeper, args.command_config, timeout_s=args.timeout)
-    with ClusterReader(settings) as reader:
-        worker = Worker(Store(), reader, getpass.getuser(), args.every,
+    with _connect(args) as reader:
+        worker = Worker(Store(), LiveGateway(reader), getpass.getuser(), args.every,
                         progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr, flush=True))
         for sig in (signal.SIGTERM, signal.SIGINT):  # finish the step, hand the runs over, exit
             signal.signal(sig, lambda *_: worker.stop())
-        print(f"Executor driving the unfinished runs of {settings.name} (Ctrl-C to stop).", file=sys.stderr, flush=True)
+        print(f"Executor driving the unfinished runs of {reader.settings.name} (Ctrl-C to stop).", file=sys.stderr,
+              flush=True)
         worker.run_forever()
     return 0
 
 
-def _two_person_refusal(plan: "Plan", plan_id: int | None) -> str | None:
-    from console.access.auth import approval_problem, load_users
-    from console.runs.executor import plan_hash
-    from console.storage.store import Store
-
-    users = load_users()
-    if users is None or not users.two_person_rule:
-        return None
-    if plan_id is None:
-        return "The two-person rule is on: give --plan-id of the saved, approved plan."
-    saved = Store().load_plan(plan_id)
-    if saved is None:
-        return f"Plan {plan_id} is not in the store."
-    if plan_hash(saved.plan) != plan_hash(plan):
-        return f"The file is not the content of saved plan {plan_id}."
-    return approval_problem(saved.summary.author, Store().approvals(plan_id), plan_hash(plan))
-
-
 def _runs(args: argparse.Namespace) -> int:
+    from console.core.format import table_text
+    from console.present.history import run_json
     from console.storage.store import Store
 
     store = Store()
-    rows = []
-    for r in store.runs(args.cluster):
-        waves = store.waves(r.id)
-        rows.append({"run": r.id, "cluster": r.cluster, "name": r.name, "author": r.author, "state": r.state,
-                     "waves": f"{sum(w.state == 'completed' for w in waves)}/{len(waves)}",
-                     "rate": r.rate, "plan_hash": r.plan_hash, "created_at": r.created_at})
+    if args.abandon is not None:
+        return _abandon(args, store)
+    rows = [run_json(r, store.runs.waves(r.id)) for r in store.runs.list(args.cluster)]
     if args.json:
         print(json.dumps(rows))
     else:
-        from console.core.format import table_text
-
         print(table_text(rows, ["run", "cluster", "name", "author", "state", "waves", "rate"]) if rows else "No runs.")
+    return 0
+
+
+def _abandon(args: argparse.Namespace, store: "Store") -> int:
+    """Stop driving a run for good: throttles off, reassignments left alone (cancel separately)."""
+    import getpass
+
+    from console.runs import operations
+    from console.runs.gateway import LiveGateway
+
+    if not args.bootstrap_server:
+        raise ConfigError("--abandon needs --bootstrap-server: the run's throttles are taken off the cluster.",
+                          "Give the cluster's bootstrap servers (and --zookeeper, --command-config as usual).")
+    run = store.runs.get(args.abandon)
+    if run is None:
+        raise ConfigError(f"Run {args.abandon} is not in the store.", "List the runs with `python -m console runs`.")
+    with _connect(args) as reader:
+        step = operations.abandon(store, LiveGateway(reader), getpass.getuser(), args.abandon, args.why or "")
+    print(f"Run {step.run.id} abandoned: its throttles are off; its reassignments in flight were left as they are "
+          f"(cancel them with `python -m console cancel --run {step.run.id}` while it was active, or --topic).",
+          file=sys.stderr)
+    print(json.dumps({"run": step.run.id, "state": step.run.state.value}))
     return 0
 
 

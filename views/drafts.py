@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import streamlit as st
 
 from components import deps, keys, widgets
 from console.plans import drafting as drafts
 from console.core.errors import ConsoleError
-from console.core.model import BrokerId
-from console.plans.plan import Plan, PlanFormatError, parse_plan, rollback
+from console.core.model import BrokerId, cluster_key
+from console.core.errors import PlanFormatError
+from console.plans.plan import Plan, parse_plan, rollback
 
 PAGE_SIZE = 100
+
+# One row of the targets grid. The editable cells come back None when the operator clears them.
+EditorRow = TypedDict("EditorRow", {"topic": str, "partition": int, "current": str,
+                                    "target": str | None, "log dirs": str | None})
 
 st.header("Drafts")
 settings = widgets.require_cluster()
@@ -91,10 +98,11 @@ number = st.number_input(f"Page (of {pages}; {len(shown):,} partitions)", 1, pag
     if pages > 1 else 1
 page = shown[(int(number) - 1) * PAGE_SIZE: int(number) * PAGE_SIZE]
 current = state.partition_index
-rows = [{"topic": e.topic, "partition": e.partition,
-         "current": ",".join(str(b) for b in current[e.key].original) if e.key in current else "(unknown)",
-         "target": ",".join(str(b) for b in e.replicas),
-         "log dirs": ",".join(e.log_dirs) if e.log_dirs else "any"} for e in page]
+rows: list[EditorRow] = [
+    {"topic": e.topic, "partition": e.partition,
+     "current": ",".join(str(b) for b in current[e.key].original) if e.key in current else "(unknown)",
+     "target": ",".join(str(b) for b in e.replicas),
+     "log dirs": ",".join(e.log_dirs) if e.log_dirs else "any"} for e in page]
 edited = st.data_editor(rows, hide_index=True, width="stretch", disabled=["topic", "partition", "current"],
                         key=f"drafts.editor.{len(history)}.{number}")
 if not isinstance(edited, list):  # a DataFrame, depending on the Streamlit version
@@ -104,9 +112,9 @@ if changes:
     new_plan, problems = draft, []
     for before, after in changes:
         try:
-            replicas = drafts.parse_ids(after["target"])
-            dirs = None if after["log dirs"].strip() in ("", "any") else tuple(
-                d.strip() for d in after["log dirs"].split(","))
+            replicas = drafts.parse_ids(after["target"] or "")
+            log_dirs = after["log dirs"] or ""
+            dirs = None if log_dirs.strip() in ("", "any") else tuple(d.strip() for d in log_dirs.split(","))
             new_plan = drafts.set_entry(new_plan, before["topic"], before["partition"], replicas, dirs)
         except PlanFormatError as e:
             problems.append(f"{before['topic']}-{before['partition']}: {'; '.join(e.problems)}")
@@ -120,8 +128,8 @@ with st.form("save"):
     name = st.text_input("Name", key=keys.DRAFT_NAME, placeholder="e.g. drain broker 2")
     if st.form_submit_button("Save draft", type="primary"):
         try:
-            plan_id = deps.store().save_plan(name, settings.name, draft, rollback(state, draft),
-                                             widgets.current_user(), state.fingerprint())
+            plan_id = deps.store().plans.save(name, settings.name, draft, rollback(state, draft),
+                                              widgets.current_user(), state.fingerprint())
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
         else:

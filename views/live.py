@@ -10,8 +10,7 @@ import streamlit as st
 from components import actions, charts, deps, keys, widgets
 from console.core.format import human_bytes, page, page_count
 from console.present import live
-from console.runs.executor import cluster_key
-from console.core.model import PartitionHealth
+from console.core.model import PartitionHealth, cluster_key
 
 PAGE_SIZE = 50
 
@@ -58,7 +57,7 @@ def live_panel() -> None:
     pages = page_count(len(parts), PAGE_SIZE)
     number = st.number_input(f"Page (of {pages}; {len(parts)} partitions)", 1, pages, 1, key=keys.LIVE_PAGE) if pages > 1 else 1
     shown, _ = page(parts, int(number), PAGE_SIZE)
-    runs = deps.store().active_partitions(cluster_key(state, settings.name))
+    runs = deps.store().runs.active_partitions(cluster_key(state, settings.name))
     st.dataframe(
         live.partition_rows(state, shown, runs),
         hide_index=True,

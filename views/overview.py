@@ -10,7 +10,7 @@ from components import charts, deps, keys, widgets
 from console.present import live
 from console.present.findings import finding_rows
 from console.core.errors import ConsoleError
-from console.runs.executor import sweep
+from console.runs import operations
 from console.runs.throttles import leftover_throttles
 
 st.header("Cluster overview")
@@ -53,7 +53,7 @@ if left:
         st.caption(me.why_not("throttle"))
     elif st.button("Remove these throttles", icon=":material/cleaning_services:"):
         try:
-            sweep(deps.reader(settings), deps.store(), me.name, left)
+            operations.sweep(deps.store(), deps.gateway(settings), me.name, left)
             st.success("Removed. They disappear from this page at the next refresh.")
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")

@@ -10,10 +10,12 @@ import streamlit as st
 from components import actions, charts, deps, keys, widgets
 from console.present import findings as findings_view, review
 from console.plans.diff import PlanDiff, diff
-from console.runs.executor import cluster_key, plan_hash
 from console.core.format import human_bytes
-from console.core.model import ClusterState, Finding, Severity
-from console.plans.plan import Plan, PlanFormatError, parse_plan, rollback
+from console.core.errors import ConsoleError
+from console.core.model import ClusterState, Finding, Severity, cluster_key
+from console.core.errors import PlanFormatError
+from console.plans.plan import Plan, parse_plan, plan_hash, rollback
+from console.runs import operations
 from console.runs.waves import WaveLimits
 from console.plans.validate import counts, validate
 
@@ -35,7 +37,8 @@ settings = widgets.require_cluster()
 state, _ = widgets.require_snapshot(settings, keys.REVIEW_LAST_GOOD)
 store = deps.store()
 
-saved = store.plans(settings.name)
+cluster = cluster_key(state, settings.name)
+saved = store.plans.list(cluster)
 by_id = {s.id: s for s in saved}
 wanted = st.query_params.get("plan")
 options: list[int | None] = [s.id for s in saved] + [None]
@@ -48,6 +51,7 @@ choice = st.selectbox(
 
 plan_id: int | None = None
 source: tuple[object, ...] | None = None  # identifies the plan without reading it
+upload = None
 if choice is None:
     st.query_params.pop("plan", None)
     upload = st.file_uploader("Reassignment JSON", type=["json"])
@@ -65,9 +69,10 @@ def check(state: ClusterState) -> ReviewBundle | None:
     """Read the plan, then diff, validate and roll back: once per (plan, snapshot)."""
     try:
         if plan_id is None:
+            assert upload is not None  # no saved plan chosen: the page stopped unless a file was uploaded
             plan = parse_plan(upload.getvalue())
         else:
-            loaded = store.load_plan(plan_id)
+            loaded = store.plans.load(plan_id)
             if loaded is None:
                 st.error(f"Plan {plan_id} is no longer in the store.")
                 return None
@@ -171,15 +176,17 @@ me = widgets.identity()
 if plan_id is not None:
     author = by_id[plan_id].author
     digest = plan_hash(plan)
-    approved = [(a, t) for a, t, h in store.approvals(plan_id) if h == digest]
+    approved = [(a.approver, a.at) for a in store.plans.approvals(plan_id) if a.plan_hash == digest]
     if approved:
         st.caption("Approved by " + ", ".join(f"{a} ({datetime.fromtimestamp(t):%Y-%m-%d %H:%M})" for a, t in approved))
     if me.can("approve") and me.name != author and me.name not in {a for a, _ in approved}:
         if st.button("Approve this plan", icon=":material/verified:"):
-            store.approve(plan_id, me.name, digest)
-            store.record(me.name, cluster_key(state, settings.name), "approve", {"plan": plan_id}, "approved",
-                         plan_hash=digest)
-            st.rerun()
+            try:
+                operations.approve(store, me.name, cluster, plan_id)
+            except ConsoleError as e:
+                st.error(f"{e.message} {e.hint}")
+            else:
+                st.rerun()
 blocked = actions.two_person_problem(plan_id, plan)
 if n["error"]:
     st.write("A plan with errors cannot be submitted.")
@@ -210,10 +217,10 @@ c2.download_button("Rollback JSON", rollback_json, file_name=f"{name}-rollback.j
 if plan_id is not None:
     st.subheader("Review session")
     st.markdown(f"Everyone with this link sees the same plan: [`?plan={plan_id}`](?plan={plan_id})")
-    for note in store.notes(plan_id):
+    for note in store.plans.notes(plan_id):
         st.markdown(f"**{note.author}** · {datetime.fromtimestamp(note.at):%Y-%m-%d %H:%M} — {note.note}")
     with st.form("note", clear_on_submit=True):
         text = st.text_area("Add a note", key=keys.REVIEW_NOTE)
         if st.form_submit_button("Add note"):
-            store.add_note(plan_id, widgets.current_user(), text)
+            store.plans.add_note(plan_id, widgets.current_user(), text)
             st.rerun()

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Callable
 
 import streamlit as st
 
 from components import actions, deps, keys, widgets
-from console.present import history
 from console.core.errors import ConsoleError
-from console.runs.executor import Executor, cluster_key
 from console.core.format import human_bytes, human_duration
+from console.core.model import cluster_key
+from console.core.states import RunState, SubmitPath, WaveState
 from console.plans.plan import parse_plan
+from console.present import history
+from console.runs import operations
 from console.runs.progress import Progress, bytes_left, estimate_seconds
+from console.storage.store import Store
 
 st.header("Runs")
 actions.last_result()
@@ -22,12 +26,12 @@ deps.worker(settings)  # the server's worker drives unfinished runs
 me = widgets.identity()
 state, _ = widgets.require_snapshot(settings, keys.RUNS_LAST_GOOD)
 cluster = cluster_key(state, settings.name)
-runs = store.runs(cluster)
+runs = store.runs.list(cluster)
 
 if not runs:
     st.info("No runs yet: review a plan and submit it from the Review page.")
 else:
-    waves = {r.id: store.waves(r.id) for r in runs}
+    waves = {r.id: store.runs.waves(r.id) for r in runs}
     st.dataframe(history.run_rows(runs, waves), hide_index=True, width="stretch")
     by_id = {r.id: r for r in runs}
     wanted = st.query_params.get("run")
@@ -38,22 +42,22 @@ else:
 
     @st.fragment(run_every=timedelta(seconds=2))
     def progress() -> None:
-        run = store.run(run_id)
+        run = store.runs.get(run_id)
         if run is None:
             return
         now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
-        rows = history.wave_rows(now, store.waves(run_id), store.outcomes(run_id))
+        rows = history.wave_rows(now, store.runs.waves(run_id), store.runs.outcomes(run_id))
         st.markdown(f"**Run {run.id}** · {run.state} · by {run.author}"
                     + (f" · throttle {run.rate:,} B/s" if run.rate else " · not throttled"))
         st.dataframe(rows, hide_index=True, width="stretch", column_config={
             "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%d%%")})
-        running = next((w for w in store.waves(run_id) if w.state == "running"), None)
+        running = next((w for w in store.runs.waves(run_id) if w.state is WaveState.RUNNING), None)
         if running is not None and run.active:
             keys_now = [e.key for e in parse_plan(running.entries_json).entries]
             tracker = st.session_state.setdefault(f"runs.progress.{run_id}.{running.number}", Progress())
             tracker.update(now, keys_now)
             rate, left = tracker.rate(), bytes_left(now, keys_now)
-            later = [parse_plan(w.entries_json).entries for w in store.waves(run_id) if w.state == "pending"]
+            later = [parse_plan(w.entries_json).entries for w in store.runs.waves(run_id) if w.state is WaveState.PENDING]
             after = estimate_seconds(now, later, run.rate) or 0.0
             p1, p2, p3 = st.columns(3)
             p1.metric("Observed copy rate", f"{human_bytes(int(rate))}/s" if rate else "measuring…")
@@ -62,39 +66,42 @@ else:
                       help="This wave at the observed rate, the waves after it at the throttle.")
             for line in tracker.stuck(now):
                 st.warning(f"Stuck: {line}. Check the broker (Overview) and the throttle.")
-        rejected = [o for o in store.outcomes(run_id) if not o[3]]
+        rejected = [o for o in store.runs.outcomes(run_id) if not o.accepted]
         if rejected:
             st.error(f"{len(rejected)} partition(s) rejected by the controller:")
-            st.dataframe([{"wave": o[0], "partition": f"{o[1]}-{o[2]}", "error": o[5]} for o in rejected],
+            st.dataframe([{"wave": o.wave, "partition": o.name, "error": o.message} for o in rejected],
                          hide_index=True)
 
     progress()
     run = by_id[run_id]
-    if run.path == "zookeeper":
+    if run.path is SubmitPath.ZOOKEEPER:
         st.warning("Submitted through /admin/reassign_partitions (the path of Kafka before 2.4): it cannot be "
                    "cancelled. Let it complete, then roll back if needed.")
     if run.active and me.can("pause"):
         c1, c2, c3, c4 = st.columns(4)
-        def change(to: str) -> None:
-            store.set_run(run_id, to)
-            store.record(me.name, cluster, "run-" + to, {"run": run_id}, to, plan_hash=run.plan_hash)
+        def change(operation: Callable[[Store, str, int], None]) -> None:
+            try:
+                operation(store, me.name, run_id)
+            except ConsoleError as e:
+                st.error(f"{e.message} {e.hint}")
+                return
             st.rerun()
 
-        if run.state == "running" and c1.button("Pause before the next wave", icon=":material/pause:"):
-            change("paused")
-        if run.state == "paused" and c1.button("Resume", icon=":material/play_arrow:"):
-            change("running")
-        if c2.button("Stop after this wave", icon=":material/stop:"):
-            change("stopping")
+        if run.state is RunState.RUNNING and c1.button("Pause before the next wave", icon=":material/pause:"):
+            change(operations.pause)
+        if run.state is RunState.PAUSED and c1.button("Resume", icon=":material/play_arrow:"):
+            change(operations.resume)
+        if run.state is not RunState.STOPPING and c2.button("Stop after this wave", icon=":material/stop:"):
+            change(operations.stop)
         rate = c3.number_input("Throttle (B/s)", 1, 10**12, run.rate or 10_000_000, key=keys.RUNS_RATE)
         if c3.button("Change the throttle"):
             try:
-                Executor(store, deps.reader(settings), me.name).set_rate(run_id, int(rate))
+                operations.change_throttle(store, deps.gateway(settings), me.name, run_id, int(rate))
                 st.toast(f"Run {run_id}: throttle set to {int(rate):,} B/s")
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
-        ours = [k for k, r in store.active_partitions(cluster).items() if r == run_id]
-        if c4.button("Cancel the run…", icon=":material/cancel:", disabled=not ours or run.path == "zookeeper"):
+        ours = [k for k, r in store.runs.active_partitions(cluster).items() if r == run_id]
+        if c4.button("Cancel the run…", icon=":material/cancel:", disabled=not ours or run.path is SubmitPath.ZOOKEEPER):
             actions.open_dialog(actions.cancel_dialog, settings, ours, False)
     elif run.active:
         st.caption(me.why_not("pause"))
@@ -105,14 +112,12 @@ else:
     d2.download_button("Rollback JSON", run.rollback_json, file_name=f"run-{run.id}-rollback.json",
                        mime="application/json", icon=":material/undo:")
     if not run.active and d3.button("Roll back (review it first)", icon=":material/history:"):
-        back = parse_plan(run.rollback_json).with_basis(state)
-        plan_id = store.save_plan(f"rollback of run {run.id}", settings.name, back,
-                                  parse_plan(run.plan_json), me.name, state.fingerprint())
+        plan_id = operations.rollback_as_plan(store, me.name, state, settings.name, run.id)
         st.page_link("views/review.py", label=f"Review the rollback (plan {plan_id})", icon=":material/fact_check:",
                      query_params={"plan": str(plan_id)})
 
 st.subheader("Audit log")
-entries = store.audit(cluster=cluster)
+entries = store.audit.entries(cluster=cluster)
 if not entries:
     st.write("Nothing recorded yet: every submit, wave, throttle change, cancel and approval appears here.")
     st.stop()

@@ -24,6 +24,7 @@ import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol, Sequence
 
 from console.core.errors import ConfigError
 from console.core.paths import users_file
@@ -125,12 +126,20 @@ def write_users(path: Path, users: dict[str, tuple[str, list[str]]], two_person_
     tmp.replace(path)
 
 
-def approval_problem(author: str, approvals: list[tuple[str, float, str]], plan_hash: str) -> str | None:
+class Approved(Protocol):
+    @property
+    def approver(self) -> str: ...
+
+    @property
+    def plan_hash(self) -> str: ...
+
+
+def approval_problem(author: str, approvals: Sequence[Approved], plan_hash: str) -> str | None:
     """Why the two-person rule does not let this plan be submitted yet, or None."""
-    others = [a for a, _, h in approvals if h == plan_hash and a != author]
+    others = [a for a in approvals if a.plan_hash == plan_hash and a.approver != author]
     if others:
         return None
-    if any(h == plan_hash for _, _, h in approvals):
+    if any(a.plan_hash == plan_hash for a in approvals):
         return f"The plan was approved only by its author ({author}); someone else must approve it."
     if approvals:
         return "The plan changed since it was approved; it needs a new approval."

@@ -12,14 +12,14 @@ import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
-from console.core.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError, UnsupportedByCluster
-from console.core.model import BrokerId, Finding, LogDir, Severity, SourceStatus, TopicPartition
-from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, PartitionMeta, Reassignment
+from console.core.errors import (AuthorizationFailed, ClusterUnavailable, ConsoleError, PartiallyApplied,
+                                 UnsupportedByCluster)
+from console.core.model import BrokerId, Finding, LogDir, Outcome, Severity, SourceStatus, TopicPartition
+from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, Configs, PartitionMeta, Reassignment
 from console.access.settings import ConnectionSettings
-from console.runs.cancel import NO_ANSWER, Outcome
 
 
 for _name in ("kafka", "kafka.conn", "kafka.client", "kafka.admin"):
@@ -59,6 +59,25 @@ def translate(exc: BaseException, what: str) -> ConsoleError:
         f"Kafka did not answer {what}: {text or name}.",
         "Check that the bootstrap servers are right and reachable, and that the brokers run.",
     )
+
+
+class _NoAnswer:
+    """The controller's answer did not mention the partition."""
+
+
+NO_ANSWER = _NoAnswer
+
+
+def outcome_of(topic: str, partition: int, error: object) -> Outcome:
+    """From kafka-python's per-partition answer: None (accepted), an error class, or :data:`NO_ANSWER`."""
+    if error is None:
+        return Outcome(topic, partition, True)
+    if error is NO_ANSWER:
+        return Outcome(topic, partition, False, "NO_ANSWER", "The controller's answer did not mention it.")
+    code = str(getattr(error, "message", None) or getattr(error, "__name__", error))
+    errno = getattr(error, "errno", None)
+    text = str(getattr(error, "description", "") or "")
+    return Outcome(topic, partition, False, code, f"{code} ({errno}): {text}" if errno is not None else text)
 
 
 def _status_of(err: ConsoleError) -> SourceStatus:
@@ -179,7 +198,7 @@ class KafkaGateway:
         take (NOT_CONTROLLER while it moves, no controller yet, a timeout) changed nothing and is
         sent again, up to ``attempts`` times; partition errors are the broker's own, per
         partition. Raises :class:`ConsoleError` when a request never got an answer: the outcomes
-        of the requests before it are in the exception's ``outcomes``."""
+        of the requests before it are in :class:`PartiallyApplied`'s ``outcomes``."""
         from kafka import TopicPartition as KTP
 
         out: dict[TopicPartition, Outcome] = {}
@@ -191,7 +210,31 @@ class KafkaGateway:
                                          lambda c: c.alter_partition_reassignments(request), attempts, out)
             for (t, p), _ in chunk:
                 err = answer.get(KTP(t, p), NO_ANSWER)
-                out[(t, p)] = Outcome.of(t, p, err)
+                out[(t, p)] = outcome_of(t, p, err)
+        return out
+
+    def elect_leaders(self, keys: Iterable[TopicPartition], batch: int = 2_000) -> dict[TopicPartition, Outcome]:
+        """Preferred leader election (ElectLeaders, KIP-460) of ``keys``, in batches; per partition
+        the broker's answer (ELECTION_NOT_NEEDED counts as accepted: the preferred replica leads)."""
+        from confluent_kafka import ElectionType
+        from confluent_kafka import TopicPartition as CTP
+
+        admin = self.confluent()
+        items = list(keys)
+        out: dict[TopicPartition, Outcome] = {}
+        for start in range(0, len(items), batch):
+            chunk = items[start: start + batch]
+            try:
+                answer = admin.elect_leaders(ElectionType.PREFERRED, [CTP(t, p) for t, p in chunk],
+                                             request_timeout=self.settings.timeout_s).result(timeout=self.settings.timeout_s + 1)
+            except Exception as e:  # noqa: BLE001
+                err = translate(e, "ElectLeaders")
+                raise (PartiallyApplied(err, out) if out else err) from None
+            for tp, error in answer.items():
+                code = str(error.args[0].name()) if error is not None and error.args else None
+                ok = error is None or code == "ELECTION_NOT_NEEDED"
+                out[(tp.topic, tp.partition)] = Outcome(tp.topic, tp.partition, ok, None if ok else code,
+                                                        None if ok else str(error))
         return out
 
     def alter_configs(self, brokers: Mapping[BrokerId, Mapping[str, str | None]],
@@ -247,8 +290,7 @@ class KafkaGateway:
                             f"The controller did not take {what} after {attempts} attempts: {e}.",
                             "Nothing of this request was applied. Check that a controller is elected "
                             "(Overview) and try again.")
-                    err.outcomes = dict(done)  # type: ignore[attr-defined]
-                    raise err from None
+                    raise (PartiallyApplied(err, done) if done else err) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
         raise AssertionError("unreachable")
@@ -280,9 +322,7 @@ class KafkaGateway:
                             )
         return BrokerLogDirs(broker, tuple(dirs), tuple(replicas))
 
-    def describe_configs(
-        self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]
-    ) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]], dict[str, int]]:
+    def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         """Throttles set on brokers and topics (dynamic configs only), and each topic's effective
         ``min.insync.replicas``."""
         from confluent_kafka.admin import ConfigResource, ConfigSource, ResourceType
@@ -299,7 +339,7 @@ class KafkaGateway:
         except Exception as e:  # noqa: BLE001
             raise translate(e, "DescribeConfigs") from None
         if not futures:
-            return {}, {}, {}
+            return Configs()
         dynamic = {
             ConfigSource.DYNAMIC_BROKER_CONFIG.value,
             ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.value,
@@ -328,7 +368,7 @@ class KafkaGateway:
                 min_isr[res.name] = int(entry.value)
         if errors and len(errors) == len(futures):
             raise translate(errors[0], "DescribeConfigs")
-        return b_out, t_out, min_isr
+        return Configs(b_out, t_out, min_isr)
 
     def read(self) -> ApiView:
         """Everything the Admin API can tell, part by part, never raising for cluster trouble."""
@@ -371,9 +411,9 @@ class KafkaGateway:
                 logs_status = SourceStatus.OK  # partial answers still give sizes for those brokers
             cfg_status = SourceStatus.OK
             try:
-                b_thr, t_thr, min_isr = configs_f.result()
+                configs = configs_f.result()
             except ConsoleError as e:
-                b_thr, t_thr, min_isr, cfg_status = {}, {}, {}, _status_of(e)
+                configs, cfg_status = Configs(), _status_of(e)
                 problems.append(_problem("configs-unreadable", e))
         if not parts and SourceStatus.UNAUTHORIZED in (lpr_status, cfg_status):
             # Metadata silently leaves out topics the principal may not DESCRIBE.
@@ -389,9 +429,9 @@ class KafkaGateway:
             partitions=parts,
             reassignments=reassignments,
             log_dirs=tuple(log_dirs),
-            broker_throttles=b_thr,
-            topic_throttles=t_thr,
-            min_insync=min_isr,
+            broker_throttles=configs.brokers,
+            topic_throttles=configs.topics,
+            min_insync=configs.min_insync,
             metadata_status=SourceStatus.OK,
             reassignments_status=lpr_status,
             log_dirs_status=logs_status,

@@ -94,3 +94,13 @@ class ZkView:
     """Topic overrides of ``min.insync.replicas`` (``/config/topics``); broker defaults are not in ZooKeeper."""
     status: SourceStatus = SourceStatus.OK
     problems: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class Configs:
+    """What DescribeConfigs said: replication throttles set on brokers and topics (dynamic configs
+    only, values as the cluster stores them) and each topic's effective ``min.insync.replicas``."""
+
+    brokers: dict[str, dict[str, str]] = field(default_factory=dict)
+    topics: dict[str, dict[str, str]] = field(default_factory=dict)
+    min_insync: dict[str, int] = field(default_factory=dict)

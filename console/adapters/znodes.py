@@ -9,15 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from console.core.errors import ZnodeFormatError
 from console.core.model import BrokerId, TopicPartition
 from console.adapters.records import BrokerInfo, PartitionMeta, TopicZnode
-
-
-class ZnodeFormatError(ValueError):
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
-        self.path = path
-        self.reason = reason
 
 
 def _load(path: str, data: bytes | str | None) -> dict[str, Any]:

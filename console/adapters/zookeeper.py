@@ -13,11 +13,11 @@ import threading
 import time
 from typing import Any, Callable
 
-from console.core.errors import AuthorizationFailed, ConfigError, ConsoleError, ZooKeeperUnavailable
+from console.core.errors import (AuthorizationFailed, ConfigError, ConsoleError, ReassignmentBusy, ZnodeFormatError,
+                                 ZooKeeperUnavailable)
 from console.core.model import BrokerId, Finding, Severity, SourceStatus, TopicPartition
 from console.adapters.records import BrokerInfo, PartitionMeta, TopicZnode, ZkView
 from console.adapters.znodes import (
-    ZnodeFormatError,
     parse_broker,
     parse_config,
     parse_controller,
@@ -40,10 +40,6 @@ THROTTLE_KEYS = (
 
 LEGACY_ZNODE_MAX = 500_000
 """Well under ZooKeeper's default 1 MB jute.maxbuffer."""
-
-
-class ReassignmentBusy(ConsoleError):
-    """The legacy reassignment znode exists: wait for it to go."""
 
 
 def translate(exc: BaseException, what: str) -> ConsoleError:

@@ -1,21 +1,35 @@
-"""The console's own error types.
+"""Every error the console raises on purpose, in one tree.
 
-Library errors (confluent-kafka, kafka-python, kazoo, subprocess, Maven) are translated into
-these at the adapter boundary, so pages, the CLI and notebooks handle one tree::
+Library errors (confluent-kafka, kafka-python, kazoo, sqlite3, subprocess, Maven) are translated
+into these at the boundary where they occur (the adapters, the storage module, the sandbox), so
+pages, the CLI and notebooks handle one tree::
 
     ConsoleError                      anything the console reports to an operator
-    ├── ConfigError                   bad connection settings or command-config file
-    │   └── PlanFormatError           a plan file that cannot be used (console.plans.plan)
-    ├── ClusterUnavailable            Kafka does not answer (timeout, connection refused)
+    ├── ConfigError                   bad connection settings, command-config or users file, bad CLI input
+    │   └── PlanFormatError           a plan file that cannot be used (``problems`` lists why, by entry)
+    ├── ClusterUnavailable            Kafka does not answer (timeout, connection refused, no controller)
     ├── ZooKeeperUnavailable          ZooKeeper does not answer or the session is lost
     ├── AuthorizationFailed           the cluster answered "not authorised" for an operation
     ├── UnsupportedByCluster          the broker is too old for an API (e.g. before Kafka 2.4)
-    └── SandboxError                  the local sandbox cluster could not be started or stopped
+    ├── ReassignmentBusy              the legacy /admin/reassign_partitions znode is still there
+    ├── PartiallyApplied              a request in several batches stopped part-way (``outcomes``: what was applied)
+    ├── IllegalTransition             a run or wave asked to go to a state it cannot reach from where it is
+    ├── StoreError                    the console's SQLite store cannot be read or written
+    │   └── ConflictError             another active run already moves some of the plan's partitions
+    ├── SandboxError                  the local sandbox cluster could not be started or stopped
+    └── ZnodeFormatError              a znode Kafka wrote is not in the expected shape (also a ValueError)
 
-Every error carries ``hint``: what the operator can do about it.
+Every error carries ``message`` (what is wrong) and ``hint`` (what the operator can do about it).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    from console.core.model import Outcome, TopicPartition
+
+_MAX_REPORTED = 20
 
 
 class ConsoleError(Exception):
@@ -31,11 +45,22 @@ class ConsoleError(Exception):
 
 
 class ConfigError(ConsoleError):
-    """Connection settings or a command-config file that cannot be used."""
+    """Connection settings, a command-config or users file, or command-line input that cannot be used."""
+
+
+class PlanFormatError(ConfigError):
+    """A plan file that cannot be used at all: ``problems`` lists what is wrong, by entry."""
+
+    def __init__(self, problems: list[str], hint: str = "") -> None:
+        shown = problems[:_MAX_REPORTED]
+        more = len(problems) - len(shown)
+        message = "The plan cannot be used: " + "; ".join(shown) + (f"; and {more} more problems" if more > 0 else "") + "."
+        super().__init__(message, hint or "Fix the file and load it again; nothing was read from it.")
+        self.problems = problems
 
 
 class ClusterUnavailable(ConsoleError):
-    """Kafka did not answer in time or refused the connection."""
+    """Kafka did not answer in time, refused the connection, or has no controller."""
 
 
 class ZooKeeperUnavailable(ConsoleError):
@@ -50,5 +75,44 @@ class UnsupportedByCluster(ConsoleError):
     """The cluster is too old for an API the console needs."""
 
 
+class ReassignmentBusy(ConsoleError):
+    """The legacy reassignment znode exists: wait for it to go."""
+
+
+class PartiallyApplied(ConsoleError):
+    """A request sent in batches stopped part-way: ``outcomes`` holds the answers of the batches
+    that were applied, ``cause`` why the next one was not."""
+
+    def __init__(self, cause: ConsoleError, outcomes: Mapping["TopicPartition", "Outcome"]) -> None:
+        super().__init__(cause.message, cause.hint)
+        self.cause = cause
+        self.outcomes = dict(outcomes)
+
+
+class IllegalTransition(ConsoleError):
+    """A run or a wave cannot go from its state to the one asked for (e.g. resume a completed run)."""
+
+
+class StoreError(ConsoleError):
+    """The console's store could not be read or written."""
+
+
+class ConflictError(StoreError):
+    """Another active run already moves some of the plan's partitions."""
+
+
 class SandboxError(ConsoleError):
     """The local sandbox cluster could not be started, found or stopped."""
+
+
+class ZnodeFormatError(ConsoleError, ValueError):
+    """A znode's content is not what Kafka writes there: ``path`` and ``reason`` say where and why."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}", "Kafka wrote something the console does not understand; "
+                                              "the rest of the picture is still read.")
+        self.path = path
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return self.message

@@ -18,12 +18,10 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple, NewType
-
-if TYPE_CHECKING:
-    from console.plans.columns import SnapshotColumns
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, NewType, TypeVar
 
 BrokerId = NewType("BrokerId", int)
+T = TypeVar("T")
 TopicPartition = tuple[str, int]
 
 
@@ -306,6 +304,43 @@ class Partition:
         return tuple(out)
 
 
+class Outcome(NamedTuple):
+    """One partition's answer to AlterPartitionReassignments (a named tuple: a wave has hundreds)."""
+
+    topic: str
+    partition: int
+    accepted: bool
+    code: str | None = None
+    """The broker's error name (e.g. ``NO_REASSIGNMENT_IN_PROGRESS``), when not accepted."""
+    message: str | None = None
+
+    @property
+    def key(self) -> TopicPartition:
+        return (self.topic, self.partition)
+
+    @property
+    def name(self) -> str:
+        return partition_name(self.topic, self.partition)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"topic": self.topic, "partition": self.partition, "accepted": self.accepted, "code": self.code,
+                "message": self.message}
+
+
+def split_outcomes(outcomes: Iterable[Outcome]) -> tuple[list[Outcome], list[Outcome]]:
+    """(accepted, rejected)."""
+    ok: list[Outcome] = []
+    bad: list[Outcome] = []
+    for o in outcomes:
+        (ok if o.accepted else bad).append(o)
+    return ok, bad
+
+
+def outcome_word(accepted: int, rejected: int) -> str:
+    """How the audit log and the pages name a request's overall answer."""
+    return "accepted" if not rejected else ("partly accepted" if accepted else "rejected")
+
+
 @dataclass(frozen=True, slots=True)
 class Throttles:
     """Replication throttles currently set (all values as the cluster stores them: strings).
@@ -407,12 +442,13 @@ class ClusterState:
         ids = set(replicas) | set(leaders) | set(size) | {b.id for b in self.brokers}
         return {b: (replicas.get(b, 0), leaders.get(b, 0), size.get(b, 0)) for b in ids}
 
-    @cached_property
-    def columns(self) -> "SnapshotColumns":
-        """The partitions as arrays (:mod:`console.plans.columns`), built once per snapshot for plan checks."""
-        from console.plans.columns import snapshot_columns
-
-        return snapshot_columns(self)
+    def memo(self, key: str, build: "Callable[[ClusterState], T]") -> T:
+        """A value derived from this snapshot by ``build``, built once and kept with it (snapshots are
+        immutable): e.g. the column-wise arrays plan checks share (:func:`console.plans.columns.columns_of`)."""
+        cache: dict[str, object] = self.__dict__.setdefault("_memo", {})
+        if key not in cache:
+            cache[key] = build(self)
+        return cache[key]  # type: ignore[return-value]  # stored under its own key by this method only
 
     @cached_property
     def min_insync_index(self) -> dict[str, int]:
@@ -490,5 +526,7 @@ class ClusterState:
                 }
 
 
-def broker_ids(values: Iterable[int]) -> tuple[BrokerId, ...]:
-    return tuple(BrokerId(int(v)) for v in values)
+def cluster_key(state: ClusterState, name: str) -> str:
+    """How runs, plans and the audit log name a cluster: by its id (two names for one cluster are
+    one cluster), or by its configured name when the id is not known."""
+    return state.cluster_id or name

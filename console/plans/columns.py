@@ -3,7 +3,7 @@
 Replica lists are short (1–6 brokers), so a list of them becomes one padded ``n × width`` int64
 matrix (:data:`PAD` fills the unused cells) and per-partition questions ("is this target replica
 in the current set?") become a few whole-array operations instead of a Python loop per
-partition. The snapshot's columns are built once per snapshot (``ClusterState.columns``) and
+partition. The snapshot's columns are built once per snapshot (:func:`columns_of`) and
 shared by every plan checked against it.
 """
 
@@ -181,6 +181,11 @@ class SnapshotColumns:
     def size_on(self, rows: Ints, brokers: Ints) -> Ints:
         """Bytes of each (row, broker)'s log; PAD when not reported."""
         return lookup(self.log_keys, self.log_sizes, pair_keys(rows, brokers))
+
+
+def columns_of(state: ClusterState) -> SnapshotColumns:
+    """The snapshot's columns, built on first use and kept with the snapshot."""
+    return state.memo("plans.columns", snapshot_columns)
 
 
 def snapshot_columns(state: ClusterState) -> SnapshotColumns:

@@ -24,7 +24,7 @@ from typing import Iterator, NamedTuple, Sequence, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
-from console.plans.columns import PAD, Bools, BrokerTable, Ints, broker_ids, member, widen
+from console.plans.columns import PAD, Bools, columns_of, BrokerTable, Ints, broker_ids, member, widen
 from console.core.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
 from console.core.perf import without_gc
 from console.plans.plan import Plan, PlanEntry
@@ -302,7 +302,7 @@ def diff(state: ClusterState, plan: Plan) -> PlanDiff:
 
 
 def _columns(state: ClusterState, plan: Plan) -> DiffColumns:
-    sc = state.columns
+    sc = columns_of(state)
     n = len(plan)
     rows = np.fromiter(map(sc.row_of.get, map(_key, plan.entries), repeat(-1)), np.int64, n)
     known = rows >= 0
@@ -338,7 +338,7 @@ def _columns(state: ClusterState, plan: Plan) -> DiffColumns:
 
 
 def _brokers(state: ClusterState, c: DiffColumns) -> tuple[tuple[BrokerChange, ...], tuple[Flow, ...]]:
-    sc = state.columns
+    sc = columns_of(state)
     totals = state.broker_totals  # computed once per snapshot
     table = BrokerTable.of(np.fromiter(totals, np.int64, len(totals)), broker_ids(state), c.target[c.known])
     known_rows = c.rows[c.known]

@@ -10,7 +10,8 @@ from typing import Callable, Iterable
 
 from console.core.limits import INT32_MAX
 from console.core.model import BrokerId, ClusterState, TopicPartition
-from console.plans.plan import ANY, Plan, PlanEntry, PlanFormatError
+from console.core.errors import PlanFormatError
+from console.plans.plan import ANY, Plan, PlanEntry
 
 
 def from_assignment(state: ClusterState, topics: Iterable[str] = (), partitions: Iterable[TopicPartition] = ()) -> Plan:

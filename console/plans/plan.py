@@ -18,6 +18,7 @@ problems by entry, and no partial plan escapes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -31,25 +32,14 @@ import numpy as np
 
 from console.core.limits import INT32_MAX, MAX_TOPIC_LENGTH
 from console.plans.columns import PAD, Ints, padded
-from console.core.errors import ConfigError
+from console.core.errors import PlanFormatError
 from console.core.perf import without_gc
 from console.core.model import BrokerId, ClusterState, ReplicaLog, TopicPartition, partition_name
 
 ANY = "any"
 _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
-_MAX_REPORTED = 20
 _key = itemgetter(0, 1)
 
-
-class PlanFormatError(ConfigError):
-    """A plan file that cannot be used at all: ``problems`` lists what is wrong, by entry."""
-
-    def __init__(self, problems: list[str], hint: str = "") -> None:
-        shown = problems[:_MAX_REPORTED]
-        more = len(problems) - len(shown)
-        message = "The plan cannot be used: " + "; ".join(shown) + (f"; and {more} more problems" if more > 0 else "") + "."
-        super().__init__(message, hint or "Fix the file and load it again; nothing was read from it.")
-        self.problems = problems
 
 
 class _Written(msgspec.Struct):
@@ -138,6 +128,12 @@ class Plan:
         index = state.partition_index
         basis = {e.key: index[e.key].replicas for e in self.entries if e.key in index}
         return Plan(self.entries, basis)
+
+
+def plan_hash(plan: Plan, text: str | None = None) -> str:
+    """A short digest of the plan's JSON (``text``, when the caller has it already): what an
+    approval and a run record, so a changed plan is a different plan."""
+    return hashlib.sha256((text if text is not None else plan.to_json()).encode()).hexdigest()[:16]
 
 
 # ------------------------------------------------------------------------------------------

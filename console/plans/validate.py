@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from console.core.limits import INT32_MAX, REQUEST_LIMIT, ZNODE_LIMIT_BYTES
-from console.plans.columns import PAD, Bools, Ints, broker_ids, digits, distinct, lookup, member
+from console.plans.columns import PAD, Bools, columns_of, Ints, broker_ids, digits, distinct, lookup, member
 from console.plans.diff import ChangeKind, PlanDiff, diff
 from console.core.model import BrokerId, ClusterState, Finding, Severity
 from console.core.perf import without_gc
@@ -201,7 +201,7 @@ def _ids(ids: Iterable[int]) -> str:
 def _partition_checks(found: _Found, state: ClusterState, d: PlanDiff, rows: list[int]) -> None:
     """Checks of each known partition that changes (an unchanged one only says so)."""
     c = d.columns
-    sc = state.columns
+    sc = columns_of(state)
     parts = state.partitions
     t = c.target
     none = c.is_kind(ChangeKind.NONE)

@@ -10,31 +10,43 @@ from typing import Iterable
 from console.core.format import timestamp
 from console.core.model import ClusterState
 from console.plans.plan import parse_plan
-from console.storage.store import AuditEntry, Run, WaveRow
+from console.core.states import WaveState
+from console.storage.audit import AuditEntry
+from console.storage.runs import Run, Wave, WaveOutcome
 
 
+def waves_done(waves: list[Wave]) -> str:
+    """``2/3``: waves completed of all."""
+    return f"{sum(w.state is WaveState.COMPLETED for w in waves)}/{len(waves)}"
 
-def run_rows(runs: Iterable[Run], waves: dict[int, list[WaveRow]]) -> list[dict[str, object]]:
-    return [{"run": r.id, "name": r.name, "author": r.author, "state": r.state,
-             "waves": f"{sum(w.state == 'completed' for w in waves.get(r.id, []))}/{len(waves.get(r.id, []))}",
+
+def run_json(run: Run, waves: list[Wave]) -> dict[str, object]:
+    """One run as ``python -m console runs --json`` prints it."""
+    return {"run": run.id, "cluster": run.cluster, "name": run.name, "author": run.author, "state": run.state.value,
+            "waves": waves_done(waves), "rate": run.rate, "plan_hash": run.plan_hash, "created_at": run.created_at,
+            "path": run.path.value}
+
+
+def run_rows(runs: Iterable[Run], waves: dict[int, list[Wave]]) -> list[dict[str, object]]:
+    return [{"run": r.id, "name": r.name, "author": r.author, "state": r.state.value,
+             "waves": waves_done(waves.get(r.id, [])),
              "throttle B/s": r.rate, "started": timestamp(r.created_at), "updated": timestamp(r.updated_at),
              "plan hash": r.plan_hash} for r in runs]
 
 
-def wave_rows(state: ClusterState | None, waves: Iterable[WaveRow],
-              outcomes: Iterable[tuple[int, str, int, bool, str | None, str | None]]) -> list[dict[str, object]]:
+def wave_rows(state: ClusterState | None, waves: Iterable[Wave], outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
     """Per wave: its partitions, how many are at their target now, and the rejected ones."""
     rejected: dict[int, int] = {}
     for o in outcomes:
-        if not o[3]:
-            rejected[o[0]] = rejected.get(o[0], 0) + 1
-    rows = []
+        if not o.accepted:
+            rejected[o.wave] = rejected.get(o.wave, 0) + 1
+    rows: list[dict[str, object]] = []
     index = state.partition_index if state is not None else {}
     for w in waves:
         entries = parse_plan(w.entries_json).entries
         done = sum(1 for e in entries if (p := index.get(e.key)) is not None and not p.reassigning
                    and p.replicas == e.replicas)
-        rows.append({"wave": w.number, "state": w.state, "partitions": len(entries),
+        rows.append({"wave": w.number, "state": w.state.value, "partitions": len(entries),
                      "at target": done if state is not None else None, "rejected": rejected.get(w.number, 0),
                      "progress": round(100 * done / len(entries)) if entries and state is not None else None,
                      "submitted": timestamp(w.submitted_at), "completed": timestamp(w.completed_at)})

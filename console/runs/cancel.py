@@ -10,53 +10,10 @@ partition whose original replicas are all out of sync may be left without a lead
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping, NamedTuple
+from typing import Iterable
 
+from console.core.format import ids_text
 from console.core.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
-
-
-class _NoAnswer:
-    """The controller's answer did not mention the partition."""
-
-
-NO_ANSWER = _NoAnswer
-
-
-class Outcome(NamedTuple):
-    """One partition's answer to AlterPartitionReassignments."""
-
-    topic: str
-    partition: int
-    accepted: bool
-    code: str | None = None
-    """The broker's error name (e.g. ``NO_REASSIGNMENT_IN_PROGRESS``), when not accepted."""
-    message: str | None = None
-
-    @staticmethod
-    def of(topic: str, partition: int, error: object) -> "Outcome":
-        """From kafka-python's per-partition answer: None (accepted), an error class, or
-        :data:`NO_ANSWER`."""
-        if error is None:
-            return Outcome(topic, partition, True)
-        if error is NO_ANSWER:
-            return Outcome(topic, partition, False, "NO_ANSWER", "The controller's answer did not mention it.")
-        code = str(getattr(error, "message", None) or getattr(error, "__name__", error))
-        errno = getattr(error, "errno", None)
-        text = str(getattr(error, "description", "") or "")
-        return Outcome(topic, partition, False, code, f"{code} ({errno}): {text}" if errno is not None else text)
-
-    @property
-    def name(self) -> str:
-        return partition_name(self.topic, self.partition)
-
-
-def summary(outcomes: Iterable[Outcome]) -> tuple[list[Outcome], list[Outcome]]:
-    """(accepted, rejected)."""
-    ok: list[Outcome] = []
-    bad: list[Outcome] = []
-    for o in outcomes:
-        (ok if o.accepted else bad).append(o)
-    return ok, bad
 
 
 # -- cancel --------------------------------------------------------------------------------------
@@ -84,7 +41,7 @@ class CancelPlan:
                  "replicas (the adding replicas are dropped). Partitions whose reassignment already "
                  "completed stay where they are; their way back is the rollback JSON."]
         for p in self.cancel:
-            lines.append(f"  {p.name}: {_ids(p.replicas)} → back to {_ids(p.original)} (dropping {_ids(p.adding)})")
+            lines.append(f"  {p.name}: {ids_text(p.replicas, 'none')} → back to {ids_text(p.original, 'none')} (dropping {ids_text(p.adding, 'none')})")
         if self.not_ours:
             lines.append(f"Left alone: {len(self.not_ours)} reassignment(s) this console did not start "
                          f"({', '.join(p.name for p in self.not_ours[:10])}{' …' if len(self.not_ours) > 10 else ''}); "
@@ -130,10 +87,3 @@ def keys_of(state: ClusterState, topic: str, partitions: Iterable[int] = ()) -> 
     return [p.key for p in state.partitions if p.topic == topic and (not numbers or p.partition in numbers)]
 
 
-def _ids(ids: Iterable[int]) -> str:
-    return ",".join(map(str, ids)) or "none"
-
-
-def outcome_rows(outcomes: Mapping[TopicPartition, Outcome]) -> list[dict[str, object]]:
-    return [{"topic": o.topic, "partition": o.partition, "accepted": o.accepted, "code": o.code, "message": o.message}
-            for o in outcomes.values()]

@@ -9,19 +9,20 @@ import threading
 from typing import Callable
 
 from console.core.errors import ConsoleError
-from console.runs.executor import Executor, Step, cluster_key
-from console.state.reader import ClusterReader
+from console.core.model import cluster_key
+from console.runs.executor import Executor, Step
+from console.runs.gateway import ClusterGateway
 from console.storage.store import Store
 
 log = logging.getLogger(__name__)
 
 
 class Worker:
-    def __init__(self, store: Store, reader: ClusterReader, user: str, every_s: float = 1.0,
+    def __init__(self, store: Store, cluster: ClusterGateway, user: str, every_s: float = 1.0,
                  progress: Callable[[Step], None] | None = None) -> None:
-        self.executor = Executor(store, reader, user)
+        self.executor = Executor(store, cluster, user)
         self.store = store
-        self.reader = reader
+        self.gateway = cluster
         self.every_s = every_s
         self.progress = progress
         self._stop = threading.Event()
@@ -29,17 +30,18 @@ class Worker:
         self._cluster: str | None = None
 
     def cluster(self) -> str:
+        """The cluster's id once it answered (for good), else its configured name."""
         if self._cluster is not None:
             return self._cluster
-        state = self.reader.snapshot(max_age_s=5.0)
-        if state.cluster_id is not None:  # known for good once the cluster answered
+        state = self.gateway.snapshot(max_age_s=5.0)
+        if state.cluster_id is not None:
             self._cluster = state.cluster_id
-        return cluster_key(state, self.reader.settings.name)
+        return cluster_key(state, self.gateway.name)
 
     def step_all(self) -> list[Step]:
         """One step of every unfinished run of the cluster."""
         steps = []
-        for run in self.store.runs(self.cluster(), active_only=True):
+        for run in self.store.runs.list(self.cluster(), active_only=True):
             try:
                 step = self.executor.tick(run.id)
             except ConsoleError as e:  # the cluster did not answer: the next step tries again
@@ -58,8 +60,8 @@ class Worker:
             except Exception:  # noqa: BLE001 - a worker must outlive one bad step; it is logged
                 log.exception("worker step failed")
             self._stop.wait(self.every_s)
-        for run in self.store.runs(self.cluster(), active_only=True):  # stopping: others may take over at once
-            self.store.release(run.id, self.executor.owner)
+        for run in self.store.runs.list(self.cluster(), active_only=True):  # stopping: others may take over at once
+            self.store.runs.release(run.id, self.executor.owner)
 
     def start(self) -> "Worker":
         if self._thread is None:

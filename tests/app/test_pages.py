@@ -115,7 +115,8 @@ def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster):
 
 def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_path):
     from console.access.auth import SANDBOX_USERS, write_users
-    from console.runs.executor import Executor
+    from console.runs.gateway import LiveGateway
+    from console.runs.operations import start_run
     from console.plans.plan import Plan, PlanEntry
     from console.state.reader import ClusterReader
     from console.storage.store import Store
@@ -138,11 +139,11 @@ def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_pa
 
     make_topic(demo_sandbox.bootstrap_servers, "app-run", 1, 1, 20, assignment=[[0]])
     with ClusterReader(settings_for(demo_sandbox)) as reader:
-        run_id = Executor(Store(), reader, "ann").start(reader.snapshot(), Plan.of([PlanEntry("app-run", 0, (1,))]),
+        run_id = start_run(Store(), LiveGateway(reader), "ann", reader.snapshot(), Plan.of([PlanEntry("app-run", 0, (1,))]),
                                                        "app run")
     at.run()  # the page starts the server's worker, which drives the run
     assert not at.exception
-    wait_for(lambda: Store().run(run_id).state == "completed", timeout=60, what="the server's worker completed it")
+    wait_for(lambda: Store().runs.get(run_id).state == "completed", timeout=60, what="the server's worker completed it")
     at.run()
     assert at.dataframe[0].value["state"][0] == "completed"
     audit = at.dataframe[-1].value

@@ -9,6 +9,7 @@ import time
 from playwright.sync_api import expect, sync_playwright
 
 from console.access.auth import SANDBOX_USERS, write_users
+from console.core.model import cluster_key
 from console.plans.plan import Plan, PlanEntry
 from console.state.reader import ClusterReader
 from console.storage.store import Store
@@ -26,7 +27,7 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
     with ClusterReader(settings_for(sandbox)) as reader:
         state = reader.snapshot()
         plan = Plan.of([PlanEntry("e2e-run", 0, (2,)), PlanEntry("e2e-run", 1, (2,))]).with_basis(state)
-        plan_id = store.save_plan("e2e run", "sandbox", plan, Plan.of([]), "ann", state.fingerprint())
+        plan_id = store.plans.save("e2e run", cluster_key(state, "sandbox"), plan, Plan.of([]), "ann", state.fingerprint())
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
@@ -54,7 +55,7 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
             # table cells are drawn on a canvas: look at the run's heading line instead
             expect(page.get_by_text(re.compile(r"running · by operator"))).to_be_visible(timeout=60_000)
             expect(page.get_by_text("Traceback")).to_have_count(0)
-            wait_for(lambda: [w.state for w in store.waves(1)] == ["running"], timeout=60, what="wave 1 running")
+            wait_for(lambda: [w.state for w in store.runs.waves(1)] == ["running"], timeout=60, what="wave 1 running")
             page.screenshot(path=str(tmp_path / "runs.png"), full_page=True)
 
             # on-call: cancel the topic from the Live page
@@ -77,14 +78,14 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
             page.keyboard.press("Escape")  # closing the dialog leaves the outcome on the page
             expect(page.get_by_text("Cancel sent by operator")).to_be_visible(timeout=30_000)
             browser.close()
-        sending = [a for a in store.audit(action="cancel") if a.outcome == "sending"]
+        sending = [a for a in store.audit.entries(action="cancel") if a.outcome == "sending"]
         assert len(sending) == 1 and sending[0].user == "operator"
         print(f"click to cancel request recorded and sent: {sending[0].at - clicked:.2f} s")
-        wait_for(lambda: store.run(1).state == "cancelled", timeout=60, what="the run marked cancelled")
+        wait_for(lambda: store.runs.get(1).state == "cancelled", timeout=60, what="the run marked cancelled")
         with ClusterReader(settings_for(sandbox)) as reader:
             wait_for(lambda: [reader.snapshot().partition("e2e-run", p).replicas for p in (0, 1)] == [(0,), (1,)],
                      timeout=30, what="back on the original replicas")
-        assert not store.ledger()
+        assert not store.runs.ledger()
     finally:
         clear_throttles(bs, [0, 1, 2], ["e2e-run"])
 
@@ -95,6 +96,8 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
     import json
 
     from console.runs.executor import Executor
+    from console.runs.gateway import LiveGateway
+    from console.runs.operations import start_run
     from console.runs.waves import WaveLimits
 
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
@@ -102,17 +105,17 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
     make_topic(bs, "e2e-resume", 2, 1, 30, assignment=[[0], [1]])
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
-        gone = Executor(store, reader, "ann")
-        run_id = gone.start(reader.snapshot(), Plan.of([PlanEntry("e2e-resume", 0, (2,)), PlanEntry("e2e-resume", 1, (2,))]),
+        gone = Executor(store, LiveGateway(reader), "ann")
+        run_id = start_run(gone.store, gone.cluster, gone.user, reader.snapshot(), Plan.of([PlanEntry("e2e-resume", 0, (2,)), PlanEntry("e2e-resume", 1, (2,))]),
                             "resume", limits=WaveLimits(1))
         assert gone.tick(run_id).did.startswith("wave 1 submitted")
-    store.release(run_id, gone.owner)  # that console stopped
+    store.runs.release(run_id, gone.owner)  # that console stopped
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         page = browser.new_page()
         page.goto(app_url)
         expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=60_000)
-        wait_for(lambda: store.run(run_id).state == "completed", timeout=90, what="the run completed by the server")
+        wait_for(lambda: store.runs.get(run_id).state == "completed", timeout=90, what="the run completed by the server")
         browser.close()
-    sent = [json.loads(a.request)["wave"] for a in store.audit(action="submit-wave") if a.outcome == "sending"]
+    sent = [json.loads(a.request)["wave"] for a in store.audit.entries(action="submit-wave") if a.outcome == "sending"]
     assert sorted(sent) == [1, 2]

@@ -95,7 +95,7 @@ def test_a_viewer_cannot_cancel_or_submit_from_the_cli(sandbox, tmp_path):
                                    str(plan), "--yes"], capture_output=True, text=True, timeout=120, env=env)
             assert done.returncode == 1 and "Traceback" not in done.stderr, done.stdout + done.stderr
             assert reader.snapshot().partition("auth-move", 0).target == (1,)  # still moving to 1, not 2
-        outcomes = [a.outcome for a in Store(tmp_path / "console.db").audit(action="cancel")]
+        outcomes = [a.outcome for a in Store(tmp_path / "console.db").audit.entries(action="cancel")]
         assert outcomes == ["sending", "failed"]
     finally:
         set_broker_rates(bs, [0, 1, 2], 50_000_000)

@@ -49,11 +49,11 @@ def test_cancel_puts_the_partition_back_and_is_audited(sandbox, tmp_path, monkey
             assert out["accepted"] == ["c-move-0"] and not out["rejected"] and not out["still_in_flight"]
             wait_for(lambda: not (p := reader.snapshot().partition("c-move", 0)).reassigning and p.replicas == (0, 1),
                      timeout=30, what="back on the original replicas")
-        audit = Store().audit(action="cancel")
+        audit = Store().audit.entries(action="cancel")
         assert [a.outcome for a in audit] == ["sending", "accepted"]
         assert audit[1].ref == audit[0].id and json.loads(audit[0].request) == {"cancel": [["c-move", 0]]}
         assert json.loads(audit[1].response)[0]["accepted"] is True
-        assert Store().audit(action="cancel-complete")[0].outcome == "left the in-flight list"
+        assert Store().audit.entries(action="cancel-complete")[0].outcome == "left the in-flight list"
     finally:
         clear_throttles(bs, BROKERS, ["c-move"])
 

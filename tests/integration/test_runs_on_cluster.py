@@ -8,7 +8,10 @@ import json
 import time
 
 from console import cli
+from console.core.states import RunState, WaveState
 from console.runs.executor import Executor
+from console.runs.gateway import LiveGateway
+from console.runs.operations import start_run
 from console.plans.plan import Plan, PlanEntry
 from console.state.reader import ClusterReader
 from console.runs.waves import WaveLimits
@@ -50,13 +53,13 @@ def test_throttled_plan_in_waves_completes_and_restores_throttles(sandbox, tmp_p
             assert wait_for(lambda: reader.snapshot().throttles == before, timeout=30,
                             what="throttles back as they were")
         store = Store()
-        (run,) = store.runs()
+        (run,) = store.runs.list()
         assert run.state == "completed" and run.rate == 3000000
-        assert [w.state for w in store.waves(run.id)] == ["completed", "completed"]
-        actions = [(a.action, a.outcome) for a in store.audit()]
+        assert [w.state for w in store.runs.waves(run.id)] == ["completed", "completed"]
+        actions = [(a.action, a.outcome) for a in store.audit.entries()]
         assert actions.count(("submit-wave", "sending")) == 2 and actions.count(("submit-wave", "accepted")) == 2
         assert ("throttle-set", "sending") in actions and ("run-completed", "completed") in actions
-        assert not store.ledger()  # every throttle the run set was taken away
+        assert not store.runs.ledger()  # every throttle the run set was taken away
         assert cli.main(["runs", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)[0]["waves"] == "2/2"
     finally:
@@ -69,12 +72,12 @@ def test_second_run_on_the_same_partitions_is_refused(sandbox, tmp_path, monkeyp
     make_topic(bs, "r-clash", 1, 2, 10, assignment=[[0, 1]])
     plan = Plan.of([PlanEntry("r-clash", 0, (1, 2))])
     with ClusterReader(settings_for(sandbox)) as reader:
-        run_id = Executor(Store(), reader, "ann").start(reader.snapshot(), plan, "first")
+        run_id = start_run(Store(), LiveGateway(reader), "ann", reader.snapshot(), plan, "first")
     path = tmp_path / "p.json"
     path.write_text(plan.to_json())
     assert cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(path), "--yes"]) == 1
     assert f"Run #{run_id} (first, by ann) is already moving r-clash-0" in capsys.readouterr().err
-    Store().set_run(run_id, "stopped")
+    Store().runs.set_state(run_id, RunState.ABANDONED)
 
 
 def test_a_resumed_run_never_sends_a_wave_twice(sandbox, tmp_path, monkeypatch):
@@ -83,18 +86,18 @@ def test_a_resumed_run_never_sends_a_wave_twice(sandbox, tmp_path, monkeypatch):
     make_topic(bs, "r-resume", 2, 2, 20, assignment=[[0, 1], [1, 0]])
     plan = Plan.of([PlanEntry("r-resume", 0, (0, 2)), PlanEntry("r-resume", 1, (1, 2))])
     with ClusterReader(settings_for(sandbox)) as reader:
-        run_id = Executor(Store(), reader, "ann").start(reader.snapshot(), plan, "resume", limits=WaveLimits(1))
+        run_id = start_run(Store(), LiveGateway(reader), "ann", reader.snapshot(), plan, "resume", limits=WaveLimits(1))
     store = Store()
     # the first worker wrote its intent and sent wave 1, then stopped before recording the answer
-    store.set_wave(run_id, 1, "submitting")
+    store.runs.set_wave(run_id, 1, WaveState.SUBMITTING)
     reassign(bs, {("r-resume", 0): [0, 2]})
     with ClusterReader(settings_for(sandbox)) as reader:  # a new worker
-        run = Executor(store, reader, "ann").drive(run_id, every=0.5, timeout=120)
+        run = Executor(store, LiveGateway(reader), "ann").drive(run_id, every=0.5, timeout=120)
         assert run.state == "completed"
         assert reader.snapshot().partition("r-resume", 1).replicas == (1, 2)
-    sent = [json.loads(a.request) for a in store.audit(action="submit-wave") if a.outcome == "sending"]
+    sent = [json.loads(a.request) for a in store.audit.entries(action="submit-wave") if a.outcome == "sending"]
     assert [(r["wave"], r["partitions"]) for r in sent] == [(2, [["r-resume", 1, [1, 2]]])]
-    assert [(w, code) for w, _, _, _, code, _ in store.outcomes(run_id)] == [(1, "ALREADY_SENT"), (2, None)]
+    assert [(o.wave, o.code) for o in store.runs.outcomes(run_id)] == [(1, "ALREADY_SENT"), (2, None)]
 
 
 def test_cancel_of_a_run_reverts_it_and_takes_its_throttles_off(sandbox, tmp_path, monkeypatch, capsys):
@@ -105,8 +108,8 @@ def test_cancel_of_a_run_reverts_it_and_takes_its_throttles_off(sandbox, tmp_pat
     try:
         with ClusterReader(settings_for(sandbox)) as reader:
             before = reader.snapshot().throttles
-            executor = Executor(Store(), reader, "ann")
-            run_id = executor.start(reader.snapshot(), plan, "slow", rate=2000)
+            executor = Executor(Store(), LiveGateway(reader), "ann")
+            run_id = start_run(executor.store, executor.cluster, executor.user, reader.snapshot(), plan, "slow", rate=2000)
             assert executor.tick(run_id).did == "wave 1 submitted (2 partitions)"
             wait_for(lambda: len(reader.snapshot().in_flight) == 2, what="both moving")
             # the rate changes while the wave runs
@@ -121,7 +124,7 @@ def test_cancel_of_a_run_reverts_it_and_takes_its_throttles_off(sandbox, tmp_pat
             wait_for(lambda: [(s := reader.snapshot()).partition("r-cancel", p).replicas for p in (0, 1)]
                      == [(0, 1), (1, 0)], timeout=30, what="back on the original replicas")
             store = Store()
-            assert store.run(run_id).state == "cancelled" and not store.ledger()
+            assert store.runs.get(run_id).state == "cancelled" and not store.runs.ledger()
             assert wait_for(lambda: reader.snapshot().throttles == before, timeout=30, what="throttles as before")
     finally:
         clear_throttles(bs, BROKERS, ["r-cancel"])
@@ -140,7 +143,7 @@ def test_standalone_executor_killed_mid_run_resumes_without_sending_a_wave_twice
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     try:
         with ClusterReader(settings_for(sandbox)) as reader:
-            run_id = Executor(Store(), reader, "ann").start(reader.snapshot(), plan, "exec", rate=30_000,
+            run_id = start_run(Store(), LiveGateway(reader), "ann", reader.snapshot(), plan, "exec", rate=30_000,
                                                             limits=WaveLimits(1))
         store = Store()
 
@@ -149,19 +152,19 @@ def test_standalone_executor_killed_mid_run_resumes_without_sending_a_wave_twice
                                      "--every", "0.3"], env=env, stderr=subprocess.DEVNULL)
 
         first = executor()
-        wait_for(lambda: [w.state for w in store.waves(run_id)][:2] == ["completed", "running"], timeout=120,
+        wait_for(lambda: [w.state for w in store.runs.waves(run_id)][:2] == ["completed", "running"], timeout=120,
                  what="wave 2 running")
         first.send_signal(signal.SIGKILL)
         first.wait()
         second = executor()
         try:
-            wait_for(lambda: store.run(run_id).state == "completed", timeout=180, what="the run completed")
+            wait_for(lambda: store.runs.get(run_id).state == "completed", timeout=180, what="the run completed")
         finally:
             second.send_signal(signal.SIGTERM)
             second.wait(timeout=30)
-        sent = [json.loads(a.request)["wave"] for a in store.audit(action="submit-wave") if a.outcome == "sending"]
+        sent = [json.loads(a.request)["wave"] for a in store.audit.entries(action="submit-wave") if a.outcome == "sending"]
         assert sorted(sent) == [1, 2, 3]  # each wave once
-        assert not store.ledger()
+        assert not store.runs.ledger()
         with ClusterReader(settings_for(sandbox)) as reader:
             wait_for(lambda: [reader.snapshot().partition("r-exec", p).replicas for p in range(3)]
                      == [(0, 2), (1, 2), (0, 2)], timeout=30, what="every partition at its target")
@@ -181,7 +184,7 @@ def test_sweeper_removes_throttles_nothing_needs(sandbox, tmp_path, monkeypatch,
         assert "topic r-sweep: leader.replication.throttled.replicas=0:0" in capsys.readouterr().err
         wait_for(lambda: not (s := reader.snapshot()).throttles.topic_map().get("r-sweep")
                  and "2" not in s.throttles.broker_map(), timeout=30, what="throttles gone")
-    assert [a.outcome for a in Store().audit(action="throttle-sweep")] == ["sending", "removed"]
+    assert [a.outcome for a in Store().audit.entries(action="throttle-sweep")] == ["sending", "removed"]
 
 
 def test_the_legacy_zookeeper_path_chosen_explicitly(sandbox, tmp_path, monkeypatch, capsys):
@@ -194,9 +197,9 @@ def test_the_legacy_zookeeper_path_chosen_explicitly(sandbox, tmp_path, monkeypa
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert code == 0 and out["state"] == "completed"
     store = Store()
-    (run,) = store.runs()
+    (run,) = store.runs.list()
     assert run.path == "zookeeper"
-    assert [(a.action, a.outcome) for a in store.audit(action="submit-wave")] == [
+    assert [(a.action, a.outcome) for a in store.audit.entries(action="submit-wave")] == [
         ("submit-wave", "sending"), ("submit-wave", "znode created")]
     with ClusterReader(settings_for(sandbox)) as reader:
         wait_for(lambda: [reader.snapshot().partition("r-legacy", p).replicas for p in (0, 1)] == [(2,), (2,)],
@@ -218,24 +221,24 @@ def test_cancel_keeps_completed_partitions_and_the_rollback_restores_them(sandbo
     plan = Plan.of([PlanEntry("r-back", 0, (2,)), PlanEntry("r-back", 1, (2,))])
     try:
         with ClusterReader(settings_for(sandbox)) as reader:
-            executor = Executor(Store(), reader, "ann")
-            run_id = executor.start(reader.snapshot(), plan, "two waves", rate=3000, limits=WaveLimits(1))
+            executor = Executor(Store(), LiveGateway(reader), "ann")
+            run_id = start_run(executor.store, executor.cluster, executor.user, reader.snapshot(), plan, "two waves", rate=3000, limits=WaveLimits(1))
             store = Store()
             # wave 1 runs fast, wave 2 slowly
-            store.set_run(run_id, rate=50_000_000)
-            while [w.state for w in store.waves(run_id)][0] != "completed":
+            store.runs.set_rate(run_id, 50_000_000)
+            while [w.state for w in store.runs.waves(run_id)][0] != "completed":
                 executor.tick(run_id)
                 time.sleep(0.3)
-            store.set_run(run_id, rate=2000)
+            store.runs.set_rate(run_id, 2000)
             executor.tick(run_id)  # wave 2: throttled at 2 KB/s, submitted
             wait_for(lambda: reader.snapshot().partition("r-back", 1).reassigning, what="wave 2 moving")
             assert cli.main(["cancel", "--bootstrap-server", bs, "--run", str(run_id), "--yes", "--json"]) == 0
             capsys.readouterr()
             wait_for(lambda: [reader.snapshot().partition("r-back", p).replicas for p in (0, 1)] == [(2,), (1,)],
                      timeout=30, what="the completed partition stays, the other goes back")
-            assert store.run(run_id).state == "cancelled"
+            assert store.runs.get(run_id).state == "cancelled"
             back = tmp_path / "rollback.json"
-            back.write_text(store.run(run_id).rollback_json)
+            back.write_text(store.runs.get(run_id).rollback_json)
             assert cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(back), "--yes"]) == 0
             wait_for(lambda: [reader.snapshot().partition("r-back", p).replicas for p in (0, 1)] == [(0,), (1,)],
                      timeout=30, what="the rollback restored both")

@@ -12,6 +12,8 @@ import pytest
 
 from console import cli
 from console.runs.executor import Executor
+from console.runs.gateway import LiveGateway
+from console.runs.operations import change_throttle, start_run
 from console.plans.plan import Plan, PlanEntry
 from console.state.reader import ClusterReader
 from console.runs.waves import WaveLimits
@@ -35,8 +37,8 @@ def test_controller_killed_mid_run_listing_and_cancel_keep_working(write_sandbox
         make_topic(bs, "w-ctl", 2, 1, 150, assignment=[[a], [a]])
         make_topic(bs, "w-other", 1, 1, 150, assignment=[[a]])
         throttle_topic_all(bs, "w-other")
-        executor = Executor(Store(), reader, "ann")
-        run_id = executor.start(reader.snapshot(), Plan.of([PlanEntry("w-ctl", 0, (b,)), PlanEntry("w-ctl", 1, (b,))]),
+        executor = Executor(Store(), LiveGateway(reader), "ann")
+        run_id = start_run(executor.store, executor.cluster, executor.user, reader.snapshot(), Plan.of([PlanEntry("w-ctl", 0, (b,)), PlanEntry("w-ctl", 1, (b,))]),
                                 "through a controller change", rate=3000)
         assert executor.tick(run_id).did.startswith("wave 1 submitted")
         reassign(bs, {("w-other", 0): [b]})  # somebody else's move, to cancel later
@@ -50,7 +52,7 @@ def test_controller_killed_mid_run_listing_and_cancel_keep_working(write_sandbox
             assert cli.main(["cancel", "--bootstrap-server", _live(bs, controller), "--topic", "w-other",
                              "--include-others", "--yes", "--json"]) == 0
             assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["accepted"] == ["w-other-0"]
-            executor.set_rate(run_id, 50_000_000)
+            change_throttle(executor.store, executor.cluster, executor.user, run_id, 50_000_000)
             run = executor.drive(run_id, every=0.5, timeout=120)
             assert run.state == "completed"
         finally:
@@ -58,7 +60,7 @@ def test_controller_killed_mid_run_listing_and_cancel_keep_working(write_sandbox
             wait_for(lambda: (x := reader.snapshot().broker(controller)) is not None and x.live, timeout=90,
                      what="the old controller back")
             clear_throttles(bs, BROKERS, ["w-ctl", "w-other"])
-        assert not Store().ledger()
+        assert not Store().runs.ledger()
 
 
 def _live(bs: str, down: int) -> str:
@@ -107,8 +109,8 @@ def test_no_acknowledged_message_is_lost_while_a_run_moves_and_a_broker_bounces(
             state = reader.snapshot()
             plan = Plan.of(PlanEntry("w-durable", p.partition, tuple(sorted({0, 1, 2} - {p.replicas[-1]})))
                            for p in state.partitions if p.topic == "w-durable")
-            executor = Executor(Store(), reader, "ann")
-            run_id = executor.start(state, plan, "durable", rate=2_000_000, limits=WaveLimits(1))
+            executor = Executor(Store(), LiveGateway(reader), "ann")
+            run_id = start_run(executor.store, executor.cluster, executor.user, state, plan, "durable", rate=2_000_000, limits=WaveLimits(1))
             executor.tick(run_id)
             victim = next(b for b in BROKERS if b != state.controller)
             sb.stop(f"broker-{victim}", hard=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from console.plans import drafting as drafts
-from console.plans.plan import Plan, PlanEntry, PlanFormatError, rollback
+from console.core.errors import PlanFormatError
+from console.plans.plan import Plan, PlanEntry, rollback
 from console.storage.store import Store
 from tests.unit.builders import ids
 from tests.unit.test_plans import snapshot
@@ -51,15 +52,15 @@ def test_store_saves_plans_with_rollback_basis_and_notes(tmp_path):
     state = snapshot({("t", 0): [0, 1], ("t", 1): [1, 2]}, nbrokers=4)
     plan = drafts.replace_broker(drafts.from_assignment(state, topics=["t"]), 1, 3)
     store = Store(tmp_path / "console.db")
-    pid = store.save_plan("move off 1", "sandbox", plan, rollback(state, plan), "alice", state.fingerprint())
-    assert store.save_plan("move off 1", "sandbox", plan, rollback(state, plan), "bob") == pid  # overwrite by name
-    saved = store.load_plan(pid)
+    pid = store.plans.save("move off 1", "sandbox", plan, rollback(state, plan), "alice", state.fingerprint())
+    assert store.plans.save("move off 1", "sandbox", plan, rollback(state, plan), "bob") == pid  # overwrite by name
+    saved = store.plans.load(pid)
     assert saved.plan == plan and saved.plan.basis == plan.basis
     assert saved.rollback_json == rollback(state, plan).to_json()
-    assert [s.name for s in store.plans("sandbox")] == ["move off 1"] and store.plans("other") == []
-    store.add_note(pid, "carol", "looks fine")
-    store.add_note(pid, "carol", "   ")
-    assert [(n.author, n.note) for n in store.notes(pid)] == [("carol", "looks fine")]
-    assert Store(tmp_path / "console.db").load_plan(pid).summary.author == "bob"  # another handle sees it
-    store.delete_plan(pid)
-    assert store.load_plan(pid) is None
+    assert [s.name for s in store.plans.list("sandbox")] == ["move off 1"] and store.plans.list("other") == []
+    store.plans.add_note(pid, "carol", "looks fine")
+    store.plans.add_note(pid, "carol", "   ")
+    assert [(n.author, n.note) for n in store.plans.notes(pid)] == [("carol", "looks fine")]
+    assert Store(tmp_path / "console.db").plans.load(pid).summary.author == "bob"  # another handle sees it
+    store.plans.delete(pid)
+    assert store.plans.load(pid) is None

@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from console.plans.diff import ChangeKind, diff
 from console.core.model import BrokerId, LogDir
-from console.plans.plan import Plan, PlanEntry, PlanFormatError, apply, parse_plan, parse_topics_to_move, rollback
+from console.core.errors import PlanFormatError
+from console.plans.plan import Plan, PlanEntry, apply, parse_plan, parse_topics_to_move, rollback
 from console.adapters.records import BrokerLogDirs
 from console.state.merge import merge
 from console.plans import validate as v

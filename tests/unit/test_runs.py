@@ -13,7 +13,10 @@ from console.runs.throttles import merged, unmerged, wave_throttle
 from console.runs.waves import WaveLimits, plan_waves
 from console.state.merge import merge
 from console.core.model import BrokerId
-from console.storage.store import ConflictError, Store
+from console.core.errors import ConflictError
+from console.core.states import RunState
+from console.storage.runs import NewRun, RunLimits
+from console.storage.store import Store
 from tests.unit.builders import api, ids
 from tests.unit.test_plans import snapshot
 
@@ -70,17 +73,17 @@ def test_merge_keeps_what_is_set_and_removal_takes_only_what_was_added():
 def test_store_refuses_a_second_run_on_the_same_partitions_and_hands_over_rates(tmp_path):
     store = Store(tmp_path / "c.db")
     wave = Plan.of([PlanEntry("t", 0, ids(1, 2))]).to_json()
-    first = store.create_run("c1", "a", "ann", wave, wave, "h", [wave], [("t", 0)], 1000, 5, 500, None)
+    first = store.runs.create(NewRun("c1", "a", "ann", wave, wave, "h", [wave], [("t", 0)], 1000, RunLimits(5, 500, None)))
     with pytest.raises(ConflictError, match=r"Run #1 \(a, by ann\) is already moving t-0"):
-        store.create_run("c1", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, 5, 500, None)
-    store.create_run("c2", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, 5, 500, None)  # another cluster
-    store.set_run(first, "completed")
-    second = store.create_run("c1", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, 5, 500, None)
-    assert [w.state for w in store.waves(second)] == ["pending"]
-    a = store.ledger_add(first, 1, "broker", "0", "leader.replication.throttled.rate", None, "1000")
-    b = store.ledger_add(second, 1, "broker", "0", "leader.replication.throttled.rate", "1000", "2000")
-    store.ledger_restored(a, hand_over_to=b, before=None)
-    (left,) = store.ledger()
+        store.runs.create(NewRun("c1", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 500, None)))
+    store.runs.create(NewRun("c2", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 500, None)))  # another cluster
+    store.runs.set_state(first, RunState.COMPLETED)
+    second = store.runs.create(NewRun("c1", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 500, None)))
+    assert [w.state for w in store.runs.waves(second)] == ["pending"]
+    a = store.runs.ledger_add(first, 1, "broker", "0", "leader.replication.throttled.rate", None, "1000")
+    b = store.runs.ledger_add(second, 1, "broker", "0", "leader.replication.throttled.rate", "1000", "2000")
+    store.runs.ledger_restored(a, hand_over_to=b, before=None)
+    (left,) = store.runs.ledger()
     assert left.id == b and left.before is None
 
 

@@ -9,7 +9,9 @@ import pytest
 
 from console.state.merge import merge
 from console.storage.store import Store
-from console.runs.cancel import NO_ANSWER, Outcome, keys_of, plan_cancel, summary
+from console.adapters.kafka import NO_ANSWER, outcome_of
+from console.core.model import split_outcomes
+from console.runs.cancel import keys_of, plan_cancel
 from tests.unit.builders import api
 
 
@@ -36,20 +38,20 @@ def test_cancel_plan_scopes_ownership_and_risk():
 
 
 def test_outcomes_carry_the_brokers_own_error():
-    ok = Outcome.of("t", 0, None)
-    bad = Outcome.of("t", 1, ke.NoReassignmentInProgressError)
-    silent = Outcome.of("t", 2, NO_ANSWER)
+    ok = outcome_of("t", 0, None)
+    bad = outcome_of("t", 1, ke.NoReassignmentInProgressError)
+    silent = outcome_of("t", 2, NO_ANSWER)
     assert ok.accepted and not bad.accepted and bad.code == "NO_REASSIGNMENT_IN_PROGRESS"
     assert bad.message.startswith("NO_REASSIGNMENT_IN_PROGRESS (85)")
     assert silent.code == "NO_ANSWER"
-    assert summary([ok, bad, silent]) == ([ok], [bad, silent])
+    assert split_outcomes([ok, bad, silent]) == ([ok], [bad, silent])
 
 
 def test_audit_log_is_append_only(tmp_path):
     store = Store(tmp_path / "c.db")
-    first = store.record("ann", "c1", "cancel", {"cancel": [["t", 0]]}, "sending")
-    store.record("ann", "c1", "cancel", {"cancel": [["t", 0]]}, "accepted", ref=first, response=[{"accepted": True}])
-    entries = store.audit(cluster="c1")
+    first = store.audit.record("ann", "c1", "cancel", {"cancel": [["t", 0]]}, "sending")
+    store.audit.record("ann", "c1", "cancel", {"cancel": [["t", 0]]}, "accepted", ref=first, response=[{"accepted": True}])
+    entries = store.audit.entries(cluster="c1")
     assert [(e.user, e.action, e.outcome, e.ref) for e in entries] == [
         ("ann", "cancel", "sending", None), ("ann", "cancel", "accepted", first)]
     db = sqlite3.connect(tmp_path / "c.db")
@@ -60,11 +62,12 @@ def test_audit_log_is_append_only(tmp_path):
 
 def test_two_person_rule():
     from console.access.auth import approval_problem
+    from console.storage.plans import Approval
 
     assert "someone other than its author" in approval_problem("ann", [], "h1")
-    assert "only by its author" in approval_problem("ann", [("ann", 1.0, "h1")], "h1")
-    assert "changed since it was approved" in approval_problem("ann", [("bob", 1.0, "h0")], "h1")
-    assert approval_problem("ann", [("bob", 1.0, "h1")], "h1") is None
+    assert "only by its author" in approval_problem("ann", [Approval("ann", 1.0, "h1")], "h1")
+    assert "changed since it was approved" in approval_problem("ann", [Approval("bob", 1.0, "h0")], "h1")
+    assert approval_problem("ann", [Approval("bob", 1.0, "h1")], "h1") is None
 
 
 def test_users_file_passwords_and_roles(tmp_path):

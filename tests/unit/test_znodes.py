@@ -4,8 +4,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 from console.adapters.records import TopicZnode
+from console.core.errors import ZnodeFormatError
 from console.adapters.znodes import (
-    ZnodeFormatError, encode_topic, parse_broker, parse_config, parse_controller, parse_legacy_reassignment,
+    encode_topic, parse_broker, parse_config, parse_controller, parse_legacy_reassignment,
     parse_partition_state, parse_topic,
 )
 from tests.unit.builders import ids

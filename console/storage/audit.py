@@ -1,0 +1,76 @@
+"""The audit log: every change the console makes to a cluster, who made it and when.
+
+The intent is written before the request is sent and the answer after (``ref`` points at the
+intent). Append-only, enforced by triggers. Operations write their entry in the same
+transaction as the state change it records (:meth:`console.storage.db.Database.transaction`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import msgspec
+
+from console.storage.db import Database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS audit (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    ref       INTEGER REFERENCES audit(id),
+    at        REAL NOT NULL,
+    user      TEXT NOT NULL,
+    cluster   TEXT NOT NULL,
+    action    TEXT NOT NULL,
+    plan_hash TEXT,
+    request   TEXT NOT NULL,
+    response  TEXT,
+    outcome   TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS audit_append_only_update BEFORE UPDATE ON audit
+BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_append_only_delete BEFORE DELETE ON audit
+BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+"""
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    id: int
+    ref: int | None
+    at: float
+    user: str
+    cluster: str
+    action: str
+    plan_hash: str | None
+    request: str
+    """JSON."""
+    response: str | None
+    """JSON, on the entry that records the answer."""
+    outcome: str
+
+
+class AuditLog:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def record(self, user: str, cluster: str, action: str, request: object, outcome: str, *,
+               ref: int | None = None, plan_hash: str | None = None, response: object = None) -> int:
+        """Append an entry (durably: it is written before the request it announces); returns its id."""
+        return self.db.execute(
+            "INSERT INTO audit (ref, at, user, cluster, action, plan_hash, request, response, outcome) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (ref, time.time(), user, cluster, action, plan_hash, msgspec.json.encode(request).decode(),
+             None if response is None else msgspec.json.encode(response).decode(), outcome))
+
+    def entries(self, cluster: str | None = None, action: str | None = None) -> list[AuditEntry]:
+        """Entries oldest first, of one cluster and/or action, or all."""
+        where, args = [], []
+        for col, val in (("cluster", cluster), ("action", action)):
+            if val is not None:
+                where.append(f"{col} = ?")
+                args.append(val)
+        rows = self.db.query(
+            "SELECT id, ref, at, user, cluster, action, plan_hash, request, response, outcome FROM audit"
+            + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id", args)
+        return [AuditEntry(*r) for r in rows]

@@ -1,0 +1,320 @@
+"""Runs, their waves and per-partition outcomes, the leases that let one worker drive a run, and
+the throttle ledger (what the console set on brokers and topics, and what was there before).
+
+Every state is written before the side effect it announces, and every state change is checked
+against :mod:`console.core.states` in the same transaction.
+"""
+
+from __future__ import annotations
+
+import builtins
+import time
+from dataclasses import dataclass
+from typing import Any, Iterable, NamedTuple
+
+import msgspec
+
+from console.core.errors import ConflictError, ConsoleError
+from console.core.model import Outcome, TopicPartition, partition_name
+from console.core.states import ACTIVE_RUN_STATES, RunState, SubmitPath, WaveState, check_run, check_wave
+from console.storage.db import Database, in_clause
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    cluster          TEXT NOT NULL,
+    name             TEXT NOT NULL,
+    author           TEXT NOT NULL,
+    created_at       REAL NOT NULL,
+    updated_at       REAL NOT NULL,
+    state            TEXT NOT NULL,
+    plan_json        TEXT NOT NULL,
+    rollback_json    TEXT NOT NULL,
+    plan_hash        TEXT NOT NULL,
+    rate             INTEGER,
+    moves_per_broker INTEGER NOT NULL,
+    per_request      INTEGER NOT NULL,
+    bytes_per_wave   INTEGER,
+    path             TEXT NOT NULL DEFAULT 'api',
+    owner            TEXT,
+    lease_until      REAL
+);
+CREATE TABLE IF NOT EXISTS waves (
+    run_id       INTEGER NOT NULL REFERENCES runs(id),
+    number       INTEGER NOT NULL,
+    state        TEXT NOT NULL,
+    entries_json TEXT NOT NULL,
+    submitted_at REAL,
+    completed_at REAL,
+    PRIMARY KEY (run_id, number)
+);
+CREATE TABLE IF NOT EXISTS outcomes (
+    run_id    INTEGER NOT NULL REFERENCES runs(id),
+    wave      INTEGER NOT NULL,
+    topic     TEXT NOT NULL,
+    partition INTEGER NOT NULL,
+    accepted  INTEGER NOT NULL,
+    code      TEXT,
+    message   TEXT,
+    at        REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS throttle_ledger (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id      INTEGER NOT NULL REFERENCES runs(id),
+    wave        INTEGER NOT NULL,
+    kind        TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    before      TEXT,
+    added       TEXT NOT NULL,
+    set_at      REAL NOT NULL,
+    restored_at REAL
+);
+"""
+_ACTIVE = in_clause(ACTIVE_RUN_STATES)
+_OPEN_WAVES = in_clause((WaveState.SUBMITTING, WaveState.RUNNING))
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """How a run cuts its plan into waves (kept with the run)."""
+
+    moves_per_broker: int
+    per_request: int
+    bytes_per_wave: int | None
+
+
+@dataclass(frozen=True)
+class Run:
+    id: int
+    cluster: str
+    name: str
+    author: str
+    created_at: float
+    updated_at: float
+    state: RunState
+    plan_json: str
+    rollback_json: str
+    plan_hash: str
+    rate: int | None
+    """The replication throttle in bytes/s, or None when the run is not throttled."""
+    limits: RunLimits
+    path: SubmitPath = SubmitPath.API
+
+    @property
+    def active(self) -> bool:
+        return self.state.active
+
+
+@dataclass(frozen=True)
+class Wave:
+    run_id: int
+    number: int
+    state: WaveState
+    entries_json: str
+    """The wave's partitions, as plan JSON."""
+    submitted_at: float | None
+    completed_at: float | None
+
+
+class WaveOutcome(NamedTuple):
+    """One partition's recorded answer in a wave."""
+
+    wave: int
+    topic: str
+    partition: int
+    accepted: bool
+    code: str | None
+    message: str | None
+
+    @property
+    def key(self) -> TopicPartition:
+        return (self.topic, self.partition)
+
+    @property
+    def name(self) -> str:
+        return partition_name(self.topic, self.partition)
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    id: int
+    run_id: int
+    wave: int
+    kind: str
+    """"broker" or "topic"."""
+    name: str
+    key: str
+    before: str | None
+    added: str
+    """Topic lists: the entries the console added (comma-separated); broker rates: the rate set."""
+    set_at: float
+    restored_at: float | None
+
+
+@dataclass(frozen=True)
+class NewRun:
+    """What is recorded when a run starts."""
+
+    cluster: str
+    name: str
+    author: str
+    plan_json: str
+    rollback_json: str
+    plan_hash: str
+    waves: list[str]
+    """Each wave's entries as plan JSON."""
+    keys: list[TopicPartition]
+    """Every partition the run moves (the conflict check)."""
+    rate: int | None
+    limits: RunLimits
+    path: SubmitPath = SubmitPath.API
+
+
+_RUN_COLS = ("id, cluster, name, author, created_at, updated_at, state, plan_json, rollback_json, plan_hash, "
+             "rate, moves_per_broker, per_request, bytes_per_wave, path")
+_LEDGER_COLS = "id, run_id, wave, kind, name, key, before, added, set_at, restored_at"
+
+
+def _run(row: tuple[Any, ...]) -> Run:
+    (i, cluster, name, author, created, updated, state, plan_json, rollback_json, digest, rate, moves, per_request,
+     per_wave, path) = row
+    return Run(i, cluster, name, author, created, updated, RunState(state), plan_json, rollback_json, digest, rate,
+               RunLimits(moves, per_request, per_wave), SubmitPath(path))
+
+
+class RunStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- runs ----------------------------------------------------------------------------------
+    def create(self, new: NewRun) -> int:
+        """Record a run and its waves, refusing when an active run of the same cluster already
+        moves one of its partitions (checked in the same transaction)."""
+        now = time.time()
+        wanted = set(new.keys)
+        with self.db.transaction() as db:
+            for run_id, run_name, author, entries in db.query(
+                    "SELECT r.id, r.name, r.author, w.entries_json FROM runs r JOIN waves w ON w.run_id = r.id "
+                    f"WHERE r.cluster = ? AND r.state IN {_ACTIVE}", (new.cluster,)):
+                clash = wanted & {(e["topic"], e["partition"]) for e in msgspec.json.decode(entries)["partitions"]}
+                if clash:
+                    t, p = sorted(clash)[0]
+                    raise ConflictError(
+                        f"Run #{run_id} ({run_name}, by {author}) is already moving {t}-{p}"
+                        + (f" and {len(clash) - 1} more of this plan's partitions" if len(clash) > 1 else "") + ".",
+                        "Wait until that run ends (or cancel it), then review the plan again.")
+            run_id = db.execute(
+                f"INSERT INTO runs ({_RUN_COLS.replace('id, ', '', 1)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (new.cluster, new.name, new.author, now, now, RunState.RUNNING.value, new.plan_json, new.rollback_json,
+                 new.plan_hash, new.rate, new.limits.moves_per_broker, new.limits.per_request,
+                 new.limits.bytes_per_wave, new.path.value))
+            db.executemany("INSERT INTO waves (run_id, number, state, entries_json) VALUES (?, ?, ?, ?)",
+                           [(run_id, i + 1, WaveState.PENDING.value, w) for i, w in enumerate(new.waves)])
+            return run_id
+
+    def get(self, run_id: int) -> Run | None:
+        row = self.db.one(f"SELECT {_RUN_COLS} FROM runs WHERE id = ?", (run_id,))
+        return _run(row) if row else None
+
+    def require(self, run_id: int) -> Run:
+        run = self.get(run_id)
+        if run is None:
+            raise ConsoleError(f"Run {run_id} is not in the store.", "List the runs with `python -m console runs`.")
+        return run
+
+    def list(self, cluster: str | None = None, active_only: bool = False) -> builtins.list[Run]:
+        """Runs, newest first."""
+        where = [w for w, on in (("cluster = ?", cluster is not None), (f"state IN {_ACTIVE}", active_only)) if on]
+        rows = self.db.query(f"SELECT {_RUN_COLS} FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
+                             + " ORDER BY id DESC", (cluster,) if cluster is not None else ())
+        return [_run(r) for r in rows]
+
+    def set_state(self, run_id: int, new: RunState) -> RunState:
+        """Move the run to ``new`` (checked against the allowed transitions); returns the old state."""
+        with self.db.transaction() as db:
+            old = RunState(self.require(run_id).state)
+            check_run(run_id, old, new)
+            db.execute("UPDATE runs SET state = ?, updated_at = ? WHERE id = ?", (new.value, time.time(), run_id))
+            return old
+
+    def set_rate(self, run_id: int, rate: int | None) -> None:
+        """The run's throttle in bytes/s (None: not throttled)."""
+        self.db.execute("UPDATE runs SET rate = ?, updated_at = ? WHERE id = ?", (rate, time.time(), run_id))
+
+    def set_path(self, run_id: int, path: SubmitPath) -> None:
+        self.db.execute("UPDATE runs SET path = ?, updated_at = ? WHERE id = ?", (path.value, time.time(), run_id))
+
+    def active_partitions(self, cluster: str) -> dict[TopicPartition, int]:
+        """Partitions the active runs of ``cluster`` move (submitted waves), and their run."""
+        out: dict[TopicPartition, int] = {}
+        for run_id, entries in self.db.query(
+                "SELECT r.id, w.entries_json FROM runs r JOIN waves w ON w.run_id = r.id "
+                f"WHERE r.cluster = ? AND r.state IN {_ACTIVE} AND w.state IN {_OPEN_WAVES}", (cluster,)):
+            for e in msgspec.json.decode(entries)["partitions"]:
+                out[(e["topic"], e["partition"])] = int(run_id)
+        return out
+
+    # -- leases ----------------------------------------------------------------------------------
+    def claim(self, run_id: int, owner: str, ttl_s: float) -> str | None:
+        """Take (or renew) the lease on a run for ``ttl_s`` seconds so that one worker at a time
+        drives it. Returns None when taken, else the worker holding it."""
+        now = time.time()
+        with self.db.transaction() as db:
+            if db.changes("UPDATE runs SET owner = ?, lease_until = ? WHERE id = ? AND "
+                          "(owner IS NULL OR owner = ? OR lease_until < ?)", (owner, now + ttl_s, run_id, owner, now)):
+                return None
+            row = db.one("SELECT owner FROM runs WHERE id = ?", (run_id,))
+            return str(row[0]) if row else "nobody (no such run)"
+
+    def release(self, run_id: int, owner: str) -> None:
+        self.db.execute("UPDATE runs SET owner = NULL, lease_until = NULL WHERE id = ? AND owner = ?", (run_id, owner))
+
+    # -- waves and outcomes ----------------------------------------------------------------------
+    def waves(self, run_id: int) -> builtins.list[Wave]:
+        rows = self.db.query("SELECT run_id, number, state, entries_json, submitted_at, completed_at FROM waves "
+                             "WHERE run_id = ? ORDER BY number", (run_id,))
+        return [Wave(int(r), int(n), WaveState(s), str(e), a, b) for r, n, s, e, a, b in rows]
+
+    def set_wave(self, run_id: int, number: int, new: WaveState) -> None:
+        """Move a wave to ``new`` (checked against the allowed transitions)."""
+        stamp = {WaveState.RUNNING: "submitted_at"}.get(new, "completed_at" if not new.open else None)
+        with self.db.transaction() as db:
+            row = db.one("SELECT state FROM waves WHERE run_id = ? AND number = ?", (run_id, number))
+            if row is None:
+                raise ConsoleError(f"Run {run_id} has no wave {number}.", "List the runs with `python -m console runs`.")
+            check_wave(run_id, number, WaveState(row[0]), new)
+            db.execute("UPDATE waves SET state = ?" + (f", {stamp} = ?" if stamp else "") + " WHERE run_id = ? AND number = ?",
+                       (new.value, time.time(), run_id, number) if stamp else (new.value, run_id, number))
+
+    def add_outcomes(self, run_id: int, wave: int, outcomes: Iterable[Outcome]) -> None:
+        now = time.time()
+        self.db.executemany("INSERT INTO outcomes (run_id, wave, topic, partition, accepted, code, message, at) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            [(run_id, wave, o.topic, o.partition, o.accepted, o.code, o.message, now) for o in outcomes])
+
+    def outcomes(self, run_id: int, wave: int | None = None) -> builtins.list[WaveOutcome]:
+        rows = self.db.query("SELECT wave, topic, partition, accepted, code, message FROM outcomes WHERE run_id = ?"
+                             + (" AND wave = ?" if wave is not None else "") + " ORDER BY wave, topic, partition",
+                             (run_id,) if wave is None else (run_id, wave))
+        return [WaveOutcome(int(w), str(t), int(p), bool(a), c, m) for w, t, p, a, c, m in rows]
+
+    # -- throttle ledger -------------------------------------------------------------------------
+    def ledger_add(self, run_id: int, wave: int, kind: str, name: str, key: str, before: str | None, added: str) -> int:
+        return self.db.execute("INSERT INTO throttle_ledger (run_id, wave, kind, name, key, before, added, set_at) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (run_id, wave, kind, name, key, before, added, time.time()))
+
+    def ledger(self, run_id: int | None = None, open_only: bool = True) -> builtins.list[LedgerEntry]:
+        where = [w for w, on in (("run_id = ?", run_id is not None), ("restored_at IS NULL", open_only)) if on]
+        rows = self.db.query(f"SELECT {_LEDGER_COLS} FROM throttle_ledger"
+                             + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id",
+                             (run_id,) if run_id is not None else ())
+        return [LedgerEntry(*r) for r in rows]
+
+    def ledger_restored(self, entry_id: int, hand_over_to: int | None = None, before: str | None = None) -> None:
+        """Mark an entry restored; with ``hand_over_to``, another open entry of the same key takes
+        over what was there before (it will restore that instead)."""
+        with self.db.transaction() as db:
+            db.execute("UPDATE throttle_ledger SET restored_at = ? WHERE id = ?", (time.time(), entry_id))
+            if hand_over_to is not None:
+                db.execute("UPDATE throttle_ledger SET before = ? WHERE id = ?", (before, hand_over_to))
