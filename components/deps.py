@@ -1,4 +1,4 @@
-"""The only place that builds clients and cached loaders (DESIGN.md §2)."""
+"""The only place that builds clients and cached loaders (docs/ARCHITECTURE.md: the app keeps one reader, store and worker per cluster)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,70 @@
+"""An operator console for Apache Kafka partition reassignment: the public surface.
+
+One import gives what notebooks, scripts and the CLI use::
+
+    from console import connect, parse_plan, diff, validate, rollback, Store
+
+    with connect() as cluster:                 # the running sandbox, or connect("host:9092")
+        state = cluster.snapshot()             # ClusterState: R, I, AR, RR of every partition
+    plan = parse_plan(open("plan.json").read())
+    findings = validate(state, plan)           # errors first
+    changes = diff(state, plan)                # per partition, broker, rack, movement
+    back = rollback(state, plan).to_json()     # the way back, as the official tool prints it
+    runs = Store().runs.list()                 # the console's runs; Store().audit.entries() the audit log
+
+Names are imported on first use, so ``import console`` stays cheap. The package's layout and
+its two data paths are described in docs/ARCHITECTURE.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_PUBLIC = {
+    # reading a cluster
+    "connect": "console.state.reader", "ClusterReader": "console.state.reader",
+    "ConnectionSettings": "console.access.settings", "settings_from_args": "console.access.settings",
+    "ClusterState": "console.core.model", "Partition": "console.core.model", "Broker": "console.core.model",
+    "Finding": "console.core.model", "Severity": "console.core.model", "BrokerId": "console.core.model",
+    # plans
+    "Plan": "console.plans.plan", "PlanEntry": "console.plans.plan", "parse_plan": "console.plans.plan",
+    "rollback": "console.plans.plan", "plan_hash": "console.plans.plan",
+    "diff": "console.plans.diff", "validate": "console.plans.validate",
+    # runs
+    "Store": "console.storage.store", "RunState": "console.core.states", "WaveState": "console.core.states",
+    "WaveLimits": "console.runs.waves", "LiveGateway": "console.runs.gateway", "plan_cancel": "console.runs.cancel",
+    "operations": "console.runs.operations",
+    # errors
+    "ConsoleError": "console.core.errors", "ConfigError": "console.core.errors",
+    "PlanFormatError": "console.core.errors", "ClusterUnavailable": "console.core.errors",
+}
+__all__ = sorted(_PUBLIC)
+
+if TYPE_CHECKING:
+    from console.access.settings import ConnectionSettings, settings_from_args
+    from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, PlanFormatError
+    from console.core.model import Broker, BrokerId, ClusterState, Finding, Partition, Severity
+    from console.core.states import RunState, WaveState
+    from console.plans.diff import diff
+    from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
+    from console.plans.validate import validate
+    from console.runs import operations
+    from console.runs.cancel import plan_cancel
+    from console.runs.gateway import LiveGateway
+    from console.runs.waves import WaveLimits
+    from console.state.reader import ClusterReader, connect
+    from console.storage.store import Store
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'console' has no attribute {name!r}")
+    value = importlib.import_module(module) if module.endswith(f".{name}") else getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

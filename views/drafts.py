@@ -9,9 +9,10 @@ import streamlit as st
 from components import deps, keys, widgets
 from console.plans import drafting as drafts
 from console.core.errors import ConsoleError
-from console.core.model import BrokerId, cluster_key
+from console.core.model import BrokerId
+from console.runs import operations
 from console.core.errors import PlanFormatError
-from console.plans.plan import Plan, parse_plan, rollback
+from console.plans.plan import Plan, parse_plan
 
 PAGE_SIZE = 100
 
@@ -128,8 +129,7 @@ with st.form("save"):
     name = st.text_input("Name", key=keys.DRAFT_NAME, placeholder="e.g. drain broker 2")
     if st.form_submit_button("Save draft", type="primary"):
         try:
-            plan_id = deps.store().plans.save(name, settings.name, draft, rollback(state, draft),
-                                              widgets.current_user(), state.fingerprint())
+            plan_id = operations.save_plan(deps.store(), widgets.current_user(), state, settings.name, name, draft)
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
         else:

@@ -222,5 +222,5 @@ if plan_id is not None:
     with st.form("note", clear_on_submit=True):
         text = st.text_area("Add a note", key=keys.REVIEW_NOTE)
         if st.form_submit_button("Add note"):
-            store.plans.add_note(plan_id, widgets.current_user(), text)
+            operations.add_note(store, widgets.current_user(), plan_id, text)
             st.rerun()

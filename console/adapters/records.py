@@ -14,10 +14,13 @@ from console.core.model import BrokerId, Finding, LogDir, SourceStatus, TopicPar
 
 @dataclass(frozen=True, slots=True)
 class BrokerInfo:
+    """A broker as Metadata or its ``/brokers/ids`` znode describes it."""
+
     id: BrokerId
     host: str | None = None
     port: int | None = None
     rack: str | None = None
+    """``broker.rack``; None when the broker has none."""
 
 
 @dataclass(frozen=True, slots=True)

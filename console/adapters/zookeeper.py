@@ -8,6 +8,7 @@ by every read, bump ``generation`` so a live view knows something changed there 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -68,7 +69,6 @@ class ZkReader:
         self._zk: Any = None
         self._lock = threading.Lock()
         self.generation = 0
-        self.last_event: str | None = None
 
     def _client(self) -> Any:
         from kazoo.client import KazooClient
@@ -98,11 +98,9 @@ class ZkReader:
             return zk
 
     def _stop_client(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # a session that fails to close is dropped anyway
             self._zk.stop()
             self._zk.close()
-        except Exception:  # noqa: BLE001
-            pass
         self._zk = None
 
     def close(self) -> None:
@@ -294,4 +292,3 @@ class ZkReader:
         """A one-shot ZooKeeper watch fired: count it. No ZooKeeper call here (kazoo runs this
         on its event thread, which ``stop()`` joins)."""
         self.generation += 1
-        self.last_event = f"{getattr(event, 'path', '?')} {getattr(event, 'type', 'changed')}".lower()

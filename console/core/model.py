@@ -1,6 +1,6 @@
 """Domain values: brokers, partitions, findings and the immutable cluster snapshot.
 
-Vocabulary (DESIGN.md §1, KIP-455/KIP-352/KIP-841):
+Vocabulary (docs/ARCHITECTURE.md; KIP-455, KIP-352, KIP-841):
 
 * **R** ``replicas``: the full replica set the controller holds now (target first while reassigning).
 * **I** ``isr``: in-sync replicas.
@@ -18,7 +18,7 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, NewType, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, NewType, TypeVar
 
 BrokerId = NewType("BrokerId", int)
 T = TypeVar("T")
@@ -194,8 +194,32 @@ def partition_name(topic: str, partition: int) -> str:
     return f"{topic}-{partition}"
 
 
+def _without(replicas: tuple[BrokerId, ...], drop: tuple[BrokerId, ...]) -> tuple[BrokerId, ...]:
+    return tuple(b for b in replicas if b not in drop) if drop else replicas
+
+
+class Keyed:
+    """``key`` and ``name`` of every record that stands for one partition (``topic``, ``partition``)."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:
+        @property
+        def topic(self) -> str: ...
+
+        @property
+        def partition(self) -> int: ...
+
+    @property
+    def key(self) -> TopicPartition:
+        return (self.topic, self.partition)
+
+    @property
+    def name(self) -> str:
+        return partition_name(self.topic, self.partition)
+
+
 @dataclass(frozen=True, slots=True)
-class Partition:
+class Partition(Keyed):
     """One partition: R, I, AR, RR, leader and replica sizes."""
 
     topic: str
@@ -209,28 +233,14 @@ class Partition:
     logs: tuple[ReplicaLog, ...] = ()
 
     @property
-    def key(self) -> TopicPartition:
-        return (self.topic, self.partition)
-
-    @property
-    def name(self) -> str:
-        return partition_name(self.topic, self.partition)
-
-    @property
     def original(self) -> tuple[BrokerId, ...]:
         """R − AR: what a cancel reverts to (order as in R)."""
-        if not self.adding:
-            return self.replicas
-        adding = set(self.adding)
-        return tuple(b for b in self.replicas if b not in adding)
+        return _without(self.replicas, self.adding)
 
     @property
     def target(self) -> tuple[BrokerId, ...]:
         """R − RR: what the reassignment ends as."""
-        if not self.removing:
-            return self.replicas
-        removing = set(self.removing)
-        return tuple(b for b in self.replicas if b not in removing)
+        return _without(self.replicas, self.removing)
 
     @property
     def reassigning(self) -> bool:
@@ -304,9 +314,7 @@ class Partition:
         return tuple(out)
 
 
-class Outcome(NamedTuple):
-    """One partition's answer to AlterPartitionReassignments (a named tuple: a wave has hundreds)."""
-
+class _Outcome(NamedTuple):
     topic: str
     partition: int
     accepted: bool
@@ -314,13 +322,11 @@ class Outcome(NamedTuple):
     """The broker's error name (e.g. ``NO_REASSIGNMENT_IN_PROGRESS``), when not accepted."""
     message: str | None = None
 
-    @property
-    def key(self) -> TopicPartition:
-        return (self.topic, self.partition)
 
-    @property
-    def name(self) -> str:
-        return partition_name(self.topic, self.partition)
+class Outcome(_Outcome, Keyed):
+    """One partition's answer to AlterPartitionReassignments (a named tuple: a wave has hundreds)."""
+
+    __slots__ = ()
 
     def to_dict(self) -> dict[str, object]:
         return {"topic": self.topic, "partition": self.partition, "accepted": self.accepted, "code": self.code,

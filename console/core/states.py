@@ -64,8 +64,11 @@ class WaveState(StrEnum):
     RUNNING = "running"
     """Accepted by the controller; the partitions are copying."""
     COMPLETED = "completed"
+    """Every accepted partition at its target and in sync, and out of the in-flight list."""
     CANCELLED = "cancelled"
+    """Its partitions went back to their original replicas (or it was never sent: the run was cancelled)."""
     FAILED = "failed"
+    """The controller accepted none of it (or the run failed before it was sent)."""
     SKIPPED = "skipped"
     """Never sent: the run stopped, or was abandoned, before it."""
 

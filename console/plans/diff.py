@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from console.plans.columns import PAD, Bools, columns_of, BrokerTable, Ints, broker_ids, member, widen
-from console.core.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
+from console.core.model import BrokerId, ClusterState, Keyed, Partition, TopicPartition
 from console.core.perf import without_gc
 from console.plans.plan import Plan, PlanEntry
 
@@ -52,9 +52,7 @@ class ChangeKind(str, Enum):
     """A partition in flight, targeted at its original replicas: the adding replicas are dropped at once."""
 
 
-class PartitionChange(NamedTuple):
-    """One plan entry against the snapshot (a named tuple: there is one per planned partition)."""
-
+class _PartitionChange(NamedTuple):
     topic: str
     partition: int
     kind: ChangeKind
@@ -69,13 +67,11 @@ class PartitionChange(NamedTuple):
     """The partition's size (its leader's log), when known."""
     log_dirs: tuple[str, ...] | None = None
 
-    @property
-    def key(self) -> TopicPartition:
-        return (self.topic, self.partition)
 
-    @property
-    def name(self) -> str:
-        return partition_name(self.topic, self.partition)
+class PartitionChange(_PartitionChange, Keyed):
+    """One plan entry against the snapshot (a named tuple: there is one per planned partition)."""
+
+    __slots__ = ()
 
     @property
     def bytes_to_copy(self) -> int:

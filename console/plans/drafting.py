@@ -50,10 +50,6 @@ def set_entry(plan: Plan, topic: str, partition: int, replicas: tuple[BrokerId, 
     return Plan.of(entries, plan.basis)
 
 
-def remove_entries(plan: Plan, keys: Iterable[TopicPartition]) -> Plan:
-    drop = set(keys)
-    return Plan.of((e for e in plan.entries if e.key not in drop), plan.basis)
-
 
 def _map(plan: Plan, keys: Iterable[TopicPartition] | None, fn: Callable[[PlanEntry], PlanEntry]) -> Plan:
     chosen = None if keys is None else set(keys)

@@ -34,7 +34,7 @@ from console.core.limits import INT32_MAX, MAX_TOPIC_LENGTH
 from console.plans.columns import PAD, Ints, padded
 from console.core.errors import PlanFormatError
 from console.core.perf import without_gc
-from console.core.model import BrokerId, ClusterState, ReplicaLog, TopicPartition, partition_name
+from console.core.model import BrokerId, ClusterState, Keyed, ReplicaLog, TopicPartition
 
 ANY = "any"
 _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
@@ -61,23 +61,19 @@ def _anys(n: int) -> tuple[str, ...]:
     return (ANY,) * n
 
 
-class PlanEntry(NamedTuple):
-    """One partition's target: replicas in order (the first is the preferred leader). A named
-    tuple: plans run to a million entries, and tuples are the cheapest immutable records."""
-
+class _PlanEntry(NamedTuple):
     topic: str
     partition: int
     replicas: tuple[BrokerId, ...]
     log_dirs: tuple[str, ...] | None = None
     """One per replica (``"any"`` or an absolute path), or None when not chosen."""
 
-    @property
-    def key(self) -> TopicPartition:
-        return (self.topic, self.partition)
 
-    @property
-    def name(self) -> str:
-        return partition_name(self.topic, self.partition)
+class PlanEntry(_PlanEntry, Keyed):
+    """One partition's target: replicas in order (the first is the preferred leader). A named
+    tuple: plans run to a million entries, and tuples are the cheapest immutable records."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True)
@@ -335,9 +331,6 @@ def parse_topics_to_move(text: str | bytes) -> tuple[str, ...]:
         raise PlanFormatError(problems)
     return tuple(topics)
 
-
-def topics_to_move_json(topics: Iterable[str]) -> str:
-    return json.dumps({"version": 1, "topics": [{"topic": t} for t in topics]}, separators=(",", ":"))
 
 
 # ------------------------------------------------------------------------------------------

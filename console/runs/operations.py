@@ -7,7 +7,7 @@ the request and the answer after it).
 
 * :func:`preflight` what a submission would send (findings, waves, bytes, ETA), and
   :func:`two_person_problem` whether the two-person rule lets it go;
-* :func:`start_run`, :func:`approve`;
+* :func:`save_plan`, :func:`add_note`, :func:`approve`, :func:`start_run`;
 * :func:`pause`, :func:`resume`, :func:`stop`, :func:`change_throttle`;
 * :func:`cancel` (a partition, a topic, a run, everything), :func:`abandon`;
 * :func:`rollback_as_plan`, :func:`sweep` (throttles nothing needs).
@@ -120,6 +120,22 @@ def approve(store: Store, user: str, cluster_id: str, plan_id: int) -> None:
     with store.transaction():
         store.plans.approve(plan_id, user, digest)
         store.audit.record(user, cluster_id, "approve", {"plan": plan_id}, "approved", plan_hash=digest)
+
+
+def save_plan(store: Store, user: str, state: ClusterState, cluster_name: str, name: str, plan: Plan) -> int:
+    """Save a draft (or overwrite the cluster's plan of that name) with its rollback against
+    ``state`` and the basis for the stale check; returns its id."""
+    key = cluster_key(state, cluster_name)
+    with store.transaction():
+        plan_id = store.plans.save(name, key, plan, rollback(state, plan), user, state.fingerprint())
+        store.audit.record(user, key, "plan-saved", {"plan": plan_id, "name": name.strip(), "partitions": len(plan)},
+                           "saved", plan_hash=plan_hash(plan))
+    return plan_id
+
+
+def add_note(store: Store, user: str, plan_id: int, note: str) -> None:
+    """A review note on a saved plan (blank notes are ignored)."""
+    store.plans.add_note(plan_id, user, note)
 
 
 # -- during a run ----------------------------------------------------------------------------------

@@ -267,15 +267,8 @@ def _compare(
         )
 
 
-def _merge_brokers(
-    api: ApiView | None,
-    zk: ZkView | None,
-    api_meta_ok: bool,
-    zk_ok: bool,
-    controller: BrokerId | None,
-    partitions: tuple[Partition, ...],
-    findings: list[Finding],
-) -> list[Broker]:
+def _merge_brokers(api: ApiView | None, zk: ZkView | None, api_meta_ok: bool, zk_ok: bool, controller: BrokerId | None,
+                   partitions: tuple[Partition, ...], findings: list[Finding]) -> list[Broker]:
     api_b: dict[BrokerId, BrokerInfo] = {b.id: b for b in api.brokers} if api is not None and api_meta_ok else {}
     zk_b: dict[BrokerId, BrokerInfo] = {b.id: b for b in zk.brokers} if zk is not None and zk_ok else {}
     dirs = {bl.broker: bl.dirs for bl in api.log_dirs} if api is not None else {}

@@ -65,3 +65,32 @@ class ClusterReader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def connect(cluster: str | None = None, zookeeper: str | None = None, **properties: str) -> ClusterReader:
+    """A reader of one cluster, for notebooks and scripts.
+
+    ``cluster`` is a bootstrap server list (``host:port,...``) or the name of a known cluster
+    (``CONSOLE_BOOTSTRAP_SERVERS``, or the running sandbox: ``"sandbox"``); with nothing given,
+    the only known cluster (the sandbox when it runs). ``properties`` are librdkafka settings with
+    dots written as underscores (``security_protocol="SASL_SSL"``).
+    """
+    from console.access.clusters import discover
+    from console.core.errors import ConfigError
+
+    extra = {k.replace("_", "."): v for k, v in properties.items()}
+    if cluster is not None and (":" in cluster or "," in cluster):
+        settings = ConnectionSettings({"bootstrap.servers": cluster, **extra}, zookeeper=zookeeper,
+                                      name=cluster.split(",")[0])
+        return ClusterReader(settings)
+    known = discover()
+    if cluster is None and len(known) == 1:
+        cluster = next(iter(known))
+    if cluster not in known:
+        raise ConfigError(f"No cluster {cluster!r} is known" if cluster else "No cluster is known",
+                          "Pass bootstrap servers (connect('host:9092')), set CONSOLE_BOOTSTRAP_SERVERS, or start "
+                          "the sandbox (python -m console sandbox up --demo). Known: " + (", ".join(known) or "none") + ".")
+    found = known[cluster]
+    if extra or zookeeper:
+        found = ConnectionSettings({**found.properties, **extra}, zookeeper=zookeeper or found.zookeeper, name=found.name)
+    return ClusterReader(found)

@@ -15,7 +15,7 @@ from typing import Any, Iterable, NamedTuple
 import msgspec
 
 from console.core.errors import ConflictError, ConsoleError
-from console.core.model import Outcome, TopicPartition, partition_name
+from console.core.model import Keyed, Outcome, TopicPartition
 from console.core.states import ACTIVE_RUN_STATES, RunState, SubmitPath, WaveState, check_run, check_wave
 from console.storage.db import Database, in_clause
 
@@ -117,9 +117,7 @@ class Wave:
     completed_at: float | None
 
 
-class WaveOutcome(NamedTuple):
-    """One partition's recorded answer in a wave."""
-
+class _WaveOutcome(NamedTuple):
     wave: int
     topic: str
     partition: int
@@ -127,13 +125,11 @@ class WaveOutcome(NamedTuple):
     code: str | None
     message: str | None
 
-    @property
-    def key(self) -> TopicPartition:
-        return (self.topic, self.partition)
 
-    @property
-    def name(self) -> str:
-        return partition_name(self.topic, self.partition)
+class WaveOutcome(_WaveOutcome, Keyed):
+    """One partition's recorded answer in a wave."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,366 @@
+"""An in-memory Kafka cluster that implements :class:`console.runs.gateway.ClusterGateway`.
+
+What it simulates:
+
+* a controller's reassignment algebra (KIP-455): a target sets R = target ∪ original (target
+  first), AR = target − original, RR = original − target; a reassignment completes once every
+  target replica is in the ISR (R becomes the target, AR/RR empty, a leader outside the target
+  moves to the first in-sync target replica); a cancel (target None) puts R back to R − AR;
+* per-partition errors: ``UNKNOWN_TOPIC_OR_PARTITION``, ``NO_REASSIGNMENT_IN_PROGRESS``,
+  ``INVALID_REPLICA_ASSIGNMENT`` (adding on a broker that is not live, empty or duplicate targets),
+  and any code asked for with :meth:`FakeCluster.reject`;
+* copying on a fake clock: :meth:`FakeCluster.advance` copies ``copy_rate`` bytes/s into each
+  adding replica, held to the destination broker's ``follower.replication.throttled.rate``
+  (shared by its throttled adding replicas) when the topic's follower list throttles it, and 0
+  while the leader or the destination is down; a replica joins the ISR at the leader's size;
+* dynamic broker and topic configs (IncrementalAlterConfigs SET/DELETE), brokers going down
+  and up, topics deleted, the legacy ``/admin/reassign_partitions`` path;
+* faults on demand (:meth:`FakeCluster.fail_next`, :meth:`FakeCluster.fail_call`) and a log of
+  every call (:attr:`FakeCluster.calls`).
+
+What it does not: leader throttles, log dirs, ISR shrink from lag, controller failover, config
+propagation delay, KRaft fencing, min ISR other than a fixed 1. A broker that comes back has its
+(non-adding) replicas in sync at once.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Collection, Iterable, Mapping, Sequence, TypeVar
+
+from console.adapters.records import Configs
+from console.core.errors import ClusterUnavailable, ConsoleError, PartiallyApplied
+from console.core.limits import (ALL_REPLICAS, BROKER_THROTTLE_KEYS, FOLLOWER_LIST, FOLLOWER_RATE,
+                                 TOPIC_THROTTLE_KEYS)
+from console.core.model import (Broker, BrokerId, ClusterState, LogDir, Outcome, Partition, ReadStatus, ReplicaLog,
+                                Source, SourceStatus, Throttles, TopicPartition)
+from console.runs.gateway import Changes, ClusterGateway, Targets
+
+R = TypeVar("R")
+OK, DOWN = SourceStatus.OK, SourceStatus.UNAVAILABLE
+
+
+class Crash(Exception):
+    """Not a cluster error: the worker process dies during this call (nothing catches it)."""
+
+
+@dataclass
+class Call:
+    """One call to the fake: what was asked, and what it answered or raised."""
+
+    method: str
+    args: tuple[object, ...]
+    result: object = None
+    """The answer; for a call that applied and then raised, what it applied."""
+    error: BaseException | None = None
+
+
+@dataclass
+class _Fault:
+    error: Exception
+    applied: bool
+    """Apply the call, then raise (the answer is lost); else raise before changing anything."""
+    method: str | None = None
+    index: int | None = None
+    times: int = 1
+
+
+@dataclass
+class _Part:
+    replicas: list[BrokerId]
+    isr: list[BrokerId]
+    leader: BrokerId | None
+    size: int
+    """The leader's log size in bytes (every in-sync replica has it)."""
+    adding: tuple[BrokerId, ...] = ()
+    removing: tuple[BrokerId, ...] = ()
+    copied: dict[BrokerId, int] = field(default_factory=dict)
+    """Bytes on each adding replica."""
+
+    @property
+    def original(self) -> tuple[BrokerId, ...]:
+        return tuple(b for b in self.replicas if b not in self.adding)
+
+    @property
+    def target(self) -> tuple[BrokerId, ...]:
+        return tuple(b for b in self.replicas if b not in self.removing)
+
+
+class FakeCluster:
+    def __init__(self, brokers: Mapping[int, str | None], partitions: Mapping[TopicPartition, tuple[Sequence[int], int]],
+                 *, down: Collection[int] = (), copy_rate: int = 1_000, has_zookeeper: bool = False,
+                 name: str = "fake", cluster_id: str = "fake-cluster", now: float = 1_700_000_000.0) -> None:
+        """``brokers``: id → rack; ``partitions``: key → (replicas, size in bytes); every replica
+        is in sync and the first leads, as after :meth:`stop_broker` of each broker ``down``."""
+        self._name, self._zk, self.cluster_id, self.clock, self.copy_rate = name, has_zookeeper, cluster_id, now, copy_rate
+        self.racks = {BrokerId(b): r for b, r in brokers.items()}
+        self.live = set(self.racks)
+        self.parts = {k: _Part([BrokerId(b) for b in r], [BrokerId(b) for b in r], BrokerId(r[0]) if r else None, size)
+                      for k, (r, size) in sorted(partitions.items())}
+        for b in down:
+            self.stop_broker(b)
+        self.broker_configs: dict[BrokerId, dict[str, str]] = {}
+        self.topic_configs: dict[str, dict[str, str]] = {}
+        self.legacy: dict[TopicPartition, tuple[BrokerId, ...]] = {}
+        self.rejections: dict[TopicPartition, str] = {}
+        self.calls: list[Call] = []
+        self._faults: list[_Fault] = []
+
+    @classmethod
+    def of(cls, brokers: int = 3, topics: Mapping[str, Sequence[Sequence[int]]] | None = None, size: int = 1_000,
+           *, down: Collection[int] = (), copy_rate: int = 1_000, has_zookeeper: bool = False) -> "FakeCluster":
+        """``brokers`` ids 0..n-1 on racks r0..; ``topics``: name → replicas of partition 0, 1, …"""
+        parts = {(t, i): (tuple(r), size) for t, rs in (topics or {}).items() for i, r in enumerate(rs)}
+        return cls({b: f"r{b}" for b in range(brokers)}, parts, down=down, copy_rate=copy_rate,
+                   has_zookeeper=has_zookeeper)
+
+    # -- the gateway ---------------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def has_zookeeper(self) -> bool:
+        return self._zk
+
+    def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
+        """Never raises a cluster error: a ConsoleError fault on ``snapshot`` reads nothing (the
+        cluster did not answer), on ``snapshot:configs`` or ``snapshot:reassignments`` that part
+        only (as the live reader does). A :class:`Crash` is raised."""
+        call, fault = self._begin("snapshot", max_age_s)
+        if fault is not None and not isinstance(fault.error, ConsoleError):
+            self._before(call, fault)
+        if fault is not None:
+            return ClusterState(self.clock, (), (), status=ReadStatus(DOWN, DOWN, DOWN, DOWN), name=self.name)
+        no_cfg = self._take("snapshot:configs") is not None
+        no_lpr = self._take("snapshot:reassignments") is not None
+        brokers = tuple(Broker(b, "fake", 9092 + b, rack, registered=b in self.live, in_api=b in self.live,
+                               is_controller=b == min(self.live, default=None),
+                               log_dirs=(LogDir("/data", None, 10**12, 10**12),) if b in self.live else ())
+                        for b, rack in sorted(self.racks.items()))
+        partitions = tuple(Partition(
+            t, n, tuple(p.replicas), tuple(p.isr), p.leader,
+            () if no_lpr else p.adding, () if no_lpr else p.removing,
+            Source.API if p.adding or p.removing else None,
+            tuple(ReplicaLog(b, "/data", p.copied.get(b, p.size)) for b in p.replicas if b in self.live))
+            for (t, n), p in self.parts.items())
+        throttles = Throttles() if no_cfg else Throttles.of(
+            {str(b): {k: v for k, v in c.items() if k in BROKER_THROTTLE_KEYS} for b, c in self.broker_configs.items()},
+            {t: {k: v for k, v in c.items() if k in TOPIC_THROTTLE_KEYS} for t, c in self.topic_configs.items()})
+        status = ReadStatus(OK, DOWN if no_lpr else OK, OK, DOWN if no_cfg else OK,
+                            OK if self._zk else SourceStatus.NOT_CONFIGURED)
+        return self._after(call, None, ClusterState(
+            self.clock, brokers, partitions, self.cluster_id, min(self.live, default=None), throttles,
+            tuple((t, 1) for t in sorted({t for t, _ in self.parts})), status=status, name=self.name))
+
+    def list_reassignments(self) -> Collection[TopicPartition]:
+        call, fault = self._begin("list_reassignments")
+        self._before(call, fault)
+        return self._after(call, fault, [k for k, p in self.parts.items() if p.adding or p.removing])
+
+    def alter_reassignments(self, targets: Targets) -> dict[TopicPartition, Outcome]:
+        """Per partition as the controller answers; a :class:`PartiallyApplied` fault applies the
+        first half of the targets (in request order) and raises with their outcomes."""
+        call, fault = self._begin("alter_reassignments", dict(targets))
+        items = list(targets.items())
+        if fault is not None and isinstance(fault.error, PartiallyApplied):
+            done = {k: self._alter(k, t) for k, t in items[: len(items) // 2]}
+            call.result = done
+            call.error = error = PartiallyApplied(fault.error.cause, done)
+            raise error
+        self._before(call, fault)
+        return self._after(call, fault, {k: self._alter(k, t) for k, t in items})
+
+    def elect_leaders(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, Outcome]:
+        """Preferred election: the first replica leads when live and in sync (already leading counts as done)."""
+        wanted = list(keys)
+        call, fault = self._begin("elect_leaders", wanted)
+        self._before(call, fault)
+        out: dict[TopicPartition, Outcome] = {}
+        for k in wanted:
+            p = self.parts.get(k)
+            if p is None:
+                out[k] = Outcome(*k, False, "UNKNOWN_TOPIC_OR_PARTITION", "no such partition")
+            elif p.replicas[0] in p.isr and p.replicas[0] in self.live:
+                p.leader = p.replicas[0]
+                out[k] = Outcome(*k, True)
+            else:
+                out[k] = Outcome(*k, False, "PREFERRED_LEADER_NOT_AVAILABLE", "the preferred replica is not in sync")
+        return self._after(call, fault, out)
+
+    def alter_configs(self, brokers: Mapping[BrokerId, Changes], topics: Mapping[str, Changes]) -> None:
+        """Applies what it can; raises ClusterUnavailable naming brokers down and unknown topics."""
+        call, fault = self._begin("alter_configs", {b: dict(c) for b, c in brokers.items()},
+                                  {t: dict(c) for t, c in topics.items()})
+        self._before(call, fault)
+        failed = [f"broker {b}" for b in brokers if brokers[b] and b not in self.live]
+        failed += [f"topic {t}" for t in topics if topics[t] and t not in self.topics]
+        for b, changes in brokers.items():
+            if b in self.live:
+                _apply(self.broker_configs.setdefault(b, {}), changes)
+        for t, changes in topics.items():
+            if t in self.topics:
+                _apply(self.topic_configs.setdefault(t, {}), changes)
+        if failed:
+            call.error = error = ClusterUnavailable("Throttle configs were not changed on " + "; ".join(failed),
+                                                    "The console retries; check that the brokers named are up.")
+            raise error
+        self._after(call, fault, None)
+
+    def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
+        call, fault = self._begin("describe_configs", brokers, topics)
+        self._before(call, fault)
+        return self._after(call, fault, Configs(
+            {str(b): dict(c) for b in brokers if (c := self.broker_configs.get(b)) and b in self.live},
+            {t: dict(c) for t in topics if (c := self.topic_configs.get(t))},
+            {t: 1 for t in topics if t in self.topics}))
+
+    def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
+        """Records the znode and applies it as the controller would (its per-partition errors are lost)."""
+        call, fault = self._begin("create_legacy_reassignment", dict(targets))
+        self._before(call, fault)
+        self.legacy.update(targets)
+        for k, t in targets.items():
+            self._alter(k, t)
+        self._after(call, fault, dict(targets))
+
+    # -- driving it ----------------------------------------------------------------------------------
+    @property
+    def topics(self) -> set[str]:
+        return {t for t, _ in self.parts}
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` pass: adding replicas copy, join the ISR, reassignments complete."""
+        self.clock += seconds
+        throttled = Counter(b for k, p in self.parts.items() for b in p.adding if b not in p.isr and self._throttled(k, b))
+        for key, p in self.parts.items():
+            for b in p.adding:
+                if b in p.isr:
+                    continue
+                rate = 0.0
+                if p.leader in self.live and b in self.live:
+                    rate = float(self.copy_rate)
+                    limit = self.broker_configs.get(b, {}).get(FOLLOWER_RATE)
+                    if limit is not None and self._throttled(key, b):
+                        rate = min(rate, int(limit) / throttled[b])
+                p.copied[b] = min(p.size, p.copied.get(b, 0) + int(rate * seconds))
+                if p.copied[b] >= p.size:
+                    p.isr.append(b)
+            self._complete(p)
+
+    def fail_next(self, method: str, error: Exception, times: int = 1, applied: bool = False) -> None:
+        """The next ``times`` calls of ``method`` raise ``error`` (after applying, with ``applied``)."""
+        self._faults.append(_Fault(error, applied, method=method, times=times))
+
+    def fail_call(self, index: int, error: Exception, applied: bool = False) -> None:
+        """The call that will be ``calls[index]`` raises ``error``, whatever its method."""
+        self._faults.append(_Fault(error, applied, index=index))
+
+    def reject(self, topic: str, partition: int, code: str) -> None:
+        """The controller answers ``code`` for this partition from now on."""
+        self.rejections[(topic, partition)] = code
+
+    def stop_broker(self, broker: int) -> None:
+        b = BrokerId(broker)
+        self.live.discard(b)
+        for p in self.parts.values():
+            p.isr = [x for x in p.isr if x != b]
+            if p.leader == b:
+                p.leader = next((x for x in p.replicas if x in p.isr and x in self.live), None)
+
+    def start_broker(self, broker: int) -> None:
+        b = BrokerId(broker)
+        self.live.add(b)
+        for p in self.parts.values():
+            if b in p.replicas and b not in p.adding and b not in p.isr:
+                p.isr.append(b)
+            if p.leader is None and b in p.isr:
+                p.leader = b
+
+    def delete_topic(self, name: str) -> None:
+        self.parts = {k: p for k, p in self.parts.items() if k[0] != name}
+        self.topic_configs.pop(name, None)
+
+    def calls_to(self, method: str) -> list[Call]:
+        return [c for c in self.calls if c.method == method]
+
+    # -- inside ----------------------------------------------------------------------------------------
+    def _alter(self, key: TopicPartition, target: Sequence[BrokerId] | None) -> Outcome:
+        p = self.parts.get(key)
+        if p is None:
+            return Outcome(*key, False, "UNKNOWN_TOPIC_OR_PARTITION", "This server does not host this topic-partition.")
+        if key in self.rejections:
+            return Outcome(*key, False, self.rejections[key], "rejected by the fake controller, as asked")
+        original = p.original
+        if target is None:
+            if not (p.adding or p.removing):
+                return Outcome(*key, False, "NO_REASSIGNMENT_IN_PROGRESS", "No reassignment in progress.")
+            target = original
+        elif not target or len(set(target)) != len(target):
+            return Outcome(*key, False, "INVALID_REPLICA_ASSIGNMENT", "Empty or duplicate replicas.")
+        elif dead := [b for b in target if b not in original and b not in self.live]:
+            return Outcome(*key, False, "INVALID_REPLICA_ASSIGNMENT",
+                           f"Replica assignment has brokers that are not alive: {dead}.")
+        target = tuple(target)
+        p.adding = tuple(b for b in target if b not in original)
+        p.removing = tuple(b for b in original if b not in target)
+        p.replicas = list(target) + list(p.removing)
+        p.copied = {b: p.copied.get(b, 0) for b in p.adding}
+        p.isr = [b for b in p.isr if b in p.replicas]
+        if p.leader not in p.replicas:
+            p.leader = next((b for b in p.replicas if b in p.isr and b in self.live), None)
+        self._complete(p)
+        return Outcome(*key, True)
+
+    def _complete(self, p: _Part) -> None:
+        if not (p.adding or p.removing) or not set(p.target) <= set(p.isr):
+            return
+        p.replicas, p.adding, p.removing, p.copied = list(p.target), (), (), {}
+        p.isr = [b for b in p.isr if b in p.replicas]
+        if p.leader not in p.replicas:
+            p.leader = next((b for b in p.replicas if b in p.isr and b in self.live), None)
+
+    def _throttled(self, key: TopicPartition, broker: BrokerId) -> bool:
+        listed = self.topic_configs.get(key[0], {}).get(FOLLOWER_LIST, "")
+        return listed.strip() == ALL_REPLICAS or f"{key[1]}:{broker}" in {x.strip() for x in listed.split(",")}
+
+    def _take(self, method: str) -> _Fault | None:
+        for f in self._faults:
+            if f.index == len(self.calls) - 1 or (f.index is None and f.method == method):
+                f.times -= 1
+                if f.times <= 0:
+                    self._faults.remove(f)
+                return f
+        return None
+
+    def _begin(self, method: str, *args: object) -> tuple[Call, _Fault | None]:
+        call = Call(method, args)
+        self.calls.append(call)
+        return call, self._take(method)
+
+    @staticmethod
+    def _before(call: Call, fault: _Fault | None) -> None:
+        if fault is not None and not fault.applied:
+            call.error = fault.error
+            raise fault.error
+
+    @staticmethod
+    def _after(call: Call, fault: _Fault | None, result: R) -> R:
+        call.result = result
+        if fault is not None:
+            call.error = fault.error
+            raise fault.error
+        return result
+
+
+def _apply(config: dict[str, str], changes: Changes) -> None:
+    for k, v in changes.items():
+        if v is None:
+            config.pop(k, None)
+        else:
+            config[k] = v
+
+
+def _is_a_gateway(fake: FakeCluster) -> ClusterGateway:
+    return fake  # mypy checks here that the fake implements the protocol

@@ -1,0 +1,508 @@
+"""The executor driven through whole runs against an in-memory controller (tests/fakes/cluster.py).
+
+Each test runs a real store, starts a run with :func:`operations.start_run`, ticks the executor
+while the fake's clock moves, and checks three things: the store (run and wave states,
+outcomes, the throttle ledger), the audit log (intent before answer, one answer per intent, one
+end per run) and the fake cluster (what was sent, how often, and the configs left behind).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Iterator
+
+import pytest
+
+from console.core.errors import (AuthorizationFailed, ClusterUnavailable, ConfigError, ConsoleError, IllegalTransition,
+                                 PartiallyApplied, UnsupportedByCluster)
+from console.core.limits import FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
+from console.core.model import BrokerId, TopicPartition
+from console.core.states import RunState, SubmitPath, WaveState
+from console.plans.plan import Plan, PlanEntry
+from console.runs import executor as executor_module
+from console.runs import operations
+from console.runs.cancel import plan_cancel
+from console.runs.executor import Executor, Step
+from console.runs.throttles import leftover_throttles
+from console.runs.waves import WaveLimits
+from console.storage.audit import AuditEntry
+from console.storage.store import Store
+from tests.fakes.cluster import Crash, FakeCluster
+from tests.unit.builders import ids
+
+RATE = 1_000
+SIZE = 4_000  # bytes per partition: 4 s of copying at RATE
+MOVES = [("t", 0, (3, 1)), ("t", 1, (3, 2))]  # both add on broker 3: two waves at one move per broker
+ONE_WAVE = [("t", 0, (3, 1)), ("t", 1, (0, 2))]
+ENDS = {"run-completed", "run-cancelled", "run-failed", "run-stopped", "run-abandoned"}
+
+
+# -- the world ---------------------------------------------------------------------------------------
+@pytest.fixture(autouse=True)
+def no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """No real sleep anywhere in the executor or the operations (settle/poll/cancel waits)."""
+    slept: list[float] = []
+    shim = SimpleNamespace(sleep=slept.append, monotonic=time.monotonic, perf_counter=time.perf_counter, time=time.time)
+    monkeypatch.setattr(executor_module, "time", shim)
+    monkeypatch.setattr(operations, "time", shim)
+    return slept
+
+
+def cluster(copy_rate: int = 10 * RATE, **kw: bool) -> FakeCluster:
+    """Brokers 0..3; t-0 on (0,1), t-1 on (1,2), u-0 on (2,0); throttles someone set before the
+    console: an entry on t's leader list and a leader rate on broker 1."""
+    fake = FakeCluster.of(4, {"t": [(0, 1), (1, 2)], "u": [(2, 0)]}, size=SIZE, copy_rate=copy_rate, **kw)
+    fake.topic_configs["t"] = {LEADER_LIST: "9:9"}
+    fake.broker_configs[BrokerId(1)] = {LEADER_RATE: "5000"}
+    return fake
+
+
+BEFORE = ({1: {LEADER_RATE: "5000"}}, {"t": {LEADER_LIST: "9:9"}})
+
+
+def configs(fake: FakeCluster) -> tuple[dict[int, dict[str, str]], dict[str, dict[str, str]]]:
+    """The dynamic configs the fake holds (non-empty only)."""
+    return ({int(b): c for b, c in fake.broker_configs.items() if c}, {t: c for t, c in fake.topic_configs.items() if c})
+
+
+def start(store: Store, fake: FakeCluster, moves: list[tuple[str, int, tuple[int, ...]]] = MOVES,
+          rate: int | None = RATE, limits: WaveLimits = WaveLimits(moves_per_broker=1), name: str = "r") -> int:
+    plan = Plan.of(PlanEntry(t, p, ids(*r)) for t, p, r in moves)
+    return operations.start_run(store, fake, "ann", fake.snapshot(), plan, name, rate=rate, limits=limits)
+
+
+def tick(executor: Executor, run_id: int) -> Step:
+    """One tick as :meth:`Executor.drive` takes it: a cluster error means "again at the next tick"."""
+    try:
+        return executor.tick(run_id)
+    except ConsoleError as e:
+        return Step(executor.store.runs.require(run_id), None, f"retrying: {e.message}")
+
+
+def run_to_end(executor: Executor, fake: FakeCluster, run_id: int, max_ticks: int = 200, step_s: float = 1.0) -> list[Step]:
+    steps: list[Step] = []
+    for _ in range(max_ticks):
+        steps.append(tick(executor, run_id))
+        if steps[-1].run.state.terminal:
+            return steps
+        fake.advance(step_s)
+    raise AssertionError(f"run {run_id} did not end in {max_ticks} ticks: {[s.did for s in steps[-5:]]}")
+
+
+def tick_until(executor: Executor, fake: FakeCluster, run_id: int, wave: int, state: WaveState, step_s: float = 1.0) -> None:
+    for _ in range(50):
+        if waves(executor.store, run_id)[wave - 1] is state:
+            return
+        tick(executor, run_id)
+        fake.advance(step_s)
+    raise AssertionError(f"wave {wave} never became {state}")
+
+
+def waves(store: Store, run_id: int) -> list[WaveState]:
+    return [w.state for w in store.runs.waves(run_id)]
+
+
+def sent(fake: FakeCluster) -> list[TopicPartition]:
+    """Every partition an applied request moved to a target (accepted by the controller)."""
+    out: list[TopicPartition] = []
+    for c in fake.calls_to("alter_reassignments"):
+        targets, result = c.args[0], c.result
+        if isinstance(result, dict) and isinstance(targets, dict):
+            out += [k for k, o in result.items() if o.accepted and targets[k] is not None]
+    for c in fake.calls_to("create_legacy_reassignment"):
+        if isinstance(c.result, dict):  # the znode was written
+            out += list(c.result)
+    return out
+
+
+def effects(fake: FakeCluster) -> list[str]:
+    """The calls that change the cluster, in order (reads left out)."""
+    return [c.method for c in fake.calls if c.method not in ("snapshot", "describe_configs", "list_reassignments")]
+
+
+def audit(store: Store) -> list[AuditEntry]:
+    """The audit log, checked for what must always hold: an answer refers to an earlier intent of
+    the same action, each intent is answered at most once per action, a run ends once, a wave
+    completes once."""
+    entries = store.audit.entries()
+    by_id = {e.id: e for e in entries}
+    for e in entries:
+        if e.ref is not None:
+            intent = by_id[e.ref]
+            assert intent.id < e.id and intent.outcome == "sending", (intent, e)
+            assert intent.action == e.action or (intent.action, e.action) == ("cancel", "cancel-complete"), (intent, e)
+    answers = Counter((e.ref, e.action) for e in entries if e.ref is not None)
+    assert all(n == 1 for n in answers.values()), answers
+    runs_ended = Counter(json.loads(e.request)["run"] for e in entries if e.action in ENDS)
+    assert all(n == 1 for n in runs_ended.values()), runs_ended
+    completed = Counter((json.loads(e.request)["run"], json.loads(e.request)["wave"]) for e in entries
+                        if e.action == "wave-complete")
+    assert all(n == 1 for n in completed.values()), completed
+    return entries
+
+
+def actions(store: Store) -> list[tuple[str, str]]:
+    return [(e.action, e.outcome) for e in audit(store)]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store(tmp_path / "c.db")
+    yield s
+    s.close()
+
+
+def executor(store: Store, fake: FakeCluster, user: str = "ann") -> Executor:
+    return Executor(store, fake, user, settle_s=0, poll_s=0)
+
+
+# -- 1. a throttled run in two waves ------------------------------------------------------------------------
+def test_a_throttled_plan_in_two_waves_completes_and_leaves_the_throttles_as_they_were(store: Store) -> None:
+    fake = cluster()
+    run_id = start(store, fake)
+    ex = executor(store, fake)
+    assert [len(w.entries_json) > 0 for w in store.runs.waves(run_id)] == [True, True]
+
+    steps = run_to_end(ex, fake, run_id)
+
+    assert steps[-1].run.state is RunState.COMPLETED and waves(store, run_id) == [WaveState.COMPLETED] * 2
+    assert [(o.wave, o.key, o.accepted) for o in store.runs.outcomes(run_id)] == [(1, ("t", 0), True), (2, ("t", 1), True)]
+    state = fake.snapshot()
+    assert [(p.replicas, p.reassigning) for p in state.partitions[:2]] == [(ids(3, 1), False), (ids(3, 2), False)]
+    # each wave sent once, throttled before its request and unthrottled after it
+    assert sent(fake) == [("t", 0), ("t", 1)]
+    assert effects(fake) == ["alter_configs", "alter_reassignments", "alter_configs"] * 2
+    first_set = fake.calls_to("alter_configs")[0].args
+    assert first_set == ({0: {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"}, 1: {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"},
+                          3: {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"}},
+                         {"t": {LEADER_LIST: "0:0,0:1,9:9", FOLLOWER_LIST: "0:3"}})
+    assert fake.calls_to("alter_configs")[1].args == ({0: {LEADER_RATE: None, FOLLOWER_RATE: None},
+                                                       1: {LEADER_RATE: "5000", FOLLOWER_RATE: None},
+                                                       3: {LEADER_RATE: None, FOLLOWER_RATE: None}},
+                                                      {"t": {LEADER_LIST: "9:9", FOLLOWER_LIST: None}})
+    assert fake.clock - 1_700_000_000 >= 2 * SIZE / RATE  # the copy really ran at the throttle, not at 10×
+    # what was there before the run is back, exactly; nothing of the run is left
+    assert configs(fake) == BEFORE
+    assert store.runs.ledger(run_id) == []
+    assert actions(store) == [
+        ("submit", "run recorded"),
+        ("throttle-set", "sending"), ("submit-wave", "sending"), ("submit-wave", "accepted"),
+        ("throttle-removed", "sending"), ("wave-complete", "completed"),
+        ("throttle-set", "sending"), ("submit-wave", "sending"), ("submit-wave", "accepted"),
+        ("throttle-removed", "sending"), ("wave-complete", "completed"),
+        ("run-completed", "completed")]
+    assert tick(ex, run_id).did == "completed" and len(fake.calls_to("alter_reassignments")) == 2  # ended: inert
+
+
+# -- 2. a worker dying anywhere ------------------------------------------------------------------------------
+def _reference(tmp_path: Path) -> tuple[list[str], object, object]:
+    store = Store(tmp_path / "reference.db")
+    fake = cluster()
+    run_to_end(executor(store, fake), fake, start(store, fake))
+    store.close()
+    return [c.method for c in fake.calls], configs(fake), [(p.key, p.replicas, p.leader) for p in fake.snapshot().partitions]
+
+
+def test_a_worker_that_dies_at_any_call_is_finished_by_another_with_the_same_result(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # BUG (executor._unthrottle, stale ``before`` after a hand-over): a worker that dies after the
+    # wave's throttle was applied but before the wave is marked submitting (the alter_configs answer
+    # or the describe_configs check) throttles the wave again on resume; the second ledger entry
+    # records the run's own rate as "before", and restoring uses that stale value, so the run's
+    # rate is left on brokers 0 and 3 and broker 1 gets 1000 instead of 5000. See the report.
+    monkeypatch.setattr(executor_module, "LEASE_S", 0.0)  # the dead worker's lease has run out
+    methods, want_configs, want_partitions = _reference(tmp_path)
+    assert want_configs == BEFORE
+    assert len(methods) > 20
+    wrong: list[str] = []
+    # Dying at a tick's first snapshot is the same as discarding the executor after the tick before.
+    for k in range(1, len(methods)):  # call 0 is the snapshot start_run is given
+        for applied in (False, True):
+            if applied and methods[k] in ("snapshot", "describe_configs", "list_reassignments"):
+                continue  # a read that answered and then the worker died: the same as dying before it
+            store = Store(tmp_path / f"crash-{k}-{applied}.db")
+            fake = cluster()
+            run_id = start(store, fake)
+            fake.fail_call(k, Crash(f"worker killed at call {k}"), applied=applied)
+            first = executor(store, fake)
+            with pytest.raises(Crash):
+                run_to_end(first, fake, run_id)
+            assert len(fake.calls) == k + 1 and fake.calls[k].method == methods[k]
+            second = executor(store, fake, "bob")
+            run = run_to_end(second, fake, run_id)[-1].run
+            where = f"call {k} ({methods[k]}, {'after' if applied else 'before'} it took effect)"
+            got = {"run": run.state, "waves": waves(store, run_id), "sent": sorted(sent(fake)), "configs": configs(fake),
+                   "partitions": [(p.key, p.replicas, p.leader) for p in fake.snapshot().partitions],
+                   "open ledger": store.runs.ledger(run_id)}
+            want = {"run": RunState.COMPLETED, "waves": [WaveState.COMPLETED] * 2, "sent": [("t", 0), ("t", 1)],
+                    "configs": want_configs, "partitions": want_partitions, "open ledger": []}
+            wrong += [f"{where}: {f} {got[f]} instead of {want[f]}" for f in want if got[f] != want[f]]
+            audit(store)  # intent before answer, one end, one completion per wave, at every crash point
+            store.close()
+    assert not wrong, "\n".join(wrong)
+
+
+# -- 3. cancel mid-run ---------------------------------------------------------------------------------------
+def test_a_cancel_mid_run_reverts_the_wave_takes_its_throttles_off_and_cancels_the_later_waves(store: Store) -> None:
+    fake = cluster()
+    run_id = start(store, fake)
+    ex = executor(store, fake)
+    tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
+    fake.advance(1)
+    moving = fake.snapshot().partition("t", 0)
+    assert moving is not None and moving.reassigning and 0 < (moving.size_on(BrokerId(3)) or 0) < SIZE  # mid-copy
+
+    ours = store.runs.active_partitions(fake.cluster_id)
+    assert ours == {("t", 0): run_id}
+    result = operations.cancel(store, fake, "ann", fake.cluster_id, plan_cancel(fake.snapshot(), [("t", 0)], ours),
+                               ours, wait_s=5)
+
+    assert [o.key for o in result.accepted] == [("t", 0)] and result.left == (("t", 0),) and not result.still_in_flight
+    back = fake.snapshot().partition("t", 0)
+    assert back is not None and not back.reassigning and set(back.replicas) == {0, 1} and back.size_on(BrokerId(3)) is None
+    run = store.runs.require(run_id)
+    assert run.state is RunState.CANCELLED and waves(store, run_id) == [WaveState.CANCELLED, WaveState.CANCELLED]
+    assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
+    assert actions(store)[-6:] == [
+        ("submit-wave", "accepted"), ("cancel", "sending"), ("cancel", "accepted"), ("throttle-removed", "sending"),
+        ("run-cancelled", "cancelled"), ("cancel-complete", "left the in-flight list")]
+    for _ in range(5):  # the worker's later ticks send nothing more
+        tick(ex, run_id)
+        fake.advance(5)
+    assert sent(fake) == [("t", 0)] and fake.calls_to("alter_reassignments")[-1].args == ({("t", 0): None},)
+
+
+# -- 4. controller errors ------------------------------------------------------------------------------------
+def test_an_unavailable_controller_is_retried_at_the_next_tick_without_sending_twice(store: Store) -> None:
+    fake = cluster()
+    run_id = start(store, fake)
+    fake.fail_next("alter_reassignments", ClusterUnavailable("No controller answered.", "Retry."), times=2)
+    ex = executor(store, fake)
+
+    steps = run_to_end(ex, fake, run_id)
+
+    assert [s.did for s in steps[:3]] == ["retrying: No controller answered."] * 2 + ["wave 1 submitted (1 partitions)"]
+    assert steps[-1].run.state is RunState.COMPLETED and waves(store, run_id) == [WaveState.COMPLETED] * 2
+    assert len(fake.calls_to("alter_reassignments")) == 4 and sent(fake) == [("t", 0), ("t", 1)]
+    assert len(fake.calls_to("alter_configs")) == 4  # wave 1 throttled once, not once per attempt
+    assert configs(fake) == BEFORE
+    intents = [e for e in audit(store) if e.action == "submit-wave" and e.outcome == "sending"]
+    answered = {e.ref for e in audit(store) if e.action == "submit-wave" and e.ref is not None}
+    assert len(intents) == 4
+    # BUG (executor._submit): a request that raised (ClusterUnavailable, AuthorizationFailed, ...)
+    # leaves its "sending" intent without an answer: the audit log cannot tell a request that failed
+    # from one whose worker died with the answer. cancel() and PartiallyApplied record "failed" /
+    # "partly sent"; this path should too. See the report.
+    assert [e.id for e in intents if e.id not in answered] == [], "failed attempts have no answer in the audit log"
+
+
+def test_an_authorization_failure_fails_the_run_with_the_reason_and_takes_its_throttles_off(store: Store) -> None:
+    fake = cluster()
+    run_id = start(store, fake)
+    fake.fail_next("alter_reassignments", AuthorizationFailed("Not authorised to alter partition reassignments.",
+                                                              "Grant ALTER on the CLUSTER resource."))
+    steps = run_to_end(executor(store, fake), fake, run_id)
+
+    assert len(steps) == 1 and steps[0].did.startswith("run failed: Not authorised")
+    assert store.runs.require(run_id).state is RunState.FAILED
+    assert waves(store, run_id) == [WaveState.FAILED, WaveState.FAILED]
+    assert sent(fake) == [] and len(fake.calls_to("alter_reassignments")) == 1
+    assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
+    entries = audit(store)
+    assert [(e.action, e.outcome) for e in entries if (e.action, e.outcome) != ("submit-wave", "failed")][1:] == [
+        ("throttle-set", "sending"), ("submit-wave", "sending"), ("throttle-removed", "sending"), ("run-failed", "failed")]
+    assert "Grant ALTER on the CLUSTER resource." in (entries[-1].response or "")
+    assert "Not authorised" in (entries[-1].response or "")
+
+
+# -- 5. one partition rejected --------------------------------------------------------------------------------
+def test_a_partition_the_controller_rejects_is_recorded_and_the_rest_completes(store: Store) -> None:
+    fake = cluster()
+    fake.stop_broker(3)  # t-0 is to add a replica on broker 3, which is down
+    run_id = start(store, fake, ONE_WAVE, limits=WaveLimits())
+    assert len(store.runs.waves(run_id)) == 1
+
+    steps = run_to_end(executor(store, fake), fake, run_id)
+
+    assert steps[-1].run.state is RunState.COMPLETED and waves(store, run_id) == [WaveState.COMPLETED]
+    (t0, t1) = store.runs.outcomes(run_id)
+    assert (t0.key, t0.accepted, t0.code) == (("t", 0), False, "INVALID_REPLICA_ASSIGNMENT")
+    assert "not alive" in (t0.message or "")
+    assert (t1.key, t1.accepted, t1.code) == (("t", 1), True, None)
+    state = fake.snapshot()
+    assert [p.replicas for p in state.partitions[:2]] == [ids(0, 1), ids(0, 2)]
+    assert sent(fake) == [("t", 1)] and len(fake.calls_to("alter_reassignments")) == 1
+    assert ("submit-wave", "partly accepted") in actions(store)
+    assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
+
+
+# -- 6. abandon, leftovers and the sweeper -------------------------------------------------------------------
+def test_an_abandoned_run_leaves_no_throttle_and_the_sweeper_removes_what_nothing_needs(store: Store) -> None:
+    fake = cluster()
+    run_id = start(store, fake)
+    ex = executor(store, fake)
+    tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
+    assert configs(fake) != BEFORE  # wave 1 is throttled
+
+    step = operations.abandon(store, fake, "ann", run_id, why="the topic's owner asked")
+
+    assert step.run.state is RunState.ABANDONED
+    assert waves(store, run_id)[1] is WaveState.SKIPPED  # never sent
+    assert not any(w.open for w in waves(store, run_id))
+    assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
+    p = fake.snapshot().partition("t", 0)
+    assert p is not None and p.reassigning  # what the run started is left as it is
+    assert actions(store)[-2:] == [("throttle-removed", "sending"), ("run-abandoned", "abandoned")]
+    with pytest.raises(ConfigError, match="nothing to abandon"):
+        operations.abandon(store, fake, "ann", run_id)
+    assert tick(ex, run_id).did == "abandoned" and sent(fake) == [("t", 0)]
+
+    # throttles someone left behind: broker 2 (in no moving partition) and topic u (nothing moving)
+    fake.broker_configs[BrokerId(2)] = {FOLLOWER_RATE: "777"}
+    fake.topic_configs["u"] = {LEADER_LIST: "0:2"}
+    left = leftover_throttles(fake.snapshot())
+    assert {(lo.kind, lo.name, lo.key) for lo in left} == {("broker", "2", FOLLOWER_RATE), ("topic", "u", LEADER_LIST)}
+    operations.sweep(store, fake, "ann", left)
+    assert configs(fake) == BEFORE  # t is moving and broker 1 takes part: theirs stay
+    assert actions(store)[-2:] == [("throttle-sweep", "sending"), ("throttle-sweep", "removed")]
+    assert leftover_throttles(fake.snapshot()) == []
+
+
+def test_a_throttle_on_a_broker_that_is_down_is_kept_in_the_ledger_and_swept_later(store: Store) -> None:
+    fake = cluster()
+    run_id = start(store, fake, [("t", 0, (3, 1))])
+    ex = executor(store, fake)
+    tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
+    fake.advance(10)  # copied: t-0 is on (3, 1) now; broker 0 held the old replica
+    fake.stop_broker(0)
+    steps = run_to_end(ex, fake, run_id)
+    assert steps[-1].run.state is RunState.COMPLETED
+    assert {(e.name, e.key) for e in store.runs.ledger(run_id)} == {("0", LEADER_RATE), ("0", FOLLOWER_RATE)}
+    fake.start_broker(0)
+    assert configs(fake)[0][0] == {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"}
+    left = leftover_throttles(fake.snapshot())
+    operations.sweep(store, fake, "ann", [lo for lo in left if lo.kind == "broker" and lo.name == "0"])
+    assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
+
+
+# -- 7. pause, stop and illegal transitions -------------------------------------------------------------------
+def test_pause_holds_the_next_wave_until_resume(store: Store) -> None:
+    fake = cluster()
+    run_id = start(store, fake)
+    ex = executor(store, fake)
+    tick(ex, run_id)
+    operations.pause(store, "ann", run_id)
+    for _ in range(20):
+        step = tick(ex, run_id)
+        fake.advance(1)
+    assert step.did == "paused" and waves(store, run_id) == [WaveState.COMPLETED, WaveState.PENDING]
+    assert sent(fake) == [("t", 0)] and configs(fake) == BEFORE  # nothing throttled while it waits
+
+    operations.resume(store, "ann", run_id)
+    assert run_to_end(ex, fake, run_id)[-1].run.state is RunState.COMPLETED
+    assert sent(fake) == [("t", 0), ("t", 1)] and configs(fake) == BEFORE
+    kinds = [a for a, _ in actions(store)]
+    last_submit = max(i for i, k in enumerate(kinds) if k == "submit-wave")
+    assert kinds.index("run-paused") < kinds.index("run-running") < last_submit  # wave 2 went after the resume
+
+    before = len(store.audit.entries())
+    for change in (operations.resume, operations.pause, operations.stop):
+        with pytest.raises(IllegalTransition, match=f"Run {run_id} is completed"):
+            change(store, "ann", run_id)
+    assert len(store.audit.entries()) == before  # a refused change writes nothing
+    with pytest.raises(ConfigError):
+        operations.change_throttle(store, fake, "ann", run_id, 2 * RATE)
+
+
+def test_stop_lets_the_current_wave_finish_and_skips_the_rest(store: Store) -> None:
+    fake = cluster()
+    run_id = start(store, fake)
+    ex = executor(store, fake)
+    tick(ex, run_id)
+    operations.stop(store, "ann", run_id)
+    steps = run_to_end(ex, fake, run_id)
+
+    assert steps[-1].run.state is RunState.STOPPED
+    assert waves(store, run_id) == [WaveState.COMPLETED, WaveState.SKIPPED]
+    assert sent(fake) == [("t", 0)] and configs(fake) == BEFORE and store.runs.ledger(run_id) == []
+    kinds = [a for a, _ in actions(store)]
+    assert kinds[-3:] == ["throttle-removed", "wave-complete", "run-stopped"] and "run-stopping" in kinds
+    with pytest.raises(IllegalTransition):
+        operations.resume(store, "ann", run_id)
+    with pytest.raises(IllegalTransition):
+        operations.pause(store, "ann", run_id)
+
+
+# -- 8. a request applied in part ----------------------------------------------------------------------------
+def test_a_partially_applied_request_is_recorded_and_the_next_tick_sends_only_the_rest(store: Store) -> None:
+    fake = cluster()
+    run_id = start(store, fake, ONE_WAVE, limits=WaveLimits())
+    fake.fail_next("alter_reassignments", PartiallyApplied(ClusterUnavailable("The controller moved.", "Retry."), {}))
+    ex = executor(store, fake)
+
+    with pytest.raises(ClusterUnavailable, match="The controller moved"):
+        ex.tick(run_id)
+    assert [(o.key, o.accepted) for o in store.runs.outcomes(run_id)] == [(("t", 0), True)]
+    assert waves(store, run_id) == [WaveState.SUBMITTING]
+    assert actions(store)[-1] == ("submit-wave", "partly sent")
+
+    assert ex.tick(run_id).did == "wave 1 submitted (2 partitions)"
+    assert [c.args[0] for c in fake.calls_to("alter_reassignments")][1] == {("t", 1): ids(0, 2)}
+    assert run_to_end(ex, fake, run_id)[-1].run.state is RunState.COMPLETED
+    assert sorted(sent(fake)) == [("t", 0), ("t", 1)] and configs(fake) == BEFORE
+    assert [(o.key, o.accepted) for o in store.runs.outcomes(run_id)] == [(("t", 0), True), (("t", 1), True)]
+
+
+# -- more: the znode path, the rate, and a snapshot without configs -------------------------------------------
+def test_a_cluster_without_the_api_is_sent_through_the_znode_when_zookeeper_is_known(store: Store) -> None:
+    fake = cluster(has_zookeeper=True)
+    run_id = start(store, fake)
+    fake.fail_next("alter_reassignments", UnsupportedByCluster("AlterPartitionReassignments needs Kafka 2.4."))
+    assert run_to_end(executor(store, fake), fake, run_id)[-1].run.state is RunState.COMPLETED
+    assert store.runs.require(run_id).path is SubmitPath.ZOOKEEPER
+    assert [list(c.args[0]) for c in fake.calls_to("create_legacy_reassignment")] == [[("t", 0)], [("t", 1)]]
+    assert len(fake.calls_to("alter_reassignments")) == 1 and configs(fake) == BEFORE
+    assert ("submit-wave", "unsupported: using the znode path") in actions(store)
+
+    plain, second = cluster(), Store(store.path.with_name("other.db"))  # no ZooKeeper: nothing else to try
+    other = start(second, plain)
+    plain.fail_next("alter_reassignments", UnsupportedByCluster("AlterPartitionReassignments needs Kafka 2.4."))
+    assert run_to_end(executor(second, plain), plain, other)[-1].run.state is RunState.FAILED
+    assert configs(plain) == BEFORE and plain.calls_to("create_legacy_reassignment") == []
+    second.close()
+
+
+def test_a_new_rate_reaches_the_running_wave_and_the_end_restores_what_was_before(store: Store) -> None:
+    fake = cluster()
+    run_id = start(store, fake)
+    ex = executor(store, fake)
+    tick(ex, run_id)
+    operations.change_throttle(store, fake, "ann", run_id, 4 * RATE)
+    assert configs(fake)[0][3] == {LEADER_RATE: "4000", FOLLOWER_RATE: "4000"}
+    fake.advance(1)  # 4,000 bytes/s now: copied in one second
+    p = fake.snapshot().partition("t", 0)
+    assert p is not None and not p.reassigning
+    assert run_to_end(ex, fake, run_id)[-1].run.state is RunState.COMPLETED
+    assert configs(fake) == BEFORE
+    wave2 = fake.calls_to("alter_configs")[3].args[0]
+    assert isinstance(wave2, dict) and wave2[3] == {LEADER_RATE: "4000", FOLLOWER_RATE: "4000"}
+
+
+def test_a_snapshot_without_configs_when_the_wave_ends_does_not_lose_the_topic_throttle(store: Store) -> None:
+    # BUG (executor._unthrottle): it reads the topic lists from a snapshot without checking that
+    # the configs part answered; when DescribeConfigs failed, the snapshot shows no throttle, the
+    # topic entries are taken as "already removed", closed in the ledger, and the run's entries stay
+    # on the topic for good (nothing will remove them). See the report.
+    fake = cluster()
+    run_id = start(store, fake, [("t", 0, (3, 1))])
+    ex = executor(store, fake)
+    tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
+    fake.advance(10)
+    fake.fail_next("snapshot:configs", ClusterUnavailable("DescribeConfigs timed out."), times=2)
+    tick(ex, run_id)
+    assert run_to_end(ex, fake, run_id)[-1].run.state is RunState.COMPLETED
+    assert configs(fake) == BEFORE
