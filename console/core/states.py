@@ -70,7 +70,8 @@ class WaveState(StrEnum):
     FAILED = "failed"
     """The controller accepted none of it (or the run failed before it was sent)."""
     SKIPPED = "skipped"
-    """Never sent: the run stopped, or was abandoned, before it."""
+    """Not followed any further: never sent because the run stopped first, or left as it was when
+    the run was abandoned."""
 
     @property
     def open(self) -> bool:

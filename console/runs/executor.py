@@ -181,7 +181,11 @@ class Executor:
         if send and run.path is SubmitPath.ZOOKEEPER:
             intent = self.store.audit.record(self.user, run.cluster, "submit-wave", {**request, "path": "zookeeper"},
                                              "sending", plan_hash=run.plan_hash)
-            self.cluster.create_legacy_reassignment(send)
+            try:
+                self.cluster.create_legacy_reassignment(send)
+            except ConsoleError as e:
+                self._answer_failed(run, "submit-wave", request, intent, e)
+                raise
             with self.store.transaction():
                 self.store.runs.add_outcomes(run.id, wave.number, [
                     Outcome(t, p, True, "ZNODE", "written to /admin/reassign_partitions") for t, p in send])
@@ -192,8 +196,9 @@ class Executor:
                                              plan_hash=run.plan_hash)
             try:
                 outcomes = self.cluster.alter_reassignments(send)
-            except UnsupportedByCluster:
+            except UnsupportedByCluster as e:
                 if not self.cluster.has_zookeeper:
+                    self._answer_failed(run, "submit-wave", request, intent, e)
                     raise
                 # a cluster older than 2.4: the znode path instead (nothing was applied)
                 with self.store.transaction():
@@ -208,6 +213,9 @@ class Executor:
                                             plan_hash=run.plan_hash,
                                             response={"error": e.message, "outcomes": [o.to_dict() for o in e.outcomes.values()]})
                 raise e.cause from None
+            except ConsoleError as e:  # nothing was applied: the next tick sends again
+                self._answer_failed(run, "submit-wave", request, intent, e)
+                raise
             accepted, rejected = split_outcomes(outcomes.values())
             with self.store.transaction():
                 self.store.runs.add_outcomes(run.id, wave.number, outcomes.values())
@@ -229,11 +237,15 @@ class Executor:
         brokers_now, topics_now = state.throttles.broker_map(), state.throttles.topic_map()
         broker_changes: dict[BrokerId, dict[str, str | None]] = {}
         topic_changes: dict[str, dict[str, str | None]] = {}
+        # a worker that stopped after setting the throttle sets it again: what the ledger holds of
+        # this run already is not recorded twice (the run's own rate is not "what was there before")
+        held = {(e.kind, e.name, e.key) for e in self.store.runs.ledger(run.id)}
         with self.store.transaction():
             for b in sorted(need.brokers):
                 for key in (LEADER_RATE, FOLLOWER_RATE):
-                    self.store.runs.ledger_add(run.id, wave, "broker", str(b), key,
-                                               brokers_now.get(str(b), {}).get(key), str(run.rate))
+                    if ("broker", str(b), key) not in held:
+                        self.store.runs.ledger_add(run.id, wave, "broker", str(b), key,
+                                                   brokers_now.get(str(b), {}).get(key), str(run.rate))
                     broker_changes.setdefault(b, {})[key] = str(run.rate)
             for topic, keys in sorted(need.topics.items()):
                 for key, ours in sorted(keys.items()):
@@ -244,10 +256,10 @@ class Executor:
                     added = sorted(ours - set((before or "").split(",")))
                     self.store.runs.ledger_add(run.id, wave, "topic", topic, key, before, ",".join(added))
                     topic_changes.setdefault(topic, {})[key] = value
-            self.store.audit.record(self.user, run.cluster, "throttle-set", {
+            intent = self.store.audit.record(self.user, run.cluster, "throttle-set", {
                 "run": run.id, "wave": wave, "rate": run.rate, "brokers": sorted(need.brokers),
                 "topics": {t: dict(c) for t, c in topic_changes.items()}}, "sending", plan_hash=run.plan_hash)
-        self.cluster.alter_configs(broker_changes, topic_changes)
+        self._configs(run, "throttle-set", intent, broker_changes, topic_changes)
         self._await_configs(broker_changes, topic_changes)
 
     def _await_configs(self, brokers: dict[BrokerId, dict[str, str | None]],
@@ -275,13 +287,18 @@ class Executor:
         if not mine:
             return
         fresh = self.cluster.snapshot()
+        if fresh.status.configs is not SourceStatus.OK or fresh.status.metadata is not SourceStatus.OK:
+            raise ClusterUnavailable("The throttles could not be read, so they were not taken off yet.",
+                                     "The console tries again at its next step.")
         topics_now = fresh.throttles.topic_map()
         live = {str(b.id) for b in fresh.brokers if b.live}
         everyone = self.store.runs.ledger()
         broker_changes: dict[BrokerId, dict[str, str | None]] = {}
         topic_changes: dict[str, dict[str, str | None]] = {}
         done: list[int] = []
+        handed: dict[int, str | None] = {}  # entries of this call that took over an earlier "before"
         for e in mine:
+            before = handed.get(e.id, e.before)
             if e.kind == "topic":
                 changed, value = unmerged(topics_now.get(e.name, {}).get(e.key), e.added.split(","))
                 if changed:
@@ -290,17 +307,34 @@ class Executor:
                 continue
             later = [o for o in everyone if (o.kind, o.name, o.key) == (e.kind, e.name, e.key) and o.id > e.id]
             if later:
-                self.store.runs.ledger_restored(e.id, hand_over_to=later[0].id, before=e.before)
+                self.store.runs.ledger_restored(e.id, hand_over_to=later[0].id, before=before)
+                handed[later[0].id] = before
             elif e.name in live:  # a broker that is down keeps its entry open for the sweeper
-                broker_changes.setdefault(BrokerId(int(e.name)), {})[e.key] = e.before
+                broker_changes.setdefault(BrokerId(int(e.name)), {})[e.key] = before
                 done.append(e.id)
         request = {"run": run.id, "wave": wave, "brokers": {str(b): c for b, c in broker_changes.items()},
                    "topics": topic_changes}
-        self.store.audit.record(self.user, run.cluster, "throttle-removed", request, "sending", plan_hash=run.plan_hash)
-        self.cluster.alter_configs(broker_changes, topic_changes)
+        intent = self.store.audit.record(self.user, run.cluster, "throttle-removed", request, "sending",
+                                         plan_hash=run.plan_hash)
+        self._configs(run, "throttle-removed", intent, broker_changes, topic_changes)
         with self.store.transaction():
             for i in done:
                 self.store.runs.ledger_restored(i)
+
+    def _configs(self, run: Run, action: str, intent: int, brokers: dict[BrokerId, dict[str, str | None]],
+                 topics: dict[str, dict[str, str | None]]) -> None:
+        """IncrementalAlterConfigs, its answer recorded against its intent."""
+        try:
+            self.cluster.alter_configs(brokers, topics)
+        except ConsoleError as e:
+            self._answer_failed(run, action, {"brokers": sorted(brokers), "topics": sorted(topics)}, intent, e)
+            raise
+        self.store.audit.record(self.user, run.cluster, action, {"brokers": sorted(brokers), "topics": sorted(topics)},
+                                "applied", ref=intent, plan_hash=run.plan_hash)
+
+    def _answer_failed(self, run: Run, action: str, request: object, intent: int, e: ConsoleError) -> None:
+        self.store.audit.record(self.user, run.cluster, action, request, "failed", ref=intent, plan_hash=run.plan_hash,
+                                response={"error": e.message, "hint": e.hint})
 
     def _fail(self, run: Run, why: str) -> Step:
         try:
@@ -319,6 +353,9 @@ class Executor:
             self._unthrottle(run, None)
         end = wave_end_for(how)
         with self.store.transaction():
+            now = self.store.runs.require(run.id)
+            if not now.active:  # ended meanwhile (a cancel's clean-up and the worker both saw it): once only
+                return Step(now, None, now.state)
             for w in self.store.runs.waves(run.id):
                 if w.state.open:
                     self.store.runs.set_wave(run.id, w.number, end)

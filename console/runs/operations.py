@@ -172,9 +172,15 @@ def change_throttle(store: Store, cluster: ClusterGateway, user: str, run_id: in
                               "List the runs with `python -m console runs`.")
         brokers = sorted({e.name for e in store.runs.ledger(run_id) if e.kind == "broker"})
         store.runs.set_rate(run_id, rate)
-        store.audit.record(user, run.cluster, "throttle-rate", {"run": run_id, "rate": rate, "brokers": brokers},
-                           "sending", plan_hash=run.plan_hash)
-    Executor(store, cluster, user).apply_rate(run, rate)
+        request = {"run": run_id, "rate": rate, "brokers": brokers}
+        intent = store.audit.record(user, run.cluster, "throttle-rate", request, "sending", plan_hash=run.plan_hash)
+    try:
+        Executor(store, cluster, user).apply_rate(run, rate)
+    except ConsoleError as e:
+        store.audit.record(user, run.cluster, "throttle-rate", request, "failed", ref=intent, plan_hash=run.plan_hash,
+                           response={"error": e.message})
+        raise
+    store.audit.record(user, run.cluster, "throttle-rate", request, "applied", ref=intent, plan_hash=run.plan_hash)
 
 
 # -- cancel and abandon ------------------------------------------------------------------------------

@@ -190,10 +190,10 @@ def test_a_throttled_plan_in_two_waves_completes_and_leaves_the_throttles_as_the
     assert store.runs.ledger(run_id) == []
     assert actions(store) == [
         ("submit", "run recorded"),
-        ("throttle-set", "sending"), ("submit-wave", "sending"), ("submit-wave", "accepted"),
-        ("throttle-removed", "sending"), ("wave-complete", "completed"),
-        ("throttle-set", "sending"), ("submit-wave", "sending"), ("submit-wave", "accepted"),
-        ("throttle-removed", "sending"), ("wave-complete", "completed"),
+        ("throttle-set", "sending"), ("throttle-set", "applied"), ("submit-wave", "sending"), ("submit-wave", "accepted"),
+        ("throttle-removed", "sending"), ("throttle-removed", "applied"), ("wave-complete", "completed"),
+        ("throttle-set", "sending"), ("throttle-set", "applied"), ("submit-wave", "sending"), ("submit-wave", "accepted"),
+        ("throttle-removed", "sending"), ("throttle-removed", "applied"), ("wave-complete", "completed"),
         ("run-completed", "completed")]
     assert tick(ex, run_id).did == "completed" and len(fake.calls_to("alter_reassignments")) == 2  # ended: inert
 
@@ -209,11 +209,10 @@ def _reference(tmp_path: Path) -> tuple[list[str], object, object]:
 
 def test_a_worker_that_dies_at_any_call_is_finished_by_another_with_the_same_result(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # BUG (executor._unthrottle, stale ``before`` after a hand-over): a worker that dies after the
-    # wave's throttle was applied but before the wave is marked submitting (the alter_configs answer
-    # or the describe_configs check) throttles the wave again on resume; the second ledger entry
-    # records the run's own rate as "before", and restoring uses that stale value, so the run's
-    # rate is left on brokers 0 and 3 and broker 1 gets 1000 instead of 5000. See the report.
+    # Found by this test (fixed): a worker that died after the wave's throttle was applied but before
+    # the wave was marked submitting throttled the wave again on resume, the second ledger entry
+    # recorded the run's own rate as "before", and restoring used that value, so the run's rate was
+    # left on brokers 0 and 3 and broker 1 got 1000 instead of 5000.
     monkeypatch.setattr(executor_module, "LEASE_S", 0.0)  # the dead worker's lease has run out
     methods, want_configs, want_partitions = _reference(tmp_path)
     assert want_configs == BEFORE
@@ -267,9 +266,9 @@ def test_a_cancel_mid_run_reverts_the_wave_takes_its_throttles_off_and_cancels_t
     run = store.runs.require(run_id)
     assert run.state is RunState.CANCELLED and waves(store, run_id) == [WaveState.CANCELLED, WaveState.CANCELLED]
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
-    assert actions(store)[-6:] == [
+    assert actions(store)[-7:] == [
         ("submit-wave", "accepted"), ("cancel", "sending"), ("cancel", "accepted"), ("throttle-removed", "sending"),
-        ("run-cancelled", "cancelled"), ("cancel-complete", "left the in-flight list")]
+        ("throttle-removed", "applied"), ("run-cancelled", "cancelled"), ("cancel-complete", "left the in-flight list")]
     for _ in range(5):  # the worker's later ticks send nothing more
         tick(ex, run_id)
         fake.advance(5)
@@ -293,10 +292,9 @@ def test_an_unavailable_controller_is_retried_at_the_next_tick_without_sending_t
     intents = [e for e in audit(store) if e.action == "submit-wave" and e.outcome == "sending"]
     answered = {e.ref for e in audit(store) if e.action == "submit-wave" and e.ref is not None}
     assert len(intents) == 4
-    # BUG (executor._submit): a request that raised (ClusterUnavailable, AuthorizationFailed, ...)
-    # leaves its "sending" intent without an answer: the audit log cannot tell a request that failed
-    # from one whose worker died with the answer. cancel() and PartiallyApplied record "failed" /
-    # "partly sent"; this path should too. See the report.
+    # Found by this test (fixed): a request that raised (ClusterUnavailable, AuthorizationFailed, ...)
+    # left its "sending" intent without an answer, so the audit log could not tell a request that
+    # failed from one whose worker died holding the answer.
     assert [e.id for e in intents if e.id not in answered] == [], "failed attempts have no answer in the audit log"
 
 
@@ -314,7 +312,8 @@ def test_an_authorization_failure_fails_the_run_with_the_reason_and_takes_its_th
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
     entries = audit(store)
     assert [(e.action, e.outcome) for e in entries if (e.action, e.outcome) != ("submit-wave", "failed")][1:] == [
-        ("throttle-set", "sending"), ("submit-wave", "sending"), ("throttle-removed", "sending"), ("run-failed", "failed")]
+        ("throttle-set", "sending"), ("throttle-set", "applied"), ("submit-wave", "sending"), ("throttle-removed", "sending"),
+        ("throttle-removed", "applied"), ("run-failed", "failed")]
     assert "Grant ALTER on the CLUSTER resource." in (entries[-1].response or "")
     assert "Not authorised" in (entries[-1].response or "")
 
@@ -356,7 +355,8 @@ def test_an_abandoned_run_leaves_no_throttle_and_the_sweeper_removes_what_nothin
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
     p = fake.snapshot().partition("t", 0)
     assert p is not None and p.reassigning  # what the run started is left as it is
-    assert actions(store)[-2:] == [("throttle-removed", "sending"), ("run-abandoned", "abandoned")]
+    assert actions(store)[-3:] == [("throttle-removed", "sending"), ("throttle-removed", "applied"),
+                                   ("run-abandoned", "abandoned")]
     with pytest.raises(ConfigError, match="nothing to abandon"):
         operations.abandon(store, fake, "ann", run_id)
     assert tick(ex, run_id).did == "abandoned" and sent(fake) == [("t", 0)]
@@ -390,11 +390,16 @@ def test_a_throttle_on_a_broker_that_is_down_is_kept_in_the_ledger_and_swept_lat
 
 
 # -- 7. pause, stop and illegal transitions -------------------------------------------------------------------
-def test_pause_holds_the_next_wave_until_resume(store: Store) -> None:
+def _first_wave_sent(store: Store) -> tuple[FakeCluster, int, Executor]:
     fake = cluster()
     run_id = start(store, fake)
     ex = executor(store, fake)
     tick(ex, run_id)
+    return fake, run_id, ex
+
+
+def test_pause_holds_the_next_wave_until_resume(store: Store) -> None:
+    fake, run_id, ex = _first_wave_sent(store)
     operations.pause(store, "ann", run_id)
     for _ in range(20):
         step = tick(ex, run_id)
@@ -419,10 +424,7 @@ def test_pause_holds_the_next_wave_until_resume(store: Store) -> None:
 
 
 def test_stop_lets_the_current_wave_finish_and_skips_the_rest(store: Store) -> None:
-    fake = cluster()
-    run_id = start(store, fake)
-    ex = executor(store, fake)
-    tick(ex, run_id)
+    fake, run_id, ex = _first_wave_sent(store)
     operations.stop(store, "ann", run_id)
     steps = run_to_end(ex, fake, run_id)
 
@@ -493,10 +495,10 @@ def test_a_new_rate_reaches_the_running_wave_and_the_end_restores_what_was_befor
 
 
 def test_a_snapshot_without_configs_when_the_wave_ends_does_not_lose_the_topic_throttle(store: Store) -> None:
-    # BUG (executor._unthrottle): it reads the topic lists from a snapshot without checking that
-    # the configs part answered; when DescribeConfigs failed, the snapshot shows no throttle, the
-    # topic entries are taken as "already removed", closed in the ledger, and the run's entries stay
-    # on the topic for good (nothing will remove them). See the report.
+    # Found by this test (fixed): the topic lists were read from a snapshot without checking that
+    # its configs part answered; when DescribeConfigs failed the snapshot showed no throttle, the
+    # topic entries were taken as "already removed" and closed, and the run's entries stayed on the
+    # topic for good.
     fake = cluster()
     run_id = start(store, fake, [("t", 0, (3, 1))])
     ex = executor(store, fake)
