@@ -22,12 +22,7 @@ setup: system-packages $(STAMP) jars
 
 ## Start the local sandbox cluster with demo data and open the console (Ctrl-C stops both).
 demo: setup
-	@set -e; \
-	  trap 'PYTHONPATH=. $(PY) -m console sandbox down' EXIT; \
-	  if ! PYTHONPATH=. $(PY) -m console sandbox status >/dev/null 2>&1; then \
-	    PYTHONPATH=. $(PY) -m console sandbox up --demo-reassignment >/dev/null; \
-	  fi; \
-	  PYTHONPATH=. .venv/bin/streamlit run app.py --server.port $${PORT:-8501}
+	@scripts/demo.sh
 
 ## Run the whole test suite: unit, integration (real cluster), app, end-to-end (real browser).
 test: setup

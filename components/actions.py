@@ -3,6 +3,8 @@ Each shows exactly what will be sent, asks for confirmation, and records who did
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Callable
 
 import streamlit as st
@@ -11,11 +13,12 @@ from components import deps, keys, widgets
 from console.access.auth import load_users
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConflictError, ConsoleError
-from console.core.format import human_duration
+from console.core.format import human_duration, plural
 from console.core.model import ClusterState, TopicPartition, cluster_key
+from console.plans.diff import first_replica_changes
 from console.plans.plan import Plan
 from console.runs import operations
-from console.runs.cancel import plan_cancel
+from console.runs.cancel import CancelPlan, plan_cancel
 from console.runs.waves import WaveLimits
 
 
@@ -38,18 +41,40 @@ def last_result() -> None:
         st.info(text, icon=":material/history:")
 
 
+@dataclass(frozen=True)
+class SeenCancel:
+    """What the operator asked to cancel, frozen when the dialog opened: the dialog's text and
+    its button do not change under the operator while the cluster moves on."""
+
+    plan: CancelPlan
+    cluster: str
+    ours: dict[TopicPartition, int]
+    seen_at: float
+
+
+def open_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | None, include_others: bool) -> None:
+    """Freeze the set to cancel as the cluster is now, then open the cancel dialog on it."""
+    state = deps.reader(settings).snapshot(max_age_s=1.0)
+    cluster = cluster_key(state, settings.name)
+    ours = deps.store().runs.active_partitions(cluster)
+    st.session_state[keys.CANCEL_SEEN] = SeenCancel(plan_cancel(state, scope, ours, include_others), cluster, ours,
+                                                    state.taken_at)
+    st.session_state.pop(keys.CANCEL_SENT, None)
+    open_dialog(cancel_dialog, settings)
+
+
 @st.dialog("Cancel reassignments", width="large", on_dismiss=_closed)
-def cancel_dialog(settings: ConnectionSettings, scope: list[TopicPartition] | None, include_others: bool) -> None:
+def cancel_dialog(settings: ConnectionSettings) -> None:
     me = widgets.identity()
     if not me.can("cancel"):
         st.error(me.why_not("cancel"))
         return
-    reader, store = deps.reader(settings), deps.store()
-    state = reader.snapshot(max_age_s=1.0)
-    cluster = cluster_key(state, settings.name)
-    ours = store.runs.active_partitions(cluster)
-    plan = plan_cancel(state, scope, ours, include_others)
-    st.markdown("**What cancel means (KIP-455)**")
+    seen: SeenCancel | None = st.session_state.get(keys.CANCEL_SEEN)
+    if seen is None:
+        st.info("Nothing chosen to cancel: close this and choose again.")
+        return
+    plan = seen.plan
+    st.markdown(f"**What cancel means (KIP-455)** · as the cluster was at {datetime.fromtimestamp(seen.seen_at):%H:%M:%S}")
     st.code("\n".join(plan.explain()), language=None, wrap_lines=True)
     if not plan.cancel:
         st.info("Nothing to cancel" + (": tick “include reassignments this console did not start” to cancel those."
@@ -57,30 +82,57 @@ def cancel_dialog(settings: ConnectionSettings, scope: list[TopicPartition] | No
         return
     override = True
     if plan.at_risk:
-        override = st.checkbox(f"Cancel the {len(plan.at_risk)} partitions at risk anyway (they may be left "
-                               "without a leader)")
-    if st.button(f"Send the cancel for {len(plan.cancel)} partition(s)", type="primary", disabled=not override,
-                 icon=":material/cancel:"):
+        override = st.checkbox(f"Cancel the {plural(len(plan.at_risk), 'partition')} at risk anyway (they may be left "
+                               "without a leader)", key=keys.CANCEL_OVERRIDE)
+    st.caption("Sent for these partitions as the cluster is when you press the button: one that completed "
+               "meanwhile stays moved, one no longer in flight is left alone.")
+    sent = st.session_state.get(keys.CANCEL_SENT)
+    if st.button(f"Send the cancel for {plural(len(plan.cancel), 'partition')}", type="primary", key=keys.CANCEL_SEND,
+                 disabled=not override or sent is not None, icon=":material/cancel:"):
         with st.status("Sending the cancel to the controller…", expanded=True) as status:
             try:
-                result = operations.cancel(store, deps.gateway(settings), me.name, cluster, plan, ours, wait_s=15.0)
+                report = operations.cancel_seen(deps.store(), deps.gateway(settings), me.name, seen.cluster, plan,
+                                                seen.ours, force_at_risk=bool(plan.at_risk and override), wait_s=15.0)
             except ConsoleError as e:
                 status.update(label="The cancel was not taken", state="error")
                 st.error(f"{e.message} {e.hint}")
+                st.session_state[keys.LAST_ACTION] = f"Cancel by {me.name} was not taken: {e.message}"
                 return
-            st.write(f"Accepted for {len(result.accepted)} partition(s) in {result.seconds_to_accept:.2f} s; "
-                     f"{len(result.left)} left the in-flight list.")
-            for o in result.rejected:
-                st.write(f"Rejected: {o.name}: {o.message}")
-            if result.still_in_flight:
-                st.write("Still in flight: " + ", ".join(f"{t}-{p}" for t, p in result.still_in_flight))
-            status.update(label="Cancel sent", state="complete" if not result.rejected else "error")
-        st.session_state[keys.LAST_ACTION] = (
-            f"Cancel sent by {me.name}: accepted for {len(result.accepted)} partition(s) in "
-            f"{result.seconds_to_accept:.2f} s, {len(result.rejected)} rejected, {len(result.left)} left the in-flight list"
-            + (f", still in flight: {', '.join(f'{t}-{p}' for t, p in result.still_in_flight)}"
-               if result.still_in_flight else "") + ".")
+            rejected = report.count(operations.CancelVerdict.REJECTED)
+            status.update(label="Cancel sent" if report.result is not None else "Nothing left to cancel",
+                          state="error" if rejected else "complete")
+        sent = report
+        st.session_state[keys.CANCEL_SENT] = report
+        st.session_state[keys.LAST_ACTION] = f"Cancel by {me.name}: {report.summary()}"
+    if sent is not None:
+        st.markdown(f"**Outcome:** {sent.summary()}")
+        st.dataframe(sent.rows(), hide_index=True, width="stretch")
         st.caption("Partitions that had completed stay where they are; their rollback JSON is on the Runs page.")
+
+
+@st.dialog("Abandon the run", width="large", on_dismiss=_closed)
+def abandon_dialog(settings: ConnectionSettings, run_id: int) -> None:
+    me = widgets.identity()
+    if not me.can("cancel"):
+        st.error(me.why_not("cancel"))
+        return
+    st.markdown(f"The console stops driving run **{run_id}** for good: its throttles come off (what was set "
+                "before the run comes back), its unsent waves are skipped, and it ends as *abandoned*. "
+                "The reassignments it started stay in flight unless you cancel them too.")
+    cancel_too = st.checkbox("Cancel its reassignments in flight too (back to their original replicas)",
+                             key=keys.RUNS_ABANDON_CANCEL)
+    why = st.text_input("Why (for the audit log)", key=keys.RUNS_ABANDON_WHY)
+    if st.button("Abandon the run", type="primary", icon=":material/block:", key="actions.abandon_send"):
+        try:
+            step, report = operations.abandon(deps.store(), deps.gateway(settings), me.name, run_id, why, cancel_too)
+        except ConsoleError as e:
+            st.error(f"{e.message} {e.hint}")
+            return
+        text = f"Run {run_id} abandoned by {me.name}" + (f"; its reassignments: {report.summary()}" if report else ".")
+        st.session_state[keys.LAST_ACTION] = text
+        st.success(text)
+        if report is not None:
+            st.dataframe(report.rows(), hide_index=True, width="stretch")
 
 
 def two_person_problem(plan_id: int | None, plan: Plan) -> str | None:
@@ -90,7 +142,10 @@ def two_person_problem(plan_id: int | None, plan: Plan) -> str | None:
 
 @st.dialog("Submit the plan", width="large", on_dismiss=_closed)
 def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed: ClusterState,
-                  warnings: int, rate: int | None, limits: WaveLimits, plan_id: int | None = None) -> None:
+                  warnings: int, rate: int | None, limits: WaveLimits, plan_id: int | None = None,
+                  elect_default: bool | None = None) -> None:
+    """``elect_default``: whether the closing preferred leader election starts ticked (the review's
+    choice); None: when the plan changes some partition's first replica."""
     me = widgets.identity()
     if not me.can("submit"):
         st.error(me.why_not("submit"))
@@ -119,12 +174,18 @@ def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed:
     st.dataframe([{"wave": i, "partitions": len(w), "first": ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}"
                                                                        for e in w[:5])}
                   for i, w in enumerate(waves, 1)], hide_index=True)
+    elect = st.checkbox("Finish with a preferred leader election",
+                        value=first_replica_changes(reviewed, plan) if elect_default is None else elect_default,
+                        help="After the last wave, the first replica of each partition of the run leads where it is "
+                             "in sync (in batches, audited). On by default when the plan changes some partition's "
+                             "first replica; the review's leaders after assume it.")
     ack = st.checkbox(f"I acknowledge the {warnings} warnings") if warnings else True
     typed = st.text_input(f"Type the cluster's name (**{settings.name}**) to start")
     if st.button("Start the run", type="primary", disabled=not ack or typed.strip() != settings.name,
                  icon=":material/play_arrow:"):
         try:
-            run_id = operations.start_run(store, deps.gateway(settings), me.name, state, plan, name, rate, limits)
+            run_id = operations.start_run(store, deps.gateway(settings), me.name, state, plan, name, rate, limits,
+                                          elect_leaders=elect)
         except ConflictError as e:
             st.error(f"{e.message} {e.hint}")
             return

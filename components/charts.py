@@ -7,8 +7,14 @@ from typing import Any, Sequence
 import altair as alt
 import pandas as pd
 
+from console.core.format import human_bytes, plural
+
+MB = 1024 * 1024
+"""The MB of the charts' axes: the binary MB ``human_bytes`` prints, so an axis and a table agree."""
+
 ROLE_COLORS = {
     "leader": "#1f6feb",
+    "leader (removing)": "#7a8fb8",
     "in sync": "#8cc4ff",
     "out of sync": "#e5534b",
     "adding": "#f0a020",
@@ -18,7 +24,7 @@ ROLE_COLORS = {
 
 def replica_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt.LayerChart:
     """Broker × partition: each cell is a replica coloured by its role, adding ones with % copied."""
-    df = pd.DataFrame(list(cells), columns=["partition", "broker", "role", "label", "in_isr"])
+    df = pd.DataFrame(list(cells), columns=["partition", "broker", "role", "label", "in sync"])
     brokers = sorted(df["broker"].unique(), key=lambda b: int(b)) if len(df) else []
     base = alt.Chart(df).encode(
         x=alt.X("broker:N", sort=brokers, title="broker", axis=alt.Axis(orient="top", labelAngle=0)),
@@ -29,7 +35,7 @@ def replica_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> 
     rect = rect.encode(
         color=alt.Color("role:N", scale=alt.Scale(domain=list(ROLE_COLORS), range=list(ROLE_COLORS.values())),
                         legend=alt.Legend(orient="bottom", title=None)),
-        tooltip=["partition", "broker", "role", "label", "in_isr"],
+        tooltip=["partition", "broker", "role", "label", alt.Tooltip("in sync:N", title="in sync")],
     )
     text: alt.Chart = base.mark_text(fontSize=11, color="#1b1f24")
     text = text.encode(text="label:N")
@@ -41,8 +47,8 @@ def broker_bytes(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     """Bytes and replicas per broker, coloured by rack; brokers that are down stand out."""
     df = pd.DataFrame(list(rows))
     if df.empty:
-        df = pd.DataFrame(columns=["broker", "bytes", "rack", "live", "replicas", "leaders"])
-    df["MB"] = df["bytes"].fillna(0).astype(float) / 1e6
+        df = pd.DataFrame(columns=["broker", "bytes", "rack", "live", "replicas", "leaders", "on disk"])
+    df["MB"] = df["bytes"].fillna(0).astype(float) / MB
     df["broker"] = df["broker"].astype(str)
     df["status"] = df["live"].map({True: "live", False: "down"})
     bars: alt.Chart = alt.Chart(df).mark_bar()
@@ -53,7 +59,7 @@ def broker_bytes(rows: Sequence[dict[str, Any]]) -> alt.Chart:
             y=alt.Y("MB:Q", title="MB on disk"),
             color=alt.Color("rack:N", title="rack"),
             opacity=alt.Opacity("status:N", scale=alt.Scale(domain=["live", "down"], range=[1.0, 0.35]), legend=None),
-            tooltip=["broker", "rack", "status", "replicas", "leaders", alt.Tooltip("MB:Q", format=".1f")],
+            tooltip=["broker", "rack", "status", "replicas", "leaders", alt.Tooltip("on disk:N", title="on disk")],
         )
         .properties(height=220)
     )
@@ -66,8 +72,9 @@ def broker_before_after(rows: Sequence[dict[str, Any]], metric: str) -> alt.Char
         for when in ("before", "after"):
             value = float(r[f"{metric} {when}"])
             records.append({"broker": str(r["broker"]), "rack": r["rack"], "when": when,
-                            "value": value / 1e6 if metric == "bytes" else value})
-    df = pd.DataFrame(records, columns=["broker", "rack", "when", "value"])
+                            "value": value / MB if metric == "bytes" else value,
+                            "shown": human_bytes(value) if metric == "bytes" else f"{value:,.0f}"})
+    df = pd.DataFrame(records, columns=["broker", "rack", "when", "value", "shown"])
     title = "MB" if metric == "bytes" else metric
     bars: alt.Chart = alt.Chart(df).mark_bar()
     return (
@@ -78,7 +85,7 @@ def broker_before_after(rows: Sequence[dict[str, Any]], metric: str) -> alt.Char
             y=alt.Y("value:Q", title=title),
             color=alt.Color("when:N", sort=["before", "after"], scale=alt.Scale(range=["#b0b7c3", "#1f6feb"]),
                             legend=alt.Legend(orient="top", title=None)),
-            tooltip=["broker", "rack", "when", alt.Tooltip("value:Q", title=title, format=",.1f")],
+            tooltip=["broker", "rack", "when", alt.Tooltip("shown:N", title=metric)],
         )
         .properties(height=240)
     )
@@ -97,7 +104,7 @@ def movement_sankey(flows: Sequence[dict[str, Any]]) -> Any:
             "source": [sources.index(f["from"]) for f in flows],
             "target": [len(sources) + dests.index(f["to"]) for f in flows],
             "value": [max(f["bytes"], 1) for f in flows],
-            "customdata": [f"{f['replicas']} replicas, {f['bytes'] / 1e6:,.1f} MB" for f in flows],
+            "customdata": [f"{plural(f['replicas'], 'replica')}, {human_bytes(f['bytes'])}" for f in flows],
             "hovertemplate": "%{source.label} → %{target.label}: %{customdata}<extra></extra>",
         },
     ))

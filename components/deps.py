@@ -9,6 +9,7 @@ import streamlit as st
 
 from console.access.clusters import discover
 from console.runs.gateway import LiveGateway
+from console.runs.progress import CopyTracker
 from console.state.reader import ClusterReader
 from console.access.settings import ConnectionSettings
 from console.storage.store import Store
@@ -78,3 +79,15 @@ def worker(settings: ConnectionSettings) -> "Worker":
                       "name": settings.name, "timeout_s": min(settings.timeout_s, 5.0),
                       "store": str(store().path)}, sort_keys=True)
     return _worker(key)
+
+
+@st.cache_resource(show_spinner=False)
+def _copy_tracker(key: str) -> CopyTracker:
+    return CopyTracker()
+
+
+def copy_tracker(settings: ConnectionSettings) -> CopyTracker:
+    """Copy rates observed across refreshes, one tracker per cluster shared by every session
+    watching it (they share the reader's snapshots, so each snapshot is counted once)."""
+    return _copy_tracker(json.dumps({"properties": dict(settings.properties), "zookeeper": settings.zookeeper,
+                                     "name": settings.name}, sort_keys=True))

@@ -7,9 +7,9 @@ from datetime import datetime, timedelta
 
 import streamlit as st
 
-from components import deps, keys
+from components import deps, keys, session
 from console.access.auth import VIEWER, Identity, load_users
-from console.core.errors import ConfigError
+from console.core.errors import ConfigError, ConsoleError
 from console.core.model import ClusterState, SourceStatus
 from console.access.settings import ConnectionSettings
 
@@ -130,8 +130,8 @@ def identity() -> Identity:
     if signed_in:
         email = str(st.user.get("email") or st.user.get("name") or "signed-in user")
         return users.signed_in(email) if users else Identity(email, frozenset({VIEWER}), "streamlit")
-    chosen = st.session_state.get(keys.IDENTITY)
-    if isinstance(chosen, Identity):
+    chosen = session.identity(users) if users is not None else None
+    if chosen is not None:
         return chosen
     if users is None:
         return Identity(getpass.getuser(), frozenset({VIEWER}), "nobody configured users")
@@ -143,10 +143,13 @@ def sign_in_box() -> None:
     me = identity()
     if me.source in ("users file", "streamlit"):
         st.caption(f"Signed in as **{me.name}** ({', '.join(sorted(me.roles))})")
-        if me.source == "users file" and st.button("Sign out", key="auth.sign_out"):
-            st.session_state.pop(keys.IDENTITY, None)
-            st.rerun()
+        if me.source == "users file":
+            session.keep_cookie()
+            if st.button("Sign out", key="auth.sign_out", help="Signs you out in every tab of this browser."):
+                session.sign_out()
+                st.rerun()
         return
+    session.forget_cookie()
     if me.source == "nobody configured users":
         st.caption("Read only: no users are configured (see README: users file).")
         return
@@ -154,12 +157,15 @@ def sign_in_box() -> None:
         name = st.text_input("User", key="auth.user")
         password = st.text_input("Password", type="password", key="auth.password")
         if st.form_submit_button("Sign in"):
-            users = load_users()
-            who = users.login(name, password) if users else None
-            if who is None:
+            try:
+                users = load_users()
+                signed = session.sign_in(users, name, password) if users else None
+            except ConsoleError as e:
+                st.error(f"{e.message} {e.hint}")
+                return
+            if signed is None:
                 st.error("Unknown user or wrong password.")
             else:
-                st.session_state[keys.IDENTITY] = who
                 st.rerun()
 
 

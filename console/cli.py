@@ -1,7 +1,7 @@
 """``python -m console ...``: the command line.
 
 Exit codes: 0 success; 1 the cluster could not give what was asked, (validate) the plan has
-errors, or (cancel) the console refused and sent nothing; 2 bad usage, settings, or a plan file
+errors, (cancel) the console refused and sent nothing, or (rebase) nothing is left to do; 2 bad usage, settings, or a plan file
 that cannot be used; 3 (cancel) the controller accepted only part of the request.
 """
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from console.core.errors import ConfigError, ConsoleError
+from console.core.format import human_rate, plural
 from console.core.model import ClusterState, Finding, SourceStatus
 
 if TYPE_CHECKING:
@@ -63,6 +64,28 @@ def build_parser() -> argparse.ArgumentParser:
         if name != "rollback":
             a.add_argument("--json", action="store_true")
 
+    rb = sub.add_parser(
+        "rebase", help="bring a stale plan up to date: same targets, against the cluster as it is now",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Say per partition what changed since the plan was drafted (moved by someone else, "
+                    "reassigning now, at its target already, gone, unchanged) and print the plan brought up to "
+                    "date on stdout (official JSON; the report goes to stderr).\n\n"
+                    "The official JSON carries no record of the replicas a plan was drafted against; give it with "
+                    "--basis-json-file (a plan JSON of the replicas at drafting time, e.g. the rollback JSON saved "
+                    "with the plan). Without it (or for partitions it does not list) a partition that moved "
+                    "cannot be told from one that did not: only partitions reassigning now, already at their "
+                    "target, or gone are detected; the others are reported as 'no basis' and kept.\n\n"
+                    "Exit 0 with a plan on stdout; 1 when nothing is left to do (every kept partition is at its "
+                    "target, or none is kept; nothing on stdout) or the cluster cannot be read; 2 when a file "
+                    "cannot be used.")
+    _connection_args(rb)
+    rb.add_argument("--reassignment-json-file", required=True, help="the plan, in the official format")
+    rb.add_argument("--basis-json-file",
+                    help="the partitions' replicas when the plan was drafted, in the same format (e.g. its rollback JSON)")
+    rb.add_argument("--drop-completed", action="store_true", help="leave out partitions already at their target")
+    rb.add_argument("--drop-gone", action="store_true", help="leave out partitions whose topic or partition is gone")
+    rb.add_argument("--report-json", metavar="FILE", help="also write the per-partition report as JSON to FILE")
+
     cc = sub.add_parser("cancel", help="cancel reassignments in flight (KIP-455: back to the original replicas)")
     _connection_args(cc)
     scope = cc.add_mutually_exclusive_group(required=True)
@@ -95,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--yes", action="store_true", help="do not ask: acknowledge warnings and confirm")
     sm.add_argument("--plan-id", type=int,
                     help="the saved plan this file is (needed when the two-person rule is on: it must be approved)")
+    sm.add_argument("--no-elect-leaders", action="store_true",
+                    help="do not end the run with a preferred leader election of its partitions (by default it does "
+                         "when the plan changes some partition's first replica)")
 
     th = sub.add_parser("throttle", help="change the throttle of a run in flight, or remove throttles nothing needs")
     _connection_args(th)
@@ -114,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     rn.add_argument("--abandon", type=int, metavar="ID",
                     help="stop driving this run for good: its throttles come off, its reassignments stay as they are")
     rn.add_argument("--why", help="with --abandon: the reason, for the audit log")
+    rn.add_argument("--cancel-reassignments", action="store_true",
+                    help="with --abandon: also cancel the run's reassignments in flight (back to their original replicas)")
     rn.add_argument("--bootstrap-server", help="with --abandon: the run's cluster")
     rn.add_argument("--zookeeper", help="with --abandon: the cluster's ZooKeeper connect string")
     rn.add_argument("--command-config", help="with --abandon: properties file with security settings")
@@ -129,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sandbox(args)
         if args.command in ("validate", "diff", "rollback"):
             return _plan_command(args)
+        if args.command == "rebase":
+            return _rebase(args)
         if args.command == "cancel":
             return _cancel(args)
         if args.command == "submit":
@@ -255,9 +285,53 @@ def _plan_command(args: argparse.Namespace) -> int:
         print(json.dumps({"valid": not bad, "findings": [_short(f) for f in findings]}))
     else:
         print(findings_text(findings))
-        print(f"{len(bad)} errors, {len(findings) - len(bad)} other findings: "
+        print(f"{plural(len(bad), 'error')}, {plural(len(findings) - len(bad), 'other finding')}: "
               + ("the plan must not be submitted." if bad else "no errors."), file=sys.stderr)
     return 1 if bad else 0
+
+
+def _read_file(path: str, option: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as e:
+        raise ConfigError(f"Cannot read {path}: {e.strerror or e}.", f"Check the path given to {option}.") from None
+
+
+def _rebase(args: argparse.Namespace) -> int:
+    """A stale plan brought up to date: the report on stderr, the new plan on stdout."""
+    from console.plans.plan import Plan, parse_plan
+    from console.plans.rebase import RebaseOptions, rebase, report_json, report_text
+
+    plan = parse_plan(_read_file(args.reassignment_json_file, "--reassignment-json-file"))
+    if args.basis_json_file:
+        was = parse_plan(_read_file(args.basis_json_file, "--basis-json-file"))
+        planned = set(plan.keys)
+        plan = Plan(plan.entries, {e.key: e.replicas for e in was.entries if e.key in planned})
+        missing = len(planned) - len(plan.basis)
+        if missing:
+            print(f"Warning: the basis file does not list {missing} of the plan's partitions: whether they moved "
+                  "cannot be told.", file=sys.stderr)
+    with _connect(args) as reader:
+        state = reader.snapshot()
+    if state.status.metadata is not SourceStatus.OK and state.status.zookeeper is not SourceStatus.OK:
+        _print_findings(state)
+        return 1
+    if state.status.reassignments is not SourceStatus.OK and state.status.zookeeper is not SourceStatus.OK:
+        print("Warning: neither ListPartitionReassignments nor ZooKeeper answered: reassignments in flight may "
+              "not be seen.", file=sys.stderr)
+    report = rebase(state, plan, RebaseOptions(drop_completed=args.drop_completed, drop_gone=args.drop_gone))
+    if args.report_json:
+        try:
+            Path(args.report_json).write_text(json.dumps(report_json(report)))
+        except OSError as e:
+            raise ConfigError(f"Cannot write {args.report_json}: {e.strerror or e}.",
+                              "Check the path given to --report-json.") from None
+    print(report_text(report), file=sys.stderr)
+    if not report.left_to_do:
+        print("Nothing left to do: no plan printed.", file=sys.stderr)
+        return 1
+    print(report.plan.to_json())
+    return 0
 
 
 def _connect(args: argparse.Namespace) -> "ClusterReader":
@@ -317,19 +391,21 @@ def _cancel(args: argparse.Namespace) -> int:
             if answer.strip() != name:
                 print("Not confirmed: nothing was sent.", file=sys.stderr)
                 return 1
-        result = operations.cancel(store, LiveGateway(reader), user, cluster, plan, ours, args.wait)
-    accepted, rejected, waiting, left = result.accepted, result.rejected, result.still_in_flight, result.left
+        # sent for what was shown, as the cluster is now (a partition may have completed meanwhile)
+        report = operations.cancel_seen(store, LiveGateway(reader), user, cluster, plan, ours,
+                                        force_at_risk=args.force_at_risk, wait_s=args.wait)
+    result = report.result
+    rejected = result.rejected if result is not None else ()
     if args.json:
-        print(json.dumps({"accepted": [o.name for o in accepted], "rejected": [o.to_dict() for o in rejected],
-                          "still_in_flight": [f"{t}-{p}" for t, p in sorted(waiting)],
-                          "seconds_to_accept": round(result.seconds_to_accept, 3)}))
+        print(json.dumps({"accepted": [o.name for o in result.accepted] if result else [],
+                          "rejected": [o.to_dict() for o in rejected],
+                          "still_in_flight": [f"{t}-{p}" for t, p in sorted(result.still_in_flight)] if result else [],
+                          "seconds_to_accept": round(result.seconds_to_accept, 3) if result else 0.0,
+                          "outcomes": report.rows()}))
     else:
-        print(f"Cancel accepted for {len(accepted)} partition(s) in {result.seconds_to_accept:.2f} s"
-              + (f"; {len(left)} left the in-flight list" if args.wait > 0 else "") + ".")
-        for o in rejected:
-            print(f"Rejected: {o.name}: {o.message}")
-        if waiting and args.wait > 0:
-            print(f"Still in flight after {args.wait:.0f} s: {', '.join(f'{t}-{p}' for t, p in sorted(waiting))}.")
+        print(f"Cancel: {report.summary()}")
+        for row in report.rows():
+            print(f"  {row['partition']}: {row['outcome']}" + (f" ({row['detail']})" if row["detail"] else ""))
     return 0 if not rejected else 3
 
 
@@ -340,12 +416,14 @@ def _submit(args: argparse.Namespace) -> int:
     from console.access.auth import load_users
     from console.core.format import human_bytes, human_duration
     from console.core.states import RunState, SubmitPath
+    from console.plans.diff import first_replica_changes
     from console.plans.plan import parse_plan
     from console.present.findings import findings_text
     from console.runs import operations
     from console.runs.executor import Executor
     from console.runs.gateway import LiveGateway
     from console.runs.waves import WaveLimits
+    from console.storage.runs import ELECTION_WAVE
     from console.storage.store import Store
 
     path = Path(args.reassignment_json_file)
@@ -355,7 +433,7 @@ def _submit(args: argparse.Namespace) -> int:
         raise ConfigError(f"Cannot read {path}: {e.strerror or e}.", "Check the path given to --reassignment-json-file.") from None
     plan = parse_plan(text)
     if args.throttle is not None and args.throttle <= 0:
-        raise ConfigError("--throttle must be a positive number of bytes/s.", "For example --throttle 10000000 (10 MB/s).")
+        raise ConfigError("--throttle must be a positive number of bytes/s.", "For example --throttle 10485760 (10.0 MB/s).")
     limits = WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request, args.max_bytes_per_wave)
     store = Store()
     refusal = operations.two_person_problem(store, load_users(), args.plan_id, plan)
@@ -374,21 +452,25 @@ def _submit(args: argparse.Namespace) -> int:
         bad, warn = pre.errors, pre.warnings
         if bad:
             print(findings_text(bad), file=sys.stderr)
-            print(f"Refused: {len(bad)} errors; nothing was sent.", file=sys.stderr)
+            print(f"Refused: {plural(len(bad), 'error')}; nothing was sent.", file=sys.stderr)
             return 1
         if warn:
             print(findings_text(warn), file=sys.stderr)
-            if not args.yes and input(f"Acknowledge these {len(warn)} warnings? [yes/no] ").strip().lower() != "yes":
+            if not args.yes and input(f"Acknowledge {'this warning' if len(warn) == 1 else f'these {len(warn)} warnings'}? [yes/no] ").strip().lower() != "yes":
                 print("Not acknowledged: nothing was sent.", file=sys.stderr)
                 return 1
         if not pre.waves:
             print("Nothing to do: every partition is already at its target.", file=sys.stderr)
             return 0
-        print(f"Will send {pre.partitions} partitions in {len(pre.waves)} wave(s) "
+        print(f"Will send {plural(pre.partitions, 'partition')} in {plural(len(pre.waves), 'wave')} "
               f"(at most {limits.moves_per_broker} adding replicas per broker, {limits.partitions} partitions per wave); "
               f"{human_bytes(pre.bytes_to_copy)} to copy"
-              + (f"; throttled at {human_bytes(args.throttle)}/s" if args.throttle else "; not throttled")
+              + (f"; throttled at {human_rate(args.throttle)}" if args.throttle else "; not throttled")
               + (f" (about {human_duration(pre.eta_s)})" if pre.eta_s else "") + ".", file=sys.stderr)
+        elect = not args.no_elect_leaders and first_replica_changes(state, plan)
+        print("Then a preferred leader election of its partitions (--no-elect-leaders: none)." if elect else
+              "No preferred leader election at the end" + (" (--no-elect-leaders)." if args.no_elect_leaders else
+                                                           ": no partition gets another first replica."), file=sys.stderr)
         for i, w in enumerate(pre.waves, 1):
             print(f"  wave {i}: " + ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:8])
                   + (f" … and {len(w) - 8} more" if len(w) > 8 else ""), file=sys.stderr)
@@ -400,17 +482,23 @@ def _submit(args: argparse.Namespace) -> int:
                   "(roll back afterwards if needed).", file=sys.stderr)
         gateway = LiveGateway(reader)
         run_id = operations.start_run(store, gateway, user, state, plan, args.name or path.name, args.throttle,
-                                      limits, SubmitPath(args.path))
+                                      limits, SubmitPath(args.path), elect_leaders=elect)
         print(f"Run {run_id} recorded.", file=sys.stderr)
         if args.detach:
             print(run_id)
             return 0
         run = Executor(store, gateway, user).drive(
             run_id, progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr))
-        rejected = [o for o in store.runs.outcomes(run_id) if not o.accepted]
+        failed = [o for o in store.runs.outcomes(run_id) if not o.accepted]
+    # an election that failed for some partitions leaves them led as they were: shown, not a failure
+    rejected = [o for o in failed if o.wave != ELECTION_WAVE]
+    not_elected = [o for o in failed if o.wave == ELECTION_WAVE]
     for o in rejected:
         print(f"Rejected in wave {o.wave}: {o.name}: {o.message}", file=sys.stderr)
-    print(json.dumps({"run": run_id, "state": run.state.value, "rejected": [o.name for o in rejected]}))
+    for o in not_elected:
+        print(f"Preferred leader not elected: {o.name}: {o.code}: {o.message}", file=sys.stderr)
+    print(json.dumps({"run": run_id, "state": run.state.value, "rejected": [o.name for o in rejected],
+                      "elect_leaders": elect, "not_elected": [o.name for o in not_elected]}))
     if run.state is not RunState.COMPLETED:
         return 1
     return 3 if rejected else 0
@@ -421,6 +509,7 @@ def _throttle(args: argparse.Namespace) -> int:
 
     from console.runs import operations
     from console.runs.gateway import LiveGateway
+    from console.present.live import throttle_value_text
     from console.runs.throttles import leftover_throttles
     from console.storage.store import Store
 
@@ -429,24 +518,25 @@ def _throttle(args: argparse.Namespace) -> int:
         with _connect(args) as reader:
             left = leftover_throttles(reader.snapshot())
             for lo in left:
-                print(f"{lo.kind} {lo.name}: {lo.key}={lo.value}", file=sys.stderr)
+                print(f"{lo.kind} {lo.name}: {lo.key} = {throttle_value_text(lo.key, lo.value)}", file=sys.stderr)
             if not left:
                 print("No throttle is left over.", file=sys.stderr)
                 return 0
-            if not args.yes and input(f"Remove these {len(left)} settings? [yes/no] ").strip().lower() != "yes":
+            if not args.yes and input(f"Remove {'this setting' if len(left) == 1 else f'these {len(left)} settings'}? "
+                                      "[yes/no] ").strip().lower() != "yes":
                 print("Not confirmed: nothing was changed.", file=sys.stderr)
                 return 1
             operations.sweep(store, LiveGateway(reader), getpass.getuser(), left)
-        print(f"Removed {len(left)} throttle settings.", file=sys.stderr)
+        print(f"Removed {plural(len(left), 'throttle setting')}.", file=sys.stderr)
         return 0
     if args.rate is None or args.rate <= 0:
-        raise ConfigError("--rate must be a positive number of bytes/s.", "For example --rate 10000000 (10 MB/s).")
+        raise ConfigError("--rate must be a positive number of bytes/s.", "For example --rate 10485760 (10.0 MB/s).")
     run = store.runs.get(args.run)
     if run is None or not run.active:
         raise ConfigError(f"Run {args.run} is not running.", "List the runs with `python -m console runs`.")
     with _connect(args) as reader:
         operations.change_throttle(store, LiveGateway(reader), getpass.getuser(), args.run, args.rate)
-    print(f"Run {args.run}: throttle set to {args.rate} B/s.", file=sys.stderr)
+    print(f"Run {args.run}: throttle set to {human_rate(args.rate)}.", file=sys.stderr)
     return 0
 
 
@@ -470,18 +560,18 @@ def _executor(args: argparse.Namespace) -> int:
 
 
 def _runs(args: argparse.Namespace) -> int:
-    from console.core.format import table_text
-    from console.present.history import run_json
+    from console.present.history import run_json, runs_text
     from console.storage.store import Store
 
     store = Store()
     if args.abandon is not None:
         return _abandon(args, store)
-    rows = [run_json(r, store.runs.waves(r.id)) for r in store.runs.list(args.cluster)]
+    runs = [(r, store.runs.waves(r.id), store.runs.stuck(r.id) if r.active else None)
+            for r in store.runs.list(args.cluster)]
     if args.json:
-        print(json.dumps(rows))
+        print(json.dumps([run_json(r, waves, stuck) for r, waves, stuck in runs]))
     else:
-        print(table_text(rows, ["run", "cluster", "name", "author", "state", "waves", "rate"]) if rows else "No runs.")
+        print(runs_text(runs))  # the throttle human (``--json`` keeps ``rate`` in bytes/s)
     return 0
 
 
@@ -499,11 +589,14 @@ def _abandon(args: argparse.Namespace, store: "Store") -> int:
     if run is None:
         raise ConfigError(f"Run {args.abandon} is not in the store.", "List the runs with `python -m console runs`.")
     with _connect(args) as reader:
-        step = operations.abandon(store, LiveGateway(reader), getpass.getuser(), args.abandon, args.why or "")
-    print(f"Run {step.run.id} abandoned: its throttles are off; its reassignments in flight were left as they are "
-          f"(cancel them with `python -m console cancel --run {step.run.id}` while it was active, or --topic).",
-          file=sys.stderr)
-    print(json.dumps({"run": step.run.id, "state": step.run.state.value}))
+        step, report = operations.abandon(store, LiveGateway(reader), getpass.getuser(), args.abandon, args.why or "",
+                                          cancel_reassignments=args.cancel_reassignments)
+    print(f"Run {step.run.id} abandoned: its throttles are off; "
+          + (f"its reassignments in flight: {report.summary()}" if report is not None else
+             "its reassignments in flight were left as they are (cancel them with `python -m console cancel "
+             "--topic T --include-others`)."), file=sys.stderr)
+    print(json.dumps({"run": step.run.id, "state": step.run.state.value,
+                      "cancelled": report.rows() if report is not None else []}))
     return 0
 
 

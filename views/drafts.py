@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TypedDict
 
 import streamlit as st
 
-from components import deps, keys, widgets
+from components import autosave, deps, keys, widgets
 from console.plans import drafting as drafts
 from console.core.errors import ConsoleError
-from console.core.model import BrokerId
+from console.core.model import BrokerId, cluster_key
 from console.runs import operations
 from console.core.errors import PlanFormatError
 from console.plans.plan import Plan, parse_plan
+from console.plans.validate import validate
+from console.present.drafts import unknown_lines
 
 PAGE_SIZE = 100
 
@@ -23,6 +26,19 @@ EditorRow = TypedDict("EditorRow", {"topic": str, "partition": int, "current": s
 st.header("Drafts")
 settings = widgets.require_cluster()
 state, _ = widgets.require_snapshot(settings, keys.DRAFTS_LAST_GOOD)
+me = widgets.identity()
+owner = autosave.sync(me, cluster_key(state, settings.name))  # before the draft is read: it may come back
+if problem := st.session_state.get(keys.DRAFT_AUTOSAVE_ERROR):
+    st.warning(problem)
+if owner is None:
+    st.caption("Not autosaved: " + ("no users are configured" if me.source == "nobody configured users" else
+                                    "sign in (sidebar) to keep your draft across reloads and tabs")
+               + "; this draft lives in this tab only.")
+elif restored_at := st.session_state.get(keys.DRAFT_RESTORED):
+    st.caption(f"Autosaved as you edit. Your draft for this cluster was brought back (last saved "
+               f"{datetime.fromtimestamp(restored_at):%Y-%m-%d %H:%M:%S}).")
+else:
+    st.caption("Autosaved as you edit, for you on this cluster (with its last undo steps).")
 
 draft: Plan | None = st.session_state.get(keys.DRAFT)
 history: list[Plan | None] = st.session_state.setdefault(keys.DRAFT_HISTORY, [])
@@ -31,6 +47,7 @@ history: list[Plan | None] = st.session_state.setdefault(keys.DRAFT_HISTORY, [])
 def commit(new: Plan) -> None:
     history.append(st.session_state.get(keys.DRAFT))
     st.session_state[keys.DRAFT] = new
+    autosave.pushed(owner)
     st.rerun()
 
 
@@ -63,11 +80,23 @@ top[0].metric("Partitions in the draft", f"{len(draft):,}")
 top[1].metric("Topics", len(draft.topics))
 if top[2].button("Undo", disabled=not history, icon=":material/undo:"):
     st.session_state[keys.DRAFT] = history.pop()
+    autosave.undone(owner)
     st.rerun()
 if top[3].button("Discard draft", icon=":material/delete:"):
     history.clear()
     st.session_state[keys.DRAFT] = None
+    autosave.discarded(owner)
     st.rerun()
+
+# Names the cluster does not know, said at once (the Review page lists every finding). Checked again
+# only when the draft or the cluster's assignment and brokers change.
+checked = st.session_state.get(keys.DRAFT_CHECK)
+if checked is None or checked[0] is not draft or checked[1] != state.check_basis:
+    checked = (draft, state.check_basis, unknown_lines(validate(state, draft), state, draft))
+    st.session_state[keys.DRAFT_CHECK] = checked
+if checked[2]:
+    st.warning("**Entries name what the cluster does not know** (Review will refuse them):  \n"
+               + "  \n".join(checked[2]), icon=":material/help:")
 
 with st.expander("Bulk edits", expanded=True):
     scope_topics = st.multiselect("Apply to topics (none: the whole draft)", draft.topics, key=keys.DRAFT_FILTER)
@@ -125,15 +154,22 @@ if changes:
         commit(new_plan)
 
 st.subheader("Save for review")
+may_save = me.can("save plans")
 with st.form("save"):
     name = st.text_input("Name", key=keys.DRAFT_NAME, placeholder="e.g. drain broker 2")
-    if st.form_submit_button("Save draft", type="primary"):
+    if st.form_submit_button("Save draft", type="primary", disabled=not may_save,
+                             help=None if may_save else me.why_not("save plans")):
         try:
-            plan_id = operations.save_plan(deps.store(), widgets.current_user(), state, settings.name, name, draft)
+            plan_id = operations.save_plan(deps.store(), me.name, state, settings.name, name, draft)
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
         else:
             st.session_state[keys.DRAFT_SAVED] = plan_id
+if not may_save:
+    st.caption(me.why_not("save plans") + " Sign in as an operator or approver in the sidebar, or hand "
+               "the draft on as JSON.")
+    st.download_button("Draft JSON", draft.to_json, file_name="draft.json", mime="application/json",
+                       icon=":material/download:")
 saved_id = st.session_state.get(keys.DRAFT_SAVED)
 if saved_id:
     st.success(f"Saved as plan {saved_id}.")

@@ -29,6 +29,12 @@ def live_panel() -> None:
     if state is None:
         return
     widgets.source_banner(state)
+    store = deps.store()
+    for run in store.runs.list(cluster_key(state, settings.name), active_only=True):
+        why = store.runs.stuck(run.id)
+        if why:
+            st.error(f"Run {run.id} ({run.name}) is **stuck**: {why}.", icon=":material/warning:")
+            st.page_link("views/runs.py", label=f"Open run {run.id}", query_params={"run": str(run.id)})
     age = time.time() - state.taken_at
     st.caption(
         f"Cluster **{settings.name}** · last refreshed {datetime.fromtimestamp(state.taken_at):%H:%M:%S}"
@@ -36,13 +42,23 @@ def live_panel() -> None:
         + (" · paused" if paused else f" · every {interval} s"
            + (" and on every ZooKeeper watch" if settings.zookeeper else ""))
     )
+    tracker = deps.copy_tracker(settings)
+    tracker.observe(state)
+    rates = tracker.rates()
     n = live.counts(state)
-    m = st.columns(5)
+    total = live.total_estimate(state, rates)
+    m = st.columns(4)
     m[0].metric("Reassigning partitions", n.reassigning)
     m[1].metric("Truly under-replicated", n.under_replicated, help="KIP-352: replicas still being added do not count.")
     m[2].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
     m[3].metric("Stalled (adding on a down broker)", n.stalled)
-    m[4].metric("Left to copy", human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
+    t = st.columns(4)
+    t[0].metric("Copy rate (observed)", total.rate_text,
+                help="Growth of the adding replicas' logs over the last refreshes (up to a minute), summed.")
+    t[1].metric("Left to copy", human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
+    t[2].metric("ETA (all in flight)", total.eta_text,
+                help="What is left to copy over the copy rate observed now. The first refresh is spent measuring; "
+                     "the throttle in force on each partition's brokers is in the table.")
 
     f1, f2, f3 = st.columns(3)
     topics = f1.multiselect("Topics", state.topics, key=keys.LIVE_TOPICS)
@@ -59,12 +75,23 @@ def live_panel() -> None:
     shown, _ = page(parts, int(number), PAGE_SIZE)
     runs = deps.store().runs.active_partitions(cluster_key(state, settings.name))
     st.dataframe(
-        live.partition_rows(state, shown, runs),
+        live.partition_rows(state, shown, runs, rates),
         hide_index=True,
         width="stretch",
+        placeholder="—",
         column_config={
-            "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%.0f%%",
-                                                        help="Least-advanced adding replica: bytes copied / leader's bytes"),
+            "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%.1f%%",
+                                                        help="Least-advanced adding replica: bytes copied / leader's "
+                                                             "bytes (the figure “adding detail” gives it)"),
+            "copy rate": st.column_config.TextColumn("copy rate", help="Observed over the last refreshes"),
+            "ETA": st.column_config.TextColumn("ETA", help="When the slowest adding replica is copied, at the rate "
+                                                            "observed"),
+            "leader throttle": st.column_config.TextColumn(
+                "leader throttle", help="leader.replication.throttled.rate on the leader's broker, when the topic's "
+                                        "leader.replication.throttled.replicas names this replica or *"),
+            "follower throttle": st.column_config.TextColumn(
+                "follower throttle", help="follower.replication.throttled.rate on each adding replica's broker, when "
+                                          "the topic's follower.replication.throttled.replicas names it or *"),
             "topic": None,
         },
     )
@@ -74,27 +101,31 @@ def live_panel() -> None:
 
 live_panel()
 
-with st.expander("Cancel reassignments", icon=":material/cancel:"):
-    st.caption("For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
-               "original replicas; completed ones stay where they are.")
-    now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
-    names = {p.name: p.key for p in now.in_flight}
-    scope = st.radio("Cancel", ["Chosen partitions", "A topic", "Everything in flight"], horizontal=True,
-                     key=keys.LIVE_CANCEL_SCOPE)
-    chosen: list[tuple[str, int]] | None = None
-    if scope == "Chosen partitions":
-        chosen = [names[n] for n in st.multiselect("Partitions in flight", list(names), key=keys.LIVE_CANCEL)]
-    elif scope == "A topic":
-        topic = st.selectbox("Topic", sorted({k[0] for k in names.values()}), key=keys.LIVE_CANCEL_TOPIC)
-        chosen = [k for k in names.values() if k[0] == topic]
-    others = st.checkbox("Include reassignments this console did not start", value=scope == "Everything in flight",
-                         disabled=scope == "Everything in flight", key=keys.LIVE_CANCEL_OTHERS)
-    me = widgets.identity()
-    if not me.can("cancel"):
-        st.caption(me.why_not("cancel") + " Sign in as an operator in the sidebar.")
-    if st.button("Cancel…", icon=":material/cancel:", disabled=not names or chosen == [] or not me.can("cancel")):
-        actions.open_dialog(actions.cancel_dialog, settings, chosen, others)
-    actions.last_result()
+st.subheader("Cancel reassignments")
+st.caption("For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
+           "original replicas; completed ones stay where they are. The dialog shows exactly what is sent.")
+now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
+in_flight = {p.name: p.key for p in now.in_flight}
+scope = st.radio("Cancel", ["Everything in flight", "A topic", "Chosen partitions"], horizontal=True,
+                 key=keys.LIVE_CANCEL_SCOPE)
+chosen: list[tuple[str, int]] | None = None
+if scope == "Chosen partitions":
+    # partitions chosen earlier stay chosen (and listed) when they leave the in-flight list
+    picked = [n for n in st.session_state.get(keys.LIVE_CANCEL, []) if isinstance(n, str)]
+    names = st.multiselect("Partitions in flight", sorted(set(in_flight) | set(picked)), key=keys.LIVE_CANCEL)
+    chosen = [(n.rsplit("-", 1)[0], int(n.rsplit("-", 1)[1])) for n in names]
+elif scope == "A topic":
+    topic = st.selectbox("Topic", sorted({k[0] for k in in_flight.values()}), key=keys.LIVE_CANCEL_TOPIC)
+    chosen = [k for k in in_flight.values() if k[0] == topic]
+others = st.checkbox("Include reassignments this console did not start", value=scope == "Everything in flight",
+                     disabled=scope == "Everything in flight", key=keys.LIVE_CANCEL_OTHERS)
+me = widgets.identity()
+if not me.can("cancel"):
+    st.caption(me.why_not("cancel") + " Sign in as an operator in the sidebar.")
+if st.button("Cancel…", icon=":material/cancel:", key=keys.LIVE_CANCEL_OPEN,
+             disabled=not in_flight or chosen == [] or not me.can("cancel")):
+    actions.open_cancel(settings, chosen, others or scope == "Everything in flight")
+actions.last_result()
 
 if not paused:
     widgets.zookeeper_watch(settings, keys.LIVE_ZK_GENERATION)

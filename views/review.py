@@ -17,7 +17,8 @@ from console.core.errors import PlanFormatError
 from console.plans.plan import Plan, parse_plan, plan_hash, rollback
 from console.runs import operations
 from console.runs.waves import WaveLimits
-from console.plans.validate import counts, validate
+from console.plans.validate import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC, counts, validate
+from console.plans.rebase import RebaseOptions, Since, rebase, report_rows
 
 PAGE_SIZE = 50
 SHOWN_FINDINGS = 2_000
@@ -63,6 +64,10 @@ else:
 if source is None:
     st.info("Pick a saved plan (drafts are saved from the Drafts page) or upload a JSON file.")
     st.stop()
+if plan_id is not None and (parent_id := by_id[plan_id].parent_id) is not None:
+    st.caption(f"Rebased from plan [#{parent_id}](?plan={parent_id})"
+               + (f" · {by_id[parent_id].name}" if parent_id in by_id else " (since deleted)")
+               + ": the same targets, brought up to date against the cluster.")
 
 
 def check(state: ClusterState) -> ReviewBundle | None:
@@ -81,7 +86,7 @@ def check(state: ClusterState) -> ReviewBundle | None:
         st.error(e.message + "\n\n" + e.hint)
         return None
     with st.spinner(f"Checking {len(plan):,} partitions against the cluster…"):
-        d = diff(state, plan)
+        d = diff(state, plan, elect=None)  # leaders after: with the closing election a run has by default
         return ReviewBundle(plan, d, validate(state, plan, d), rollback(state, plan).to_json(), state)
 
 
@@ -112,7 +117,10 @@ m[0].metric("Partitions", f"{summary['partitions']:,}")
 m[1].metric("Moving", f"{summary['moving']:,}")
 m[2].metric("Replicas + / −", f"{summary['replicas_added']:,} / {summary['replicas_removed']:,}",
             help="Replicas added (AR) / removed (RR)")
-m[3].metric("Leaders changing", f"{summary['leaders_changing']:,}")
+m[3].metric("Leaders changing", f"{summary['leaders_changing']:,}",
+            help="Including the preferred leader election the run ends with (on by default: the plan changes "
+                 "some first replica; it can be turned off when submitting)." if d.elect else
+                 "Where the controller puts leaders: no preferred leader election (no first replica changes).")
 m[4].metric("Bytes to copy", human_bytes(d.bytes_to_copy) + ("" if d.sizes_known else " +?"))
 m[5].metric("Errors / warnings", f"{n['error']:,} / {n['warning']:,}")
 if n["error"]:
@@ -136,6 +144,40 @@ if shown:  # errors come first; only the rows shown become table rows
                    "`python -m console validate --json` lists them all.")
 else:
     st.write("No errors or warnings." if findings else "None.")
+
+# A saved plan drafted against an older snapshot: say what changed since, offer it up to date.
+changed_codes = {STALE, UNKNOWN_TOPIC, UNKNOWN_PARTITION}
+if plan_id is not None and plan.basis and any(f.code in changed_codes for f in findings):
+    since = rebase(state, plan)
+    if since.changed or any(f.code == STALE for f in findings):
+        st.subheader("Bring up to date")
+        st.markdown(f"Since this plan was drafted: **{since.counts_text()}**. Bringing it up to date keeps every "
+                    "target and takes the replicas as they are now as its new basis, in a new saved plan linked "
+                    "to this one (this one stays as it is).")
+        o1, o2 = st.columns(2)
+        done, gone = since.counts[Since.COMPLETED], since.counts[Since.GONE]
+        drop_completed = o1.checkbox(f"Drop the {done:,} partitions already at their target", value=False,
+                                     disabled=not done, key=keys.REVIEW_DROP_COMPLETED)
+        drop_gone = o2.checkbox(f"Drop the {gone:,} partitions that are gone", value=bool(gone), disabled=not gone,
+                                key=keys.REVIEW_DROP_GONE, help="Kept, they stay errors (unknown topic or partition).")
+        chosen = RebaseOptions(drop_completed=drop_completed, drop_gone=drop_gone)
+        up = rebase(state, plan, chosen) if drop_completed or drop_gone else since
+        st.dataframe(report_rows(up, only_changed=True, limit=SHOWN_FINDINGS), hide_index=True, width="stretch")
+        st.caption(f"The new plan: {len(up.plan):,} partitions ({len(up.dropped):,} dropped), "
+                   f"{up.left_to_do:,} of them to change.")
+        if st.button("Save as a new plan, up to date", icon=":material/update:", disabled=not up.plan.entries):
+            try:
+                new_id = operations.save_rebased_plan(store, widgets.current_user(), state, settings.name, plan_id,
+                                                      chosen)
+            except ConsoleError as e:
+                st.error(f"{e.message} {e.hint}")
+            else:
+                st.session_state[keys.REVIEW_REBASED] = (plan_id, new_id)
+        rebased = st.session_state.get(keys.REVIEW_REBASED)
+        if rebased is not None and rebased[0] == plan_id:
+            st.success(f"Saved as plan #{rebased[1]}.")
+            st.page_link("views/review.py", label=f"Review plan #{rebased[1]}", icon=":material/fact_check:",
+                         query_params={"plan": str(rebased[1])})
 
 st.subheader("What it does")
 view = st.segmented_control("Show", ["Brokers", "Movement", "Replicas before/after", "Partitions", "Racks"],
@@ -203,7 +245,7 @@ else:
         actions.open_dialog(actions.submit_dialog, settings, plan,
                             by_id[plan_id].name if plan_id is not None else "uploaded plan",
                             state, n["warning"], int(kb) * 1_000 or None,
-                            WaveLimits(int(moves), int(per_wave)), plan_id)
+                            WaveLimits(int(moves), int(per_wave)), plan_id, d.elect)
 
 st.subheader("Downloads")
 c1, c2 = st.columns(2)

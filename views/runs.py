@@ -9,7 +9,7 @@ import streamlit as st
 
 from components import actions, deps, keys, widgets
 from console.core.errors import ConsoleError
-from console.core.format import human_bytes, human_duration
+from console.core.format import human_bytes, human_duration, human_rate
 from console.core.model import cluster_key
 from console.core.states import RunState, SubmitPath, WaveState
 from console.plans.plan import parse_plan
@@ -48,7 +48,8 @@ else:
         now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
         rows = history.wave_rows(now, store.runs.waves(run_id), store.runs.outcomes(run_id))
         st.markdown(f"**Run {run.id}** · {run.state} · by {run.author}"
-                    + (f" · throttle {run.rate:,} B/s" if run.rate else " · not throttled"))
+                    + (f" · throttle {run.rate:,} B/s" if run.rate else " · not throttled")
+                    + (" · ends with a preferred leader election" if run.elect_leaders else ""))
         st.dataframe(rows, hide_index=True, width="stretch", column_config={
             "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%d%%")})
         running = next((w for w in store.runs.waves(run_id) if w.state is WaveState.RUNNING), None)
@@ -66,11 +67,22 @@ else:
                       help="This wave at the observed rate, the waves after it at the throttle.")
             for line in tracker.stuck(now):
                 st.warning(f"Stuck: {line}. Check the broker (Overview) and the throttle.")
-        rejected = [o for o in store.runs.outcomes(run_id) if not o.accepted]
+        why = store.runs.stuck(run_id) if run.active else None
+        if why:
+            st.error(f"**Stuck**: {why}. Fix what it waits on, or abandon the run (below).", icon=":material/warning:")
+        outcomes = store.runs.outcomes(run_id)
+        rejected = history.rejected_rows(outcomes)
         if rejected:
             st.error(f"{len(rejected)} partition(s) rejected by the controller:")
-            st.dataframe([{"wave": o.wave, "partition": o.name, "error": o.message} for o in rejected],
-                         hide_index=True)
+            st.dataframe(rejected, hide_index=True)
+        election = history.election_line(run, outcomes)
+        if election:
+            st.caption(election)
+        not_elected = history.not_elected_rows(outcomes)
+        if not_elected:
+            st.warning(f"The preferred leader was not elected for {len(not_elected)} partition(s); they keep the "
+                       "leader they had (the run completed all the same):")
+            st.dataframe(not_elected, hide_index=True)
 
     progress()
     run = by_id[run_id]
@@ -96,13 +108,25 @@ else:
         rate = c3.number_input("Throttle (B/s)", 1, 10**12, run.rate or 10_000_000, key=keys.RUNS_RATE)
         if c3.button("Change the throttle"):
             try:
-                operations.change_throttle(store, deps.gateway(settings), me.name, run_id, int(rate))
-                st.toast(f"Run {run_id}: throttle set to {int(rate):,} B/s")
+                reported = operations.change_throttle(store, deps.gateway(settings), me.name, run_id, int(rate))
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
+            else:
+                st.session_state[keys.RUNS_RATE_DONE] = (run_id, int(rate), reported)
+                st.rerun()  # the runs table shows the new rate
+        done = st.session_state.get(keys.RUNS_RATE_DONE)
+        if done is not None and done[0] == run_id:
+            _, asked, reported = done
+            st.success(f"Throttle of run {run_id} set to {human_rate(asked)}; the brokers now report "
+                       + (", ".join(f"broker {b}: {human_rate(int(v)) if v and v.isdigit() else 'nothing'}"
+                                    for b, v in sorted(reported.items())) or "no broker in flight for it yet")
+                       + ".")
         ours = [k for k, r in store.runs.active_partitions(cluster).items() if r == run_id]
         if c4.button("Cancel the run…", icon=":material/cancel:", disabled=not ours or run.path is SubmitPath.ZOOKEEPER):
-            actions.open_dialog(actions.cancel_dialog, settings, ours, False)
+            actions.open_cancel(settings, ours, False)
+        if c4.button("Abandon…", icon=":material/block:",
+                     help="Stop driving the run for good (its throttles come off); for a run that cannot finish."):
+            actions.open_dialog(actions.abandon_dialog, settings, run_id)
     elif run.active:
         st.caption(me.why_not("pause"))
 

@@ -32,6 +32,10 @@ from console.core.paths import users_file
 VIEWER, OPERATOR, APPROVER = "viewer", "operator", "approver"
 ROLES = (VIEWER, OPERATOR, APPROVER)
 NEEDS = {"submit": OPERATOR, "cancel": OPERATOR, "throttle": OPERATOR, "pause": OPERATOR, "approve": APPROVER}
+NEEDS_ONE_OF = {"save plans": (OPERATOR, APPROVER)}
+"""Actions any one of several roles allows."""
+SESSION_HOURS = 12.0
+"""How long a sign-in against the users file lasts by default (``CONSOLE_SESSION_HOURS``)."""
 SANDBOX_USERS = {"admin": ("admin-secret", [OPERATOR, APPROVER]), "operator": ("operator-secret", [OPERATOR]),
                  "approver": ("approver-secret", [APPROVER]), "viewer": ("viewer-secret", [VIEWER])}
 """The sandbox's console users (fixed, sandbox-only passwords, like its SASL users)."""
@@ -63,11 +67,14 @@ class Identity:
     """"streamlit", "users file", or "nobody configured users"."""
 
     def can(self, action: str) -> bool:
+        if action in NEEDS_ONE_OF:
+            return not self.roles.isdisjoint(NEEDS_ONE_OF[action])
         need = NEEDS.get(action)
         return need is None or need in self.roles
 
     def why_not(self, action: str) -> str:
-        return (f"{self.name} may not {action}: it needs the {NEEDS.get(action, VIEWER)} role "
+        need = " or ".join(NEEDS_ONE_OF.get(action, ())) or NEEDS.get(action, VIEWER)
+        return (f"{self.name} may not {action}: it needs the {need} role "
                 f"(roles: {', '.join(sorted(self.roles)) or 'none'}).")
 
 
@@ -84,9 +91,28 @@ class Users:
             return None
         return Identity(name, self.roles.get(name, frozenset({VIEWER})), "users file")
 
+    def identity_of(self, name: str) -> Identity | None:
+        """``name`` as the users file has it now (for a session opened earlier), or None when
+        the user is no longer in the file."""
+        if name not in self.passwords:
+            return None
+        return Identity(name, self.roles.get(name, frozenset({VIEWER})), "users file")
+
     def signed_in(self, email: str) -> Identity:
         return Identity(email, self.emails.get(email, frozenset({VIEWER})), "streamlit")
 
+
+
+def session_ttl_s() -> float:
+    """How long a sign-in lasts: ``$CONSOLE_SESSION_HOURS`` (default 12) hours."""
+    raw = os.environ.get("CONSOLE_SESSION_HOURS", "").strip()
+    try:
+        hours = float(raw) if raw else SESSION_HOURS
+    except ValueError:
+        hours = -1.0
+    if not 0 < hours <= 24 * 366:
+        raise ConfigError(f"CONSOLE_SESSION_HOURS is {raw!r}, not a number of hours.", "For example 12 (the default) or 0.5.")
+    return hours * 3600
 
 
 def load_users(path: Path | None = None) -> Users | None:

@@ -28,6 +28,12 @@ def human_rate(bytes_per_s: int | float | None) -> str:
     return "?" if bytes_per_s is None else f"{human_bytes(bytes_per_s)}/s"
 
 
+def percent_text(percent: float | None) -> str:
+    """A copy percentage as every page prints it: ``12.3%`` (the value already rounded once, by
+    :attr:`console.core.model.ReplicaProgress.percent`); ``?`` when unknown."""
+    return "?" if percent is None else f"{percent:.1f}%"
+
+
 def human_duration(seconds: float) -> str:
     if seconds < 1:
         return "under a second"
@@ -52,9 +58,18 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 def table_text(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
     """Rows as an aligned plain-text table (CLI)."""
-    cells = [[str(c) for c in columns]] + [["" if r.get(c) is None else str(r.get(c)) for c in columns] for r in rows]
+    cells = [[str(c) for c in columns]] + [[_cell(r.get(c)) for c in columns] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     return "\n".join("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells)
+
+
+def _cell(value: object) -> str:
+    """A table cell in words: nothing for None, ``yes``/``no`` for booleans."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
 
 
 def page_count(n: int, size: int) -> int:

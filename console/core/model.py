@@ -15,6 +15,7 @@ cached, and compared.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -69,6 +70,9 @@ class ReplicaRole(str, Enum):
     """Being copied to this broker by a reassignment."""
     REMOVING = "removing"
     """Will be deleted from this broker when the reassignment completes."""
+    LEADER_REMOVING = "leader (removing)"
+    """The leader, on a broker the reassignment removes: it leads until the controller moves
+    leadership to the target when the reassignment completes."""
 
 
 class PartitionHealth(str, Enum):
@@ -188,6 +192,22 @@ class ReplicaProgress:
             return 1.0
         return max(0.0, min(1.0, self.copied_bytes / self.leader_bytes))
 
+    @property
+    def percent(self) -> float | None:
+        """The one progress figure every page and the CLI show for this replica: 0..100 with one
+        decimal, rounded down (so it reads 100.0 only once fully copied); None when unknown."""
+        f = self.fraction
+        return None if f is None else math.floor(f * 1000 + 1e-9) / 10
+
+    @property
+    def bytes_left(self) -> int | None:
+        """What is still to copy (0 once in the ISR); None when a size is unknown."""
+        if self.in_isr:
+            return 0
+        if self.leader_bytes is None or self.copied_bytes is None:
+            return None
+        return max(0, self.leader_bytes - self.copied_bytes)
+
 
 def partition_name(topic: str, partition: int) -> str:
     """``orders-3``: how Kafka's tools name a partition."""
@@ -290,7 +310,7 @@ class Partition(Keyed):
         if broker in self.adding:
             return ReplicaRole.ADDING
         if broker in self.removing:
-            return ReplicaRole.REMOVING
+            return ReplicaRole.LEADER_REMOVING if broker == self.leader else ReplicaRole.REMOVING
         if broker == self.leader:
             return ReplicaRole.LEADER
         if broker not in self.replicas:

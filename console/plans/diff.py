@@ -7,7 +7,10 @@ The controller's algebra (KIP-455, ``ControllerContext.reassignTo``), per partit
 * **AR** = target − current, **RR** = current − target;
 * the leader stays where it is when it is in the target (a reorder alone moves nothing: run a
   preferred leader election to make the first replica lead); otherwise the controller elects the
-  first target replica that is in sync.
+  first target replica that is in sync;
+* with the preferred leader election a run can end with (``elect``), the first target replica
+  leads afterwards when it will be in sync then: it is in the ISR now, or it is added (a wave
+  completes only once its added replicas are in sync).
 
 Bytes come from the snapshot's replica sizes: an adding replica copies the leader's log, and the
 leader sends it (followers fetch from the leader).
@@ -173,14 +176,15 @@ class Changes(Sequence[PartitionChange]):
     """Plan entries' changes, built only when looked at: a 100k-partition review shows a page of
     50, and its totals come from :class:`DiffColumns`."""
 
-    def __init__(self, state: ClusterState, plan: Plan, which: Ints | None = None) -> None:
+    def __init__(self, state: ClusterState, plan: Plan, which: Ints | None = None, elect: bool = False) -> None:
         self._index = state.partition_index
         self._entries = plan.entries
         self._which = which
+        self._elect = elect
 
     def _at(self, i: int) -> PartitionChange:
         e = self._entries[i if self._which is None else int(self._which[i])]
-        return change_of(self._index.get((e.topic, e.partition)), e)
+        return change_of(self._index.get((e.topic, e.partition)), e, self._elect)
 
     def __len__(self) -> int:
         return len(self._entries) if self._which is None else len(self._which)
@@ -211,9 +215,11 @@ class PlanDiff:
     columns: DiffColumns
     state: ClusterState
     plan: Plan
+    elect: bool = False
+    """Leaders after include the preferred leader election that ends the run."""
 
     def _subset(self, mask: Bools) -> Changes:
-        return Changes(self.state, self.plan, np.flatnonzero(mask))
+        return Changes(self.state, self.plan, np.flatnonzero(mask), self.elect)
 
     @property
     def moving(self) -> Changes:
@@ -265,7 +271,8 @@ def partition_size(p: Partition) -> int | None:
     return largest
 
 
-def change_of(p: Partition | None, e: PlanEntry) -> PartitionChange:
+def change_of(p: Partition | None, e: PlanEntry, elect: bool = False) -> PartitionChange:
+    """What ``e`` does to ``p``; with ``elect``, the leader after a closing preferred leader election."""
     target = e.replicas
     if p is None:
         return PartitionChange(e.topic, e.partition, ChangeKind.UNKNOWN, (), target, (), (), None, None, False, None,
@@ -284,23 +291,46 @@ def change_of(p: Partition | None, e: PlanEntry) -> PartitionChange:
     else:
         kind = ChangeKind.REVERT if p.reassigning else ChangeKind.REORDER
     leader_after = leader if leader is not None and leader in target else (target[0] if target else None)
+    if elect and target and (target[0] in adding or target[0] in p.isr):
+        leader_after = target[0]
     return PartitionChange(e.topic, e.partition, kind, current, target, adding, removing, leader, leader_after,
                            p.reassigning, partition_size(p), e.log_dirs)
 
 
 @without_gc
-def diff(state: ClusterState, plan: Plan) -> PlanDiff:
+def diff(state: ClusterState, plan: Plan, elect: bool | None = False) -> PlanDiff:
     """What ``plan`` does against ``state``, column-wise (the algebra of :func:`change_of`, which
-    builds a single partition's change when it is looked at)."""
-    cols = _columns(state, plan)
+    builds a single partition's change when it is looked at). ``elect``: leaders after include
+    the preferred leader election a run can end with; None: as a run does by default, when
+    :func:`first_replica_changes`."""
+    if elect is None:
+        elect = first_replica_changes(state, plan)
+    cols = _columns(state, plan, elect)
     brokers, flows = _brokers(state, cols)
-    return PlanDiff(Changes(state, plan), brokers, _racks(brokers), flows, cols, state, plan)
+    return PlanDiff(Changes(state, plan, None, elect), brokers, _racks(brokers), flows, cols, state, plan, elect)
 
 
-def _columns(state: ClusterState, plan: Plan) -> DiffColumns:
+def first_replica_changes(state: ClusterState, plan: Plan) -> bool:
+    """Whether ``plan`` gives some partition of ``state`` another first replica (its preferred
+    leader): then a run ends with a preferred leader election unless asked not to."""
+    sc = columns_of(state)
+    rows = _rows(sc.row_of, plan)
+    known = rows >= 0
+    if not known.any() or not len(sc.original):
+        return False
+    target, _ = plan.target_columns
+    return bool((target[known, 0] != sc.original[rows[known], 0]).any())
+
+
+def _rows(row_of: dict[tuple[str, int], int], plan: Plan) -> Ints:
+    """Per plan entry, its row in the snapshot's columns; -1 when unknown."""
+    return np.fromiter(map(row_of.get, map(_key, plan.entries), repeat(-1)), np.int64, len(plan))
+
+
+def _columns(state: ClusterState, plan: Plan, elect: bool = False) -> DiffColumns:
     sc = columns_of(state)
     n = len(plan)
-    rows = np.fromiter(map(sc.row_of.get, map(_key, plan.entries), repeat(-1)), np.int64, n)
+    rows = _rows(sc.row_of, plan)
     known = rows >= 0
     safe = np.where(known, rows, 0)
 
@@ -328,6 +358,10 @@ def _columns(state: ClusterState, plan: Plan) -> DiffColumns:
     leader_before = take(sc.leader)
     stays = (leader_before != PAD) & (target == leader_before[:, None]).any(axis=1)
     leader_after = np.where(stays | unchanged, leader_before, target[:, 0])
+    if elect:  # the first target replica leads after the election when it will be in sync then
+        first = target[:, :1]
+        ready = adding[:, 0] | member(first, take(sc.isr))[:, 0]
+        leader_after = np.where(~unchanged & (target[:, 0] != PAD) & ready, target[:, 0], leader_after)
     leader_after[~known] = PAD
     return DiffColumns(rows, known, target, target_len, current, current_len, adding, removing, kind,
                        leader_before, leader_after, take(sc.size), reassigning & known)

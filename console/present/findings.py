@@ -5,13 +5,41 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Sequence
 
+from console.core.format import plural
 from console.core.model import Finding, Severity
 
 
+def where(f: Finding) -> str:
+    """What a finding is about, in words: ``partition orders-3``, ``topic orders``, ``broker 2``
+    (and ``on broker 2`` after a partition); empty for the cluster as a whole."""
+    parts = []
+    if f.topic is not None:
+        parts.append(f"partition {f.topic}-{f.partition}" if f.partition is not None else f"topic {f.topic}")
+    if f.broker is not None:
+        parts.append(f"broker {f.broker}")
+    return " on ".join(parts)
+
+
 def finding_rows(findings: Iterable[Finding]) -> list[dict[str, object]]:
-    rows = [f.to_dict() for f in findings]
-    rows.sort(key=lambda r: Severity(r["severity"]).rank)
-    return rows
+    """Findings as table rows, errors first: every cell text (empty where nothing applies)."""
+    ordered = sorted(findings, key=lambda f: f.severity.rank)
+    return [{"severity": f.severity.value, "code": f.code, "where": where(f), "message": f.message, "hint": f.hint}
+            for f in ordered]
+
+
+def finding_hints(findings: Iterable[Finding], limit: int = 50) -> list[str]:
+    """What to do, in full: each distinct hint once (errors first), with how many findings give it and
+    their code; at most ``limit`` lines (then a line saying how many more)."""
+    seen: dict[tuple[str, str], tuple[Severity, int]] = {}
+    for f in findings:
+        if f.hint:
+            sev, n = seen.get((f.code, f.hint), (f.severity, 0))
+            seen[(f.code, f.hint)] = (sev, n + 1)
+    ordered = sorted(seen.items(), key=lambda kv: (kv[1][0].rank, -kv[1][1], kv[0][0]))
+    lines = [f"**{code}** ({plural(n, 'finding')}): {hint}" for (code, hint), (_, n) in ordered[:limit]]
+    if len(ordered) > limit:
+        lines.append(f"… and {plural(len(ordered) - limit, 'other hint')}.")
+    return lines
 
 
 

@@ -7,10 +7,12 @@ time, and the broker × partition picture is built only for the rows on screen.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Iterable, Mapping, Sequence
 
-from console.core.format import human_bytes, ids_text as _ids, table_text
-from console.core.model import ClusterState, Partition, PartitionHealth, ReplicaRole
+from console.core.format import human_bytes, human_duration, human_rate, ids_text as _ids, percent_text
+from console.core.limits import ALL_REPLICAS, BROKER_THROTTLE_KEYS, FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
+from console.core.model import BrokerId, ClusterState, Partition, PartitionHealth, ReplicaRole
 
 
 @dataclass(frozen=True)
@@ -78,15 +80,26 @@ def counts(state: ClusterState) -> LiveCounts:
 
 
 def partition_rows(state: ClusterState, parts: Sequence[Partition],
-                   runs: Mapping[tuple[str, int], int] | None = None) -> list[dict[str, Any]]:
-    """One table row per partition: R / I / AR / RR, leader, source, progress, and (with
-    ``runs``) which of the console's runs started it ("elsewhere" for a reassignment in flight
-    the console did not start)."""
+                   runs: Mapping[tuple[str, int], int] | None = None,
+                   rates: Mapping[ReplicaKey, float] | None = None) -> list[dict[str, Any]]:
+    """One table row per partition: R / I / AR / RR, leader, source, progress, bytes left, the
+    throttle in force on its leader and adding replicas, (with ``runs``) which of the console's
+    runs started it ("elsewhere" for a reassignment in flight the console did not start), and
+    (with ``rates``, the copy rates a :class:`console.runs.progress.CopyTracker` observed) the
+    copy rate and ETA.
+
+    Every cell is text or a number, never None, except ``progress`` (a number for the progress
+    bar; empty when nothing is copied or sizes are unknown). ``progress`` is the least advanced
+    adding replica's :attr:`~console.core.model.ReplicaProgress.percent`, the very figure
+    ``adding detail`` prints for it."""
     out = []
     known = state.logs_known
+    brokers, topics = state.throttles.broker_map(), state.throttles.topic_map()
     for p in parts:
         prog = p.progress(known)
-        fractions = [r.fraction for r in prog if r.fraction is not None]
+        percents = [r.percent for r in prog if r.percent is not None]
+        est = estimate(p, known, rates or {})
+        leader_throttle, follower_throttle = throttles_in_force(p, brokers, topics)
         out.append(
             {
                 "partition": p.name,
@@ -95,14 +108,18 @@ def partition_rows(state: ClusterState, parts: Sequence[Partition],
                 "I": _ids(p.isr),
                 "AR": _ids(p.adding),
                 "RR": _ids(p.removing),
-                "leader": p.leader if p.leader is not None else "none",
+                "leader": str(p.leader) if p.leader is not None else "none",
                 "source": p.source.value if p.source else "",
-                "progress": round(100 * min(fractions), 1) if fractions else None,
+                "progress": min(percents) if percents else None,
                 "adding detail": "; ".join(
-                    f"{r.broker}: " + (f"{100 * r.fraction:.0f}%" if r.fraction is not None else "?")
+                    f"{r.broker}: {percent_text(r.percent)}"
                     + (f" ({human_bytes(r.copied_bytes)}/{human_bytes(r.leader_bytes)})" if r.leader_bytes is not None and not r.in_isr else "")
                     for r in prog
                 ),
+                "left to copy": est.left_text,
+                **({"copy rate": est.rate_text, "ETA": est.eta_text} if rates is not None else {}),
+                "leader throttle": leader_throttle,
+                "follower throttle": follower_throttle,
                 "state": p.health.value,
                 **({"started by": (f"run {runs[p.key]}" if p.key in runs else ("elsewhere" if p.reassigning else ""))}
                    if runs is not None else {}),
@@ -111,8 +128,160 @@ def partition_rows(state: ClusterState, parts: Sequence[Partition],
     return out
 
 
+# -- copy rate, bytes left, ETA ----------------------------------------------------------------
+ReplicaKey = tuple[str, int, BrokerId]
+"""An adding replica: topic, partition, broker (as :class:`console.runs.progress.CopyTracker` keys its rates)."""
+
+MEASURING = "measuring…"
+NO_VALUE = "—"
+
+
+class CopyPhase(str, Enum):
+    """Where an estimate stands."""
+
+    NOTHING = "nothing to copy"
+    """No adding replica (only removing, or not reassigning)."""
+    UNKNOWN = "unknown"
+    """Log sizes were not read."""
+    MEASURING = "measuring"
+    """A replica still copying has been seen in one refresh only: no rate yet."""
+    COPYING = "copying"
+    STALLED = "stalled"
+    """Observed, and not growing: no ETA."""
+    COPIED = "copied"
+    """Every adding replica is in the ISR: the controller completes it at once."""
+
+
+@dataclass(frozen=True)
+class CopyEstimate:
+    """Copy rate, bytes left and ETA of one partition, or of everything in flight."""
+
+    phase: CopyPhase
+    left: int | None = None
+    """Bytes the adding replicas still have to copy."""
+    rate: float | None = None
+    """Bytes per second, summed over the adding replicas copying (observed over the last refreshes)."""
+    eta_s: float | None = None
+
+    @property
+    def left_text(self) -> str:
+        if self.phase is CopyPhase.NOTHING:
+            return NO_VALUE
+        return "unknown" if self.left is None else human_bytes(self.left)
+
+    @property
+    def rate_text(self) -> str:
+        return {CopyPhase.NOTHING: NO_VALUE, CopyPhase.COPIED: NO_VALUE, CopyPhase.UNKNOWN: "unknown",
+                CopyPhase.MEASURING: MEASURING}.get(self.phase) or human_rate(self.rate or 0)
+
+    @property
+    def eta_text(self) -> str:
+        return {CopyPhase.NOTHING: NO_VALUE, CopyPhase.COPIED: "copied", CopyPhase.UNKNOWN: "unknown",
+                CopyPhase.MEASURING: MEASURING, CopyPhase.STALLED: "no progress"}.get(self.phase) \
+            or human_duration(self.eta_s or 0.0)
+
+
+def estimate(p: Partition, logs_known: bool, rates: Mapping[ReplicaKey, float]) -> CopyEstimate:
+    """One partition: bytes left over its adding replicas, their summed copy rate, and the ETA of
+    the slowest (the partition completes when its last adding replica is in sync)."""
+    prog = p.progress(logs_known)
+    if not prog:
+        return CopyEstimate(CopyPhase.NOTHING)
+    copying = [r for r in prog if not r.in_isr]
+    if not copying:
+        return CopyEstimate(CopyPhase.COPIED, left=0, eta_s=0.0)
+    lefts = [r.bytes_left for r in copying]
+    if any(x is None for x in lefts):
+        return CopyEstimate(CopyPhase.UNKNOWN)
+    left = sum(x or 0 for x in lefts)
+    observed = [rates.get((p.topic, p.partition, r.broker)) for r in copying]
+    if any(x is None for x in observed):
+        return CopyEstimate(CopyPhase.MEASURING, left=left)
+    rate = sum(x or 0.0 for x in observed)
+    eta = 0.0
+    for todo, speed in zip(lefts, observed):
+        if todo and not speed:
+            return CopyEstimate(CopyPhase.STALLED, left=left, rate=rate)
+        if todo and speed:
+            eta = max(eta, todo / speed)
+    return CopyEstimate(CopyPhase.COPYING, left=left, rate=rate, eta_s=eta)
+
+
+def total_estimate(state: ClusterState, rates: Mapping[ReplicaKey, float]) -> CopyEstimate:
+    """Everything in flight: the bytes left (as :func:`counts` gives them) over the copy rate
+    observed for every adding replica still copying, summed. Replicas seen once are left out of
+    the rate until measured; while none is, the answer is "measuring"."""
+    if not state.in_flight:
+        return CopyEstimate(CopyPhase.NOTHING)
+    left = counts(state).bytes_to_copy
+    if left is None:
+        return CopyEstimate(CopyPhase.UNKNOWN)
+    copying = measured = 0
+    rate = 0.0
+    for p in state.in_flight:
+        for r in p.progress(True):
+            if r.in_isr:
+                continue
+            copying += 1
+            got = rates.get((p.topic, p.partition, r.broker))
+            if got is not None:
+                measured += 1
+                rate += got
+    if not copying:
+        return CopyEstimate(CopyPhase.COPIED if any(p.adding for p in state.in_flight) else CopyPhase.NOTHING, left=0)
+    if not measured:
+        return CopyEstimate(CopyPhase.MEASURING, left=left)
+    if rate <= 0:
+        return CopyEstimate(CopyPhase.STALLED if left else CopyPhase.COPYING, left=left, rate=0.0, eta_s=0.0)
+    return CopyEstimate(CopyPhase.COPYING, left=left, rate=rate, eta_s=left / rate)
+
+
+# -- throttles in force --------------------------------------------------------------------------
+DEFAULT_BROKER = "<default>"
+"""How the cluster-wide default broker configs are keyed in :attr:`ClusterState.throttles`."""
+
+
+def throttle_value_text(key: str, value: str) -> str:
+    """A throttle config's value as a person reads it: rates human (``9.5 MB/s``), lists as set."""
+    if key in BROKER_THROTTLE_KEYS and value.strip().isdigit():
+        return human_rate(int(value))
+    return value
+
+
+def _named(topic_configs: Mapping[str, str], key: str, partition: int, broker: BrokerId) -> bool:
+    entries = {x.strip() for x in topic_configs.get(key, "").split(",")}
+    return ALL_REPLICAS in entries or f"{partition}:{broker}" in entries
+
+
+def throttle_on(brokers: Mapping[str, Mapping[str, str]], topics: Mapping[str, Mapping[str, str]],
+                p: Partition, broker: BrokerId, follower: bool) -> str:
+    """The replication throttle in force for ``p``'s replica on ``broker``, as the leader (``follower``
+    False) or as a follower copying: the broker's ``leader.``/``follower.replication.throttled.rate``
+    (its own, else the cluster default), when the topic's ``leader.``/``follower.replication.throttled.replicas``
+    names ``partition:broker`` or ``*``; ``none`` otherwise (not listed, or no rate set)."""
+    list_key, rate_key = (FOLLOWER_LIST, FOLLOWER_RATE) if follower else (LEADER_LIST, LEADER_RATE)
+    if not _named(topics.get(p.topic, {}), list_key, p.partition, broker):
+        return "none"
+    for entity in (str(broker), DEFAULT_BROKER):
+        value = brokers.get(entity, {}).get(rate_key)
+        if value:
+            return throttle_value_text(rate_key, value)
+    return "none"
+
+
+def throttles_in_force(p: Partition, brokers: Mapping[str, Mapping[str, str]],
+                       topics: Mapping[str, Mapping[str, str]]) -> tuple[str, str]:
+    """(on the leader, on each adding replica): ``1: 9.5 MB/s`` and ``4: 9.5 MB/s; 5: none``
+    (``—`` without a leader, or without adding replicas)."""
+    leader = f"{p.leader}: {throttle_on(brokers, topics, p, p.leader, False)}" if p.leader is not None else NO_VALUE
+    followers = "; ".join(f"{b}: {throttle_on(brokers, topics, p, b, True)}" for b in p.adding) or NO_VALUE
+    return leader, followers
+
+
 def replica_cells(state: ClusterState, parts: Sequence[Partition]) -> list[dict[str, Any]]:
-    """The broker × partition picture: one cell per replica with its role."""
+    """The broker × partition picture: one cell per replica with its role. The leader reads ``L``
+    (``L−`` while the reassignment removes it: role "leader (removing)"); an adding replica its
+    percent copied, the figure the table shows."""
     out = []
     known = state.logs_known
     for p in parts:
@@ -121,11 +290,13 @@ def replica_cells(state: ClusterState, parts: Sequence[Partition]) -> list[dict[
             role = p.role(b)
             if role is None:
                 continue
-            label = "L" if b == p.leader else ""
-            if role is ReplicaRole.ADDING and b in prog and prog[b].fraction is not None:
-                label = f"{100 * (prog[b].fraction or 0):.0f}%"
+            label = ""
+            if b == p.leader:
+                label = "L−" if role is ReplicaRole.LEADER_REMOVING else "L"
+            elif role is ReplicaRole.ADDING and b in prog and prog[b].percent is not None:
+                label = percent_text(prog[b].percent)
             out.append({"partition": p.name, "broker": str(b), "role": role.value, "label": label,
-                        "in_isr": b in p.isr})
+                        "in sync": "yes" if b in p.isr else "no"})
     return out
 
 
@@ -156,11 +327,13 @@ def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
 
 
 def throttle_rows(state: ClusterState) -> list[dict[str, str]]:
+    """The throttle configs set now; rates human (``9.5 MB/s``), replica lists as set."""
     rows = []
     for name, cfg in state.throttles.brokers:
         for k, v in cfg:
-            rows.append({"entity": f"broker {name}", "config": k, "value": v})
+            rows.append({"entity": f"broker {name}" if name != DEFAULT_BROKER else "every broker (default)",
+                         "config": k, "value": throttle_value_text(k, v)})
     for name, cfg in state.throttles.topics:
         for k, v in cfg:
-            rows.append({"entity": f"topic {name}", "config": k, "value": v})
+            rows.append({"entity": f"topic {name}", "config": k, "value": throttle_value_text(k, v)})
     return rows

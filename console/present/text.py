@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.core.format import human_bytes, ids_text, table_text, timestamp
+from console.core.format import human_bytes, ids_text, plural, table_text, timestamp
 from console.core.model import ClusterState, Partition
 from console.present.findings import finding_rows
 from console.present.live import broker_rows, counts, partition_rows, throttle_rows
@@ -106,15 +106,16 @@ def state_text(state: ClusterState) -> str:
         f"Cluster {state.name or '?'}" + (f" (id {state.cluster_id})" if state.cluster_id else "")
         + f", controller {state.controller if state.controller is not None else 'unknown'}"
         + f", read at {timestamp(state.taken_at)}.",
-        "Sources: " + ", ".join(f"{k} {v}" for k, v in state.status.to_dict().items()) + ".",
-        f"{len(state.brokers)} brokers ({len(state.live_brokers)} live), {n.partitions} partitions, "
+        "Sources: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in state.status.to_dict().items()) + ".",
+        f"{plural(len(state.brokers), 'broker')} ({len(state.live_brokers)} live), {plural(n.partitions, 'partition')}, "
         f"{n.reassigning} reassigning, {n.under_replicated} truly under-replicated, {n.offline} offline.",
     ]
     out = ["\n".join(head), "Brokers:\n" + table_text(
         broker_rows(state), ["broker", "rack", "host", "live", "eligible", "controller", "replicas", "leaders", "on disk"])]
     if state.in_flight:
         out.append("In flight:\n" + table_text(
-            partition_rows(state, state.in_flight), ["partition", "R", "I", "AR", "RR", "leader", "source", "adding detail"]))
+            partition_rows(state, state.in_flight), ["partition", "R", "I", "AR", "RR", "leader", "source", "adding detail",
+                                                     "left to copy", "leader throttle", "follower throttle"]))
     else:
         out.append("No partition reassignments found.")
     if n.bytes_to_copy:

@@ -3,12 +3,15 @@
 Every step writes its intent to the store before the side effect, so a worker that restarts
 anywhere picks the run up from the store, reconciles with the cluster and never sends a wave
 twice: before (re)sending a wave it leaves out every partition the cluster already shows moving
-to, or sitting at, its target. The executor talks to the cluster only through a
-:class:`~console.runs.gateway.ClusterGateway`, so it can be driven against an in-memory fake.
+to, or sitting at, its target. A run can end with a preferred leader election of its partitions
+(:meth:`Executor._elect`), after its last wave and before it is marked completed. The executor
+talks to the cluster only through a :class:`~console.runs.gateway.ClusterGateway`, so it can be
+driven against an in-memory fake.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
@@ -16,17 +19,23 @@ from dataclasses import dataclass
 from typing import Callable
 
 from console.core.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError, PartiallyApplied, UnsupportedByCluster
-from console.core.limits import FOLLOWER_RATE, LEADER_RATE
+from console.core.limits import FOLLOWER_RATE, LEADER_RATE, REQUEST_LIMIT
 from console.core.model import BrokerId, ClusterState, Outcome, Partition, SourceStatus, TopicPartition, outcome_word, split_outcomes
 from console.core.states import RunState, SubmitPath, WaveState, wave_end_for
 from console.plans.plan import PlanEntry, parse_plan
+from console.core.format import human_duration
 from console.runs.gateway import ClusterGateway
+from console.runs.progress import waiting_on
 from console.runs.throttles import merged, unmerged, wave_throttle
-from console.storage.runs import Run, Wave
+from console.storage.runs import ELECTION_WAVE, Run, Wave
 from console.storage.store import Store
 
 LEASE_S = float(os.environ.get("CONSOLE_RUN_LEASE_S", "30"))
 """A worker that stops without saying so (killed) gives its runs up to another after this long."""
+STUCK_AFTER_S = float(os.environ.get("CONSOLE_STUCK_AFTER_S", "300"))
+"""A running wave that copies nothing and completes nothing for this long flags its run stuck."""
+GONE = "PARTITION_GONE"
+"""The outcome code of an accepted partition that no longer exists (its topic was deleted)."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +49,7 @@ class Step:
 
 class Executor:
     def __init__(self, store: Store, cluster: ClusterGateway, user: str, settle_s: float = 1.5,
-                 poll_s: float = 0.5) -> None:
+                 poll_s: float = 0.5, stuck_after_s: float | None = None) -> None:
         self.store = store
         self.cluster = cluster
         self.user = user
@@ -49,6 +58,8 @@ class Executor:
         """How long to look again before taking "left the list away from its target" as a cancel."""
         self.poll_s = poll_s
         """Pause between looks when reconciling a resumed wave or waiting for configs."""
+        self.stuck_after_s = STUCK_AFTER_S if stuck_after_s is None else stuck_after_s
+        """A running wave with no byte copied and no partition done for this long flags its run stuck."""
 
     # -- stepping --------------------------------------------------------------------------------
     def tick(self, run_id: int) -> Step:
@@ -84,6 +95,8 @@ class Executor:
             return Step(run, None, "waiting: ListPartitionReassignments did not answer")
         wave = next((w for w in self.store.runs.waves(run.id) if w.state.open), None)
         if wave is None:
+            if run.elect_leaders:  # every wave completed: the closing election, then completed
+                return self._elect(run, state)
             return self._finish(run, RunState.COMPLETED)
         if wave.state is WaveState.PENDING:
             if run.state is RunState.PAUSED:
@@ -95,11 +108,14 @@ class Executor:
             return self._submit(run, wave, state)
         if wave.state is WaveState.SUBMITTING:  # a worker stopped between intent and answer: reconcile
             return self._submit(run, wave, state, resuming=True)
+        gone = self._gone(run, wave, state)
         accepted, pending, cancelled = self._wave_status(run, wave, state)
         if cancelled:
             return self._cancelled(run, wave)
         if pending:
-            return Step(run, wave.number, f"wave {wave.number}: {accepted - len(pending)} of {accepted} done")
+            self._watch(run, state, pending, accepted)
+            return Step(run, wave.number, f"wave {wave.number}: {accepted - len(pending)} of {accepted} done"
+                        + (f" ({len(gone)} gone)" if gone else ""))
         self._unthrottle(run, wave.number)
         with self.store.transaction():
             self.store.runs.set_wave(run.id, wave.number, WaveState.COMPLETED)
@@ -125,7 +141,9 @@ class Executor:
         Cancelled: every partition not done has left the list without reaching its target. A
         completed move can look like that for a moment (brokers learn the new replicas a little
         after the controller), so it is confirmed on a second look."""
-        accepted = {o.key for o in self.store.runs.outcomes(run.id, wave.number) if o.accepted}
+        recorded = self.store.runs.outcomes(run.id, wave.number)
+        gone = {o.key for o in recorded if o.code == GONE}
+        accepted = {o.key for o in recorded if o.accepted} - gone
         entries = [e for e in parse_plan(wave.entries_json).entries if e.key in accepted]
 
         def status(s: ClusterState) -> tuple[list[PlanEntry], bool]:
@@ -141,11 +159,160 @@ class Executor:
             pending, cancelled = status(self.cluster.snapshot())
         return len(accepted), pending, cancelled
 
+    def _gone(self, run: Run, wave: Wave, state: ClusterState) -> list[TopicPartition]:
+        """Accepted partitions of the wave that no longer exist (topic deleted, partitions changed):
+        recorded once, with the reason, and no longer waited for."""
+        if state.status.metadata is not SourceStatus.OK:
+            return []  # a partial picture says nothing about what is gone
+        recorded = self.store.runs.outcomes(run.id, wave.number)
+        known = {o.key for o in recorded if o.code == GONE}
+        index, topics = state.partition_index, set(state.topics)
+        new = [o for o in recorded if o.accepted and o.key not in known and o.key not in index]
+        if new:
+            outcomes = [Outcome(o.topic, o.partition, False, GONE,
+                                "its topic was deleted" if o.topic not in topics else "the partition no longer exists")
+                        for o in new]
+            with self.store.transaction():
+                self.store.runs.add_outcomes(run.id, wave.number, outcomes)
+                self.store.audit.record(self.user, run.cluster, "partitions-gone",
+                                        {"run": run.id, "wave": wave.number}, "no longer waited for",
+                                        plan_hash=run.plan_hash, response=[o.to_dict() for o in outcomes])
+        return sorted(known | {o.key for o in new})
+
+    def _watch(self, run: Run, state: ClusterState, pending: list[PlanEntry], accepted: int) -> None:
+        """Note whether the wave still makes progress (bytes copied, partitions done); flag the run
+        stuck, with what it waits on, when it has made none for ``stuck_after_s``."""
+        copied = sum(r.copied_bytes or 0 for e in pending if (p := state.partition_index.get(e.key)) is not None
+                     for r in p.progress(state.logs_known))
+        since = self.store.runs.note_progress(run.id, f"{copied}:{accepted - len(pending)}", state.taken_at)
+        idle = state.taken_at - since
+        was = self.store.runs.stuck(run.id)
+        if idle < self.stuck_after_s:
+            return
+        why = "; ".join(waiting_on(state, [e.key for e in pending])) or "no partition reaches its target"
+        text = f"no progress for {human_duration(idle)}: {why}"
+        self.store.runs.set_stuck(run.id, text)
+        if was is None:  # once, when it becomes stuck
+            self.store.audit.record(self.user, run.cluster, "run-stuck", {"run": run.id}, "stuck",
+                                    plan_hash=run.plan_hash, response={"why": why})
+
     def _cancelled(self, run: Run, wave: Wave) -> Step:
         """The wave's partitions left the list without reaching their targets: cancelled."""
         self._unthrottle(run, wave.number)
         self.store.runs.set_wave(run.id, wave.number, WaveState.CANCELLED)
         return self._finish(self.store.runs.require(run.id), RunState.CANCELLED)
+
+    # -- the closing preferred leader election ----------------------------------------------------
+    def _elect(self, run: Run, state: ClusterState) -> Step:
+        """After the last wave: a preferred leader election of the run's partitions whose first
+        target replica is in sync but does not lead, then the run completes.
+
+        Requests carry at most :data:`REQUEST_LIMIT` partitions, each audited ("elect-leaders":
+        the intent before it, the answer with per-partition outcomes after it); outcomes are kept
+        in wave :data:`ELECTION_WAVE`. Left out: partitions the controller rejected, that are
+        gone, or that were moved again since. One whose first replica is out of sync is recorded
+        as not elected without a request. A partition the election fails for (or a cluster that
+        refuses elections) does not fail the run; a cluster that does not answer is asked again
+        at the next tick. Elections are idempotent: a worker resuming after a request whose
+        answer was never recorded records what leads already and sends the rest again."""
+        if state.status.metadata is not SourceStatus.OK:  # an empty picture would look like "all gone"
+            return Step(run, None, "waiting: Metadata did not answer (needed for the leader election)")
+        recorded = {o.key for o in self.store.runs.outcomes(run.id, ELECTION_WAVE)}
+        index = state.partition_index
+        preferred: dict[TopicPartition, BrokerId] = {}
+        leading: set[TopicPartition] = set()
+        for key, target in self._taken(run).items():
+            p = index.get(key)
+            if key in recorded or p is None or not target or p.reassigning or p.replicas[:1] != target[:1]:
+                continue  # answered already, gone, or moved since
+            if p.leader == target[0]:
+                leading.add(key)
+            else:
+                preferred[key] = target[0]
+        unanswered = self._unanswered_elections(run)
+        found = sorted({k for _, keys in unanswered for k in keys} & leading)
+        out_of_sync = sorted(k for k, b in preferred.items() if b not in index[k].isr)
+        send = sorted(k for k, b in preferred.items() if b in index[k].isr)
+        if unanswered or out_of_sync:
+            again = set(send)
+            with self.store.transaction():
+                self.store.runs.add_outcomes(run.id, ELECTION_WAVE, [
+                    *(Outcome(t, p, True, "ALREADY_ELECTED", "the preferred replica led when the run resumed")
+                      for t, p in found),
+                    *(Outcome(t, p, False, "PREFERRED_NOT_IN_SYNC",
+                              f"not elected: its preferred replica {preferred[(t, p)]} is not in sync") for t, p in out_of_sync)])
+                for intent, keys in unanswered:  # the requests of a worker that stopped before their answer
+                    self.store.audit.record(
+                        self.user, run.cluster, "elect-leaders", {"run": run.id}, "resumed", ref=intent,
+                        plan_hash=run.plan_hash, response={
+                            "already_elected": [[t, p] for t, p in keys if (t, p) in leading],
+                            "sent_again": [[t, p] for t, p in keys if (t, p) in again]})
+                if out_of_sync:
+                    self.store.audit.record(self.user, run.cluster, "elect-leaders", {
+                        "run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in out_of_sync]}, "not sent",
+                        plan_hash=run.plan_hash, response={"error": "the preferred replica is not in sync"})
+        for start in range(0, len(send), REQUEST_LIMIT):
+            chunk = send[start: start + REQUEST_LIMIT]
+            request = {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in chunk]}
+            intent = self.store.audit.record(self.user, run.cluster, "elect-leaders", request, "sending",
+                                             plan_hash=run.plan_hash)
+            try:
+                answer = self.cluster.elect_leaders(chunk)
+            except (AuthorizationFailed, UnsupportedByCluster) as e:  # asking again will not help: none is elected
+                code = "CLUSTER_AUTHORIZATION_FAILED" if isinstance(e, AuthorizationFailed) else "UNSUPPORTED_VERSION"
+                with self.store.transaction():
+                    self.store.runs.add_outcomes(run.id, ELECTION_WAVE, [
+                        Outcome(t, p, False, code, f"{e.message} {e.hint}".strip()) for t, p in send[start:]])
+                    self.store.audit.record(self.user, run.cluster, "elect-leaders", request, "failed", ref=intent,
+                                            plan_hash=run.plan_hash,
+                                            response={"error": e.message, "hint": e.hint, "not_elected": len(send) - start})
+                break
+            except PartiallyApplied as e:  # what was answered is recorded; the next tick sends the rest
+                with self.store.transaction():
+                    self.store.runs.add_outcomes(run.id, ELECTION_WAVE, e.outcomes.values())
+                    self.store.audit.record(self.user, run.cluster, "elect-leaders", request, "partly sent", ref=intent,
+                                            plan_hash=run.plan_hash,
+                                            response={"error": e.message, "outcomes": [o.to_dict() for o in e.outcomes.values()]})
+                if isinstance(e.cause, (AuthorizationFailed, UnsupportedByCluster)):
+                    return Step(run, None, f"leader election partly answered: {e.message}")  # the rest: next tick
+                raise e.cause from None
+            except ConsoleError as e:  # nothing was elected: the next tick asks again
+                self._answer_failed(run, "elect-leaders", request, intent, e)
+                raise
+            outcomes = [answer.get(k) or Outcome(*k, False, "NO_ANSWER", "the controller did not answer for it")
+                        for k in chunk]
+            accepted, rejected = split_outcomes(outcomes)
+            with self.store.transaction():
+                self.store.runs.add_outcomes(run.id, ELECTION_WAVE, outcomes)
+                self.store.audit.record(self.user, run.cluster, "elect-leaders", request,
+                                        outcome_word(len(accepted), len(rejected)), ref=intent, plan_hash=run.plan_hash,
+                                        response=[o.to_dict() for o in outcomes])
+        answers = self.store.runs.outcomes(run.id, ELECTION_WAVE)
+        elected = sum(1 for o in answers if o.accepted)
+        failed = len(answers) - elected
+        return self._finish(run, RunState.COMPLETED, response={"elected": elected, "not_elected": failed},
+                            did="run completed" + (f"; preferred leader election: {elected} elected, {failed} not"
+                                                   if answers else ""))
+
+    def _taken(self, run: Run) -> dict[TopicPartition, tuple[BrokerId, ...]]:
+        """The run's partitions the controller took (neither rejected nor recorded gone), and their targets."""
+        out: dict[TopicPartition, tuple[BrokerId, ...]] = {}
+        for w in self.store.runs.waves(run.id):
+            recorded = self.store.runs.outcomes(run.id, w.number)
+            took = {o.key for o in recorded if o.accepted} - {o.key for o in recorded if not o.accepted}
+            out.update((e.key, e.replicas) for e in parse_plan(w.entries_json).entries if e.key in took)
+        return out
+
+    def _unanswered_elections(self, run: Run) -> list[tuple[int, list[TopicPartition]]]:
+        """This run's "elect-leaders" requests whose answer was never recorded (their worker stopped)."""
+        entries = self.store.audit.entries(run.cluster, "elect-leaders")
+        answered = {e.ref for e in entries if e.ref is not None}
+        out: list[tuple[int, list[TopicPartition]]] = []
+        for e in entries:
+            request = json.loads(e.request) if e.outcome == "sending" and e.id not in answered else None
+            if request is not None and request.get("run") == run.id:
+                out.append((e.id, [(str(t), int(p)) for t, p, *_ in request.get("partitions", [])]))
+        return out
 
     def apply_rate(self, run: Run, rate: int) -> None:
         """Give the brokers the running wave throttles the run's new ``rate`` (the ledger keeps
@@ -297,8 +464,12 @@ class Executor:
         topic_changes: dict[str, dict[str, str | None]] = {}
         done: list[int] = []
         handed: dict[int, str | None] = {}  # entries of this call that took over an earlier "before"
+        topics_there = set(fresh.topics)
         for e in mine:
             before = handed.get(e.id, e.before)
+            if e.kind == "topic" and e.name not in topics_there:  # deleted: its configs went with it
+                done.append(e.id)
+                continue
             if e.kind == "topic":
                 changed, value = unmerged(topics_now.get(e.name, {}).get(e.key), e.added.split(","))
                 if changed:

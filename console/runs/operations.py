@@ -7,28 +7,38 @@ the request and the answer after it).
 
 * :func:`preflight` what a submission would send (findings, waves, bytes, ETA), and
   :func:`two_person_problem` whether the two-person rule lets it go;
-* :func:`save_plan`, :func:`add_note`, :func:`approve`, :func:`start_run`;
+* :func:`save_plan`, :func:`save_rebased_plan` (a stale plan brought up to date, as a new version),
+  :func:`add_note`, :func:`approve`, :func:`start_run`;
 * :func:`pause`, :func:`resume`, :func:`stop`, :func:`change_throttle`;
 * :func:`cancel` (a partition, a topic, a run, everything), :func:`abandon`;
-* :func:`rollback_as_plan`, :func:`sweep` (throttles nothing needs).
+* :func:`rollback_as_plan`, :func:`sweep` (throttles nothing needs);
+* :func:`sign_in`, :func:`resume_session`, :func:`sign_out` (sessions against the users file), and
+  :func:`autosave_draft`, :func:`autosave_undo`, :func:`autosave_stack`, :func:`discard_autosave`
+  (the Drafts page's draft, saved as it is edited; scratch work, not audited).
 """
 
 from __future__ import annotations
 
+import re
+import secrets
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable
+from enum import StrEnum
+from typing import Iterable, Mapping
 
-from console.access.auth import Users, approval_problem
+from console.access.auth import Identity, Users, approval_problem
 from console.core.errors import ConfigError, ConsoleError, PartiallyApplied
-from console.core.model import (BrokerId, ClusterState, Finding, Outcome, Severity, TopicPartition, cluster_key,
-                                outcome_word, split_outcomes)
+from console.core.format import ids_text, plural
+from console.core.limits import FOLLOWER_RATE
+from console.core.model import (BrokerId, ClusterState, Finding, Outcome, Partition, Severity, TopicPartition, cluster_key,
+                                outcome_word, partition_name, split_outcomes)
 from console.core.states import RunState, SubmitPath
-from console.plans.diff import diff
+from console.plans.diff import diff, first_replica_changes
 from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
+from console.plans.rebase import RebaseOptions, rebase
 from console.plans.validate import validate
-from console.runs.cancel import CancelPlan
+from console.runs.cancel import CancelPlan, plan_cancel
 from console.runs.executor import Executor, Step
 from console.runs.gateway import ClusterGateway
 from console.runs.progress import estimate_seconds
@@ -85,11 +95,16 @@ def two_person_problem(store: Store, users: Users | None, plan_id: int | None, p
 
 
 def start_run(store: Store, cluster: ClusterGateway, user: str, state: ClusterState, plan: Plan, name: str,
-              rate: int | None = None, limits: WaveLimits = WaveLimits(), path: SubmitPath = SubmitPath.API) -> int:
+              rate: int | None = None, limits: WaveLimits = WaveLimits(), path: SubmitPath = SubmitPath.API,
+              elect_leaders: bool | None = None) -> int:
     """Record a run of ``plan`` (refused when another active run moves the same partitions, with
     :class:`console.core.errors.ConflictError`); a worker drives it from there. The caller ran
     :func:`preflight` and had it confirmed. ``path`` ZOOKEEPER submits through the pre-2.4 znode
-    (needs ZooKeeper; cannot be cancelled)."""
+    (needs ZooKeeper; cannot be cancelled). ``elect_leaders``: the run ends with a preferred
+    leader election of its partitions; None: when the plan changes some partition's first replica
+    (:func:`console.plans.diff.first_replica_changes`)."""
+    if elect_leaders is None:
+        elect_leaders = first_replica_changes(state, plan)
     if path is SubmitPath.ZOOKEEPER and not cluster.has_zookeeper:
         raise ConfigError("The ZooKeeper path needs the cluster's ZooKeeper connect string.",
                           "Give --zookeeper (or configure it for the cluster).")
@@ -103,9 +118,10 @@ def start_run(store: Store, cluster: ClusterGateway, user: str, state: ClusterSt
         run_id = store.runs.create(NewRun(
             key, name, user, text, rollback(state, plan).to_json(), digest, [Plan(w).to_json() for w in waves],
             [e.key for w in waves for e in w], rate, RunLimits(limits.moves_per_broker, limits.partitions, limits.bytes),
-            path))
+            path, elect_leaders))
         store.audit.record(user, key, "submit", {"run": run_id, "name": name, "waves": len(waves), "rate": rate,
-                                                 "path": path.value}, "run recorded", plan_hash=digest)
+                                                 "path": path.value, "elect_leaders": elect_leaders},
+                           "run recorded", plan_hash=digest)
     return run_id
 
 
@@ -130,6 +146,47 @@ def save_plan(store: Store, user: str, state: ClusterState, cluster_name: str, n
         plan_id = store.plans.save(name, key, plan, rollback(state, plan), user, state.fingerprint())
         store.audit.record(user, key, "plan-saved", {"plan": plan_id, "name": name.strip(), "partitions": len(plan)},
                            "saved", plan_hash=plan_hash(plan))
+    return plan_id
+
+
+_UP_TO_DATE = re.compile(r"^(?P<base>.*) \(up to date, v(?P<version>\d+)\)$")
+
+
+def rebased_name(name: str, taken: Iterable[str]) -> str:
+    """``<name> (up to date, vN)``: N one more than any version of the same base name in ``taken``
+    (and than ``name``'s own), at least 2; a rebased plan's base name is its parent's."""
+    m = _UP_TO_DATE.match(name)
+    base, version = (m["base"], int(m["version"])) if m else (name, 1)
+    for other in taken:
+        o = _UP_TO_DATE.match(other)
+        if o and o["base"] == base:
+            version = max(version, int(o["version"]))
+    return f"{base} (up to date, v{version + 1})"
+
+
+def save_rebased_plan(store: Store, user: str, state: ClusterState, cluster_name: str, parent_id: int,
+                      options: RebaseOptions | None = None) -> int:
+    """Bring saved plan ``parent_id`` up to date against ``state`` (:func:`console.plans.rebase.rebase`:
+    the same targets, the current replicas as the basis, optionally without completed or gone
+    partitions) and save it as a new plan linked to it, under a new version name (never over
+    another plan); returns its id."""
+    parent = store.plans.load(parent_id)
+    if parent is None:
+        raise ConfigError(f"Plan {parent_id} is not in the store.", "Pick a saved plan.")
+    report = rebase(state, parent.plan, options)
+    if not report.plan.entries:
+        raise ConfigError(f"Nothing is left of plan {parent_id} once brought up to date ({report.counts_text()}).",
+                          "Nothing to save: keep the completed or gone partitions, or draft a new plan.")
+    key = cluster_key(state, cluster_name)
+    with store.transaction():
+        name = rebased_name(parent.summary.name, (s.name for s in store.plans.list(key)))
+        plan_id = store.plans.save(name, key, report.plan, rollback(state, report.plan), user, state.fingerprint(),
+                                   parent_id=parent_id)
+        store.audit.record(user, key, "plan-rebased",
+                           {"plan": plan_id, "from": parent_id, "name": name, "partitions": len(report.plan),
+                            "dropped": len(report.dropped),
+                            "since": {k.value: n for k, n in report.counts.items() if n}},
+                           "saved", plan_hash=plan_hash(report.plan))
     return plan_id
 
 
@@ -160,9 +217,11 @@ def stop(store: Store, user: str, run_id: int) -> None:
     _change(store, user, run_id, RunState.STOPPING)
 
 
-def change_throttle(store: Store, cluster: ClusterGateway, user: str, run_id: int, rate: int) -> None:
+def change_throttle(store: Store, cluster: ClusterGateway, user: str, run_id: int, rate: int,
+                    confirm_s: float = 10.0) -> dict[str, str | None]:
     """Change the throttle of an active run: the brokers its running wave throttles get the new
-    rate at once, later waves are throttled at it."""
+    rate at once, later waves are throttled at it. Returns the follower rate each of those brokers
+    reports afterwards (read back for up to ``confirm_s``)."""
     if rate <= 0:
         raise ConfigError("The throttle must be a positive number of bytes/s.", "For example 10000000 (10 MB/s).")
     with store.transaction():
@@ -181,6 +240,14 @@ def change_throttle(store: Store, cluster: ClusterGateway, user: str, run_id: in
                            response={"error": e.message})
         raise
     store.audit.record(user, run.cluster, "throttle-rate", request, "applied", ref=intent, plan_hash=run.plan_hash)
+    ids = tuple(BrokerId(int(b)) for b in brokers)
+    deadline = time.monotonic() + confirm_s
+    while True:
+        got = cluster.describe_configs(ids, ())
+        reported = {str(b): got.brokers.get(str(b), {}).get(FOLLOWER_RATE) for b in ids}
+        if all(v == str(rate) for v in reported.values()) or time.monotonic() > deadline:
+            return reported
+        time.sleep(0.2)
 
 
 # -- cancel and abandon ------------------------------------------------------------------------------
@@ -194,12 +261,83 @@ class CancelResult:
     still_in_flight: tuple[TopicPartition, ...]
 
 
+class CancelVerdict(StrEnum):
+    """What became of one partition an operator asked to cancel."""
+
+    CANCELLED = "cancelled: back to its original replicas"
+    ACCEPTED = "cancel accepted, still leaving the in-flight list"
+    REJECTED = "rejected by the controller"
+    COMPLETED = "already completed: stays moved (its rollback JSON undoes it)"
+    GONE = "no longer in flight (cancelled elsewhere, or its topic is gone)"
+    AT_RISK = "not sent: its original replicas are all out of sync now (needs the override)"
+
+
+@dataclass(frozen=True)
+class CancelReport:
+    """The outcome of a cancel of the set an operator saw, partition by partition."""
+
+    verdicts: tuple[tuple[TopicPartition, CancelVerdict, str], ...]
+    """(partition, verdict, detail such as the controller's error), in the order asked."""
+    result: CancelResult | None
+    """The request's result; None when nothing was left to send."""
+
+    def count(self, verdict: CancelVerdict) -> int:
+        return sum(1 for _, v, _ in self.verdicts if v is verdict)
+
+    def rows(self) -> list[dict[str, str]]:
+        return [{"partition": partition_name(*k), "outcome": v.value, "detail": d} for k, v, d in self.verdicts]
+
+    def summary(self) -> str:
+        parts = [f"{plural(n, 'partition')} {v.name.lower().replace('_', ' ')}" for v in CancelVerdict
+                 if (n := self.count(v))]
+        took = f" in {self.result.seconds_to_accept:.2f} s" if self.result is not None else ""
+        return "; ".join(parts) + took + "."
+
+
+def cancel_seen(store: Store, cluster: ClusterGateway, user: str, cluster_id: str, seen: CancelPlan,
+                ours: dict[TopicPartition, int], force_at_risk: bool = False, wait_s: float = 60.0) -> CancelReport:
+    """Cancel the set the operator saw (``seen``, planned when the dialog opened or the command
+    read the cluster) as the cluster is now: partitions that completed meanwhile stay moved,
+    those no longer in flight are left alone, the rest are cancelled. Never a silent no-op: every
+    call is audited and every partition gets a verdict."""
+    now = cluster.snapshot()
+    index = now.partition_index
+    send: list[Partition] = []
+    verdicts: dict[TopicPartition, tuple[CancelVerdict, str]] = {}
+    for p in seen.cancel:
+        q = index.get(p.key)
+        if q is not None and q.reassigning:
+            if not force_at_risk and not set(q.original) & set(q.isr):
+                verdicts[p.key] = (CancelVerdict.AT_RISK, f"original replicas {ids_text(q.original)}, in sync {ids_text(q.isr)}")
+            else:
+                send.append(q)
+        elif q is not None and q.replicas == p.target:
+            verdicts[p.key] = (CancelVerdict.COMPLETED, f"now on {ids_text(q.replicas)}")
+        else:
+            verdicts[p.key] = (CancelVerdict.GONE, f"now on {ids_text(q.replicas)}" if q is not None else "partition gone")
+    not_sent = {partition_name(*k): v.name.lower() for k, (v, _) in verdicts.items()}
+    asked: dict[str, object] = {"asked": [[t, p] for t, p in (x.key for x in seen.cancel)], "not_sent": not_sent}
+    result = None
+    if send:
+        result = cancel(store, cluster, user, cluster_id, CancelPlan(tuple(send), (), (), ()), ours, wait_s, asked)
+        left = set(result.left)
+        for o in result.accepted:
+            verdicts[o.key] = (CancelVerdict.CANCELLED if o.key in left else CancelVerdict.ACCEPTED, "")
+        for o in result.rejected:
+            verdicts[o.key] = (CancelVerdict.REJECTED, f"{o.code}: {o.message}")
+    else:
+        store.audit.record(user, cluster_id, "cancel", {"cancel": [], **asked}, "nothing left to cancel",
+                           response=not_sent)
+    order = [p.key for p in seen.cancel]
+    return CancelReport(tuple((k, *verdicts[k]) for k in order if k in verdicts), result)
+
+
 def cancel(store: Store, cluster: ClusterGateway, user: str, cluster_id: str, plan: CancelPlan,
-           ours: dict[TopicPartition, int], wait_s: float = 60.0) -> CancelResult:
+           ours: dict[TopicPartition, int], wait_s: float = 60.0, note: Mapping[str, object] | None = None) -> CancelResult:
     """Send ``plan`` (audited before and after), wait up to ``wait_s`` for the partitions to leave
     ListPartitionReassignments, then clean up after the console's runs among them (their
-    throttles come off, they end as cancelled)."""
-    request = {"cancel": [[t, p] for t, p in plan.targets]}
+    throttles come off, they end as cancelled). ``note`` goes into the audited request."""
+    request = {"cancel": [[t, p] for t, p in plan.targets], **(note or {})}
     intent = store.audit.record(user, cluster_id, "cancel", request, "sending")
     t0 = time.perf_counter()
     try:
@@ -236,15 +374,24 @@ def cancel(store: Store, cluster: ClusterGateway, user: str, cluster_id: str, pl
     return CancelResult(tuple(accepted), tuple(rejected), took, left, tuple(sorted(waiting)))
 
 
-def abandon(store: Store, cluster: ClusterGateway, user: str, run_id: int, why: str = "") -> Step:
-    """Stop driving an active run for good: its throttles come off through the ledger, its unsent
-    waves are skipped, and the reassignments it started are left as they are (cancel them
-    separately if they must stop too)."""
+def abandon(store: Store, cluster: ClusterGateway, user: str, run_id: int, why: str = "",
+            cancel_reassignments: bool = False) -> tuple[Step, CancelReport | None]:
+    """Stop driving an active run for good: its throttles come off through the ledger and its
+    unfinished waves are skipped. The reassignments it started are left as they are, unless
+    ``cancel_reassignments``: then they are cancelled too (back to their original replicas)."""
     run = store.runs.require(run_id)
     if not run.active:
         raise ConfigError(f"Run {run_id} is {run.state}: there is nothing to abandon.",
                           "List the runs with `python -m console runs`.")
-    return Executor(store, cluster, user).finish(run, RunState.ABANDONED, {"why": why} if why else None)
+    moving = [k for k, r in store.runs.active_partitions(run.cluster).items() if r == run_id]
+    step = Executor(store, cluster, user).finish(run, RunState.ABANDONED,
+                                                {"why": why, "cancel_reassignments": cancel_reassignments})
+    report = None
+    if cancel_reassignments and moving:
+        state = cluster.snapshot()
+        report = cancel_seen(store, cluster, user, run.cluster, plan_cancel(state, moving, include_others=True), {},
+                             wait_s=30.0)
+    return step, report
 
 
 # -- after a run -----------------------------------------------------------------------------------
@@ -283,3 +430,85 @@ def sweep(store: Store, cluster: ClusterGateway, user: str, leftovers: Iterable[
                 store.runs.ledger_restored(e.id)
         store.audit.record(user, key, "throttle-sweep", request, "removed", ref=intent)
 
+
+# -- sign-in sessions --------------------------------------------------------------------------------
+CONSOLE_WIDE = "*"
+"""The cluster of audit entries about the console as a whole (signing in and out)."""
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    identity: Identity
+    token: str
+    """What the browser keeps (a cookie); the store keeps only its digest."""
+    expires_at: float
+
+
+def sign_in(store: Store, users: Users, name: str, password: str, ttl_s: float) -> SignedIn | None:
+    """Check ``name``'s password against the users file and open a session lasting ``ttl_s``
+    seconds (audited); None, audited as refused, for an unknown user or a wrong password."""
+    who = users.login(name, password)
+    if who is None:
+        store.audit.record(name.strip()[:100] or "(no name)", CONSOLE_WIDE, "sign-in", {"source": "users file"},
+                           "refused")
+        return None
+    token = secrets.token_urlsafe(32)
+    now = time.time()
+    with store.transaction():
+        session = store.sessions.create(token, who.name, now + ttl_s, now)
+        store.audit.record(who.name, CONSOLE_WIDE, "sign-in",
+                           {"source": "users file", "session": session.ref, "hours": round(ttl_s / 3600, 2)},
+                           "signed in")
+    return SignedIn(who, token, session.expires_at)
+
+
+def resume_session(store: Store, users: Users, token: str | None) -> Identity | None:
+    """Who ``token`` signs in, with the roles the users file gives them now; None when the token
+    is unknown, tampered with, expired or signed out, or its user left the users file."""
+    session = store.sessions.get(token)
+    return None if session is None else users.identity_of(session.user)
+
+
+def sign_out(store: Store, token: str | None) -> bool:
+    """End the session of ``token`` in every tab and browser that holds it (audited); False
+    when there was none (already ended or expired)."""
+    with store.transaction():
+        session = store.sessions.delete(token)
+        if session is not None:
+            store.audit.record(session.user, CONSOLE_WIDE, "sign-out", {"session": session.ref}, "signed out")
+    return session is not None
+
+
+# -- autosaved drafts --------------------------------------------------------------------------------
+UNDO_STEPS_KEPT = 20
+UNDO_PARTITIONS_KEPT = 1_000_000
+"""At most this many partitions over the undo steps kept (a million-partition draft keeps one)."""
+
+
+def undo_steps_kept(partitions: int) -> int:
+    """How many undo steps are kept below a draft of ``partitions`` partitions."""
+    return max(1, min(UNDO_STEPS_KEPT, UNDO_PARTITIONS_KEPT // max(1, partitions)))
+
+
+def autosave_draft(store: Store, user: str, cluster_id: str, pos: int, plan: Plan | None) -> None:
+    """``plan`` is ``user``'s draft for the cluster now, at undo position ``pos`` (the steps
+    below it stay for Undo, up to :func:`undo_steps_kept`)."""
+    store.drafts.push(user, cluster_id, pos, plan, undo_steps_kept(len(plan) if plan is not None else 0))
+
+
+def autosave_undo(store: Store, user: str, cluster_id: str, pos: int) -> None:
+    """Undo: the step at ``pos`` is the draft again."""
+    store.drafts.drop_above(user, cluster_id, pos)
+
+
+def autosave_stack(store: Store, user: str, cluster_id: str, steps: list[Plan | None], base: int = 0) -> None:
+    """Save a whole draft with its undo steps (``steps[-1]`` the draft), from position ``base``
+    (a draft started before signing in, adopted by the user who signed in)."""
+    top = steps[-1] if steps else None
+    keep = undo_steps_kept(len(top) if top is not None else 0)
+    kept = steps[-keep - 1:]
+    store.drafts.replace(user, cluster_id, kept, base + len(steps) - len(kept))
+
+
+def discard_autosave(store: Store, user: str, cluster_id: str) -> None:
+    store.drafts.clear(user, cluster_id)

@@ -1,12 +1,15 @@
 """How far a run has come and how long it will take (pure): the ETA before a run (throttle ×
 brokers copying at once), and during it the observed copy rate, the bytes left and the adding
-replicas that stopped growing."""
+replicas that stopped growing; and for the Live page, the copy rate of every adding replica in
+flight (:class:`CopyTracker`)."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
+from console.core.limits import FOLLOWER_RATE, LEADER_RATE
 from console.core.model import BrokerId, ClusterState, ReplicaProgress
 from console.plans.diff import change_of
 from console.plans.plan import PlanEntry
@@ -92,3 +95,108 @@ def bytes_left(state: ClusterState, keys: Iterable[tuple[str, int]]) -> int | No
     return left
 
 
+
+
+def waiting_on(state: ClusterState, keys: Iterable[tuple[str, int]]) -> list[str]:
+    """What the unfinished partitions of ``keys`` wait on, most telling first: adding replicas on a
+    broker that is down, a throttle of 0 on a broker taking part, no leader, or adding replicas
+    that simply do not grow."""
+    rates = state.throttles.broker_map()
+    down: dict[BrokerId, list[str]] = {}
+    zero: dict[BrokerId, list[str]] = {}
+    leaderless: list[str] = []
+    slow: list[str] = []
+    for k in keys:
+        p = state.partition_index.get(k)
+        if p is None or not p.reassigning:
+            continue
+        if p.leader is None:
+            leaderless.append(p.name)
+            continue
+        for b in p.adding:
+            if b in p.isr:
+                continue
+            broker = state.broker(b)
+            if broker is None or not broker.live:
+                down.setdefault(b, []).append(p.name)
+            elif rates.get(str(b), {}).get(FOLLOWER_RATE) == "0" or rates.get(str(p.leader), {}).get(LEADER_RATE) == "0":
+                zero.setdefault(b if rates.get(str(b), {}).get(FOLLOWER_RATE) == "0" else p.leader, []).append(p.name)
+            else:
+                slow.append(f"{p.name} on broker {b}")
+    out = [f"broker {b} is down ({_some(names)} cannot copy to it)" for b, names in sorted(down.items())]
+    out += [f"the throttle on broker {b} is 0 B/s ({_some(names)})" for b, names in sorted(zero.items())]
+    if leaderless:
+        out.append(f"no leader to copy from ({_some(leaderless)})")
+    if slow:
+        out.append(f"adding replicas not growing: {_some(slow)}")
+    return out
+
+
+def _some(names: list[str], shown: int = 5) -> str:
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+ReplicaKey = tuple[str, int, BrokerId]
+"""An adding replica: topic, partition, broker."""
+
+
+class CopyTracker:
+    """Copy rates of every adding replica in flight, observed across successive snapshots of one
+    cluster (the Live page feeds it each refresh; one per cluster is shared by every session
+    watching it, hence the lock).
+
+    A replica's rate is the growth of its log over the samples kept for it: those of the last
+    ``window_s`` seconds, and always at least the last two, so a slow refresh still gives a rate.
+    A replica seen once has no rate yet ("measuring"); one whose log shrank (its copy started
+    over) starts measuring again; one that left the in-flight list, or joined the ISR, is dropped.
+    Snapshots no newer than the last one observed (the same shared snapshot, or a last good one
+    shown while the cluster does not answer) are ignored, and so are snapshots without log sizes.
+    """
+
+    def __init__(self, window_s: float = 60.0, max_samples: int = 30) -> None:
+        self.window_s = window_s
+        self.max_samples = max(2, max_samples)
+        self._samples: dict[ReplicaKey, list[tuple[float, int]]] = {}
+        self._last_at: float | None = None
+        self._lock = threading.Lock()
+
+    def observe(self, state: ClusterState) -> bool:
+        """Take one snapshot in; False when it was ignored (not newer, or no log sizes)."""
+        if not state.logs_known:
+            return False
+        with self._lock:
+            if self._last_at is not None and state.taken_at <= self._last_at:
+                return False
+            self._last_at = now = state.taken_at
+            kept: dict[ReplicaKey, list[tuple[float, int]]] = {}
+            for p in state.in_flight:
+                for r in p.progress(True):
+                    if r.in_isr or r.copied_bytes is None:
+                        continue
+                    key = (p.topic, p.partition, r.broker)
+                    samples = self._samples.get(key, [])
+                    if samples and r.copied_bytes < samples[-1][1]:
+                        samples = []  # the copy started over
+                    samples = samples + [(now, r.copied_bytes)]
+                    recent = [s for s in samples[:-2] if now - s[0] <= self.window_s] + samples[-2:]
+                    kept[key] = recent[-self.max_samples:]
+            self._samples = kept
+        return True
+
+    def rates(self) -> dict[ReplicaKey, float]:
+        """Bytes per second of each adding replica seen in at least two snapshots (0 when its log
+        did not grow). A replica copying but missing here is still being measured."""
+        with self._lock:
+            out = {}
+            for key, samples in self._samples.items():
+                if len(samples) >= 2:
+                    (t0, b0), (t1, b1) = samples[0], samples[-1]
+                    if t1 > t0:
+                        out[key] = max(0.0, (b1 - b0) / (t1 - t0))
+            return out
+
+    def observed_s(self) -> float:
+        """Seconds between the oldest and newest sample kept (how long the rates are measured over)."""
+        with self._lock:
+            spans = [s[-1][0] - s[0][0] for s in self._samples.values() if len(s) >= 2]
+            return max(spans, default=0.0)

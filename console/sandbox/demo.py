@@ -34,7 +34,9 @@ DEMO_REASSIGN_TOPIC = "payments"
 DEMO_THROTTLE_BYTES = 10_000
 
 
-def create_topics(bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS, log: Callable[[str], None] = print) -> None:
+def create_topics(bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS,
+                  log: Callable[[str], None] = print) -> tuple[str, ...]:
+    """Create the topics that do not exist yet; returns the names created."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": "0"})
@@ -47,6 +49,7 @@ def create_topics(bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS, l
                 fut.result()
             except Exception as e:  # noqa: BLE001
                 raise SandboxError(f"Could not create demo topic {name}: {e}.") from None
+    return tuple(t.topic for t in new)
 
 
 def produce(bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS, log: Callable[[str], None] = print,
@@ -183,7 +186,21 @@ def start_demo_reassignment(bootstrap: str, broker_ids: list[int], throttle: int
 
 
 def load_demo(bootstrap: str, broker_ids: list[int], reassignment: bool, log: Callable[[str], None] = print) -> None:
-    create_topics(bootstrap, log=log)
-    produce(bootstrap, log=log)
-    if reassignment:
+    """Demo data in a sandbox, idempotent: the demo topics that are missing are created and filled,
+    and (with ``reassignment``) the throttled demo reassignment starts unless one is in flight."""
+    created = create_topics(bootstrap, log=log)
+    fresh = tuple(t for t in DEMO_TOPICS if t.name in created)
+    if fresh:
+        produce(bootstrap, fresh, log=log)
+    if reassignment and not _in_flight(bootstrap, DEMO_REASSIGN_TOPIC):
         start_demo_reassignment(bootstrap, broker_ids, log=log)
+
+
+def _in_flight(bootstrap: str, topic: str) -> bool:
+    from kafka.admin import KafkaAdminClient
+
+    kp = KafkaAdminClient(bootstrap_servers=bootstrap.split(","), client_id="sandbox-demo")
+    try:
+        return any(tp.topic == topic for tp in kp.list_partition_reassignments())
+    finally:
+        kp.close()

@@ -27,6 +27,7 @@ CREATE TABLE IF NOT EXISTS plans (
     plan_json     TEXT NOT NULL,
     rollback_json TEXT NOT NULL,
     basis_json    TEXT NOT NULL,
+    parent_id     INTEGER,  -- the plan this one was brought up to date from (no FK: the parent may be deleted)
     UNIQUE (cluster, name)
 );
 CREATE TABLE IF NOT EXISTS plan_notes (
@@ -57,6 +58,8 @@ class PlanSummary:
     updated_at: float
     partitions: int
     fingerprint: str | None
+    parent_id: int | None = None
+    """The plan this one was brought up to date from (:func:`console.runs.operations.save_rebased_plan`)."""
 
 
 @dataclass(frozen=True)
@@ -81,16 +84,32 @@ class Approval:
     """The digest of the plan content approved (a changed plan needs a new approval)."""
 
 
-_SUMMARY = "id, name, cluster, author, created_at, updated_at, partitions, fingerprint"
+_SUMMARY = "id, name, cluster, author, created_at, updated_at, partitions, fingerprint, parent_id"
+
+
+def migrate(db: Database) -> None:
+    """Bring a store made by an older console up to :data:`SCHEMA` (columns added since). Reads
+    only, unless a column is missing; checked again under the write lock (another process may be
+    migrating the same file)."""
+    def missing() -> bool:
+        return "parent_id" not in {str(r[1]) for r in db.query("PRAGMA table_info(plans)")}
+
+    if missing():
+        with db.transaction():
+            if missing():
+                db.execute("ALTER TABLE plans ADD COLUMN parent_id INTEGER")
 
 
 class PlanStore:
     def __init__(self, db: Database) -> None:
         self.db = db
+        migrate(db)
 
     def save(self, name: str, cluster: str, plan: Plan, rollback: Plan, author: str,
-             fingerprint: str | None = None) -> int:
-        """Save (or overwrite, by cluster and name) a plan with its rollback; returns its id."""
+             fingerprint: str | None = None, parent_id: int | None = None) -> int:
+        """Save (or overwrite, by cluster and name) a plan with its rollback; returns its id.
+        ``parent_id`` links it to the plan it was brought up to date from (an overwrite without one
+        keeps the link it had)."""
         name = name.strip()
         if not name:
             raise StoreError("A saved plan needs a name.", "Type a name for the draft.")
@@ -102,10 +121,11 @@ class PlanStore:
             if row is None:
                 return db.execute(
                     "INSERT INTO plans (name, cluster, author, created_at, updated_at, partitions, fingerprint, "
-                    "plan_json, rollback_json, basis_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (name, cluster, author, now, *values[1:]))
+                    "plan_json, rollback_json, basis_json, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (name, cluster, author, now, *values[1:], parent_id))
             db.execute("UPDATE plans SET author = ?, updated_at = ?, partitions = ?, fingerprint = ?, plan_json = ?, "
-                       "rollback_json = ?, basis_json = ? WHERE id = ?", (*values, row[0]))
+                       "rollback_json = ?, basis_json = ?, parent_id = COALESCE(?, parent_id) WHERE id = ?",
+                       (*values, parent_id, row[0]))
             return int(row[0])
 
     def list(self, cluster: str | None = None) -> builtins.list[PlanSummary]:
@@ -118,9 +138,10 @@ class PlanStore:
         row = self.db.one(f"SELECT {_SUMMARY}, plan_json, rollback_json, basis_json FROM plans WHERE id = ?", (plan_id,))
         if row is None:
             return None
-        basis = {(t, p): r for t, p, r in msgspec.json.decode(row[10], type=list[tuple[str, int, tuple[BrokerId, ...]]])}
-        plan = parse_plan(row[8])
-        return SavedPlan(PlanSummary(*row[:8]), Plan(plan.entries, basis), row[9])
+        n = _SUMMARY.count(",") + 1  # the summary's columns come first
+        basis = {(t, p): r for t, p, r in msgspec.json.decode(row[n + 2], type=list[tuple[str, int, tuple[BrokerId, ...]]])}
+        plan = parse_plan(row[n])
+        return SavedPlan(PlanSummary(*row[:n]), Plan(plan.entries, basis), row[n + 1])
 
     def delete(self, plan_id: int) -> None:
         with self.db.transaction() as db:

@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS runs (
     bytes_per_wave   INTEGER,
     path             TEXT NOT NULL DEFAULT 'api',
     owner            TEXT,
-    lease_until      REAL
+    lease_until      REAL,
+    elect_leaders    INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS waves (
     run_id       INTEGER NOT NULL REFERENCES runs(id),
@@ -71,8 +72,38 @@ CREATE TABLE IF NOT EXISTS throttle_ledger (
     restored_at REAL
 );
 """
+PROGRESS_SCHEMA = """
+-- When each active run last made progress, and why it is stuck when it is (the executor writes it).
+CREATE TABLE IF NOT EXISTS run_progress (
+    run_id      INTEGER PRIMARY KEY REFERENCES runs(id),
+    progress_at REAL NOT NULL,
+    mark        TEXT NOT NULL,
+    stuck       TEXT
+);
+"""
 _ACTIVE = in_clause(ACTIVE_RUN_STATES)
 _OPEN_WAVES = in_clause((WaveState.SUBMITTING, WaveState.RUNNING))
+_ADDED_COLUMNS = (("runs", "elect_leaders", "INTEGER NOT NULL DEFAULT 0"),)
+"""Columns added after their table was first released: a store created before gets them when opened."""
+
+ELECTION_WAVE = 0
+"""The wave number under which a run's closing preferred leader election keeps its per-partition
+outcomes (waves are numbered from 1, so it never clashes with one)."""
+
+
+def migrate(db: Database) -> None:
+    """Add the columns of :data:`_ADDED_COLUMNS` an older store lacks (looked up and added in one
+    ``BEGIN IMMEDIATE`` transaction, so two processes opening the store at once add each once)."""
+    def missing() -> bool:
+        return any(column not in {str(r[1]) for r in db.query(f"PRAGMA table_info({table})")}
+                   for table, column, _ in _ADDED_COLUMNS)
+
+    if not missing():  # the usual case: no write lock taken just to open the store
+        return
+    with db.transaction() as tx:
+        for table, column, decl in _ADDED_COLUMNS:
+            if column not in {str(r[1]) for r in tx.query(f"PRAGMA table_info({table})")}:
+                tx.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
 
 
 @dataclass(frozen=True)
@@ -100,6 +131,9 @@ class Run:
     """The replication throttle in bytes/s, or None when the run is not throttled."""
     limits: RunLimits
     path: SubmitPath = SubmitPath.API
+    elect_leaders: bool = False
+    """The run ends with a preferred leader election of its partitions (outcomes in wave
+    :data:`ELECTION_WAVE`)."""
 
     @property
     def active(self) -> bool:
@@ -165,23 +199,25 @@ class NewRun:
     rate: int | None
     limits: RunLimits
     path: SubmitPath = SubmitPath.API
+    elect_leaders: bool = False
 
 
 _RUN_COLS = ("id, cluster, name, author, created_at, updated_at, state, plan_json, rollback_json, plan_hash, "
-             "rate, moves_per_broker, per_request, bytes_per_wave, path")
+             "rate, moves_per_broker, per_request, bytes_per_wave, path, elect_leaders")
 _LEDGER_COLS = "id, run_id, wave, kind, name, key, before, added, set_at, restored_at"
 
 
 def _run(row: tuple[Any, ...]) -> Run:
     (i, cluster, name, author, created, updated, state, plan_json, rollback_json, digest, rate, moves, per_request,
-     per_wave, path) = row
+     per_wave, path, elect) = row
     return Run(i, cluster, name, author, created, updated, RunState(state), plan_json, rollback_json, digest, rate,
-               RunLimits(moves, per_request, per_wave), SubmitPath(path))
+               RunLimits(moves, per_request, per_wave), SubmitPath(path), bool(elect))
 
 
 class RunStore:
     def __init__(self, db: Database) -> None:
         self.db = db
+        migrate(db)
 
     # -- runs ----------------------------------------------------------------------------------
     def create(self, new: NewRun) -> int:
@@ -201,10 +237,10 @@ class RunStore:
                         + (f" and {len(clash) - 1} more of this plan's partitions" if len(clash) > 1 else "") + ".",
                         "Wait until that run ends (or cancel it), then review the plan again.")
             run_id = db.execute(
-                f"INSERT INTO runs ({_RUN_COLS.replace('id, ', '', 1)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO runs ({_RUN_COLS.replace('id, ', '', 1)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (new.cluster, new.name, new.author, now, now, RunState.RUNNING.value, new.plan_json, new.rollback_json,
                  new.plan_hash, new.rate, new.limits.moves_per_broker, new.limits.per_request,
-                 new.limits.bytes_per_wave, new.path.value))
+                 new.limits.bytes_per_wave, new.path.value, int(new.elect_leaders)))
             db.executemany("INSERT INTO waves (run_id, number, state, entries_json) VALUES (?, ?, ?, ?)",
                            [(run_id, i + 1, WaveState.PENDING.value, w) for i, w in enumerate(new.waves)])
             return run_id
@@ -314,3 +350,24 @@ class RunStore:
             db.execute("UPDATE throttle_ledger SET restored_at = ? WHERE id = ?", (time.time(), entry_id))
             if hand_over_to is not None:
                 db.execute("UPDATE throttle_ledger SET before = ? WHERE id = ?", (before, hand_over_to))
+
+    # -- progress (is a run stuck?) --------------------------------------------------------------
+    def note_progress(self, run_id: int, mark: str, now: float) -> float:
+        """Record what the run's progress looks like now (``mark``: e.g. bytes copied and partitions
+        done); returns when it last changed."""
+        with self.db.transaction() as db:
+            row = db.one("SELECT progress_at, mark FROM run_progress WHERE run_id = ?", (run_id,))
+            if row is not None and row[1] == mark:
+                return float(row[0])
+            db.execute("INSERT INTO run_progress (run_id, progress_at, mark, stuck) VALUES (?, ?, ?, NULL) "
+                       "ON CONFLICT(run_id) DO UPDATE SET progress_at = excluded.progress_at, mark = excluded.mark, "
+                       "stuck = NULL", (run_id, now, mark))
+            return now
+
+    def set_stuck(self, run_id: int, why: str | None) -> None:
+        """Why the run makes no progress (None: it does, or it ended)."""
+        self.db.execute("UPDATE run_progress SET stuck = ? WHERE run_id = ?", (why, run_id))
+
+    def stuck(self, run_id: int) -> str | None:
+        row = self.db.one("SELECT stuck FROM run_progress WHERE run_id = ?", (run_id,))
+        return None if row is None or row[0] is None else str(row[0])

@@ -11,17 +11,22 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from console.core.paths import store_file
-from console.storage import audit, plans, runs
+from console.storage import audit, drafts, plans, runs, sessions
 from console.storage.db import Database
 
 
 class Store:
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else store_file()
-        self.db = Database(self.path, (plans.SCHEMA, runs.SCHEMA, audit.SCHEMA))
+        self.db = Database(self.path, (plans.SCHEMA, runs.SCHEMA, runs.PROGRESS_SCHEMA, audit.SCHEMA,
+                                        sessions.SCHEMA, drafts.SCHEMA))
         self.plans = plans.PlanStore(self.db)
         self.runs = runs.RunStore(self.db)
         self.audit = audit.AuditLog(self.db)
+        self.sessions = sessions.SessionStore(self.db)
+        """Sign-in sessions (users file)."""
+        self.drafts = drafts.DraftStore(self.db)
+        """Autosaved drafts of the Drafts page, per user and cluster."""
 
     def transaction(self) -> AbstractContextManager[Database]:
         """One transaction around every write inside it (re-entrant)."""

@@ -8,7 +8,8 @@ What it simulates:
   moves to the first in-sync target replica); a cancel (target None) puts R back to R − AR;
 * per-partition errors: ``UNKNOWN_TOPIC_OR_PARTITION``, ``NO_REASSIGNMENT_IN_PROGRESS``,
   ``INVALID_REPLICA_ASSIGNMENT`` (adding on a broker that is not live, empty or duplicate targets),
-  and any code asked for with :meth:`FakeCluster.reject`;
+  and any code asked for with :meth:`FakeCluster.reject` (for elections,
+  :meth:`FakeCluster.reject_election`);
 * copying on a fake clock: :meth:`FakeCluster.advance` copies ``copy_rate`` bytes/s into each
   adding replica, held to the destination broker's ``follower.replication.throttled.rate``
   (shared by its throttled adding replicas) when the topic's follower list throttles it, and 0
@@ -104,6 +105,7 @@ class FakeCluster:
         self.topic_configs: dict[str, dict[str, str]] = {}
         self.legacy: dict[TopicPartition, tuple[BrokerId, ...]] = {}
         self.rejections: dict[TopicPartition, str] = {}
+        self.election_rejections: dict[TopicPartition, str] = {}
         self.calls: list[Call] = []
         self._faults: list[_Fault] = []
 
@@ -182,6 +184,8 @@ class FakeCluster:
             p = self.parts.get(k)
             if p is None:
                 out[k] = Outcome(*k, False, "UNKNOWN_TOPIC_OR_PARTITION", "no such partition")
+            elif k in self.election_rejections:
+                out[k] = Outcome(*k, False, self.election_rejections[k], "election refused by the fake controller, as asked")
             elif p.replicas[0] in p.isr and p.replicas[0] in self.live:
                 p.leader = p.replicas[0]
                 out[k] = Outcome(*k, True)
@@ -260,6 +264,10 @@ class FakeCluster:
     def reject(self, topic: str, partition: int, code: str) -> None:
         """The controller answers ``code`` for this partition from now on."""
         self.rejections[(topic, partition)] = code
+
+    def reject_election(self, topic: str, partition: int, code: str) -> None:
+        """The controller answers ``code`` to a preferred leader election of this partition from now on."""
+        self.election_rejections[(topic, partition)] = code
 
     def stop_broker(self, broker: int) -> None:
         b = BrokerId(broker)

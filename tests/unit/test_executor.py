@@ -347,7 +347,7 @@ def test_an_abandoned_run_leaves_no_throttle_and_the_sweeper_removes_what_nothin
     tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
     assert configs(fake) != BEFORE  # wave 1 is throttled
 
-    step = operations.abandon(store, fake, "ann", run_id, why="the topic's owner asked")
+    step, _ = operations.abandon(store, fake, "ann", run_id, why="the topic's owner asked")
 
     assert step.run.state is RunState.ABANDONED
     assert waves(store, run_id)[1] is WaveState.SKIPPED  # never sent
@@ -508,3 +508,49 @@ def test_a_snapshot_without_configs_when_the_wave_ends_does_not_lose_the_topic_t
     tick(ex, run_id)
     assert run_to_end(ex, fake, run_id)[-1].run.state is RunState.COMPLETED
     assert configs(fake) == BEFORE
+
+
+# -- runs that can never finish end, or say why they wait -----------------------------------------------
+def test_a_run_whose_topic_is_deleted_mid_run_ends_with_the_reason(store: Store) -> None:
+    fake = cluster()
+    run_id = start(store, fake, [("t", 0, (0, 3)), ("u", 0, (2, 3))], limits=WaveLimits(moves_per_broker=5))
+    ex = executor(store, fake)
+    tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
+    fake.delete_topic("t")
+    steps = run_to_end(ex, fake, run_id)
+    assert steps[-1].run.state is RunState.COMPLETED
+    gone = [o for o in store.runs.outcomes(run_id) if o.code == "PARTITION_GONE"]
+    assert [(o.name, o.message) for o in gone] == [("t-0", "its topic was deleted")]
+    assert ("partitions-gone", "no longer waited for") in actions(store)
+    assert configs(fake) == ({1: {LEADER_RATE: "5000"}}, {}) and store.runs.ledger(run_id) == []  # t's configs went with it
+
+
+def test_a_run_that_makes_no_progress_is_flagged_stuck_naming_the_broker(store: Store) -> None:
+    fake = cluster()
+    run_id = start(store, fake, [("t", 0, (0, 3))])
+    ex = Executor(store, fake, "ann", settle_s=0, poll_s=0, stuck_after_s=60)
+    tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
+    fake.stop_broker(3)
+    for _ in range(10):
+        tick(ex, run_id)
+        fake.advance(10)
+    why = store.runs.stuck(run_id)
+    assert why is not None and "broker 3 is down" in why and "t-0" in why, why
+    assert [a for a, _ in actions(store)].count("run-stuck") == 1  # audited once, when it became stuck
+    fake.start_broker(3)
+    run_to_end(ex, fake, run_id)
+    assert store.runs.require(run_id).state is RunState.COMPLETED
+
+
+def test_abandon_can_cancel_the_runs_reassignments_too(store: Store) -> None:
+    fake = cluster(copy_rate=1)
+    run_id = start(store, fake, [("t", 0, (0, 3))])
+    ex = executor(store, fake)
+    tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
+    step, report = operations.abandon(store, fake, "ann", run_id, why="broker 3 is being retired",
+                                      cancel_reassignments=True)
+    assert step.run.state is RunState.ABANDONED and report is not None
+    assert [r["outcome"] for r in report.rows()][0].startswith("cancel")
+    p = fake.snapshot().partition("t", 0)
+    assert p is not None and not p.reassigning and p.replicas == (0, 1)
+    assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []

@@ -1,0 +1,191 @@
+"""Real browser: a cancel click is never lost, even when the set in flight changes while the dialog
+is open (one partition cancelled elsewhere meanwhile); every partition gets a visible outcome.
+Also the on-call figure: from a fresh load of the Live page to the cancel accepted."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from kafka.admin import KafkaAdminClient
+from kafka.structs import TopicPartition
+from playwright.sync_api import Page, expect, sync_playwright
+
+from console.access.auth import SANDBOX_USERS, write_users
+from console.plans.plan import Plan, PlanEntry
+from console.runs.executor import Executor
+from console.runs.gateway import LiveGateway
+from console.runs.operations import start_run
+from console.runs.waves import WaveLimits
+from console.state.reader import ClusterReader
+from console.storage.store import Store
+from tests.conftest import settings_for, wait_for
+from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url  # noqa: F401 - the fixture
+from tests.integration.helpers import clear_throttles, make_topic, set_broker_rates, throttle_topic_all
+
+SLOW = 2_000  # bytes/s: moves stay in flight for the whole test
+
+
+def _sign_in(page: Page) -> None:
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_label("User").fill("operator")
+    sidebar.get_by_role("textbox", name="Password").fill("operator-secret")
+    sidebar.get_by_role("button", name="Sign in").click()
+    expect(sidebar.get_by_text("Signed in as")).to_be_visible(timeout=30_000)
+
+
+def _cancel_elsewhere(bs: str, topic: str, partition: int) -> None:
+    """What another operator (or a script) does meanwhile: AlterPartitionReassignments with no
+    target for one partition (not the official tool's --cancel, which also clears throttles)."""
+    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
+    try:
+        kp.alter_partition_reassignments({TopicPartition(topic, partition): None})
+        wait_for(lambda: TopicPartition(topic, partition) not in kp.list_partition_reassignments(), timeout=60,
+                 what="cancelled elsewhere")
+    finally:
+        kp.close()
+
+
+def _in_flight(bs: str, topic: str) -> set[int]:
+    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
+    try:
+        return {tp.partition for tp in kp.list_partition_reassignments() if tp.topic == topic}
+    finally:
+        kp.close()
+
+
+def test_a_cancel_click_is_never_lost_when_the_set_changes_under_the_dialog(sandbox, app_url, tmp_path,  # noqa: F811
+                                                                             monkeypatch):
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))  # the app's data dir (see the app_url fixture)
+    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+    bs = sandbox.bootstrap_servers
+    topic = "e2e-lost-click"
+    make_topic(bs, topic, 4, 1, 200, assignment=[[0], [0], [1], [1]])
+    set_broker_rates(bs, [0, 1, 2], SLOW)
+    throttle_topic_all(bs, topic)
+    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
+    kp.alter_partition_reassignments({TopicPartition(topic, p): [2] for p in range(4)})
+    kp.close()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1300})
+            page.goto(app_url)
+            expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=60_000)
+            _sign_in(page)
+            page.get_by_text("A topic").click()
+            page.get_by_label("Topic", exact=True).click()
+            page.keyboard.type(topic)
+            page.get_by_role("option", name=topic, exact=True).click()
+            page.get_by_text("Include reassignments this console did not start").click()
+            page.get_by_role("button", name="Cancel…").click()
+            dialog = page.get_by_role("dialog")
+            send = dialog.get_by_role("button", name="Send the cancel for 4 partitions")
+            expect(send).to_be_visible(timeout=30_000)
+
+            # while the dialog is open, one partition is cancelled elsewhere and the page refreshes
+            _cancel_elsewhere(bs, topic, 0)
+            time.sleep(6)  # the Live panel refreshes every 5 s: the picture under the dialog changed
+            expect(send).to_be_visible()  # the dialog still shows what the operator saw
+            send.click()
+            expect(dialog.get_by_text("Outcome:")).to_be_visible(timeout=60_000)
+            expect(dialog.get_by_text(f"{topic}-0", exact=True).first).to_be_attached()
+            expect(page.get_by_text("Traceback")).to_have_count(0)
+            page.screenshot(path=str(tmp_path / "cancel-outcome.png"), full_page=True)
+            page.keyboard.press("Escape")  # closing the dialog leaves the outcome on the page
+            expect(page.get_by_text("Cancel by operator")).to_be_visible(timeout=30_000)
+            browser.close()
+        wait_for(lambda: not _in_flight(bs, topic), timeout=60, what="every remaining partition left the list")
+        audit = Store().audit.entries(action="cancel")
+        sending = [a for a in audit if a.outcome == "sending"]
+        assert len(sending) == 1 and sending[0].user == "operator"
+        request = json.loads(sending[0].request)
+        assert sorted(p for _, p in request["cancel"]) == [1, 2, 3]  # only what was still in flight was sent
+        assert request["not_sent"] == {f"{topic}-0": "gone"}  # and what was not, with why
+        assert [a.outcome for a in audit if a.ref == sending[0].id] == ["accepted"]
+    finally:
+        set_broker_rates(bs, [0, 1, 2], 50_000_000)
+        clear_throttles(bs, [0, 1, 2], [topic])
+
+
+def test_cancel_the_run_from_the_runs_page_keeps_the_click_too(sandbox, app_url, tmp_path, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+    bs = sandbox.bootstrap_servers
+    topic = "e2e-run-cancel"
+    make_topic(bs, topic, 3, 1, 200, assignment=[[0], [0], [1]])
+    store = Store()
+    with ClusterReader(settings_for(sandbox)) as reader:
+        gateway = LiveGateway(reader)
+        run_id = start_run(store, gateway, "ann", reader.snapshot(),
+                           Plan.of([PlanEntry(topic, p, (2,)) for p in range(3)]), "to cancel", rate=SLOW,
+                           limits=WaveLimits(5))
+        first = Executor(store, gateway, "ann")
+        assert first.tick(run_id).did.startswith("wave 1 submitted")  # throttled, sent
+        store.runs.release(run_id, first.owner)  # the console's server drives it from here
+    try:
+        wait_for(lambda: _in_flight(bs, topic) == {0, 1, 2}, timeout=30, what="the wave in flight")
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1300})
+            page.goto(f"{app_url}/runs?run={run_id}")
+            expect(page.get_by_role("heading", name="Runs")).to_be_visible(timeout=60_000)
+            _sign_in(page)
+            page.get_by_role("button", name="Cancel the run…").click()
+            dialog = page.get_by_role("dialog")
+            send = dialog.get_by_role("button", name="Send the cancel for 3 partitions")
+            expect(send).to_be_visible(timeout=30_000)
+            _cancel_elsewhere(bs, topic, 2)
+            send.click()
+            expect(dialog.get_by_text("Outcome:")).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("Traceback")).to_have_count(0)
+            browser.close()
+        wait_for(lambda: not _in_flight(bs, topic), timeout=60, what="the run's partitions left the list")
+        wait_for(lambda: store.runs.require(run_id).state == "cancelled", timeout=60, what="the run marked cancelled")
+        assert not store.runs.ledger(run_id)
+    finally:
+        clear_throttles(bs, [0, 1, 2], [topic])
+
+
+def test_on_call_cancel_from_a_fresh_page_load(sandbox, app_url, tmp_path, monkeypatch):  # noqa: F811
+    """The figure for docs/BENCHMARKS.md: a signed-in operator loads the Live page and cancels
+    everything in flight: two clicks, nothing typed; time from the load to the controller's answer."""
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+    bs = sandbox.bootstrap_servers
+    topic = "e2e-on-call"
+    make_topic(bs, topic, 2, 1, 200, assignment=[[0], [1]])
+    set_broker_rates(bs, [0, 1, 2], SLOW)
+    throttle_topic_all(bs, topic)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1300})
+            page.goto(app_url)
+            expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=60_000)
+            _sign_in(page)
+            kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
+            kp.alter_partition_reassignments({TopicPartition(topic, p): [2] for p in range(2)})
+            kp.close()
+            wait_for(lambda: _in_flight(bs, topic) == {0, 1}, timeout=30, what="in flight")
+            clicks = 0
+            loaded = time.time()
+            page.reload()  # a fresh load by a signed-in operator
+            opener = page.get_by_role("button", name="Cancel…")
+            expect(opener).to_be_enabled(timeout=30_000)
+            opener.click()
+            clicks += 1
+            page.get_by_role("dialog").get_by_role("button", name="Send the cancel for").click()
+            clicks += 1
+            wait_for(lambda: any(a.outcome != "sending" for a in Store().audit.entries(action="cancel")),
+                     timeout=30, every=0.05, what="the controller's answer")
+            answered = [a for a in Store().audit.entries(action="cancel") if a.ref is not None][0]
+            took = answered.at - loaded
+            print(f"on-call cancel: {clicks} clicks, nothing typed, {took:.2f} s from the page load to the answer")
+            (tmp_path / "on-call.json").write_text(json.dumps({"clicks": clicks, "seconds": took}))
+            assert clicks <= 3 and took < 5.0, took
+            browser.close()
+        wait_for(lambda: not _in_flight(bs, topic), timeout=60, what="cancelled")
+    finally:
+        set_broker_rates(bs, [0, 1, 2], 50_000_000)
+        clear_throttles(bs, [0, 1, 2], [topic])

@@ -1,0 +1,63 @@
+"""`make demo` as a person runs it: a sandbox already running without the demo topics gets them and
+the demo reassignment; SIGTERM (or Ctrl-C) stops Streamlit and the sandbox, leaving no process or
+port behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import urllib.request
+from pathlib import Path
+
+from kafka.admin import KafkaAdminClient
+
+from console.sandbox import cluster
+from console.sandbox.cluster import free_port
+from tests.conftest import wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _healthy(port: int) -> bool:
+    try:
+        return urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).status == 200
+    except OSError:
+        return False
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def _processes_of(data_dir: Path) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if str(data_dir) in line and "ps -eo" not in line]
+
+
+def test_make_demo_adds_demo_data_to_a_running_sandbox_and_stops_everything(tmp_path):
+    data = tmp_path / "data"
+    env = dict(os.environ, CONSOLE_DATA_DIR=str(data), PORT=str(free_port()), HEADLESS="true", PYTHONPATH=str(ROOT))
+    port = int(env["PORT"])
+    sb = cluster.up(data / "sandbox")  # a sandbox already running, without the demo topics
+    kp = KafkaAdminClient(bootstrap_servers=sb.bootstrap_servers.split(","))
+    try:
+        assert "payments" not in kp.list_topics()
+        make = subprocess.Popen(["make", "demo"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        try:
+            wait_for(lambda: _healthy(port), timeout=240, what="the console of `make demo`")
+            assert {"orders", "payments", "clickstream"} <= set(kp.list_topics())
+            wait_for(lambda: any(tp.topic == "payments" for tp in kp.list_partition_reassignments()), timeout=60,
+                     what="the demo reassignment in flight")
+        finally:
+            make.send_signal(signal.SIGTERM)  # to make alone, as a service manager would
+            output = make.communicate(timeout=120)[0]
+        wait_for(lambda: _port_free(port), timeout=30, what="the console's port free")
+        wait_for(lambda: not _processes_of(data), timeout=60, what="no sandbox process left")
+        assert cluster.status(data / "sandbox") is None, output
+    finally:
+        kp.close()
+        cluster.down(data / "sandbox")
