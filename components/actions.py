@@ -13,7 +13,7 @@ from components import deps, keys, widgets
 from console.access.auth import load_users
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConflictError, ConsoleError
-from console.core.format import human_duration, plural
+from console.core.format import human_duration, human_rate, plural
 from console.core.model import ClusterState, TopicPartition, cluster_key
 from console.plans.diff import first_replica_changes
 from console.plans.plan import Plan
@@ -101,9 +101,9 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
             rejected = report.count(operations.CancelVerdict.REJECTED)
             status.update(label="Cancel sent" if report.result is not None else "Nothing left to cancel",
                           state="error" if rejected else "complete")
-        sent = report
         st.session_state[keys.CANCEL_SENT] = report
         st.session_state[keys.LAST_ACTION] = f"Cancel by {me.name}: {report.summary()}"
+        st.rerun(scope="fragment")  # the dialog again: the button off, the outcome below it
     if sent is not None:
         st.markdown(f"**Outcome:** {sent.summary()}")
         st.dataframe(sent.rows(), hide_index=True, width="stretch")
@@ -161,13 +161,13 @@ def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed:
     pre = operations.preflight(state, plan.with_basis(reviewed) if not plan.basis else plan, limits, rate)
     bad = pre.errors
     if bad:
-        st.error(f"{len(bad)} errors against the cluster as it is now; nothing was sent. Press “Check again” and "
+        st.error(f"{plural(len(bad), 'error')} against the cluster as it is now; nothing was sent. Press “Check again” and "
                  "review the plan once more.")
         st.code("\n".join(f.message for f in bad[:20]), language=None, wrap_lines=True)
         return
     waves, eta = pre.waves, pre.eta_s
-    st.markdown(f"**{pre.partitions:,} partitions in {len(waves)} wave(s)**, "
-                + (f"throttled at {rate:,} B/s" if rate else "not throttled")
+    st.markdown(f"**{plural(pre.partitions, 'partition')} in {plural(len(waves), 'wave')}**, "
+                + (f"throttled at {human_rate(rate)}" if rate else "not throttled")
                 + (f" (about {human_duration(eta)} at the throttle)" if eta else "")
                 + f"; at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} "
                   "partitions per wave.")
@@ -179,7 +179,8 @@ def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed:
                         help="After the last wave, the first replica of each partition of the run leads where it is "
                              "in sync (in batches, audited). On by default when the plan changes some partition's "
                              "first replica; the review's leaders after assume it.")
-    ack = st.checkbox(f"I acknowledge the {warnings} warnings") if warnings else True
+    ack = st.checkbox("I acknowledge the warning" if warnings == 1 else f"I acknowledge the {warnings} warnings") \
+        if warnings else True
     typed = st.text_input(f"Type the cluster's name (**{settings.name}**) to start")
     if st.button("Start the run", type="primary", disabled=not ack or typed.strip() != settings.name,
                  icon=":material/play_arrow:"):

@@ -68,13 +68,19 @@ def sign_in(users: Users, name: str, password: str) -> operations.SignedIn | Non
     return signed
 
 
-def sign_out() -> None:
-    """End this tab's session everywhere (the store's row goes; the cookie is cleared next run)."""
-    token = st.session_state.pop(keys.SESSION_TOKEN, None)
-    st.session_state.pop(keys.SESSION_COOKIE, None)
+def sign_out() -> str | None:
+    """End this tab's session everywhere (the store's row goes; the cookie is cleared next run);
+    why it could not, or None."""
+    token = st.session_state.get(keys.SESSION_TOKEN)
     if token is not None:
+        try:
+            operations.sign_out(deps.store(), token)
+        except ConsoleError as e:
+            return f"Not signed out: {e.message} {e.hint}"
         st.session_state[keys.SESSION_ENDED] = token
-        operations.sign_out(deps.store(), token)
+    st.session_state.pop(keys.SESSION_TOKEN, None)
+    st.session_state.pop(keys.SESSION_COOKIE, None)
+    return None
 
 
 def _script(js: str) -> None:

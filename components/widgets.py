@@ -12,6 +12,9 @@ from console.access.auth import VIEWER, Identity, load_users
 from console.core.errors import ConfigError, ConsoleError
 from console.core.model import ClusterState, SourceStatus
 from console.access.settings import ConnectionSettings
+from console.core.format import plural
+from console.core.model import Finding
+from typing import Sequence
 
 
 # Sessions watching the same cluster share a snapshot this young (one read, one copy in memory).
@@ -146,8 +149,11 @@ def sign_in_box() -> None:
         if me.source == "users file":
             session.keep_cookie()
             if st.button("Sign out", key="auth.sign_out", help="Signs you out in every tab of this browser."):
-                session.sign_out()
-                st.rerun()
+                problem = session.sign_out()
+                if problem:
+                    st.error(problem)
+                else:
+                    st.rerun()
         return
     session.forget_cookie()
     if me.source == "nobody configured users":
@@ -171,3 +177,24 @@ def sign_in_box() -> None:
 
 def current_user() -> str:
     return identity().name
+
+
+def findings_table(findings: Sequence[Finding]) -> None:
+    """Findings as a table (errors first; message and hint in wide columns: a click on a cell shows
+    all of it) and, below it, every distinct hint in full."""
+    from console.present.findings import finding_hints, finding_rows
+
+    st.dataframe(finding_rows(findings), hide_index=True, width="stretch", placeholder="—", column_config={
+        "message": st.column_config.TextColumn("message", width="large"),
+        "hint": st.column_config.TextColumn("hint", width="large", help="What to do; in full below the table"),
+    })
+    hints = finding_hints(findings)
+    if hints:
+        with st.expander(f"What to do: {plural(len(hints), 'hint')} in full", icon=":material/lightbulb:"):
+            for code, n, hint in hints:
+                st.markdown(f"**{code}** · {n}  \n{_escape(hint)}")
+
+
+def _escape(text: str) -> str:
+    """Plain text safe for st.markdown: no emphasis, links or math from what a hint happens to contain."""
+    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!$<>|~" else c for c in text)

@@ -463,7 +463,8 @@ def _submit(args: argparse.Namespace) -> int:
             print("Nothing to do: every partition is already at its target.", file=sys.stderr)
             return 0
         print(f"Will send {plural(pre.partitions, 'partition')} in {plural(len(pre.waves), 'wave')} "
-              f"(at most {limits.moves_per_broker} adding replicas per broker, {limits.partitions} partitions per wave); "
+              f"(at most {plural(limits.moves_per_broker, 'adding replica')} per broker, "
+              f"{plural(limits.partitions, 'partition')} per wave); "
               f"{human_bytes(pre.bytes_to_copy)} to copy"
               + (f"; throttled at {human_rate(args.throttle)}" if args.throttle else "; not throttled")
               + (f" (about {human_duration(pre.eta_s)})" if pre.eta_s else "") + ".", file=sys.stderr)

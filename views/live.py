@@ -117,7 +117,7 @@ if scope == "Chosen partitions":
 elif scope == "A topic":
     topic = st.selectbox("Topic", sorted({k[0] for k in in_flight.values()}), key=keys.LIVE_CANCEL_TOPIC)
     chosen = [k for k in in_flight.values() if k[0] == topic]
-others = st.checkbox("Include reassignments this console did not start", value=scope == "Everything in flight",
+others = st.checkbox("Include reassignments this console did not start (always, for everything in flight)",
                      disabled=scope == "Everything in flight", key=keys.LIVE_CANCEL_OTHERS)
 me = widgets.identity()
 if not me.can("cancel"):

@@ -8,8 +8,8 @@ import streamlit as st
 
 from components import charts, deps, keys, widgets
 from console.present import live
-from console.present.findings import finding_rows
 from console.core.errors import ConsoleError
+from console.core.format import plural
 from console.runs import operations
 from console.runs.throttles import leftover_throttles
 
@@ -33,7 +33,7 @@ m[3].metric("Truly under-replicated", n.under_replicated)
 
 st.subheader("Brokers")
 rows = live.broker_rows(state)
-st.dataframe(rows, hide_index=True, width="stretch", column_config={"bytes": None})
+st.dataframe(rows, hide_index=True, width="stretch", placeholder="—", column_config={"bytes": None})
 st.altair_chart(charts.broker_bytes(rows), width="stretch")
 
 st.subheader("Replication throttles set now")
@@ -41,13 +41,13 @@ thr = live.throttle_rows(state)
 if thr:
     st.dataframe(thr, hide_index=True, width="stretch")
 else:
-    st.write("None.")
+    st.write("No replication throttle is set.")
 left = leftover_throttles(state)
 if left:
-    st.warning(f"{len(left)} throttle setting(s) that nothing in flight needs: they slow down any replica that "
-               "falls out of sync.")
-    st.dataframe([{"on": f"{lo.kind} {lo.name}", "config": lo.key, "value": lo.value} for lo in left],
-                 hide_index=True, width="stretch")
+    st.warning(f"{plural(len(left), 'throttle setting')} that nothing in flight needs: they slow down any replica "
+               "that falls out of sync.")
+    st.dataframe([{"on": f"{lo.kind} {lo.name}", "config": lo.key, "value": live.throttle_value_text(lo.key, lo.value)}
+                  for lo in left], hide_index=True, width="stretch")
     me = widgets.identity()
     if not me.can("throttle"):
         st.caption(me.why_not("throttle"))
@@ -59,8 +59,7 @@ if left:
             st.error(f"{e.message} {e.hint}")
 
 st.subheader("Findings")
-found = finding_rows(state.findings)
-if found:
-    st.dataframe(found, hide_index=True, width="stretch")
+if state.findings:
+    widgets.findings_table(state.findings)
 else:
     st.write("The Admin API and ZooKeeper agree; nothing to report.")

@@ -10,7 +10,7 @@ import streamlit as st
 from components import actions, charts, deps, keys, widgets
 from console.present import findings as findings_view, review
 from console.plans.diff import PlanDiff, diff
-from console.core.format import human_bytes
+from console.core.format import human_bytes, human_rate, plural
 from console.core.errors import ConsoleError
 from console.core.model import ClusterState, Finding, Severity, cluster_key
 from console.core.errors import PlanFormatError
@@ -22,6 +22,8 @@ from console.plans.rebase import RebaseOptions, Since, rebase, report_rows
 
 PAGE_SIZE = 50
 SHOWN_FINDINGS = 2_000
+KB = 1024
+"""The throttle input's unit: the KB every size and rate on the pages is printed in."""
 
 
 class ReviewBundle(NamedTuple):
@@ -47,7 +49,7 @@ default = options.index(int(wanted)) if wanted and wanted.isdigit() and int(want
 choice = st.selectbox(
     "Plan", options, index=default,
     format_func=lambda i: "Upload a plan file…" if i is None else
-    f"#{i} {by_id[i].name} · {by_id[i].partitions:,} partitions · {by_id[i].author} · "
+    f"#{i} {by_id[i].name} · {plural(by_id[i].partitions, 'partition')} · {by_id[i].author} · "
     f"{datetime.fromtimestamp(by_id[i].updated_at):%Y-%m-%d %H:%M}")
 
 plan_id: int | None = None
@@ -85,7 +87,7 @@ def check(state: ClusterState) -> ReviewBundle | None:
     except PlanFormatError as e:
         st.error(e.message + "\n\n" + e.hint)
         return None
-    with st.spinner(f"Checking {len(plan):,} partitions against the cluster…"):
+    with st.spinner(f"Checking {plural(len(plan), 'partition')} against the cluster…"):
         d = diff(state, plan, elect=None)  # leaders after: with the closing election a run has by default
         return ReviewBundle(plan, d, validate(state, plan, d), rollback(state, plan).to_json(), state)
 
@@ -124,9 +126,10 @@ m[3].metric("Leaders changing", f"{summary['leaders_changing']:,}",
 m[4].metric("Bytes to copy", human_bytes(d.bytes_to_copy) + ("" if d.sizes_known else " +?"))
 m[5].metric("Errors / warnings", f"{n['error']:,} / {n['warning']:,}")
 if n["error"]:
-    st.error(f"**{n['error']:,} errors**: this plan must not be submitted as it is. They are listed first below.")
+    st.error(f"**{plural(n['error'], 'error')}**: this plan must not be submitted as it is. "
+             f"{'It is' if n['error'] == 1 else 'They are'} listed first below.")
 elif n["warning"]:
-    st.warning(f"No errors; {n['warning']:,} warnings to acknowledge before submitting.")
+    st.warning(f"No errors; {plural(n['warning'], 'warning')} to acknowledge before submitting.")
 else:
     st.success("No errors and no warnings.")
 
@@ -138,7 +141,7 @@ if n["info"] and st.toggle(f"Show the {n['info']:,} info findings too (no change
 if len({f.code for f in shown}) > 1 or len(shown) > 50:
     st.dataframe(findings_view.finding_summary(shown), hide_index=True)
 if shown:  # errors come first; only the rows shown become table rows
-    st.dataframe(findings_view.finding_rows(shown[:SHOWN_FINDINGS]), hide_index=True, width="stretch")
+    widgets.findings_table(shown[:SHOWN_FINDINGS])
     if len(shown) > SHOWN_FINDINGS:
         st.caption(f"The first {SHOWN_FINDINGS:,} of {len(shown):,} findings (errors first); "
                    "`python -m console validate --json` lists them all.")
@@ -156,14 +159,15 @@ if plan_id is not None and plan.basis and any(f.code in changed_codes for f in f
                     "to this one (this one stays as it is).")
         o1, o2 = st.columns(2)
         done, gone = since.counts[Since.COMPLETED], since.counts[Since.GONE]
-        drop_completed = o1.checkbox(f"Drop the {done:,} partitions already at their target", value=False,
+        drop_completed = o1.checkbox(f"Drop the {plural(done, 'partition')} already at their target", value=False,
                                      disabled=not done, key=keys.REVIEW_DROP_COMPLETED)
-        drop_gone = o2.checkbox(f"Drop the {gone:,} partitions that are gone", value=bool(gone), disabled=not gone,
+        drop_gone = o2.checkbox(f"Drop the {plural(gone, 'partition')} that {'is' if gone == 1 else 'are'} gone",
+                                value=bool(gone), disabled=not gone,
                                 key=keys.REVIEW_DROP_GONE, help="Kept, they stay errors (unknown topic or partition).")
         chosen = RebaseOptions(drop_completed=drop_completed, drop_gone=drop_gone)
         up = rebase(state, plan, chosen) if drop_completed or drop_gone else since
         st.dataframe(report_rows(up, only_changed=True, limit=SHOWN_FINDINGS), hide_index=True, width="stretch")
-        st.caption(f"The new plan: {len(up.plan):,} partitions ({len(up.dropped):,} dropped), "
+        st.caption(f"The new plan: {plural(len(up.plan), 'partition')} ({len(up.dropped):,} dropped), "
                    f"{up.left_to_do:,} of them to change.")
         if st.button("Save as a new plan, up to date", icon=":material/update:", disabled=not up.plan.entries):
             try:
@@ -188,13 +192,13 @@ if view == "Brokers":
                                   key=keys.REVIEW_METRIC) or "replicas"
     brows = review.broker_rows(d)
     st.altair_chart(charts.broker_before_after(brows, metric), width="stretch")
-    st.dataframe(brows, hide_index=True, width="stretch",
-                 column_config={k: None for k in ("replicas before", "replicas after", "bytes before", "bytes after")})
+    st.dataframe(brows, hide_index=True, width="stretch", placeholder="—",
+                 column_config={k: None for k in review.NUMERIC_BROKER_COLUMNS})
 elif view == "Movement":
     flows = review.flow_rows(d)
     if flows:
         st.plotly_chart(charts.movement_sankey(flows), width="stretch")
-        st.dataframe(flows, hide_index=True, width="stretch")
+        st.dataframe(review.flow_table(d), hide_index=True, width="stretch")
     else:
         st.write("No replica is copied: nothing moves between brokers.")
 elif view in ("Replicas before/after", "Partitions"):
@@ -239,12 +243,13 @@ elif blocked:
 else:
     s1, s2, s3 = st.columns(3)
     kb = s1.number_input("Throttle (KB/s, 0: none)", 0, 10_000_000, 10_000, step=1_000, key=keys.REVIEW_RATE)
+    s1.caption(f"= {human_rate(int(kb) * KB)} per broker (1 KB = 1024 bytes)" if kb else "= not throttled")
     moves = s2.number_input("Adding replicas per broker per wave", 1, 100, 5, key=keys.REVIEW_MOVES)
     per_wave = s3.number_input("Partitions per wave", 1, 2_000, 500, key=keys.REVIEW_PER_WAVE)
     if st.button("Submit…", type="primary", icon=":material/play_arrow:"):
         actions.open_dialog(actions.submit_dialog, settings, plan,
                             by_id[plan_id].name if plan_id is not None else "uploaded plan",
-                            state, n["warning"], int(kb) * 1_000 or None,
+                            state, n["warning"], int(kb) * KB or None,
                             WaveLimits(int(moves), int(per_wave)), plan_id, d.elect)
 
 st.subheader("Downloads")

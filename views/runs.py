@@ -9,7 +9,7 @@ import streamlit as st
 
 from components import actions, deps, keys, widgets
 from console.core.errors import ConsoleError
-from console.core.format import human_bytes, human_duration, human_rate
+from console.core.format import human_bytes, human_duration, human_rate, plural
 from console.core.model import cluster_key
 from console.core.states import RunState, SubmitPath, WaveState
 from console.plans.plan import parse_plan
@@ -48,9 +48,9 @@ else:
         now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
         rows = history.wave_rows(now, store.runs.waves(run_id), store.runs.outcomes(run_id))
         st.markdown(f"**Run {run.id}** · {run.state} · by {run.author}"
-                    + (f" · throttle {run.rate:,} B/s" if run.rate else " · not throttled")
+                    + (f" · throttle {history.throttle_text(run.rate)}" if run.rate else " · not throttled")
                     + (" · ends with a preferred leader election" if run.elect_leaders else ""))
-        st.dataframe(rows, hide_index=True, width="stretch", column_config={
+        st.dataframe(rows, hide_index=True, width="stretch", placeholder="—", column_config={
             "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%d%%")})
         running = next((w for w in store.runs.waves(run_id) if w.state is WaveState.RUNNING), None)
         if running is not None and run.active:
@@ -61,7 +61,7 @@ else:
             later = [parse_plan(w.entries_json).entries for w in store.runs.waves(run_id) if w.state is WaveState.PENDING]
             after = estimate_seconds(now, later, run.rate) or 0.0
             p1, p2, p3 = st.columns(3)
-            p1.metric("Observed copy rate", f"{human_bytes(int(rate))}/s" if rate else "measuring…")
+            p1.metric("Observed copy rate", human_rate(rate) if rate else "measuring…")
             p2.metric("Left in this wave", human_bytes(left) if left is not None else "unknown")
             p3.metric("ETA", human_duration(left / rate + after) if rate and left is not None else "…",
                       help="This wave at the observed rate, the waves after it at the throttle.")
@@ -73,16 +73,17 @@ else:
         outcomes = store.runs.outcomes(run_id)
         rejected = history.rejected_rows(outcomes)
         if rejected:
-            st.error(f"{len(rejected)} partition(s) rejected by the controller:")
-            st.dataframe(rejected, hide_index=True)
+            st.error(f"{plural(len(rejected), 'partition')} rejected by the controller:")
+            st.dataframe(rejected, hide_index=True, placeholder="—")
         election = history.election_line(run, outcomes)
         if election:
             st.caption(election)
         not_elected = history.not_elected_rows(outcomes)
         if not_elected:
-            st.warning(f"The preferred leader was not elected for {len(not_elected)} partition(s); they keep the "
-                       "leader they had (the run completed all the same):")
-            st.dataframe(not_elected, hide_index=True)
+            st.warning(f"The preferred leader was not elected for {plural(len(not_elected), 'partition')}; "
+                       f"{'it keeps' if len(not_elected) == 1 else 'they keep'} the leader "
+                       f"{'it' if len(not_elected) == 1 else 'they'} had (the run completed all the same):")
+            st.dataframe(not_elected, hide_index=True, placeholder="—")
 
     progress()
     run = by_id[run_id]
@@ -106,6 +107,7 @@ else:
         if run.state is not RunState.STOPPING and c2.button("Stop after this wave", icon=":material/stop:"):
             change(operations.stop)
         rate = c3.number_input("Throttle (B/s)", 1, 10**12, run.rate or 10_000_000, key=keys.RUNS_RATE)
+        c3.caption(f"= {human_rate(int(rate))} per broker")
         if c3.button("Change the throttle"):
             try:
                 reported = operations.change_throttle(store, deps.gateway(settings), me.name, run_id, int(rate))

@@ -13,6 +13,10 @@ The users file (``CONSOLE_USERS_FILE``, default ``<data dir>/users.json``)::
 
 ``emails`` gives roles to people signed in through Streamlit's authentication. Without a users
 file and without Streamlit authentication, everyone is a viewer.
+
+A sign-in against the users file opens a server-side session
+(:func:`console.runs.operations.sign_in`, lasting :func:`session_ttl_s`); each use takes the
+user's roles from the file as it is then (:meth:`Users.identity_of`).
 """
 
 from __future__ import annotations

@@ -224,16 +224,21 @@ class KafkaGateway:
         for start in range(0, len(items), batch):
             chunk = items[start: start + batch]
             try:
-                answer = admin.elect_leaders(ElectionType.PREFERRED, [CTP(t, p) for t, p in chunk],
-                                             request_timeout=self.settings.timeout_s).result(timeout=self.settings.timeout_s + 1)
+                # no request_timeout/operation_timeout: confluent-kafka 2.16's binding refuses either
+                # ("SystemError: more argument specifiers than keyword list entries"); the wait for
+                # the answer is bounded here instead
+                answer = admin.elect_leaders(ElectionType.PREFERRED, [CTP(t, p) for t, p in chunk]
+                                             ).result(timeout=self.settings.timeout_s + 1)
             except Exception as e:  # noqa: BLE001
                 err = translate(e, "ElectLeaders")
                 raise (PartiallyApplied(err, out) if out else err) from None
             for tp, error in answer.items():
-                code = str(error.args[0].name()) if error is not None and error.args else None
-                ok = error is None or code == "ELECTION_NOT_NEEDED"
-                out[(tp.topic, tp.partition)] = Outcome(tp.topic, tp.partition, ok, None if ok else code,
-                                                        None if ok else str(error))
+                # a KafkaError per partition (a KafkaException wrapping one in older releases)
+                kerr = error.args[0] if isinstance(error, BaseException) and error.args else error
+                code = None if kerr is None else str(kerr.name()) if hasattr(kerr, "name") else type(kerr).__name__
+                ok = kerr is None or code == "ELECTION_NOT_NEEDED"
+                text = None if ok else str(kerr.str()) if hasattr(kerr, "str") else str(kerr)
+                out[(tp.topic, tp.partition)] = Outcome(tp.topic, tp.partition, ok, None if ok else code, text)
         return out
 
     def alter_configs(self, brokers: Mapping[BrokerId, Mapping[str, str | None]],

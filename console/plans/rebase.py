@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, NamedTuple
 
+from console.core.format import ids_text
 from console.core.model import BrokerId, ClusterState, Keyed, Partition, TopicPartition
 from console.plans.plan import Plan, PlanEntry
 
@@ -159,7 +160,7 @@ class RebaseReport:
 
 
 def _ids(ids: Iterable[int]) -> str:
-    return ",".join(map(str, ids)) or "none"
+    return ids_text(ids, "none")
 
 
 def _kind(entry: PlanEntry, p: Partition | None, was: tuple[BrokerId, ...] | None) -> Since:

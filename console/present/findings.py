@@ -27,19 +27,16 @@ def finding_rows(findings: Iterable[Finding]) -> list[dict[str, object]]:
             for f in ordered]
 
 
-def finding_hints(findings: Iterable[Finding], limit: int = 50) -> list[str]:
-    """What to do, in full: each distinct hint once (errors first), with how many findings give it and
-    their code; at most ``limit`` lines (then a line saying how many more)."""
+def finding_hints(findings: Iterable[Finding]) -> list[tuple[str, str, str]]:
+    """What to do, in full: each distinct (code, hint) once, errors first then the most frequent,
+    as (code, ``3 findings``, hint)."""
     seen: dict[tuple[str, str], tuple[Severity, int]] = {}
     for f in findings:
         if f.hint:
             sev, n = seen.get((f.code, f.hint), (f.severity, 0))
             seen[(f.code, f.hint)] = (sev, n + 1)
     ordered = sorted(seen.items(), key=lambda kv: (kv[1][0].rank, -kv[1][1], kv[0][0]))
-    lines = [f"**{code}** ({plural(n, 'finding')}): {hint}" for (code, hint), (_, n) in ordered[:limit]]
-    if len(ordered) > limit:
-        lines.append(f"… and {plural(len(ordered) - limit, 'other hint')}.")
-    return lines
+    return [(code, plural(n, "finding"), hint) for (code, hint), (_, n) in ordered]
 
 
 

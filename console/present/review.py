@@ -7,11 +7,15 @@ from dataclasses import asdict
 from typing import Any, Iterable, Mapping, Sequence
 
 from console.plans.diff import PartitionChange, PlanDiff
-from console.core.format import human_bytes, ids_text, table_text
+from console.core.format import human_bytes, ids_text, plural, table_text
 from console.core.model import BrokerId, ClusterState, Finding, Severity
 
 def rack_map(state: ClusterState) -> dict[BrokerId, str]:
     return {b.id: b.rack for b in state.brokers if b.rack}
+
+
+def _leader(b: BrokerId | None) -> str:
+    return "none" if b is None else str(b)
 
 
 def change_row(c: PartitionChange, racks: Mapping[BrokerId, str]) -> dict[str, Any]:
@@ -30,7 +34,8 @@ def change_row(c: PartitionChange, racks: Mapping[BrokerId, str]) -> dict[str, A
         "target": ids_text(c.target),
         "AR": ids_text(c.adding),
         "RR": ids_text(c.removing),
-        "leader": f"{c.leader_before} → {c.leader_after}" if c.leader_before != c.leader_after else str(c.leader_after),
+        "leader": f"{_leader(c.leader_before)} → {_leader(c.leader_after)}" if c.leader_before != c.leader_after
+        else _leader(c.leader_after),
         "racks before": rk(c.current),
         "racks after": rk(c.target),
         "log dirs": ",".join(c.log_dirs) if c.log_dirs else "any",
@@ -45,7 +50,13 @@ def change_rows(d: PlanDiff, racks: Mapping[BrokerId, str], changes: Iterable[Pa
     return [change_row(c, racks) for c in (d.changes if changes is None else changes)]
 
 
+NUMERIC_BROKER_COLUMNS = ("replicas before", "replicas after", "bytes before", "bytes after")
+"""Columns of :func:`broker_rows` kept as numbers for the before/after chart (the page hides them)."""
+
+
 def broker_rows(d: PlanDiff) -> list[dict[str, Any]]:
+    """Per broker before and after; bytes human (``copied in``: what it receives, ``copied out``:
+    what it sends as leader), plus the numbers of :data:`NUMERIC_BROKER_COLUMNS` for the chart."""
     return [
         {
             "broker": b.broker, "rack": b.rack or "", "known": b.known,
@@ -54,7 +65,7 @@ def broker_rows(d: PlanDiff) -> list[dict[str, Any]]:
             "arriving": b.arriving, "leaving": b.leaving,
             "leaders before": b.leaders_before, "leaders after": b.leaders_after,
             "bytes before": b.bytes_before, "bytes after": b.bytes_after,
-            "bytes in": b.bytes_in, "bytes out": b.bytes_out,
+            "copied in": human_bytes(b.bytes_in), "copied out": human_bytes(b.bytes_out),
             "disk": f"{human_bytes(b.bytes_before)} → {human_bytes(b.bytes_after)}",
         }
         for b in d.brokers
@@ -62,11 +73,21 @@ def broker_rows(d: PlanDiff) -> list[dict[str, Any]]:
 
 
 def rack_rows(d: PlanDiff) -> list[dict[str, Any]]:
-    return [asdict(r) for r in d.racks]
+    """Per rack before and after, in words and human bytes."""
+    return [{"rack": r.rack, "replicas": f"{r.replicas_before} → {r.replicas_after}", "arriving": r.arriving,
+             "leaving": r.leaving, "disk": f"{human_bytes(r.bytes_before)} → {human_bytes(r.bytes_after)}",
+             "copied in": human_bytes(r.bytes_in)} for r in d.racks]
 
 
 def flow_rows(d: PlanDiff) -> list[dict[str, Any]]:
+    """Who sends to whom, in numbers (the Sankey chart and ``diff --json``)."""
     return [{"from": f.source, "to": f.destination, "replicas": f.replicas, "bytes": f.bytes} for f in d.flows]
+
+
+def flow_table(d: PlanDiff) -> list[dict[str, Any]]:
+    """Who sends to whom, as a person reads it (the Review page and ``diff`` text)."""
+    return [{"from broker": f.source, "to broker": f.destination, "replicas": f.replicas,
+             "to copy": human_bytes(f.bytes)} for f in d.flows]
 
 
 
@@ -82,7 +103,7 @@ def diff_json(d: PlanDiff, racks: Mapping[BrokerId, str]) -> dict[str, Any]:
             for c in d.changes
         ],
         "brokers": [asdict(b) for b in d.brokers],
-        "racks": rack_rows(d),
+        "racks": [asdict(r) for r in d.racks],
         "flows": flow_rows(d),
     }
 
@@ -90,8 +111,13 @@ def diff_json(d: PlanDiff, racks: Mapping[BrokerId, str]) -> dict[str, Any]:
 def diff_text(d: PlanDiff, racks: Mapping[BrokerId, str], limit: int = 200) -> str:
     s = d.summary()
     kinds = ", ".join(f"{n} {k}" for k, n in s["kinds"].items() if n)  # type: ignore[attr-defined]
-    head = (f"{s['partitions']} partitions in the plan ({kinds}); {s['replicas_added']} replicas added, "
-            f"{s['replicas_removed']} removed, {s['leaders_changing']} leaders change; "
+    def n(key: str) -> int:
+        value = s[key]
+        return value if isinstance(value, int) else 0
+
+    head = (f"{plural(n('partitions'), 'partition')} in the plan ({kinds}); {plural(n('replicas_added'), 'replica')} "
+            f"added, {n('replicas_removed')} removed, {plural(n('leaders_changing'), 'leader')} "
+            f"{'changes' if n('leaders_changing') == 1 else 'change'}; "
             f"{human_bytes(d.bytes_to_copy)} to copy" + ("" if d.sizes_known else " (some sizes unknown)") + ".")
     moving = d.changed
     rows = change_rows(d, racks, moving[:limit])
@@ -103,7 +129,7 @@ def diff_text(d: PlanDiff, racks: Mapping[BrokerId, str], limit: int = 200) -> s
                      + (f"\n... and {len(moving) - limit} more (use --json for all)" if len(moving) > limit else ""))
     if d.flows:
         parts.append("Movement (leader → new replica):\n" + table_text(
-            [{**r, "bytes": human_bytes(r["bytes"])} for r in flow_rows(d)], ["from", "to", "replicas", "bytes"]))
+            flow_table(d), ["from broker", "to broker", "replicas", "to copy"]))
     return "\n\n".join(parts)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from console.core.format import ids_text
+from console.core.format import ids_text, plural
 from console.core.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
 
 
@@ -37,13 +37,13 @@ class CancelPlan:
         return {p.key: None for p in self.cancel}
 
     def explain(self) -> list[str]:
-        lines = [f"Cancel {len(self.cancel)} reassignment(s): each partition goes back to its original "
+        lines = [f"Cancel {plural(len(self.cancel), 'reassignment')}: each partition goes back to its original "
                  "replicas (the adding replicas are dropped). Partitions whose reassignment already "
                  "completed stay where they are; their way back is the rollback JSON."]
         for p in self.cancel:
             lines.append(f"  {p.name}: {ids_text(p.replicas, 'none')} → back to {ids_text(p.original, 'none')} (dropping {ids_text(p.adding, 'none')})")
         if self.not_ours:
-            lines.append(f"Left alone: {len(self.not_ours)} reassignment(s) this console did not start "
+            lines.append(f"Left alone: {plural(len(self.not_ours), 'reassignment')} this console did not start "
                          f"({', '.join(p.name for p in self.not_ours[:10])}{' …' if len(self.not_ours) > 10 else ''}); "
                          "include them explicitly to cancel them too.")
         if self.at_risk:

@@ -32,6 +32,9 @@ from console.storage.store import Store
 
 LEASE_S = float(os.environ.get("CONSOLE_RUN_LEASE_S", "30"))
 """A worker that stops without saying so (killed) gives its runs up to another after this long."""
+ELECTION_ATTEMPTS = 10
+"""Requests of a run's closing leader election that may go unanswered before the run completes
+without it (its waves are done: the election is not worth waiting for forever)."""
 STUCK_AFTER_S = float(os.environ.get("CONSOLE_STUCK_AFTER_S", "300"))
 """A running wave that copies nothing and completes nothing for this long flags its run stuck."""
 GONE = "PARTITION_GONE"
@@ -213,7 +216,8 @@ class Executor:
         gone, or that were moved again since. One whose first replica is out of sync is recorded
         as not elected without a request. A partition the election fails for (or a cluster that
         refuses elections) does not fail the run; a cluster that does not answer is asked again
-        at the next tick. Elections are idempotent: a worker resuming after a request whose
+        at the next tick, up to :data:`ELECTION_ATTEMPTS` requests in all, after which the rest
+        is recorded as not elected and the run completes. Elections are idempotent: a worker resuming after a request whose
         answer was never recorded records what leads already and sends the rest again."""
         if state.status.metadata is not SourceStatus.OK:  # an empty picture would look like "all gone"
             return Step(run, None, "waiting: Metadata did not answer (needed for the leader election)")
@@ -229,10 +233,19 @@ class Executor:
                 leading.add(key)
             else:
                 preferred[key] = target[0]
-        unanswered = self._unanswered_elections(run)
+        unanswered, errors = self._election_log(run)
         found = sorted({k for _, keys in unanswered for k in keys} & leading)
         out_of_sync = sorted(k for k, b in preferred.items() if b not in index[k].isr)
         send = sorted(k for k, b in preferred.items() if b in index[k].isr)
+        if send and len(errors) >= ELECTION_ATTEMPTS:  # the moves are done: the run does not wait forever
+            request = {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in send]}
+            why = f"not elected: {len(errors)} attempts failed; the last: {errors[-1]}"
+            with self.store.transaction():
+                self.store.runs.add_outcomes(run.id, ELECTION_WAVE, [Outcome(t, p, False, "NO_ANSWER", why)
+                                                                     for t, p in send])
+                self.store.audit.record(self.user, run.cluster, "elect-leaders", request, "given up",
+                                        plan_hash=run.plan_hash, response={"attempts": len(errors), "error": errors[-1]})
+            send = []
         if unanswered or out_of_sync:
             again = set(send)
             with self.store.transaction():
@@ -240,7 +253,8 @@ class Executor:
                     *(Outcome(t, p, True, "ALREADY_ELECTED", "the preferred replica led when the run resumed")
                       for t, p in found),
                     *(Outcome(t, p, False, "PREFERRED_NOT_IN_SYNC",
-                              f"not elected: its preferred replica {preferred[(t, p)]} is not in sync") for t, p in out_of_sync)])
+                              f"not elected: its preferred replica {preferred[(t, p)]} is not in sync")
+                      for t, p in out_of_sync)])
                 for intent, keys in unanswered:  # the requests of a worker that stopped before their answer
                     self.store.audit.record(
                         self.user, run.cluster, "elect-leaders", {"run": run.id}, "resumed", ref=intent,
@@ -303,16 +317,17 @@ class Executor:
             out.update((e.key, e.replicas) for e in parse_plan(w.entries_json).entries if e.key in took)
         return out
 
-    def _unanswered_elections(self, run: Run) -> list[tuple[int, list[TopicPartition]]]:
-        """This run's "elect-leaders" requests whose answer was never recorded (their worker stopped)."""
-        entries = self.store.audit.entries(run.cluster, "elect-leaders")
+    def _election_log(self, run: Run) -> tuple[list[tuple[int, list[TopicPartition]]], list[str]]:
+        """From the audit log, this run's "elect-leaders" requests whose answer was never recorded
+        (their worker stopped), and the errors of those that failed (the cluster did not answer)."""
+        entries = [e for e in self.store.audit.entries(run.cluster, "elect-leaders")
+                   if json.loads(e.request).get("run") == run.id]
         answered = {e.ref for e in entries if e.ref is not None}
-        out: list[tuple[int, list[TopicPartition]]] = []
-        for e in entries:
-            request = json.loads(e.request) if e.outcome == "sending" and e.id not in answered else None
-            if request is not None and request.get("run") == run.id:
-                out.append((e.id, [(str(t), int(p)) for t, p, *_ in request.get("partitions", [])]))
-        return out
+        unanswered = [(e.id, [(str(t), int(p)) for t, p, *_ in json.loads(e.request).get("partitions", [])])
+                      for e in entries if e.outcome == "sending" and e.id not in answered]
+        errors = [str(json.loads(e.response).get("error")) for e in entries
+                  if e.outcome == "failed" and e.response and e.response.startswith("{")]
+        return unanswered, errors
 
     def apply_rate(self, run: Run, rate: int) -> None:
         """Give the brokers the running wave throttles the run's new ``rate`` (the ledger keeps

@@ -108,8 +108,8 @@ def start_run(store: Store, cluster: ClusterGateway, user: str, state: ClusterSt
     if path is SubmitPath.ZOOKEEPER and not cluster.has_zookeeper:
         raise ConfigError("The ZooKeeper path needs the cluster's ZooKeeper connect string.",
                           "Give --zookeeper (or configure it for the cluster).")
-    if rate is not None and rate <= 0:
-        raise ConfigError("The throttle must be a positive number of bytes/s.", "For example 10000000 (10 MB/s).")
+    if rate is not None:
+        _positive_rate(rate)
     waves = plan_waves(state, plan, limits)
     text = plan.to_json()
     digest = plan_hash(plan, text)
@@ -196,6 +196,11 @@ def add_note(store: Store, user: str, plan_id: int, note: str) -> None:
 
 
 # -- during a run ----------------------------------------------------------------------------------
+def _positive_rate(rate: int) -> None:
+    if rate <= 0:
+        raise ConfigError("The throttle must be a positive number of bytes/s.", "For example 10485760 (10 MB/s).")
+
+
 def _change(store: Store, user: str, run_id: int, to: RunState) -> None:
     with store.transaction():
         run = store.runs.require(run_id)
@@ -222,8 +227,7 @@ def change_throttle(store: Store, cluster: ClusterGateway, user: str, run_id: in
     """Change the throttle of an active run: the brokers its running wave throttles get the new
     rate at once, later waves are throttled at it. Returns the follower rate each of those brokers
     reports afterwards (read back for up to ``confirm_s``)."""
-    if rate <= 0:
-        raise ConfigError("The throttle must be a positive number of bytes/s.", "For example 10000000 (10 MB/s).")
+    _positive_rate(rate)
     with store.transaction():
         run = store.runs.require(run_id)
         if not run.active:
@@ -272,6 +276,11 @@ class CancelVerdict(StrEnum):
     AT_RISK = "not sent: its original replicas are all out of sync now (needs the override)"
 
 
+_SHORT = {CancelVerdict.CANCELLED: "cancelled", CancelVerdict.ACCEPTED: "accepted (still leaving the list)",
+          CancelVerdict.REJECTED: "rejected", CancelVerdict.COMPLETED: "already completed (they stay moved)",
+          CancelVerdict.GONE: "no longer in flight", CancelVerdict.AT_RISK: "not sent (at risk)"}
+
+
 @dataclass(frozen=True)
 class CancelReport:
     """The outcome of a cancel of the set an operator saw, partition by partition."""
@@ -288,8 +297,7 @@ class CancelReport:
         return [{"partition": partition_name(*k), "outcome": v.value, "detail": d} for k, v, d in self.verdicts]
 
     def summary(self) -> str:
-        parts = [f"{plural(n, 'partition')} {v.name.lower().replace('_', ' ')}" for v in CancelVerdict
-                 if (n := self.count(v))]
+        parts = [f"{plural(n, 'partition')} {_SHORT[v]}" for v in CancelVerdict if (n := self.count(v))]
         took = f" in {self.result.seconds_to_accept:.2f} s" if self.result is not None else ""
         return "; ".join(parts) + took + "."
 

@@ -18,6 +18,7 @@ import time
 from collections import defaultdict
 from typing import Iterable, Iterator, Mapping
 
+from console.core.format import plural
 from console.core.perf import gc_paused
 from console.core.model import (
     Broker,
@@ -332,7 +333,7 @@ def _cluster_findings(partitions: tuple[Partition, ...], brokers: dict[BrokerId,
             Finding(
                 REPLICA_ON_UNKNOWN_BROKER,
                 Severity.WARNING,
-                f"Broker {bid} holds {n} replica(s) but is not registered: it is down or was removed.",
+                f"Broker {bid} holds {plural(n, 'replica')} but is not registered: it is down or was removed.",
                 "Start the broker again, or reassign its replicas elsewhere.",
                 broker=bid,
             )

@@ -85,10 +85,6 @@ class SessionStore:
             db.execute("DELETE FROM sessions WHERE token_hash = ?", (digest,))
         return Session(str(row[0]), float(row[1]), float(row[2]), digest[:12])
 
-    def delete_user(self, user: str) -> int:
-        """End every session of ``user``; returns how many there were."""
-        return self.db.changes("DELETE FROM sessions WHERE user = ?", (user,))
-
     def count(self, user: str | None = None, now: float | None = None) -> int:
         """Live sessions (of one user, or all)."""
         now = time.time() if now is None else now

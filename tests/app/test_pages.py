@@ -65,9 +65,15 @@ def test_cluster_that_stops_answering_keeps_the_last_good_picture(sandbox, env_c
     assert not at.exception and "not answering" in at.error[0].value
 
 
-def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster):
+def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster, tmp_path):
+    from console.access.auth import SANDBOX_USERS, write_users
+
     env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
+    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
     at = AppTest.from_file(APP, default_timeout=60).run()
+    at.text_input(key="auth.user").set_value("approver")  # saving a draft needs the operator or approver role
+    at.text_input(key="auth.password").set_value("approver-secret")
+    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
     at.switch_page("views/drafts.py").run()
     assert not at.exception and at.header[0].value == "Drafts"
     at.multiselect(key="drafts.topics").set_value(["orders"]).run()
@@ -96,7 +102,7 @@ def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster):
     assert labels[0] == "Partitions" and at.metric[0].value == "12"
     assert at.metric[labels.index("Replicas + / −")].value == "0 / 12"
     assert "warnings" in at.warning[0].value  # the RF change needs acknowledging
-    # nobody configured users: read only, the submit section says why
+    # an approver, not an operator: the submit section says why there is no Submit
     assert any("may not submit" in c.value and "operator role" in c.value for c in at.caption)
     assert not [b for b in at.button if b.label == "Submit…"]
     checked = at.session_state["review.cache"][1]

@@ -43,7 +43,7 @@ def test_review_of_a_stale_plan_brings_it_up_to_date(sandbox, monkeypatch, tmp_p
     at.run()
     at.switch_page("views/review.py").run()
     assert not at.exception and at.header[0].value == "Review a plan"
-    assert "errors" in at.error[0].value
+    assert "must not be submitted" in at.error[0].value  # "1 error" / "2 errors": the plan has errors
     assert "Bring up to date" in [s.value for s in at.subheader]
     assert any("1 moved, 1 unchanged" in m.value for m in at.markdown)
     table = next(d.value for d in at.dataframe if "since the draft" in d.value.columns)

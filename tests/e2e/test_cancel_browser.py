@@ -78,6 +78,8 @@ def test_a_cancel_click_is_never_lost_when_the_set_changes_under_the_dialog(sand
             page.keyboard.type(topic)
             page.get_by_role("option", name=topic, exact=True).click()
             page.get_by_text("Include reassignments this console did not start").click()
+            include = page.get_by_role("checkbox", name="Include reassignments this console did not start")
+            expect(include).to_be_checked()
             page.get_by_role("button", name="Cancel…").click()
             dialog = page.get_by_role("dialog")
             send = dialog.get_by_role("button", name="Send the cancel for 4 partitions")

@@ -51,7 +51,10 @@ def test_counts_and_cells():
     assert (c.reassigning, c.under_replicated, c.adding_replicas, c.adding_copied) == (1, 1, 3, 0)
     cells = live.replica_cells(s, s.in_flight)
     roles = {(c["broker"], c["role"]) for c in cells}
-    assert ("4", "adding") in roles and ("1", "removing") in roles
+    assert ("4", "adding") in roles and ("2", "removing") in roles
+    # broker 1 leads and is being removed: it stays visibly the leader, with a removing mark
+    (leader,) = [c for c in cells if c["broker"] == "1"]
+    assert (leader["role"], leader["label"]) == ("leader (removing)", "L−")
     assert len(live.broker_rows(s)) == 7
 
 
@@ -63,15 +66,21 @@ def test_partition_rows_progress():
     assert row["R"] == "4,5,6,1,2,3" and row["AR"] == "4,5,6" and row["RR"] == "1,2,3"
     # log dirs were read: 5 and 6 have no log yet (0 copied); the row shows the least advanced
     assert row["progress"] == 0.0
-    assert row["adding detail"].startswith("4: 50% (500 B/1000 B)")
+    assert row["adding detail"].startswith("4: 50.0% (500 B/1000 B)")
+    assert row["left to copy"] == "2.4 KB"  # 500 + 1000 + 1000 bytes
 
 
 def test_state_text_names_brokers_in_flight_and_counts():
     text = state_text(snapshot())
     assert "7 brokers" in text and "3 partitions, 1 reassigning, 1 truly under-replicated" in text
     in_flight = text.split("In flight:\n", 1)[1].splitlines()
-    assert in_flight[0].split() == ["partition", "R", "I", "AR", "RR", "leader", "source", "adding", "detail"]
+    assert in_flight[0].split() == ["partition", "R", "I", "AR", "RR", "leader", "source", "adding", "detail",
+                                    "left", "to", "copy", "leader", "throttle", "follower", "throttle"]
     assert in_flight[1].split()[:5] == ["t-0", "4,5,6,1,2,3", "1,2,3", "4,5,6", "1,2,3"]
+    assert "1: none" in in_flight[1] and "4: none; 5: none; 6: none" in in_flight[1]  # nothing throttled
+    assert "Sources: metadata ok, reassignments ok, log dirs ok" in text
+    brokers = text.split("Brokers:\n", 1)[1].splitlines()
+    assert brokers[1].split()[3:6] == ["yes", "yes", "yes"]  # live, eligible, controller in words
 
 
 def test_table_text_aligns_columns():
