@@ -10,6 +10,8 @@ st.set_page_config(page_title="Reassignment console", page_icon=":material/swap_
 
 known = deps.clusters()
 with st.sidebar:
+    for problem in deps.configuration_problems():
+        st.error(problem, icon=":material/settings_alert:")
     st.markdown("### Kafka reassignment console")
     if known:
         names = list(known)
@@ -26,7 +28,10 @@ with st.sidebar:
 
 page = st.navigation(
     [
-        st.Page("views/live.py", title="Live", icon=":material/monitor_heart:", default=True),
+        # the default page lives at /; it reserves its own path too, so it gets one nobody types,
+        # and the same page answers at /live for links and bookmarks
+        st.Page("views/live.py", title="Live", icon=":material/monitor_heart:", default=True, url_path="home"),
+        st.Page("views/live.py", title="Live", icon=":material/monitor_heart:", url_path="live", visibility="hidden"),
         st.Page("views/overview.py", title="Overview", icon=":material/dns:"),
         st.Page("views/drafts.py", title="Drafts", icon=":material/edit_note:"),
         st.Page("views/review.py", title="Review", icon=":material/fact_check:"),

@@ -182,8 +182,10 @@ def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed:
     ack = st.checkbox("I acknowledge the warning" if warnings == 1 else f"I acknowledge the {warnings} warnings") \
         if warnings else True
     typed = st.text_input(f"Type the cluster's name (**{settings.name}**) to start")
-    if st.button("Start the run", type="primary", disabled=not ack or typed.strip() != settings.name,
-                 icon=":material/play_arrow:"):
+    started: int | None = st.session_state.get(keys.SUBMIT_STARTED)
+    if st.button("Start the run", type="primary", key="actions.submit_start", icon=":material/play_arrow:",
+                 disabled=started is not None or not ack or typed.strip() != settings.name,
+                 help="Started: see the Runs page." if started is not None else None):
         try:
             run_id = operations.start_run(store, deps.gateway(settings), me.name, state, plan, name, rate, limits,
                                           elect_leaders=elect)
@@ -192,6 +194,9 @@ def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed:
             return
         deps.worker(settings)  # the server's worker drives it from here
         st.session_state[keys.LAST_ACTION] = f"Run {run_id} started by {me.name}."
-        st.success(f"Run {run_id} started.")
-        st.page_link("views/runs.py", label=f"Watch run {run_id}", icon=":material/play_circle:",
-                     query_params={"run": str(run_id)})
+        st.session_state[keys.SUBMIT_STARTED] = run_id
+        st.rerun(scope="fragment")  # the dialog again, its button off: a run is started once
+    if started is not None:
+        st.success(f"Run {started} started.")
+        st.page_link("views/runs.py", label=f"Watch run {started}", icon=":material/play_circle:",
+                     query_params={"run": str(started)})

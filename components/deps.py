@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 import streamlit as st
 
-from console.access.clusters import discover
+from console.access.clusters import cluster_problems, discover
 from console.runs.gateway import LiveGateway
 from console.runs.progress import CopyTracker
 from console.state.reader import ClusterReader
@@ -18,11 +18,43 @@ if TYPE_CHECKING:
     from console.runs.worker import Worker
 
 
-def _configured() -> dict[str, Any]:
+def _secrets() -> tuple[dict[str, Any], str | None]:
+    """``secrets.toml`` as a dict, and what is wrong with it when it cannot be read."""
     try:
-        return dict(st.secrets.get("clusters", {}))
-    except Exception:  # noqa: BLE001 - no secrets.toml is the normal case
-        return {}
+        return {k: st.secrets[k] for k in st.secrets.keys()}, None
+    except Exception as e:  # noqa: BLE001 - Streamlit's own error for "no file" and "bad file" alike
+        text = str(e)
+        if text.startswith("No secrets found"):
+            return {}, None  # no secrets.toml is the normal case
+        return {}, (f"{text} Fix the file (it is TOML; see .streamlit/secrets.toml.example); until then no "
+                    "configured cluster and no Streamlit sign-in are used.")
+
+
+def _configured() -> dict[str, Any]:
+    clusters = _secrets()[0].get("clusters", {})
+    return dict(clusters) if isinstance(clusters, Mapping) else {}
+
+
+def configuration_problems() -> list[str]:
+    """What is wrong with the console's configuration, for the sidebar: an unreadable secrets.toml,
+    cluster tables the console cannot use, a Streamlit sign-in that is configured but not usable."""
+    raw, unreadable = _secrets()
+    problems = [unreadable] if unreadable else []
+    clusters = raw.get("clusters", {})
+    problems += cluster_problems(clusters if isinstance(clusters, Mapping) else {"(all)": clusters})
+    auth = raw.get("auth")
+    if isinstance(auth, Mapping):
+        missing = [k for k in ("redirect_uri", "cookie_secret") if not auth.get(k)]
+        if missing:
+            problems.append(f"[auth] in secrets.toml lacks {', '.join(missing)}: Streamlit sign-in cannot work; "
+                            "people are viewers until it is fixed (or sign in against the users file).")
+    if "auth" in raw:
+        try:
+            bool(st.user.is_logged_in)
+        except Exception as e:  # noqa: BLE001 - reported with what Streamlit says
+            problems.append(f"Streamlit sign-in ([auth] in secrets.toml) is configured but not usable: {e}. "
+                            "People are viewers until it is fixed (or sign in against the users file).")
+    return problems
 
 
 def clusters() -> dict[str, ConnectionSettings]:

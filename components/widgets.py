@@ -59,7 +59,11 @@ def load_snapshot(settings: ConnectionSettings, last_good_key: str) -> tuple[Clu
 
     Returns (state, fresh). ``fresh`` is False when the state shown is the last good picture.
     """
-    state = deps.reader(settings).snapshot(max_age_s=SHARED_SNAPSHOT_AGE_S)
+    try:
+        state = deps.reader(settings).snapshot(max_age_s=SHARED_SNAPSHOT_AGE_S)
+    except ConfigError as e:  # settings the clients refuse: say which, never crash the page
+        st.error(f"**{e.message}** {e.hint}")
+        return None, False
     usable = state.status.metadata is SourceStatus.OK or state.status.zookeeper is SourceStatus.OK
     if usable:
         st.session_state[last_good_key] = state

@@ -247,6 +247,7 @@ else:
     moves = s2.number_input("Adding replicas per broker per wave", 1, 100, 5, key=keys.REVIEW_MOVES)
     per_wave = s3.number_input("Partitions per wave", 1, 2_000, 500, key=keys.REVIEW_PER_WAVE)
     if st.button("Submit…", type="primary", icon=":material/play_arrow:"):
+        st.session_state.pop(keys.SUBMIT_STARTED, None)  # a new submission
         actions.open_dialog(actions.submit_dialog, settings, plan,
                             by_id[plan_id].name if plan_id is not None else "uploaded plan",
                             state, n["warning"], int(kb) * KB or None,

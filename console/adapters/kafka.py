@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
-from console.core.errors import (AuthorizationFailed, ClusterUnavailable, ConsoleError, PartiallyApplied,
+from console.core.errors import (AuthorizationFailed, ClusterUnavailable, ConfigError, ConsoleError, PartiallyApplied,
                                  UnsupportedByCluster)
 from console.core.model import BrokerId, Finding, LogDir, Outcome, Severity, SourceStatus, TopicPartition
 from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, Configs, PartitionMeta, Reassignment
@@ -60,6 +60,10 @@ def translate(exc: BaseException, what: str) -> ConsoleError:
         f"Kafka did not answer {what}: {text or name}.",
         "Check that the bootstrap servers are right and reachable, and that the brokers run.",
     )
+
+
+CONFIGS_PARTIAL = "configs-partial"
+"""Finding code: DescribeConfigs answered for some brokers or topics but not for these."""
 
 
 class _NoAnswer:
@@ -109,7 +113,12 @@ class KafkaGateway:
 
             conf: dict[str, str | int | float | bool] = {"log_level": "0", "socket.connection.setup.timeout.ms": str(int(self.settings.timeout_s * 1000))}
             conf.update(self.settings.to_confluent())
-            self._confluent = AdminClient(conf)
+            try:
+                self._confluent = AdminClient(conf)
+            except Exception as e:  # noqa: BLE001 - librdkafka refuses a property: the settings are wrong
+                raise ConfigError(f"The connection settings of {self.settings.name or 'the cluster'} are not "
+                                  f"usable: {e}.", "Fix the property named (librdkafka names) in the cluster's "
+                                  "settings or command-config file.") from None
         return self._confluent
 
     def kafka_python(self) -> Any:
@@ -353,11 +362,14 @@ class KafkaGateway:
         t_out: dict[str, dict[str, str]] = {}
         min_isr: dict[str, int] = {}
         errors: list[Exception] = []
+        missing_brokers: list[str] = []
+        missing_topics: list[str] = []
         for res, fut in futures.items():
             try:
                 cfg = fut.result(timeout=self.settings.timeout_s + 1)
-            except Exception as e:  # noqa: BLE001 - a topic deleted meanwhile, or one broker down
+            except Exception as e:  # noqa: BLE001 - a topic deleted meanwhile, or one broker down: said below
                 errors.append(e)
+                (missing_brokers if res.restype == ResourceType.BROKER else missing_topics).append(res.name)
                 continue
             keys = BROKER_THROTTLE_KEYS if res.restype == ResourceType.BROKER else TOPIC_THROTTLE_KEYS
             found = {}
@@ -372,7 +384,7 @@ class KafkaGateway:
                 min_isr[res.name] = int(entry.value)
         if errors and len(errors) == len(futures):
             raise translate(errors[0], "DescribeConfigs")
-        return Configs(b_out, t_out, min_isr)
+        return Configs(b_out, t_out, min_isr, tuple(sorted(missing_brokers, key=int)), tuple(sorted(missing_topics)))
 
     def read(self) -> ApiView:
         """Everything the Admin API can tell, part by part, never raising for cluster trouble."""
@@ -419,6 +431,14 @@ class KafkaGateway:
             except ConsoleError as e:
                 configs, cfg_status = Configs(), _status_of(e)
                 problems.append(_problem("configs-unreadable", e))
+            problems += [Finding(CONFIGS_PARTIAL, Severity.WARNING,
+                                 f"Broker {b} did not answer DescribeConfigs: its throttles are unknown.",
+                                 "Check the broker; the console changes no throttle on it until it answers.",
+                                 broker=BrokerId(int(b))) for b in configs.missing_brokers]
+            problems += [Finding(CONFIGS_PARTIAL, Severity.WARNING,
+                                 f"The configs of topic {t} could not be read: its throttles are unknown.",
+                                 "It may be being deleted; the console changes no throttle on it until it answers.",
+                                 topic=t) for t in configs.missing_topics]
         if not parts and SourceStatus.UNAUTHORIZED in (lpr_status, cfg_status):
             # Metadata silently leaves out topics the principal may not DESCRIBE.
             problems.append(_problem("topics-hidden", AuthorizationFailed(

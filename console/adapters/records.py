@@ -107,3 +107,6 @@ class Configs:
     brokers: dict[str, dict[str, str]] = field(default_factory=dict)
     topics: dict[str, dict[str, str]] = field(default_factory=dict)
     min_insync: dict[str, int] = field(default_factory=dict)
+    missing_brokers: tuple[str, ...] = ()
+    """Brokers that did not answer (their throttles are unknown, not absent)."""
+    missing_topics: tuple[str, ...] = ()

@@ -24,6 +24,7 @@ from console.core.model import BrokerId, ClusterState, Outcome, Partition, Sourc
 from console.core.states import RunState, SubmitPath, WaveState, wave_end_for
 from console.plans.plan import PlanEntry, parse_plan
 from console.core.format import human_duration
+from console.adapters.kafka import CONFIGS_PARTIAL
 from console.runs.gateway import ClusterGateway
 from console.runs.progress import waiting_on
 from console.runs.throttles import merged, unmerged, wave_throttle
@@ -416,6 +417,16 @@ class Executor:
         if run.rate is None:
             return
         need = wave_throttle(state, entries)
+        # what was there before must be known for every broker and topic about to change: the
+        # ledger restores it later, and an unknown value would be restored as "nothing"
+        unknown = sorted({f"broker {f.broker}" for f in state.findings
+                          if f.code == CONFIGS_PARTIAL and f.broker is not None and f.broker in need.brokers}
+                         | {f"topic {f.topic}" for f in state.findings
+                            if f.code == CONFIGS_PARTIAL and f.topic is not None and f.topic in need.topics})
+        if state.status.configs is not SourceStatus.OK or unknown:
+            raise ClusterUnavailable("The throttles in force could not be read "
+                                     + (f"for {', '.join(unknown)}" if unknown else "") + "; the wave waits.",
+                                     "The console reads them again at its next step.")
         brokers_now, topics_now = state.throttles.broker_map(), state.throttles.topic_map()
         broker_changes: dict[BrokerId, dict[str, str | None]] = {}
         topic_changes: dict[str, dict[str, str | None]] = {}

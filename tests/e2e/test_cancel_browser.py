@@ -163,7 +163,7 @@ def test_on_call_cancel_from_a_fresh_page_load(sandbox, app_url, tmp_path, monke
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1300})
-            page.goto(app_url)
+            page.goto(f"{app_url}/live")  # the Live page has a URL of its own, as well as /
             expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=60_000)
             _sign_in(page)
             kp = KafkaAdminClient(bootstrap_servers=bs.split(","))

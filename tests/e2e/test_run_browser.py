@@ -51,6 +51,7 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
             dialog.get_by_label("Type the cluster's name").press("Enter")
             dialog.get_by_role("button", name="Start the run").click()
             expect(dialog.get_by_text("Run 1 started.")).to_be_visible(timeout=30_000)
+            expect(dialog.get_by_role("button", name="Start the run")).to_be_disabled()  # started once
             dialog.get_by_role("link", name="Watch run 1").click()
             expect(page.get_by_role("heading", name="Runs")).to_be_visible(timeout=30_000)
             # table cells are drawn on a canvas: look at the run's heading line instead

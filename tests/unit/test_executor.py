@@ -554,3 +554,16 @@ def test_abandon_can_cancel_the_runs_reassignments_too(store: Store) -> None:
     p = fake.snapshot().partition("t", 0)
     assert p is not None and not p.reassigning and p.replicas == (0, 1)
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
+
+
+def test_no_throttle_is_recorded_from_a_read_that_missed_the_configs(store: Store) -> None:
+    """A partial DescribeConfigs (a broker down, a timeout) never becomes "what was there before"."""
+    fake = cluster()
+    run_id = start(store, fake)
+    ex = executor(store, fake)
+    fake.fail_next("snapshot:configs", ClusterUnavailable("DescribeConfigs timed out"))
+    step = tick(ex, run_id)
+    assert step.did.startswith("retrying: The throttles in force could not be read"), step.did
+    assert store.runs.ledger(run_id) == [] and not fake.calls_to("alter_configs")  # nothing recorded, nothing set
+    run_to_end(ex, fake, run_id)
+    assert configs(fake) == BEFORE  # what was there before is back, exactly
