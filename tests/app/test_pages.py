@@ -159,3 +159,43 @@ def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_pa
     assert not at.exception
     assert next(b for b in at.button if b.label == "Cancel…").disabled
     assert any("viewer may not cancel" in c.value for c in at.caption)
+
+
+def test_a_throttle_change_is_confirmed_with_what_the_brokers_report(demo_sandbox, env_cluster, tmp_path):
+    from console.access.auth import SANDBOX_USERS, write_users
+    from console.plans.plan import Plan, PlanEntry
+    from console.runs.executor import Executor
+    from console.runs.gateway import LiveGateway
+    from console.runs.operations import start_run
+    from console.state.reader import ClusterReader
+    from console.storage.store import Store
+    from tests.conftest import settings_for, wait_for
+    from tests.integration.helpers import clear_throttles, make_topic
+
+    env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
+    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+    make_topic(demo_sandbox.bootstrap_servers, "app-rate", 1, 1, 60, assignment=[[0]])
+    store = Store()
+    with ClusterReader(settings_for(demo_sandbox)) as reader:
+        gateway = LiveGateway(reader)
+        run_id = start_run(store, gateway, "ann", reader.snapshot(), Plan.of([PlanEntry("app-rate", 0, (2,))]),
+                           "rate change", rate=2_000)
+        first = Executor(store, gateway, "ann")
+        assert first.tick(run_id).did.startswith("wave 1 submitted")
+        store.runs.release(run_id, first.owner)
+    try:
+        at = AppTest.from_file(APP, default_timeout=60).run()
+        at.text_input(key="auth.user").set_value("operator")
+        at.text_input(key="auth.password").set_value("operator-secret")
+        at.button(key="FormSubmitter:sign_in-Sign in").click().run()
+        at.switch_page("views/runs.py").run()
+        assert not at.exception
+        at.number_input(key="runs.rate").set_value(1_048_576).run()
+        next(b for b in at.button if b.label == "Change the throttle").click().run()
+        assert not at.exception
+        done = " ".join(s.value for s in at.success)
+        assert "set to 1.0 MB/s" in done and "the brokers now report" in done and "broker 0: 1.0 MB/s" in done, done
+        assert "1.0 MB/s" in " ".join(map(str, at.dataframe[0].value.iloc[0].tolist()))  # the runs table has it
+        wait_for(lambda: store.runs.require(run_id).state == "completed", timeout=90, what="the run completed")
+    finally:
+        clear_throttles(demo_sandbox.bootstrap_servers, [0, 1, 2], ["app-rate"])

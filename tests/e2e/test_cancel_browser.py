@@ -94,7 +94,7 @@ def test_a_cancel_click_is_never_lost_when_the_set_changes_under_the_dialog(sand
             expect(dialog.get_by_text(f"{topic}-0", exact=True).first).to_be_attached()
             expect(page.get_by_text("Traceback")).to_have_count(0)
             page.screenshot(path=str(tmp_path / "cancel-outcome.png"), full_page=True)
-            page.keyboard.press("Escape")  # closing the dialog leaves the outcome on the page
+            dialog.get_by_role("button", name="Close").click()  # closing the dialog leaves the outcome on the page
             expect(page.get_by_text("Cancel by operator")).to_be_visible(timeout=30_000)
             browser.close()
         wait_for(lambda: not _in_flight(bs, topic), timeout=60, what="every remaining partition left the list")
@@ -145,6 +145,11 @@ def test_cancel_the_run_from_the_runs_page_keeps_the_click_too(sandbox, app_url,
         wait_for(lambda: not _in_flight(bs, topic), timeout=60, what="the run's partitions left the list")
         wait_for(lambda: store.runs.require(run_id).state == "cancelled", timeout=60, what="the run marked cancelled")
         assert not store.runs.ledger(run_id)
+        assert [w.state for w in store.runs.waves(run_id)] == ["cancelled"]
+        # one event, one entry: the cancel's clean-up and the server's worker both saw it end
+        actions = [(a.action, a.outcome) for a in store.audit.entries()]
+        assert actions.count(("run-cancelled", "cancelled")) == 1, actions
+        assert actions.count(("throttle-removed", "sending")) == 1, actions
     finally:
         clear_throttles(bs, [0, 1, 2], [topic])
 

@@ -76,7 +76,7 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
             expect(dialog.get_by_text("Cancel sent")).to_be_visible(timeout=60_000)
             expect(page.get_by_text("Traceback")).to_have_count(0)
             page.screenshot(path=str(tmp_path / "cancel.png"), full_page=True)
-            page.keyboard.press("Escape")  # closing the dialog leaves the outcome on the page
+            dialog.get_by_role("button", name="Close").click()  # closing the dialog leaves the outcome on the page
             expect(page.get_by_text("Cancel by operator")).to_be_visible(timeout=30_000)
             browser.close()
         sending = [a for a in store.audit.entries(action="cancel") if a.outcome == "sending"]

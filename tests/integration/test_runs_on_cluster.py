@@ -181,7 +181,7 @@ def test_sweeper_removes_throttles_nothing_needs(sandbox, tmp_path, monkeypatch,
     with ClusterReader(settings_for(sandbox)) as reader:
         wait_for(lambda: "r-sweep" in reader.snapshot().throttles.topic_map(), what="the throttle seen")
         assert cli.main(["throttle", "--bootstrap-server", bs, "--sweep", "--yes"]) == 0
-        assert "topic r-sweep: leader.replication.throttled.replicas=0:0" in capsys.readouterr().err
+        assert "topic r-sweep: leader.replication.throttled.replicas = 0:0" in capsys.readouterr().err
         wait_for(lambda: not (s := reader.snapshot()).throttles.topic_map().get("r-sweep")
                  and "2" not in s.throttles.broker_map(), timeout=30, what="throttles gone")
     assert [a.outcome for a in Store().audit.entries(action="throttle-sweep")] == ["sending", "removed"]
