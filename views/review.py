@@ -23,7 +23,7 @@ from console.plans.rebase import RebaseOptions, Since, rebase, report_rows
 PAGE_SIZE = 50
 SHOWN_FINDINGS = 2_000
 KB = 1024
-"""The throttle input's unit: the KB every size and rate on the pages is printed in."""
+# the throttle input's unit: the KB every size and rate on the pages is printed in (a bare string here would be drawn)
 
 
 class ReviewBundle(NamedTuple):

@@ -231,3 +231,17 @@ def test_console_subpackages_are_layered() -> None:
         + "package graph (`console` is the top layer cli/__init__/__main__, allowed to import anything):\n"
         + render(packages)
     )
+
+
+def test_page_scripts_have_no_stray_strings() -> None:
+    """Streamlit's "magic" draws every bare expression of a page script: a string after the
+    module docstring (an attribute docstring, say) would appear on the page."""
+    import ast
+
+    stray = []
+    for path in sorted((ROOT / "views").glob("*.py")) + [ROOT / "app.py"]:
+        body = ast.parse(path.read_text()).body
+        stray += [f"{path.relative_to(ROOT)}:{node.lineno}" for node in body[1:]
+                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                  and isinstance(node.value.value, str)]
+    assert not stray, f"bare strings drawn on the page: {stray}"
