@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from console.core.errors import ConfigError, ConsoleError
 from console.core.format import human_rate, plural
@@ -153,23 +153,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "sandbox":
-            return _sandbox(args)
-        if args.command in ("validate", "diff", "rollback"):
-            return _plan_command(args)
-        if args.command == "rebase":
-            return _rebase(args)
-        if args.command == "cancel":
-            return _cancel(args)
-        if args.command == "submit":
-            return _submit(args)
-        if args.command == "runs":
-            return _runs(args)
-        if args.command == "throttle":
-            return _throttle(args)
-        if args.command == "executor":
-            return _executor(args)
-        return _read(args)
+        handlers: dict[str, Callable[[argparse.Namespace], int]] = {
+            "sandbox": _sandbox, "validate": _plan_command, "diff": _plan_command, "rollback": _plan_command,
+            "rebase": _rebase, "cancel": _cancel, "submit": _submit, "runs": _runs, "throttle": _throttle,
+            "executor": _executor}
+        return handlers.get(args.command, _read)(args)  # list, state: read the cluster
     except ConfigError as e:
         _err(e)
         return 2

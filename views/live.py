@@ -122,8 +122,10 @@ others = st.checkbox("Include reassignments this console did not start (always, 
 me = widgets.identity()
 if not me.can("cancel"):
     st.caption(me.why_not("cancel") + " Sign in as an operator in the sidebar.")
+# never off for "nothing in flight": this part of the page is drawn at the last full rerun, and a
+# reassignment may have started since; the dialog reads the cluster when it opens and says so
 if st.button("Cancel…", icon=":material/cancel:", key=keys.LIVE_CANCEL_OPEN,
-             disabled=not in_flight or chosen == [] or not me.can("cancel")):
+             disabled=chosen == [] or not me.can("cancel")):
     actions.open_cancel(settings, chosen, others or scope == "Everything in flight")
 actions.last_result()
 

@@ -181,16 +181,17 @@ class ReplicaProgress:
     leader_bytes: int | None
     in_isr: bool
 
+    def _sizes(self) -> tuple[int, int] | None:
+        """(copied, leader's) bytes when both are known."""
+        return None if self.leader_bytes is None or self.copied_bytes is None else (self.copied_bytes, self.leader_bytes)
+
     @property
     def fraction(self) -> float | None:
         """0..1, 1 once in the ISR; None when neither size is known."""
-        if self.in_isr:
+        sizes = None if self.in_isr else self._sizes()
+        if self.in_isr or (sizes is not None and sizes[1] <= 0):
             return 1.0
-        if self.leader_bytes is None or self.copied_bytes is None:
-            return None
-        if self.leader_bytes <= 0:
-            return 1.0
-        return max(0.0, min(1.0, self.copied_bytes / self.leader_bytes))
+        return None if sizes is None else max(0.0, min(1.0, sizes[0] / sizes[1]))
 
     @property
     def percent(self) -> float | None:
@@ -202,11 +203,8 @@ class ReplicaProgress:
     @property
     def bytes_left(self) -> int | None:
         """What is still to copy (0 once in the ISR); None when a size is unknown."""
-        if self.in_isr:
-            return 0
-        if self.leader_bytes is None or self.copied_bytes is None:
-            return None
-        return max(0, self.leader_bytes - self.copied_bytes)
+        sizes = self._sizes()
+        return 0 if self.in_isr else (None if sizes is None else max(0, sizes[1] - sizes[0]))
 
 
 def partition_name(topic: str, partition: int) -> str:

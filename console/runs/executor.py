@@ -129,15 +129,22 @@ class Executor:
 
     def after_cancel(self, run_id: int) -> Step:
         """Clean up a run whose running wave was cancelled: throttles off, run marked cancelled.
-        Needs no lease: what it does is idempotent (the ledger says what is still to restore)."""
+        Only with the run's lease: when a worker drives the run, the worker cleans up at its next
+        step (two clean-ups at once would each take the throttles off and record it)."""
         run = self.store.runs.require(run_id)
         wave = next((w for w in self.store.runs.waves(run_id) if w.state is WaveState.RUNNING), None)
         if not run.active or wave is None:
             return Step(run, None, run.state)
-        _, _, cancelled = self._wave_status(run, wave, self.cluster.snapshot())
-        if cancelled:
-            return self._cancelled(run, wave)
-        return Step(run, wave.number, "still moving")
+        holder = self.store.runs.claim(run_id, self.owner, LEASE_S)
+        if holder is not None:
+            return Step(run, wave.number, f"its worker cleans up ({holder})")
+        try:
+            _, _, cancelled = self._wave_status(run, wave, self.cluster.snapshot())
+            if cancelled:
+                return self._cancelled(run, wave)
+            return Step(run, wave.number, "still moving")
+        finally:
+            self.store.runs.release(run_id, self.owner)
 
     def _wave_status(self, run: Run, wave: Wave, state: ClusterState) -> tuple[int, list[PlanEntry], bool]:
         """(partitions accepted, those not done yet, whether the wave was cancelled).

@@ -123,6 +123,7 @@ def test_cancel_of_a_run_reverts_it_and_takes_its_throttles_off(sandbox, tmp_pat
             # brokers learn the outcome from the controller a moment after the list empties
             wait_for(lambda: [(s := reader.snapshot()).partition("r-cancel", p).replicas for p in (0, 1)]
                      == [(0, 1), (1, 0)], timeout=30, what="back on the original replicas")
+            executor.tick(run_id)  # the run's worker (it holds the lease) cleans up at its next step
             store = Store()
             assert store.runs.get(run_id).state == "cancelled" and not store.runs.ledger()
             assert wait_for(lambda: reader.snapshot().throttles == before, timeout=30, what="throttles as before")
@@ -236,6 +237,7 @@ def test_cancel_keeps_completed_partitions_and_the_rollback_restores_them(sandbo
             capsys.readouterr()
             wait_for(lambda: [reader.snapshot().partition("r-back", p).replicas for p in (0, 1)] == [(2,), (1,)],
                      timeout=30, what="the completed partition stays, the other goes back")
+            executor.tick(run_id)  # the run's worker (it holds the lease) cleans up at its next step
             assert store.runs.get(run_id).state == "cancelled"
             back = tmp_path / "rollback.json"
             back.write_text(store.runs.get(run_id).rollback_json)

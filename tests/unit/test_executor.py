@@ -263,16 +263,34 @@ def test_a_cancel_mid_run_reverts_the_wave_takes_its_throttles_off_and_cancels_t
     assert [o.key for o in result.accepted] == [("t", 0)] and result.left == (("t", 0),) and not result.still_in_flight
     back = fake.snapshot().partition("t", 0)
     assert back is not None and not back.reassigning and set(back.replicas) == {0, 1} and back.size_on(BrokerId(3)) is None
+    # the run's worker holds its lease: the cancel leaves the clean-up to it (never two at once)
+    assert store.runs.require(run_id).state is RunState.RUNNING
+    tick(ex, run_id)
     run = store.runs.require(run_id)
     assert run.state is RunState.CANCELLED and waves(store, run_id) == [WaveState.CANCELLED, WaveState.CANCELLED]
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
     assert actions(store)[-7:] == [
-        ("submit-wave", "accepted"), ("cancel", "sending"), ("cancel", "accepted"), ("throttle-removed", "sending"),
-        ("throttle-removed", "applied"), ("run-cancelled", "cancelled"), ("cancel-complete", "left the in-flight list")]
+        ("submit-wave", "accepted"), ("cancel", "sending"), ("cancel", "accepted"),
+        ("cancel-complete", "left the in-flight list"), ("throttle-removed", "sending"),
+        ("throttle-removed", "applied"), ("run-cancelled", "cancelled")]
     for _ in range(5):  # the worker's later ticks send nothing more
         tick(ex, run_id)
         fake.advance(5)
     assert sent(fake) == [("t", 0)] and fake.calls_to("alter_reassignments")[-1].args == ({("t", 0): None},)
+
+
+def test_a_cancel_without_a_worker_cleans_up_at_once(store: Store) -> None:
+    """No worker holds the run (e.g. a CLI submit that was stopped): the cancel itself takes the
+    run's throttles off and ends it."""
+    fake = cluster(copy_rate=1)
+    run_id = start(store, fake)
+    ex = executor(store, fake)
+    tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
+    store.runs.release(run_id, ex.owner)  # the worker stopped (and said so)
+    ours = store.runs.active_partitions(fake.cluster_id)
+    operations.cancel(store, fake, "bob", fake.cluster_id, plan_cancel(fake.snapshot(), list(ours), ours), ours, wait_s=5)
+    assert store.runs.require(run_id).state is RunState.CANCELLED
+    assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
 
 
 # -- 4. controller errors ------------------------------------------------------------------------------------
