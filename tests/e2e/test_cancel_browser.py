@@ -32,6 +32,9 @@ def _sign_in(page: Page) -> None:
     sidebar.get_by_role("textbox", name="Password").fill("operator-secret")
     sidebar.get_by_role("button", name="Sign in").click()
     expect(sidebar.get_by_text("Signed in as")).to_be_visible(timeout=30_000)
+    # the page writes the session cookie a moment after the sign-in; a reload needs it
+    wait_for(lambda: any(c["name"] == "console_session" for c in page.context.cookies()), timeout=30,
+             every=0.1, what="the session cookie")
 
 
 def _cancel_elsewhere(bs: str, topic: str, partition: int) -> None:
