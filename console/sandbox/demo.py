@@ -85,13 +85,21 @@ def create_assigned_topic(bootstrap: str, name: str, assignment: list[list[int]]
     """A topic whose partition ``i`` lives on ``assignment[i]`` (confluent-kafka 2.16 refuses
     explicit assignments; kafka-python takes them)."""
     from kafka.admin import KafkaAdminClient, NewTopic
+    from kafka.errors import NodeNotReadyError, UnknownBrokerIdError
 
-    kp = KafkaAdminClient(bootstrap_servers=bootstrap.split(","))
-    try:
-        kp.create_topics([NewTopic(name, -1, -1, replica_assignments=dict(enumerate(assignment)))],
-                         timeout_ms=timeout_ms)
-    finally:
-        kp.close()
+    deadline = time.monotonic() + 30
+    while True:  # a cluster that has just started may not know its controller's address yet
+        kp = KafkaAdminClient(bootstrap_servers=bootstrap.split(","))
+        try:
+            kp.create_topics([NewTopic(name, -1, -1, replica_assignments=dict(enumerate(assignment)))],
+                             timeout_ms=timeout_ms)
+            return
+        except (UnknownBrokerIdError, NodeNotReadyError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1.0)
+        finally:
+            kp.close()
 
 
 def fill(bootstrap: str, topic: str, partitions: int, kbytes_per_partition: int, timeout_s: float = 120.0) -> None:
