@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 from console.core.format import human_rate
 from console.core.model import BrokerId
 from tests.conftest import wait_for
-from tests.integration.helpers import clear_throttles, make_topic, set_broker_rates, throttle_topic_all
+from tests.integration.helpers import (clear_throttles, make_topic, reassign, set_broker_rates, throttle_topic_all,
+                                      unthrottle_and_wait)
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 RATE = 20_000  # B/s: 600 KB take about half a minute
@@ -35,16 +36,11 @@ def live_row(at: AppTest, name: str) -> dict[str, object]:
 
 
 def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(app_env):
-    from kafka.admin import KafkaAdminClient
-    from kafka.structs import TopicPartition
-
     bs = app_env.bootstrap_servers
     make_topic(bs, "ut-eta", 1, 1, 600, assignment=[[0]])
     set_broker_rates(bs, [0, 1, 2], RATE)
     throttle_topic_all(bs, "ut-eta")
-    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-    kp.alter_partition_reassignments({TopicPartition("ut-eta", 0): [1]})
-    kp.close()
+    reassign(bs, {("ut-eta", 0): [1]})
     try:
         at = AppTest.from_file(APP, default_timeout=60).run()
         assert not at.exception
@@ -65,12 +61,7 @@ def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(app_env):
         assert eta != "measuring…" and "None" not in eta
         assert at.metric[labels.index("Copy rate (observed)")].value.endswith("/s")
     finally:
-        set_broker_rates(bs, [0, 1, 2], 50_000_000)
-        kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-        try:
-            wait_for(lambda: not kp.list_partition_reassignments(), timeout=120, what="completion")
-        finally:
-            kp.close()
+        unthrottle_and_wait(bs, [0, 1, 2])
         clear_throttles(bs, [0, 1, 2], ["ut-eta"])
 
 

@@ -164,25 +164,19 @@ def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_pa
 def test_a_throttle_change_is_confirmed_with_what_the_brokers_report(demo_sandbox, env_cluster, tmp_path):
     from console.access.auth import SANDBOX_USERS, write_users
     from console.plans.plan import Plan, PlanEntry
-    from console.runs.executor import Executor
     from console.runs.gateway import LiveGateway
-    from console.runs.operations import start_run
     from console.state.reader import ClusterReader
     from console.storage.store import Store
     from tests.conftest import settings_for, wait_for
-    from tests.integration.helpers import clear_throttles, make_topic
+    from tests.integration.helpers import clear_throttles, first_wave_sent, make_topic
 
     env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
     make_topic(demo_sandbox.bootstrap_servers, "app-rate", 1, 1, 60, assignment=[[0]])
     store = Store()
     with ClusterReader(settings_for(demo_sandbox)) as reader:
-        gateway = LiveGateway(reader)
-        run_id = start_run(store, gateway, "ann", reader.snapshot(), Plan.of([PlanEntry("app-rate", 0, (2,))]),
-                           "rate change", rate=2_000)
-        first = Executor(store, gateway, "ann")
-        assert first.tick(run_id).did.startswith("wave 1 submitted")
-        store.runs.release(run_id, first.owner)
+        run_id = first_wave_sent(store, LiveGateway(reader), reader.snapshot(),
+                                 Plan.of([PlanEntry("app-rate", 0, (2,))]), "rate change", 2_000)
     try:
         at = AppTest.from_file(APP, default_timeout=60).run()
         at.text_input(key="auth.user").set_value("operator")

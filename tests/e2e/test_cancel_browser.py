@@ -7,21 +7,17 @@ from __future__ import annotations
 import json
 import time
 
-from kafka.admin import KafkaAdminClient
-from kafka.structs import TopicPartition
 from playwright.sync_api import Page, expect, sync_playwright
 
 from console.access.auth import SANDBOX_USERS, write_users
 from console.plans.plan import Plan, PlanEntry
-from console.runs.executor import Executor
 from console.runs.gateway import LiveGateway
-from console.runs.operations import start_run
-from console.runs.waves import WaveLimits
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import settings_for, wait_for
 from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url  # noqa: F401 - the fixture
-from tests.integration.helpers import clear_throttles, make_topic, set_broker_rates, throttle_topic_all
+from tests.integration.helpers import (clear_throttles, first_wave_sent, in_flight, make_topic, reassign,
+                                      set_broker_rates, throttle_topic_all)
 
 SLOW = 2_000  # bytes/s: moves stay in flight for the whole test
 
@@ -40,21 +36,12 @@ def _sign_in(page: Page) -> None:
 def _cancel_elsewhere(bs: str, topic: str, partition: int) -> None:
     """What another operator (or a script) does meanwhile: AlterPartitionReassignments with no
     target for one partition (not the official tool's --cancel, which also clears throttles)."""
-    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-    try:
-        kp.alter_partition_reassignments({TopicPartition(topic, partition): None})
-        wait_for(lambda: TopicPartition(topic, partition) not in kp.list_partition_reassignments(), timeout=60,
-                 what="cancelled elsewhere")
-    finally:
-        kp.close()
+    reassign(bs, {(topic, partition): None})
+    wait_for(lambda: (topic, partition) not in in_flight(bs, topic), timeout=60, what="cancelled elsewhere")
 
 
 def _in_flight(bs: str, topic: str) -> set[int]:
-    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-    try:
-        return {tp.partition for tp in kp.list_partition_reassignments() if tp.topic == topic}
-    finally:
-        kp.close()
+    return {p for _, p in in_flight(bs, topic)}
 
 
 def test_a_cancel_click_is_never_lost_when_the_set_changes_under_the_dialog(sandbox, app_url, tmp_path,  # noqa: F811
@@ -66,9 +53,7 @@ def test_a_cancel_click_is_never_lost_when_the_set_changes_under_the_dialog(sand
     make_topic(bs, topic, 4, 1, 200, assignment=[[0], [0], [1], [1]])
     set_broker_rates(bs, [0, 1, 2], SLOW)
     throttle_topic_all(bs, topic)
-    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-    kp.alter_partition_reassignments({TopicPartition(topic, p): [2] for p in range(4)})
-    kp.close()
+    reassign(bs, {(topic, p): [2] for p in range(4)})
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
@@ -125,13 +110,8 @@ def test_cancel_the_run_from_the_runs_page_keeps_the_click_too(sandbox, app_url,
     make_topic(bs, topic, 3, 1, 200, assignment=[[0], [0], [1]])
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
-        gateway = LiveGateway(reader)
-        run_id = start_run(store, gateway, "ann", reader.snapshot(),
-                           Plan.of([PlanEntry(topic, p, (2,)) for p in range(3)]), "to cancel", rate=SLOW,
-                           limits=WaveLimits(5))
-        first = Executor(store, gateway, "ann")
-        assert first.tick(run_id).did.startswith("wave 1 submitted")  # throttled, sent
-        store.runs.release(run_id, first.owner)  # the console's server drives it from here
+        run_id = first_wave_sent(store, LiveGateway(reader), reader.snapshot(),
+                                 Plan.of([PlanEntry(topic, p, (2,)) for p in range(3)]), "to cancel", SLOW)
     try:
         wait_for(lambda: _in_flight(bs, topic) == {0, 1, 2}, timeout=30, what="the wave in flight")
         with sync_playwright() as pw:
@@ -178,9 +158,7 @@ def test_on_call_cancel_from_a_fresh_page_load(sandbox, app_url, tmp_path, monke
             page.goto(f"{app_url}/live")  # the Live page has a URL of its own, as well as /
             expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=60_000)
             _sign_in(page)
-            kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-            kp.alter_partition_reassignments({TopicPartition(topic, p): [2] for p in range(2)})
-            kp.close()
+            reassign(bs, {(topic, p): [2] for p in range(2)})
             wait_for(lambda: _in_flight(bs, topic) == {0, 1}, timeout=30, what="in flight")
             clicks = 0
             loaded = time.time()

@@ -15,7 +15,8 @@ from playwright.sync_api import expect, sync_playwright
 
 from console.sandbox.cluster import free_port
 from tests.conftest import wait_for
-from tests.integration.helpers import clear_throttles, make_topic, set_broker_rates, throttle_topic_all
+from tests.integration.helpers import (clear_throttles, make_topic, reassign, set_broker_rates, throttle_topic_all,
+                                      unthrottle_and_wait)
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -45,18 +46,13 @@ def app_url(sandbox, tmp_path):
 
 
 def test_live_page_shows_in_flight_partition_and_refreshes(sandbox, app_url, tmp_path):
-    from kafka.admin import KafkaAdminClient
-    from kafka.structs import TopicPartition
-
     bs = sandbox.bootstrap_servers
     make_topic(bs, "e2e-move", 1, 1, 300, assignment=[[0]])
     make_topic(bs, "e2e-watch", 1, 1, 300, assignment=[[1]])
     set_broker_rates(bs, [0, 1, 2], 2000)
     throttle_topic_all(bs, "e2e-move")
     throttle_topic_all(bs, "e2e-watch")
-    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-    kp.alter_partition_reassignments({TopicPartition("e2e-move", 0): [1]})
-    kp.close()
+    reassign(bs, {("e2e-move", 0): [1]})
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
@@ -80,18 +76,11 @@ def test_live_page_shows_in_flight_partition_and_refreshes(sandbox, app_url, tmp
             expect(page.get_by_text(re.compile(r"every 60 s and on every ZooKeeper watch"))).to_be_visible(
                 timeout=15_000)
             time.sleep(2)
-            kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-            kp.alter_partition_reassignments({TopicPartition("e2e-watch", 0): [2]})
-            kp.close()
+            reassign(bs, {("e2e-watch", 0): [2]})
             started = time.monotonic()
             expect(page.get_by_text("e2e-watch-0", exact=True).first).to_be_attached(timeout=30_000)
             print(f"reassignment shown {time.monotonic() - started:.1f} s after it started (refresh interval 60 s)")
             browser.close()
     finally:
-        set_broker_rates(bs, [0, 1, 2], 50_000_000)
-        kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-        try:
-            wait_for(lambda: not kp.list_partition_reassignments(), timeout=120, what="completion")
-        finally:
-            kp.close()
+        unthrottle_and_wait(bs, [0, 1, 2])
         clear_throttles(bs, [0, 1, 2], ["e2e-move", "e2e-watch"])

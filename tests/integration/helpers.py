@@ -6,6 +6,11 @@ from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, C
 
 from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
 from console.core.model import ClusterState
+from console.plans.plan import Plan
+from console.runs.executor import Executor
+from console.runs.gateway import ClusterGateway
+from console.runs.operations import start_run
+from console.storage.store import Store
 from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates  # noqa: F401 - set_broker_rates re-exported
 
 
@@ -53,3 +58,47 @@ def assignment(state: ClusterState, only_in_flight: bool = False) -> dict[tuple[
 
 def no_throttles_left(state: ClusterState) -> bool:
     return not state.throttles
+
+
+def reassign(bs: str, targets: dict[tuple[str, int], list[int] | None]) -> None:
+    """AlterPartitionReassignments straight through the Admin API, as another tool would (None
+    cancels that partition's reassignment); every partition must be accepted."""
+    from kafka.admin import KafkaAdminClient
+    from kafka.structs import TopicPartition
+
+    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
+    try:
+        res = kp.alter_partition_reassignments({TopicPartition(t, p): r for (t, p), r in targets.items()})
+    finally:
+        kp.close()
+    assert all(e is None or getattr(e, "errno", 0) == 0 for e in res.values()), res
+
+
+def in_flight(bs: str, topic: str | None = None) -> set[tuple[str, int]]:
+    """The partitions ListPartitionReassignments lists (of ``topic``, or all)."""
+    from kafka.admin import KafkaAdminClient
+
+    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
+    try:
+        return {(tp.topic, tp.partition) for tp in kp.list_partition_reassignments() if topic in (None, tp.topic)}
+    finally:
+        kp.close()
+
+
+def unthrottle_and_wait(bs: str, brokers: list[int], timeout: float = 120) -> None:
+    """Lift the broker rates a test lowered and wait until nothing is moving any more."""
+    from tests.conftest import wait_for
+
+    set_broker_rates(bs, brokers, 50_000_000)
+    wait_for(lambda: not in_flight(bs), timeout=timeout, what="every reassignment completed")
+
+
+def first_wave_sent(store: Store, gateway: ClusterGateway, state: ClusterState, plan: Plan, name: str,
+                    rate: int | None) -> int:
+    """A run started and its first wave throttled and sent by a worker that then lets go, so the
+    console's server (or any worker) drives it from there; returns the run's id."""
+    run_id = start_run(store, gateway, "ann", state, plan, name, rate=rate)
+    first = Executor(store, gateway, "ann")
+    assert first.tick(run_id).did.startswith("wave 1 submitted")
+    store.runs.release(run_id, first.owner)
+    return run_id

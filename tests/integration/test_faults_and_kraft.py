@@ -4,26 +4,16 @@ ZooKeeper stopped mid-move, a broker killed mid-move."""
 from __future__ import annotations
 
 import pytest
-from kafka.admin import KafkaAdminClient
-from kafka.structs import TopicPartition
 
 from console.present.text import list_text
 from console.core.model import ReplicaRole, Source, SourceStatus
 from console.state.reader import ClusterReader
 from console.state.merge import ADDING_ON_INELIGIBLE
 from tests.conftest import official, own_sandbox, settings_for, wait_for
-from tests.integration.helpers import clear_throttles, make_topic, no_throttles_left, set_broker_rates, throttle_topic_all
+from tests.integration.helpers import (clear_throttles, make_topic, no_throttles_left, reassign, set_broker_rates,
+                                      throttle_topic_all)
 
 BROKERS = [0, 1, 2]
-
-
-def reassign(bs: str, targets: dict[tuple[str, int], list[int]]) -> None:
-    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-    try:
-        res = kp.alter_partition_reassignments({TopicPartition(t, p): r for (t, p), r in targets.items()})
-    finally:
-        kp.close()
-    assert all(e is None or getattr(e, "errno", 0) == 0 for e in res.values()), res
 
 
 def finish_and_clean(reader: ClusterReader, bs: str, topics: list[str]) -> None:

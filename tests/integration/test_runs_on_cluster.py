@@ -17,8 +17,8 @@ from console.state.reader import ClusterReader
 from console.runs.waves import WaveLimits
 from console.storage.store import Store
 from tests.conftest import settings_for, wait_for, write_plan
-from tests.integration.helpers import admin, clear_throttles, make_topic
-from tests.integration.test_faults_and_kraft import BROKERS, reassign
+from tests.integration.helpers import admin, clear_throttles, make_topic, reassign
+from tests.integration.test_faults_and_kraft import BROKERS
 
 from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
