@@ -42,3 +42,44 @@ def views(partitions: int = 100_000, brokers: int = 50, rf: int = 3, per_topic: 
     states = {k: v for k, v in parts.items()}
     zk = ZkView(controller=BrokerId(0), brokers=binfo, topics=topics, states=states)
     return api, zk
+
+
+def cluster_state(partitions: int = 100_000, brokers: int = 50, rf: int = 3, racks: int = 5, per_topic: int = 100,
+                  pareto: float = 1.2, skew: float = 0.0, empty: int = 0, seed: int = 1) -> "ClusterState":
+    """A snapshot built directly (no merge): partition sizes from a Pareto distribution (a few huge,
+    most small), replicas rack-spread at random, ``skew`` of the partitions' first replica pinned to
+    the lowest brokers (a lopsided cluster), and ``empty`` brokers with nothing on them (just added)."""
+    from console.core.model import Broker, ClusterState, Partition, ReadStatus, ReplicaLog
+
+    rnd = random.Random(seed)
+    bl = tuple(Broker(BrokerId(i), "10.0.0.1", 9092, f"rack-{i % racks}" if racks else None, registered=True,
+                      in_api=True) for i in range(brokers))
+    filled = list(range(brokers - empty))
+    crowded = filled[: max(rf * max(racks, 1), len(filled) // 4)]
+    parts = []
+    for n in range(partitions):
+        t, p = f"topic-{n // per_topic:05d}", n % per_topic
+        r = _spread(rnd, crowded if skew and rnd.random() < skew else filled, rf, racks)
+        size = int(min(rnd.paretovariate(pareto) * 10**7, 10**12))
+        logs = tuple(ReplicaLog(BrokerId(b), "/data", size) for b in r)
+        ids_ = tuple(BrokerId(b) for b in r)
+        parts.append(Partition(t, p, ids_, ids_, ids_[0], logs=logs))
+    status = ReadStatus(SourceStatus.OK, SourceStatus.OK, SourceStatus.OK, SourceStatus.OK, SourceStatus.NOT_CONFIGURED)
+    return ClusterState(0.0, bl, tuple(parts), cluster_id="synthetic", status=status, name="synthetic")
+
+
+def _spread(rnd: random.Random, pool: list[int], rf: int, racks: int) -> list[int]:
+    """``rf`` brokers of ``pool`` on different racks (rack = id mod ``racks``) while racks last."""
+    if racks <= 1:
+        return rnd.sample(pool, rf)
+    by_rack: dict[int, list[int]] = {}
+    for b in pool:
+        by_rack.setdefault(b % racks, []).append(b)
+    chosen: list[int] = []
+    order = rnd.sample(sorted(by_rack), len(by_rack))
+    while len(chosen) < rf:
+        for k in order:
+            left = [b for b in by_rack[k] if b not in chosen]
+            if left and len(chosen) < rf:
+                chosen.append(rnd.choice(left))
+    return chosen

@@ -22,8 +22,14 @@ if TYPE_CHECKING:
     from console.storage.store import Store
 
 
-def _connection_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--bootstrap-server", required=True, help="host:port[,host:port...] of the cluster")
+def _connection_args(p: argparse.ArgumentParser, offline: bool = False) -> None:
+    """The cluster to read; with ``offline``, a snapshot file may stand in for it (``--state-file``)."""
+    if offline:
+        where = p.add_mutually_exclusive_group(required=True)
+        where.add_argument("--bootstrap-server", help="host:port[,host:port...] of the cluster")
+        where.add_argument("--state-file", help="a snapshot saved with 'state --json', instead of the live cluster")
+    else:
+        p.add_argument("--bootstrap-server", required=True, help="host:port[,host:port...] of the cluster")
     p.add_argument("--zookeeper", help="ZooKeeper connect string with the cluster's chroot, e.g. zk:2181/kafka")
     p.add_argument("--command-config", help="properties file with security settings, as for the Kafka tools")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each answer (default 10)")
@@ -59,10 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
         ("rollback", "the rollback JSON of a plan (the current assignment of its partitions), on one line"),
     ):
         a = sub.add_parser(name, help=text)
-        _connection_args(a)
+        _connection_args(a, offline=True)
         a.add_argument("--reassignment-json-file", required=True, help="the plan, in the official format")
         if name != "rollback":
             a.add_argument("--json", action="store_true")
+
+    _generate_args(sub)
 
     rb = sub.add_parser(
         "rebase", help="bring a stale plan up to date: same targets, against the cluster as it is now",
@@ -149,13 +157,51 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _generate_args(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    gen = sub.add_parser(
+        "generate", help="make a plan for a goal: decommission, add brokers, rebalance, replication factor, racks",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Make a reassignment plan that reaches one goal while moving as little data as it can, and say "
+                    "how close to the least possible it is.\n\n"
+                    "The plan (only partitions that change, official JSON) goes to stdout; the report to stderr "
+                    "(--report-json FILE also writes it as JSON). Only live, eligible brokers receive replicas; "
+                    "partitions being reassigned are left alone; racks are kept spread.\n\n"
+                    "Exit 0 with a plan (nothing on stdout when the goal is already met); 1 when the goal cannot be "
+                    "reached (the reason is printed); 2 when the input cannot be used.")
+    _connection_args(gen, offline=True)
+    goal = gen.add_mutually_exclusive_group(required=True)
+    goal.add_argument("--decommission", metavar="IDS", help="drain these brokers (comma-separated ids)")
+    goal.add_argument("--add-brokers", metavar="IDS", help="fill these (new) brokers until the cluster is even")
+    goal.add_argument("--rebalance", choices=["count", "bytes", "leaders"],
+                      help="even out replicas, bytes, or preferred leaders (leaders: reorders only, no data moves)")
+    goal.add_argument("--replication-factor", type=int, metavar="N", help="change the topics' replication factor to N")
+    goal.add_argument("--fix-racks", action="store_true", help="spread partitions whose replicas share a rack")
+    goal.add_argument("--official", action="store_true",
+                      help="what kafka-reassign-partitions.sh --generate proposes (with --broker-list)")
+    gen.add_argument("--broker-list", metavar="IDS", help="with --official: the brokers to assign to")
+    gen.add_argument("--topics", metavar="T,...", help="only these topics (all by default)")
+    gen.add_argument("--topics-to-move-json-file", metavar="FILE",
+                     help='the topics as the official tool takes them: {"version":1,"topics":[{"topic":"t"}]}')
+    gen.add_argument("--exclude-topics", metavar="REGEX", help="leave alone topics this regular expression matches in full")
+    gen.add_argument("--exclude-brokers", metavar="IDS", help="never move replicas to these brokers")
+    gen.add_argument("--max-moves", type=int, metavar="N", help="rebalance / add brokers: at most N replica moves")
+    gen.add_argument("--max-bytes", type=int, metavar="N", help="rebalance / add brokers: at most N bytes moved")
+    gen.add_argument("--tolerance", type=float, default=0.05,
+                     help="rebalance bytes: how far from the mean a broker may end (default 0.05 = 5%%)")
+    gen.add_argument("--seed", type=int, default=0, help="tie-breaks (and --official's random start); default 0")
+    gen.add_argument("--throttle", type=int, metavar="B/s", help="estimate the duration at this replication throttle")
+    gen.add_argument("--max-moves-per-broker", type=int, default=5,
+                     help="for the estimate: adding replicas per broker per wave (default 5, as submit)")
+    gen.add_argument("--report-json", metavar="FILE", help="also write the report as JSON to FILE")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         handlers: dict[str, Callable[[argparse.Namespace], int]] = {
             "sandbox": _sandbox, "validate": _plan_command, "diff": _plan_command, "rollback": _plan_command,
-            "rebase": _rebase, "cancel": _cancel, "submit": _submit, "runs": _runs, "throttle": _throttle,
+            "rebase": _rebase, "generate": _generate, "cancel": _cancel, "submit": _submit, "runs": _runs, "throttle": _throttle,
             "executor": _executor}
         return handlers.get(args.command, _read)(args)  # list, state: read the cluster
     except ConfigError as e:
@@ -252,8 +298,7 @@ def _plan_command(args: argparse.Namespace) -> int:
         raise ConfigError(f"Cannot read {args.reassignment_json_file}: {e.strerror or e}.",
                           "Check the path given to --reassignment-json-file.") from None
     plan = parse_plan(text)  # PlanFormatError is a ConfigError: exit 2, nothing sent anywhere
-    with _connect(args) as reader:
-        state = reader.snapshot()
+    state = _snapshot(args)
     if state.status.metadata is not SourceStatus.OK and state.status.zookeeper is not SourceStatus.OK:
         if args.command == "validate" and args.json:
             print(json.dumps({"valid": False, "findings": [_short(f) for f in state.findings]}))
@@ -309,16 +354,86 @@ def _rebase(args: argparse.Namespace) -> int:
               "not be seen.", file=sys.stderr)
     report = rebase(state, plan, RebaseOptions(drop_completed=args.drop_completed, drop_gone=args.drop_gone))
     if args.report_json:
-        try:
-            Path(args.report_json).write_text(json.dumps(report_json(report)))
-        except OSError as e:
-            raise ConfigError(f"Cannot write {args.report_json}: {e.strerror or e}.",
-                              "Check the path given to --report-json.") from None
+        _write_json(args.report_json, report_json(report), "--report-json")
     print(report_text(report), file=sys.stderr)
     if not report.left_to_do:
         print("Nothing left to do: no plan printed.", file=sys.stderr)
         return 1
     print(report.plan.to_json())
+    return 0
+
+
+def _snapshot(args: argparse.Namespace) -> ClusterState:
+    """The snapshot from --state-file, or read from the cluster now."""
+    if getattr(args, "state_file", None):
+        from console.state.snapshot_file import read_state
+
+        return read_state(args.state_file)
+    with _connect(args) as reader:
+        return reader.snapshot()
+
+
+def _ids_arg(text: str | None, option: str) -> tuple[int, ...]:
+    from console.plans.drafting import parse_ids
+
+    if text is None:
+        return ()
+    try:
+        return tuple(parse_ids(text))
+    except ConsoleError:
+        raise ConfigError(f"{option} takes broker ids separated by commas, e.g. 1,2,3; not {text!r}.") from None
+
+
+def _write_json(path: str, doc: object, option: str) -> None:
+    try:
+        Path(path).write_text(json.dumps(doc))
+    except OSError as e:
+        raise ConfigError(f"Cannot write {path}: {e.strerror or e}.", f"Check the path given to {option}.") from None
+
+
+def _generate(args: argparse.Namespace) -> int:
+    """A plan for a goal: the plan on stdout, the report on stderr."""
+    from console.plans.generate import GenerateOptions, Goal, Metric, generate
+    from console.plans.plan import parse_topics_to_move
+    from console.runs.waves import WaveLimits, plan_estimate
+
+    topics: tuple[str, ...] = tuple(t.strip() for t in (args.topics or "").split(",") if t.strip())
+    if args.topics_to_move_json_file:
+        topics += parse_topics_to_move(_read_file(args.topics_to_move_json_file, "--topics-to-move-json-file"))
+    if args.broker_list and not args.official:
+        raise ConfigError("--broker-list goes with --official.")
+    if args.official and not args.broker_list:
+        raise ConfigError("--official needs --broker-list, as kafka-reassign-partitions.sh --generate does.")
+    if args.max_moves_per_broker < 1:
+        raise ConfigError("--max-moves-per-broker must be 1 or more.")
+    goal, metric = Goal.FIX_RACKS, Metric.COUNT
+    brokers: tuple[int, ...] = ()
+    for option, g in (("decommission", Goal.DECOMMISSION), ("add_brokers", Goal.ADD_BROKERS), ("broker_list", Goal.OFFICIAL)):
+        if getattr(args, option):
+            goal, brokers = g, _ids_arg(getattr(args, option), "--" + option.replace("_", "-"))
+    if args.rebalance:
+        goal, metric = Goal.REBALANCE, Metric(args.rebalance)
+    if args.replication_factor is not None:
+        goal = Goal.REPLICATION_FACTOR
+    options = GenerateOptions(goal, brokers, metric, args.replication_factor, tuple(dict.fromkeys(topics)),
+                              args.exclude_topics, _ids_arg(args.exclude_brokers, "--exclude-brokers"), args.max_moves,
+                              args.max_bytes, args.seed, args.tolerance)
+    state = _snapshot(args)
+    if state.status.metadata is not SourceStatus.OK and state.status.zookeeper is not SourceStatus.OK:
+        _print_findings(state)
+        return 1
+    made = generate(state, options)
+    report = made.report
+    if args.throttle:
+        report = report.with_estimate(plan_estimate(state, made.plan, args.throttle,
+                                                    WaveLimits(moves_per_broker=args.max_moves_per_broker)), args.throttle)
+    if args.report_json:
+        _write_json(args.report_json, report.to_dict(), "--report-json")
+    print(report.text(), file=sys.stderr)
+    if not len(made.plan):
+        print("Nothing to do: the goal is met already (no plan printed).", file=sys.stderr)
+        return 0
+    print(made.plan.to_json())
     return 0
 
 

@@ -13,6 +13,7 @@ pages, the CLI and notebooks handle one tree::
     ├── UnsupportedByCluster          the broker is too old for an API (e.g. before Kafka 2.4)
     ├── ReassignmentBusy              the legacy /admin/reassign_partitions znode is still there
     ├── PartiallyApplied              a request in several batches stopped part-way (``outcomes``: what was applied)
+    ├── GoalImpossible                a plan generator's goal cannot be reached (drain below RF, no destination left)
     ├── IllegalTransition             a run or wave asked to go to a state it cannot reach from where it is
     ├── StoreError                    the console's SQLite store cannot be read or written
     │   └── ConflictError             another active run already moves some of the plan's partitions
@@ -87,6 +88,11 @@ class PartiallyApplied(ConsoleError):
         super().__init__(cause.message, cause.hint)
         self.cause = cause
         self.outcomes = dict(outcomes)
+
+
+class GoalImpossible(ConsoleError):
+    """A plan generator's goal cannot be reached on this cluster (e.g. draining brokers would leave
+    fewer eligible brokers than a topic's replication factor): no plan is made."""
 
 
 class IllegalTransition(ConsoleError):

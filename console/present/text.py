@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from console.core.format import human_bytes, ids_text, plural, table_text, timestamp
-from console.core.model import ClusterState, Partition
+from console.core.model import SNAPSHOT_FORMAT, ClusterState, Partition
 from console.present.findings import finding_rows
 from console.present.live import broker_rows, counts, partition_rows, throttle_rows
 
@@ -62,6 +62,8 @@ def partition_dict(p: Partition, logs_known: bool) -> dict[str, Any]:
         "health": p.health.value,
         "source": p.source.value if p.source else None,
         "replica_bytes": {str(log.broker): log.size for log in p.logs if not log.is_future},
+        "logs": [{"broker": log.broker, "log_dir": log.log_dir, "size": log.size, "is_future": log.is_future}
+                 for log in p.logs],
         "progress": [
             {"broker": r.broker, "copied_bytes": r.copied_bytes, "leader_bytes": r.leader_bytes,
              "in_isr": r.in_isr, "fraction": r.fraction}
@@ -71,9 +73,11 @@ def partition_dict(p: Partition, logs_known: bool) -> dict[str, Any]:
 
 
 def state_json(state: ClusterState) -> dict[str, Any]:
-    """The whole snapshot."""
+    """The whole snapshot (what ``state --json`` prints and ``--state-file`` reads back)."""
     return {
+        "format": SNAPSHOT_FORMAT,
         "taken_at": state.taken_at,
+        "name": state.name,
         "cluster_id": state.cluster_id,
         "controller": state.controller,
         "fingerprint": state.fingerprint(),
@@ -81,6 +85,7 @@ def state_json(state: ClusterState) -> dict[str, Any]:
         "brokers": [
             {
                 "id": b.id, "host": b.host, "port": b.port, "rack": b.rack, "live": b.live,
+                "registered": b.registered, "fenced": b.fenced,
                 "eligible": b.eligible, "is_controller": b.is_controller, "in_api": b.in_api,
                 "in_zookeeper": b.in_zookeeper,
                 "log_dirs": [{"path": d.path, "error": d.error, "total_bytes": d.total_bytes,
@@ -89,6 +94,7 @@ def state_json(state: ClusterState) -> dict[str, Any]:
             for b in state.brokers
         ],
         "throttles": {"brokers": state.throttles.broker_map(), "topics": state.throttles.topic_map()},
+        "min_insync": dict(state.min_insync),
         "counts": {
             "partitions": len(state.partitions),
             "reassigning": len(state.in_flight),

@@ -14,6 +14,7 @@ from console.core.limits import REQUEST_LIMIT
 from console.core.model import BrokerId, ClusterState
 from console.plans.diff import ChangeKind, change_of
 from console.plans.plan import Plan, PlanEntry
+from console.runs.progress import estimate_seconds
 
 
 @dataclass(frozen=True)
@@ -52,3 +53,9 @@ def plan_waves(state: ClusterState, plan: Plan, limits: WaveLimits = WaveLimits(
     return [tuple(w) for w in waves]
 
 
+
+
+def plan_estimate(state: ClusterState, plan: Plan, throttle: int | None, limits: WaveLimits = WaveLimits()) -> float | None:
+    """Seconds a run of ``plan`` would take at ``throttle`` within ``limits`` (the submit dialog's
+    estimate); None when unthrottled or sizes are unknown."""
+    return estimate_seconds(state, plan_waves(state, plan, limits), throttle)

@@ -1,0 +1,762 @@
+"""Plan generators (pure): decommission, add brokers, rebalance, replication factor, fix racks and
+the official tool's ``--generate``, each over a snapshot, each with a quality report.
+
+Rules every goal keeps (docs/ARCHITECTURE.md, "Generators"):
+
+* only partitions that may move are touched: not in flight (left alone, and said so), not
+  offline, in the chosen topics, not matched by ``exclude_topics``;
+* only eligible brokers receive replicas (KIP-841: registered, live, not fenced), never one in
+  ``exclude_brokers`` nor one being drained;
+* no broker twice in a partition; the replication factor is kept unless the goal changes it;
+* racks: a replica goes to a rack the partition lacks when one is free, and no move lowers the
+  number of racks a partition spans (a finding says when the racks cannot allow it, e.g. RF 3 on
+  2 racks);
+* deterministic: the same snapshot, options and ``seed`` give the same plan; ties go to the lower
+  broker id, after a tie-break order drawn from ``seed``;
+* a goal that cannot be reached raises :class:`~console.core.errors.GoalImpossible` naming why,
+  and input that cannot be used raises :class:`~console.core.errors.ConfigError`: no plan either way.
+
+Balance goals move replicas from the most loaded broker to the least loaded one that can take
+one, choosing the replica whose size brings the two closest to the mean, until the brokers are
+within one replica (count) or within the tolerance of the mean (bytes), or the budget is spent.
+Each partition moves at most once per plan. Preferred leaders (first replicas) are then evened
+out by reordering the replicas of the partitions the plan already changes (no data moves).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, replace
+from enum import Enum
+from time import perf_counter
+from typing import Callable, Iterable
+
+import numpy as np
+
+from console.core.errors import ConfigError, GoalImpossible
+from console.core.format import ids_text, plural
+from console.core.model import ClusterState, Finding, Severity
+from console.core.perf import without_gc
+from console.plans.columns import PAD, lookup, padded
+from console.plans.layout import Layout
+from console.plans.plan import Plan
+from console.plans.quality import BrokerLoad, Report, excess_bound
+
+
+class Goal(str, Enum):
+    DECOMMISSION = "decommission"
+    ADD_BROKERS = "add-brokers"
+    REBALANCE = "rebalance"
+    REPLICATION_FACTOR = "replication-factor"
+    FIX_RACKS = "fix-racks"
+    OFFICIAL = "official"
+
+
+class Metric(str, Enum):
+    """What a rebalance evens out."""
+
+    COUNT = "count"
+    """Replicas per broker (±1)."""
+    BYTES = "bytes"
+    """Bytes per broker (within the tolerance of the mean)."""
+    LEADERS = "leaders"
+    """Preferred leaders per broker (±1), by reordering replicas: no data moves."""
+
+
+@dataclass(frozen=True)
+class GenerateOptions:
+    goal: Goal
+    brokers: tuple[int, ...] = ()
+    """decommission: the brokers to drain; add brokers: the new ones; official: the broker list."""
+    metric: Metric = Metric.COUNT
+    replication_factor: int | None = None
+    topics: tuple[str, ...] = ()
+    """Only these topics (all when empty; required for the replication factor and official goals)."""
+    exclude_topics: str | None = None
+    """A regular expression; topics it matches in full are left alone."""
+    exclude_brokers: tuple[int, ...] = ()
+    """Never a destination (and, for balance goals, left alone)."""
+    max_moves: int | None = None
+    max_bytes: int | None = None
+    seed: int = 0
+    tolerance: float = 0.05
+    """Bytes balance: how far from the mean a broker may end (0.05 = 5 %)."""
+
+    def describe(self) -> str:
+        g = self.goal
+        if g is Goal.DECOMMISSION:
+            return f"decommission {ids_text(self.brokers)}"
+        if g is Goal.ADD_BROKERS:
+            return f"add brokers {ids_text(self.brokers)}"
+        if g is Goal.REBALANCE:
+            return f"rebalance {self.metric.value}"
+        if g is Goal.REPLICATION_FACTOR:
+            return f"replication factor {self.replication_factor} for {', '.join(self.topics)}"
+        if g is Goal.FIX_RACKS:
+            return "fix racks"
+        return f"official --generate on brokers {ids_text(self.brokers)}"
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A generated plan (only partitions that change) and its report."""
+
+    plan: Plan
+    report: Report
+
+
+_WINDOW = 64
+"""Candidate replicas a balance step looks at around the ideal size."""
+_DESTINATIONS = 16
+"""Destinations a balance step tries before it gives up on its source broker."""
+
+
+# ------------------------------------------------------------------------------------------
+# Entry point
+# ------------------------------------------------------------------------------------------
+@without_gc
+def generate(state: ClusterState, options: GenerateOptions) -> Generated:
+    """The plan for ``options.goal`` on ``state`` and its quality report."""
+    started = perf_counter()
+    lay = Layout.of(state)
+    ctx = _Context(lay, options)
+    before = (lay.count.copy(), lay.leaders.copy(), lay.bytes.copy())
+    racks_before = lay.rack_violations(ctx.rack_pool)
+    bound, reached = _GOALS[options.goal](ctx)
+    plan = lay.plan()
+    moved, moved_bytes, leaders_moved = _moved(lay)
+    if options.goal in (Goal.REBALANCE, Goal.ADD_BROKERS, Goal.OFFICIAL):
+        bound = _balance_bound(ctx, before)
+    report = Report(
+        goal=options.describe(), moved_replicas=moved, moved_bytes=moved_bytes,
+        lower_bound_replicas=bound[0], lower_bound_bytes=bound[1], leaders_moved=leaders_moved,
+        partitions_changed=len(plan), brokers_before=_loads(lay, *before), brokers_after=_loads(lay, lay.count, lay.leaders, lay.bytes),
+        balanced=tuple(lay.ids[i] for i in ctx.balance), rack_violations_before=racks_before,
+        rack_violations_after=lay.rack_violations(ctx.rack_pool), reached=reached, findings=tuple(ctx.findings),
+        seconds=perf_counter() - started,
+        lower_bound_leaders=excess_bound(before[1][ctx.balance], lay.leaders[ctx.balance]) if ctx.balance else 0)
+    report = replace(report, spreads=Report.spreads_of(report.brokers_before, report.brokers_after, report.balanced))
+    return Generated(plan, report)
+
+
+def _moved(lay: Layout) -> tuple[int, int, int]:
+    replicas = size = leaders = 0
+    for row in lay.changed():
+        new, old = lay.reps[row], lay.original[row]
+        added = len(set(new) - set(old))
+        replicas += added
+        size += added * lay.size[row]
+        leaders += bool(new and old and new[0] != old[0])
+    return replicas, size, leaders
+
+
+def _loads(lay: Layout, count: np.ndarray, leaders: np.ndarray, size: np.ndarray) -> tuple[BrokerLoad, ...]:
+    return tuple(BrokerLoad(b, lay.rack_names[lay.rack[i]] if lay.rack[i] >= 0 else None, int(count[i]), int(leaders[i]),
+                            int(size[i])) for i, b in enumerate(lay.ids))
+
+
+def _balance_bound(ctx: "_Context", before: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, int]:
+    """Balance goals: replicas and bytes any plan must move to reach the balance this one reaches."""
+    lay, idx = ctx.lay, ctx.balance
+    if not idx:
+        return 0, 0
+    replicas = excess_bound(before[0][idx], lay.count[idx])
+    size = excess_bound(before[2][idx], lay.bytes[idx])
+    if ctx.options.metric is Metric.COUNT or ctx.options.goal is not Goal.REBALANCE:
+        # each broker above the reached maximum sheds at least its excess in replicas: at least its smallest ones
+        top = int(lay.count[idx].max())
+        size = ctx.smallest({i: int(before[0][i]) - top for i in idx if before[0][i] > top})
+    return replicas, size
+
+
+# ------------------------------------------------------------------------------------------
+# What every goal shares: which partitions may move, which brokers receive, how load scores
+# ------------------------------------------------------------------------------------------
+class _Context:
+    def __init__(self, lay: Layout, options: GenerateOptions) -> None:
+        self.lay = lay
+        self.options = options
+        self.findings: list[Finding] = []
+        state = lay.state
+        parts = state.partitions
+        known = set(lay.ids)
+        for name, ids in (("--exclude-brokers", options.exclude_brokers),
+                          ("the brokers to drain" if options.goal is Goal.DECOMMISSION else "the brokers", options.brokers)):
+            unknown = sorted(set(ids) - known)
+            if unknown:
+                raise ConfigError(f"{name}: no broker {ids_text(unknown)} in this cluster (it has {ids_text(lay.ids)}).",
+                                  "Pick brokers from the cluster's broker list (python -m console state).")
+        topics = set(options.topics)
+        missing = sorted(topics - set(state.topics))
+        if missing:
+            raise ConfigError(f"No topic {', '.join(missing)} in this cluster.", "Check the topic names (python -m console state).")
+        try:
+            excluded = re.compile(options.exclude_topics) if options.exclude_topics else None
+        except re.error as e:
+            raise ConfigError(f"--exclude-topics is not a regular expression: {e}.", "Fix the pattern, e.g. '__.*|test-.*'.") from None
+        for name, value in (("--max-moves", options.max_moves), ("--max-bytes", options.max_bytes)):
+            if value is not None and value < 0:
+                raise ConfigError(f"{name} must be 0 or more, not {value}.")
+        chosen = {t for t in state.topics if (not topics or t in topics) and not (excluded and excluded.fullmatch(t))}
+        self.movable = [p.topic in chosen and not p.reassigning and p.leader is not None and bool(p.replicas) for p in parts]
+        flight = sum(1 for p in parts if p.topic in chosen and p.reassigning)
+        if flight:
+            self.note("in-flight-left-alone", Severity.INFO,
+                      f"{plural(flight, 'partition')} of the chosen topics {'is' if flight == 1 else 'are'} being reassigned now "
+                      "and left alone; they count at their target.", "Generate again once they complete to include them.")
+        offline = sum(1 for p in parts if p.topic in chosen and not p.reassigning and p.leader is None)
+        if offline:
+            self.note("offline-left-alone", Severity.WARNING,
+                      f"{plural(offline, 'partition')} of the chosen topics {'has' if offline == 1 else 'have'} no leader and "
+                      "cannot be moved: left alone.", "Bring their brokers back first.")
+        drained = set(options.brokers) if options.goal is Goal.DECOMMISSION else set()
+        excluded_b = set(options.exclude_brokers)
+        self.drained_positions = {lay.position[b] for b in drained}
+        self.dest = np.array([e and b not in excluded_b and b not in drained for b, e in zip(lay.ids, lay.eligible)], np.bool_)
+        self.balance = [int(i) for i in np.flatnonzero(self.dest)]
+        """Positions of the brokers that are balanced and reported on."""
+        self.rack_pool = self.balance
+        self.rack_codes = np.array(lay.rack, np.int64)
+        self.rack_of = dict(zip(lay.ids, lay.rack))
+        """Broker id → rack code."""
+        self.racks = len({lay.rack[i] for i in self.balance})
+        self.rack_aware = lay.racks_known
+        down = [b for b, e in zip(lay.ids, lay.eligible) if not e]
+        if down:
+            self.note("ineligible-brokers", Severity.INFO,
+                      f"Broker{'s' if len(down) > 1 else ''} {ids_text(down)} {'are' if len(down) > 1 else 'is'} not live "
+                      "(or fenced): never a destination.")
+        with_rack = [lay.rack[i] >= 0 for i, e in enumerate(lay.eligible) if e]
+        if any(with_rack) and not all(with_rack):
+            self.note("racks-partial", Severity.WARNING, "Only some live brokers have a rack: racks are not taken into account.",
+                      "Set broker.rack on every broker.")
+        elif self.rack_aware and self.balance:
+            widest = max((len(r) for r, ok in zip(lay.reps, self.movable) if ok), default=0)
+            if widest > self.racks:
+                self.note("racks-fewer-than-rf", Severity.INFO,
+                          f"Replication factor {widest} on {plural(self.racks, 'rack')}: such partitions can span only "
+                          f"{self.racks} racks, so some racks hold two of their replicas.")
+        order = list(range(len(lay.ids)))
+        random.Random(options.seed).shuffle(order)
+        self.tiebreak = np.empty(len(lay.ids), np.float64)
+        self.tiebreak[order] = np.arange(len(lay.ids)) * 1e-9
+
+    def note(self, code: str, severity: Severity, message: str, hint: str = "") -> None:
+        self.findings.append(Finding(code, severity, message, hint))
+
+    def rows_with(self, positions: Iterable[int]) -> list[int]:
+        """Rows (partitions) holding a replica on any of ``positions``."""
+        m, _ = self.lay.matrix()
+        hit = np.isin(m, np.array(sorted(positions), np.int64)) & (m != PAD)
+        return [int(i) for i in np.flatnonzero(hit.any(axis=1))]
+
+    def smallest(self, wanted: dict[int, int]) -> int:
+        """Bytes of the ``wanted[i]`` smallest replicas position ``i`` held at the start, summed over ``wanted``."""
+        if not wanted:
+            return 0
+        lay = self.lay
+        m, _ = padded(lay.original)
+        m = lookup(np.array(lay.ids, np.int64), np.arange(len(lay.ids), dtype=np.int64), m)
+        rows, cols = np.nonzero(np.isin(m, np.array(list(wanted), np.int64)) & np.array(self.movable, np.bool_)[:, None])
+        pos, sizes = m[rows, cols], np.array(lay.size, np.int64)[rows]
+        order = np.lexsort((sizes, pos))
+        pos, sizes = pos[order], sizes[order]
+        total = 0
+        for i, k in wanted.items():
+            a, b = np.searchsorted(pos, [i, i + 1])
+            total += int(sizes[a:min(b, a + k)].sum())
+        return total
+
+    def score(self) -> np.ndarray:
+        """How loaded each broker is, replicas and bytes weighed alike against their means."""
+        lay, idx = self.lay, self.balance
+        mean_c = max(float(lay.count[idx].mean()), 1.0) if idx else 1.0
+        mean_b = max(float(lay.bytes[idx].mean()), 1.0) if idx else 1.0
+        out: np.ndarray = lay.count / mean_c + lay.bytes / mean_b + self.tiebreak
+        return out
+
+    def destination(self, row: int, leaving: int | None = None, need_new_rack: bool = False) -> int | None:
+        """The least loaded broker that may take a replica of ``row`` (in place of ``leaving``):
+        eligible, not in the partition, on a rack the partition lacks when one has room."""
+        lay = self.lay
+        members = [b for b in lay.reps[row] if b != leaving]
+        cand = self.dest.copy()
+        for b in members:
+            cand[lay.position[b]] = False
+        if leaving is not None:
+            cand[lay.position[leaving]] = False
+        if not cand.any():
+            return None
+        if self.rack_aware:
+            present = np.array([lay.rack[lay.position[b]] for b in members], np.int64)
+            fresh = cand & ~np.isin(self.rack_codes, present)
+            if fresh.any():
+                cand = fresh
+            elif need_new_rack:
+                return None
+        score = np.where(cand, self.score(), np.inf)
+        return lay.ids[int(np.argmin(score))]
+
+    def lighter_leader(self, row: int) -> int:
+        """The replica of ``row`` that leads the fewest partitions (eligible ones first)."""
+        lay = self.lay
+        return min(lay.reps[row], key=lambda b: (not lay.eligible[lay.position[b]], lay.leaders[lay.position[b]] + self.tiebreak[lay.position[b]]))
+
+    def by_size(self, rows: Iterable[int]) -> list[int]:
+        size = self.lay.size
+        return sorted(rows, key=lambda r: (-size[r], r))
+
+
+# ------------------------------------------------------------------------------------------
+# Goals: each returns (lower bound replicas, lower bound bytes) and whether the goal was reached
+# ------------------------------------------------------------------------------------------
+Bound = tuple[tuple[int, int], bool]
+
+
+def _decommission(ctx: _Context) -> Bound:
+    lay, drained = ctx.lay, set(ctx.options.brokers)
+    if not drained:
+        raise ConfigError("Name the brokers to drain.")
+    if not ctx.balance:
+        raise GoalImpossible(f"Draining {ids_text(sorted(drained))} leaves no eligible broker to move replicas to.",
+                             "Bring brokers back, or exclude fewer brokers.")
+    rows = ctx.rows_with(ctx.drained_positions)
+    stuck = [r for r in rows if not ctx.movable[r]]
+    movable = [r for r in rows if ctx.movable[r]]
+    widest = max(movable, key=lambda r: (len(lay.reps[r]), -r), default=None)
+    if widest is not None and len(lay.reps[widest]) > len(ctx.balance):
+        p = lay.state.partitions[widest]
+        raise GoalImpossible(
+            f"Draining {ids_text(sorted(drained))} would leave {plural(len(ctx.balance), 'eligible broker')}, fewer than the "
+            f"{len(lay.reps[widest])} replicas of {p.name} (topic {p.topic}).",
+            "Drain fewer brokers, add brokers first, or lower the topic's replication factor.")
+    if stuck:
+        ctx.note("drain-incomplete", Severity.WARNING,
+                 f"{plural(len(stuck), 'partition')} with a replica on {ids_text(sorted(drained))} cannot move now (in flight, "
+                 "offline or excluded): the brokers will not be empty after this plan.",
+                 "Generate again once those partitions can move.")
+    moved = size = 0
+    for row in ctx.by_size(movable):
+        r = lay.reps[row]
+        led_by_drained = r[0] in drained
+        for b in [b for b in r if b in drained]:
+            d = ctx.destination(row, leaving=b)
+            if d is None:
+                p = lay.state.partitions[row]
+                raise GoalImpossible(f"No eligible broker can take {p.name}'s replica on {b}: every other one is drained, "
+                                     "excluded, down or holds it already.", "Drain fewer brokers or exclude fewer.")
+            lay.move(row, b, d)
+            moved += 1
+            size += lay.size[row]
+        if led_by_drained:
+            lay.lead(row, ctx.lighter_leader(row))
+    _even_leaders(ctx, lay.changed())
+    return (moved, size), not stuck
+
+
+def _add_brokers(ctx: _Context) -> Bound:
+    lay, new = ctx.lay, set(ctx.options.brokers)
+    if not new:
+        raise ConfigError("Name the brokers to fill.")
+    down = sorted(b for b in new if not lay.eligible[lay.position[b]])
+    if down:
+        raise GoalImpossible(f"Broker {ids_text(down)} is not live (or fenced): it cannot receive replicas.",
+                             "Start it and wait until it is registered, then generate again.")
+    excluded = sorted(new & set(ctx.options.exclude_brokers))
+    if excluded:
+        raise GoalImpossible(f"Broker {ids_text(excluded)} is both to fill and excluded.", "Drop it from --exclude-brokers.")
+    dests = [i for i in ctx.balance if lay.ids[i] in new]
+    sources = [i for i in ctx.balance if lay.ids[i] not in new]
+    if not sources:
+        raise GoalImpossible("There are no other eligible brokers to take replicas from.")
+    reached = _balance(ctx, Metric.COUNT, sources, dests)
+    _even_leaders(ctx, lay.changed())
+    return (0, 0), reached
+
+
+def _rebalance(ctx: _Context) -> Bound:
+    metric = ctx.options.metric
+    if len(ctx.balance) < 2:
+        raise GoalImpossible("Fewer than two eligible brokers: there is nothing to balance between.")
+    if metric is Metric.LEADERS:
+        before = ctx.lay.leaders[ctx.balance].copy()
+        reached = _even_leaders(ctx, [r for r, ok in enumerate(ctx.movable) if ok], budget=ctx.options.max_moves)
+        after = ctx.lay.leaders[ctx.balance]
+        if not reached:
+            ctx.note("leaders-not-even", Severity.INFO,
+                     f"Reordering replicas evens preferred leaders to {int(after.max())}–{int(after.min())} per broker "
+                     f"(from {int(before.max())}–{int(before.min())}); more needs replicas to move.",
+                     "Rebalance by count first, then by leaders.")
+        return (0, 0), reached
+    reached = _balance(ctx, metric, ctx.balance, ctx.balance)
+    _even_leaders(ctx, ctx.lay.changed())
+    return (0, 0), reached
+
+
+def _replication_factor(ctx: _Context) -> Bound:
+    lay, opts = ctx.lay, ctx.options
+    n = opts.replication_factor
+    if n is None or n < 1:
+        raise ConfigError(f"The replication factor must be 1 or more, not {n}.")
+    if not opts.topics:
+        raise ConfigError("Name the topics whose replication factor changes (--topics).")
+    if n > len(ctx.balance):
+        raise GoalImpossible(f"Replication factor {n} needs {n} eligible brokers; this cluster has {len(ctx.balance)}"
+                             + (" (after exclusions)." if opts.exclude_brokers else "."), "Lower the replication factor or add brokers.")
+    moved = size = 0
+    parts = lay.state.partitions
+    for row in ctx.by_size(r for r, ok in enumerate(ctx.movable) if ok):
+        r = lay.reps[row]
+        while len(r) < n:
+            d = ctx.destination(row)
+            if d is None:
+                raise GoalImpossible(f"No eligible broker can take a new replica of {parts[row].name}.")
+            lay.add(row, d)
+            moved += 1
+            size += lay.size[row]
+        while len(r) > n:
+            lay.drop(row, _removal(ctx, row, parts[row].leader))
+    return (moved, size), True
+
+
+def _removal(ctx: _Context, row: int, leader: int | None) -> int:
+    """The replica of ``row`` to remove: never the current leader; from the rack with the most
+    replicas of the partition, then the most loaded broker."""
+    lay = ctx.lay
+    r = lay.reps[row]
+    keep = leader if leader in r else r[0]
+    racks = [lay.rack[lay.position[b]] for b in r]
+    score = ctx.score()
+    return max((b for b in r if b != keep),
+               key=lambda b: (racks.count(lay.rack[lay.position[b]]) if ctx.rack_aware else 0, score[lay.position[b]]))
+
+
+def _fix_racks(ctx: _Context) -> Bound:
+    lay = ctx.lay
+    if not ctx.rack_aware:
+        ctx.note("no-racks", Severity.INFO, "The brokers have no racks (or only some do): there is nothing to fix.")
+        return (0, 0), True
+    moved = size = 0
+    unfixable = 0
+    for row in ctx.by_size(r for r, ok in enumerate(ctx.movable) if ok):
+        r = lay.reps[row]
+        cap = min(len(r), ctx.racks)
+        while lay.rack_count(row) < cap:
+            racks = [lay.rack[lay.position[b]] for b in r]
+            shared = [b for b, k in zip(r, racks) if racks.count(k) > 1]
+            score = ctx.score()
+            victim = max(shared, key=lambda b: (b != r[0], score[lay.position[b]]))
+            d = ctx.destination(row, leaving=victim, need_new_rack=True)
+            if d is None:
+                unfixable += 1
+                break
+            lay.move(row, victim, d)
+            moved += 1
+            size += lay.size[row]
+    if unfixable:
+        ctx.note("racks-unfixable", Severity.WARNING,
+                 f"{plural(unfixable, 'partition')} could not be spread further: no eligible broker on a missing rack can "
+                 "take them.", "Check which racks have live, non-excluded brokers.")
+    return (moved, size), not unfixable
+
+
+def _official(ctx: _Context) -> Bound:
+    """``kafka-reassign-partitions.sh --generate``: AdminUtils.assignReplicasToBrokers per topic, with
+    the start index and replica shift drawn from ``seed`` (the tool draws them at random)."""
+    lay, opts = ctx.lay, ctx.options
+    if not opts.brokers:
+        raise ConfigError("--official needs --broker-list.")
+    if not opts.topics:
+        raise ConfigError("--official needs the topics to move (--topics or --topics-to-move-json-file).")
+    excluded = set(opts.exclude_brokers)
+    live = [b for b in sorted(set(opts.brokers)) if lay.eligible[lay.position[b]] and b not in excluded]
+    dropped = sorted(set(opts.brokers) - set(live))
+    if dropped:
+        ctx.note("official-dropped-brokers", Severity.WARNING,
+                 f"Broker {ids_text(dropped)} of the broker list {'are' if len(dropped) > 1 else 'is'} not live or excluded "
+                 "and left out (the official tool drops such brokers without a word).")
+    if not live:
+        raise GoalImpossible("No broker of the broker list is live and not excluded.")
+    racks = {b: lay.rack[lay.position[b]] for b in live}
+    with_rack = [k >= 0 for k in racks.values()]
+    if any(with_rack) and not all(with_rack):
+        raise GoalImpossible("Not all brokers have rack information. Add --disable-rack-aware in command line to make "
+                             "replica assignment without rack information.",
+                             "The console follows the official tool here; give only brokers with racks, or none.")
+    rnd = random.Random(opts.seed)
+    rows_of: dict[str, list[int]] = {}
+    for i, p in enumerate(lay.state.partitions):
+        if p.topic in opts.topics:
+            rows_of.setdefault(p.topic, []).append(i)
+    for topic in sorted(rows_of):
+        rows = sorted(rows_of[topic], key=lambda r: lay.state.partitions[r].partition)
+        rf = len(lay.reps[rows[0]])
+        if rf > len(live):
+            raise GoalImpossible(f"Replication factor: {rf} larger than available brokers: {len(live)} (topic {topic}).")
+        assignment = (_rack_aware(live, racks, len(rows), rf, rnd) if all(with_rack)
+                      else _rack_unaware(live, len(rows), rf, rnd))
+        for row, target in zip(rows, assignment):
+            if ctx.movable[row] and target != lay.reps[row]:
+                _assign(lay, row, target)
+    return (0, 0), True
+
+
+def _replica_index(first: int, shift: int, j: int, n: int) -> int:
+    return (first + 1 + (shift + j) % (n - 1)) % n if n > 1 else first
+
+
+def _rack_unaware(brokers: list[int], partitions: int, rf: int, rnd: random.Random) -> list[list[int]]:
+    n = len(brokers)
+    start, shift = rnd.randrange(n), rnd.randrange(n)
+    out = []
+    for p in range(partitions):
+        if p > 0 and p % n == 0:
+            shift += 1
+        first = (p + start) % n
+        out.append([brokers[first]] + [brokers[_replica_index(first, shift, j, n)] for j in range(rf - 1)])
+    return out
+
+
+def _rack_aware(brokers: list[int], racks: dict[int, int], partitions: int, rf: int, rnd: random.Random) -> list[list[int]]:
+    by_rack: dict[int, list[int]] = {}
+    for b in sorted(brokers):
+        by_rack.setdefault(racks[b], []).append(b)
+    order = sorted(by_rack)  # rack codes follow rack names' order
+    arranged: list[int] = []
+    its = {k: iter(v) for k, v in by_rack.items()}
+    k = 0
+    while len(arranged) < len(brokers):
+        nxt = next(its[order[k]], None)
+        if nxt is not None:
+            arranged.append(nxt)
+        k = (k + 1) % len(order)
+    n, n_racks = len(arranged), len(order)
+    start, shift = rnd.randrange(n), rnd.randrange(n)
+    out = []
+    for p in range(partitions):
+        if p > 0 and p % n == 0:
+            shift += 1
+        first = (p + start) % n
+        leader = arranged[first]
+        replicas, racks_with, brokers_with = [leader], {racks[leader]}, {leader}
+        j = 0
+        for _ in range(rf - 1):
+            while True:
+                b = arranged[_replica_index(first, shift * n_racks, j, n)]
+                j += 1
+                if ((racks[b] not in racks_with or len(racks_with) == n_racks)
+                        and (b not in brokers_with or len(brokers_with) == n)):
+                    replicas.append(b)
+                    racks_with.add(racks[b])
+                    brokers_with.add(b)
+                    break
+        out.append(replicas)
+    return out
+
+
+def _assign(lay: Layout, row: int, target: list[int]) -> None:
+    """Set partition ``row``'s replicas to ``target`` (a reorder, moves and changes of length alike)."""
+    for b in [b for b in lay.reps[row] if b not in target]:
+        lay.drop(row, b)
+    for b in target:
+        if b not in lay.reps[row]:
+            lay.add(row, b)
+    for b in reversed(target):
+        lay.lead(row, b)
+
+
+_GOALS: dict[Goal, Callable[[_Context], Bound]] = {
+    Goal.DECOMMISSION: _decommission, Goal.ADD_BROKERS: _add_brokers, Goal.REBALANCE: _rebalance,
+    Goal.REPLICATION_FACTOR: _replication_factor, Goal.FIX_RACKS: _fix_racks, Goal.OFFICIAL: _official,
+}
+
+
+# ------------------------------------------------------------------------------------------
+# Balance by moving replicas
+# ------------------------------------------------------------------------------------------
+def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]) -> bool:
+    """Move replicas from the most loaded of ``sources`` to the least loaded of ``dests`` until even
+    (or the budget is spent, or nothing can move); whether the goal's balance was reached."""
+    lay, opts = ctx.lay, ctx.options
+    load = lay.count if metric is Metric.COUNT else lay.bytes
+    pool = sorted(set(sources) | set(dests))
+    mean_c = float(lay.count[pool].sum()) / len(pool)
+    mean_b = float(lay.bytes[pool].sum()) / len(pool)
+    top_c = math.ceil(mean_c)
+    tol = opts.tolerance
+    # per source broker: its movable replicas sorted by size
+    m, _ = lay.matrix()
+    movable = np.array(ctx.movable, np.bool_)
+    r_idx, c_idx = np.nonzero((m != PAD) & movable[:, None])
+    pos = m[r_idx, c_idx]
+    keep = np.isin(pos, np.array(sources, np.int64))
+    r_idx, pos = r_idx[keep], pos[keep]
+    sizes = np.array(lay.size, np.int64)
+    order = np.lexsort((r_idx, sizes[r_idx], pos))
+    r_idx, pos = r_idx[order], pos[order]
+    bounds = np.searchsorted(pos, np.arange(len(lay.ids) + 1))
+    cand_rows = {i: r_idx[bounds[i]:bounds[i + 1]].tolist() for i in sources}
+    cand_sizes = {i: sizes[cand_rows[i]].tolist() for i in sources}
+    used = bytearray(len(lay.reps))
+    src = np.array(sources, np.int64)
+    dst = np.array(dests, np.int64)
+    active = np.ones(len(src), np.bool_)
+    moves = spent = 0
+    max_moves = opts.max_moves if opts.max_moves is not None else -1
+    max_bytes = opts.max_bytes if opts.max_bytes is not None else -1
+
+    def done() -> bool:
+        hi, lo = load[src].max(), load[dst].min()
+        if metric is Metric.COUNT:
+            return bool(hi - lo <= 1 or (hi <= top_c and lo >= math.floor(mean_c)))
+        return bool(hi <= mean_b * (1 + tol) and lo >= mean_b * (1 - tol)) or hi <= lo
+
+    budget_hit = False
+    while active.any() and not done():
+        if moves == max_moves:
+            budget_hit = True
+            break
+        k = int(np.argmax(np.where(active, load[src] + ctx.tiebreak[src], -np.inf)))
+        s = int(src[k])
+        tried = 0
+        picked = None
+        for d in dst[np.argsort(load[dst] + ctx.tiebreak[dst], kind="stable")].tolist():
+            gap = int(load[s] - load[d])
+            if gap <= (1 if metric is Metric.COUNT else 0) or tried == _DESTINATIONS:
+                break
+            if d == s:
+                continue
+            tried += 1
+            if metric is Metric.COUNT:
+                need = max(1, top_c - int(lay.count[d]))
+                ideal = max(0.0, (mean_b - float(lay.bytes[d])) / need)
+                limit = None
+            else:
+                over, under = float(load[s]) - mean_b, mean_b - float(load[d])
+                ideal = min(over, under) if over > 0 and under > 0 else gap / 2
+                limit = gap
+            room = None if max_bytes < 0 else max_bytes - spent
+            picked = _pick(ctx, s, d, cand_rows[s], cand_sizes[s], used, ideal, limit, room)
+            if picked is not None:
+                break
+        if picked is None:
+            active[k] = False
+            continue
+        row, d = picked
+        used[row] = 1
+        for b in lay.original[row]:  # the partition moves once: it leaves every source's candidates
+            i = lay.position[b]
+            if i != s and i in cand_rows:
+                _forget(cand_rows[i], cand_sizes[i], row, lay.size[row])
+        lay.move(row, lay.ids[s], lay.ids[d])
+        moves += 1
+        spent += lay.size[row]
+    reached = done()
+    if not reached:
+        what = "replicas" if metric is Metric.COUNT else "bytes"
+        why = ("the budget (" + ", ".join(x for x in (f"{opts.max_moves} moves" if opts.max_moves is not None else "",
+                                                       f"{opts.max_bytes:,} bytes" if opts.max_bytes is not None else "") if x)
+               + ") is spent") if budget_hit or (max_bytes >= 0 and any(active)) else \
+            "no further move is possible within the rules (racks, partitions that may move, one move per partition)"
+        ctx.note("balance-not-reached", Severity.INFO,
+                 f"The brokers are not fully even by {what}: {why}.",
+                 "Raise the budget, or include more topics or brokers.")
+    return reached
+
+
+def _forget(rows: list[int], sizes: list[int], row: int, size: int) -> None:
+    """Remove ``row`` (of ``size``) from a size-sorted candidate list."""
+    i = bisect_left(sizes, size)
+    while i < len(rows) and sizes[i] == size:
+        if rows[i] == row:
+            del rows[i], sizes[i]
+            return
+        i += 1
+
+
+def _pick(ctx: _Context, s: int, d: int, rows: list[int], sizes: list[int], used: bytearray, ideal: float,
+          limit: int | None, room: int | None) -> tuple[int, int] | None:
+    """A replica on position ``s`` that may move to position ``d``: its size nearest ``ideal`` (below
+    ``limit`` when given, within ``room`` bytes when given); it leaves ``rows``."""
+    lay, rack = ctx.lay, ctx.rack_of
+    sb, db = lay.ids[s], lay.ids[d]
+    k = bisect_left(sizes, ideal)
+    lo, hi = k - 1, k
+    checked = steps = 0
+    while checked < _WINDOW and steps < 8 * _WINDOW and (lo >= 0 or hi < len(rows)):
+        steps += 1
+        if hi < len(rows) and (lo < 0 or sizes[hi] - ideal <= ideal - sizes[lo]):
+            i = hi
+            hi += 1
+        else:
+            i = lo
+            lo -= 1
+        row = rows[i]
+        if used[row]:
+            continue
+        size = sizes[i]
+        if (limit is not None and not 0 < size < limit) or (room is not None and size > room):
+            continue
+        checked += 1
+        r = lay.reps[row]
+        if db in r or sb not in r:
+            continue
+        if ctx.rack_aware and rack[db] != rack[sb]:  # not worse: d's rack is new to the others, or s's is not
+            others = [rack[b] for b in r if b != sb]
+            if rack[db] in others and rack[sb] not in others:
+                continue
+        del rows[i], sizes[i]
+        return row, d
+    return None
+
+
+def _even_leaders(ctx: _Context, rows: Iterable[int], budget: int | None = None) -> bool:
+    """Even out preferred leaders over the balanced brokers by reordering the replicas of ``rows``
+    (no data moves); whether they end within one of each other."""
+    lay = ctx.lay
+    idx = np.array(ctx.balance, np.int64)
+    if len(idx) < 2:
+        return True
+    inside = np.zeros(len(lay.ids), np.bool_)
+    inside[idx] = True
+    led: dict[int, list[int]] = {}
+    for row in rows:
+        if ctx.movable[row] and lay.reps[row]:
+            led.setdefault(lay.position[lay.reps[row][0]], []).append(row)
+    changes = 0
+    for _round in range(3):
+        cursor = {i: 0 for i in led}
+        active = inside.copy()
+        progress = False
+        while active[idx].any():
+            lead = lay.leaders
+            k = int(idx[np.argmax(np.where(active[idx], lead[idx] + ctx.tiebreak[idx], -np.inf))])
+            low = int(lead[idx].min())
+            if lead[k] - low <= 1 or (budget is not None and changes >= budget):
+                break
+            mine = led.get(k, [])
+            found = False
+            cursor.setdefault(k, 0)
+            while cursor[k] < len(mine):
+                row = mine[cursor[k]]
+                cursor[k] += 1
+                r = lay.reps[row]
+                if lay.position[r[0]] != k:
+                    continue
+                options = [lay.position[b] for b in r[1:] if inside[lay.position[b]] and lead[lay.position[b]] < lead[k] - 1]
+                if options:
+                    f = min(options, key=lambda i: (lead[i], ctx.tiebreak[i]))
+                    lay.lead(row, lay.ids[f])
+                    led.setdefault(f, []).append(row)
+                    changes += 1
+                    found = progress = True
+                    break
+            if not found:
+                active[k] = False
+        if not progress:
+            break
+    lead = lay.leaders[idx]
+    return bool(lead.max() - lead.min() <= 1)

@@ -1,0 +1,179 @@
+"""The working model plan generators edit (pure): every partition's replicas, sizes and per-broker load.
+
+A generator starts from a snapshot, changes replica lists in place through :meth:`Layout.move`,
+:meth:`Layout.add`, :meth:`Layout.drop` and :meth:`Layout.lead`, which keep the per-broker
+replica, preferred-leader and byte counts up to date, and ends with :meth:`Layout.plan`: the
+partitions whose replicas changed, in the official format.
+
+What a partition counts as:
+
+* its **replicas** are R, or R − RR (the target) while it is being reassigned: that is where it
+  will be once what is in flight completes;
+* its **preferred leader** is its first replica (where leadership goes after a preferred leader
+  election, which the console runs at the end of a run);
+* its **size** is the leader's log size (else the largest replica's; 0 when no size is known),
+  and every replica is counted at that size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from console.core.model import BrokerId, ClusterState
+from console.plans.columns import PAD, Ints, columns_of, distinct, lookup, padded
+from console.plans.plan import Plan, PlanEntry
+
+NO_RACK = -1
+
+
+@dataclass
+class Layout:
+    """A mutable copy of a snapshot's assignment with per-broker load (positions, not ids, index
+    the arrays: ``ids[i]`` is the broker at position ``i``)."""
+
+    state: ClusterState
+    ids: list[int]
+    """Every broker id the snapshot knows (registered or named by a replica list), sorted."""
+    position: dict[int, int]
+    rack: list[int]
+    """Rack code per position (:data:`NO_RACK` when the broker has none)."""
+    rack_names: list[str]
+    eligible: list[bool]
+    """KIP-841: registered, live and not fenced: may receive replicas."""
+    reps: list[list[int]]
+    """Per partition (``state.partitions`` order): replica ids, target order."""
+    size: list[int]
+    in_flight: list[bool]
+    count: Ints
+    leaders: Ints
+    bytes: Ints
+    original: list[tuple[int, ...]] = field(default_factory=list)
+    """Per partition: the replicas the generator started from."""
+
+    @staticmethod
+    def of(state: ClusterState) -> "Layout":
+        parts = state.partitions
+        cols = columns_of(state)
+        reps: list[list[int]] = [list(p.target) if p.reassigning else list(p.replicas) for p in parts]
+        ids = sorted({int(b.id) for b in state.brokers} | {b for r in reps for b in r})
+        position = {b: i for i, b in enumerate(ids)}
+        names = sorted({b.rack for b in state.brokers if b.rack is not None})
+        code = {r: i for i, r in enumerate(names)}
+        known = state.broker_index
+        rack = [code[known[BrokerId(b)].rack] if b in known and known[BrokerId(b)].rack is not None else NO_RACK  # type: ignore[index]
+                for b in ids]
+        eligible = [BrokerId(b) in known and known[BrokerId(b)].eligible for b in ids]
+        size = np.where(cols.size == PAD, 0, cols.size).astype(np.int64)
+        layout = Layout(state, ids, position, rack, names, eligible, reps, size.tolist(), [p.reassigning for p in parts],
+                        np.zeros(len(ids), np.int64), np.zeros(len(ids), np.int64), np.zeros(len(ids), np.int64),
+                        [tuple(r) for r in reps])
+        layout.count, layout.leaders, layout.bytes = layout.loads()
+        return layout
+
+    # -- load --------------------------------------------------------------------------------
+    def matrix(self) -> tuple[Ints, Ints]:
+        """Replica positions as a padded matrix and the lengths (:func:`console.plans.columns.padded`)."""
+        m, lens = padded(self.reps)
+        if m.size:
+            m = lookup(np.array(self.ids, np.int64), np.arange(len(self.ids), dtype=np.int64), m)
+        return m, lens
+
+    def loads(self) -> tuple[Ints, Ints, Ints]:
+        """(replicas, preferred leaders, bytes) per broker position, counted afresh."""
+        m, lens = self.matrix()
+        n = len(self.ids)
+        real = m != PAD
+        count = np.bincount(m[real], minlength=n).astype(np.int64)
+        size = np.array(self.size, np.int64)
+        weights = np.broadcast_to(size[:, None], m.shape)[real]
+        total = np.bincount(m[real], weights=weights, minlength=n).astype(np.int64) if len(weights) else np.zeros(n, np.int64)
+        has = lens > 0
+        leaders = np.bincount(m[has, 0], minlength=n).astype(np.int64) if has.any() else np.zeros(n, np.int64)
+        return count, leaders, total
+
+    def rack_violations(self, among: list[int] | None = None) -> int:
+        """Partitions whose replicas span fewer racks than they could: fewer than min(RF, racks of
+        the brokers ``among`` (positions; default: every eligible broker))."""
+        if not self.racks_known or not self.reps:
+            return 0
+        pool = among if among is not None else [i for i, e in enumerate(self.eligible) if e]
+        racks = len({self.rack[i] for i in pool})
+        m, lens = self.matrix()
+        codes = np.where(m == PAD, -1, np.array(self.rack + [-1], np.int64)[np.where(m == PAD, len(self.rack), m)])
+        return int((distinct(codes) < np.minimum(lens, racks)).sum())
+
+    @property
+    def racks_known(self) -> bool:
+        """Every eligible broker has a rack (rack awareness applies)."""
+        live = [r for r, e in zip(self.rack, self.eligible) if e]
+        return bool(live) and all(r != NO_RACK for r in live)
+
+    def rack_count(self, row: int, without: int | None = None, plus: int | None = None) -> int:
+        """Distinct racks of partition ``row``'s replicas, optionally without broker id ``without`` and
+        with broker id ``plus``."""
+        racks = {self.rack[self.position[b]] for b in self.reps[row] if b != without}
+        if plus is not None:
+            racks.add(self.rack[self.position[plus]])
+        return len(racks)
+
+    # -- edits -------------------------------------------------------------------------------
+    def move(self, row: int, old: int, new: int) -> None:
+        """Replace replica ``old`` of partition ``row`` by ``new`` in the same place."""
+        r = self.reps[row]
+        k = r.index(old)
+        r[k] = new
+        i, j, s = self.position[old], self.position[new], self.size[row]
+        self.count[i] -= 1
+        self.count[j] += 1
+        self.bytes[i] -= s
+        self.bytes[j] += s
+        if k == 0:
+            self.leaders[i] -= 1
+            self.leaders[j] += 1
+
+    def add(self, row: int, new: int) -> None:
+        """Append replica ``new`` to partition ``row`` (a follower)."""
+        r = self.reps[row]
+        r.append(new)
+        j = self.position[new]
+        self.count[j] += 1
+        self.bytes[j] += self.size[row]
+        if len(r) == 1:
+            self.leaders[j] += 1
+
+    def drop(self, row: int, old: int) -> None:
+        """Remove replica ``old`` of partition ``row`` (never its first replica unless it is the last)."""
+        r = self.reps[row]
+        k = r.index(old)
+        del r[k]
+        i = self.position[old]
+        self.count[i] -= 1
+        self.bytes[i] -= self.size[row]
+        if k == 0:
+            self.leaders[i] -= 1
+            if r:
+                self.leaders[self.position[r[0]]] += 1
+
+    def lead(self, row: int, broker: int) -> None:
+        """Make ``broker`` (a replica of ``row``) its preferred leader; the others keep their order."""
+        r = self.reps[row]
+        if r[0] == broker:
+            return
+        self.leaders[self.position[r[0]]] -= 1
+        self.leaders[self.position[broker]] += 1
+        r.remove(broker)
+        r.insert(0, broker)
+
+    # -- result ------------------------------------------------------------------------------
+    def changed(self) -> list[int]:
+        """Rows whose replica list (or order) differs from the start."""
+        return [i for i, (r, o) in enumerate(zip(self.reps, self.original)) if tuple(r) != o]
+
+    def plan(self) -> Plan:
+        """The partitions that change, as a plan (with the snapshot's replicas as its basis)."""
+        parts = self.state.partitions
+        rows = self.changed()
+        entries = [PlanEntry(parts[i].topic, parts[i].partition, tuple(BrokerId(b) for b in self.reps[i])) for i in rows]
+        return Plan.of(entries, {parts[i].key: parts[i].replicas for i in rows})
