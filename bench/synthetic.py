@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from console.core.perf import without_gc
+
 from console.core.model import BrokerId, SourceStatus
 from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, PartitionMeta, Reassignment, TopicZnode, ZkView
 from console.core.model import LogDir
@@ -44,6 +46,7 @@ def views(partitions: int = 100_000, brokers: int = 50, rf: int = 3, per_topic: 
     return api, zk
 
 
+@without_gc
 def cluster_state(partitions: int = 100_000, brokers: int = 50, rf: int = 3, racks: int = 5, per_topic: int = 100,
                   pareto: float = 1.2, skew: float = 0.0, empty: int = 0, seed: int = 1) -> "ClusterState":
     """A snapshot built directly (no merge): partition sizes from a Pareto distribution (a few huge,
@@ -56,10 +59,11 @@ def cluster_state(partitions: int = 100_000, brokers: int = 50, rf: int = 3, rac
                       in_api=True) for i in range(brokers))
     filled = list(range(brokers - empty))
     crowded = filled[: max(rf * max(racks, 1), len(filled) // 4)]
+    filled_racks, crowded_racks = _racks_of(filled, racks), _racks_of(crowded, racks)
     parts = []
     for n in range(partitions):
         t, p = f"topic-{n // per_topic:05d}", n % per_topic
-        r = _spread(rnd, crowded if skew and rnd.random() < skew else filled, rf, racks)
+        r = _spread(rnd, crowded_racks if skew and rnd.random() < skew else filled_racks, rf)
         size = int(min(rnd.paretovariate(pareto) * 10**7, 10**12))
         logs = tuple(ReplicaLog(BrokerId(b), "/data", size) for b in r)
         ids_ = tuple(BrokerId(b) for b in r)
@@ -68,18 +72,21 @@ def cluster_state(partitions: int = 100_000, brokers: int = 50, rf: int = 3, rac
     return ClusterState(0.0, bl, tuple(parts), cluster_id="synthetic", status=status, name="synthetic")
 
 
-def _spread(rnd: random.Random, pool: list[int], rf: int, racks: int) -> list[int]:
-    """``rf`` brokers of ``pool`` on different racks (rack = id mod ``racks``) while racks last."""
-    if racks <= 1:
-        return rnd.sample(pool, rf)
-    by_rack: dict[int, list[int]] = {}
-    for b in pool:
-        by_rack.setdefault(b % racks, []).append(b)
+def _spread(rnd: random.Random, by_rack: dict[int, list[int]], rf: int) -> list[int]:
+    """``rf`` brokers on different racks (``by_rack``: rack → its brokers) while racks last."""
     chosen: list[int] = []
     order = rnd.sample(sorted(by_rack), len(by_rack))
     while len(chosen) < rf:
         for k in order:
-            left = [b for b in by_rack[k] if b not in chosen]
-            if left and len(chosen) < rf:
-                chosen.append(rnd.choice(left))
+            if len(chosen) < rf:
+                b = rnd.choice(by_rack[k])
+                if b not in chosen:
+                    chosen.append(b)
     return chosen
+
+
+def _racks_of(pool: list[int], racks: int) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for b in pool:
+        out.setdefault(b % racks if racks else 0, []).append(b)
+    return out

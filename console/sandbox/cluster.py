@@ -2,7 +2,7 @@
 
 ``up`` fetches the pinned classpath (``pom.xml`` beside this file) once into a cache, then
 starts ZooKeeper and three brokers (or three combined KRaft nodes) on free loopback ports,
-each broker with its own rack and two log dirs, and waits until the cluster answers. Every
+brokers spread over three racks, each with two log dirs, and waits until the cluster answers. Every
 process runs in its own session; the state file ``sandbox.json`` in the data dir records them,
 so ``status`` and ``down`` work from any later process.
 """
@@ -30,7 +30,8 @@ from console.core.errors import SandboxError
 POM = Path(__file__).with_name("pom.xml")
 STATE_FILE = "sandbox.json"
 CHROOT = "/sandbox"
-RACKS = ("rack-a", "rack-b", "rack-c", "rack-d", "rack-e")
+RACKS = ("rack-a", "rack-b", "rack-c")
+"""Broker i is on RACKS[i % 3]: three racks, so a 6-broker sandbox has two brokers per rack."""
 # SASL/PLAIN users of the ZooKeeper-mode sandbox's second listener (ACLs enforced there):
 # admin is a super user, viewer holds the read-only ACLs the console needs, nobody holds none.
 SASL_USERS = {"admin": "admin-secret", "viewer": "viewer-secret", "nobody": "nobody-secret"}

@@ -1,0 +1,247 @@
+"""Plan generators over random clusters (hypothesis) and known cases."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from console.core.errors import ConfigError, GoalImpossible
+from console.core.model import Broker, BrokerId, ClusterState, Partition, ReadStatus, ReplicaLog, SourceStatus
+from console.plans.generate import GenerateOptions, Generated, Goal, Metric, _rack_aware, _rack_unaware, generate
+from console.plans.validate import errors, validate
+from console.present.text import state_json
+from console.state.snapshot_file import load_state
+
+
+@dataclass(frozen=True)
+class Shape:
+    brokers: int
+    racks: int
+    down: int
+    partitions: int
+    rf: int
+    in_flight: float
+    seed: int
+
+
+shapes = st.builds(Shape, brokers=st.integers(1, 40), racks=st.integers(0, 6), down=st.integers(0, 3),
+                   partitions=st.integers(1, 120), rf=st.integers(1, 4), in_flight=st.sampled_from([0.0, 0.1, 0.3]),
+                   seed=st.integers(0, 2**16))
+
+
+def cluster(shape: Shape) -> ClusterState:
+    """A random cluster: skewed (Pareto) sizes, some brokers down (still named by replica lists),
+    some partitions in flight, replicas placed anywhere (racks ignored: some partitions break them)."""
+    rnd = random.Random(shape.seed)
+    n = shape.brokers
+    down = set(rnd.sample(range(n), min(shape.down, n - 1)))
+    brokers = tuple(Broker(BrokerId(i), "h", 9092, f"r{i % shape.racks}" if shape.racks else None,
+                           registered=i not in down, in_api=i not in down) for i in range(n))
+    parts = []
+    for k in range(shape.partitions):
+        topic, p = f"t{k % 4}", k // 4
+        rf = min(shape.rf, n)
+        r = rnd.sample(range(n), rf)
+        if rnd.random() < 0.3:  # a crowded corner
+            r = rnd.sample(range(min(n, max(rf, 3))), rf)
+        size = int(rnd.paretovariate(1.1) * 1000) if rnd.random() > 0.05 else 0
+        target = [BrokerId(b) for b in r]
+        replicas, adding, removing = list(target), [], []
+        spare = [b for b in range(n) if b not in r]
+        if spare and rnd.random() < shape.in_flight:
+            new = BrokerId(rnd.choice(spare))
+            removing = [target[-1]]
+            target = target[:-1] + [new]
+            adding = [new]
+            replicas = target + removing
+        isr = tuple(b for b in replicas if b not in down and b not in adding)
+        leader = isr[0] if isr else None
+        logs = tuple(ReplicaLog(b, "/d", size) for b in replicas if b not in adding)
+        parts.append(Partition(topic, p, tuple(replicas), isr, leader, tuple(adding), tuple(removing), logs=logs))
+    status = ReadStatus(SourceStatus.OK, SourceStatus.OK, SourceStatus.OK, SourceStatus.OK)
+    return ClusterState(1.0, brokers, tuple(sorted(parts, key=lambda p: p.key)), cluster_id="c", status=status)
+
+
+def goals(state: ClusterState, rnd: random.Random) -> list[GenerateOptions]:
+    ids = [b.id for b in state.brokers]
+    live = [b.id for b in state.brokers if b.eligible]
+    excluded = tuple(rnd.sample(ids, 1)) if len(ids) > 3 and rnd.random() < 0.5 else ()
+    return [
+        GenerateOptions(Goal.DECOMMISSION, tuple(rnd.sample(ids, min(len(ids), rnd.choice([1, 1, 2])))),
+                        exclude_brokers=excluded),
+        GenerateOptions(Goal.ADD_BROKERS, (live[-1],)),
+        GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT, exclude_brokers=excluded),
+        GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES, max_moves=rnd.choice([None, 5])),
+        GenerateOptions(Goal.REBALANCE, metric=Metric.LEADERS),
+        GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=rnd.randint(1, 4), topics=(state.partitions[0].topic,)),
+        GenerateOptions(Goal.FIX_RACKS, exclude_topics="t3"),
+        GenerateOptions(Goal.OFFICIAL, brokers=tuple(live), topics=state.topics[:2], seed=rnd.randint(0, 9)),
+    ]
+
+
+def racks_of(state: ClusterState, replicas: tuple[int, ...]) -> set[str | None]:
+    return {state.broker_index[BrokerId(b)].rack if BrokerId(b) in state.broker_index else None for b in replicas}
+
+
+def check(state: ClusterState, options: GenerateOptions, made: Generated) -> None:
+    plan, report = made.plan, made.report
+    index = state.partition_index
+    eligible = {b.id for b in state.brokers if b.eligible}
+    drained = set(options.brokers) if options.goal is Goal.DECOMMISSION else set()
+    for e in plan.entries:
+        p = index[e.key]
+        new, old = set(e.replicas), set(p.replicas)
+        assert len(new) == len(e.replicas), "a broker twice"
+        assert not p.reassigning and p.leader is not None, "a partition in flight or offline was touched"
+        if options.goal is Goal.REPLICATION_FACTOR:
+            assert len(e.replicas) == options.replication_factor
+        else:
+            assert len(e.replicas) == len(p.replicas), "the replication factor changed"
+        arrived = new - old
+        assert arrived <= eligible, "a replica went to a broker that is not eligible"
+        assert not arrived & set(options.exclude_brokers), "an excluded broker received a replica"
+        if options.exclude_topics:
+            assert e.topic != options.exclude_topics
+        if options.topics and options.goal is not Goal.OFFICIAL:
+            assert e.topic in options.topics
+        if drained:
+            assert not new & drained, "a drained broker still holds a replica"
+            assert old - drained <= new, "a decommission moved a replica off a broker that is not drained"
+        if options.goal in (Goal.DECOMMISSION, Goal.REBALANCE, Goal.ADD_BROKERS, Goal.FIX_RACKS) and state.brokers[0].rack:
+            assert len(racks_of(state, e.replicas)) >= min(len(racks_of(state, p.replicas)), len(e.replicas)) or drained, \
+                "a move lowered the number of racks a partition spans"
+    if drained:
+        rows = {e.key: e for e in plan.entries}
+        for p in state.partitions:
+            if not p.reassigning and p.leader is not None and p.key not in rows:
+                assert not set(p.replicas) & drained, f"{p.name} was left on a drained broker"
+    # the report tells the truth
+    assert report.partitions_changed == len(plan)
+    assert report.lower_bound_replicas <= report.moved_replicas
+    assert report.lower_bound_bytes <= report.moved_bytes
+    after = {b.broker: b for b in report.brokers_after}
+    for b in drained:
+        assert after[b].leaders == 0 or any(p.reassigning or p.leader is None for p in state.partitions)
+    if options.goal is Goal.REBALANCE:
+        measure = {"count": "replicas", "bytes": "bytes", "leaders": "leaders"}[options.metric.value]
+        was, now = report.spreads["before"][measure], report.spreads["after"][measure]
+        assert now.max - now.min <= was.max - was.min
+        assert now.stddev <= was.stddev + 1e-6
+        if options.metric is Metric.LEADERS:
+            assert report.moved_replicas == 0
+    if options.max_moves is not None and options.goal is Goal.REBALANCE and options.metric is not Metric.LEADERS:
+        assert report.moved_replicas <= options.max_moves
+    # no validation error from the console's own checks (warnings may remain: e.g. racks when RF > racks)
+    if len(plan):
+        assert not errors(validate(state, plan)), [f.message for f in errors(validate(state, plan))][:3]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shapes)
+def test_every_goal_keeps_the_rules_on_random_clusters(shape: Shape) -> None:
+    state = cluster(shape)
+    for options in goals(state, random.Random(shape.seed)):
+        try:
+            made = generate(state, options)
+        except GoalImpossible as e:
+            assert e.message and e.hint is not None
+            continue
+        check(state, options, made)
+        again = generate(state, options)
+        assert again.plan.to_json() == made.plan.to_json(), "not deterministic"
+        assert {**again.report.to_dict(), "seconds": 0} == {**made.report.to_dict(), "seconds": 0}
+
+
+@settings(max_examples=40, deadline=None)
+@given(shapes)
+def test_a_saved_snapshot_reads_back_as_the_same_snapshot(shape: Shape) -> None:
+    state = cluster(shape)
+    assert load_state(json.dumps(state_json(state))) == state
+
+
+def test_decommission_moves_exactly_what_is_on_the_drained_broker_and_keeps_racks() -> None:
+    state = cluster(Shape(brokers=9, racks=3, down=0, partitions=200, rf=3, in_flight=0.0, seed=7))
+    made = generate(state, GenerateOptions(Goal.DECOMMISSION, (4,)))
+    on_4 = [p for p in state.partitions if 4 in p.replicas]
+    assert made.report.moved_replicas == made.report.lower_bound_replicas == len(on_4)
+    assert made.report.ratio_replicas == 1.0
+    assert {e.key for e in made.plan.entries} == {p.key for p in on_4}
+    assert made.report.rack_violations_after <= made.report.rack_violations_before
+
+
+def test_impossible_goals_name_the_reason() -> None:
+    state = cluster(Shape(brokers=3, racks=0, down=0, partitions=30, rf=3, in_flight=0.0, seed=1))
+    with pytest.raises(GoalImpossible, match="fewer than the 3 replicas"):
+        generate(state, GenerateOptions(Goal.DECOMMISSION, (0,)))
+    with pytest.raises(GoalImpossible, match="no eligible broker"):
+        generate(state, GenerateOptions(Goal.DECOMMISSION, (0,), exclude_brokers=(1, 2)))
+    with pytest.raises(GoalImpossible, match="needs 5 eligible brokers"):
+        generate(state, GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=5, topics=("t0",)))
+
+
+@pytest.mark.parametrize("options, words", [
+    (GenerateOptions(Goal.DECOMMISSION, (99,)), "no broker 99"),
+    (GenerateOptions(Goal.REBALANCE, topics=("nope",)), "No topic nope"),
+    (GenerateOptions(Goal.REBALANCE, exclude_topics="("), "not a regular expression"),
+    (GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=0, topics=("t0",)), "1 or more"),
+    (GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=2), "Name the topics"),
+    (GenerateOptions(Goal.REBALANCE, max_moves=-1), "--max-moves"),
+])
+def test_unusable_input_is_refused_with_a_message(options: GenerateOptions, words: str) -> None:
+    state = cluster(Shape(brokers=4, racks=2, down=0, partitions=20, rf=2, in_flight=0.0, seed=3))
+    with pytest.raises(ConfigError, match=words):
+        generate(state, options)
+
+
+def test_rebalance_within_a_budget_moves_no_more_than_allowed_and_still_helps() -> None:
+    state = cluster(Shape(brokers=12, racks=3, down=0, partitions=400, rf=3, in_flight=0.0, seed=5))
+    free = generate(state, GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT))
+    capped = generate(state, GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT, max_moves=10))
+    assert free.report.reached and free.report.moved_replicas > 10
+    assert capped.report.moved_replicas == 10 and not capped.report.reached
+    before, after = capped.report.spreads["before"]["replicas"], capped.report.spreads["after"]["replicas"]
+    assert after.stddev < before.stddev
+    assert any(f.code == "balance-not-reached" for f in capped.report.findings)
+    by_bytes = generate(state, GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES, max_bytes=5000))
+    assert by_bytes.report.moved_bytes <= 5000
+
+
+def test_partitions_in_flight_are_left_alone_and_said_so() -> None:
+    state = cluster(Shape(brokers=8, racks=0, down=0, partitions=100, rf=2, in_flight=0.3, seed=11))
+    made = generate(state, GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT))
+    flying = {p.key for p in state.in_flight}
+    assert flying and not flying & {e.key for e in made.plan.entries}
+    assert any(f.code == "in-flight-left-alone" for f in made.report.findings)
+
+
+def test_official_matches_kafkas_assignment_for_a_fixed_start() -> None:
+    """AdminUtils' own test cases (fixed start index 0, so replica shift 0)."""
+    class Fixed(random.Random):
+        def randrange(self, *a: int, **k: int) -> int:  # type: ignore[override]
+            return 0
+
+    assert _rack_unaware([0, 1, 2, 3, 4], 10, 3, Fixed()) == [
+        [0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 0], [4, 0, 1], [0, 2, 3], [1, 3, 4], [2, 4, 0], [3, 0, 1], [4, 1, 2]]
+    racks = {0: 1, 1: 3, 2: 3, 3: 2, 4: 2, 5: 1}  # rack1..rack3 as codes
+    assert _rack_aware(list(racks), racks, 7, 3, Fixed()) == [
+        [0, 3, 1], [3, 1, 5], [1, 5, 4], [5, 4, 2], [4, 2, 0], [2, 0, 3], [0, 4, 2]]
+
+
+def test_report_round_trips_and_reads_as_text() -> None:
+    from console.plans.quality import Report
+
+    state = cluster(Shape(brokers=6, racks=3, down=1, partitions=60, rf=3, in_flight=0.1, seed=2))
+    made = generate(state, GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT))
+    d = made.report.to_dict()
+    for key in ("goal", "moved_replicas", "moved_bytes", "lower_bound_replicas", "lower_bound_bytes", "brokers_before",
+                "brokers_after", "rack_violations_before", "rack_violations_after", "seconds"):
+        assert key in d
+    assert set(d["brokers_after"][0]) >= {"replicas", "leaders", "bytes"}
+    assert Report.from_dict(json.loads(json.dumps(d))).to_dict() == d
+    text = made.report.text()
+    assert "lower bound" in text and "rebalance count" in text
