@@ -12,9 +12,12 @@ from console.access.auth import VIEWER, Identity, load_users
 from console.core.errors import ConfigError, ConsoleError
 from console.core.model import ClusterState, SourceStatus
 from console.access.settings import ConnectionSettings
-from console.core.format import plural
+from console.core.format import human_bytes, plural
 from console.core.model import Finding
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from console.plans.quality import Report
 
 
 # Sessions watching the same cluster share a snapshot this young (one read, one copy in memory).
@@ -202,3 +205,30 @@ def findings_table(findings: Sequence[Finding]) -> None:
 def _escape(text: str) -> str:
     """Plain text safe for st.markdown: no emphasis, links or math from what a hint happens to contain."""
     return "".join("\\" + c if c in "\\`*_{}[]()#+-.!$<>|~" else c for c in text)
+
+
+def generation_report(report: "Report", key: str) -> None:
+    """A generated plan's quality report: what it moves against the least possible, the balance
+    before and after (a chart per measure), and its findings."""
+    from components import charts
+
+    ratio = report.ratio_replicas
+    m = st.columns(4)
+    m[0].metric("Replicas moved", f"{report.moved_replicas:,}", help=f"Least possible: {report.lower_bound_replicas:,}")
+    m[1].metric("Data moved", human_bytes(report.moved_bytes), help=f"Least possible: {human_bytes(report.lower_bound_bytes)}")
+    m[2].metric("Moved / least possible", "—" if ratio is None else f"{ratio:.2f}",
+                help="1.00: the plan moves no more replicas than any plan reaching the same balance must.")
+    m[3].metric("Rack violations", f"{report.rack_violations_after:,}",
+                delta=report.rack_violations_after - report.rack_violations_before or None, delta_color="inverse")
+    (st.success if report.reached else st.warning)(report.headline())
+    c1, c2 = st.columns([3, 2])
+    measure = c1.segmented_control("Balance of", ["replicas", "leaders", "bytes"], default="replicas",
+                                   key=f"{key}.measure") or "replicas"
+    c1.altair_chart(charts.broker_before_after(report.chart_rows(), measure), width="stretch")
+    c2.dataframe(report.summary_rows(), hide_index=True, width="stretch")
+    c2.dataframe(report.spread_rows(), hide_index=True, width="stretch")
+    with st.expander("Per broker"):
+        st.dataframe(report.broker_rows(), hide_index=True, width="stretch",
+                     column_config={"Δ replicas": None, "Δ bytes": None})
+    if report.findings:
+        findings_table(report.findings)

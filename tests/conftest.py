@@ -42,11 +42,11 @@ def demo_sandbox(sandbox: Sandbox) -> Sandbox:
     return sandbox
 
 
-def own_sandbox(tmp_path_factory: pytest.TempPathFactory, name: str, kraft: bool = False) -> Iterator[Sandbox]:
-    """A cluster of a module's own (for tests that break brokers), stopped with the module:
-    ``yield from own_sandbox(...)`` in a module-scoped fixture."""
+def own_sandbox(tmp_path_factory: pytest.TempPathFactory, name: str, kraft: bool = False, brokers: int = 3) -> Iterator[Sandbox]:
+    """A cluster of a module's own (for tests that break brokers, or need more brokers), stopped with
+    the module: ``yield from own_sandbox(...)`` in a module-scoped fixture."""
     data = tmp_path_factory.mktemp(name)
-    sb = cluster.up(data, kraft=kraft, log=print)
+    sb = cluster.up(data, kraft=kraft, brokers=brokers, log=print)
     _SANDBOXES.append(sb)
     yield sb
     cluster.down(data, log=print)

@@ -13,7 +13,10 @@ from console.core.errors import ConsoleError
 from console.core.model import BrokerId, cluster_key
 from console.runs import operations
 from console.core.errors import PlanFormatError
+from console.core.format import human_bytes, plural
+from console.plans.generate import GenerateOptions, Goal, Metric, generate
 from console.plans.plan import Plan, parse_plan
+from console.runs.waves import plan_estimate
 from console.plans.validate import validate
 from console.present.drafts import unknown_lines
 
@@ -71,8 +74,105 @@ with st.expander("Start a new draft", expanded=draft is None):
     elif st.button("Start an empty draft"):
         commit(Plan(()))
 
+GOALS = {"Decommission": Goal.DECOMMISSION, "Add brokers": Goal.ADD_BROKERS, "Rebalance": Goal.REBALANCE,
+         "Replication factor": Goal.REPLICATION_FACTOR, "Fix racks": Goal.FIX_RACKS, "Official --generate": Goal.OFFICIAL}
+MB = 1024 * 1024
+totals = state.broker_totals
+
+
+def broker_label(b: int) -> str:
+    """A broker as the pickers show it: id, rack, load, and whether it can receive replicas."""
+    info = state.broker(BrokerId(b))
+    replicas, leaders, size = totals.get(BrokerId(b), (0, 0, 0))
+    return (f"{b} · {info.rack if info and info.rack else 'no rack'} · {replicas:,} replicas · {human_bytes(size)}"
+            + ("" if info is not None and info.eligible else " · down"))
+
+
+with st.expander("Generate a plan", expanded=draft is None):
+    st.caption("Make a plan for a goal, moving as little data as it can: only live brokers receive replicas, "
+               "partitions being reassigned are left alone, racks stay spread. The report says how close to the "
+               "least possible it is.")
+    label = st.segmented_control("Goal", list(GOALS), default="Decommission", key=keys.GEN_GOAL) or "Decommission"
+    goal = GOALS[label]
+    ids = sorted(int(b.id) for b in state.brokers)
+    live = [b for b in ids if (info := state.broker(BrokerId(b))) is not None and info.eligible]
+    with st.form(f"generate.{goal.value}"):
+        chosen: list[int] = []
+        metric, rf, max_moves, max_mb = Metric.COUNT, None, 0, 0
+        goal_topics: list[str] = []
+        if goal is Goal.DECOMMISSION:
+            chosen = st.multiselect("Brokers to drain", ids, format_func=broker_label, key="drafts.generate.drain")
+        elif goal is Goal.ADD_BROKERS:
+            chosen = st.multiselect("New brokers to fill", live, format_func=broker_label, key="drafts.generate.fill")
+        elif goal is Goal.REBALANCE:
+            picked = st.radio("Even out", ["count", "bytes", "leaders"], horizontal=True,
+                              captions=["replicas per broker", "bytes per broker", "preferred leaders (no data moves)"])
+            metric = Metric(picked or "count")
+        elif goal is Goal.REPLICATION_FACTOR:
+            goal_topics = st.multiselect("Topics", state.topics, key="drafts.generate.rf_topics")
+            rf = int(st.number_input("New replication factor", 1, max(1, len(live)), min(3, max(1, len(live))),
+                                     key="drafts.generate.rf"))
+        elif goal is Goal.OFFICIAL:
+            goal_topics = st.multiselect("Topics to move", state.topics)
+            chosen = st.multiselect("Broker list", ids, default=live, format_func=broker_label)
+        c1, c2, c3 = st.columns(3)
+        only = [] if goal in (Goal.REPLICATION_FACTOR, Goal.OFFICIAL) else \
+            c1.multiselect("Only topics (none: all)", state.topics)
+        exclude_topics = c2.text_input("Leave alone topics matching", placeholder="regular expression, e.g. __.*")
+        exclude_brokers = c3.multiselect("Never move replicas to", ids, format_func=broker_label)
+        if goal in (Goal.REBALANCE, Goal.ADD_BROKERS):
+            b1, b2 = st.columns(2)
+            max_moves = int(b1.number_input("At most this many replica moves (0: no limit)", 0, 10_000_000, 0))
+            max_mb = int(b2.number_input("At most this much data, MB (0: no limit)", 0, 10**9, 0))
+        t1, t2 = st.columns(2)
+        throttle_mb = t1.number_input("Estimate at a throttle of (MB/s)", 1, 100_000, 10)
+        seed = int(t2.number_input("Seed (tie-breaks; the official tool's random start)", 0, 2**31 - 1, 0))
+        asked = st.form_submit_button("Generate", type="primary", icon=":material/auto_fix_high:")
+    if asked:
+        options = GenerateOptions(goal, tuple(chosen), metric, rf, tuple(goal_topics or only), exclude_topics.strip() or None,
+                                  tuple(exclude_brokers), max_moves or None, max_mb * MB or None, seed)
+        with st.status(f"Generating: {options.describe()}…", expanded=True) as status:
+            st.write(f"Looking at {plural(len(state.partitions), 'partition')} on {plural(len(ids), 'broker')}…")
+            try:
+                made = generate(state, options)
+                st.write(f"Planned {plural(len(made.plan), 'partition')}; estimating the duration…")
+                throttle = int(throttle_mb) * MB
+                report = made.report.with_estimate(plan_estimate(state, made.plan, throttle), throttle)
+            except ConsoleError as e:
+                status.update(label="No plan: " + e.message, state="error")
+                st.session_state[keys.GEN_RESULT] = None
+                st.error(f"{e.message} {e.hint}")
+            else:
+                status.update(label=f"Generated in {report.seconds:.2f} s: {options.describe()}", state="complete",
+                              expanded=False)
+                st.session_state[keys.GEN_RESULT] = (made.plan, report)
+                st.session_state[keys.GEN_SAVED] = None
+    result = st.session_state.get(keys.GEN_RESULT)
+    if result is not None:
+        generated, report = result
+        widgets.generation_report(report, "drafts.generate")
+        if not len(generated):
+            st.info("Nothing to do: the goal is met already.")
+        else:
+            g1, g2 = st.columns([3, 1], vertical_alignment="bottom")
+            name = g1.text_input("Save as", value=f"{report.goal} · {datetime.now():%Y-%m-%d %H:%M}", key=keys.GEN_NAME)
+            may_save = me.can("save plans")
+            if g2.button("Open in Review", type="primary", icon=":material/fact_check:", disabled=not may_save,
+                         help=None if may_save else me.why_not("save plans")):
+                try:
+                    plan_id = operations.save_plan(deps.store(), me.name, state, settings.name, name, generated, report)
+                except ConsoleError as e:
+                    st.error(f"{e.message} {e.hint}")
+                else:
+                    st.switch_page("views/review.py", query_params={"plan": str(plan_id)})
+            e1, e2 = st.columns(2)
+            if e1.button("Edit it as a draft", icon=":material/edit:"):
+                commit(generated.with_basis(state))
+            e2.download_button("Plan JSON", generated.to_json(), file_name="generated-plan.json", mime="application/json",
+                               icon=":material/download:")
+
 if draft is None:
-    st.info("Start a draft above: from topics of the current assignment, from a JSON file, or empty.")
+    st.info("Start a draft above (from topics of the current assignment, from a JSON file, or empty), or generate one.")
     st.stop()
 
 top = st.columns([1, 1, 1, 1])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import NamedTuple
 
@@ -15,6 +16,7 @@ from console.core.errors import ConsoleError
 from console.core.model import ClusterState, Finding, Severity, cluster_key
 from console.core.errors import PlanFormatError
 from console.plans.plan import Plan, parse_plan, plan_hash, rollback
+from console.plans.quality import Report
 from console.runs import operations
 from console.runs.waves import WaveLimits
 from console.plans.validate import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC, counts, validate
@@ -33,6 +35,8 @@ class ReviewBundle(NamedTuple):
     rollback_json: str
     state: ClusterState
     """The snapshot the plan was checked against."""
+    report: Report | None
+    """The quality report of a generated plan."""
 
 
 st.header("Review a plan")
@@ -74,6 +78,7 @@ if plan_id is not None and (parent_id := by_id[plan_id].parent_id) is not None:
 
 def check(state: ClusterState) -> ReviewBundle | None:
     """Read the plan, then diff, validate and roll back: once per (plan, snapshot)."""
+    report = None
     try:
         if plan_id is None:
             assert upload is not None  # no saved plan chosen: the page stopped unless a file was uploaded
@@ -84,12 +89,13 @@ def check(state: ClusterState) -> ReviewBundle | None:
                 st.error(f"Plan {plan_id} is no longer in the store.")
                 return None
             plan = loaded.plan
+            report = Report.from_dict(json.loads(loaded.report_json)) if loaded.report_json else None
     except PlanFormatError as e:
         st.error(e.message + "\n\n" + e.hint)
         return None
     with st.spinner(f"Checking {plural(len(plan), 'partition')} against the cluster…"):
         d = diff(state, plan, elect=None)  # leaders after: with the closing election a run has by default
-        return ReviewBundle(plan, d, validate(state, plan, d), rollback(state, plan).to_json(), state)
+        return ReviewBundle(plan, d, validate(state, plan, d), rollback(state, plan).to_json(), state, report)
 
 
 # A review keeps the snapshot it was checked against while the cluster's assignment, brokers and
@@ -103,7 +109,7 @@ if cached is None or cached[0] != source or cached[1].state.check_basis != state
         st.stop()
     cached = (source, bundle)
     st.session_state[keys.REVIEW_CACHE] = cached
-plan, d, findings, rollback_json, state = cached[1]
+plan, d, findings, rollback_json, state, generated = cached[1]
 c1, c2 = st.columns([5, 1], vertical_alignment="center")
 c1.caption(f"Checked against the cluster as it was at {datetime.fromtimestamp(state.taken_at):%H:%M:%S}; "
            "checked again by itself when the assignment, the brokers or min ISR change.")
@@ -182,6 +188,11 @@ if plan_id is not None and plan.basis and any(f.code in changed_codes for f in f
             st.success(f"Saved as plan #{rebased[1]}.")
             st.page_link("views/review.py", label=f"Review plan #{rebased[1]}", icon=":material/fact_check:",
                          query_params={"plan": str(rebased[1])})
+
+if generated is not None:
+    st.subheader("How it was generated")
+    st.caption("The generator's report, against the cluster as it was when the plan was made.")
+    widgets.generation_report(generated, "review.generated")
 
 st.subheader("What it does")
 view = st.segmented_control("Show", ["Brokers", "Movement", "Replicas before/after", "Partitions", "Racks"],

@@ -402,7 +402,7 @@ def _replication_factor(ctx: _Context) -> Bound:
     if n is None or n < 1:
         raise ConfigError(f"The replication factor must be 1 or more, not {n}.")
     if not opts.topics:
-        raise ConfigError("Name the topics whose replication factor changes (--topics).")
+        raise ConfigError("Name the topics whose replication factor changes.")
     if n > len(ctx.balance):
         raise GoalImpossible(f"Replication factor {n} needs {n} eligible brokers; this cluster has {len(ctx.balance)}"
                              + (" (after exclusions)." if opts.exclude_brokers else "."), "Lower the replication factor or add brokers.")

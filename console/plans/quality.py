@@ -193,6 +193,14 @@ class Report:
                          "Δ replicas": a.replicas - b.replicas, "Δ bytes": a.bytes - b.bytes})
         return rows
 
+    def chart_rows(self) -> list[dict[str, Any]]:
+        """Per broker, each measure before and after, in the rows the before/after bar chart draws."""
+        after = {b.broker: b for b in self.brokers_after}
+        return [{"broker": b.broker, "rack": b.rack or "",
+                 **{f"{m} {when}": getattr(row, m) for m in MEASURES
+                    for when, row in (("before", b), ("after", after.get(b.broker, b)))}}
+                for b in self.brokers_before]
+
     def headline(self) -> str:
         """One sentence: what the plan does and how close to the least it is."""
         ratio = self.ratio_replicas

@@ -19,6 +19,7 @@ the request and the answer after it).
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import time
@@ -36,6 +37,7 @@ from console.core.model import (BrokerId, ClusterState, Finding, Outcome, Partit
 from console.core.states import RunState, SubmitPath
 from console.plans.diff import diff, first_replica_changes
 from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
+from console.plans.quality import Report
 from console.plans.rebase import RebaseOptions, rebase
 from console.plans.validate import validate
 from console.runs.cancel import CancelPlan, plan_cancel
@@ -138,14 +140,19 @@ def approve(store: Store, user: str, cluster_id: str, plan_id: int) -> None:
         store.audit.record(user, cluster_id, "approve", {"plan": plan_id}, "approved", plan_hash=digest)
 
 
-def save_plan(store: Store, user: str, state: ClusterState, cluster_name: str, name: str, plan: Plan) -> int:
+def save_plan(store: Store, user: str, state: ClusterState, cluster_name: str, name: str, plan: Plan,
+              report: Report | None = None) -> int:
     """Save a draft (or overwrite the cluster's plan of that name) with its rollback against
-    ``state`` and the basis for the stale check; returns its id."""
+    ``state`` and the basis for the stale check, and a generated plan's quality ``report``;
+    returns its id."""
     key = cluster_key(state, cluster_name)
+    detail: dict[str, object] = {"plan": None, "name": name.strip(), "partitions": len(plan)}
+    if report is not None:
+        detail |= {"generated": report.goal, "moved_replicas": report.moved_replicas, "moved_bytes": report.moved_bytes}
     with store.transaction():
-        plan_id = store.plans.save(name, key, plan, rollback(state, plan), user, state.fingerprint())
-        store.audit.record(user, key, "plan-saved", {"plan": plan_id, "name": name.strip(), "partitions": len(plan)},
-                           "saved", plan_hash=plan_hash(plan))
+        plan_id = store.plans.save(name, key, plan, rollback(state, plan), user, state.fingerprint(),
+                                   report_json=None if report is None else json.dumps(report.to_dict()))
+        store.audit.record(user, key, "plan-saved", {**detail, "plan": plan_id}, "saved", plan_hash=plan_hash(plan))
     return plan_id
 
 

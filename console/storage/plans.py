@@ -28,6 +28,7 @@ CREATE TABLE IF NOT EXISTS plans (
     rollback_json TEXT NOT NULL,
     basis_json    TEXT NOT NULL,
     parent_id     INTEGER,  -- the plan this one was brought up to date from (no FK: the parent may be deleted)
+    report_json   TEXT,     -- the quality report of a generated plan (NULL for a plan drafted by hand)
     UNIQUE (cluster, name)
 );
 CREATE TABLE IF NOT EXISTS plan_notes (
@@ -67,6 +68,8 @@ class SavedPlan:
     summary: PlanSummary
     plan: Plan
     rollback_json: str
+    report_json: str | None = None
+    """The generator's quality report (:class:`console.plans.quality.Report` as JSON), when generated."""
 
 
 @dataclass(frozen=True)
@@ -87,17 +90,22 @@ class Approval:
 _SUMMARY = "id, name, cluster, author, created_at, updated_at, partitions, fingerprint, parent_id"
 
 
+_ADDED = {"parent_id": "INTEGER", "report_json": "TEXT"}
+"""Columns added since the first schema, with their types."""
+
+
 def migrate(db: Database) -> None:
     """Bring a store made by an older console up to :data:`SCHEMA` (columns added since). Reads
     only, unless a column is missing; checked again under the write lock (another process may be
     migrating the same file)."""
-    def missing() -> bool:
-        return "parent_id" not in {str(r[1]) for r in db.query("PRAGMA table_info(plans)")}
+    def missing() -> list[str]:
+        have = {str(r[1]) for r in db.query("PRAGMA table_info(plans)")}
+        return [c for c in ("parent_id", "report_json") if c not in have]
 
     if missing():
         with db.transaction():
-            if missing():
-                db.execute("ALTER TABLE plans ADD COLUMN parent_id INTEGER")
+            for column in missing():
+                db.execute(f"ALTER TABLE plans ADD COLUMN {column} {_ADDED[column]}")
 
 
 class PlanStore:
@@ -106,25 +114,26 @@ class PlanStore:
         migrate(db)
 
     def save(self, name: str, cluster: str, plan: Plan, rollback: Plan, author: str,
-             fingerprint: str | None = None, parent_id: int | None = None) -> int:
+             fingerprint: str | None = None, parent_id: int | None = None, report_json: str | None = None) -> int:
         """Save (or overwrite, by cluster and name) a plan with its rollback; returns its id.
         ``parent_id`` links it to the plan it was brought up to date from (an overwrite without one
-        keeps the link it had)."""
+        keeps the link it had); ``report_json`` is a generated plan's report (an overwrite replaces it:
+        a report describes one plan)."""
         name = name.strip()
         if not name:
             raise StoreError("A saved plan needs a name.", "Type a name for the draft.")
         basis = msgspec.json.encode([(t, p, r) for (t, p), r in sorted(plan.basis.items())]).decode()
         now = time.time()
-        values = (author, now, len(plan), fingerprint, plan.to_json(), rollback.to_json(), basis)
+        values = (author, now, len(plan), fingerprint, plan.to_json(), rollback.to_json(), basis, report_json)
         with self.db.transaction() as db:
             row = db.one("SELECT id FROM plans WHERE cluster = ? AND name = ?", (cluster, name))
             if row is None:
                 return db.execute(
                     "INSERT INTO plans (name, cluster, author, created_at, updated_at, partitions, fingerprint, "
-                    "plan_json, rollback_json, basis_json, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "plan_json, rollback_json, basis_json, report_json, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (name, cluster, author, now, *values[1:], parent_id))
             db.execute("UPDATE plans SET author = ?, updated_at = ?, partitions = ?, fingerprint = ?, plan_json = ?, "
-                       "rollback_json = ?, basis_json = ?, parent_id = COALESCE(?, parent_id) WHERE id = ?",
+                       "rollback_json = ?, basis_json = ?, report_json = ?, parent_id = COALESCE(?, parent_id) WHERE id = ?",
                        (*values, parent_id, row[0]))
             return int(row[0])
 
@@ -135,13 +144,14 @@ class PlanStore:
                                                       (cluster,) if cluster is not None else ())]
 
     def load(self, plan_id: int) -> SavedPlan | None:
-        row = self.db.one(f"SELECT {_SUMMARY}, plan_json, rollback_json, basis_json FROM plans WHERE id = ?", (plan_id,))
+        row = self.db.one(f"SELECT {_SUMMARY}, plan_json, rollback_json, basis_json, report_json FROM plans WHERE id = ?",
+                          (plan_id,))
         if row is None:
             return None
         n = _SUMMARY.count(",") + 1  # the summary's columns come first
         basis = {(t, p): r for t, p, r in msgspec.json.decode(row[n + 2], type=list[tuple[str, int, tuple[BrokerId, ...]]])}
         plan = parse_plan(row[n])
-        return SavedPlan(PlanSummary(*row[:n]), Plan(plan.entries, basis), row[n + 1])
+        return SavedPlan(PlanSummary(*row[:n]), Plan(plan.entries, basis), row[n + 1], row[n + 3])
 
     def delete(self, plan_id: int) -> None:
         with self.db.transaction() as db:

@@ -1,0 +1,52 @@
+"""The Drafts page's Generate section on the real sandbox: an impossible goal says why, a possible
+one shows its report, and "Open in Review" saves it with its report for the Review page."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from tests.app.test_pages import APP, env_cluster  # noqa: F401 - the fixture
+
+
+def signed_in(at: AppTest) -> AppTest:
+    at.text_input(key="auth.user").set_value("operator")
+    at.text_input(key="auth.password").set_value("operator-secret")
+    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
+    return at
+
+
+def test_generate_then_open_in_review(demo_sandbox, env_cluster, tmp_path):  # noqa: F811
+    from console.access.auth import SANDBOX_USERS, write_users
+
+    env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
+    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+    at = signed_in(AppTest.from_file(APP, default_timeout=60).run())
+    at.switch_page("views/drafts.py").run()
+    assert not at.exception and at.header[0].value == "Drafts"
+
+    # draining one of three brokers cannot keep RF 3: the page says why and keeps no plan
+    at.multiselect(key="drafts.generate.drain").set_value([2])
+    at.button(key="FormSubmitter:generate.decommission-Generate").click().run()
+    assert not at.exception
+    assert any("fewer than the 3 replicas" in e.value for e in at.error), [e.value for e in at.error]
+    assert at.session_state["drafts.generate.result"] is None
+
+    # the replication factor of one topic, down to 2: a plan and its report
+    at.segmented_control(key="drafts.generate.goal").set_value("Replication factor").run()
+    at.multiselect(key="drafts.generate.rf_topics").set_value(["orders"])
+    at.number_input(key="drafts.generate.rf").set_value(2)
+    at.button(key="FormSubmitter:generate.replication-factor-Generate").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    plan, report = at.session_state["drafts.generate.result"]
+    assert len(plan) == 12 and all(len(e.replicas) == 2 for e in plan.entries)
+    assert report.moved_replicas == 0 and report.goal == "replication factor 2 for orders"
+    labels = [m.label for m in at.metric]
+    assert at.metric[labels.index("Replicas moved")].value == "0"
+    assert any("12 partitions change" in s.value for s in at.success)
+
+    next(b for b in at.button if b.label == "Open in Review").click().run()
+    assert not at.exception
+    assert at.header[0].value == "Review a plan"
+    assert any(s.value == "How it was generated" for s in at.subheader)
+    saved = at.session_state["review.cache"][1]
+    assert saved.report is not None and saved.report.goal == "replication factor 2 for orders"
