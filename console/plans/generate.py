@@ -25,6 +25,7 @@ out by reordering the replicas of the partitions the plan already changes (no da
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
 import re
@@ -603,47 +604,73 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
     used = bytearray(len(lay.reps))
     src = np.array(sources, np.int64)
     dst = np.array(dests, np.int64)
-    active = np.ones(len(src), np.bool_)
+    is_src, is_dst = set(sources), set(dests)
+    tie = ctx.tiebreak.tolist()
+    # heaps of (load, tie-break, position), updated lazily: an entry whose load is no longer the
+    # broker's is skipped (a move changes two loads; the loop never scans all brokers)
+    over = [(-float(load[i]), -tie[i], i) for i in sources]
+    under = [(float(load[i]), tie[i], i) for i in dests]
+    heapq.heapify(over)
+    heapq.heapify(under)
+    inactive: set[int] = set()
     moves = spent = 0
     max_moves = opts.max_moves if opts.max_moves is not None else -1
     max_bytes = opts.max_bytes if opts.max_bytes is not None else -1
+    min_gap = 1 if metric is Metric.COUNT else 0
 
-    def done() -> bool:
-        hi, lo = load[src].max(), load[dst].min()
+    def top() -> int | None:
+        while over:
+            value, _, i = over[0]
+            if i in inactive or -value != load[i]:
+                heapq.heappop(over)
+                continue
+            return i
+        return None
+
+    def even(s: int, d: int) -> bool:
+        hi, lo = float(load[s]), float(load[d])
         if metric is Metric.COUNT:
-            return bool(hi - lo <= 1 or (hi <= top_c and lo >= math.floor(mean_c)))
-        return bool(hi <= mean_b * (1 + tol) and lo >= mean_b * (1 - tol)) or hi <= lo
+            return hi - lo <= 1 or (hi <= top_c and lo >= math.floor(mean_c))
+        return (hi <= mean_b * (1 + tol) and lo >= mean_b * (1 - tol)) or hi <= lo
 
-    budget_hit = False
-    while active.any() and not done():
-        if moves == max_moves:
-            budget_hit = True
-            break
-        k = int(np.argmax(np.where(active, load[src] + ctx.tiebreak[src], -np.inf)))
-        s = int(src[k])
-        tried = 0
+    budget_hit = finished = False
+    while not finished and (s := top()) is not None:
         picked = None
-        for d in dst[np.argsort(load[dst] + ctx.tiebreak[dst], kind="stable")].tolist():
-            gap = int(load[s] - load[d])
-            if gap <= (1 if metric is Metric.COUNT else 0) or tried == _DESTINATIONS:
-                break
+        kept: list[tuple[float, float, int]] = []  # destinations looked at, least loaded first: back in the heap after
+        tried = 0
+        while under and tried < _DESTINATIONS:
+            entry = heapq.heappop(under)
+            d = entry[2]
+            if entry[0] != load[d] or any(k[2] == d for k in kept):
+                continue  # stale, or seen already
+            kept.append(entry)
             if d == s:
                 continue
+            if not tried and (even(s, d) or moves == max_moves):
+                finished, budget_hit = True, moves == max_moves and not even(s, d)
+                break
+            gap = int(load[s] - load[d])
+            if gap <= min_gap:
+                break
             tried += 1
             if metric is Metric.COUNT:
                 need = max(1, top_c - int(lay.count[d]))
                 ideal = max(0.0, (mean_b - float(lay.bytes[d])) / need)
                 limit = None
             else:
-                over, under = float(load[s]) - mean_b, mean_b - float(load[d])
-                ideal = min(over, under) if over > 0 and under > 0 else gap / 2
+                above, below = float(load[s]) - mean_b, mean_b - float(load[d])
+                ideal = min(above, below) if above > 0 and below > 0 else gap / 2
                 limit = gap
             room = None if max_bytes < 0 else max_bytes - spent
             picked = _pick(ctx, s, d, cand_rows[s], cand_sizes[s], used, ideal, limit, room)
             if picked is not None:
                 break
+        for entry in kept:
+            heapq.heappush(under, entry)
+        if finished or not kept:
+            break
         if picked is None:
-            active[k] = False
+            inactive.add(s)
             continue
         row, d = picked
         used[row] = 1
@@ -652,14 +679,27 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
             if i != s and i in cand_rows:
                 _forget(cand_rows[i], cand_sizes[i], row, lay.size[row])
         lay.move(row, lay.ids[s], lay.ids[d])
+        for i in (s, d):
+            if i in is_src:
+                heapq.heappush(over, (-float(load[i]), -tie[i], i))
+            if i in is_dst:
+                heapq.heappush(under, (float(load[i]), tie[i], i))
         moves += 1
         spent += lay.size[row]
+    active = [i for i in sources if i not in inactive]
+
+    def done() -> bool:
+        hi, lo = load[src].max(), load[dst].min()
+        if metric is Metric.COUNT:
+            return bool(hi - lo <= 1 or (hi <= top_c and lo >= math.floor(mean_c)))
+        return bool(hi <= mean_b * (1 + tol) and lo >= mean_b * (1 - tol)) or bool(hi <= lo)
+
     reached = done()
     if not reached:
         what = "replicas" if metric is Metric.COUNT else "bytes"
         why = ("the budget (" + ", ".join(x for x in (f"{opts.max_moves} moves" if opts.max_moves is not None else "",
                                                        f"{opts.max_bytes:,} bytes" if opts.max_bytes is not None else "") if x)
-               + ") is spent") if budget_hit or (max_bytes >= 0 and any(active)) else \
+               + ") is spent") if budget_hit or (max_bytes >= 0 and bool(active)) else \
             "no further move is possible within the rules (racks, partitions that may move, one move per partition)"
         ctx.note("balance-not-reached", Severity.INFO,
                  f"The brokers are not fully even by {what}: {why}.",
