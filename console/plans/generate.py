@@ -442,7 +442,7 @@ def _fix_racks(ctx: _Context) -> Bound:
         return (0, 0), True
     moved = size = 0
     unfixable = 0
-    for row in ctx.by_size(r for r, ok in enumerate(ctx.movable) if ok):
+    for row in ctx.by_size(r for r in lay.short_of_racks(ctx.rack_pool).tolist() if ctx.movable[r]):
         r = lay.reps[row]
         cap = min(len(r), ctx.racks)
         while lay.rack_count(row) < cap:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from console.core.model import BrokerId, ClusterState
-from console.plans.columns import PAD, Ints, columns_of, distinct, lookup, padded
+from console.plans.columns import PAD, Ints, columns_of, distinct, lookup, padded, widen
 from console.plans.plan import Plan, PlanEntry
 
 NO_RACK = -1
@@ -51,6 +51,9 @@ class Layout:
     bytes: Ints
     original: list[tuple[int, ...]] = field(default_factory=list)
     """Per partition: the replicas the generator started from."""
+    dirty: set[int] = field(default_factory=set)
+    """Rows edited since the start (their row of the matrix is rebuilt on demand)."""
+    _start: tuple[Ints, Ints] | None = None
 
     @staticmethod
     def of(state: ClusterState) -> "Layout":
@@ -74,11 +77,35 @@ class Layout:
 
     # -- load --------------------------------------------------------------------------------
     def matrix(self) -> tuple[Ints, Ints]:
-        """Replica positions as a padded matrix and the lengths (:func:`console.plans.columns.padded`)."""
-        m, lens = padded(self.reps)
-        if m.size:
-            m = lookup(np.array(self.ids, np.int64), np.arange(len(self.ids), dtype=np.int64), m)
+        """Replica positions as a padded matrix and the lengths (:func:`console.plans.columns.padded`):
+        built once, then only the edited rows are redone (callers must not write into it)."""
+        if self._start is None:
+            m, lens = padded(self.original)
+            if m.size:
+                m = lookup(np.array(self.ids, np.int64), np.arange(len(self.ids), dtype=np.int64), m)
+            self._start = (m, lens)
+        if not self.dirty:
+            return self._start
+        rows = np.array(sorted(self.dirty), np.int64)
+        new, new_lens = padded([[self.position[b] for b in self.reps[i]] for i in rows.tolist()])
+        m, lens = self._start
+        width = max(m.shape[1], new.shape[1])
+        m = widen(m, width).copy() if width == m.shape[1] else widen(m, width)
+        m[rows] = widen(new, width)
+        lens = lens.copy()
+        lens[rows] = new_lens
         return m, lens
+
+    def short_of_racks(self, among: list[int] | None = None) -> Ints:
+        """Rows whose replicas span fewer racks than they could (see :meth:`rack_violations`)."""
+        if not self.racks_known or not self.reps:
+            return np.zeros(0, np.int64)
+        pool = among if among is not None else [i for i, e in enumerate(self.eligible) if e]
+        racks = len({self.rack[i] for i in pool})
+        m, lens = self.matrix()
+        codes = np.where(m == PAD, -1, np.array(self.rack + [-1], np.int64)[np.where(m == PAD, len(self.rack), m)])
+        out: Ints = np.flatnonzero(distinct(codes) < np.minimum(lens, racks))
+        return out
 
     def loads(self) -> tuple[Ints, Ints, Ints]:
         """(replicas, preferred leaders, bytes) per broker position, counted afresh."""
@@ -96,13 +123,7 @@ class Layout:
     def rack_violations(self, among: list[int] | None = None) -> int:
         """Partitions whose replicas span fewer racks than they could: fewer than min(RF, racks of
         the brokers ``among`` (positions; default: every eligible broker))."""
-        if not self.racks_known or not self.reps:
-            return 0
-        pool = among if among is not None else [i for i, e in enumerate(self.eligible) if e]
-        racks = len({self.rack[i] for i in pool})
-        m, lens = self.matrix()
-        codes = np.where(m == PAD, -1, np.array(self.rack + [-1], np.int64)[np.where(m == PAD, len(self.rack), m)])
-        return int((distinct(codes) < np.minimum(lens, racks)).sum())
+        return len(self.short_of_racks(among))
 
     @property
     def racks_known(self) -> bool:
@@ -124,6 +145,7 @@ class Layout:
         r = self.reps[row]
         k = r.index(old)
         r[k] = new
+        self.dirty.add(row)
         i, j, s = self.position[old], self.position[new], self.size[row]
         self.count[i] -= 1
         self.count[j] += 1
@@ -137,6 +159,7 @@ class Layout:
         """Append replica ``new`` to partition ``row`` (a follower)."""
         r = self.reps[row]
         r.append(new)
+        self.dirty.add(row)
         j = self.position[new]
         self.count[j] += 1
         self.bytes[j] += self.size[row]
@@ -148,6 +171,7 @@ class Layout:
         r = self.reps[row]
         k = r.index(old)
         del r[k]
+        self.dirty.add(row)
         i = self.position[old]
         self.count[i] -= 1
         self.bytes[i] -= self.size[row]
@@ -165,11 +189,12 @@ class Layout:
         self.leaders[self.position[broker]] += 1
         r.remove(broker)
         r.insert(0, broker)
+        self.dirty.add(row)
 
     # -- result ------------------------------------------------------------------------------
     def changed(self) -> list[int]:
         """Rows whose replica list (or order) differs from the start."""
-        return [i for i, (r, o) in enumerate(zip(self.reps, self.original)) if tuple(r) != o]
+        return [i for i in sorted(self.dirty) if tuple(self.reps[i]) != self.original[i]]
 
     def plan(self) -> Plan:
         """The partitions that change, as a plan (with the snapshot's replicas as its basis)."""

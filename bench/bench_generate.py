@@ -1,0 +1,131 @@
+"""Plan generators: quality (moved vs the lower bound, balance reached), the console against the
+official ``--generate`` (emulated: AdminUtils' assignment, as ``Goal.OFFICIAL`` computes it), and
+speed and peak memory at 100k partitions / 50 brokers and 1M partitions / 500 brokers.
+
+    PYTHONPATH=. .venv/bin/python bench/bench_generate.py            # everything (about 10 min)
+    PYTHONPATH=. .venv/bin/python bench/bench_generate.py --quick    # quality and 100k only
+
+Each speed figure runs in a fresh process (its peak RSS includes the snapshot); the median of
+``--runs`` runs is printed. Synthetic clusters: Pareto partition sizes, RF 3, brokers on racks
+(rack = id mod racks), replicas rack-spread (bench/synthetic.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+from bench.synthetic import cluster_state
+from console.core.format import human_bytes
+from console.plans.generate import GenerateOptions, Goal, Metric, generate
+
+
+def quality() -> None:
+    print("## Quality (10k partitions, RF 3, 3 racks)\n")
+    print("| goal | cluster | replicas moved / lower bound | bytes moved / lower bound | reached | after: replicas max–min, bytes max/min |")
+    print("|---|---|---|---|---|---|")
+    cases = [
+        ("decommission 5", dict(brokers=24, racks=3), GenerateOptions(Goal.DECOMMISSION, (5,))),
+        ("add brokers 20–23", dict(brokers=24, racks=3, empty=4), GenerateOptions(Goal.ADD_BROKERS, (20, 21, 22, 23))),
+        ("rebalance count", dict(brokers=24, racks=3, skew=0.15), GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT)),
+        ("rebalance bytes", dict(brokers=24, racks=3, skew=0.15), GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES)),
+        ("rebalance leaders", dict(brokers=24, racks=3, skew=0.15), GenerateOptions(Goal.REBALANCE, metric=Metric.LEADERS)),
+    ]
+    for label, shape, options in cases:
+        state = cluster_state(10_000, **shape)  # type: ignore[arg-type]
+        r = generate(state, options).report
+        after = r.spreads["after"]
+        print(f"| {label} | {shape} | {r.moved_replicas:,} / {r.lower_bound_replicas:,} ({_ratio(r.ratio_replicas)}) "
+              f"| {human_bytes(r.moved_bytes)} / {human_bytes(r.lower_bound_bytes)} ({_ratio(r.ratio_bytes)}) | {r.reached} "
+              f"| {after['replicas'].max:,.0f}–{after['replicas'].min:,.0f}, "
+              f"{after['bytes'].max / max(after['bytes'].min, 1):.3f} |")
+    print()
+
+
+def versus_official() -> None:
+    print("## Decommission of one broker: the console against --generate (emulated)\n")
+    print("| cluster | console moves | --generate moves | ratio |")
+    print("|---|---|---|---|")
+    for brokers, partitions in ((6, 2_000), (48, 20_000)):
+        state = cluster_state(partitions, brokers, racks=3)
+        ours = generate(state, GenerateOptions(Goal.DECOMMISSION, (1,))).report.moved_replicas
+        rest = tuple(b for b in range(brokers) if b != 1)
+        theirs = [generate(state, GenerateOptions(Goal.OFFICIAL, rest, topics=state.topics, seed=s)).report.moved_replicas
+                  for s in range(3)]
+        t = statistics.median(theirs)
+        print(f"| {brokers} brokers, {partitions:,} partitions | {ours:,} | {t:,.0f} (median of 3 seeds) | {t / ours:.1f}× |")
+    print()
+
+
+GOALS = {
+    "decommission 1 broker": lambda b, s: GenerateOptions(Goal.DECOMMISSION, (3,)),
+    "add brokers (4 %)": lambda b, s: GenerateOptions(Goal.ADD_BROKERS, tuple(range(b - max(1, b // 25), b))),
+    "rebalance count": lambda b, s: GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT),
+    "rebalance bytes": lambda b, s: GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES),
+    "rebalance leaders": lambda b, s: GenerateOptions(Goal.REBALANCE, metric=Metric.LEADERS),
+    "replication factor 3→4 (5 topics)": lambda b, s: GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=4,
+                                                                     topics=tuple(s.topics[:5])),
+    "fix racks": lambda b, s: GenerateOptions(Goal.FIX_RACKS),
+    "official (5 topics)": lambda b, s: GenerateOptions(Goal.OFFICIAL, tuple(range(b)), topics=tuple(s.topics[:5])),
+}
+
+
+def one_scale(partitions: int, brokers: int, runs: int) -> dict[str, object]:
+    """In this process: every goal on one synthetic cluster (10 % of partitions crowded on a quarter
+    of the brokers, 4 % of brokers empty); seconds per goal and the peak RSS."""
+    state = cluster_state(partitions, brokers, racks=5, skew=0.1, empty=max(1, brokers // 25))
+    out: dict[str, object] = {}
+    for name, make in GOALS.items():
+        times, moved = [], 0
+        for _ in range(runs):
+            started = time.perf_counter()
+            r = generate(state, make(brokers, state)).report
+            times.append(time.perf_counter() - started)
+            moved = r.moved_replicas
+        out[name] = {"seconds": statistics.median(times), "moved": moved}
+    out["peak_rss_gib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    return out
+
+
+def speed(scales: list[tuple[int, int, int]]) -> None:
+    print("## Speed (in process, 2 cores; median seconds per goal)\n")
+    results = []
+    for partitions, brokers, runs in scales:
+        ran = subprocess.run([sys.executable, __file__, "--scale", f"{partitions},{brokers},{runs}"],
+                             capture_output=True, text=True, check=True)
+        results.append(((partitions, brokers), json.loads(ran.stdout.strip().splitlines()[-1])))
+    print("| goal | " + " | ".join(f"{p:,} partitions / {b} brokers" for (p, b), _ in results) + " |")
+    print("|---|" + "---|" * len(results))
+    for name in GOALS:
+        print(f"| {name} | " + " | ".join(f"{r[name]['seconds']:.2f} s ({r[name]['moved']:,} moves)" for _, r in results) + " |")
+    print("| peak RSS (snapshot included) | " + " | ".join(f"{r['peak_rss_gib']:.2f} GiB" for _, r in results) + " |")
+    print()
+
+
+def _ratio(r: float | None) -> str:
+    return "—" if r is None else f"{r:.2f}"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--quick", action="store_true", help="quality, versus --generate and 100k only")
+    p.add_argument("--runs", type=int, default=3, help="runs per goal at 100k (1M runs once)")
+    p.add_argument("--scale", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.scale:
+        partitions, brokers, runs = map(int, args.scale.split(","))
+        print(json.dumps(one_scale(partitions, brokers, runs)))
+        return
+    print(f"# Plan generators ({time.strftime('%Y-%m-%d')})\n")
+    quality()
+    versus_official()
+    speed([(100_000, 50, args.runs)] + ([] if args.quick else [(1_000_000, 500, 1)]))
+
+
+if __name__ == "__main__":
+    main()
