@@ -722,18 +722,24 @@ def _pick(ctx: _Context, s: int, d: int, rows: list[int], sizes: list[int], used
     """A replica on position ``s`` that may move to position ``d``: its size nearest ``ideal`` (below
     ``limit`` when given, within ``room`` bytes when given); it leaves ``rows``."""
     lay, rack = ctx.lay, ctx.rack_of
+    reps = lay.reps
     sb, db = lay.ids[s], lay.ids[d]
+    rack_s, rack_d = rack[sb], rack[db]
+    check_rack = ctx.rack_aware and rack_d != rack_s
+    n = len(rows)
     k = bisect_left(sizes, ideal)
     lo, hi = k - 1, k
     checked = steps = 0
-    while checked < _WINDOW and steps < 8 * _WINDOW and (lo >= 0 or hi < len(rows)):
-        steps += 1
-        if hi < len(rows) and (lo < 0 or sizes[hi] - ideal <= ideal - sizes[lo]):
+    while checked < _WINDOW and steps < 8 * _WINDOW:
+        if hi < n and (lo < 0 or sizes[hi] - ideal <= ideal - sizes[lo]):
             i = hi
             hi += 1
-        else:
+        elif lo >= 0:
             i = lo
             lo -= 1
+        else:
+            break
+        steps += 1
         row = rows[i]
         if used[row]:
             continue
@@ -741,13 +747,12 @@ def _pick(ctx: _Context, s: int, d: int, rows: list[int], sizes: list[int], used
         if (limit is not None and not 0 < size < limit) or (room is not None and size > room):
             continue
         checked += 1
-        r = lay.reps[row]
+        r = reps[row]
         if db in r or sb not in r:
             continue
-        if ctx.rack_aware and rack[db] != rack[sb]:  # not worse: d's rack is new to the others, or s's is not
-            others = [rack[b] for b in r if b != sb]
-            if rack[db] in others and rack[sb] not in others:
-                continue
+        # racks: not worse, i.e. d's rack is new to the other replicas, or s's rack stays among them
+        if check_rack and any(rack[b] == rack_d for b in r if b != sb) and not any(rack[b] == rack_s for b in r if b != sb):
+            continue
         del rows[i], sizes[i]
         return row, d
     return None
@@ -757,46 +762,67 @@ def _even_leaders(ctx: _Context, rows: Iterable[int], budget: int | None = None)
     """Even out preferred leaders over the balanced brokers by reordering the replicas of ``rows``
     (no data moves); whether they end within one of each other."""
     lay = ctx.lay
-    idx = np.array(ctx.balance, np.int64)
-    if len(idx) < 2:
+    balance = ctx.balance
+    if len(balance) < 2:
         return True
-    inside = np.zeros(len(lay.ids), np.bool_)
-    inside[idx] = True
+    position, ids = lay.position, lay.ids
+    lead = lay.leaders.tolist()
+    tie = ctx.tiebreak.tolist()
+    inside = [False] * len(ids)
+    for i in balance:
+        inside[i] = True
     led: dict[int, list[int]] = {}
     for row in rows:
         if ctx.movable[row] and lay.reps[row]:
-            led.setdefault(lay.position[lay.reps[row][0]], []).append(row)
+            led.setdefault(position[lay.reps[row][0]], []).append(row)
     changes = 0
     for _round in range(3):
-        cursor = {i: 0 for i in led}
-        active = inside.copy()
+        # heaps of (leaders, tie-break, position), stale entries skipped (see _balance)
+        over = [(-lead[i], -tie[i], i) for i in balance]
+        under = [(lead[i], tie[i], i) for i in balance]
+        heapq.heapify(over)
+        heapq.heapify(under)
+        cursor: dict[int, int] = {}
+        inactive: set[int] = set()
         progress = False
-        while active[idx].any():
-            lead = lay.leaders
-            k = int(idx[np.argmax(np.where(active[idx], lead[idx] + ctx.tiebreak[idx], -np.inf))])
-            low = int(lead[idx].min())
-            if lead[k] - low <= 1 or (budget is not None and changes >= budget):
+        while over:
+            value, _, k = over[0]
+            if -value != lead[k] or k in inactive:
+                heapq.heappop(over)
+                continue
+            while under[0][0] != lead[under[0][2]]:
+                heapq.heappop(under)
+            if lead[k] - under[0][0] <= 1 or (budget is not None and changes >= budget):
                 break
             mine = led.get(k, [])
+            at = cursor.get(k, 0)
             found = False
-            cursor.setdefault(k, 0)
-            while cursor[k] < len(mine):
-                row = mine[cursor[k]]
-                cursor[k] += 1
+            while at < len(mine):
+                row = mine[at]
+                at += 1
                 r = lay.reps[row]
-                if lay.position[r[0]] != k:
+                if position[r[0]] != k:
                     continue
-                options = [lay.position[b] for b in r[1:] if inside[lay.position[b]] and lead[lay.position[b]] < lead[k] - 1]
-                if options:
-                    f = min(options, key=lambda i: (lead[i], ctx.tiebreak[i]))
-                    lay.lead(row, lay.ids[f])
-                    led.setdefault(f, []).append(row)
+                best, threshold = -1, lead[k] - 1
+                for b in r[1:]:
+                    i = position[b]
+                    if inside[i] and lead[i] < threshold and (best < 0 or (lead[i], tie[i]) < (lead[best], tie[best])):
+                        best = i
+                if best >= 0:
+                    lay.lead(row, ids[best])
+                    lead[k] -= 1
+                    lead[best] += 1
+                    for i in (k, best):
+                        heapq.heappush(over, (-lead[i], -tie[i], i))
+                        heapq.heappush(under, (lead[i], tie[i], i))
+                    led.setdefault(best, []).append(row)
                     changes += 1
                     found = progress = True
                     break
+            cursor[k] = at
             if not found:
-                active[k] = False
+                inactive.add(k)
         if not progress:
             break
-    lead = lay.leaders[idx]
-    return bool(lead.max() - lead.min() <= 1)
+    after = lay.leaders[balance]
+    return bool(after.max() - after.min() <= 1)
