@@ -214,18 +214,20 @@ def generation_report(report: "Report", key: str) -> None:
 
     ratio = report.ratio_replicas
     m = st.columns(4)
-    m[0].metric("Replicas moved", f"{report.moved_replicas:,}", help=f"Least possible: {report.lower_bound_replicas:,}")
+    m[0].metric("Replicas moved", f"{report.moved_replicas:,}",
+                help=f"Replicas copied to a new broker. Least possible: {report.lower_bound_replicas:,}."
+                     + (f" Replicas removed (nothing copied): {report.removed_replicas:,}." if report.removed_replicas else ""))
     m[1].metric("Data moved", human_bytes(report.moved_bytes), help=f"Least possible: {human_bytes(report.lower_bound_bytes)}")
     m[2].metric("Moved / least possible", "—" if ratio is None else f"{ratio:.2f}",
                 help="1.00: the plan moves no more replicas than any plan reaching the same balance must.")
     m[3].metric("Rack violations", f"{report.rack_violations_after:,}",
                 delta=report.rack_violations_after - report.rack_violations_before or None, delta_color="inverse")
     (st.success if report.reached else st.warning)(report.headline())
-    c1, c2 = st.columns([3, 2])
-    measure = c1.segmented_control("Balance of", ["replicas", "leaders", "bytes"], default="replicas",
+    measure = st.segmented_control("Balance of", ["replicas", "leaders", "bytes"], default="replicas",
                                    key=f"{key}.measure") or "replicas"
-    c1.altair_chart(charts.broker_before_after(report.chart_rows(), measure), width="stretch")
-    c2.dataframe(report.summary_rows(), hide_index=True, width="stretch")
+    st.altair_chart(charts.broker_before_after(report.chart_rows(), measure), width="stretch")
+    c1, c2 = st.columns([2, 3])
+    c1.dataframe(report.summary_rows(), hide_index=True, width="stretch")
     c2.dataframe(report.spread_rows(), hide_index=True, width="stretch")
     with st.expander("Per broker"):
         st.dataframe(report.broker_rows(), hide_index=True, width="stretch",

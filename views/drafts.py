@@ -115,11 +115,11 @@ with st.expander("Generate a plan", expanded=draft is None):
         elif goal is Goal.OFFICIAL:
             goal_topics = st.multiselect("Topics to move", state.topics)
             chosen = st.multiselect("Broker list", ids, default=live, format_func=broker_label)
-        c1, c2, c3 = st.columns(3)
-        only = [] if goal in (Goal.REPLICATION_FACTOR, Goal.OFFICIAL) else \
-            c1.multiselect("Only topics (none: all)", state.topics)
-        exclude_topics = c2.text_input("Leave alone topics matching", placeholder="regular expression, e.g. __.*")
-        exclude_brokers = c3.multiselect("Never move replicas to", ids, format_func=broker_label)
+        topics_too = goal not in (Goal.REPLICATION_FACTOR, Goal.OFFICIAL)  # those name their topics above
+        cols = st.columns(3 if topics_too else 2)
+        only = cols[0].multiselect("Only topics (none: all)", state.topics) if topics_too else []
+        exclude_topics = cols[-2].text_input("Leave alone topics matching", placeholder="regular expression, e.g. __.*")
+        exclude_brokers = cols[-1].multiselect("Never move replicas to", ids, format_func=broker_label)
         if goal in (Goal.REBALANCE, Goal.ADD_BROKERS):
             b1, b2 = st.columns(2)
             max_moves = int(b1.number_input("At most this many replica moves (0: no limit)", 0, 10_000_000, 0))
@@ -139,14 +139,17 @@ with st.expander("Generate a plan", expanded=draft is None):
                 throttle = int(throttle_mb) * MB
                 report = made.report.with_estimate(plan_estimate(state, made.plan, throttle), throttle)
             except ConsoleError as e:
-                status.update(label="No plan: " + e.message, state="error")
+                status.update(label="No plan", state="error", expanded=True)
                 st.session_state[keys.GEN_RESULT] = None
-                st.error(f"{e.message} {e.hint}")
+                failed: ConsoleError | None = e
             else:
+                failed = None
                 status.update(label=f"Generated in {report.seconds:.2f} s: {options.describe()}", state="complete",
                               expanded=False)
                 st.session_state[keys.GEN_RESULT] = (made.plan, report)
                 st.session_state[keys.GEN_SAVED] = None
+        if failed is not None:  # outside the status box, which folds: the reason and what to do stay in view
+            st.error(f"**No plan:** {failed.message}\n\n{failed.hint}")
     result = st.session_state.get(keys.GEN_RESULT)
     if result is not None:
         generated, report = result
@@ -172,7 +175,8 @@ with st.expander("Generate a plan", expanded=draft is None):
                                icon=":material/download:")
 
 if draft is None:
-    st.info("Start a draft above (from topics of the current assignment, from a JSON file, or empty), or generate one.")
+    if st.session_state.get(keys.GEN_RESULT) is None:
+        st.info("Start a draft above (from topics of the current assignment, from a JSON file, or empty), or generate one.")
     st.stop()
 
 top = st.columns([1, 1, 1, 1])

@@ -33,7 +33,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, replace
 from enum import Enum
 from time import perf_counter
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -128,7 +128,7 @@ def generate(state: ClusterState, options: GenerateOptions) -> Generated:
     racks_before = lay.rack_violations(ctx.rack_pool)
     bound, reached = _GOALS[options.goal](ctx)
     plan = lay.plan()
-    moved, moved_bytes, leaders_moved = _moved(lay)
+    moved, moved_bytes, leaders_moved, removed = _moved(lay)
     if options.goal in (Goal.REBALANCE, Goal.ADD_BROKERS, Goal.OFFICIAL):
         bound = _balance_bound(ctx, before)
     report = Report(
@@ -138,20 +138,24 @@ def generate(state: ClusterState, options: GenerateOptions) -> Generated:
         balanced=tuple(lay.ids[i] for i in ctx.balance), rack_violations_before=racks_before,
         rack_violations_after=lay.rack_violations(ctx.rack_pool), reached=reached, findings=tuple(ctx.findings),
         seconds=perf_counter() - started,
-        lower_bound_leaders=excess_bound(before[1][ctx.balance], lay.leaders[ctx.balance]) if ctx.balance else 0)
+        lower_bound_leaders=excess_bound(before[1][ctx.balance], lay.leaders[ctx.balance]) if ctx.balance else 0,
+        removed_replicas=removed)
     report = replace(report, spreads=Report.spreads_of(report.brokers_before, report.brokers_after, report.balanced))
     return Generated(plan, report)
 
 
-def _moved(lay: Layout) -> tuple[int, int, int]:
-    replicas = size = leaders = 0
+def _moved(lay: Layout) -> tuple[int, int, int, int]:
+    """Replicas copied to a new broker, their bytes, preferred leaders changed, replicas dropped
+    without a copy elsewhere."""
+    replicas = size = leaders = removed = 0
     for row in lay.changed():
         new, old = lay.reps[row], lay.original[row]
         added = len(set(new) - set(old))
         replicas += added
         size += added * lay.size[row]
         leaders += bool(new and old and new[0] != old[0])
-    return replicas, size, leaders
+        removed += max(0, len(old) - len(new))
+    return replicas, size, leaders, removed
 
 
 def _loads(lay: Layout, count: np.ndarray, leaders: np.ndarray, size: np.ndarray) -> tuple[BrokerLoad, ...]:
@@ -221,6 +225,7 @@ class _Context:
         """Positions of the brokers that are balanced and reported on."""
         self.rack_pool = self.balance
         self.rack_codes = np.array(lay.rack, np.int64)
+        self._means: tuple[float, float] | None = None
         self.rack_of = dict(zip(lay.ids, lay.rack))
         """Broker id → rack code."""
         self.racks = len({lay.rack[i] for i in self.balance})
@@ -272,11 +277,12 @@ class _Context:
         return total
 
     def score(self) -> np.ndarray:
-        """How loaded each broker is, replicas and bytes weighed alike against their means."""
+        """How loaded each broker is, replicas and bytes weighed alike against their means (at the start)."""
         lay, idx = self.lay, self.balance
-        mean_c = max(float(lay.count[idx].mean()), 1.0) if idx else 1.0
-        mean_b = max(float(lay.bytes[idx].mean()), 1.0) if idx else 1.0
-        out: np.ndarray = lay.count / mean_c + lay.bytes / mean_b + self.tiebreak
+        if self._means is None:
+            self._means = (max(float(lay.count[idx].mean()), 1.0) if idx else 1.0,
+                           max(float(lay.bytes[idx].mean()), 1.0) if idx else 1.0)
+        out: np.ndarray = lay.count / self._means[0] + lay.bytes / self._means[1] + self.tiebreak
         return out
 
     def destination(self, row: int, leaving: int | None = None, need_new_rack: bool = False) -> int | None:
@@ -292,8 +298,9 @@ class _Context:
         if not cand.any():
             return None
         if self.rack_aware:
-            present = np.array([lay.rack[lay.position[b]] for b in members], np.int64)
-            fresh = cand & ~np.isin(self.rack_codes, present)
+            present = np.zeros(len(lay.rack_names) + 1, np.bool_)  # the last cell stands for "no rack" (-1)
+            present[[lay.rack[lay.position[b]] for b in members]] = True
+            fresh = cand & ~present[self.rack_codes]
             if fresh.any():
                 cand = fresh
             elif need_new_rack:
@@ -509,16 +516,20 @@ def _replica_index(first: int, shift: int, j: int, n: int) -> int:
     return (first + 1 + (shift + j) % (n - 1)) % n if n > 1 else first
 
 
-def _rack_unaware(brokers: list[int], partitions: int, rf: int, rnd: random.Random) -> list[list[int]]:
-    n = len(brokers)
+def _firsts(n: int, partitions: int, rnd: random.Random) -> Iterator[tuple[int, int]]:
+    """Per partition, AdminUtils' index of its first replica in the broker list and the replica
+    shift: round robin from a random start, the shift growing by one every ``n`` partitions."""
     start, shift = rnd.randrange(n), rnd.randrange(n)
-    out = []
     for p in range(partitions):
         if p > 0 and p % n == 0:
             shift += 1
-        first = (p + start) % n
-        out.append([brokers[first]] + [brokers[_replica_index(first, shift, j, n)] for j in range(rf - 1)])
-    return out
+        yield (p + start) % n, shift
+
+
+def _rack_unaware(brokers: list[int], partitions: int, rf: int, rnd: random.Random) -> list[list[int]]:
+    n = len(brokers)
+    return [[brokers[first]] + [brokers[_replica_index(first, shift, j, n)] for j in range(rf - 1)]
+            for first, shift in _firsts(n, partitions, rnd)]
 
 
 def _rack_aware(brokers: list[int], racks: dict[int, int], partitions: int, rf: int, rnd: random.Random) -> list[list[int]]:
@@ -535,12 +546,8 @@ def _rack_aware(brokers: list[int], racks: dict[int, int], partitions: int, rf: 
             arranged.append(nxt)
         k = (k + 1) % len(order)
     n, n_racks = len(arranged), len(order)
-    start, shift = rnd.randrange(n), rnd.randrange(n)
     out = []
-    for p in range(partitions):
-        if p > 0 and p % n == 0:
-            shift += 1
-        first = (p + start) % n
+    for first, shift in _firsts(n, partitions, rnd):
         leader = arranged[first]
         replicas, racks_with, brokers_with = [leader], {racks[leader]}, {leader}
         j = 0

@@ -93,6 +93,8 @@ class Report:
     lower_bound_leaders: int = 0
     spreads: dict[str, dict[str, Spread]] = field(default_factory=dict)
     """``{"before"|"after": {measure: Spread}}`` over the balanced brokers."""
+    removed_replicas: int = 0
+    """Replicas dropped without a copy elsewhere (a lower replication factor)."""
 
     @staticmethod
     def spreads_of(before: Sequence[BrokerLoad], after: Sequence[BrokerLoad], balanced: Sequence[int]) -> dict[str, dict[str, Spread]]:
@@ -121,6 +123,7 @@ class Report:
             "ratio_replicas": self.ratio_replicas,
             "ratio_bytes": self.ratio_bytes,
             "lower_bound_leaders": self.lower_bound_leaders,
+            "removed_replicas": self.removed_replicas,
             "leaders_moved": self.leaders_moved,
             "partitions_changed": self.partitions_changed,
             "reached": self.reached,
@@ -152,7 +155,7 @@ class Report:
                       d["leaders_moved"], d["partitions_changed"], before, after, balanced, d["rack_violations_before"],
                       d["rack_violations_after"], d.get("reached", True), findings, d.get("seconds", 0.0),
                       d.get("eta_seconds"), d.get("eta_throttle"), d.get("lower_bound_leaders", 0),
-                      Report.spreads_of(before, after, balanced))
+                      Report.spreads_of(before, after, balanced), d.get("removed_replicas", 0))
 
     # -- for people ---------------------------------------------------------------------------
     def summary_rows(self) -> list[dict[str, Any]]:
@@ -204,10 +207,12 @@ class Report:
     def headline(self) -> str:
         """One sentence: what the plan does and how close to the least it is."""
         ratio = self.ratio_replicas
-        eta = "" if self.eta_seconds is None else (
-            f" About {human_duration(self.eta_seconds)} at {human_bytes(self.eta_throttle)}/s." if self.eta_throttle else "")
+        eta = "" if self.eta_seconds is None or not self.eta_throttle else (
+            f" Copying takes about {human_duration(self.eta_seconds)} at {human_bytes(self.eta_throttle)}/s."
+            if self.eta_seconds >= 1 else f" Copying takes under a second at {human_bytes(self.eta_throttle)}/s.")
+        removed = f", {plural(self.removed_replicas, 'replica')} removed" if self.removed_replicas else ""
         return (f"{self.goal}: {plural(self.partitions_changed, 'partition')} change, "
-                f"{plural(self.moved_replicas, 'replica')} ({human_bytes(self.moved_bytes)}) move; the least possible "
+                f"{plural(self.moved_replicas, 'replica')} ({human_bytes(self.moved_bytes)}) move{removed}; the least possible "
                 f"is {self.lower_bound_replicas:,} ({human_bytes(self.lower_bound_bytes)})"
                 + (f", ratio {ratio:.2f}" if ratio is not None else "") + "."
                 + ("" if self.reached else " The goal's balance is not fully reached (see findings).")

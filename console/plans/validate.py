@@ -256,7 +256,8 @@ def _partition_checks(found: _Found, state: ClusterState, d: PlanDiff, rows: lis
     after = distinct(lookup(rack_ids, rack_codes, t, missing=-1))
     before_l, after_l = before.tolist(), after.tolist()
     available = len({b.rack for b in state.brokers if b.eligible and b.rack})
-    reduced = live & (before > 0) & (after < before)
+    # fewer racks than before, beyond what fewer replicas force (RF 3 → 2 spans at most 2 racks)
+    reduced = live & (before > 0) & (after < np.minimum(before, c.target_len))
     found.rows(reduced, Severity.WARNING, lambda e, i, _: _f(
         RACK_SPREAD_REDUCED, Severity.WARNING, e,
         f"{e.name}: replicas spread over {after_l[i]} racks instead of {before_l[i]}.",

@@ -28,7 +28,8 @@ def test_generate_then_open_in_review(demo_sandbox, env_cluster, tmp_path):  # n
     at.multiselect(key="drafts.generate.drain").set_value([2])
     at.button(key="FormSubmitter:generate.decommission-Generate").click().run()
     assert not at.exception
-    assert any("fewer than the 3 replicas" in e.value for e in at.error), [e.value for e in at.error]
+    assert any("fewer than the 3 replicas" in e.value and "Drain fewer brokers" in e.value for e in at.error), \
+        [e.value for e in at.error]
     assert at.session_state["drafts.generate.result"] is None
 
     # the replication factor of one topic, down to 2: a plan and its report
@@ -42,7 +43,7 @@ def test_generate_then_open_in_review(demo_sandbox, env_cluster, tmp_path):  # n
     assert report.moved_replicas == 0 and report.goal == "replication factor 2 for orders"
     labels = [m.label for m in at.metric]
     assert at.metric[labels.index("Replicas moved")].value == "0"
-    assert any("12 partitions change" in s.value for s in at.success)
+    assert any("12 partitions change" in s.value and "12 replicas removed" in s.value for s in at.success)
 
     next(b for b in at.button if b.label == "Open in Review").click().run()
     assert not at.exception

@@ -38,11 +38,14 @@ def test_generate_a_plan_then_open_it_in_review(demo_sandbox, app_url, tmp_path)
         page.get_by_role("option", name=re.compile(r"^2 · ")).click()
         page.keyboard.press("Escape")
         gen.get_by_role("button", name="Generate").click()
-        expect(gen.get_by_role("alert").filter(has_text="fewer than the 3 replicas")).to_be_visible(timeout=60_000)
+        expect(gen.get_by_text(re.compile(r"fewer than the 3 replicas")).first).to_be_visible(timeout=60_000)
+        # what to do stays in view: the reason is not folded away inside the status box
+        expect(gen.get_by_text(re.compile(r"Drain fewer brokers, add brokers first")).first).to_be_visible()
+        page.screenshot(path=str(tmp_path / "generate-impossible.png"), full_page=True)
         expect(page.get_by_text("Replicas moved")).to_have_count(0)  # no plan, no report
 
         # the replication factor of "orders", down to 2
-        gen.get_by_role("button", name="Replication factor").click()
+        gen.get_by_role("radio", name="Replication factor").click()  # a segmented control
         topics = gen.get_by_label("Topics", exact=True)
         expect(topics).to_be_visible(timeout=30_000)
         topics.click()
@@ -59,6 +62,11 @@ def test_generate_a_plan_then_open_it_in_review(demo_sandbox, app_url, tmp_path)
         expect(gen.get_by_test_id("stVegaLiteChart").first).to_be_visible(timeout=30_000)
         expect(gen.get_by_test_id("stVegaLiteChart").first.locator("canvas, svg").first).to_be_attached(timeout=30_000)
         expect(page.get_by_text("Traceback")).to_have_count(0)
+        # Streamlit scrolls inside its main section, so a full-page screenshot stops at the window:
+        # make the window as tall as the page first
+        height = page.get_by_test_id("stMain").evaluate("m => m.scrollHeight")
+        page.set_viewport_size({"width": 1400, "height": max(1200, height + 50)})
+        expect(gen.get_by_test_id("stVegaLiteChart").first).to_be_in_viewport(timeout=30_000)
         page.screenshot(path=str(tmp_path / "generate.png"), full_page=True)
         shutil.copy(tmp_path / "generate.png", "/tmp/generate.png")
 

@@ -124,3 +124,19 @@ def test_a_decommission_moves_far_fewer_replicas_than_the_official_generate(six,
           f"({theirs / ours:.1f}x)")
     assert ours == sum(4 in p.replicas for p in state.partitions if p.topic in topics)
     assert theirs >= 2 * ours
+
+
+def test_a_saved_snapshot_gives_the_same_plan_as_the_live_cluster(six, reader, tmp_path, capsys):
+    assert cli.main(["state", "--bootstrap-server", six.bootstrap_servers, "--zookeeper", six.zookeeper, "--json"]) == 0
+    saved = tmp_path / "state.json"
+    saved.write_text(capsys.readouterr().out)
+    from console.state.snapshot_file import read_state
+
+    live = reader.snapshot()
+    offline = read_state(saved)
+    assert offline.partitions == live.partitions and offline.brokers == live.brokers
+    goal = ["--rebalance", "count", "--seed", "5"]
+    assert cli.main(["generate", "--state-file", str(saved), *goal]) == 0
+    from_file = capsys.readouterr().out
+    assert cli.main(["generate", "--bootstrap-server", six.bootstrap_servers, "--zookeeper", six.zookeeper, *goal]) == 0
+    assert capsys.readouterr().out == from_file

@@ -163,7 +163,7 @@ def reference_findings(state: ClusterState, plan: Plan) -> list[tuple[object, ..
                     f(v.BELOW_MIN_ISR_NOW, v.Severity.WARNING, e)
             before = {rack_of[b] for b in c.current if b in rack_of}
             after = {rack_of[b] for b in c.target if b in rack_of}
-            if before and len(after) < len(before):
+            if before and len(after) < min(len(before), len(c.target)):
                 f(v.RACK_SPREAD_REDUCED, v.Severity.WARNING, e)
             elif available and len(after) < min(len(c.target), len(available)):
                 f(v.RACKS_UNDERUSED, v.Severity.WARNING, e)
