@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -134,7 +135,9 @@ def test_a_saved_snapshot_gives_the_same_plan_as_the_live_cluster(six, reader, t
 
     live = reader.snapshot()
     offline = read_state(saved)
-    assert offline.partitions == live.partitions and offline.brokers == live.brokers
+    assert offline.partitions == live.partitions
+    # brokers alike, bar the free disk space, which moves between two reads
+    assert [replace(b, log_dirs=()) for b in offline.brokers] == [replace(b, log_dirs=()) for b in live.brokers]
     goal = ["--rebalance", "count", "--seed", "5"]
     assert cli.main(["generate", "--state-file", str(saved), *goal]) == 0
     from_file = capsys.readouterr().out
