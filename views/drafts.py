@@ -109,7 +109,7 @@ with st.expander("Generate a plan", expanded=draft is None):
                               captions=["replicas per broker", "bytes per broker", "preferred leaders (no data moves)"])
             metric = Metric(picked or "count")
         elif goal is Goal.REPLICATION_FACTOR:
-            goal_topics = st.multiselect("Topics", state.topics, key="drafts.generate.rf_topics")
+            goal_topics = st.multiselect("Topics to change", state.topics, key="drafts.generate.rf_topics")
             rf = int(st.number_input("New replication factor", 1, max(1, len(live)), min(3, max(1, len(live))),
                                      key="drafts.generate.rf"))
         elif goal is Goal.OFFICIAL:

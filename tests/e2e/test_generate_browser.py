@@ -46,7 +46,7 @@ def test_generate_a_plan_then_open_it_in_review(demo_sandbox, app_url, tmp_path)
 
         # the replication factor of "orders", down to 2
         gen.get_by_role("radio", name="Replication factor").click()  # a segmented control
-        topics = gen.get_by_label("Topics", exact=True)
+        topics = gen.get_by_label("Topics to change", exact=True)
         expect(topics).to_be_visible(timeout=30_000)
         topics.click()
         page.keyboard.type("orders")  # earlier tests may leave many topics: filter the list first

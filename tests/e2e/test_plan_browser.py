@@ -26,7 +26,7 @@ def test_draft_review_and_download(demo_sandbox, app_url, tmp_path):  # noqa: F8
         sidebar.get_by_role("button", name="Sign in").click()
         expect(sidebar.get_by_text("Signed in as")).to_be_visible(timeout=30_000)
         # start from the current assignment of one topic
-        page.get_by_label("Topics").first.click()
+        page.get_by_label("Topics", exact=True).first.click()
         page.keyboard.type("inventory")  # earlier tests leave many topics: filter the list first
         page.get_by_role("option", name="inventory", exact=True).click()
         page.keyboard.press("Escape")
