@@ -10,6 +10,7 @@ One import gives what notebooks, scripts and the CLI use::
     findings = validate(state, plan)           # errors first
     changes = diff(state, plan)                # per partition, broker, rack, movement
     back = rollback(state, plan).to_json()     # the way back, as the official tool prints it
+    made = generate(state, GenerateOptions(Goal.DECOMMISSION, (3,)))   # a plan for a goal, and its report
     runs = Store().runs.list()                 # the console's runs; Store().audit.entries() the audit log
 
 Names are imported on first use, so ``import console`` stays cheap. The package's layout and
@@ -30,7 +31,9 @@ _PUBLIC = {
     # plans
     "Plan": "console.plans.plan", "PlanEntry": "console.plans.plan", "parse_plan": "console.plans.plan",
     "rollback": "console.plans.plan", "plan_hash": "console.plans.plan",
-    "diff": "console.plans.diff", "validate": "console.plans.validate",
+    "diff": "console.plans.diff", "validate": "console.plans.validate", "rebase": "console.plans.rebase",
+    "generate": "console.plans.generate", "GenerateOptions": "console.plans.generate", "Goal": "console.plans.generate",
+    "Metric": "console.plans.generate", "read_state": "console.state.snapshot_file",
     # runs
     "Store": "console.storage.store", "RunState": "console.core.states", "WaveState": "console.core.states",
     "WaveLimits": "console.runs.waves", "LiveGateway": "console.runs.gateway", "plan_cancel": "console.runs.cancel",
@@ -38,15 +41,20 @@ _PUBLIC = {
     # errors
     "ConsoleError": "console.core.errors", "ConfigError": "console.core.errors",
     "PlanFormatError": "console.core.errors", "ClusterUnavailable": "console.core.errors",
+    "GoalImpossible": "console.core.errors",
 }
+_MODULES = {"operations"}
+"""Names that stand for a whole module rather than one of its attributes."""
 __all__ = sorted(_PUBLIC)
 
 if TYPE_CHECKING:
     from console.access.settings import ConnectionSettings, settings_from_args
-    from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, PlanFormatError
+    from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, GoalImpossible, PlanFormatError
     from console.core.model import Broker, BrokerId, ClusterState, Finding, Partition, Severity
     from console.core.states import RunState, WaveState
     from console.plans.diff import diff
+    from console.plans.generate import GenerateOptions, Goal, Metric, generate
+    from console.plans.rebase import rebase
     from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
     from console.plans.validate import validate
     from console.runs import operations
@@ -54,6 +62,7 @@ if TYPE_CHECKING:
     from console.runs.gateway import LiveGateway
     from console.runs.waves import WaveLimits
     from console.state.reader import ClusterReader, connect
+    from console.state.snapshot_file import read_state
     from console.storage.store import Store
 
 
@@ -61,7 +70,7 @@ def __getattr__(name: str) -> Any:
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module 'console' has no attribute {name!r}")
-    value = importlib.import_module(module) if module.endswith(f".{name}") else getattr(importlib.import_module(module), name)
+    value = importlib.import_module(module) if name in _MODULES else getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

@@ -205,6 +205,8 @@ class _Context:
         for name, value in (("--max-moves", options.max_moves), ("--max-bytes", options.max_bytes)):
             if value is not None and value < 0:
                 raise ConfigError(f"{name} must be 0 or more, not {value}.")
+        if not 0 <= options.tolerance < 1:
+            raise ConfigError(f"The tolerance is a fraction of the mean from 0 to 1 (0.05 = 5 %), not {options.tolerance}.")
         chosen = {t for t in state.topics if (not topics or t in topics) and not (excluded and excluded.fullmatch(t))}
         self.movable = [p.topic in chosen and not p.reassigning and p.leader is not None and bool(p.replicas) for p in parts]
         flight = sum(1 for p in parts if p.topic in chosen and p.reassigning)

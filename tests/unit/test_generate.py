@@ -191,6 +191,7 @@ def test_impossible_goals_name_the_reason() -> None:
     (GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=0, topics=("t0",)), "1 or more"),
     (GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=2), "Name the topics"),
     (GenerateOptions(Goal.REBALANCE, max_moves=-1), "--max-moves"),
+    (GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES, tolerance=5), "fraction of the mean"),
 ])
 def test_unusable_input_is_refused_with_a_message(options: GenerateOptions, words: str) -> None:
     state = cluster(Shape(brokers=4, racks=2, down=0, partitions=20, rf=2, in_flight=0.0, seed=3))
@@ -217,6 +218,17 @@ def test_partitions_in_flight_are_left_alone_and_said_so() -> None:
     flying = {p.key for p in state.in_flight}
     assert flying and not flying & {e.key for e in made.plan.entries}
     assert any(f.code == "in-flight-left-alone" for f in made.report.findings)
+
+
+def test_the_public_surface_has_the_generators() -> None:
+    import console
+
+    state = cluster(Shape(brokers=5, racks=0, down=0, partitions=20, rf=2, in_flight=0.0, seed=9))
+    made = console.generate(state, console.GenerateOptions(console.Goal.DECOMMISSION, (1,)))
+    assert made.report.moved_replicas == sum(1 in p.replicas for p in state.partitions)
+    with pytest.raises(console.GoalImpossible):
+        console.generate(state, console.GenerateOptions(console.Goal.REPLICATION_FACTOR, replication_factor=9,
+                                                        topics=("t0",)))
 
 
 def test_official_matches_kafkas_assignment_for_a_fixed_start() -> None:
