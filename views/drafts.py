@@ -9,12 +9,12 @@ import streamlit as st
 
 from components import autosave, deps, keys, widgets
 from console.plans import drafting as drafts
-from console.core.errors import ConsoleError
+from console.core.errors import ConfigError, ConsoleError
 from console.core.model import BrokerId, cluster_key
 from console.runs import operations
 from console.core.errors import PlanFormatError
 from console.core.format import human_bytes, plural
-from console.plans.generate import GenerateOptions, Goal, Metric, generate
+from console.plans.generate import GenerateOptions, Goal, Metric, generate, topics_matching
 from console.plans.plan import Plan, parse_plan
 from console.runs.waves import plan_estimate
 from console.plans.validate import validate
@@ -116,8 +116,14 @@ with st.expander("Generate a plan", expanded=draft is None):
             goal_topics = st.multiselect("Topics to move", state.topics)
             chosen = st.multiselect("Broker list", ids, default=live, format_func=broker_label)
         topics_too = goal not in (Goal.REPLICATION_FACTOR, Goal.OFFICIAL)  # those name their topics above
-        cols = st.columns(3 if topics_too else 2)
-        only = cols[0].multiselect("Only topics (none: all)", state.topics) if topics_too else []
+        if topics_too:
+            o1, o2 = st.columns(2)
+            only = o1.multiselect("Only topics (none: all)", state.topics)
+            only_matching = o2.text_input("…or only topics matching", placeholder="regular expression, e.g. orders-.*",
+                                          key="drafts.generate.pattern")
+        else:
+            only, only_matching = [], ""
+        cols = st.columns(2)
         exclude_topics = cols[-2].text_input("Leave alone topics matching", placeholder="regular expression, e.g. __.*")
         exclude_brokers = cols[-1].multiselect("Never move replicas to", ids, format_func=broker_label)
         if goal in (Goal.REBALANCE, Goal.ADD_BROKERS):
@@ -129,11 +135,16 @@ with st.expander("Generate a plan", expanded=draft is None):
         seed = int(t2.number_input("Seed (tie-breaks; the official tool's random start)", 0, 2**31 - 1, 0))
         asked = st.form_submit_button("Generate", type="primary", icon=":material/auto_fix_high:")
     if asked:
-        options = GenerateOptions(goal, tuple(chosen), metric, rf, tuple(goal_topics or only), exclude_topics.strip() or None,
-                                  tuple(exclude_brokers), max_moves or None, max_mb * MB or None, seed)
-        with st.status(f"Generating: {options.describe()}…", expanded=True) as status:
+        with st.status(f"Generating: {label.lower()}…", expanded=True) as status:
             st.write(f"Looking at {plural(len(state.partitions), 'partition')} on {plural(len(ids), 'broker')}…")
             try:
+                picked_topics = tuple(dict.fromkeys([*(goal_topics or only),
+                                                     *(topics_matching(state.topics, only_matching.strip())
+                                                       if only_matching.strip() else ())]))
+                if only_matching.strip() and not picked_topics:
+                    raise ConfigError(f"No topic matches {only_matching.strip()!r}.", "Check the pattern.")
+                options = GenerateOptions(goal, tuple(chosen), metric, rf, picked_topics, exclude_topics.strip() or None,
+                                          tuple(exclude_brokers), max_moves or None, max_mb * MB or None, seed)
                 made = generate(state, options)
                 st.write(f"Planned {plural(len(made.plan), 'partition')}; estimating the duration…")
                 throttle = int(throttle_mb) * MB
@@ -144,7 +155,7 @@ with st.expander("Generate a plan", expanded=draft is None):
                 failed: ConsoleError | None = e
             else:
                 failed = None
-                status.update(label=f"Generated in {report.seconds:.2f} s: {options.describe()}", state="complete",
+                status.update(label=f"Generated in {report.seconds:.2f} s: {report.goal}", state="complete",
                               expanded=False)
                 st.session_state[keys.GEN_RESULT] = (made.plan, report)
                 st.session_state[keys.GEN_SAVED] = None

@@ -101,6 +101,15 @@ class GenerateOptions:
         return f"official --generate on brokers {ids_text(self.brokers)}"
 
 
+def topics_matching(topics: Iterable[str], pattern: str) -> tuple[str, ...]:
+    """The topics a regular expression matches in full (how the pages pick topics by pattern)."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error as e:
+        raise ConfigError(f"{pattern!r} is not a regular expression: {e}.", "Fix the pattern, e.g. 'orders-.*'.") from None
+    return tuple(t for t in topics if compiled.fullmatch(t))
+
+
 @dataclass(frozen=True)
 class Generated:
     """A generated plan (only partitions that change) and its report."""

@@ -32,6 +32,18 @@ def test_generate_then_open_in_review(demo_sandbox, env_cluster, tmp_path):  # n
         [e.value for e in at.error]
     assert at.session_state["drafts.generate.result"] is None
 
+    # topics by pattern: a pattern that is not a regular expression is named, no plan
+    at.segmented_control(key="drafts.generate.goal").set_value("Rebalance").run()
+    at.text_input(key="drafts.generate.pattern").set_value("orders(")
+    at.button(key="FormSubmitter:generate.rebalance-Generate").click().run()
+    assert not at.exception
+    assert any("is not a regular expression" in e.value for e in at.error), [e.value for e in at.error]
+    at.text_input(key="drafts.generate.pattern").set_value("orders|inventory")
+    at.button(key="FormSubmitter:generate.rebalance-Generate").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    plan, _ = at.session_state["drafts.generate.result"]
+    assert {e.topic for e in plan.entries} <= {"orders", "inventory"}
+
     # the replication factor of one topic, down to 2: a plan and its report
     at.segmented_control(key="drafts.generate.goal").set_value("Replication factor").run()
     at.multiselect(key="drafts.generate.rf_topics").set_value(["orders"])
