@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 from console.access.auth import SANDBOX_USERS, write_users
 from console.plans.plan import Plan, PlanEntry
@@ -15,22 +15,11 @@ from console.runs.gateway import LiveGateway
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import settings_for, wait_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url  # noqa: F401 - the fixture
+from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url, sign_in  # noqa: F401 - the fixture
 from tests.integration.helpers import (clear_throttles, first_wave_sent, in_flight, make_topic, reassign,
                                       set_broker_rates, throttle_topic_all)
 
 SLOW = 2_000  # bytes/s: moves stay in flight for the whole test
-
-
-def _sign_in(page: Page) -> None:
-    sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_label("User").fill("operator")
-    sidebar.get_by_role("textbox", name="Password").fill("operator-secret")
-    sidebar.get_by_role("button", name="Sign in").click()
-    expect(sidebar.get_by_text("Signed in as")).to_be_visible(timeout=30_000)
-    # the page writes the session cookie a moment after the sign-in; a reload needs it
-    wait_for(lambda: any(c["name"] == "console_session" for c in page.context.cookies()), timeout=30,
-             every=0.1, what="the session cookie")
 
 
 def _cancel_elsewhere(bs: str, topic: str, partition: int) -> None:
@@ -60,7 +49,7 @@ def test_a_cancel_click_is_never_lost_when_the_set_changes_under_the_dialog(sand
             page = browser.new_page(viewport={"width": 1400, "height": 1300})
             page.goto(app_url)
             expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=60_000)
-            _sign_in(page)
+            sign_in(page)
             # "when will it finish": the totals and, per partition, rate, bytes left, ETA, throttles
             expect(page.get_by_text("ETA (all in flight)")).to_be_visible(timeout=30_000)
             expect(page.get_by_text("Copy rate (observed)")).to_be_visible()
@@ -119,7 +108,7 @@ def test_cancel_the_run_from_the_runs_page_keeps_the_click_too(sandbox, app_url,
             page = browser.new_page(viewport={"width": 1400, "height": 1300})
             page.goto(f"{app_url}/runs?run={run_id}")
             expect(page.get_by_role("heading", name="Runs")).to_be_visible(timeout=60_000)
-            _sign_in(page)
+            sign_in(page)
             page.get_by_role("button", name="Cancel the run…").click()
             dialog = page.get_by_role("dialog")
             send = dialog.get_by_role("button", name="Send the cancel for 3 partitions")
@@ -157,7 +146,7 @@ def test_on_call_cancel_from_a_fresh_page_load(sandbox, app_url, tmp_path, monke
             page = browser.new_page(viewport={"width": 1400, "height": 1300})
             page.goto(f"{app_url}/live")  # the Live page has a URL of its own, as well as /
             expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=60_000)
-            _sign_in(page)
+            sign_in(page)
             reassign(bs, {(topic, p): [2] for p in range(2)})
             wait_for(lambda: _in_flight(bs, topic) == {0, 1}, timeout=30, what="in flight")
             clicks = 0

@@ -9,7 +9,7 @@ import shutil
 from playwright.sync_api import expect, sync_playwright
 
 from console.access.auth import SANDBOX_USERS, write_users
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url  # noqa: F401 - the fixture
+from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url, sign_in  # noqa: F401 - the fixture
 
 
 def test_generate_a_plan_then_open_it_in_review(demo_sandbox, app_url, tmp_path):  # noqa: F811
@@ -21,11 +21,7 @@ def test_generate_a_plan_then_open_it_in_review(demo_sandbox, app_url, tmp_path)
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
         page.goto(f"{app_url}/drafts")
         expect(page.get_by_role("heading", name="Drafts")).to_be_visible(timeout=60_000)
-        sidebar = page.get_by_test_id("stSidebar")
-        sidebar.get_by_label("User").fill("operator")
-        sidebar.get_by_role("textbox", name="Password").fill("operator-secret")
-        sidebar.get_by_role("button", name="Sign in").click()
-        expect(sidebar.get_by_text("Signed in as operator")).to_be_visible(timeout=30_000)
+        sign_in(page)
 
         # the section, open while there is no draft (the "Start a new draft" one has a "Topics" picker too)
         gen = page.get_by_test_id("stExpander").filter(has_text="Generate a plan")

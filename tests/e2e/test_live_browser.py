@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import Page, expect, sync_playwright
 
 from console.sandbox.cluster import free_port
 from tests.conftest import wait_for
@@ -21,6 +21,20 @@ from tests.integration.helpers import (clear_throttles, make_topic, reassign, se
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def sign_in(page: Page, user: str = "operator") -> None:
+    """Sign in from the sidebar as a sandbox user; wait for the session cookie the page writes a
+    moment after the sign-in (a reload needs it)."""
+    from console.access.auth import SANDBOX_USERS
+
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_label("User").fill(user)
+    sidebar.get_by_role("textbox", name="Password").fill(SANDBOX_USERS[user][0])
+    sidebar.get_by_role("button", name="Sign in").click()
+    expect(sidebar.get_by_text(f"Signed in as {user}")).to_be_visible(timeout=30_000)
+    wait_for(lambda: any(c["name"] == "console_session" for c in page.context.cookies()), timeout=30,
+             every=0.1, what="the session cookie")
 
 
 @pytest.fixture

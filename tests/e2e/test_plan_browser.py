@@ -9,7 +9,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from console.access.auth import SANDBOX_USERS, write_users
 from console.plans.plan import parse_plan
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url  # noqa: F401 - the fixture
+from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url, sign_in  # noqa: F401 - the fixture
 
 
 def test_draft_review_and_download(demo_sandbox, app_url, tmp_path):  # noqa: F811
@@ -20,11 +20,7 @@ def test_draft_review_and_download(demo_sandbox, app_url, tmp_path):  # noqa: F8
         page = browser.new_page(viewport={"width": 1400, "height": 1200}, accept_downloads=True)
         page.goto(f"{app_url}/drafts")
         expect(page.get_by_role("heading", name="Drafts")).to_be_visible(timeout=30_000)
-        sidebar = page.get_by_test_id("stSidebar")
-        sidebar.get_by_label("User").fill("approver")
-        sidebar.get_by_role("textbox", name="Password").fill(SANDBOX_USERS["approver"][0])
-        sidebar.get_by_role("button", name="Sign in").click()
-        expect(sidebar.get_by_text("Signed in as")).to_be_visible(timeout=30_000)
+        sign_in(page, "approver")
         # start from the current assignment of one topic
         page.get_by_label("Topics", exact=True).first.click()
         page.keyboard.type("inventory")  # earlier tests leave many topics: filter the list first

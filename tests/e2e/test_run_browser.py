@@ -14,7 +14,7 @@ from console.plans.plan import Plan, PlanEntry
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import settings_for, wait_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url  # noqa: F401 - the fixture
+from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url, sign_in  # noqa: F401 - the fixture
 from tests.integration.helpers import clear_throttles, make_topic
 
 
@@ -34,11 +34,7 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
             page = browser.new_page(viewport={"width": 1400, "height": 1400})
             page.goto(f"{app_url}/review?plan={plan_id}")
             expect(page.get_by_role("heading", name="Review a plan")).to_be_visible(timeout=60_000)
-            sidebar = page.get_by_test_id("stSidebar")
-            sidebar.get_by_label("User").fill("operator")
-            sidebar.get_by_role("textbox", name="Password").fill("operator-secret")
-            sidebar.get_by_role("button", name="Sign in").click()
-            expect(sidebar.get_by_text("Signed in as")).to_be_visible(timeout=30_000)
+            sign_in(page)
             page.get_by_label("Throttle (KB/s, 0: none)").fill("2")
             page.get_by_label("Throttle (KB/s, 0: none)").press("Enter")
             page.get_by_role("button", name="Submit…").click()
