@@ -10,6 +10,7 @@ import socket
 import subprocess
 import urllib.request
 from pathlib import Path
+from typing import Callable
 
 from kafka.admin import KafkaAdminClient
 
@@ -37,27 +38,59 @@ def _processes_of(data_dir: Path) -> list[str]:
     return [line for line in out.splitlines() if str(data_dir) in line and "ps -eo" not in line]
 
 
-def test_make_demo_adds_demo_data_to_a_running_sandbox_and_stops_everything(tmp_path):
+def _demo(tmp_path: Path, **extra: str) -> tuple[dict[str, str], Path]:
     data = tmp_path / "data"
-    env = dict(os.environ, CONSOLE_DATA_DIR=str(data), PORT=str(free_port()), HEADLESS="true", PYTHONPATH=str(ROOT))
+    return dict(os.environ, CONSOLE_DATA_DIR=str(data), PORT=str(free_port()), HEADLESS="true", PYTHONPATH=str(ROOT),
+                **extra), data
+
+
+def _run_then_stop(env: dict[str, str], data: Path, check: Callable[[], None]) -> None:
+    """`make demo` until its console answers, ``check``, then SIGTERM: nothing may be left running."""
     port = int(env["PORT"])
+    make = subprocess.Popen(["make", "demo"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        wait_for(lambda: _healthy(port), timeout=240, what="the console of `make demo`")
+        check()
+    finally:
+        make.send_signal(signal.SIGTERM)  # to make alone, as a service manager would
+        output = make.communicate(timeout=120)[0]
+    wait_for(lambda: _port_free(port), timeout=30, what="the console's port free")
+    wait_for(lambda: not _processes_of(data), timeout=60, what="no sandbox process left")
+    assert cluster.status(data / "sandbox") is None, output
+
+
+def test_make_demo_adds_demo_data_to_a_running_sandbox_and_stops_everything(tmp_path):
+    env, data = _demo(tmp_path)
     sb = cluster.up(data / "sandbox")  # a sandbox already running, without the demo topics
     kp = KafkaAdminClient(bootstrap_servers=sb.bootstrap_servers.split(","))
+
+    def check() -> None:
+        assert {"orders", "payments", "clickstream"} <= set(kp.list_topics())
+        wait_for(lambda: any(tp.topic == "payments" for tp in kp.list_partition_reassignments()), timeout=60,
+                 what="the demo reassignment in flight")
     try:
         assert "payments" not in kp.list_topics()
-        make = subprocess.Popen(["make", "demo"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
-        try:
-            wait_for(lambda: _healthy(port), timeout=240, what="the console of `make demo`")
-            assert {"orders", "payments", "clickstream"} <= set(kp.list_topics())
-            wait_for(lambda: any(tp.topic == "payments" for tp in kp.list_partition_reassignments()), timeout=60,
-                     what="the demo reassignment in flight")
-        finally:
-            make.send_signal(signal.SIGTERM)  # to make alone, as a service manager would
-            output = make.communicate(timeout=120)[0]
-        wait_for(lambda: _port_free(port), timeout=30, what="the console's port free")
-        wait_for(lambda: not _processes_of(data), timeout=60, what="no sandbox process left")
-        assert cluster.status(data / "sandbox") is None, output
+        _run_then_stop(env, data, check)
     finally:
         kp.close()
+        cluster.down(data / "sandbox")
+
+
+def test_make_demo_on_six_brokers_for_the_generators(tmp_path):
+    """`BROKERS=6 make demo`: six brokers, two on each of three racks, with the demo data."""
+    env, data = _demo(tmp_path, BROKERS="6")
+
+    def check() -> None:
+        running = cluster.status(data / "sandbox")
+        assert running is not None
+        assert [b["rack"] for b in running.brokers] == ["rack-a", "rack-b", "rack-c"] * 2  # type: ignore[index]
+        kp = KafkaAdminClient(bootstrap_servers=running.bootstrap_servers.split(","))
+        try:
+            assert {"orders", "payments", "clickstream"} <= set(kp.list_topics())
+        finally:
+            kp.close()
+    try:
+        _run_then_stop(env, data, check)
+    finally:
         cluster.down(data / "sandbox")
