@@ -53,6 +53,15 @@ def own_sandbox(tmp_path_factory: pytest.TempPathFactory, name: str, kraft: bool
     _SANDBOXES.remove(sb)
 
 
+def point_console_at(sb: Sandbox, monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
+    """The console (AppTest or `streamlit run` started after this) on ``sb``, named "test", with its
+    data (store, users file) in ``data_dir``."""
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("CONSOLE_BOOTSTRAP_SERVERS", sb.bootstrap_servers)
+    monkeypatch.setenv("CONSOLE_CLUSTER_NAME", "test")
+    monkeypatch.setenv("CONSOLE_ZOOKEEPER", sb.zookeeper)
+
+
 def settings_for(sb: Sandbox, zookeeper: bool = True) -> ConnectionSettings:
     return ConnectionSettings({"bootstrap.servers": sb.bootstrap_servers},
                               zookeeper=sb.zookeeper if zookeeper else None, name="sandbox", timeout_s=5.0)

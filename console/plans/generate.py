@@ -30,7 +30,7 @@ import math
 import random
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from time import perf_counter
 from typing import Callable, Iterable, Iterator
@@ -41,7 +41,7 @@ from console.core.errors import ConfigError, GoalImpossible
 from console.core.format import ids_text, plural
 from console.core.model import ClusterState, Finding, Severity
 from console.core.perf import without_gc
-from console.plans.columns import PAD, lookup, padded
+from console.plans.columns import PAD
 from console.plans.layout import Layout
 from console.plans.plan import Plan
 from console.plans.quality import BrokerLoad, Report, excess_bound
@@ -149,7 +149,6 @@ def generate(state: ClusterState, options: GenerateOptions) -> Generated:
         seconds=perf_counter() - started,
         lower_bound_leaders=excess_bound(before[1][ctx.balance], lay.leaders[ctx.balance]) if ctx.balance else 0,
         removed_replicas=removed)
-    report = replace(report, spreads=Report.spreads_of(report.brokers_before, report.brokers_after, report.balanced))
     return Generated(plan, report)
 
 
@@ -275,8 +274,7 @@ class _Context:
         if not wanted:
             return 0
         lay = self.lay
-        m, _ = padded(lay.original)
-        m = lookup(np.array(lay.ids, np.int64), np.arange(len(lay.ids), dtype=np.int64), m)
+        m, _ = lay.start()
         rows, cols = np.nonzero(np.isin(m, np.array(list(wanted), np.int64)) & np.array(self.movable, np.bool_)[:, None])
         pos, sizes = m[rows, cols], np.array(lay.size, np.int64)[rows]
         order = np.lexsort((sizes, pos))

@@ -76,19 +76,23 @@ class Layout:
         return layout
 
     # -- load --------------------------------------------------------------------------------
-    def matrix(self) -> tuple[Ints, Ints]:
-        """Replica positions as a padded matrix and the lengths (:func:`console.plans.columns.padded`):
-        built once, then only the edited rows are redone (callers must not write into it)."""
+    def start(self) -> tuple[Ints, Ints]:
+        """The replica positions the generator started from, as :meth:`matrix` (built once)."""
         if self._start is None:
             m, lens = padded(self.original)
             if m.size:
                 m = lookup(np.array(self.ids, np.int64), np.arange(len(self.ids), dtype=np.int64), m)
             self._start = (m, lens)
+        return self._start
+
+    def matrix(self) -> tuple[Ints, Ints]:
+        """Replica positions as a padded matrix and the lengths (:func:`console.plans.columns.padded`):
+        built once, then only the edited rows are redone (callers must not write into it)."""
         if not self.dirty:
-            return self._start
+            return self.start()
         rows = np.array(sorted(self.dirty), np.int64)
         new, new_lens = padded([[self.position[b] for b in self.reps[i]] for i in rows.tolist()])
-        m, lens = self._start
+        m, lens = self.start()
         width = max(m.shape[1], new.shape[1])
         m = widen(m, width).copy() if width == m.shape[1] else widen(m, width)
         m[rows] = widen(new, width)

@@ -18,7 +18,8 @@ than necessary the plan moves: 1.00 is optimal.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Sequence
 
 import numpy as np
@@ -91,16 +92,15 @@ class Report:
     """Estimated duration at ``eta_throttle`` within the run's wave limits (filled in by the caller)."""
     eta_throttle: int | None = None
     lower_bound_leaders: int = 0
-    spreads: dict[str, dict[str, Spread]] = field(default_factory=dict)
-    """``{"before"|"after": {measure: Spread}}`` over the balanced brokers."""
     removed_replicas: int = 0
     """Replicas dropped without a copy elsewhere (a lower replication factor)."""
 
-    @staticmethod
-    def spreads_of(before: Sequence[BrokerLoad], after: Sequence[BrokerLoad], balanced: Sequence[int]) -> dict[str, dict[str, Spread]]:
-        keep = set(balanced)
+    @cached_property
+    def spreads(self) -> dict[str, dict[str, Spread]]:
+        """``{"before"|"after": {measure: Spread}}`` over the balanced brokers."""
+        keep = set(self.balanced)
         return {when: {m: Spread.of([getattr(b, m) for b in rows if b.broker in keep]) for m in MEASURES}
-                for when, rows in (("before", before), ("after", after))}
+                for when, rows in (("before", self.brokers_before), ("after", self.brokers_after))}
 
     @property
     def ratio_replicas(self) -> float | None:
@@ -155,7 +155,7 @@ class Report:
                       d["leaders_moved"], d["partitions_changed"], before, after, balanced, d["rack_violations_before"],
                       d["rack_violations_after"], d.get("reached", True), findings, d.get("seconds", 0.0),
                       d.get("eta_seconds"), d.get("eta_throttle"), d.get("lower_bound_leaders", 0),
-                      Report.spreads_of(before, after, balanced), d.get("removed_replicas", 0))
+                      d.get("removed_replicas", 0))
 
     # -- for people ---------------------------------------------------------------------------
     def summary_rows(self) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from console.core.format import human_rate
 from console.core.model import BrokerId
-from tests.conftest import wait_for
+from tests.conftest import point_console_at, wait_for
 from tests.integration.helpers import (clear_throttles, make_topic, reassign, set_broker_rates, throttle_topic_all,
                                       unthrottle_and_wait)
 
@@ -21,10 +21,7 @@ RATE = 20_000  # B/s: 600 KB take about half a minute
 
 @pytest.fixture
 def app_env(sandbox, monkeypatch, tmp_path):
-    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("CONSOLE_BOOTSTRAP_SERVERS", sandbox.bootstrap_servers)
-    monkeypatch.setenv("CONSOLE_CLUSTER_NAME", "test")
-    monkeypatch.setenv("CONSOLE_ZOOKEEPER", sandbox.zookeeper)
+    point_console_at(sandbox, monkeypatch, tmp_path)
     return sandbox
 
 

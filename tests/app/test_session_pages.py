@@ -12,16 +12,14 @@ from streamlit.testing.v1.errors import AppTestError
 
 from console.access.auth import SANDBOX_USERS, write_users
 from console.storage.store import Store
+from tests.conftest import point_console_at
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 @pytest.fixture
 def app_env(demo_sandbox, monkeypatch, tmp_path):
-    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("CONSOLE_BOOTSTRAP_SERVERS", demo_sandbox.bootstrap_servers)
-    monkeypatch.setenv("CONSOLE_CLUSTER_NAME", "test")
-    monkeypatch.setenv("CONSOLE_ZOOKEEPER", demo_sandbox.zookeeper)
+    point_console_at(demo_sandbox, monkeypatch, tmp_path)
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
     return tmp_path
 

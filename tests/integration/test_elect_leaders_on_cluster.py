@@ -18,15 +18,20 @@ ASSIGNMENT = [[0, 1], [1, 2], [2, 0]]
 REORDERED = [[1, 0], [2, 1], [0, 2]]
 
 
+def submit_reorder(sandbox, reader: ClusterReader, tmp_path, topic: str, *options: str) -> int:
+    """A topic on ASSIGNMENT whose first replicas lead, then `submit` of the plan REORDERED (CLI)."""
+    make_topic(sandbox.bootstrap_servers, topic, 3, 2, 5, assignment=ASSIGNMENT)
+    wait_for(lambda: [reader.snapshot().partition(topic, p).leader for p in range(3)] == [0, 1, 2],
+             what="the first replicas leading")
+    plan = write_plan(tmp_path / f"{topic}.json", [(topic, p, r) for p, r in enumerate(REORDERED)])
+    return cli.main(["submit", "--bootstrap-server", sandbox.bootstrap_servers, "--reassignment-json-file", str(plan),
+                     "--yes", *options])
+
+
 def test_a_reorder_only_plan_ends_with_the_first_replicas_leading(sandbox, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
-    bs = sandbox.bootstrap_servers
-    make_topic(bs, "el-reorder", 3, 2, 5, assignment=ASSIGNMENT)
     with ClusterReader(settings_for(sandbox)) as reader:
-        wait_for(lambda: [reader.snapshot().partition("el-reorder", p).leader for p in range(3)] == [0, 1, 2],
-                 what="the first replicas leading")
-        plan = write_plan(tmp_path / "reorder.json", [("el-reorder", p, r) for p, r in enumerate(REORDERED)])
-        code = cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--yes"])
+        code = submit_reorder(sandbox, reader, tmp_path, "el-reorder")
         captured = capsys.readouterr()
         out = json.loads(captured.out.strip().splitlines()[-1])
         assert code == 0 and out["state"] == "completed" and out["elect_leaders"] is True, captured.err
@@ -51,14 +56,8 @@ def test_a_reorder_only_plan_ends_with_the_first_replicas_leading(sandbox, tmp_p
 
 def test_without_the_election_the_leaders_stay(sandbox, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
-    bs = sandbox.bootstrap_servers
-    make_topic(bs, "el-keep", 3, 2, 5, assignment=ASSIGNMENT)
     with ClusterReader(settings_for(sandbox)) as reader:
-        wait_for(lambda: [reader.snapshot().partition("el-keep", p).leader for p in range(3)] == [0, 1, 2],
-                 what="the first replicas leading")
-        plan = write_plan(tmp_path / "keep.json", [("el-keep", p, r) for p, r in enumerate(REORDERED)])
-        code = cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--yes",
-                         "--no-elect-leaders"])
+        code = submit_reorder(sandbox, reader, tmp_path, "el-keep", "--no-elect-leaders")
         out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
         assert code == 0 and out["state"] == "completed" and out["elect_leaders"] is False
         wait_for(lambda: [reader.snapshot().partition("el-keep", n).replicas for n in range(3)]

@@ -95,6 +95,14 @@ def run_to_end(executor: Executor, fake: FakeCluster, run_id: int) -> list[Step]
     raise AssertionError(f"run {run_id} did not end: {[s.did for s in steps[-5:]]}")
 
 
+def first_wave_completed(executor: Executor, fake: FakeCluster, run_id: int) -> None:
+    """Tick (the fake cluster's clock moving on) until the first wave has completed."""
+    for _ in range(10):
+        if tick(executor, run_id).did == "wave 1 completed":
+            return
+        fake.advance(1)
+
+
 def leaders(fake: FakeCluster) -> dict[tuple[str, int], int | None]:
     return {p.key: p.leader for p in fake.snapshot().partitions}
 
@@ -232,10 +240,7 @@ def test_an_election_refused_for_some_partitions_completes_the_run_with_the_fail
     fake.reject_election("t", 1, "PREFERRED_LEADER_NOT_AVAILABLE")
     run_id = start(store, fake, [("t", 0, (1, 0)), ("t", 1, (2, 1)), ("u", 0, (3, 2))])
     executor = ex(store, fake)
-    for _ in range(10):  # the wave completes; the election comes at the next tick
-        if tick(executor, run_id).did == "wave 1 completed":
-            break
-        fake.advance(1)
+    first_wave_completed(executor, fake, run_id)  # the election comes at the next tick
     fake.stop_broker(3)  # u-0's first replica (3) drops out of the ISR before the election
     steps = run_to_end(executor, fake, run_id)
 
@@ -329,10 +334,7 @@ def test_rejected_and_gone_partitions_are_left_out(store: Store) -> None:
     fake.reject("t", 0, "INVALID_REPLICA_ASSIGNMENT")  # the wave's request is refused for t-0
     run_id = start(store, fake)
     executor = ex(store, fake)
-    for _ in range(10):
-        if tick(executor, run_id).did == "wave 1 completed":
-            break
-        fake.advance(1)
+    first_wave_completed(executor, fake, run_id)
     fake.delete_topic("u")
     assert run_to_end(executor, fake, run_id)[-1].run.state is RunState.COMPLETED
     assert [c.args[0] for c in fake.calls_to("elect_leaders")] == [[("t", 1)]]
@@ -343,10 +345,7 @@ def test_no_election_from_a_snapshot_without_metadata(store: Store) -> None:
     fake = cluster()
     run_id = start(store, fake)
     executor = ex(store, fake)
-    for _ in range(10):
-        if tick(executor, run_id).did == "wave 1 completed":
-            break
-        fake.advance(1)
+    first_wave_completed(executor, fake, run_id)
     real = fake.snapshot
 
     def no_metadata(max_age_s: float = 0.0) -> ClusterState:  # Metadata failed: no partition seen
