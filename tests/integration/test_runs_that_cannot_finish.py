@@ -21,6 +21,17 @@ BROKERS = [0, 1, 2]
 SLOW = 2_000  # bytes/s: a move stays in flight for minutes
 
 
+def _first_wave_sent(store: Store, reader: ClusterReader, topic: str, to: int, name: str, stuck_after_s: float | None = None,
+                     **start: object) -> tuple[Executor, int]:
+    """A run moving partition 0 of ``topic`` to broker ``to``, and its executor once the first wave is sent."""
+    gateway = LiveGateway(reader)
+    run_id = start_run(store, gateway, "ann", reader.snapshot(), Plan.of([PlanEntry(topic, 0, (to,))]), name,
+                       **start)  # type: ignore[arg-type]
+    executor = Executor(store, gateway, "ann", stuck_after_s=stuck_after_s)
+    assert executor.tick(run_id).did.startswith("wave 1 submitted")
+    return executor, run_id
+
+
 def _ticks(executor: Executor, run_id: int, until: object, timeout: float, what: str) -> None:
     def step() -> bool:
         executor.tick(run_id)
@@ -34,12 +45,8 @@ def test_a_run_whose_topic_is_deleted_ends_with_the_reason(sandbox, tmp_path, mo
     make_topic(bs, "s-deleted", 1, 1, 40, assignment=[[0]])
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
-        gateway = LiveGateway(reader)
-        run_id = start_run(store, gateway, "ann", reader.snapshot(), Plan.of([PlanEntry("s-deleted", 0, (1,))]),
-                           "deleted mid-run", rate=10_000)
-        executor = Executor(store, gateway, "ann")
+        executor, run_id = _first_wave_sent(store, reader, "s-deleted", 1, "deleted mid-run", rate=10_000)
         try:
-            assert executor.tick(run_id).did.startswith("wave 1 submitted")
             # ZooKeeper mode deletes a topic only once its reassignment is over: the run must end
             # all the same, the partition gone, instead of waiting for it for ever
             client = admin(bs)  # kept alive until the futures resolve
@@ -63,12 +70,9 @@ def test_a_run_whose_adding_broker_is_down_is_flagged_stuck_then_abandoned(sandb
     make_topic(bs, "s-stuck", 1, 1, 300, assignment=[[0]])
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
-        gateway = LiveGateway(reader)
-        run_id = start_run(store, gateway, "ann", reader.snapshot(), Plan.of([PlanEntry("s-stuck", 0, (2,))]),
-                           "stuck", rate=SLOW, limits=WaveLimits(1))
-        executor = Executor(store, gateway, "ann", stuck_after_s=5)
+        executor, run_id = _first_wave_sent(store, reader, "s-stuck", 2, "stuck", stuck_after_s=5, rate=SLOW,
+                                            limits=WaveLimits(1))
         try:
-            assert executor.tick(run_id).did.startswith("wave 1 submitted")
             sandbox.stop("broker-2", hard=True)
             wait_for(lambda: (b := reader.snapshot().broker(2)) is not None and not b.live, timeout=60,
                      what="broker 2 seen down")
