@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
             a.add_argument("--json", action="store_true")
 
     _generate_args(sub)
+    from console.cli_pipeline import add_commands
+
+    add_commands(sub, _connection_args)
 
     rb = sub.add_parser(
         "rebase", help="bring a stale plan up to date: same targets, against the cluster as it is now",
@@ -202,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         handlers: dict[str, Callable[[argparse.Namespace], int]] = {
             "sandbox": _sandbox, "validate": _plan_command, "diff": _plan_command, "rollback": _plan_command,
             "rebase": _rebase, "generate": _generate, "cancel": _cancel, "submit": _submit, "runs": _runs, "throttle": _throttle,
-            "executor": _executor}
+            "executor": _executor, "collect": _collect, "pipeline": _pipeline}
         return handlers.get(args.command, _read)(args)  # list, state: read the cluster
     except ConfigError as e:
         _err(e)
@@ -214,6 +217,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
         return 0
+
+
+def _collect(args: argparse.Namespace) -> int:
+    from console.cli_pipeline import run_collect
+
+    return run_collect(args, _connect)
+
+
+def _pipeline(args: argparse.Namespace) -> int:
+    from console.cli_pipeline import run_pipeline
+
+    return run_pipeline(args)
 
 
 def _err(e: ConsoleError) -> None:

@@ -528,27 +528,6 @@ class ClusterState:
             )
         return h.hexdigest()[:16]
 
-    def replica_rows(self) -> Iterator[dict[str, object]]:
-        """One row per replica: the flat form the Spark pipeline stores as Parquet."""
-        for p in self.partitions:
-            isr = set(p.isr)
-            for b in p.replicas:
-                broker = self.broker_index.get(b)
-                yield {
-                    "cluster": self.name or self.cluster_id,
-                    "taken_at": self.taken_at,
-                    "topic": p.topic,
-                    "partition": p.partition,
-                    "broker": int(b),
-                    "rack": broker.rack if broker else None,
-                    "leader": b == p.leader,
-                    "in_isr": b in isr,
-                    "adding": b in p.adding,
-                    "removing": b in p.removing,
-                    "bytes": p.size_on(b),
-                    "log_dir": p.log_dir_on(b),
-                }
-
 
 SNAPSHOT_FORMAT = 1
 """Version of a snapshot saved as JSON (``state --json``; read back by ``--state-file``): fields may

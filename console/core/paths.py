@@ -20,3 +20,8 @@ def store_file() -> Path:
 def users_file() -> Path:
     """``$CONSOLE_USERS_FILE``, else ``<data dir>/users.json``."""
     return Path(os.environ.get("CONSOLE_USERS_FILE") or console_data_dir() / "users.json")
+
+
+def history_dir() -> Path:
+    """Where the pipeline's snapshots and tables go: ``$CONSOLE_HISTORY_DIR``, else ``<data dir>/history``."""
+    return Path(os.environ.get("CONSOLE_HISTORY_DIR") or console_data_dir() / "history")

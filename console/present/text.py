@@ -74,6 +74,18 @@ def partition_dict(p: Partition, logs_known: bool) -> dict[str, Any]:
 
 def state_json(state: ClusterState) -> dict[str, Any]:
     """The whole snapshot (what ``state --json`` prints and ``--state-file`` reads back)."""
+    doc = state_header(state)
+    doc["counts"] = {
+        "partitions": len(state.partitions),
+        "reassigning": len(state.in_flight),
+        "under_replicated": len(state.under_replicated),
+    }
+    doc["partitions"] = [partition_dict(p, state.logs_known) for p in state.partitions]
+    return doc
+
+
+def state_header(state: ClusterState) -> dict[str, Any]:
+    """Everything of the snapshot but its partitions: what the pipeline keeps beside the replica rows."""
     return {
         "format": SNAPSHOT_FORMAT,
         "taken_at": state.taken_at,
@@ -95,12 +107,6 @@ def state_json(state: ClusterState) -> dict[str, Any]:
         ],
         "throttles": {"brokers": state.throttles.broker_map(), "topics": state.throttles.topic_map()},
         "min_insync": dict(state.min_insync),
-        "counts": {
-            "partitions": len(state.partitions),
-            "reassigning": len(state.in_flight),
-            "under_replicated": len(state.under_replicated),
-        },
-        "partitions": [partition_dict(p, state.logs_known) for p in state.partitions],
         "findings": [f.to_dict() for f in state.findings],
     }
 

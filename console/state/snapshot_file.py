@@ -42,7 +42,7 @@ def load_state(text: str | bytes, where: str = "the snapshot") -> ClusterState:
         raise ConfigError(f"{where} was saved by a newer console (snapshot format {version}; this one reads up to "
                           f"{SNAPSHOT_FORMAT}).", "Upgrade the console, or save the snapshot again with this one.")
     try:
-        return _state(doc)
+        return state_from_doc(doc)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise ConfigError(f"{where} is not a complete snapshot: {type(e).__name__} {e}.", _HINT) from None
 
@@ -83,13 +83,16 @@ def _finding(f: dict[str, Any]) -> Finding:
                    f.get("partition"), _opt_id(f.get("broker")))
 
 
-def _state(doc: dict[str, Any]) -> ClusterState:
+def state_from_doc(doc: dict[str, Any], partitions: tuple[Partition, ...] | None = None) -> ClusterState:
+    """The snapshot a ``state --json`` document describes; ``partitions``, when given, stand in for
+    the document's own (the pipeline keeps them as replica rows beside a header). Raises KeyError,
+    TypeError or ValueError on a document that is not complete."""
     status = doc.get("status", {})
     throttles = doc.get("throttles", {})
     return ClusterState(
         taken_at=float(doc.get("taken_at", 0.0)),
         brokers=tuple(_broker(b) for b in doc["brokers"]),
-        partitions=tuple(_partition(p) for p in doc["partitions"]),
+        partitions=partitions if partitions is not None else tuple(_partition(p) for p in doc["partitions"]),
         cluster_id=doc.get("cluster_id"),
         controller=_opt_id(doc.get("controller")),
         throttles=Throttles.of(throttles.get("brokers", {}), throttles.get("topics", {})),

@@ -122,6 +122,8 @@ def test_fingerprint_changes_with_assignment_only():
 
 def test_replica_rows_flatten_every_replica():
     a = api({T: ([4, 1, 2], [1, 2], 1)}, lpr={T: ([4, 1, 2], [4], [2])}, nbrokers=5)
-    rows = list(S.merge(a, None, name="c").replica_rows())
-    assert [(r["broker"], r["adding"], r["removing"], r["leader"]) for r in rows] == [
+    from console.pipeline.snapshots import replica_rows
+
+    rows = list(replica_rows(S.merge(a, None, name="c")))
+    assert [(r["broker"], r["adding"], r["removing"], r["is_leader"]) for r in rows] == [
         (4, True, False, False), (1, False, False, True), (2, False, True, False)]

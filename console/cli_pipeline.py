@@ -1,0 +1,156 @@
+"""``python -m console collect`` and ``python -m console pipeline JOB``: the data pipeline's commands
+(argument parsing and printing; the work is in :mod:`console.pipeline`)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+import time
+from typing import TYPE_CHECKING, Callable
+
+from console.core.format import human_bytes, human_duration, timestamp
+from console.core.paths import history_dir
+
+if TYPE_CHECKING:
+    from console.core.model import ClusterState
+    from console.pipeline.collect import Written
+    from console.pipeline.jobs import JobResult
+    from console.pipeline.spark import SparkSettings
+    from console.state.reader import ClusterReader
+
+ConnectionArgs = Callable[[argparse.ArgumentParser], None]
+
+
+def add_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]", connection_args: ConnectionArgs) -> None:
+    co = sub.add_parser("collect", help="append snapshots of a cluster to the history (Parquet), every --every seconds",
+                        description="Append snapshots of the cluster to DIR as Parquet (one row per replica, one "
+                                    "header per snapshot, partitioned by cluster and date) until --for seconds have "
+                                    "passed or Ctrl-C. The pipeline's jobs read DIR.")
+    connection_args(co)
+    co.add_argument("--out", default=str(history_dir() / "snapshots"),
+                    help="snapshot directory (default: the console's history dir, $CONSOLE_HISTORY_DIR)")
+    co.add_argument("--every", type=float, default=30.0, metavar="SECONDS", help="seconds between snapshots (default 30)")
+    co.add_argument("--for", dest="for_s", type=float, metavar="SECONDS", help="stop after this long (default: run until stopped)")
+
+    pl = sub.add_parser("pipeline", help="run a data-pipeline job on Spark (history, compact)",
+                        description="Jobs over the snapshot history, on Spark: local[*] by default, a Spark cluster "
+                                    "with --master, a Spark Connect server with --remote. Exit 2 when the input "
+                                    "cannot be used or Spark does not answer; nothing is written half-way.")
+    jobs = pl.add_subparsers(dest="job", required=True)
+    hi = jobs.add_parser("history", help="moves, copy rates, broker load and incidents from the snapshots")
+    _spark_args(hi)
+    hi.add_argument("--snapshots", default=str(history_dir() / "snapshots"), help="snapshot directory or URI")
+    hi.add_argument("--out", default=str(history_dir() / "tables"), help="where the tables go (a local directory)")
+    hi.add_argument("--stuck-after", type=float, metavar="SECONDS",
+                    help="a move in flight whose bytes have not grown this long is stuck (default 600)")
+
+
+def _spark_args(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--master", help="Spark master URL: local[N], spark://HOST:PORT, yarn, k8s://... (default local[*])")
+    where.add_argument("--remote", help="Spark Connect server: sc://HOST:PORT")
+    p.add_argument("--ui", action="store_true", help="keep Spark's web UI on while the job runs")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark setting (repeatable)")
+
+
+def _settings(args: argparse.Namespace) -> "SparkSettings":
+    from console.core.errors import ConfigError
+    from console.pipeline.spark import SparkSettings
+
+    conf = {}
+    for kv in args.conf:
+        key, sep, value = kv.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--conf takes KEY=VALUE, not {kv!r}.")
+        conf[key.strip()] = value.strip()
+    return SparkSettings(master=args.master, remote=args.remote, ui=args.ui, conf=conf)
+
+
+class _Bar:
+    """A one-line progress bar on stderr for a terminal; plain stage lines otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.stage = ""
+        self.lock = threading.Lock()
+        self.started = time.monotonic()
+
+    def line(self, text: str) -> None:
+        with self.lock:
+            self.stage = text
+            print(("\r\033[K" if self.tty else "") + f"[{time.monotonic() - self.started:5.0f} s] {text}",
+                  file=sys.stderr, end="\n" if not self.tty else "", flush=True)
+
+    def tasks(self, done: int, total: int) -> None:
+        if not self.tty:
+            return
+        with self.lock:
+            width = 24
+            filled = int(width * done / total) if total else 0
+            print(f"\r\033[K[{time.monotonic() - self.started:5.0f} s] {self.stage} [{'#' * filled}{'.' * (width - filled)}] "
+                  f"{done}/{total} tasks", file=sys.stderr, end="", flush=True)
+
+    def end(self) -> None:
+        if self.tty:
+            print(file=sys.stderr)
+
+
+def run_pipeline(args: argparse.Namespace) -> int:
+    from console.pipeline.jobs import history_job
+
+    bar = _Bar()
+    result = history_job(args.snapshots, args.out, _settings(args), args.stuck_after, report=bar.line, tasks=bar.tasks)
+    bar.end()
+    _summary(result)
+    return 0
+
+
+def _summary(result: "JobResult") -> None:
+    print(f"{result.job}: done in {human_duration(result.seconds)}; tables in {result.out}:", file=sys.stderr)
+    for table, rows in result.tables.items():
+        print(f"  {table}: {rows} row(s)", file=sys.stderr)
+    for line in result.summary:
+        print(line, file=sys.stderr)
+
+
+def run_collect(args: argparse.Namespace, connect: "Callable[[argparse.Namespace], ClusterReader]") -> int:
+    from console.pipeline.collect import SnapshotWriter, Written, collect
+
+    writer = SnapshotWriter(args.out)
+    stopping = threading.Event()
+
+    def on_term(*_: object) -> None:
+        stopping.set()
+
+    def pause(seconds: float) -> None:
+        stopping.wait(seconds)
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    kept = [0, 0, 0.0]  # snapshots, bytes, seconds spent writing
+
+    def show(item: "Written | ClusterState") -> None:
+        if isinstance(item, Written):
+            kept[0] += 1
+            kept[1] += item.bytes
+            kept[2] += item.seconds
+            print(f"{timestamp(item.taken_at)} {item.cluster}: {item.rows} replica rows, {human_bytes(item.bytes)} "
+                  f"({item.seconds * 1000:.0f} ms)", file=sys.stderr, flush=True)
+        else:
+            why = "; ".join(f.message for f in item.findings) or "no answer"
+            print(f"{timestamp(item.taken_at)}: the cluster did not answer, nothing kept ({why})", file=sys.stderr,
+                  flush=True)
+
+    try:
+        with connect(args) as reader:
+            collect(reader, writer, args.every, args.for_s, show, stop=stopping.is_set,
+                    sleep=pause)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if kept[0]:
+        print(f"Kept {kept[0]} snapshot(s), {human_bytes(kept[1])} in {args.out}; "
+              f"{kept[2] / kept[0] * 1000:.0f} ms per snapshot beyond reading the cluster.", file=sys.stderr)
+    return 0

@@ -1,0 +1,178 @@
+"""The pipeline's inputs and outputs on disk: the snapshot directory checked before any job reads
+it, and job outputs written to a temporary location and moved into place.
+
+A local snapshot directory is checked file by file with pyarrow (footers only): missing,
+empty, another schema, a newer console's rows, or a corrupt file each get a message naming the
+path and what to do. A URI (``s3a://``, ``hdfs://``...) is left to Spark, whose errors are
+translated the same way. Outputs go to ``OUT/.tmp-<id>/<table>`` and are renamed to
+``OUT/<table>`` once every table is written; ``OUT/_<job>.json`` (the manifest) says what ran, when, on
+what input and how many rows each table has.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from console.core.errors import ConfigError
+from console.pipeline.collect import HEADERS, REPLICAS
+from console.pipeline.snapshots import HEADER_SCHEMA, REPLICA_SCHEMA, ROWS_FORMAT, newer_format
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+_COLLECT_HINT = "Collect snapshots with: python -m console collect --bootstrap-server HOST:PORT --out DIR"
+
+
+def is_local(path: str) -> bool:
+    return "://" not in path or path.startswith("file://")
+
+
+def local_path(path: str) -> Path:
+    return Path(path[len("file://"):] if path.startswith("file://") else path)
+
+
+def parquet_files(root: Path) -> Iterator[Path]:
+    """Every visible Parquet file under ``root`` (names starting with ``.`` or ``_`` are skipped, as Spark does)."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "_")))
+        for f in sorted(filenames):
+            if not f.startswith((".", "_")) and f.endswith(".parquet"):
+                yield Path(dirpath) / f
+
+
+def _check_schema(path: Path, have: pa.Schema, want: pa.Schema) -> None:
+    absent = [f.name for f in want if f.name not in have.names]
+    missing = [", ".join(absent[:5]) + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")] if absent else []
+    wrong = [f"{f.name} is {have.field(f.name).type}, not {f.type}" for f in want
+             if f.name in have.names and not have.field(f.name).type.equals(f.type)]
+    if missing or wrong:
+        raise ConfigError(f"{path} is not a snapshot file of this console: "
+                          + "; ".join([f"missing column(s) {m}" for m in missing] + wrong) + ".",
+                          "Keep only files written by 'python -m console collect' in the snapshot directory.")
+
+
+def check_snapshots(snapshots: str) -> None:
+    """Raise :class:`ConfigError` unless ``snapshots`` (a local directory) holds readable snapshot files."""
+    if not is_local(snapshots):
+        return
+    root = local_path(snapshots)
+    if not root.is_dir():
+        raise ConfigError(f"The snapshot directory {root} does not exist." if not root.exists()
+                          else f"{root} is not a directory.", _COLLECT_HINT)
+    for name, schema in ((REPLICAS, REPLICA_SCHEMA), (HEADERS, HEADER_SCHEMA)):
+        files = list(parquet_files(root / name))
+        if not files:
+            raise ConfigError(f"The snapshot directory {root} has no snapshots ({name}/ is missing or empty).",
+                              _COLLECT_HINT)
+        for f in files:
+            try:
+                meta = pq.read_metadata(f)
+                have = meta.schema.to_arrow_schema()
+            except (OSError, pa.ArrowException) as e:
+                raise ConfigError(f"{f} is not a readable Parquet file ({e}).",
+                                  "Move it out of the snapshot directory (it may be a copy cut short) and run "
+                                  "the job again.") from None
+            _check_schema(f, have, schema)
+            if name == HEADERS and meta.num_rows:
+                formats = pq.read_table(f, columns=["format"]).column("format").to_pylist()
+                newest = max((int(x) for x in formats if x is not None), default=0)
+                if newest > ROWS_FORMAT:
+                    raise newer_format(newest)
+
+
+@dataclass(frozen=True)
+class Snapshots:
+    """The two stored datasets, as Spark DataFrames (``cluster`` and ``date`` from the path)."""
+
+    replicas: "DataFrame"
+    headers: "DataFrame"
+
+
+def read_snapshots(spark: "SparkSession", snapshots: str) -> Snapshots:
+    """The datasets of ``snapshots`` (check them first with :func:`check_snapshots`)."""
+    from console.pipeline.spark import run_job
+
+    base = snapshots.rstrip("/")
+
+    def read(name: str) -> "DataFrame":
+        return spark.read.option("basePath", f"{base}/{name}").parquet(f"{base}/{name}")
+
+    return run_job(f"Reading the snapshots in {snapshots}", lambda: Snapshots(read(REPLICAS), read(HEADERS)))
+
+
+class Output:
+    """Tables written under ``OUT/.tmp-<id>/`` and moved to ``OUT/<table>`` by :meth:`commit`."""
+
+    def __init__(self, out: str) -> None:
+        if not is_local(out):
+            raise ConfigError(f"--out must be a local directory, not {out}.",
+                              "Write the tables locally; inputs may be any URI Spark reads.")
+        self.root = local_path(out)
+        self.tmp = self.root / f".tmp-{uuid.uuid4().hex[:8]}"
+        try:
+            self.tmp.mkdir(parents=True)
+        except OSError as e:
+            raise ConfigError(f"Cannot write under {self.root}: {e.strerror or e}.",
+                              "Give --out a directory this user can write.") from None
+        self.tables: dict[str, int] = {}
+
+    def path(self, table: str) -> str:
+        return str(self.tmp / table)
+
+    def write(self, table: str, df: "DataFrame") -> int:
+        """Write ``df`` as ``table``; its row count."""
+        from console.pipeline.spark import run_job
+
+        run_job(f"Writing {table}", lambda: df.write.mode("overwrite").parquet(self.path(table)))
+        rows = int(pq.ParquetDataset(self.path(table)).read(columns=[]).num_rows)
+        self.tables[table] = rows
+        return rows
+
+    def write_file(self, name: str, data: bytes) -> None:
+        (self.tmp / name).parent.mkdir(parents=True, exist_ok=True)
+        (self.tmp / name).write_bytes(data)
+        self.tables.setdefault(name, 1)
+
+    def commit(self, job: str, inputs: dict[str, Any]) -> Path:
+        """Move every table into place, then write the manifest; returns the manifest's path."""
+        for table in self.tables:
+            dest = self.root / table
+            old = self.root / f".old-{uuid.uuid4().hex[:8]}"
+            if dest.exists():
+                os.replace(dest, old)
+            os.replace(self.tmp / table, dest)
+            if old.exists():
+                shutil.rmtree(old) if old.is_dir() else old.unlink()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        manifest = {"job": job, "finished_at": time.time(), "inputs": inputs, "tables": self.tables}
+        path = self.root / manifest_name(job)
+        tmp = self.root / f".{path.name}.tmp"
+        tmp.write_text(json.dumps(manifest, indent=1))
+        os.replace(tmp, path)
+        return path
+
+    def abort(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def manifest_name(job: str) -> str:
+    return f"_{job}.json"
+
+
+def read_manifest(out: str | Path, job: str) -> dict[str, Any] | None:
+    """What the last ``job`` into ``out`` wrote (None when none has)."""
+    try:
+        doc = json.loads((Path(out) / manifest_name(job)).read_text())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None

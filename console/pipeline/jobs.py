@@ -1,0 +1,69 @@
+"""The pipeline's jobs, end to end: check the input, run the transforms on Spark, write every
+table to a temporary place and move them into place together (``python -m console pipeline JOB``)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from console.pipeline.datasets import Output, check_snapshots, read_snapshots
+from console.pipeline.spark import SparkSettings, progress, run_job, session
+
+Report = Callable[[str], None]
+"""Receives one line per stage ("Reading the snapshots", "Writing moves")."""
+TaskProgress = Callable[[int, int], None]
+"""Receives (tasks done, tasks) of the running Spark stages."""
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """What a job wrote: rows per table, where, and how long it took."""
+
+    job: str
+    out: Path
+    tables: dict[str, int]
+    seconds: float
+    summary: list[str] = field(default_factory=list)
+
+
+def history_job(snapshots: str, out: str, spark: SparkSettings = SparkSettings(),
+                stuck_after_s: float | None = None, report: Report = lambda _: None,
+                tasks: TaskProgress = lambda done, total: None) -> JobResult:
+    """The history tables (:mod:`console.pipeline.history`) of every cluster in ``snapshots``."""
+    from pyspark.sql import functions as F
+
+    from console.pipeline import history as H
+
+    started = time.monotonic()
+    report(f"Checking the snapshots in {snapshots}")
+    check_snapshots(snapshots)
+    stuck = H.DEFAULT_STUCK_AFTER_S if stuck_after_s is None else stuck_after_s
+    output = Output(out)
+    try:
+        report(f"Starting Spark ({spark.where})")
+        s = session(spark)
+        data = read_snapshots(s, snapshots)
+        with progress(s, tasks):
+            report("Finding moves")
+            output.write("moves", H.moves(data.replicas, data.headers, stuck))
+            moves = s.read.parquet(output.path("moves"))
+            report("Copy rates")
+            output.write("copy_rates", H.copy_rates(moves))
+            report("Broker load")
+            output.write("broker_load", H.broker_load(data.replicas))
+            report("Partition counts and incidents")
+            output.write("partition_counts", H.partition_counts(data.headers))
+            output.write("incidents", H.incidents(data.headers))
+            outcomes = run_job("Counting outcomes", lambda: {
+                r["outcome"]: r["n"] for r in moves.groupBy("outcome").agg(F.count(F.lit(1)).alias("n")).collect()})
+            clusters = run_job("Counting clusters", lambda: data.headers.select("cluster").distinct().count())
+    except BaseException:
+        output.abort()
+        raise
+    output.commit("history", {"snapshots": snapshots, "stuck_after_s": stuck, "spark": spark.where})
+    summary = [f"{clusters} cluster(s); {output.tables['moves']} move(s): "
+               + (", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())) or "none"),
+               f"{output.tables['copy_rates']} copy-rate row(s), {output.tables['incidents']} incident(s)"]
+    return JobResult("history", output.root, dict(output.tables), time.monotonic() - started, summary)

@@ -1,0 +1,187 @@
+"""One Spark session per process, configured for the machine, and Spark's errors in the console's terms.
+
+``local[*]`` is the default; ``master`` takes any Spark master URL (``spark://``, ``yarn``,
+``k8s://``) and ``remote`` a Spark Connect server (``sc://``). A master or Connect server that
+does not answer is found before any work starts (a TCP check of the address, then a timeout on
+session start) and reported as :class:`SparkUnavailable`.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
+from contextlib import contextmanager
+from urllib.parse import urlparse
+
+from console.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+T = TypeVar("T")
+DEFAULT_MASTER = "local[*]"
+_CONNECT_TIMEOUT_S = 5.0
+
+
+class SparkUnavailable(ConfigError):
+    """The Spark master or Spark Connect server given does not answer."""
+
+
+class SparkJobFailed(ConfigError):
+    """A Spark job failed on its input (a corrupt file, a schema Spark cannot read)."""
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    """Where jobs run and how the session is sized."""
+
+    master: str | None = None
+    remote: str | None = None
+    ui: bool = False
+    shuffle_partitions: int | None = None
+    driver_memory: str | None = None
+    conf: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        return self.remote or self.master or DEFAULT_MASTER
+
+
+def _cores(master: str) -> int:
+    """Cores a ``local[N]`` master uses (all for ``local[*]``); a guess of 2 per executor otherwise."""
+    if master.startswith("local"):
+        inner = master[master.find("[") + 1:master.find("]")] if "[" in master else "1"
+        return os.cpu_count() or 2 if inner.startswith("*") else max(1, int(inner.split(",")[0]))
+    return 2 * (os.cpu_count() or 2)
+
+
+def _driver_memory() -> str:
+    """A third of the machine's memory, at least 1 GiB and at most 16 GiB."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return "2g"
+    return f"{max(1, min(16, total // 3 // 2**30))}g"
+
+
+def check_reachable(url: str) -> None:
+    """Raise :class:`SparkUnavailable` unless something listens at a ``spark://`` or ``sc://`` address."""
+    parsed = urlparse(url)
+    if parsed.scheme not in ("spark", "sc"):
+        return
+    default = 7077 if parsed.scheme == "spark" else 15002
+    hosts = parsed.netloc.split("/")[0].split(";")[0].split(",")
+    problems = []
+    for hostport in hosts:
+        host, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", str(default))
+        try:
+            with socket.create_connection((host or "127.0.0.1", int(port or default)), timeout=_CONNECT_TIMEOUT_S):
+                return
+        except (OSError, ValueError) as e:
+            problems.append(f"{hostport}: {getattr(e, 'strerror', None) or e}")
+    what = "Spark master" if parsed.scheme == "spark" else "Spark Connect server"
+    flag = "--master" if parsed.scheme == "spark" else "--remote"
+    raise SparkUnavailable(f"The {what} at {url} does not answer ({'; '.join(problems)}).",
+                           f"Start it, or give {flag} the address of one that runs; without {flag} jobs run "
+                           f"on this machine ({DEFAULT_MASTER}).")
+
+
+def session(settings: SparkSettings = SparkSettings()) -> "SparkSession":
+    """The process's Spark session for ``settings`` (created once; Spark keeps one per process)."""
+    from pyspark.sql import SparkSession
+
+    if settings.master and settings.remote:
+        raise ConfigError("Give either --master or --remote, not both.")
+    check_reachable(settings.where)
+    builder = SparkSession.builder.appName("reassignment-console")
+    if settings.remote:
+        builder = builder.remote(settings.remote)
+    else:
+        master = settings.master or DEFAULT_MASTER
+        cores = _cores(master)
+        builder = (builder.master(master)
+                   .config("spark.ui.enabled", str(settings.ui).lower())
+                   .config("spark.ui.showConsoleProgress", "false")
+                   .config("spark.driver.memory", settings.driver_memory or _driver_memory())
+                   .config("spark.sql.shuffle.partitions", str(settings.shuffle_partitions or max(4, 2 * cores)))
+                   .config("spark.sql.adaptive.enabled", "true")
+                   .config("spark.sql.adaptive.coalescePartitions.enabled", "true"))
+        if master.startswith("spark://"):
+            builder = builder.config("spark.executorEnv.PYTHONPATH", os.pathsep.join(_python_path()))
+    builder = (builder.config("spark.sql.session.timeZone", "UTC")
+               .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+               .config("spark.sql.parquet.compression.codec", "zstd"))
+    for k, v in settings.conf.items():
+        builder = builder.config(k, v)
+    try:
+        spark = builder.getOrCreate()
+        if not settings.remote:
+            spark.sparkContext.setLogLevel("ERROR")
+    except Exception as e:  # noqa: BLE001 - Spark raises many kinds; each becomes one message
+        raise SparkUnavailable(f"Spark could not start on {settings.where}: {_first_line(e)}",
+                               "Check the address and that Java 17+ is installed (java -version).") from None
+    return spark
+
+
+def _python_path() -> list[str]:
+    import console
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(console.__file__)))
+    return [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(getattr(e, "desc", None) or e).strip()
+    line = next((x for x in text.splitlines() if x.strip()), type(e).__name__)
+    return line[:500]
+
+
+def spark_errors() -> tuple[type[BaseException], ...]:
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+
+    return (PySparkException, Py4JError)
+
+
+def run_job(what: str, body: Callable[[], T]) -> T:
+    """``body()``, with a Spark failure turned into :class:`SparkJobFailed` naming ``what`` failed."""
+    try:
+        return body()
+    except spark_errors() as e:
+        raise SparkJobFailed(f"{what} failed: {_first_line(e)}",
+                             "If a file is named, it is unreadable or not Parquet: move it out of the "
+                             "snapshot directory and run the job again.") from None
+
+
+@contextmanager
+def progress(spark: "SparkSession", report: Callable[[int, int], None], every_s: float = 0.5) -> Iterator[None]:
+    """Calls ``report(done, total)`` with the tasks of the running Spark stages while the block runs
+    (classic sessions; a Connect session has no status tracker and reports nothing)."""
+    try:
+        tracker = spark.sparkContext.statusTracker()
+    except Exception:  # noqa: BLE001 - Spark Connect: no SparkContext
+        yield
+        return
+    done = threading.Event()
+
+    def poll() -> None:
+        while not done.wait(every_s):
+            total = finished = 0
+            for sid in tracker.getActiveStageIds():
+                info = tracker.getStageInfo(sid)
+                if info is not None:
+                    total += info.numTasks
+                    finished += info.numCompletedTasks
+            if total:
+                report(finished, total)
+
+    t = threading.Thread(target=poll, daemon=True, name="spark-progress")
+    t.start()
+    try:
+        yield
+    finally:
+        done.set()
+        t.join(timeout=2)
