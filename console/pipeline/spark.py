@@ -127,9 +127,7 @@ def session(settings: SparkSettings = SparkSettings()) -> "SparkSession":
 
 
 def _python_path() -> list[str]:
-    import console
-
-    root = os.path.dirname(os.path.dirname(os.path.abspath(console.__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # holds console/
     return [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
 
 
