@@ -113,7 +113,8 @@ def session(settings: SparkSettings = SparkSettings()) -> "SparkSession":
             builder = builder.config("spark.executorEnv.PYTHONPATH", os.pathsep.join(_python_path()))
     builder = (builder.config("spark.sql.session.timeZone", "UTC")
                .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
-               .config("spark.sql.parquet.compression.codec", "zstd"))
+               .config("spark.sql.parquet.compression.codec", "zstd")
+               .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS"))  # UTC instants, as pyarrow reads them
     for k, v in settings.conf.items():
         builder = builder.config(k, v)
     try:

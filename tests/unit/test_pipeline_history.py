@@ -1,0 +1,174 @@
+"""The history job on a small scripted timeline, on Spark ``local[2]``: every move found with its
+outcome, bytes, rate and throttle; copy rates, broker load, partition counts and incidents; and a
+job that fails leaves the previous tables as they were."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pandas as pd
+import pytest
+
+from console.core.errors import ConfigError
+from console.core.model import ClusterState
+from console.pipeline.collect import SnapshotWriter
+from console.pipeline.datasets import read_manifest
+from console.pipeline.jobs import JobResult, history_job
+from console.pipeline.spark import SparkSettings
+from tests.unit.timeline import T0, part, snap, throttled
+
+EVERY = 10.0
+
+
+def timeline() -> list[ClusterState]:
+    """Twelve snapshots 10 s apart of a 4-broker cluster:
+
+    * a-0 moves 1 → 3 (ticks 2–5, 250 B per tick under a 100 B/s throttle, 1000 B), then completes;
+    * b-0 starts adding 4 at tick 2 and is cancelled at tick 4;
+    * c-0 adds 4 at tick 3 and never grows: stuck at the end;
+    * d-0 adds 3 at tick 9, still growing at the end: in flight;
+    * e-0 moves to 2 twice (ticks 1–2 and 6–7), completing each time (back on 1 at ticks 4–5);
+    * f-0 loses broker 2 from its ISR at ticks 5–7 (truly under-replicated), not moving.
+    """
+    out = []
+    for i in range(12):
+        ps = []
+        if i < 2:
+            ps.append(part("a", 0, [1, 2], [1, 2], 1, sizes={1: 1000, 2: 1000}))
+        elif i < 6:
+            ps.append(part("a", 0, [3, 2, 1], [2, 1], 1, adding=[3], removing=[1],
+                           sizes={1: 1000, 2: 1000, 3: (i - 2) * 250}))
+        else:
+            ps.append(part("a", 0, [3, 2], [3, 2], 3, sizes={3: 1000, 2: 1000}))
+        if 2 <= i < 4:
+            ps.append(part("b", 0, [4, 1, 2], [1, 2], 1, adding=[4], removing=[2], sizes={1: 50, 2: 50, 4: 5 * i}))
+        else:
+            ps.append(part("b", 0, [1, 2], [1, 2], 1, sizes={1: 50, 2: 50}))
+        if i >= 3:
+            ps.append(part("c", 0, [4, 1], [1], 1, adding=[4], sizes={1: 50, 4: 7}))
+        else:
+            ps.append(part("c", 0, [1], [1], 1, sizes={1: 50}))
+        if i >= 9:
+            ps.append(part("d", 0, [3, 1], [1], 1, adding=[3], sizes={1: 900, 3: (i - 8) * 100}))
+        else:
+            ps.append(part("d", 0, [1], [1], 1, sizes={1: 900}))
+        if i in (1, 2, 6, 7):
+            ps.append(part("e", 0, [2, 1], [1], 1, adding=[2], sizes={1: 40, 2: 20}))
+        elif i == 3 or i >= 8:
+            ps.append(part("e", 0, [2], [2], 2, sizes={2: 40}))
+        else:
+            ps.append(part("e", 0, [1], [1], 1, sizes={1: 40}))
+        ps.append(part("f", 0, [1, 2], [1] if 5 <= i < 8 else [1, 2], 1, sizes={1: 10, 2: 10}))
+        thr = throttled(100, "a", ["0:1", "0:2"], ["0:3"], [1, 2, 3]) if 2 <= i < 6 else None
+        out.append(snap(T0 + EVERY * i, ps, throttles=thr))
+    return out
+
+
+@pytest.fixture(scope="module")
+def snapshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("snapshots")
+    w = SnapshotWriter(root)
+    for s in timeline():
+        w.write(s)
+    return root
+
+
+@pytest.fixture(scope="module")
+def history(snapshots: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[JobResult, dict[str, pd.DataFrame]]]:
+    out = tmp_path_factory.mktemp("tables")
+    stages: list[str] = []
+    result = history_job(str(snapshots), str(out), SparkSettings(master="local[2]"), stuck_after_s=30,
+                         report=stages.append)
+    assert stages[0].startswith("Checking") and "Finding moves" in stages
+    tables = {t: pd.read_parquet(out / t) for t in result.tables}
+    yield result, tables
+
+
+def _time(tick: int) -> pd.Timestamp:
+    return pd.Timestamp(T0 + EVERY * tick, unit="s", tz="UTC")
+
+
+def _move(tables: dict[str, pd.DataFrame], topic: str, **match: Any) -> pd.DataFrame:
+    m = tables["moves"]
+    rows = m[m.topic == topic]
+    for k, v in match.items():
+        rows = rows[rows[k] == v]
+    return rows
+
+
+def test_a_completed_move_has_its_broker_bytes_duration_rate_and_throttle(history: Any) -> None:
+    _, tables = history
+    a = _move(tables, "a").iloc[0]
+    assert (a.broker, a.source_broker, a.rack, a.outcome) == (3, 1, "r1", "completed")
+    assert a.started_at == _time(2) and a.ended_at == _time(6) and a.last_seen_at == _time(5)
+    assert a.bytes == 1000 and a.seconds == 40.0 and a.samples == 4
+    assert a.rate_bps == pytest.approx(25.0)  # 750 B over 30 s between the first and last sample
+    assert a.throttle_bps == 100
+
+
+def test_cancelled_stuck_and_in_flight_moves(history: Any) -> None:
+    _, tables = history
+    b, c, d = (_move(tables, t).iloc[0] for t in "bcd")
+    assert (b.outcome, b.ended_at, b.broker) == ("cancelled", _time(4), 4)
+    assert (c.outcome, pd.isna(c.ended_at), c.last_seen_at) == ("stuck", True, _time(11))
+    assert (d.outcome, d.bytes, d.samples) == ("in_flight", 300, 3)
+    assert pd.isna(b.throttle_bps), "b's replicas are not in the topic's throttled lists"
+
+
+def test_a_replica_moving_to_the_same_broker_twice_is_two_moves(history: Any) -> None:
+    _, tables = history
+    e = _move(tables, "e")
+    assert list(e.outcome) == ["completed", "completed"]
+    assert list(e.started_at) == [_time(1), _time(6)] and list(e.ended_at) == [_time(3), _time(8)]
+
+
+def test_copy_rates_per_broker_and_per_pair(history: Any) -> None:
+    _, tables = history
+    rates = tables["copy_rates"]
+    to3 = rates[(rates.broker == 3) & rates.source_broker.isna()].iloc[0]
+    assert (to3.moves, to3.bytes) == (1, 1000)
+    assert to3.rate_median_bps == pytest.approx(25.0) and to3.throttle_ratio_median == pytest.approx(0.25)
+    pair = rates[(rates.broker == 3) & (rates.source_broker == 1)].iloc[0]
+    assert pair.moves == 1
+    assert set(rates.broker) == {2, 3}, "only completed moves teach a rate"
+
+
+def test_broker_load_partition_counts_and_incidents(history: Any) -> None:
+    result, tables = history
+    load = tables["broker_load"]
+    at4 = load[(load.taken_at == _time(4)) & (load.broker == 3)].iloc[0]
+    assert (at4.replicas, at4.adding, at4.bytes) == (1, 1, 500)
+    counts = tables["partition_counts"]
+    assert len(counts) == 12 and counts.taken_at.is_monotonic_increasing
+    assert list(counts.under_replicated[:8]) == [0, 0, 0, 0, 0, 1, 1, 1]
+    inc = tables["incidents"]
+    urp = inc[inc.kind == "under_replicated"].iloc[0]
+    assert (urp.started_at, urp.ended_at, urp.peak_partitions, urp.snapshots) == (_time(5), _time(8), 1, 3)
+    moving = inc[inc.kind == "reassigning"]
+    assert len(moving) == 1 and moving.iloc[0].started_at == _time(1) and pd.isna(moving.iloc[0].ended_at)
+    assert result.tables == {t: len(df) for t, df in tables.items()}
+    assert "1 cluster(s); 6 move(s)" in result.summary[0]
+
+
+def test_the_manifest_says_what_ran(history: Any) -> None:
+    result, _ = history
+    manifest = read_manifest(result.out, "history")
+    assert manifest is not None and manifest["tables"]["moves"] == 6 and manifest["inputs"]["stuck_after_s"] == 30
+
+
+def test_a_failed_job_leaves_the_previous_tables(history: Any, snapshots: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result, _ = history
+    from console.pipeline import history as H
+    from console.pipeline.spark import SparkJobFailed
+
+    before = sorted(p.name for p in result.out.iterdir())
+
+    def broken(*_: Any) -> Any:
+        raise SparkJobFailed("broker load failed")
+
+    monkeypatch.setattr(H, "broker_load", broken)
+    with pytest.raises(ConfigError, match="broker load failed"):
+        history_job(str(snapshots), str(result.out), SparkSettings(master="local[2]"))
+    assert sorted(p.name for p in result.out.iterdir()) == before, "nothing half-written, no temporary left"
+    assert len(pd.read_parquet(result.out / "moves")) == 6
