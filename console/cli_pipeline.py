@@ -45,6 +45,10 @@ def add_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]", con
     hi.add_argument("--out", default=str(history_dir() / "tables"), help="where the tables go (a local directory)")
     hi.add_argument("--stuck-after", type=float, metavar="SECONDS",
                     help="a move in flight whose bytes have not grown this long is stuck (default 600)")
+    cp = jobs.add_parser("compact", help="merge each past day's snapshot files into one sorted file per cluster and day")
+    _spark_args(cp)
+    cp.add_argument("--snapshots", default=str(history_dir() / "snapshots"), help="snapshot directory (local)")
+    cp.add_argument("--before", metavar="YYYY-MM-DD", help="compact days before this one (default: today, UTC)")
 
 
 def _spark_args(p: argparse.ArgumentParser) -> None:
@@ -98,10 +102,14 @@ class _Bar:
 
 
 def run_pipeline(args: argparse.Namespace) -> int:
-    from console.pipeline.jobs import history_job
+    from console.pipeline.jobs import compact_job, history_job
 
     bar = _Bar()
-    result = history_job(args.snapshots, args.out, _settings(args), args.stuck_after, report=bar.line, tasks=bar.tasks)
+    if args.job == "compact":
+        result = compact_job(args.snapshots, _settings(args), args.before, report=bar.line, tasks=bar.tasks)
+    else:
+        result = history_job(args.snapshots, args.out, _settings(args), args.stuck_after, report=bar.line,
+                             tasks=bar.tasks)
     bar.end()
     _summary(result)
     return 0

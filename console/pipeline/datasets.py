@@ -50,11 +50,16 @@ def parquet_files(root: Path) -> Iterator[Path]:
                 yield Path(dirpath) / f
 
 
+def _same_type(have: pa.DataType, want: pa.DataType) -> bool:
+    """Equal types; a timestamp in any unit counts (Spark writes microseconds where the collector writes milliseconds)."""
+    return bool(have.equals(want) or (pa.types.is_timestamp(have) and pa.types.is_timestamp(want) and have.tz == want.tz))
+
+
 def _check_schema(path: Path, have: pa.Schema, want: pa.Schema) -> None:
     absent = [f.name for f in want if f.name not in have.names]
     missing = [", ".join(absent[:5]) + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")] if absent else []
     wrong = [f"{f.name} is {have.field(f.name).type}, not {f.type}" for f in want
-             if f.name in have.names and not have.field(f.name).type.equals(f.type)]
+             if f.name in have.names and not _same_type(have.field(f.name).type, f.type)]
     if missing or wrong:
         raise ConfigError(f"{path} is not a snapshot file of this console: "
                           + "; ".join([f"missing column(s) {m}" for m in missing] + wrong) + ".",
@@ -110,6 +115,42 @@ def read_snapshots(spark: "SparkSession", snapshots: str) -> Snapshots:
     return run_job(f"Reading the snapshots in {snapshots}", lambda: Snapshots(read(REPLICAS), read(HEADERS)))
 
 
+SORT_ORDER = {REPLICAS: ("topic", "partition", "broker", "taken_at"), HEADERS: ("taken_at",)}
+"""How a compacted day is sorted: each replica's rows together, in time (long runs for Parquet's encodings)."""
+
+
+def swap_dir(new: Path, dest: Path) -> None:
+    """Put ``new`` where ``dest`` is (a file or directory), replacing it by renames in the same directory."""
+    old = dest.with_name(f".old-{uuid.uuid4().hex[:8]}")
+    if dest.exists():
+        os.replace(dest, old)
+    os.replace(new, dest)
+    if old.exists():
+        shutil.rmtree(old) if old.is_dir() else old.unlink()
+
+
+def rows_in(directory: Path) -> int:
+    """Rows in the Parquet files of ``directory`` (from their footers)."""
+    return sum(pq.read_metadata(f).num_rows for f in parquet_files(directory))
+
+
+def partition_dirs(dataset: Path) -> list[Path]:
+    """The ``cluster=.../date=...`` directories of a dataset."""
+    return sorted(d for c in dataset.glob("cluster=*") if c.is_dir() for d in c.glob("date=*") if d.is_dir())
+
+
+def compactable(root: Path, before: str | None = None) -> dict[str, list[Path]]:
+    """Per dataset, the days before ``before`` (default: today, UTC) still in more than one file."""
+    limit = before or time.strftime("%Y-%m-%d", time.gmtime())
+    out: dict[str, list[Path]] = {}
+    for dataset in (REPLICAS, HEADERS):
+        days = [d for d in partition_dirs(root / dataset)
+                if d.name.split("=", 1)[1] < limit and sum(1 for _ in parquet_files(d)) > 1]
+        if days:
+            out[dataset] = days
+    return out
+
+
 class Output:
     """Tables written under ``OUT/.tmp-<id>/`` and moved to ``OUT/<table>`` by :meth:`commit`."""
 
@@ -146,13 +187,7 @@ class Output:
     def commit(self, job: str, inputs: dict[str, Any]) -> Path:
         """Move every table into place, then write the manifest; returns the manifest's path."""
         for table in self.tables:
-            dest = self.root / table
-            old = self.root / f".old-{uuid.uuid4().hex[:8]}"
-            if dest.exists():
-                os.replace(dest, old)
-            os.replace(self.tmp / table, dest)
-            if old.exists():
-                shutil.rmtree(old) if old.is_dir() else old.unlink()
+            swap_dir(self.tmp / table, self.root / table)
         shutil.rmtree(self.tmp, ignore_errors=True)
         manifest = {"job": job, "finished_at": time.time(), "inputs": inputs, "tables": self.tables}
         path = self.root / manifest_name(job)

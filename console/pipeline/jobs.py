@@ -3,12 +3,18 @@ table to a temporary place and move them into place together (``python -m consol
 
 from __future__ import annotations
 
+import shutil
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
+from urllib.parse import unquote
 
-from console.pipeline.datasets import Output, check_snapshots, read_snapshots
+from console.core.errors import ConfigError
+from console.pipeline.datasets import (SORT_ORDER, Output, check_snapshots, compactable, local_path, read_snapshots,
+                                       rows_in, swap_dir, partition_dirs)
+from console.pipeline.snapshots import cluster_dir
 from console.pipeline.spark import SparkSettings, progress, run_job, session
 
 Report = Callable[[str], None]
@@ -67,3 +73,44 @@ def history_job(snapshots: str, out: str, spark: SparkSettings = SparkSettings()
                + (", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())) or "none"),
                f"{output.tables['copy_rates']} copy-rate row(s), {output.tables['incidents']} incident(s)"]
     return JobResult("history", output.root, dict(output.tables), time.monotonic() - started, summary)
+
+
+def compact_job(snapshots: str, spark: SparkSettings = SparkSettings(), before: str | None = None,
+                report: Report = lambda _: None, tasks: TaskProgress = lambda done, total: None) -> JobResult:
+    """Merge each past day's small files into one file per cluster and day, sorted by replica and
+    time (so Parquet's run-length and delta encodings do the rest). Days before ``before``
+    (``YYYY-MM-DD``, default today in UTC, which the collector may still be writing) are
+    compacted; a day already in one file is left alone. Every directory is rewritten beside the
+    old one, its row count checked, then swapped in."""
+    started = time.monotonic()
+    report(f"Checking the snapshots in {snapshots}")
+    check_snapshots(snapshots)
+    root = local_path(snapshots)
+    todo = compactable(root, before)
+    if not todo:
+        return JobResult("compact", root, {}, time.monotonic() - started, ["Nothing to compact."])
+    report(f"Starting Spark ({spark.where})")
+    s = session(spark)
+    tmp = root / f".compact-{uuid.uuid4().hex[:8]}"
+    moved: dict[str, int] = {}
+    try:
+        with progress(s, tasks):
+            for dataset, dirs in todo.items():
+                report(f"Compacting {dataset}: {len(dirs)} day(s)")
+                order = SORT_ORDER[dataset]
+                df = s.read.option("basePath", str(root / dataset)).parquet(*(str(d) for d in dirs))
+                out = tmp / dataset
+                run_job(f"Compacting {dataset}", lambda: (
+                    df.repartition("cluster", "date").sortWithinPartitions("cluster", "date", *order)
+                    .write.option("parquet.writer.version", "v2").partitionBy("cluster", "date").parquet(str(out))))
+                for new in partition_dirs(out):
+                    old = root / dataset / f"cluster={cluster_dir(unquote(new.parent.name.split('=', 1)[1]))}" / new.name
+                    if rows_in(new) != rows_in(old):
+                        raise ConfigError(f"Compacting {old} gave {rows_in(new)} rows instead of {rows_in(old)}; "
+                                          "nothing was replaced.", "Run the job again; if it repeats, report it.")
+                    swap_dir(new, old)
+                    moved[dataset] = moved.get(dataset, 0) + 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return JobResult("compact", root, moved, time.monotonic() - started,
+                     [f"{n} day(s) of {d} compacted" for d, n in moved.items()])

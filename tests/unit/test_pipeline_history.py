@@ -172,3 +172,24 @@ def test_a_failed_job_leaves_the_previous_tables(history: Any, snapshots: Path, 
         history_job(str(snapshots), str(result.out), SparkSettings(master="local[2]"))
     assert sorted(p.name for p in result.out.iterdir()) == before, "nothing half-written, no temporary left"
     assert len(pd.read_parquet(result.out / "moves")) == 6
+
+
+def test_compacting_keeps_every_row_and_the_same_history(history: Any, snapshots: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from console.pipeline.datasets import check_snapshots, parquet_files
+    from console.pipeline.jobs import compact_job
+
+    _, tables = history
+    copy = tmp_path / "snapshots"
+    shutil.copytree(snapshots, copy)
+    assert len(list(parquet_files(copy))) == 24
+    done = compact_job(str(copy), SparkSettings(master="local[2]"), before="2026-09-21")
+    assert done.tables == {} and done.summary == ["Nothing to compact."], "the day given is not compacted yet"
+    done = compact_job(str(copy), SparkSettings(master="local[2]"))
+    assert done.tables == {"replicas": 1, "headers": 1}
+    assert len(list(parquet_files(copy))) == 2
+    check_snapshots(str(copy))
+    again = history_job(str(copy), str(tmp_path / "tables"), SparkSettings(master="local[2]"), stuck_after_s=30)
+    for name, df in tables.items():
+        pd.testing.assert_frame_equal(pd.read_parquet(again.out / name), df, check_dtype=False)
