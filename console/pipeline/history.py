@@ -10,7 +10,10 @@ columns it gives: its schema contract. Inputs are the two stored datasets
   in R and no longer adding, **cancelled** when the next snapshot no longer has it; with no next
   snapshot it is **in_flight**, or **stuck** when its bytes have not grown for ``stuck_after_s``.
 * ``copy_rates``: per destination broker (``source_broker`` null) and per leader → destination
-  pair: completed moves, p10 / median / p90 copy rate, and the median of rate over throttle.
+  pair: completed moves, p10 / median / p90 copy rate of a move, the median throughput of the
+  broker while it copied (a move's rate times the moves it had in flight: the throttle is per
+  broker) and the median of that throughput over the throttle. This is the calibration the
+  console's ETAs read.
 * ``broker_load``: per broker per snapshot: replicas, leaders, bytes, adding, removing.
 * ``partition_counts``: per snapshot: partitions, reassigning, truly under-replicated, offline.
 * ``incidents``: periods with truly under-replicated partitions (KIP-352: reassigning never
@@ -39,9 +42,9 @@ class Outcome:
 
 MOVES_COLUMNS = ["cluster", "topic", "partition", "broker", "rack", "source_broker", "started_at", "ended_at",
                  "last_seen_at", "outcome", "bytes", "copied_bytes", "seconds", "rate_bps", "throttle_bps",
-                 "samples"]
+                 "samples", "concurrent"]
 COPY_RATE_COLUMNS = ["cluster", "broker", "source_broker", "moves", "bytes", "rate_p10_bps", "rate_median_bps",
-                     "rate_p90_bps", "throttle_ratio_median", "throttled_moves", "last_move_at"]
+                     "rate_p90_bps", "throughput_median_bps", "throttle_ratio_median", "throttled_moves", "last_move_at"]
 BROKER_LOAD_COLUMNS = ["cluster", "taken_at", "broker", "rack", "replicas", "leaders", "bytes", "adding", "removing"]
 PARTITION_COUNT_COLUMNS = ["cluster", "taken_at", "partitions", "reassigning", "under_replicated", "offline"]
 INCIDENT_COLUMNS = ["cluster", "kind", "started_at", "ended_at", "last_seen_at", "seconds", "peak_partitions",
@@ -75,6 +78,7 @@ def moves(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAUL
               .join(leaders, ["cluster", "taken_at", "topic", "partition"], "left")
               .withColumn("throttle", F.least(F.when(F.col("follower_throttled"), F.col("follower_rate")),
                                               F.col("source_rate"))))
+    adding = adding.withColumn("concurrent", F.count(F.lit(1)).over(Window.partitionBy("cluster", "taken_at", "broker")))
     by_key = Window.partitionBy(*KEY).orderBy("seq")
     adding = adding.withColumn("run", F.col("seq") - F.row_number().over(by_key))
     in_run = Window.partitionBy(*KEY, "run").orderBy("seq")
@@ -92,6 +96,7 @@ def moves(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAUL
         F.max_by("in_isr", "seq").alias("last_in_isr"),
         F.max(F.when(F.col("grew"), F.col("taken_at"))).alias("grew_at"),
         F.mode("throttle").alias("throttle_bps"),
+        F.avg("concurrent").alias("concurrent"),
         F.count(F.lit(1)).alias("samples")))
     after = r.select("cluster", "topic", "partition", "broker", F.col("taken_at").alias("next_taken_at"),
                      F.col("bytes").alias("end_bytes"), F.col("adding").alias("still_adding"))
@@ -121,18 +126,23 @@ def moves(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAUL
         "cluster", "topic", "partition", "broker", "rack", "source_broker", "started_at", "ended_at",
         "last_seen_at", "outcome", F.col("bytes").cast("long").alias("bytes"),
         F.col("copied_bytes").cast("long").alias("copied_bytes"), "seconds", "rate_bps",
-        F.col("throttle_bps").cast("long").alias("throttle_bps"), F.col("samples").cast("int").alias("samples")
+        F.col("throttle_bps").cast("long").alias("throttle_bps"), F.col("samples").cast("int").alias("samples"),
+        F.col("concurrent").cast("double").alias("concurrent")
     ).orderBy("cluster", "started_at", "topic", "partition", "broker")
 
 
 def _rates(done: DataFrame, by: list[str]) -> DataFrame:
-    ratio = F.when(F.col("throttle_bps") > 0, F.col("rate_bps") / F.col("throttle_bps"))
+    # A broker copies its adding replicas at once: what it received per second is a move's rate
+    # times the moves it had in flight (the throttle is per broker, shared by those moves).
+    throughput = F.col("rate_bps") * F.col("concurrent")
+    ratio = F.when(F.col("throttle_bps") > 0, throughput / F.col("throttle_bps"))
     return done.groupBy(*by).agg(
         F.count(F.lit(1)).cast("int").alias("moves"),
         F.sum("bytes").cast("long").alias("bytes"),
         F.percentile("rate_bps", 0.1).alias("rate_p10_bps"),
         F.percentile("rate_bps", 0.5).alias("rate_median_bps"),
         F.percentile("rate_bps", 0.9).alias("rate_p90_bps"),
+        F.percentile(throughput, 0.5).alias("throughput_median_bps"),
         F.percentile(ratio, 0.5).alias("throttle_ratio_median"),
         F.count(ratio).cast("int").alias("throttled_moves"),
         F.max("ended_at").alias("last_move_at"))
@@ -140,7 +150,7 @@ def _rates(done: DataFrame, by: list[str]) -> DataFrame:
 
 def copy_rates(moves_df: DataFrame) -> DataFrame:
     done = (moves_df.select("cluster", "broker", "source_broker", "outcome", "bytes", "rate_bps", "throttle_bps",
-                            "ended_at")
+                            "concurrent", "ended_at")
             .filter((F.col("outcome") == Outcome.COMPLETED) & F.col("rate_bps").isNotNull()))
     per_broker = _rates(done, ["cluster", "broker"]).withColumn("source_broker", F.lit(None).cast("int"))
     per_pair = _rates(done.filter(F.col("source_broker").isNotNull()), ["cluster", "broker", "source_broker"])

@@ -9,6 +9,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
+from console.core.calibration import Calibration, Estimate, receive_time
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE
 from console.core.model import BrokerId, ClusterState, ReplicaProgress
 from console.plans.diff import change_of
@@ -16,17 +17,26 @@ from console.plans.plan import PlanEntry
 
 
 def estimate_seconds(state: ClusterState, waves: Iterable[tuple[PlanEntry, ...]], rate: int | None) -> float | None:
-    """Before a run: each wave copies its bytes at the throttle times the brokers that can copy at
-    once (a throttle is per broker: as many senders and receivers as the wave has, the fewer of
-    the two); None when unthrottled or sizes are unknown."""
-    if not rate:
-        return None
+    """Before a run, at the throttle alone (see :func:`estimate_run`); None when unthrottled or sizes are unknown."""
+    est = estimate_run(state, waves, rate)
+    return None if est is None else est.seconds
+
+
+def estimate_run(state: ClusterState, waves: Iterable[tuple[PlanEntry, ...]], rate: int | None,
+                 calibration: Calibration | None = None) -> Estimate | None:
+    """Before a run: the waves one after the other. A wave whose destination brokers have history
+    in ``calibration`` takes as long as its slowest broker needs to receive its bytes at the rate
+    it showed in the past (:func:`console.core.calibration.receive_time`). Otherwise the wave copies
+    its bytes at the throttle times the brokers that can copy at once (a throttle is per broker:
+    as many senders and receivers as the wave has, the fewer of the two). None when a wave can be
+    estimated neither way (unthrottled, no history) or sizes are unknown."""
     total = 0.0
+    used: set[BrokerId] = set()
     index = state.partition_index
     for w in waves:
         copy = 0
         senders: set[BrokerId] = set()
-        receivers: set[BrokerId] = set()
+        receivers: dict[BrokerId, int] = {}
         for e in w:
             c = change_of(index.get(e.key), e)
             if c.adding and c.size is None:
@@ -34,10 +44,22 @@ def estimate_seconds(state: ClusterState, waves: Iterable[tuple[PlanEntry, ...]]
             copy += c.bytes_to_copy
             if c.adding and c.source is not None:
                 senders.add(c.source)
-                receivers.update(c.adding)
-        if copy:
+                for b in c.adding:
+                    receivers[b] = receivers.get(b, 0) + (c.size or 0)
+        if not copy:
+            continue
+        learned = receive_time(receivers, rate, calibration)
+        if learned is not None:
+            total += learned[0]
+            used |= learned[1]
+        elif rate:
             total += copy / (rate * max(1, min(len(senders), len(receivers))))
-    return total
+        else:
+            return None
+    if not used:
+        return Estimate(total) if rate else None
+    assert calibration is not None
+    return Estimate(total, sum(calibration.brokers[b].moves for b in used), tuple(sorted(used)))
 
 
 @dataclass

@@ -193,3 +193,16 @@ def test_compacting_keeps_every_row_and_the_same_history(history: Any, snapshots
     again = history_job(str(copy), str(tmp_path / "tables"), SparkSettings(master="local[2]"), stuck_after_s=30)
     for name, df in tables.items():
         pd.testing.assert_frame_equal(pd.read_parquet(again.out / name), df, check_dtype=False)
+
+
+def test_the_calibration_the_etas_read(history: Any) -> None:
+    from console.pipeline.calibration import load_calibration
+
+    result, _ = history
+    cal = load_calibration(result.out, "c1")
+    assert cal is not None and set(cal.brokers) == {2, 3}
+    to3 = cal.brokers[3]
+    assert (to3.moves, to3.throttled_moves) == (1, 1)
+    assert to3.throughput_bps == pytest.approx(25.0) and to3.rate(200) == pytest.approx(50.0)
+    assert load_calibration(result.out, "another cluster") == type(cal)("another cluster", {}, cal.made_at)
+    assert load_calibration(result.out / "nowhere", "c1") is None
