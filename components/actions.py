@@ -158,17 +158,18 @@ def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed:
     state = reader.snapshot()
     # the plan is checked again against the cluster as it is now; a partition that moved since
     # the review is a "stale" error
-    pre = operations.preflight(state, plan.with_basis(reviewed) if not plan.basis else plan, limits, rate)
+    pre = operations.preflight(state, plan.with_basis(reviewed) if not plan.basis else plan, limits, rate,
+                               deps.calibration(state, settings))
     bad = pre.errors
     if bad:
         st.error(f"{plural(len(bad), 'error')} against the cluster as it is now; nothing was sent. Press “Check again” and "
                  "review the plan once more.")
         st.code("\n".join(f.message for f in bad[:20]), language=None, wrap_lines=True)
         return
-    waves, eta = pre.waves, pre.eta_s
+    waves, est = pre.waves, pre.estimate
     st.markdown(f"**{plural(pre.partitions, 'partition')} in {plural(len(waves), 'wave')}**, "
                 + (f"throttled at {human_rate(rate)}" if rate else "not throttled")
-                + (f" (about {human_duration(eta)} at the throttle)" if eta else "")
+                + (f" (≈ {human_duration(est.seconds)}, {est.basis})" if est and est.seconds else "")
                 + f"; at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} "
                   "partitions per wave.")
     st.dataframe([{"wave": i, "partitions": len(w), "first": ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}"

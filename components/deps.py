@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import streamlit as st
 
 from console.access.clusters import cluster_problems, discover
+from console.core.model import ClusterState, cluster_key
 from console.runs.gateway import LiveGateway
 from console.runs.progress import CopyTracker
 from console.state.reader import ClusterReader
@@ -15,6 +16,7 @@ from console.access.settings import ConnectionSettings
 from console.storage.store import Store
 
 if TYPE_CHECKING:
+    from console.core.calibration import Calibration
     from console.runs.worker import Worker
 
 
@@ -123,3 +125,23 @@ def copy_tracker(settings: ConnectionSettings) -> CopyTracker:
     watching it (they share the reader's snapshots, so each snapshot is counted once)."""
     return _copy_tracker(json.dumps({"properties": dict(settings.properties), "zookeeper": settings.zookeeper,
                                      "name": settings.name}, sort_keys=True))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _calibration(tables: str, cluster: str, stamp: float) -> "Calibration | None":
+    from console.pipeline.calibration import load_calibration
+
+    return load_calibration(tables, cluster)
+
+
+def calibration(state: ClusterState, settings: ConnectionSettings) -> "Calibration | None":
+    """What the history job last learned about this cluster's copy rates (read again whenever the
+    job writes new tables); None without history."""
+    from console.core.paths import history_dir
+
+    tables = history_dir() / "tables"
+    try:
+        stamp = (tables / "_history.json").stat().st_mtime
+    except OSError:
+        return None
+    return _calibration(str(tables), cluster_key(state, settings.name), stamp)

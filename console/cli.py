@@ -18,6 +18,7 @@ from console.core.format import human_rate, plural
 from console.core.model import ClusterState, Finding, SourceStatus
 
 if TYPE_CHECKING:
+    from console.core.calibration import Calibration
     from console.state.reader import ClusterReader
     from console.storage.store import Store
 
@@ -452,6 +453,15 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibration(state: ClusterState, name: str) -> "Calibration | None":
+    """What the history job last learned about this cluster's copy rates (the console's history dir)."""
+    from console.core.model import cluster_key
+    from console.core.paths import history_dir
+    from console.pipeline.calibration import load_calibration
+
+    return load_calibration(history_dir() / "tables", cluster_key(state, name))
+
+
 def _connect(args: argparse.Namespace) -> "ClusterReader":
     from console.access.settings import settings_from_args
     from console.state.reader import ClusterReader
@@ -566,7 +576,7 @@ def _submit(args: argparse.Namespace) -> int:
             _print_findings(state)
             print("Refused: the cluster's state could not be read in full; nothing was sent.", file=sys.stderr)
             return 1
-        pre = operations.preflight(state, plan, limits, args.throttle)
+        pre = operations.preflight(state, plan, limits, args.throttle, _calibration(state, name))
         bad, warn = pre.errors, pre.warnings
         if bad:
             print(findings_text(bad), file=sys.stderr)
@@ -585,7 +595,8 @@ def _submit(args: argparse.Namespace) -> int:
               f"{plural(limits.partitions, 'partition')} per wave); "
               f"{human_bytes(pre.bytes_to_copy)} to copy"
               + (f"; throttled at {human_rate(args.throttle)}" if args.throttle else "; not throttled")
-              + (f" (about {human_duration(pre.eta_s)})" if pre.eta_s else "") + ".", file=sys.stderr)
+              + (f" (≈ {human_duration(pre.estimate.seconds)}, {pre.estimate.basis})"
+                 if pre.estimate and pre.estimate.seconds else "") + ".", file=sys.stderr)
         elect = not args.no_elect_leaders and first_replica_changes(state, plan)
         print("Then a preferred leader election of its partitions (--no-elect-leaders: none)." if elect else
               "No preferred leader election at the end" + (" (--no-elect-leaders)." if args.no_elect_leaders else

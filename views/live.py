@@ -8,7 +8,8 @@ from datetime import datetime, timedelta
 import streamlit as st
 
 from components import actions, charts, deps, keys, widgets
-from console.core.format import human_bytes, page, page_count
+from console.core.calibration import bytes_to_receive, calibrated, follower_throttles
+from console.core.format import human_bytes, human_duration, page, page_count
 from console.present import live
 from console.core.model import PartitionHealth, cluster_key
 
@@ -56,9 +57,18 @@ def live_panel() -> None:
     t[0].metric("Copy rate (observed)", total.rate_text,
                 help="Growth of the adding replicas' logs over the last refreshes (up to a minute), summed.")
     t[1].metric("Left to copy", human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
-    t[2].metric("ETA (all in flight)", total.eta_text,
-                help="What is left to copy over the copy rate observed now. The first refresh is spent measuring; "
-                     "the throttle in force on each partition's brokers is in the table.")
+    learned = calibrated(bytes_to_receive(state), follower_throttles(state), deps.calibration(state, settings)) \
+        if state.in_flight else None
+    measuring = total.phase is live.CopyPhase.MEASURING
+    t[2].metric("ETA (all in flight)", f"≈ {human_duration(learned.seconds)}" if learned and measuring else total.eta_text,
+                help="What is left to copy over the copy rate observed now. The first refresh is spent measuring"
+                     + (f" (meanwhile: {learned.basis})" if learned else "")
+                     + "; the throttle in force on each partition's brokers is in the table.")
+    if learned is not None:
+        t[3].metric("ETA from history", f"≈ {human_duration(learned.seconds)}",
+                    help=f"What is left to copy at the rate each adding broker showed in past moves ({learned.basis}), "
+                         "under its throttle now.")
+        st.caption(f"ETA from history: ≈ {human_duration(learned.seconds)}, {learned.basis}.")
 
     f1, f2, f3 = st.columns(3)
     topics = f1.multiselect("Topics", state.topics, key=keys.LIVE_TOPICS)

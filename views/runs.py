@@ -15,7 +15,8 @@ from console.core.states import RunState, SubmitPath, WaveState
 from console.plans.plan import parse_plan
 from console.present import history
 from console.runs import operations
-from console.runs.progress import Progress, bytes_left, estimate_seconds
+from console.core.calibration import bytes_to_receive, calibrated
+from console.runs.progress import Progress, bytes_left, estimate_run
 from console.storage.store import Store
 
 st.header("Runs")
@@ -59,12 +60,25 @@ else:
             tracker.update(now, keys_now)
             rate, left = tracker.rate(), bytes_left(now, keys_now)
             later = [parse_plan(w.entries_json).entries for w in store.runs.waves(run_id) if w.state is WaveState.PENDING]
-            after = estimate_seconds(now, later, run.rate) or 0.0
+            cal = deps.calibration(now, settings)
+            after = estimate_run(now, later, run.rate, cal)
+            this = calibrated(bytes_to_receive(now, keys_now), run.rate, cal)
             p1, p2, p3 = st.columns(3)
             p1.metric("Observed copy rate", human_rate(rate) if rate else "measuring…")
             p2.metric("Left in this wave", human_bytes(left) if left is not None else "unknown")
-            p3.metric("ETA", human_duration(left / rate + after) if rate and left is not None else "…",
-                      help="This wave at the observed rate, the waves after it at the throttle.")
+            later_s, later_basis = (after.seconds, after.basis) if after else (0.0, "at the throttle")
+            if rate and left is not None:
+                p3.metric("ETA", human_duration(left / rate + later_s),
+                          help=f"This wave at the observed rate, the waves after it {later_basis}.")
+            elif this is not None:
+                p3.metric("ETA", f"≈ {human_duration(this.seconds + later_s)}",
+                          help=f"Until a rate is observed: {this.basis}.")
+            else:
+                p3.metric("ETA", "…", help="Measuring the copy rate.")
+            for est in (this, after):
+                if est is not None and est.calibrated:
+                    st.caption(f"Estimates {est.basis} (the pipeline's history).")
+                    break
             for line in tracker.stuck(now):
                 st.warning(f"Stuck: {line}. Check the broker (Overview) and the throttle.")
         why = store.runs.stuck(run_id) if run.active else None

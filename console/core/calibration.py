@@ -10,10 +10,11 @@ median throughput (capped by the throttle); a broker without history falls back 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from console.core.format import ids_text, plural
-from console.core.model import BrokerId
+from console.core.limits import FOLLOWER_RATE
+from console.core.model import BrokerId, ClusterState, TopicPartition
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,11 @@ class Estimate:
                 f"{'broker' if len(self.brokers) == 1 else 'brokers'} {ids_text(self.brokers)}")
 
 
-def receive_time(todo: Mapping[BrokerId, int], throttle: int | None,
+Throttles = Mapping[BrokerId, int | None] | int | None
+"""The follower throttle per destination broker, or one for all (None: unthrottled)."""
+
+
+def receive_time(todo: Mapping[BrokerId, int], throttle: Throttles,
                  calibration: Calibration | None) -> tuple[float, set[BrokerId]] | None:
     """Seconds until every broker of ``todo`` (bytes to receive, brokers copying at once) has its
     bytes at its calibrated rate, with the brokers whose history was used; None when some broker
@@ -81,11 +86,50 @@ def receive_time(todo: Mapping[BrokerId, int], throttle: int | None,
     slowest = 0.0
     used: set[BrokerId] = set()
     for broker, size in todo.items():
+        limit = throttle.get(broker) if isinstance(throttle, Mapping) else throttle
         known = calibration.brokers.get(broker)
-        speed = known.rate(throttle) if known is not None else (float(throttle) if throttle else None)
+        speed = known.rate(limit) if known is not None else (float(limit) if limit else None)
         if not speed:
             return None
         if known is not None:
             used.add(broker)
         slowest = max(slowest, size / speed)
     return (slowest, used) if used else None
+
+
+def calibrated(todo: Mapping[BrokerId, int] | None, throttle: Throttles,
+               calibration: Calibration | None) -> Estimate | None:
+    """:func:`receive_time` as an :class:`Estimate` (None without sizes or history)."""
+    if todo is None or calibration is None:
+        return None
+    learned = receive_time(todo, throttle, calibration)
+    if learned is None:
+        return None
+    seconds, used = learned
+    return Estimate(seconds, sum(calibration.brokers[b].moves for b in used), tuple(sorted(used)))
+
+
+def bytes_to_receive(state: ClusterState, keys: Iterable[TopicPartition] | None = None) -> dict[BrokerId, int] | None:
+    """Per broker, the bytes its adding replicas (of ``keys``, or of everything in flight) still
+    have to copy; None when a size is unknown."""
+    parts = state.in_flight if keys is None else [p for k in keys if (p := state.partition_index.get(k)) is not None]
+    out: dict[BrokerId, int] = {}
+    for p in parts:
+        for r in p.progress(state.logs_known):
+            if r.in_isr:
+                continue
+            if r.bytes_left is None:
+                return None
+            out[r.broker] = out.get(r.broker, 0) + r.bytes_left
+    return out
+
+
+def follower_throttles(state: ClusterState) -> dict[BrokerId, int | None]:
+    """The follower throttle rate set on each broker (None where none is)."""
+    rates = state.throttles.broker_map()
+    default = rates.get("<default>", {})
+    out: dict[BrokerId, int | None] = {}
+    for b in state.brokers:
+        value = rates.get(str(b.id), default).get(FOLLOWER_RATE)
+        out[b.id] = int(value) if value is not None and value.isdigit() else None
+    return out

@@ -29,6 +29,7 @@ from enum import StrEnum
 from typing import Iterable, Mapping
 
 from console.access.auth import Identity, Users, approval_problem
+from console.core.calibration import Calibration, Estimate
 from console.core.errors import ConfigError, ConsoleError, PartiallyApplied
 from console.core.format import ids_text, plural
 from console.core.limits import FOLLOWER_RATE
@@ -43,7 +44,7 @@ from console.plans.validate import validate
 from console.runs.cancel import CancelPlan, plan_cancel
 from console.runs.executor import Executor, Step
 from console.runs.gateway import ClusterGateway
-from console.runs.progress import estimate_seconds
+from console.runs.progress import estimate_run
 from console.runs.throttles import Leftover
 from console.runs.waves import WaveLimits, plan_waves
 from console.storage.runs import NewRun, RunLimits
@@ -58,8 +59,13 @@ class Preflight:
     findings: list[Finding]
     waves: list[tuple[PlanEntry, ...]]
     bytes_to_copy: int
-    eta_s: float | None
-    """At the throttle, when throttled and sizes are known."""
+    estimate: Estimate | None
+    """How long copying takes: calibrated from past moves where the destinations have history, else
+    at the throttle; None when neither applies (unthrottled, no history) or sizes are unknown."""
+
+    @property
+    def eta_s(self) -> float | None:
+        return None if self.estimate is None else self.estimate.seconds
 
     @property
     def errors(self) -> list[Finding]:
@@ -74,10 +80,11 @@ class Preflight:
         return sum(map(len, self.waves))
 
 
-def preflight(state: ClusterState, plan: Plan, limits: WaveLimits = WaveLimits(), rate: int | None = None) -> Preflight:
+def preflight(state: ClusterState, plan: Plan, limits: WaveLimits = WaveLimits(), rate: int | None = None,
+              calibration: Calibration | None = None) -> Preflight:
     d = diff(state, plan)
     waves = plan_waves(state, plan, limits)
-    return Preflight(validate(state, plan, d), waves, d.bytes_to_copy, estimate_seconds(state, waves, rate))
+    return Preflight(validate(state, plan, d), waves, d.bytes_to_copy, estimate_run(state, waves, rate, calibration))
 
 
 def two_person_problem(store: Store, users: Users | None, plan_id: int | None, plan: Plan) -> str | None:
