@@ -18,6 +18,7 @@ with st.sidebar:
         st.selectbox("Cluster", names, key=keys.CLUSTER)
         chosen = known[st.session_state[keys.CLUSTER]]
         deps.worker(chosen)  # drives the cluster's unfinished runs (resumed after a server restart)
+        deps.collector(chosen)  # appends snapshots to the history when CONSOLE_COLLECT_EVERY is set
         st.caption(f"`{chosen.bootstrap_servers}`" + (f"  \nZooKeeper `{chosen.zookeeper}`" if chosen.zookeeper else ""))
         if st.session_state[keys.CLUSTER] == "sandbox":
             st.info("Local sandbox cluster", icon=":material/science:")
@@ -36,6 +37,7 @@ page = st.navigation(
         st.Page("views/drafts.py", title="Drafts", icon=":material/edit_note:"),
         st.Page("views/review.py", title="Review", icon=":material/fact_check:"),
         st.Page("views/runs.py", title="Runs", icon=":material/play_circle:"),
+        st.Page("views/history.py", title="History", icon=":material/timeline:"),
     ]
 )
 page.run()

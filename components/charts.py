@@ -131,3 +131,67 @@ def plan_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt
     text = text.encode(text="label:N")
     return alt.LayerChart(layer=[rect, text]).properties(height=alt.Step(22), width=alt.Step(34)).facet(
         column=alt.Column("when:N", sort=["before", "after"], title=None))
+
+
+def move_timeline(rows: pd.DataFrame) -> alt.Chart:
+    """One bar per replica move, from its start to its end (or last sighting), coloured by outcome."""
+    from console.present.moves import OUTCOME_COLORS
+
+    order = list(rows["move"]) if len(rows) else []
+    bars: alt.Chart = alt.Chart(rows).mark_bar(cornerRadius=2)
+    return bars.encode(
+        x=alt.X("start:T", title=None),
+        x2="end:T",
+        y=alt.Y("move:N", sort=order, title=None),
+        color=alt.Color("outcome:N", scale=alt.Scale(domain=list(OUTCOME_COLORS), range=list(OUTCOME_COLORS.values())),
+                        legend=alt.Legend(orient="top", title=None)),
+        tooltip=["move", "outcome", alt.Tooltip("start:T", format="%H:%M:%S"), "took", "size", "rate"],
+    ).properties(height=alt.Step(14) if len(order) > 12 else 200)
+
+
+def copy_rate_over_time(moves: pd.DataFrame) -> alt.Chart:
+    """Each completed move's copy rate when it ended, per destination broker."""
+    df = moves[moves["rate_bps"].notna()].copy() if len(moves) else pd.DataFrame(
+        columns=["ended_at", "last_seen_at", "rate_bps", "broker", "topic", "partition", "outcome"])
+    df["when"] = df["ended_at"].fillna(df["last_seen_at"])
+    df["MB/s"] = df["rate_bps"].astype(float) / MB
+    df["broker"] = df["broker"].astype(str)
+    df["move"] = df["topic"].astype(str) + "-" + df["partition"].astype(str)
+    points: alt.Chart = alt.Chart(df).mark_point(filled=True, size=60)
+    return points.encode(
+        x=alt.X("when:T", title=None),
+        y=alt.Y("MB/s:Q", title="copy rate (MB/s)"),
+        color=alt.Color("broker:N", title="to broker"),
+        tooltip=["move", "broker", "outcome", alt.Tooltip("MB/s:Q", format=".2f")],
+    ).properties(height=220)
+
+
+def broker_load_over_time(load: pd.DataFrame, measure: str) -> alt.Chart:
+    """Per broker over time: ``replicas``, ``leaders`` or ``bytes`` (in MB)."""
+    df = load.copy() if len(load) else pd.DataFrame(columns=["taken_at", "broker", measure])
+    df["value"] = df[measure].astype(float) / MB if measure == "bytes" else df[measure].astype(float)
+    df["broker"] = df["broker"].astype(str)
+    lines: alt.Chart = alt.Chart(df).mark_line(interpolate="step-after")
+    return lines.encode(
+        x=alt.X("taken_at:T", title=None),
+        y=alt.Y("value:Q", title="MB" if measure == "bytes" else measure),
+        color=alt.Color("broker:N", title="broker"),
+        tooltip=["broker", alt.Tooltip("taken_at:T", format="%H:%M:%S"), alt.Tooltip("value:Q", format=",.1f",
+                                                                                     title=measure)],
+    ).properties(height=220)
+
+
+def urp_vs_reassigning(counts: pd.DataFrame) -> alt.Chart:
+    """Truly under-replicated (KIP-352) and reassigning partitions over time."""
+    names = {"under_replicated": "truly under-replicated", "reassigning": "reassigning"}
+    df = (counts[["taken_at", *names]].melt(id_vars=["taken_at"], var_name="what", value_name="count")
+          if len(counts) else pd.DataFrame(columns=["taken_at", "what", "count"]))
+    df["what"] = df["what"].map(names)
+    lines: alt.Chart = alt.Chart(df).mark_line(interpolate="step-after")
+    return lines.encode(
+        x=alt.X("taken_at:T", title=None),
+        y=alt.Y("count:Q", title="partitions"),
+        color=alt.Color("what:N", scale=alt.Scale(domain=list(names.values()), range=["#e5534b", "#f0a020"]),
+                        legend=alt.Legend(orient="top", title=None)),
+        tooltip=["what", alt.Tooltip("taken_at:T", format="%H:%M:%S"), alt.Tooltip("count:Q", title="partitions")],
+    ).properties(height=200)

@@ -17,6 +17,7 @@ from console.storage.store import Store
 
 if TYPE_CHECKING:
     from console.core.calibration import Calibration
+    from console.pipeline.collect import BackgroundCollector
     from console.runs.worker import Worker
 
 
@@ -145,3 +146,31 @@ def calibration(state: ClusterState, settings: ConnectionSettings) -> "Calibrati
     except OSError:
         return None
     return _calibration(str(tables), cluster_key(state, settings.name), stamp)
+
+
+@st.cache_resource(show_spinner=False)
+def _collector(key: str, root: str, every_s: float) -> "BackgroundCollector":
+    from console.pipeline.collect import BackgroundCollector
+
+    raw = json.loads(key)
+    settings = ConnectionSettings(raw["properties"], zookeeper=raw["zookeeper"], name=raw["name"])
+    return BackgroundCollector(reader(settings), root, every_s).start()
+
+
+def collector(settings: ConnectionSettings) -> "BackgroundCollector | None":
+    """The server's collector for a cluster when ``CONSOLE_COLLECT_EVERY`` (seconds) is set: appends
+    snapshots to the history while the console runs (off by default). None when off."""
+    import os
+
+    from console.core.paths import history_dir
+
+    every = os.environ.get("CONSOLE_COLLECT_EVERY", "").strip()
+    try:
+        seconds = float(every) if every else 0.0
+    except ValueError:
+        return None
+    if seconds <= 0:
+        return None
+    key = json.dumps({"properties": dict(settings.properties), "zookeeper": settings.zookeeper,
+                      "name": settings.name}, sort_keys=True)
+    return _collector(key, str(history_dir() / "snapshots"), max(1.0, seconds))

@@ -9,6 +9,7 @@ day's small files into one sorted file per cluster and day.
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import Callable, Protocol
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from console.core.errors import ConfigError
+from console.core.errors import ConfigError, ConsoleError
 from console.core.model import ClusterState, SourceStatus
 from console.pipeline.snapshots import cluster_dir, day_of, header_table, key_of, replica_table
 
@@ -89,7 +90,7 @@ def readable(state: ClusterState) -> bool:
 def collect(reader: Snapshots, writer: SnapshotWriter, every_s: float, for_s: float | None = None,
             on_snapshot: Callable[[Written | ClusterState], None] = lambda _: None,
             stop: Callable[[], bool] = lambda: False, clock: Callable[[], float] = time.monotonic,
-            sleep: Callable[[float], None] = time.sleep) -> int:
+            sleep: Callable[[float], object] = time.sleep) -> int:
     """Snapshot every ``every_s`` seconds for ``for_s`` seconds (forever when None) or until ``stop()``;
     each kept snapshot is passed to ``on_snapshot`` as :class:`Written`, a snapshot the cluster
     did not answer as the :class:`ClusterState` (its findings say why). Returns how many were kept."""
@@ -114,3 +115,52 @@ def collect(reader: Snapshots, writer: SnapshotWriter, every_s: float, for_s: fl
         else:
             sleep(wait)
     return kept
+
+
+class BackgroundCollector:
+    """Collects in a daemon thread while the console's server runs (``CONSOLE_COLLECT_EVERY``):
+    the same snapshots the pages share, appended every ``every_s`` seconds."""
+
+    def __init__(self, reader: Snapshots, root: str | Path, every_s: float) -> None:
+        self.writer = SnapshotWriter(root)
+        self.reader = reader
+        self.every_s = every_s
+        self.last: Written | None = None
+        self.kept = 0
+        self.problem: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="history-collector")
+
+    def start(self) -> "BackgroundCollector":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _note(self, item: Written | ClusterState) -> None:
+        if isinstance(item, Written):
+            self.last, self.problem = item, None
+            self.kept += 1
+        else:
+            self.problem = "; ".join(f.message for f in item.findings) or "the cluster did not answer"
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                collect(_Shared(self.reader, self.every_s), self.writer, self.every_s, on_snapshot=self._note,
+                        stop=self._stop.is_set, sleep=self._stop.wait)
+            except ConsoleError as e:  # a full disk, an unwritable directory: say so, try again later
+                self.problem = e.message
+                self._stop.wait(self.every_s)
+
+
+class _Shared:
+    """A reader's recent snapshot (one the pages already took, when fresh enough)."""
+
+    def __init__(self, reader: Snapshots, every_s: float) -> None:
+        self.reader, self.max_age = reader, every_s / 2
+
+    def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
+        return self.reader.snapshot(max_age_s=self.max_age)

@@ -1,0 +1,59 @@
+"""AppTest: the History page with no history (what to do), then the history job run from the
+page (in a child process), then the tables and charts of a scripted timeline; and the Live
+page's ETA from history for a move in flight."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from console.pipeline.collect import SnapshotWriter
+from tests.conftest import point_console_at
+from tests.unit.test_pipeline_history import timeline
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+@pytest.fixture
+def history_env(sandbox, monkeypatch, tmp_path):
+    point_console_at(sandbox, monkeypatch, tmp_path / "data")
+    monkeypatch.setenv("CONSOLE_HISTORY_DIR", str(tmp_path / "history"))
+    writer = SnapshotWriter(tmp_path / "history" / "snapshots")
+    for s in timeline():
+        writer.write(s)
+    return tmp_path / "history"
+
+
+def test_history_page_updates_and_shows_moves_rates_load_and_incidents(history_env):
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.switch_page("views/history.py").run()
+    assert not at.exception
+    assert any("No history yet" in i.value for i in at.info)
+    assert any("does not collect snapshots" in c.value for c in at.caption)
+    at.button(key=keys_update()).click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    at.segmented_control(key="history.range").set_value("All").run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Moves"] == "6" and metrics["Completed"] == "3" and metrics["Cancelled"] == "1"
+    assert metrics["In flight / stuck"] == "2 / 0" and metrics["Median copy rate"].endswith("B/s")
+    assert any(c.value.startswith("The history job last ran") for c in at.caption)
+    moves = next(d.value for d in at.dataframe if "outcome" in d.value.columns)
+    assert set(moves["outcome"]) == {"completed", "cancelled", "in_flight"}
+    assert "a-0 → 3" in set(moves["move"])
+    rates = next(d.value for d in at.dataframe if "broker throughput" in d.value.columns)
+    assert list(rates["to broker"].unique()) == [2, 3]
+    incidents = next(d.value for d in at.dataframe if "peak partitions" in d.value.columns)
+    assert set(incidents["what"]) == {"truly under-replicated", "reassigning"}
+    assert len(at.get("vega_lite_chart")) == 4
+    at.segmented_control(key="history.measure").set_value("replicas").run()
+    assert not at.exception
+
+
+def keys_update() -> str:
+    from components import keys
+
+    return keys.HISTORY_UPDATE
