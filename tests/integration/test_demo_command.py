@@ -69,6 +69,9 @@ def test_make_demo_adds_demo_data_to_a_running_sandbox_and_stops_everything(tmp_
         assert {"orders", "payments", "clickstream"} <= set(kp.list_topics())
         wait_for(lambda: any(tp.topic == "payments" for tp in kp.list_partition_reassignments()), timeout=60,
                  what="the demo reassignment in flight")
+        snapshots = data / "history" / "snapshots" / "headers"
+        wait_for(lambda: snapshots.exists() and any(snapshots.rglob("*.parquet")), timeout=60,
+                 what="the demo collecting snapshots into the history")
     try:
         assert "payments" not in kp.list_topics()
         _run_then_stop(env, data, check)
