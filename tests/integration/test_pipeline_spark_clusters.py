@@ -1,0 +1,76 @@
+"""The history job on real Spark services, not only local: a standalone master and worker and a
+Spark Connect server started from the PySpark distribution on loopback give the same tables as
+``local[2]``; a master or Connect server that does not answer is exit 2 with a message."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from console.pipeline.collect import SnapshotWriter
+from tests.sparkcluster import connect_server, free_port, standalone
+from tests.unit.test_pipeline_history import timeline
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLES = ("moves", "copy_rates", "broker_load", "partition_counts", "incidents")
+
+
+def history(snapshots: Path, out: Path, *where: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SPARK_LOCAL_IP": "127.0.0.1"}
+    return subprocess.run([sys.executable, "-m", "console", "pipeline", "history", "--snapshots", str(snapshots),
+                           "--out", str(out), "--stuck-after", "30", *where], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def snapshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("spark-snapshots")
+    writer = SnapshotWriter(root)
+    for s in timeline():
+        writer.write(s)
+    return root
+
+
+@pytest.fixture(scope="module")
+def local(snapshots: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, pd.DataFrame]:
+    out = tmp_path_factory.mktemp("local-tables")
+    ran = history(snapshots, out, "--master", "local[2]")
+    assert ran.returncode == 0, ran.stderr
+    return {t: pd.read_parquet(out / t) for t in TABLES}
+
+
+def same_tables(out: Path, local: dict[str, pd.DataFrame]) -> None:
+    for t in TABLES:
+        pd.testing.assert_frame_equal(pd.read_parquet(out / t), local[t], check_dtype=False)
+    assert len(local["moves"]) == 6
+
+
+def test_history_on_a_standalone_master_and_worker(snapshots, local, tmp_path) -> None:
+    with standalone(tmp_path / "spark") as master:
+        ran = history(snapshots, tmp_path / "tables", "--master", master)
+    assert ran.returncode == 0, ran.stderr
+    assert f"Starting Spark ({master})" in ran.stderr
+    same_tables(tmp_path / "tables", local)
+
+
+def test_history_through_spark_connect(snapshots, local, tmp_path) -> None:
+    with connect_server(tmp_path / "connect") as remote:
+        ran = history(snapshots, tmp_path / "tables", "--remote", remote)
+    assert ran.returncode == 0, ran.stderr
+    assert f"Starting Spark ({remote})" in ran.stderr
+    same_tables(tmp_path / "tables", local)
+
+
+@pytest.mark.parametrize("flag, scheme, what", [("--master", "spark", "Spark master"),
+                                                 ("--remote", "sc", "Spark Connect server")])
+def test_a_spark_that_does_not_answer_is_named(snapshots, tmp_path, flag, scheme, what) -> None:
+    url = f"{scheme}://127.0.0.1:{free_port()}"
+    ran = history(snapshots, tmp_path / "tables", flag, url)
+    assert ran.returncode == 2
+    assert f"Error: The {what} at {url} does not answer" in ran.stderr and flag in ran.stderr
+    assert not (tmp_path / "tables").exists() or not any((tmp_path / "tables").iterdir()), "nothing written"
