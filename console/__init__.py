@@ -12,6 +12,7 @@ One import gives what notebooks, scripts and the CLI use::
     back = rollback(state, plan).to_json()     # the way back, as the official tool prints it
     made = generate(state, GenerateOptions(Goal.DECOMMISSION, (3,)))   # a plan for a goal, and its report
     runs = Store().runs.list()                 # the console's runs; Store().audit.entries() the audit log
+    past = load_history(tables_dir, state.cluster_id)   # moves, copy rates, broker load (pipeline output)
 
 Names are imported on first use, so ``import console`` stays cheap. The package's layout and
 its two data paths are described in docs/ARCHITECTURE.md.
@@ -38,6 +39,10 @@ _PUBLIC = {
     "Store": "console.storage.store", "RunState": "console.core.states", "WaveState": "console.core.states",
     "WaveLimits": "console.runs.waves", "LiveGateway": "console.runs.gateway", "plan_cancel": "console.runs.cancel",
     "operations": "console.runs.operations",
+    # history (the Spark pipeline; the readers need no Spark)
+    "replica_rows": "console.pipeline.snapshots", "SnapshotWriter": "console.pipeline.collect",
+    "load_history": "console.pipeline.tables", "load_calibration": "console.pipeline.calibration",
+    "history_job": "console.pipeline.jobs", "SparkSettings": "console.pipeline.spark",
     # errors
     "ConsoleError": "console.core.errors", "ConfigError": "console.core.errors",
     "PlanFormatError": "console.core.errors", "ClusterUnavailable": "console.core.errors",
@@ -57,6 +62,12 @@ if TYPE_CHECKING:
     from console.plans.rebase import rebase
     from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
     from console.plans.validate import validate
+    from console.pipeline.calibration import load_calibration
+    from console.pipeline.collect import SnapshotWriter
+    from console.pipeline.jobs import history_job
+    from console.pipeline.snapshots import replica_rows
+    from console.pipeline.spark import SparkSettings
+    from console.pipeline.tables import load_history
     from console.runs import operations
     from console.runs.cancel import plan_cancel
     from console.runs.gateway import LiveGateway
