@@ -12,7 +12,7 @@ import os
 import socket
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TypeVar
 from contextlib import contextmanager
 from urllib.parse import urlparse
 
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 DEFAULT_MASTER = "local[*]"
+LOG_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
+"""Spark's driver logs at ERROR only: the jobs print their own stages."""
 _CONNECT_TIMEOUT_S = 5.0
 
 
@@ -102,7 +104,10 @@ def session(settings: SparkSettings = SparkSettings()) -> "SparkSession":
     else:
         master = settings.master or DEFAULT_MASTER
         cores = _cores(master)
+        if master.startswith("local"):  # one machine: no "hostname resolves to a loopback address" warning
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         builder = (builder.master(master)
+                   .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{LOG_CONFIG}")
                    .config("spark.ui.enabled", str(settings.ui).lower())
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.driver.memory", settings.driver_memory or _driver_memory())
@@ -157,12 +162,31 @@ def run_job(what: str, body: Callable[[], T]) -> T:
 
 @contextmanager
 def progress(spark: "SparkSession", report: Callable[[int, int], None], every_s: float = 0.5) -> Iterator[None]:
-    """Calls ``report(done, total)`` with the tasks of the running Spark stages while the block runs
-    (classic sessions; a Connect session has no status tracker and reports nothing)."""
+    """Calls ``report(done, total)`` with the tasks of the running Spark stages while the block runs:
+    polled from the status tracker in a classic session, pushed by the server through a progress
+    handler in a Spark Connect session."""
     try:
         tracker = spark.sparkContext.statusTracker()
-    except Exception:  # noqa: BLE001 - Spark Connect: no SparkContext
-        yield
+    except Exception:  # noqa: BLE001 - Spark Connect: no SparkContext; the server reports progress itself
+        from pyspark.sql.connect.shell.progress import ProgressHandler, StageInfo
+
+        class Handler(ProgressHandler):
+            def __call__(self, stages: Iterable[StageInfo] | None, inflight_tasks: int, operation_id: str | None,
+                         done: bool) -> None:
+                seen = list(stages or ())
+                total = sum(s.num_tasks for s in seen)
+                if total and not done:
+                    report(sum(s.num_completed_tasks for s in seen), total)
+
+        try:
+            spark.registerProgressHandler(Handler())
+        except Exception:  # noqa: BLE001 - an older server: no progress, the stage lines remain
+            yield
+            return
+        try:
+            yield
+        finally:
+            spark.clearProgressHandlers()
         return
     done = threading.Event()
 
