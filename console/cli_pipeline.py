@@ -137,6 +137,7 @@ def run_collect(args: argparse.Namespace, connect: "Callable[[argparse.Namespace
 
     previous = signal.signal(signal.SIGTERM, on_term)
     kept = [0, 0, 0.0]  # snapshots, bytes, seconds spent writing
+    missed = [0]
 
     def show(item: "Written | ClusterState") -> None:
         if isinstance(item, Written):
@@ -146,6 +147,7 @@ def run_collect(args: argparse.Namespace, connect: "Callable[[argparse.Namespace
             print(f"{timestamp(item.taken_at)} {item.cluster}: {item.rows} replica rows, {human_bytes(item.bytes)} "
                   f"({item.seconds * 1000:.0f} ms)", file=sys.stderr, flush=True)
         else:
+            missed[0] += 1
             why = "; ".join(f.message for f in item.findings) or "no answer"
             print(f"{timestamp(item.taken_at)}: the cluster did not answer, nothing kept ({why})", file=sys.stderr,
                   flush=True)
@@ -161,4 +163,8 @@ def run_collect(args: argparse.Namespace, connect: "Callable[[argparse.Namespace
     if kept[0]:
         print(f"Kept {kept[0]} snapshot(s), {human_bytes(kept[1])} in {args.out}; "
               f"{kept[2] / kept[0] * 1000:.0f} ms per snapshot beyond reading the cluster.", file=sys.stderr)
+    elif missed[0]:
+        print("Error: the cluster never answered; nothing was kept.\nCheck --bootstrap-server (and "
+              "--command-config) with: python -m console state --bootstrap-server HOST:PORT", file=sys.stderr)
+        return 1
     return 0

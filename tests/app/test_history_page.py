@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from console.pipeline.collect import SnapshotWriter
 from tests.conftest import point_console_at
-from tests.unit.test_pipeline_history import timeline
+from tests.unit.timeline import timeline, write_states
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -20,9 +19,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 def history_env(sandbox, monkeypatch, tmp_path):
     point_console_at(sandbox, monkeypatch, tmp_path / "data")
     monkeypatch.setenv("CONSOLE_HISTORY_DIR", str(tmp_path / "history"))
-    writer = SnapshotWriter(tmp_path / "history" / "snapshots")
-    for s in timeline():
-        writer.write(s)
+    write_states(tmp_path / "history" / "snapshots", timeline())
     return tmp_path / "history"
 
 

@@ -12,9 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from console.pipeline.collect import SnapshotWriter
 from tests.sparkcluster import connect_server, free_port, standalone
-from tests.unit.test_pipeline_history import timeline
+from tests.unit.timeline import timeline, write_states
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ("moves", "copy_rates", "broker_load", "partition_counts", "incidents")
@@ -29,11 +28,7 @@ def history(snapshots: Path, out: Path, *where: str) -> subprocess.CompletedProc
 
 @pytest.fixture(scope="module")
 def snapshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("spark-snapshots")
-    writer = SnapshotWriter(root)
-    for s in timeline():
-        writer.write(s)
-    return root
+    return write_states(tmp_path_factory.mktemp("spark-snapshots"), timeline())
 
 
 @pytest.fixture(scope="module")
@@ -44,26 +39,16 @@ def local(snapshots: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     return {t: pd.read_parquet(out / t) for t in TABLES}
 
 
-def same_tables(out: Path, local: dict[str, pd.DataFrame]) -> None:
+@pytest.mark.parametrize("service, flag", [(standalone, "--master"), (connect_server, "--remote")],
+                         ids=["standalone master and worker", "Spark Connect server"])
+def test_history_on_a_real_spark_service(snapshots, local, tmp_path, service, flag) -> None:
+    with service(tmp_path / "spark") as address:
+        ran = history(snapshots, tmp_path / "tables", flag, address)
+    assert ran.returncode == 0, ran.stderr
+    assert f"Starting Spark ({address})" in ran.stderr
     for t in TABLES:
-        pd.testing.assert_frame_equal(pd.read_parquet(out / t), local[t], check_dtype=False)
+        pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "tables" / t), local[t], check_dtype=False)
     assert len(local["moves"]) == 6
-
-
-def test_history_on_a_standalone_master_and_worker(snapshots, local, tmp_path) -> None:
-    with standalone(tmp_path / "spark") as master:
-        ran = history(snapshots, tmp_path / "tables", "--master", master)
-    assert ran.returncode == 0, ran.stderr
-    assert f"Starting Spark ({master})" in ran.stderr
-    same_tables(tmp_path / "tables", local)
-
-
-def test_history_through_spark_connect(snapshots, local, tmp_path) -> None:
-    with connect_server(tmp_path / "connect") as remote:
-        ran = history(snapshots, tmp_path / "tables", "--remote", remote)
-    assert ran.returncode == 0, ran.stderr
-    assert f"Starting Spark ({remote})" in ran.stderr
-    same_tables(tmp_path / "tables", local)
 
 
 @pytest.mark.parametrize("flag, scheme, what", [("--master", "spark", "Spark master"),

@@ -11,67 +11,14 @@ import pandas as pd
 import pytest
 
 from console.core.errors import ConfigError
-from console.core.model import ClusterState
-from console.pipeline.collect import SnapshotWriter
 from console.pipeline.datasets import read_manifest
 from console.pipeline.jobs import JobResult, history_job
 from console.pipeline.spark import SparkSettings
-from tests.unit.timeline import T0, part, snap, throttled
-
-EVERY = 10.0
-
-
-def timeline() -> list[ClusterState]:
-    """Twelve snapshots 10 s apart of a 4-broker cluster:
-
-    * a-0 moves 1 → 3 (ticks 2–5, 250 B per tick under a 100 B/s throttle, 1000 B), then completes;
-    * b-0 starts adding 4 at tick 2 and is cancelled at tick 4;
-    * c-0 adds 4 at tick 3 and never grows: stuck at the end;
-    * d-0 adds 3 at tick 9, still growing at the end: in flight;
-    * e-0 moves to 2 twice (ticks 1–2 and 6–7), completing each time (back on 1 at ticks 4–5);
-    * f-0 loses broker 2 from its ISR at ticks 5–7 (truly under-replicated), not moving.
-    """
-    out = []
-    for i in range(12):
-        ps = []
-        if i < 2:
-            ps.append(part("a", 0, [1, 2], [1, 2], 1, sizes={1: 1000, 2: 1000}))
-        elif i < 6:
-            ps.append(part("a", 0, [3, 2, 1], [2, 1], 1, adding=[3], removing=[1],
-                           sizes={1: 1000, 2: 1000, 3: (i - 2) * 250}))
-        else:
-            ps.append(part("a", 0, [3, 2], [3, 2], 3, sizes={3: 1000, 2: 1000}))
-        if 2 <= i < 4:
-            ps.append(part("b", 0, [4, 1, 2], [1, 2], 1, adding=[4], removing=[2], sizes={1: 50, 2: 50, 4: 5 * i}))
-        else:
-            ps.append(part("b", 0, [1, 2], [1, 2], 1, sizes={1: 50, 2: 50}))
-        if i >= 3:
-            ps.append(part("c", 0, [4, 1], [1], 1, adding=[4], sizes={1: 50, 4: 7}))
-        else:
-            ps.append(part("c", 0, [1], [1], 1, sizes={1: 50}))
-        if i >= 9:
-            ps.append(part("d", 0, [3, 1], [1], 1, adding=[3], sizes={1: 900, 3: (i - 8) * 100}))
-        else:
-            ps.append(part("d", 0, [1], [1], 1, sizes={1: 900}))
-        if i in (1, 2, 6, 7):
-            ps.append(part("e", 0, [2, 1], [1], 1, adding=[2], sizes={1: 40, 2: 20}))
-        elif i == 3 or i >= 8:
-            ps.append(part("e", 0, [2], [2], 2, sizes={2: 40}))
-        else:
-            ps.append(part("e", 0, [1], [1], 1, sizes={1: 40}))
-        ps.append(part("f", 0, [1, 2], [1] if 5 <= i < 8 else [1, 2], 1, sizes={1: 10, 2: 10}))
-        thr = throttled(100, "a", ["0:1", "0:2"], ["0:3"], [1, 2, 3]) if 2 <= i < 6 else None
-        out.append(snap(T0 + EVERY * i, ps, throttles=thr))
-    return out
-
+from tests.unit.timeline import EVERY, T0, timeline, write_states
 
 @pytest.fixture(scope="module")
 def snapshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("snapshots")
-    w = SnapshotWriter(root)
-    for s in timeline():
-        w.write(s)
-    return root
+    return write_states(tmp_path_factory.mktemp("snapshots"), timeline())
 
 
 @pytest.fixture(scope="module")

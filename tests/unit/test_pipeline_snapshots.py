@@ -143,3 +143,26 @@ def test_stored_schemas_are_the_documented_columns() -> None:
     header = json.loads(header_table(state).column("header")[0].as_py())
     assert "partitions" not in header and header["cluster_id"] == "c1" and header["format"] >= 1
     assert state_from_tables(header_table(state), replica_table(state)).partitions[0].leader == BrokerId(1)
+
+
+def test_the_commands_exit_2_on_a_bad_snapshot_directory_before_starting_spark(tmp_path: Path, capsys) -> None:
+    from console.cli import main
+
+    assert main(["pipeline", "history", "--snapshots", str(tmp_path / "nowhere"), "--out", str(tmp_path / "t")]) == 2
+    err = capsys.readouterr().err
+    assert "Error: The snapshot directory" in err and "does not exist" in err and "Starting Spark" not in err
+    root = _written(tmp_path / "snaps")
+    bad = next(parquet_files(root / REPLICAS))
+    bad.write_bytes(b"not parquet at all")
+    assert main(["pipeline", "compact", "--snapshots", str(root)]) == 2
+    assert f"{bad} is not a readable Parquet file" in capsys.readouterr().err
+
+
+def test_collect_from_a_cluster_that_never_answers_keeps_nothing_and_says_so(tmp_path: Path, capsys) -> None:
+    from console.cli import main
+
+    code = main(["collect", "--bootstrap-server", "127.0.0.1:1", "--timeout", "1", "--out", str(tmp_path),
+                 "--every", "1", "--for", "1"])
+    err = capsys.readouterr().err
+    assert code == 1 and "the cluster never answered; nothing was kept" in err
+    assert not list(parquet_files(tmp_path))
