@@ -86,7 +86,7 @@ def changed_only_size(root: Path, scratch: Path) -> int:
     return out.stat().st_size if out.exists() else 0
 
 
-def storage_and_history(day: Day, runs: int) -> None:
+def storage_and_history(day: Day, runs: int, storage_only: bool = False) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     try:
         snaps = scratch / "snapshots"
@@ -102,12 +102,14 @@ def storage_and_history(day: Day, runs: int) -> None:
               f"({human_bytes(small * per_day)} per day)")
         took = job("compact", "--snapshots", str(snaps), "--before", "2100-01-01", "--master", "local[2]")
         compacted = size_of(snaps)
-        print(f"- compacted (one sorted file per day, Parquet encodings): {human_bytes(compacted)} "
+        print(f"- compacted (a few files per day sorted by replica and time, Parquet encodings): {human_bytes(compacted)} "
               f"({human_bytes(compacted * per_day)} per day; {small / compacted:.1f}× smaller); compact job "
               f"{human_duration(took)} on local[2]")
         changed = changed_only_size(snaps, scratch)
         print(f"- only what changed between snapshots, same columns: {human_bytes(changed)} "
               f"({human_bytes(changed * per_day)} per day)")
+        if storage_only:
+            return
         for master in ("local[2]", "local[1]"):
             times = [job("history", "--snapshots", str(snaps), "--out", str(scratch / "tables"), "--master", master)
                      for _ in range(runs)]
@@ -162,10 +164,11 @@ def main() -> None:
     ap.add_argument("--hours", type=float, default=24.0)
     ap.add_argument("--runs", type=int, default=1, help="history job runs per master (median)")
     ap.add_argument("--skip-collect", action="store_true")
-    ap.add_argument("--skip-history", action="store_true")
+    ap.add_argument("--skip-history", action="store_true", help="no synthetic day at all")
+    ap.add_argument("--storage-only", action="store_true", help="the synthetic day's storage figures, no history job")
     args = ap.parse_args()
     if not args.skip_history:
-        storage_and_history(Day(partitions=args.partitions, hours=args.hours), args.runs)
+        storage_and_history(Day(partitions=args.partitions, hours=args.hours), args.runs, args.storage_only)
     if not args.skip_collect:
         collect_cost(20)
 

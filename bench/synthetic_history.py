@@ -88,6 +88,7 @@ def write_day(day: Day, root: Path, cluster: str = "bench-cluster") -> dict[str,
         by_start.setdefault(s, []).append((p, pos, dest, took))
     rows_total = 0
     leader = assign[:, 0].copy()
+    written = np.zeros(n, np.int64)
     for i in range(steps):
         t = DAY_START + i * day.every_s
         for p, pos, dest, took in by_start.get(i, []):
@@ -98,7 +99,9 @@ def write_day(day: Day, root: Path, cluster: str = "bench-cluster") -> dict[str,
             pos, dest, _, _ = active.pop(p)
             assign[p, pos] = dest
             leader[p] = assign[p, 0]
-        logs = size + (rate * i * day.every_s) % retention
+        # writes are uneven: each interval adds the partition's rate times a log-normal factor
+        written += (rate * day.every_s * rng.lognormal(0.0, 0.5, n)).astype(np.int64)
+        logs = size + written % retention
         broker = assign.reshape(-1)
         pidx = np.repeat(np.arange(n), rf)
         isr = np.ones(n * rf, bool)

@@ -34,7 +34,7 @@ def add_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]", con
     co.add_argument("--every", type=float, default=30.0, metavar="SECONDS", help="seconds between snapshots (default 30)")
     co.add_argument("--for", dest="for_s", type=float, metavar="SECONDS", help="stop after this long (default: run until stopped)")
 
-    pl = sub.add_parser("pipeline", help="run a data-pipeline job on Spark (history, compact)",
+    pl = sub.add_parser("pipeline", help="run a data-pipeline job on Spark (history, review, compact)",
                         description="Jobs over the snapshot history, on Spark: local[*] by default, a Spark cluster "
                                     "with --master, a Spark Connect server with --remote. Exit 2 when the input "
                                     "cannot be used or Spark does not answer; nothing is written half-way.")
@@ -45,7 +45,18 @@ def add_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]", con
     hi.add_argument("--out", default=str(history_dir() / "tables"), help="where the tables go (a local directory)")
     hi.add_argument("--stuck-after", type=float, metavar="SECONDS",
                     help="a move in flight whose bytes have not grown this long is stuck (default 600)")
-    cp = jobs.add_parser("compact", help="merge each past day's snapshot files into one sorted file per cluster and day")
+    rv = jobs.add_parser("review", help="a plan against a cluster's stored snapshot: diff, brokers, findings, waves, "
+                                        "ETA, rollback (the Review page's answers, at fleet scale)")
+    _spark_args(rv)
+    rv.add_argument("--snapshots", default=str(history_dir() / "snapshots"), help="snapshot directory or URI")
+    rv.add_argument("--reassignment-json-file", required=True, help="the plan (official JSON)")
+    rv.add_argument("--cluster", help="the cluster id the plan is for (needed when the history holds several)")
+    rv.add_argument("--at", help="the last snapshot at or before this time (ISO 8601 or epoch seconds; default: the last)")
+    rv.add_argument("--out", required=True, help="where the tables go (a local directory)")
+    rv.add_argument("--throttle", type=int, metavar="B/s", help="estimate the duration at this replication throttle")
+    rv.add_argument("--max-moves-per-broker", type=int, default=5, help="adding replicas per broker per wave (default 5)")
+    rv.add_argument("--max-partitions-per-request", type=int, default=500, help="partitions per wave (default 500)")
+    cp = jobs.add_parser("compact", help="merge each past day's snapshot files into a few sorted files per cluster and day")
     _spark_args(cp)
     cp.add_argument("--snapshots", default=str(history_dir() / "snapshots"), help="snapshot directory (local)")
     cp.add_argument("--before", metavar="YYYY-MM-DD", help="compact days before this one (default: today, UTC)")
@@ -70,6 +81,25 @@ def _settings(args: argparse.Namespace) -> "SparkSettings":
             raise ConfigError(f"--conf takes KEY=VALUE, not {kv!r}.")
         conf[key.strip()] = value.strip()
     return SparkSettings(master=args.master, remote=args.remote, ui=args.ui, conf=conf)
+
+
+def _time(text: str | None) -> float | None:
+    """``--at``: epoch seconds, or an ISO 8601 time (UTC unless it says otherwise)."""
+    from datetime import datetime, timezone
+
+    from console.core.errors import ConfigError
+
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        t = datetime.fromisoformat(text)
+    except ValueError:
+        raise ConfigError(f"--at takes epoch seconds or an ISO 8601 time (2026-11-23T10:00:00Z), not {text!r}.") from None
+    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
 
 
 class _Bar:
@@ -102,10 +132,17 @@ class _Bar:
 
 
 def run_pipeline(args: argparse.Namespace) -> int:
-    from console.pipeline.jobs import compact_job, history_job
+    from console.pipeline.jobs import compact_job, history_job, review_job
 
     bar = _Bar()
-    if args.job == "compact":
+    if args.job == "review":
+        from console.runs.waves import WaveLimits
+
+        result = review_job(args.snapshots, {args.cluster: args.reassignment_json_file}, args.out, _settings(args),
+                            at=_time(args.at), throttle=args.throttle,
+                            limits=WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request),
+                            report=bar.line, tasks=bar.tasks)
+    elif args.job == "compact":
         result = compact_job(args.snapshots, _settings(args), args.before, report=bar.line, tasks=bar.tasks)
     else:
         result = history_job(args.snapshots, args.out, _settings(args), args.stuck_after, report=bar.line,

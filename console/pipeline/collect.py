@@ -3,7 +3,7 @@
 Each snapshot becomes two small files (its replica rows, then its header), each written under a
 hidden name and renamed into place, so a reader never sees half a file and a header always has
 its rows. Spark and pyarrow skip names starting with ``.``. The ``compact`` job later merges a
-day's small files into one sorted file per cluster and day.
+day's small files into a few sorted files per cluster and day.
 """
 
 from __future__ import annotations

@@ -139,13 +139,31 @@ def partition_dirs(dataset: Path) -> list[Path]:
     return sorted(d for c in dataset.glob("cluster=*") if c.is_dir() for d in c.glob("date=*") if d.is_dir())
 
 
+COMPACTED = "_compacted"
+"""In a compacted day's directory: the names of the files compaction wrote (hidden from readers)."""
+
+
+def mark_compacted(day: Path) -> None:
+    (day / COMPACTED).write_text("\n".join(f.name for f in parquet_files(day)) + "\n")
+
+
 def compactable(root: Path, before: str | None = None) -> dict[str, list[Path]]:
-    """Per dataset, the days before ``before`` (default: today, UTC) still in more than one file."""
+    """Per dataset, the days before ``before`` (default: today, UTC) with files compaction has not
+    written (a day already compacted is left alone unless files were added to it since)."""
     limit = before or time.strftime("%Y-%m-%d", time.gmtime())
     out: dict[str, list[Path]] = {}
     for dataset in (REPLICAS, HEADERS):
-        days = [d for d in partition_dirs(root / dataset)
-                if d.name.split("=", 1)[1] < limit and sum(1 for _ in parquet_files(d)) > 1]
+        days = []
+        for d in partition_dirs(root / dataset):
+            if d.name.split("=", 1)[1] >= limit:
+                continue
+            try:
+                done = set((d / COMPACTED).read_text().split())
+            except OSError:
+                done = set()
+            files = [f.name for f in parquet_files(d)]
+            if (len(files) > 1 or not done) and set(files) - done:
+                days.append(d)
         if days:
             out[dataset] = days
     return out

@@ -8,14 +8,22 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 from urllib.parse import unquote
 
 from console.core.errors import ConfigError
-from console.pipeline.datasets import (SORT_ORDER, Output, check_snapshots, compactable, local_path, read_snapshots,
-                                       rows_in, swap_dir, partition_dirs)
+from console.core.format import human_duration
+from console.pipeline.collect import REPLICAS
+from console.pipeline.datasets import (SORT_ORDER, Output, check_snapshots, compactable, local_path, mark_compacted,
+                                       partition_dirs, read_snapshots, rows_in, swap_dir)
 from console.pipeline.snapshots import cluster_dir
 from console.pipeline.spark import SparkSettings, progress, run_job, session
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame
+
+    from console.runs.waves import WaveLimits
 
 Report = Callable[[str], None]
 """Receives one line per stage ("Reading the snapshots", "Writing moves")."""
@@ -77,8 +85,8 @@ def history_job(snapshots: str, out: str, spark: SparkSettings = SparkSettings()
 
 def compact_job(snapshots: str, spark: SparkSettings = SparkSettings(), before: str | None = None,
                 report: Report = lambda _: None, tasks: TaskProgress = lambda done, total: None) -> JobResult:
-    """Merge each past day's small files into one file per cluster and day, sorted by replica and
-    time (so Parquet's run-length and delta encodings do the rest). Days before ``before``
+    """Merge each past day's small files into a few files per cluster and day (split by topic),
+    sorted by replica and time (so Parquet's run-length and delta encodings do the rest). Days before ``before``
     (``YYYY-MM-DD``, default today in UTC, which the collector may still be writing) are
     compacted; a day already in one file is left alone. Every directory is rewritten beside the
     old one, its row count checked, then swapped in."""
@@ -100,8 +108,12 @@ def compact_job(snapshots: str, spark: SparkSettings = SparkSettings(), before: 
                 order = SORT_ORDER[dataset]
                 df = s.read.option("basePath", str(root / dataset)).parquet(*(str(d) for d in dirs))
                 out = tmp / dataset
+                # replica rows: a few files per day, split by topic, so every core sorts and writes
+                # its share; headers: one file per day
+                spread = ("topic",) if dataset == REPLICAS else ()
+                parts = len(dirs) * (int(s.conf.get("spark.sql.shuffle.partitions") or 1) if spread else 1)
                 run_job(f"Compacting {dataset}", lambda: (
-                    df.repartition("cluster", "date").sortWithinPartitions("cluster", "date", *order)
+                    df.repartition(parts, "cluster", "date", *spread).sortWithinPartitions("cluster", "date", *order)
                     .write.option("parquet.writer.version", "v2").partitionBy("cluster", "date").parquet(str(out))))
                 for new in partition_dirs(out):
                     old = root / dataset / f"cluster={cluster_dir(unquote(new.parent.name.split('=', 1)[1]))}" / new.name
@@ -109,6 +121,7 @@ def compact_job(snapshots: str, spark: SparkSettings = SparkSettings(), before: 
                         raise ConfigError(f"Compacting {old} gave {rows_in(new)} rows instead of {rows_in(old)}; "
                                           "nothing was replaced.", "Run the job again; if it repeats, report it.")
                     swap_dir(new, old)
+                    mark_compacted(old)
                     moved[dataset] = moved.get(dataset, 0) + 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -142,3 +155,205 @@ def history_in_subprocess(snapshots: str, out: str, master: str = "local[2]") ->
             raise ConfigError(f"The history job failed (exit {proc.returncode}).",
                               "Run it in a terminal to see why: python -m console pipeline history")
         raise ConfigError(said[at].removeprefix("Error: "), said[at + 1] if at + 1 < len(said) else "")
+
+
+def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: SparkSettings = SparkSettings(),
+               at: float | None = None, throttle: int | None = None, limits: "WaveLimits | None" = None,
+               report: Report = lambda _: None, tasks: TaskProgress = lambda done, total: None) -> JobResult:
+    """Each plan (``cluster`` → plan file; None: the history's only cluster) against that cluster's
+    last snapshot at or before ``at`` (default: the last one): the tables ``partitions`` (the diff,
+    with each moving entry's wave), ``brokers``, ``flows`` and ``findings``, ``rollback-<cluster>.json``,
+    and in the manifest per cluster the counts, the waves and the ETA at ``throttle``."""
+    import json
+
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from console.core.model import BrokerId
+    from console.pipeline import review as R
+    from console.plans.plan import parse_plan
+    from console.plans.validate import plan_size_findings, space_findings
+    from console.runs.waves import WaveLimits
+    from console.state.snapshot_file import state_from_doc
+
+    started = time.monotonic()
+    limits = limits or WaveLimits()
+    report(f"Checking the snapshots in {snapshots} and the plans")
+    check_snapshots(snapshots)
+    parsed = {}
+    for cluster, path in plans.items():
+        try:
+            text = Path(path).read_bytes()
+        except OSError as e:
+            raise ConfigError(f"Cannot read {path}: {e.strerror or e}.", "Check the path of the plan.") from None
+        parsed[cluster] = parse_plan(text)
+    output = Output(out)
+    try:
+        report(f"Starting Spark ({spark.where})")
+        s = session(spark)
+        data = read_snapshots(s, snapshots)
+        report("Finding the snapshots")
+        chosen = _snapshots_for(data.headers, list(parsed), at)
+        reviewed = {key: parsed[asked] for asked, key in chosen.keys_map.items()}
+        brokers_rows: list[dict[str, object]] = []
+        min_isr_rows: list[dict[str, object]] = []
+        usable: dict[str, dict[BrokerId, int | None]] = {}
+        for cluster, (taken_at, header) in chosen.headers.items():
+            doc = json.loads(header)
+            state = state_from_doc(doc, ())
+            brokers_rows += R.broker_rows(cluster, state)
+            usable[cluster] = {b.id: b.usable_bytes for b in state.brokers}
+            min_isr_rows += [{"cluster": cluster, "topic": t, "min_isr": int(v)} for t, v in state.min_insync]
+        picks = s.createDataFrame([(c, t, time.strftime("%Y-%m-%d", time.gmtime(t / 1000)))
+                                   for c, (t, _) in chosen.taken_ms.items()], "cluster string, ms long, date string")
+        replicas = (data.replicas.join(F.broadcast(picks), ["cluster", "date"], "inner")
+                    .filter(F.unix_millis("taken_at") == F.col("ms")).drop("ms"))
+        plan_table = pa.Table.from_pylist([row for c, p in reviewed.items() for row in R.plan_rows(c, p)], schema=pa.schema([
+            ("cluster", pa.string()), ("idx", pa.int64()), ("topic", pa.string()), ("partition", pa.int64()),
+            ("target", pa.list_(pa.int64())), ("log_dirs", pa.list_(pa.string()))]))
+        inputs = R.Inputs(
+            replicas=replicas,
+            brokers=s.createDataFrame(brokers_rows, "cluster string, broker long, rack string, registered boolean, "
+                                                    "live boolean, eligible boolean, log_dirs array<string>, "
+                                                    "usable_bytes long"),
+            min_isr=s.createDataFrame(min_isr_rows, "cluster string, topic string, min_isr long"),
+            plan=s.createDataFrame(plan_table.to_pandas()))
+        with progress(s, tasks):
+            report("Diffing the plans")
+            changes = R.changes(inputs).persist()
+            report("Cutting waves")
+            moving = run_job("Collecting the moving entries", lambda: changes.filter(
+                ~F.col("kind").isin("no change", "unknown partition")).select(
+                "cluster", "idx", "adding", "bytes_to_copy", "size",
+                F.coalesce("leader_before", F.try_element_at("current", F.lit(1))).alias("source"))
+                .orderBy("cluster", "idx").toArrow())
+            waves_rows, summary_waves = _cut_waves(moving, limits, throttle)
+            waves_df = s.createDataFrame(waves_rows, "cluster string, idx long, wave int")
+            report("Writing the diff")
+            output.write("partitions", changes.join(waves_df, ["cluster", "idx"], "left")
+                         .select(*R.PARTITION_COLUMNS, "wave").orderBy("cluster", "idx"))
+            report("Brokers and flows")
+            broker_table, flows = R.brokers(inputs, changes)
+            output.write("brokers", broker_table)
+            output.write("flows", flows)
+            report("Findings")
+            broker_in = run_job("Collecting the brokers", lambda: broker_table.select(
+                "cluster", "broker", "bytes_in").orderBy("cluster", "broker").collect())
+            overall = []
+            for cluster, plan in reviewed.items():
+                found = space_findings(usable.get(cluster, {}), [(BrokerId(int(r["broker"])), int(r["bytes_in"]))
+                                                                for r in broker_in if r["cluster"] == cluster])
+                overall += R.overall_rows(cluster, found + plan_size_findings(plan))
+            overall_df = s.createDataFrame(overall, "cluster string, idx long, check int, cell long, sev int, "
+                                                    "code string, severity string, topic string, partition long, "
+                                                    "broker long, message string, hint string")
+            output.write("findings", R.order_findings(R.findings(inputs, changes), overall_df))
+            report("Rollback")
+            lines = run_job("Writing the rollback", lambda: R.rollback_lines(changes).toArrow())
+            for cluster in reviewed:
+                entries = [j for c, j in zip(lines.column("cluster").to_pylist(), lines.column("json").to_pylist())
+                           if c == cluster]
+                output.write_file(f"rollback-{cluster_dir(cluster)}.json",
+                                  ('{"version":1,"partitions":[' + ",".join(entries) + "]}").encode())
+            counts = run_job("Counting", lambda: {(r["cluster"], r["kind"]): r["n"] for r in changes.groupBy(
+                "cluster", "kind").agg(F.count(F.lit(1)).alias("n")).collect()})
+            severities = run_job("Counting findings", lambda: {(r["cluster"], r["severity"]): r["n"] for r in
+                                 s.read.parquet(output.path("findings")).groupBy("cluster", "severity")
+                                 .agg(F.count(F.lit(1)).alias("n")).collect()})
+            changes.unpersist()
+    except BaseException:
+        output.abort()
+        raise
+    per_cluster: dict[str, dict[str, object]] = {}
+    summary = []
+    for cluster in reviewed:
+        waves, eta = summary_waves.get(cluster, (0, 0.0 if throttle else None))  # nothing moves: nothing to copy
+        kinds = {k: n for (c, k), n in counts.items() if c == cluster}
+        said = {k: n for (c, k), n in severities.items() if c == cluster}
+        per_cluster[cluster] = {"snapshot_at": chosen.taken_ms[cluster][0] / 1000, "kinds": kinds, "findings": said,
+                                "waves": waves, "eta_seconds": eta}
+        summary.append(f"{cluster}: {sum(kinds.values())} entries ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}); "
+                       f"{said.get('error', 0)} error(s), {said.get('warning', 0)} warning(s); {waves} wave(s)"
+                       + (f"; about {human_duration(eta)} at {throttle} B/s" if eta is not None else ""))
+    output.commit("review", {"snapshots": snapshots, "plans": {c or "": p for c, p in plans.items()}, "at": at,
+                             "throttle": throttle, "spark": spark.where, "clusters": per_cluster})
+    return JobResult("review", output.root, dict(output.tables), time.monotonic() - started, summary)
+
+
+@dataclass(frozen=True)
+class _Chosen:
+    keys_map: dict[str | None, str]
+    """The cluster asked for (None: the only one) → the cluster key in the history."""
+    taken_ms: dict[str, tuple[int, str]]
+    headers: dict[str, tuple[int, str]]
+
+
+def _snapshots_for(headers: "DataFrame", asked: list[str | None], at: float | None) -> _Chosen:
+    """Per cluster asked for, the last snapshot at or before ``at``; a cluster not in the history, or
+    several clusters when none was named, is a :class:`ConfigError`."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    h = headers.select("cluster", F.unix_millis("taken_at").alias("ms"), "header")
+    known = sorted(r["cluster"] for r in run_job("Listing the clusters", lambda: h.select("cluster").distinct().collect()))
+    mapping: dict[str | None, str] = {}
+    for a in asked:
+        if a is None:
+            if len(known) != 1:
+                raise ConfigError(f"The history holds {len(known)} clusters ({', '.join(known)}): say which one the "
+                                  "plan is for.", "Add --cluster CLUSTER_ID.")
+            mapping[a] = known[0]
+        elif a not in known:
+            raise ConfigError(f"The plan is for cluster {a}, which is not in the history (it has: "
+                              f"{', '.join(known) or 'none'}).", "Collect that cluster's snapshots, or fix --cluster.")
+        else:
+            mapping[a] = a
+    wanted = sorted(set(mapping.values()))
+    if at is not None:
+        h = h.filter(F.col("ms") <= int(at * 1000))
+    last = h.filter(F.col("cluster").isin(wanted)).withColumn(
+        "n", F.row_number().over(Window.partitionBy("cluster").orderBy(F.desc("ms")))).filter("n = 1")
+    rows = run_job("Finding the snapshots", lambda: last.collect())
+    found = {r["cluster"]: (int(r["ms"]), str(r["header"])) for r in rows}
+    missing = [c for c in wanted if c not in found]
+    if missing:
+        raise ConfigError(f"No snapshot of {', '.join(missing)} at or before the time given.",
+                          "Give a later --at, or leave it out for the last snapshot.")
+    return _Chosen(mapping, found, found)
+
+
+def _cut_waves(moving: "pa.Table", limits: "WaveLimits", throttle: int | None
+               ) -> tuple[list[tuple[str, int, int]], dict[str, tuple[int, float | None]]]:
+    """Waves (first fit, in plan order, as a run cuts them) of each cluster's moving entries; per
+    cluster, how many waves and the ETA at ``throttle`` (None when unthrottled or a size is unknown)."""
+    from console.core.model import BrokerId
+    from console.runs.progress import WaveLoad, estimate_waves
+    from console.runs.waves import first_fit
+
+    rows: list[tuple[str, int, int]] = []
+    out: dict[str, tuple[int, float | None]] = {}
+    cols = {name: moving.column(name).to_pylist() for name in moving.column_names}
+    by_cluster: dict[str, list[int]] = {}
+    for i, c in enumerate(cols["cluster"]):
+        by_cluster.setdefault(c, []).append(i)
+    for cluster, idxs in by_cluster.items():
+        waves = first_fit([(cols["adding"][i], int(cols["bytes_to_copy"][i])) for i in idxs], limits)
+        copy: dict[int, int] = {}
+        senders: dict[int, set[BrokerId]] = {}
+        receivers: dict[int, dict[BrokerId, int]] = {}
+        unknown_size = False
+        for i, w in zip(idxs, waves):
+            rows.append((cluster, int(cols["idx"][i]), w))
+            adding, size, source = cols["adding"][i], cols["size"][i], cols["source"][i]
+            copy[w] = copy.get(w, 0) + int(cols["bytes_to_copy"][i])
+            into = receivers.setdefault(w, {})
+            if adding and size is None:
+                unknown_size = True
+            if adding and source is not None:
+                senders.setdefault(w, set()).add(BrokerId(source))
+                for b in adding:
+                    into[BrokerId(b)] = into.get(BrokerId(b), 0) + (size or 0)
+        est = None if unknown_size else estimate_waves(
+            [WaveLoad(copy[w], frozenset(senders.get(w, ())), receivers[w]) for w in sorted(copy)], throttle)
+        out[cluster] = (len(copy), None if est is None else est.seconds)
+    return rows, out

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import partial
 from operator import itemgetter
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -190,7 +190,7 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
             STALE, Severity.ERROR, e,
             f"{e.name} changed since the plan was drafted: replicas were {_ids(basis[(e.topic, e.partition)])}, "
             f"now {_ids(parts[rows[i]].replicas)}.", "Review the plan again against the current cluster."))
-    found.overall(_space(state, d) + _size(plan))
+    found.overall(_space(state, d) + plan_size_findings(plan))
     return found.findings()
 
 
@@ -270,19 +270,26 @@ def _partition_checks(found: _Found, state: ClusterState, d: PlanDiff, rows: lis
 
 
 def _space(state: ClusterState, d: PlanDiff) -> list[Finding]:
+    usable = {b.id: b.usable_bytes for b in state.brokers}
+    return space_findings(usable, [(b.broker, b.bytes_in) for b in d.brokers])
+
+
+def space_findings(usable: Mapping[BrokerId, int | None], bytes_in: Iterable[tuple[BrokerId, int]]) -> list[Finding]:
+    """Brokers that would receive more than their usable space (in the order of ``bytes_in``)."""
     out = []
-    for b in d.brokers:
-        broker = state.broker(b.broker)
-        if broker is None or broker.usable_bytes is None or b.bytes_in == 0:
+    for broker, incoming in bytes_in:
+        room = usable.get(broker)
+        if room is None or incoming == 0:
             continue
-        if b.bytes_in > broker.usable_bytes:
+        if incoming > room:
             out.append(Finding(EXCEEDS_FREE_SPACE, Severity.ERROR,
-                               f"Broker {b.broker} would receive {b.bytes_in:,} bytes but has {broker.usable_bytes:,} usable.",
-                               "Move fewer partitions to it, or free space first.", broker=b.broker))
+                               f"Broker {broker} would receive {incoming:,} bytes but has {room:,} usable.",
+                               "Move fewer partitions to it, or free space first.", broker=broker))
     return out
 
 
-def _size(plan: Plan) -> list[Finding]:
+def plan_size_findings(plan: Plan) -> list[Finding]:
+    """Findings about the plan's size: more partitions than one request, too large for the legacy znode."""
     moving = len(plan)
     out = []
     if moving > REQUEST_LIMIT:

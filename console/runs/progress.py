@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 from console.core.calibration import Calibration, Estimate, receive_time
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE
@@ -22,38 +22,63 @@ def estimate_seconds(state: ClusterState, waves: Iterable[tuple[PlanEntry, ...]]
     return None if est is None else est.seconds
 
 
+@dataclass(frozen=True)
+class WaveLoad:
+    """What one wave copies: bytes, the brokers sending (leaders), and each receiving broker's bytes."""
+
+    copy: int
+    senders: frozenset[BrokerId]
+    receivers: Mapping[BrokerId, int]
+
+
+def wave_load(state: ClusterState, wave: Iterable[PlanEntry]) -> WaveLoad | None:
+    """The load of ``wave`` against ``state``; None when a size is unknown."""
+    copy = 0
+    senders: set[BrokerId] = set()
+    receivers: dict[BrokerId, int] = {}
+    index = state.partition_index
+    for e in wave:
+        c = change_of(index.get(e.key), e)
+        if c.adding and c.size is None:
+            return None
+        copy += c.bytes_to_copy
+        if c.adding and c.source is not None:
+            senders.add(c.source)
+            for b in c.adding:
+                receivers[b] = receivers.get(b, 0) + (c.size or 0)
+    return WaveLoad(copy, frozenset(senders), receivers)
+
+
 def estimate_run(state: ClusterState, waves: Iterable[tuple[PlanEntry, ...]], rate: int | None,
                  calibration: Calibration | None = None) -> Estimate | None:
-    """Before a run: the waves one after the other. A wave whose destination brokers have history
-    in ``calibration`` takes as long as its slowest broker needs to receive its bytes at the rate
-    it showed in the past (:func:`console.core.calibration.receive_time`). Otherwise the wave copies
+    """Before a run: the waves one after the other (:func:`estimate_waves`); None when a size is unknown."""
+    loads = []
+    for w in waves:
+        load = wave_load(state, w)
+        if load is None:
+            return None
+        loads.append(load)
+    return estimate_waves(loads, rate, calibration)
+
+
+def estimate_waves(waves: Iterable[WaveLoad], rate: int | None, calibration: Calibration | None = None) -> Estimate | None:
+    """The waves one after the other. A wave whose destination brokers have history in
+    ``calibration`` takes as long as its slowest broker needs to receive its bytes at the rate it
+    showed in the past (:func:`console.core.calibration.receive_time`). Otherwise the wave copies
     its bytes at the throttle times the brokers that can copy at once (a throttle is per broker:
     as many senders and receivers as the wave has, the fewer of the two). None when a wave can be
-    estimated neither way (unthrottled, no history) or sizes are unknown."""
+    estimated neither way (unthrottled, no history)."""
     total = 0.0
     used: set[BrokerId] = set()
-    index = state.partition_index
     for w in waves:
-        copy = 0
-        senders: set[BrokerId] = set()
-        receivers: dict[BrokerId, int] = {}
-        for e in w:
-            c = change_of(index.get(e.key), e)
-            if c.adding and c.size is None:
-                return None
-            copy += c.bytes_to_copy
-            if c.adding and c.source is not None:
-                senders.add(c.source)
-                for b in c.adding:
-                    receivers[b] = receivers.get(b, 0) + (c.size or 0)
-        if not copy:
+        if not w.copy:
             continue
-        learned = receive_time(receivers, rate, calibration)
+        learned = receive_time(w.receivers, rate, calibration)
         if learned is not None:
             total += learned[0]
             used |= learned[1]
         elif rate:
-            total += copy / (rate * max(1, min(len(senders), len(receivers))))
+            total += w.copy / (rate * max(1, min(len(w.senders), len(w.receivers))))
         else:
             return None
     if not used:

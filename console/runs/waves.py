@@ -9,6 +9,7 @@ as the limits allow. Entries that change nothing are not sent.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable, Sequence
 
 from console.core.limits import REQUEST_LIMIT
 from console.core.model import BrokerId, ClusterState
@@ -26,33 +27,45 @@ class WaveLimits:
 
 def plan_waves(state: ClusterState, plan: Plan, limits: WaveLimits = WaveLimits()) -> list[tuple[PlanEntry, ...]]:
     """The plan's entries that change something, in waves within ``limits`` (first fit)."""
-    per_request = max(1, min(limits.partitions, REQUEST_LIMIT))
-    waves: list[list[PlanEntry]] = []
-    load: list[dict[BrokerId, int]] = []
-    size: list[int] = []
     index = state.partition_index
+    moving = []
     for e in plan.entries:
         c = change_of(index.get(e.key), e)
-        if c.kind in (ChangeKind.NONE, ChangeKind.UNKNOWN):
-            continue
-        copy = c.bytes_to_copy
-        for w, entries in enumerate(waves):
-            if (len(entries) < per_request
-                    and all(load[w].get(b, 0) < limits.moves_per_broker for b in c.adding)
-                    and (limits.bytes is None or not entries or size[w] + copy <= limits.bytes)):
-                break
-        else:
+        if c.kind not in (ChangeKind.NONE, ChangeKind.UNKNOWN):
+            moving.append((e, c.adding, c.bytes_to_copy))
+    waves: list[list[PlanEntry]] = []
+    for (e, _, _), w in zip(moving, first_fit([(adding, copy) for _, adding, copy in moving], limits)):
+        if w == len(waves):
             waves.append([])
-            load.append({})
-            size.append(0)
-            w = len(waves) - 1
         waves[w].append(e)
-        size[w] += copy
-        for b in c.adding:
-            load[w][b] = load[w].get(b, 0) + 1
     return [tuple(w) for w in waves]
 
 
+def first_fit(moves: Iterable[tuple[Sequence[int], int]], limits: WaveLimits = WaveLimits()) -> list[int]:
+    """The wave of each move (its adding brokers, its bytes to copy), in order: the first wave with
+    room for it within ``limits``, else a new one. Waves are numbered from 0 in order of creation."""
+    per_request = max(1, min(limits.partitions, REQUEST_LIMIT))
+    count: list[int] = []
+    load: list[dict[int, int]] = []
+    size: list[int] = []
+    out = []
+    for adding, copy in moves:
+        for w in range(len(count)):
+            if (count[w] < per_request
+                    and all(load[w].get(b, 0) < limits.moves_per_broker for b in adding)
+                    and (limits.bytes is None or not count[w] or size[w] + copy <= limits.bytes)):
+                break
+        else:
+            count.append(0)
+            load.append({})
+            size.append(0)
+            w = len(count) - 1
+        count[w] += 1
+        size[w] += copy
+        for b in adding:
+            load[w][b] = load[w].get(b, 0) + 1
+        out.append(w)
+    return out
 
 
 def plan_estimate(state: ClusterState, plan: Plan, throttle: int | None, limits: WaveLimits = WaveLimits()) -> float | None:

@@ -12,6 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from console.pipeline.jobs import history_job
+from console.pipeline.spark import SparkSettings
 from tests.sparkcluster import connect_server, free_port, standalone
 from tests.unit.timeline import timeline, write_states
 
@@ -33,9 +35,9 @@ def snapshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def local(snapshots: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, pd.DataFrame]:
+    """The tables from local[2], in this process (the test session's Spark session)."""
     out = tmp_path_factory.mktemp("local-tables")
-    ran = history(snapshots, out, "--master", "local[2]")
-    assert ran.returncode == 0, ran.stderr
+    history_job(str(snapshots), str(out), SparkSettings(master="local[2]"), stuck_after_s=30)
     return {t: pd.read_parquet(out / t) for t in TABLES}
 
 

@@ -135,7 +135,8 @@ def test_compacting_keeps_every_row_and_the_same_history(history: Any, snapshots
     assert done.tables == {} and done.summary == ["Nothing to compact."], "the day given is not compacted yet"
     done = compact_job(str(copy), SparkSettings(master="local[2]"))
     assert done.tables == {"replicas": 1, "headers": 1}
-    assert len(list(parquet_files(copy))) == 2
+    assert 2 <= len(list(parquet_files(copy))) <= 7, "a file per topic at most, one for the headers"
+    assert compact_job(str(copy), SparkSettings(master="local[2]")).summary == ["Nothing to compact."]
     check_snapshots(str(copy))
     again = history_job(str(copy), str(tmp_path / "tables"), SparkSettings(master="local[2]"), stuck_after_s=30)
     for name, df in tables.items():

@@ -1,0 +1,178 @@
+"""The review job on Spark gives the in-process core's answers, row for row, on random clusters and
+random plans (unknown topics, partitions and brokers, log dirs, RF changes,
+no-ops, reorders, partitions in flight, brokers down, min ISR, racks, free space): the diff per
+partition, per broker and per flow, the findings in order, the waves, the ETA and the rollback JSON.
+All clusters go through one Spark job, as a fleet would."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from console.core.errors import ConfigError, PlanFormatError
+from console.core.model import Broker, BrokerId, ClusterState, LogDir
+from console.pipeline.jobs import review_job
+from console.pipeline.snapshots import canonical, cluster_dir
+from console.pipeline.spark import SparkSettings
+from console.plans.diff import diff
+from console.plans.plan import Plan, parse_plan, rollback
+from console.plans.validate import validate
+from console.runs.waves import plan_estimate, plan_waves
+from tests.unit.test_generate import Shape, cluster
+from tests.unit.timeline import T0, write_states
+
+CLUSTERS = 10
+THROTTLE = 1_000
+
+
+def random_cluster(seed: int) -> ClusterState:
+    rnd = random.Random(seed)
+    state = cluster(Shape(brokers=rnd.randint(1, 9), racks=rnd.randint(0, 4), down=rnd.randint(0, 2),
+                          partitions=rnd.randint(1, 60), rf=rnd.randint(1, 3), in_flight=rnd.choice([0.0, 0.2, 0.5]),
+                          seed=seed))
+    brokers = tuple(replace(b, log_dirs=(LogDir("/data/a", usable_bytes=rnd.choice([None, 10**9, 500])),
+                                         LogDir("/data/b")) if rnd.random() < 0.7 else ())
+                    for b in state.brokers)
+    brokers += (Broker(BrokerId(50 + seed), rack="r0", registered=False),)  # known, not registered
+    min_isr = tuple((t, rnd.randint(1, 3)) for t in state.topics if rnd.random() < 0.6)
+    return canonical(replace(state, brokers=brokers, min_insync=min_isr, cluster_id=f"cl-{seed}",
+                             name=f"cluster {seed}", taken_at=T0 + seed))
+
+
+def random_plan(state: ClusterState, seed: int) -> Plan:
+    rnd = random.Random(seed * 7 + 1)
+    ids = [int(b.id) for b in state.brokers]
+    entries: dict[tuple[str, int], dict[str, Any]] = {}
+    for p in state.partitions:
+        roll = rnd.random()
+        if roll < 0.3:
+            continue
+        if roll < 0.4:
+            target = list(p.original)  # no change, or back to the original when in flight
+        elif roll < 0.5:
+            target = list(reversed(p.original))
+        else:
+            k = max(1, min(len(ids), len(p.replicas) + rnd.choice([-1, 0, 0, 0, 1])))
+            target = rnd.sample(ids, k)
+        if rnd.random() < 0.05:
+            target = [999] + target[1:]
+        entry: dict[str, Any] = {"topic": p.topic, "partition": p.partition, "replicas": target}
+        if rnd.random() < 0.1:
+            entry["log_dirs"] = [rnd.choice(["any", "/data/a", "/nowhere"]) for _ in target]
+        entries[(p.topic, p.partition)] = entry
+    entries[("missing-topic", 0)] = {"topic": "missing-topic", "partition": 0, "replicas": ids[:1]}
+    if state.partitions:
+        t = state.partitions[0].topic
+        entries[(t, 10_000)] = {"topic": t, "partition": 10_000, "replicas": ids[:1]}
+    return parse_plan(json.dumps({"version": 1, "partitions": list(entries.values())}))
+
+
+@pytest.fixture(scope="module")
+def reviewed(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, tuple[ClusterState, Plan]], Any, Path]:
+    root = tmp_path_factory.mktemp("review")
+    fleet = {}
+    plans = {}
+    older = []
+    for seed in range(CLUSTERS):
+        state = random_cluster(seed)
+        plan = random_plan(state, seed)
+        key = state.cluster_id or ""
+        fleet[key] = (state, plan)
+        path = root / f"plan-{seed}.json"
+        path.write_text(plan.to_json())
+        plans[key] = str(path)
+        older.append(replace(state, taken_at=state.taken_at - 3600, partitions=state.partitions[:1]))
+    write_states(root / "snapshots", older + [s for s, _ in fleet.values()])  # the last snapshot is reviewed
+    result = review_job(str(root / "snapshots"), plans, str(root / "out"), SparkSettings(master="local[2]"),
+                        throttle=THROTTLE)
+    return fleet, result, root / "out"
+
+
+def test_the_diff_per_partition_is_the_in_process_one(reviewed) -> None:
+    fleet, result, out = reviewed
+    table = pd.read_parquet(out / "partitions")
+    for key, (state, plan) in fleet.items():
+        got = table[table.cluster == key].sort_values("idx")
+        d = diff(state, plan)
+        want = [(c.kind.value, list(c.current), list(c.target), list(c.adding), list(c.removing), c.leader_before,
+                 c.leader_after, c.in_flight, c.size, c.bytes_to_copy) for c in d.changes]
+        have = [(r.kind, list(r.current), list(r.target), list(r.adding), list(r.removing),
+                 None if pd.isna(r.leader_before) else int(r.leader_before),
+                 None if pd.isna(r.leader_after) else int(r.leader_after), bool(r.in_flight),
+                 None if pd.isna(r.size) else int(r.size), int(r.bytes_to_copy)) for r in got.itertuples()]
+        assert have == want, key
+
+
+def test_brokers_and_flows_are_the_in_process_ones(reviewed) -> None:
+    fleet, _, out = reviewed
+    brokers, flows = pd.read_parquet(out / "brokers"), pd.read_parquet(out / "flows")
+    for key, (state, plan) in fleet.items():
+        d = diff(state, plan)
+        got = brokers[brokers.cluster == key].drop(columns="cluster")
+        have = [tuple(None if pd.isna(v) else v for v in r) for r in got.itertuples(index=False)]
+        want = [(int(b.broker), b.rack, b.known, b.replicas_before, b.replicas_after, b.arriving, b.leaving,
+                 b.leaders_before, b.leaders_after, b.bytes_before, b.bytes_after, b.bytes_in, b.bytes_out)
+                for b in sorted(d.brokers, key=lambda b: b.broker)]
+        assert have == want, key
+        f = flows[flows.cluster == key]
+        assert [tuple(int(x) for x in r) for r in f[["source", "destination", "replicas", "bytes"]].itertuples(index=False)] \
+            == sorted((int(x.source), int(x.destination), x.replicas, x.bytes) for x in d.flows), key
+
+
+def test_findings_are_the_in_process_ones_in_the_same_order(reviewed) -> None:
+    fleet, _, out = reviewed
+    table = pd.read_parquet(out / "findings")
+    codes = set()
+    for key, (state, plan) in fleet.items():
+        got = table[table.cluster == key].sort_values("rank")
+        have = [(r.code, r.severity, None if pd.isna(r.topic) else r.topic,
+                 None if pd.isna(r.partition) else int(r.partition), None if pd.isna(r.broker) else int(r.broker),
+                 r.message, r.hint) for r in got.itertuples()]
+        want = [(f.code, f.severity.value, f.topic, f.partition, f.broker, f.message, f.hint)
+                for f in validate(state, plan)]
+        assert have == want, key
+        codes |= {w[0] for w in want}
+    assert len(codes) >= 12, f"the random plans exercise most checks: {sorted(codes)}"
+
+
+def test_waves_eta_and_rollback_are_the_in_process_ones(reviewed) -> None:
+    fleet, result, out = reviewed
+    table = pd.read_parquet(out / "partitions")
+    manifest = json.loads((out / "_review.json").read_text())
+    for key, (state, plan) in fleet.items():
+        got = table[(table.cluster == key) & table.wave.notna()].sort_values("idx")
+        have: dict[int, list[tuple[str, int]]] = {}
+        for r in got.itertuples():
+            have.setdefault(int(r.wave), []).append((r.topic, int(r.partition)))
+        assert list(have.values()) == [[e.key for e in w] for w in plan_waves(state, plan)], key
+        eta = manifest["inputs"]["clusters"][key]["eta_seconds"]
+        want = plan_estimate(state, plan, THROTTLE)
+        assert (eta is None and want is None) or eta == pytest.approx(want), key
+        assert (out / f"rollback-{cluster_dir(key)}.json").read_text() == rollback(state, plan).to_json(), key
+    assert len(result.summary) == CLUSTERS
+
+
+def test_a_plan_for_a_cluster_not_in_the_history_or_unusable_is_refused(reviewed, tmp_path) -> None:
+    fleet, _, out = reviewed
+    snapshots = str(out.parent / "snapshots")
+    some = next(iter(fleet))
+    with pytest.raises(ConfigError, match="not in the history"):
+        review_job(snapshots, {"nope": str(out.parent / "plan-0.json")}, str(tmp_path / "o"),
+                   SparkSettings(master="local[2]"))
+    with pytest.raises(ConfigError, match="clusters .*say which one"):
+        review_job(snapshots, {None: str(out.parent / "plan-0.json")}, str(tmp_path / "o"),
+                   SparkSettings(master="local[2]"))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"version":1,"partitions":[{"topic":"t","partition":"x"}]}')
+    with pytest.raises(PlanFormatError):
+        review_job(snapshots, {some: str(bad)}, str(tmp_path / "o"), SparkSettings(master="local[2]"))
+    with pytest.raises(ConfigError, match="No snapshot of"):
+        review_job(snapshots, {some: str(out.parent / "plan-0.json")}, str(tmp_path / "o"),
+                   SparkSettings(master="local[2]"), at=T0 - 10 * 3600)
+    assert not (tmp_path / "o").exists() or not any(p for p in (tmp_path / "o").iterdir() if not p.name.startswith("."))
