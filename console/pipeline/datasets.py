@@ -197,6 +197,12 @@ class Output:
         self.tables[table] = rows
         return rows
 
+    def stage(self, name: str, table: pa.Table) -> Path:
+        """``table`` as a Parquet file among the job's temporary files (gone when the job ends)."""
+        path = self.tmp / name
+        pq.write_table(table, path)
+        return path
+
     def write_file(self, name: str, data: bytes) -> None:
         (self.tmp / name).parent.mkdir(parents=True, exist_ok=True)
         (self.tmp / name).write_bytes(data)

@@ -17,7 +17,7 @@ from console.pipeline.collect import REPLICAS
 from console.pipeline.datasets import (SORT_ORDER, Output, check_snapshots, compactable, local_path, mark_compacted,
                                        partition_dirs, read_snapshots, rows_in, swap_dir)
 from console.pipeline.snapshots import cluster_dir
-from console.pipeline.spark import SparkSettings, progress, run_job, session
+from console.pipeline.spark import SparkSettings, job_failed, progress, run_job, session
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -73,9 +73,9 @@ def history_job(snapshots: str, out: str, spark: SparkSettings = SparkSettings()
             outcomes = run_job("Counting outcomes", lambda: {
                 r["outcome"]: r["n"] for r in moves.groupBy("outcome").agg(F.count(F.lit(1)).alias("n")).collect()})
             clusters = run_job("Counting clusters", lambda: data.headers.select("cluster").distinct().count())
-    except BaseException:
+    except BaseException as e:
         output.abort()
-        raise
+        raise job_failed("The history job", e) from None
     output.commit("history", {"snapshots": snapshots, "stuck_after_s": stuck, "spark": spark.where})
     summary = [f"{clusters} cluster(s); {output.tables['moves']} move(s): "
                + (", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())) or "none"),
@@ -217,7 +217,7 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
                                                     "live boolean, eligible boolean, log_dirs array<string>, "
                                                     "usable_bytes long"),
             min_isr=s.createDataFrame(min_isr_rows, "cluster string, topic string, min_isr long"),
-            plan=s.createDataFrame(plan_table.to_pandas()))
+            plan=s.read.parquet(str(output.stage("staged-plan.parquet", plan_table))))
         with progress(s, tasks):
             report("Diffing the plans")
             changes = R.changes(inputs).persist()
@@ -261,9 +261,9 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
                                  s.read.parquet(output.path("findings")).groupBy("cluster", "severity")
                                  .agg(F.count(F.lit(1)).alias("n")).collect()})
             changes.unpersist()
-    except BaseException:
+    except BaseException as e:
         output.abort()
-        raise
+        raise job_failed("The review job", e) from None
     per_cluster: dict[str, dict[str, object]] = {}
     summary = []
     for cluster in reviewed:

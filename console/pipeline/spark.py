@@ -155,9 +155,16 @@ def run_job(what: str, body: Callable[[], T]) -> T:
     try:
         return body()
     except spark_errors() as e:
-        raise SparkJobFailed(f"{what} failed: {_first_line(e)}",
-                             "If a file is named, it is unreadable or not Parquet: move it out of the "
-                             "snapshot directory and run the job again.") from None
+        raise job_failed(what, e) from None
+
+
+def job_failed(what: str, e: BaseException) -> BaseException:
+    """``e`` as the console reports it: a Spark exception becomes :class:`SparkJobFailed`; others stay."""
+    if not isinstance(e, spark_errors()):
+        return e
+    return SparkJobFailed(f"{what} failed: {_first_line(e)}",
+                          "If a file is named, it is unreadable or not Parquet: move it out of the snapshot "
+                          "directory and run the job again.")
 
 
 @contextmanager

@@ -49,8 +49,11 @@ def first_fit(moves: Iterable[tuple[Sequence[int], int]], limits: WaveLimits = W
     load: list[dict[int, int]] = []
     size: list[int] = []
     out = []
+    open_from = 0  # waves before it hold a whole request's partitions: nothing more fits there
     for adding, copy in moves:
-        for w in range(len(count)):
+        while open_from < len(count) and count[open_from] >= per_request:
+            open_from += 1
+        for w in range(open_from, len(count)):
             if (count[w] < per_request
                     and all(load[w].get(b, 0) < limits.moves_per_broker for b in adding)
                     and (limits.bytes is None or not count[w] or size[w] + copy <= limits.bytes)):

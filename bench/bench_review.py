@@ -1,0 +1,169 @@
+"""Review of a big plan against a big snapshot: on Spark (``pipeline review``, local[2]) next to the
+in-process core (parse, diff, validate, waves, ETA, rollback), to find where one overtakes the other.
+
+    PYTHONPATH=. .venv/bin/python bench/bench_review.py                       # 1M partitions
+    PYTHONPATH=. .venv/bin/python bench/bench_review.py --partitions 10000000 # 10M (Spark; in process if it fits)
+    PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-in-process
+
+The snapshot: ``--partitions`` partitions of RF 3 on 500 brokers (three racks), Pareto sizes,
+written straight as stored rows (numpy, pyarrow). The plan moves every partition's last replica
+to a random other broker (every entry a real move, as bench/bench_plans.py). Each side runs in its
+own process under ``/usr/bin/time`` for its peak RSS (Spark: the JVM's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from console.core.format import human_duration
+from console.pipeline.collect import HEADERS, REPLICAS, write_parquet
+from console.pipeline.snapshots import HEADER_SCHEMA, REPLICA_SCHEMA, ROWS_FORMAT
+
+ROOT = Path(__file__).resolve().parents[1]
+BROKERS = 500
+T = 1_790_035_200
+
+
+def write_snapshot(n: int, root: Path, seed: int = 1) -> tuple[Path, Path]:
+    """One snapshot of ``n`` partitions (as stored rows) and a plan moving every last replica."""
+    rng = np.random.default_rng(seed)
+    rf = 3
+    per_rack = [np.arange(BROKERS)[np.arange(BROKERS) % 3 == r] for r in range(3)]
+    assign = np.zeros((n, rf), np.int64)
+    for j in range(rf):
+        rack = (np.arange(n) + j) % 3
+        for r in range(3):
+            idx = np.nonzero(rack == r)[0]
+            assign[idx, j] = rng.choice(per_rack[r], size=len(idx))
+    size = (rng.pareto(1.2, n) * 10 * 2**20).astype(np.int64)
+    topic_of = np.arange(n) // 100
+    topics = np.array([f"topic-{t:06d}" for t in range(int(topic_of.max()) + 1)])
+    part = (np.arange(n) % 100).astype(np.int32)
+    chunk = 2_000_000
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
+        p = np.repeat(np.arange(start, stop), rf)
+        b = assign[start:stop].reshape(-1)
+        leader = assign[p, 0]
+        rows = len(p)
+        table = pa.table({
+            "taken_at": pa.array(np.full(rows, T * 1000, np.int64), pa.timestamp("ms", "UTC")),
+            "topic": pa.DictionaryArray.from_arrays(pa.array(topic_of[p].astype(np.int32)), pa.array(topics)).cast(pa.string()),
+            "partition": pa.array(part[p]), "broker": pa.array(b.astype(np.int32)),
+            "position": pa.array(np.tile(np.arange(rf), stop - start).astype(np.int16)),
+            "rack": pa.array(np.array(["rack-a", "rack-b", "rack-c"])[b % 3]),
+            "leader": pa.array(leader.astype(np.int32)), "is_leader": pa.array(b == leader),
+            "in_isr": pa.array(np.ones(rows, bool)), "adding": pa.array(np.zeros(rows, bool)),
+            "removing": pa.array(np.zeros(rows, bool)), "reassigning": pa.array(np.zeros(rows, bool)),
+            "under_replicated": pa.array(np.zeros(rows, bool)), "source": pa.nulls(rows, pa.string()),
+            "bytes": pa.array(size[p]), "log_dir": pa.array(np.full(rows, "/data/kafka")),
+            "future_bytes": pa.nulls(rows, pa.int64()), "future_log_dir": pa.nulls(rows, pa.string()),
+            "leader_rate": pa.nulls(rows, pa.int64()), "follower_rate": pa.nulls(rows, pa.int64()),
+            "leader_throttled": pa.array(np.zeros(rows, bool)), "follower_throttled": pa.array(np.zeros(rows, bool)),
+        }, schema=REPLICA_SCHEMA)
+        write_parquet(table, root / REPLICAS / "cluster=bench" / "date=2026-09-22" / f"part-{start:09d}.parquet")
+    header = {"format": 1, "name": "bench", "cluster_id": "bench", "controller": 0,
+              "status": {k: "ok" for k in ("metadata", "reassignments", "log_dirs", "configs", "zookeeper")},
+              "brokers": [{"id": b, "host": "h", "port": 9092, "rack": f"rack-{'abc'[b % 3]}", "registered": True,
+                           "in_api": True} for b in range(BROKERS)],
+              "throttles": {"brokers": {}, "topics": {}}, "min_insync": {}, "findings": []}
+    write_parquet(pa.Table.from_pylist([{
+        "taken_at": T * 1000, "format": ROWS_FORMAT, "cluster_id": "bench", "name": "bench", "fingerprint": "",
+        "partitions": n, "replicas": n * rf, "reassigning": 0, "under_replicated": 0, "offline": 0, "logs_known": True,
+        "header": json.dumps(header)}], schema=HEADER_SCHEMA),
+        root / HEADERS / "cluster=bench" / "date=2026-09-22" / "part-0.parquet")
+    # the plan: every partition's last replica to another broker of the same rack
+    shift = rng.integers(1, len(per_rack[0]), n)
+    last = assign[:, 2]
+    rack = last % 3
+    pos = (last // 3 + shift) % np.array([len(per_rack[r]) for r in range(3)])[rack]
+    new_last = pos * 3 + rack
+    order = np.lexsort((part, topic_of))
+    plan = root.parent / "plan.json"
+    with plan.open("w") as f:
+        f.write('{"version":1,"partitions":[')
+        f.write(",".join(f'{{"topic":"{topics[topic_of[i]]}","partition":{part[i]},"replicas":'
+                         f'[{assign[i, 0]},{assign[i, 1]},{new_last[i]}]}}' for i in order))
+        f.write("]}")
+    return root, plan
+
+
+def timed(cmd: list[str]) -> tuple[float, float, str, str]:
+    """Wall seconds, peak RSS (GiB) of the process tree's largest process, stdout and stderr."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = time.monotonic()
+    ran = subprocess.run(["/usr/bin/time", "-v", *cmd], cwd=ROOT, env=env, capture_output=True, text=True)
+    took = time.monotonic() - started
+    if ran.returncode:
+        return took, 0.0, ran.stdout, ran.stderr[-2000:]
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", ran.stderr).group(1))  # type: ignore[union-attr]
+    return took, rss / 2**20, ran.stdout, ran.stderr
+
+
+IN_PROCESS = r"""
+import sys, time, json
+import pyarrow.dataset as ds
+from console.pipeline.snapshots import state_from_tables
+from console.plans.plan import parse_plan, rollback
+from console.plans.diff import diff
+from console.plans.validate import validate
+from console.runs.waves import plan_waves
+from console.runs.progress import estimate_run
+root, plan_path = sys.argv[1], sys.argv[2]
+t0 = time.perf_counter()
+state = state_from_tables(ds.dataset(root + "/headers", partitioning="hive").to_table(),
+                          ds.dataset(root + "/replicas", partitioning="hive").to_table())
+t1 = time.perf_counter()
+plan = parse_plan(open(plan_path, "rb").read())
+d = diff(state, plan); f = validate(state, plan, d); w = plan_waves(state, plan)
+eta = estimate_run(state, w, 10_000_000); back = rollback(state, plan).to_json()
+t2 = time.perf_counter()
+print(json.dumps({"load": t1 - t0, "review": t2 - t1, "findings": len(f), "waves": len(w)}))
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--partitions", type=int, default=1_000_000)
+    ap.add_argument("--skip-in-process", action="store_true")
+    args = ap.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="bench-review-"))
+    try:
+        t = time.monotonic()
+        snaps, plan = write_snapshot(args.partitions, scratch / "snapshots")
+        print(f"## Review of {args.partitions:,} partitions (RF 3, {BROKERS} brokers), every partition moving\n")
+        print(f"- input written in {human_duration(time.monotonic() - t)}; plan {plan.stat().st_size / 2**20:.0f} MB of JSON")
+        took, rss, _, err = timed([sys.executable, "-m", "console", "pipeline", "review", "--snapshots", str(snaps),
+                                "--reassignment-json-file", str(plan), "--out", str(scratch / "out"), "--master",
+                                "local[2]", "--throttle", "10000000"])
+        if rss:
+            print(f"- Spark (local[2], whole job incl. JVM start): {human_duration(took)}, peak RSS {rss:.2f} GiB")
+        else:
+            print(f"- Spark (local[2]) failed after {human_duration(took)}:\n{err}")
+        if not args.skip_in_process:
+            took, rss, out, err = timed([sys.executable, "-c", IN_PROCESS, str(snaps), str(plan)])
+            if rss:
+                doc = json.loads(out.strip().splitlines()[-1])
+                print(f"- in process: {human_duration(took)} in all, peak RSS {rss:.2f} GiB; of which reading the stored "
+                      f"snapshot {human_duration(doc['load'])} and the review (parse, diff, validate, waves, ETA, "
+                      f"rollback) {human_duration(doc['review'])}; {doc['findings']:,} findings, {doc['waves']:,} waves")
+            else:
+                print(f"- in process failed after {human_duration(took)}:\n{err}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
