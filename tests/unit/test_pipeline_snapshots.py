@@ -166,3 +166,20 @@ def test_collect_from_a_cluster_that_never_answers_keeps_nothing_and_says_so(tmp
     err = capsys.readouterr().err
     assert code == 1 and "the cluster never answered; nothing was kept" in err
     assert not list(parquet_files(tmp_path))
+
+
+def test_review_refuses_an_unreadable_plan_or_time_before_starting_spark(tmp_path: Path, capsys) -> None:
+    from console.cli import main
+
+    root = _written(tmp_path / "snaps")
+    assert main(["pipeline", "review", "--snapshots", str(root), "--reassignment-json-file", str(tmp_path / "nope.json"),
+                 "--out", str(tmp_path / "o")]) == 2
+    assert "Cannot read" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[]}]}')
+    assert main(["pipeline", "review", "--snapshots", str(root), "--reassignment-json-file", str(tmp_path / "bad.json"),
+                 "--out", str(tmp_path / "o")]) == 2
+    assert "The plan cannot be used" in capsys.readouterr().err
+    assert main(["pipeline", "review", "--snapshots", str(root), "--reassignment-json-file", str(tmp_path / "bad.json"),
+                 "--out", str(tmp_path / "o"), "--at", "yesterday"]) == 2
+    assert "--at takes epoch seconds or an ISO 8601 time" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists(), "nothing written"
