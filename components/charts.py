@@ -133,6 +133,14 @@ def plan_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt
         column=alt.Column("when:N", sort=["before", "after"], title=None))
 
 
+def _unit(largest: float) -> tuple[float, str]:
+    """The binary unit (divisor, name) an axis of byte values up to ``largest`` reads best in."""
+    for div, name in ((2**30, "GB"), (2**20, "MB"), (2**10, "KB")):
+        if largest >= div:
+            return float(div), name
+    return 1.0, "B"
+
+
 def move_timeline(rows: pd.DataFrame) -> alt.Chart:
     """One bar per replica move, from its start to its end (or last sighting), coloured by outcome."""
     from console.present.moves import OUTCOME_COLORS
@@ -145,39 +153,41 @@ def move_timeline(rows: pd.DataFrame) -> alt.Chart:
         y=alt.Y("move:N", sort=order, title=None),
         color=alt.Color("outcome:N", scale=alt.Scale(domain=list(OUTCOME_COLORS), range=list(OUTCOME_COLORS.values())),
                         legend=alt.Legend(orient="top", title=None)),
-        tooltip=["move", "outcome", alt.Tooltip("start:T", format="%H:%M:%S"), "took", "size", "rate"],
-    ).properties(height=alt.Step(14) if len(order) > 12 else 200)
+        tooltip=["move:N", "outcome:N", alt.Tooltip("start:T", format="%H:%M:%S"), "took:N", "size:N", "rate:N"],
+    ).properties(height=alt.Step(20))
 
 
 def copy_rate_over_time(moves: pd.DataFrame) -> alt.Chart:
-    """Each completed move's copy rate when it ended, per destination broker."""
+    """Each move's copy rate when it ended (or was last seen), per destination broker."""
     df = moves[moves["rate_bps"].notna()].copy() if len(moves) else pd.DataFrame(
         columns=["ended_at", "last_seen_at", "rate_bps", "broker", "topic", "partition", "outcome"])
+    div, unit = _unit(float(df["rate_bps"].max()) if len(df) else 0.0)
     df["when"] = df["ended_at"].fillna(df["last_seen_at"])
-    df["MB/s"] = df["rate_bps"].astype(float) / MB
+    df["rate"] = df["rate_bps"].astype(float) / div
     df["broker"] = df["broker"].astype(str)
     df["move"] = df["topic"].astype(str) + "-" + df["partition"].astype(str)
     points: alt.Chart = alt.Chart(df).mark_point(filled=True, size=60)
     return points.encode(
         x=alt.X("when:T", title=None),
-        y=alt.Y("MB/s:Q", title="copy rate (MB/s)"),
+        y=alt.Y("rate:Q", title=f"copy rate ({unit}/s)", scale=alt.Scale(zero=True)),
         color=alt.Color("broker:N", title="to broker"),
-        tooltip=["move", "broker", "outcome", alt.Tooltip("MB/s:Q", format=".2f")],
+        tooltip=["move:N", "broker:N", "outcome:N", alt.Tooltip("rate:Q", format=",.1f", title=f"{unit}/s")],
     ).properties(height=220)
 
 
 def broker_load_over_time(load: pd.DataFrame, measure: str) -> alt.Chart:
     """Per broker over time: ``replicas``, ``leaders`` or ``bytes`` (in MB)."""
     df = load.copy() if len(load) else pd.DataFrame(columns=["taken_at", "broker", measure])
-    df["value"] = df[measure].astype(float) / MB if measure == "bytes" else df[measure].astype(float)
+    div, unit = _unit(float(df[measure].max()) if len(df) else 0.0) if measure == "bytes" else (1.0, measure)
+    df["value"] = df[measure].astype(float) / div
     df["broker"] = df["broker"].astype(str)
     lines: alt.Chart = alt.Chart(df).mark_line(interpolate="step-after")
     return lines.encode(
         x=alt.X("taken_at:T", title=None),
-        y=alt.Y("value:Q", title="MB" if measure == "bytes" else measure),
+        y=alt.Y("value:Q", title=unit),
         color=alt.Color("broker:N", title="broker"),
-        tooltip=["broker", alt.Tooltip("taken_at:T", format="%H:%M:%S"), alt.Tooltip("value:Q", format=",.1f",
-                                                                                     title=measure)],
+        tooltip=["broker:N", alt.Tooltip("taken_at:T", format="%H:%M:%S"), alt.Tooltip("value:Q", format=",.1f",
+                                                                                       title=unit)],
     ).properties(height=220)
 
 
@@ -193,5 +203,5 @@ def urp_vs_reassigning(counts: pd.DataFrame) -> alt.Chart:
         y=alt.Y("count:Q", title="partitions"),
         color=alt.Color("what:N", scale=alt.Scale(domain=list(names.values()), range=["#e5534b", "#f0a020"]),
                         legend=alt.Legend(orient="top", title=None)),
-        tooltip=["what", alt.Tooltip("taken_at:T", format="%H:%M:%S"), alt.Tooltip("count:Q", title="partitions")],
+        tooltip=["what:N", alt.Tooltip("taken_at:T", format="%H:%M:%S"), alt.Tooltip("count:Q", title="partitions")],
     ).properties(height=200)

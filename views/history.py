@@ -106,6 +106,6 @@ st.subheader("Truly under-replicated vs reassigning")
 st.altair_chart(charts.urp_vs_reassigning(view.partition_counts), width="stretch")
 incidents = past.incident_rows(view.incidents)
 if len(incidents):
-    st.dataframe(incidents, hide_index=True, width="stretch")
+    st.dataframe(incidents, hide_index=True, width="stretch", placeholder="—")
 else:
     st.write("No under-replicated or reassigning period in this range.")
