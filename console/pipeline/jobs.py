@@ -208,9 +208,7 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
                                    for c, (t, _) in chosen.taken_ms.items()], "cluster string, ms long, date string")
         replicas = (data.replicas.join(F.broadcast(picks), ["cluster", "date"], "inner")
                     .filter(F.unix_millis("taken_at") == F.col("ms")).drop("ms"))
-        plan_table = pa.Table.from_pylist([row for c, p in reviewed.items() for row in R.plan_rows(c, p)], schema=pa.schema([
-            ("cluster", pa.string()), ("idx", pa.int64()), ("topic", pa.string()), ("partition", pa.int64()),
-            ("target", pa.list_(pa.int64())), ("log_dirs", pa.list_(pa.string()))]))
+        plan_table = pa.concat_tables([R.plan_table(c, p) for c, p in reviewed.items()])
         inputs = R.Inputs(
             replicas=replicas,
             brokers=s.createDataFrame(brokers_rows, "cluster string, broker long, rack string, registered boolean, "

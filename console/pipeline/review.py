@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+import numpy as np
+import pyarrow as pa
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from console.core.model import ClusterState, Severity
@@ -53,10 +55,26 @@ def broker_rows(cluster: str, state: ClusterState) -> list[dict[str, Any]]:
             for b in state.brokers]
 
 
-def plan_rows(cluster: str, plan: Plan) -> list[dict[str, Any]]:
-    return [{"cluster": cluster, "idx": i, "topic": e.topic, "partition": e.partition,
-             "target": [int(b) for b in e.replicas], "log_dirs": list(e.log_dirs) if e.log_dirs is not None else None}
-            for i, e in enumerate(plan.entries)]
+PLAN_SCHEMA = pa.schema([("cluster", pa.string()), ("idx", pa.int64()), ("topic", pa.string()),
+                         ("partition", pa.int64()), ("target", pa.list_(pa.int64())),
+                         ("log_dirs", pa.list_(pa.string()))])
+
+
+def plan_table(cluster: str, plan: Plan) -> pa.Table:
+    """The plan as ``Inputs.plan`` rows, built column-wise (a plan may have millions of entries)."""
+    n = len(plan.entries)
+    target, lengths = plan.target_columns
+    flat = target[np.arange(target.shape[1])[None, :] < lengths[:, None]] if n else np.zeros(0, np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32) if n else np.zeros(1, np.int32)
+    return pa.table({
+        "cluster": pa.array([cluster] * n, pa.string()),
+        "idx": pa.array(np.arange(n, dtype=np.int64)),
+        "topic": pa.array([e.topic for e in plan.entries], pa.string()),
+        "partition": pa.array(np.fromiter((e.partition for e in plan.entries), np.int64, n)),
+        "target": pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat, pa.int64())),
+        "log_dirs": pa.array([None if e.log_dirs is None else list(e.log_dirs) for e in plan.entries],
+                             pa.list_(pa.string())),
+    }, schema=PLAN_SCHEMA)
 
 
 def _without(a: str | Column, b: str | Column) -> Column:
@@ -352,7 +370,3 @@ def rollback_lines(ch: DataFrame) -> DataFrame:
     entry = F.to_json(F.struct(F.col("topic"), F.col("partition"), F.col("current").alias("replicas"),
                                F.transform("current", lambda _: F.lit(ANY)).alias("log_dirs")))
     return known.select("cluster", "idx", entry.alias("json")).orderBy("cluster", "idx")
-
-
-def session_of(df: DataFrame) -> SparkSession:
-    return df.sparkSession
