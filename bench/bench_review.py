@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from bench.synthetic_history import rack_spread
 from console.core.format import human_duration
 from console.pipeline.collect import HEADERS, REPLICAS, write_parquet
 from console.pipeline.snapshots import HEADER_SCHEMA, REPLICA_SCHEMA, ROWS_FORMAT
@@ -40,13 +41,7 @@ def write_snapshot(n: int, root: Path, seed: int = 1) -> tuple[Path, Path]:
     """One snapshot of ``n`` partitions (as stored rows) and a plan moving every last replica."""
     rng = np.random.default_rng(seed)
     rf = 3
-    per_rack = [np.arange(BROKERS)[np.arange(BROKERS) % 3 == r] for r in range(3)]
-    assign = np.zeros((n, rf), np.int64)
-    for j in range(rf):
-        rack = (np.arange(n) + j) % 3
-        for r in range(3):
-            idx = np.nonzero(rack == r)[0]
-            assign[idx, j] = rng.choice(per_rack[r], size=len(idx))
+    per_rack, assign = rack_spread(rng, n, BROKERS, rf)
     size = (rng.pareto(1.2, n) * 10 * 2**20).astype(np.int64)
     topic_of = np.arange(n) // 100
     topics = np.array([f"topic-{t:06d}" for t in range(int(topic_of.max()) + 1)])

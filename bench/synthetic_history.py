@@ -40,20 +40,26 @@ class Day:
         return int(self.hours * 3600 / self.every_s)
 
 
-def write_day(day: Day, root: Path, cluster: str = "bench-cluster") -> dict[str, int]:
-    """Write the day under ``root`` (one file per snapshot per dataset, as ``collect`` does); returns
-    counts: snapshots, replica rows, moves started."""
-    rng = np.random.default_rng(day.seed)
-    n, rf, nb = day.partitions, 3, day.brokers
-    racks = np.array([f"rack-{'abc'[b % 3]}" for b in range(nb)])
-    # rack-spread assignment: replica j of partition p on rack (p + j) % 3
-    per_rack = [np.arange(nb)[np.arange(nb) % 3 == r] for r in range(3)]
+def rack_spread(rng: np.random.Generator, n: int, brokers: int, rf: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """Brokers by rack (broker b on rack b % 3), and an assignment of ``n`` partitions whose replica
+    ``j`` of partition ``p`` sits on rack ``(p + j) % 3``, on a random broker of that rack."""
+    per_rack = [np.arange(brokers)[np.arange(brokers) % 3 == r] for r in range(3)]
     assign = np.zeros((n, rf), np.int64)
     for j in range(rf):
         rack = (np.arange(n) + j) % 3
         for r in range(3):
             idx = np.nonzero(rack == r)[0]
             assign[idx, j] = rng.choice(per_rack[r], size=len(idx))
+    return per_rack, assign
+
+
+def write_day(day: Day, root: Path, cluster: str = "bench-cluster") -> dict[str, int]:
+    """Write the day under ``root`` (one file per snapshot per dataset, as ``collect`` does); returns
+    counts: snapshots, replica rows, moves started."""
+    rng = np.random.default_rng(day.seed)
+    n, rf, nb = day.partitions, 3, day.brokers
+    racks = np.array([f"rack-{'abc'[b % 3]}" for b in range(nb)])
+    per_rack, assign = rack_spread(rng, n, nb, rf)
     size = (rng.pareto(1.2, n) * 50 * 2**20).astype(np.int64)
     retention = np.maximum(size, SEGMENT)
     rate = (rng.pareto(1.5, n) * 2_000).astype(np.int64)  # bytes per second written to each partition
