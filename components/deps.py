@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import TYPE_CHECKING, Any, Mapping
 
 import streamlit as st
@@ -45,6 +46,10 @@ def configuration_problems() -> list[str]:
     problems = [unreadable] if unreadable else []
     clusters = raw.get("clusters", {})
     problems += cluster_problems(clusters if isinstance(clusters, Mapping) else {"(all)": clusters})
+    every = os.environ.get("CONSOLE_COLLECT_EVERY", "").strip()
+    if every and collect_every() is None:
+        problems.append(f"CONSOLE_COLLECT_EVERY={every!r} is not a number of seconds: the server does not collect "
+                        "snapshots until it is (e.g. 30), or unset.")
     auth = raw.get("auth")
     if isinstance(auth, Mapping):
         missing = [k for k in ("redirect_uri", "cookie_secret") if not auth.get(k)]
@@ -157,20 +162,26 @@ def _collector(key: str, root: str, every_s: float) -> "BackgroundCollector":
     return BackgroundCollector(reader(settings), root, every_s).start()
 
 
+def collect_every() -> float | None:
+    """``CONSOLE_COLLECT_EVERY`` in seconds (at least 1); 0 when unset; None when not a positive number."""
+    every = os.environ.get("CONSOLE_COLLECT_EVERY", "").strip()
+    if not every:
+        return 0.0
+    try:
+        seconds = float(every)
+    except ValueError:
+        return None
+    return max(1.0, seconds) if seconds > 0 else None
+
+
 def collector(settings: ConnectionSettings) -> "BackgroundCollector | None":
     """The server's collector for a cluster when ``CONSOLE_COLLECT_EVERY`` (seconds) is set: appends
     snapshots to the history while the console runs (off by default). None when off."""
-    import os
-
     from console.core.paths import history_dir
 
-    every = os.environ.get("CONSOLE_COLLECT_EVERY", "").strip()
-    try:
-        seconds = float(every) if every else 0.0
-    except ValueError:
-        return None
-    if seconds <= 0:
+    seconds = collect_every()
+    if not seconds:
         return None
     key = json.dumps({"properties": dict(settings.properties), "zookeeper": settings.zookeeper,
                       "name": settings.name}, sort_keys=True)
-    return _collector(key, str(history_dir() / "snapshots"), max(1.0, seconds))
+    return _collector(key, str(history_dir() / "snapshots"), seconds)

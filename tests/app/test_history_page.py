@@ -54,3 +54,12 @@ def keys_update() -> str:
     from components import keys
 
     return keys.HISTORY_UPDATE
+
+
+def test_a_collect_setting_that_is_not_a_number_is_named_in_the_sidebar(sandbox, monkeypatch, tmp_path):
+    point_console_at(sandbox, monkeypatch, tmp_path)
+    monkeypatch.setenv("CONSOLE_COLLECT_EVERY", "often")
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    assert any("CONSOLE_COLLECT_EVERY='often' is not a number of seconds" in e.value for e in at.sidebar.error)
+    assert not (tmp_path / "history").exists(), "nothing collected"

@@ -120,3 +120,18 @@ def test_the_calibrated_eta_of_a_second_identical_move(collected, sandbox) -> No
     print(f"second move: calibrated ETA {est.seconds:.1f} s, throttle-only {estimate_seconds(state, waves, THROTTLE):.1f} s, "
           f"took {actual:.1f} s")
     assert abs(est.seconds - actual) <= 0.25 * actual, (est.seconds, actual)
+
+
+def test_the_servers_background_collector_appends_snapshots_until_stopped(sandbox, tmp_path) -> None:
+    from console.pipeline.collect import BackgroundCollector
+
+    with ClusterReader(settings_for(sandbox)) as reader:
+        collector = BackgroundCollector(reader, tmp_path, every_s=1.0).start()
+        try:
+            wait_for(lambda: collector.kept >= 2, timeout=60, what="two snapshots collected")
+        finally:
+            collector.stop()
+        kept = collector.kept
+        time.sleep(2)
+        assert collector.kept == kept and collector.problem is None
+        assert len(list(parquet_files(tmp_path / "headers"))) == kept
