@@ -203,9 +203,20 @@ class Output:
         pq.write_table(table, path)
         return path
 
-    def write_file(self, name: str, data: bytes) -> None:
-        (self.tmp / name).parent.mkdir(parents=True, exist_ok=True)
-        (self.tmp / name).write_bytes(data)
+    def join_lines(self, parts: Path, name: str, head: str, separator: str, tail: str) -> None:
+        """The lines of the text files in ``parts`` (in file-name order, as Spark numbers a sorted
+        output) joined into one file ``name``: ``head``, the lines separated by ``separator``, ``tail``."""
+        target = self.tmp / name
+        with target.open("w", encoding="utf-8") as out:
+            out.write(head)
+            first = True
+            files = sorted(p for p in parts.glob("part-*") if not p.name.endswith(".crc")) if parts.is_dir() else []
+            for f in files:
+                with f.open(encoding="utf-8") as lines:
+                    for line in lines:
+                        out.write(("" if first else separator) + line.rstrip("\n"))
+                        first = False
+            out.write(tail)
         self.tables.setdefault(name, 1)
 
     def commit(self, job: str, inputs: dict[str, Any]) -> Path:

@@ -195,6 +195,11 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
         report("Finding the snapshots")
         chosen = _snapshots_for(data.headers, list(parsed), at)
         reviewed = {key: parsed[asked] for asked, key in chosen.keys_map.items()}
+        # what the job needs of each plan, so the plans themselves can go (millions of entries)
+        plan_table = pa.concat_tables([R.plan_table(c, p) for c, p in reviewed.items()])
+        size_found = {c: plan_size_findings(p) for c, p in reviewed.items()}
+        clusters = list(reviewed)
+        del parsed, reviewed
         brokers_rows: list[dict[str, object]] = []
         min_isr_rows: list[dict[str, object]] = []
         usable: dict[str, dict[BrokerId, int | None]] = {}
@@ -208,7 +213,6 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
                                    for c, (t, _) in chosen.taken_ms.items()], "cluster string, ms long, date string")
         replicas = (data.replicas.join(F.broadcast(picks), ["cluster", "date"], "inner")
                     .filter(F.unix_millis("taken_at") == F.col("ms")).drop("ms"))
-        plan_table = pa.concat_tables([R.plan_table(c, p) for c, p in reviewed.items()])
         inputs = R.Inputs(
             replicas=replicas,
             brokers=s.createDataFrame(brokers_rows, "cluster string, broker long, rack string, registered boolean, "
@@ -238,21 +242,24 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
             broker_in = run_job("Collecting the brokers", lambda: broker_table.select(
                 "cluster", "broker", "bytes_in").orderBy("cluster", "broker").collect())
             overall = []
-            for cluster, plan in reviewed.items():
+            for cluster in clusters:
                 found = space_findings(usable.get(cluster, {}), [(BrokerId(int(r["broker"])), int(r["bytes_in"]))
                                                                 for r in broker_in if r["cluster"] == cluster])
-                overall += R.overall_rows(cluster, found + plan_size_findings(plan))
+                overall += R.overall_rows(cluster, found + size_found[cluster])
             overall_df = s.createDataFrame(overall, "cluster string, idx long, check int, cell long, sev int, "
                                                     "code string, severity string, topic string, partition long, "
                                                     "broker long, message string, hint string")
             output.write("findings", R.order_findings(R.findings(inputs, changes), overall_df))
             report("Rollback")
-            lines = run_job("Writing the rollback", lambda: R.rollback_lines(changes).toArrow())
-            for cluster in reviewed:
-                entries = [j for c, j in zip(lines.column("cluster").to_pylist(), lines.column("json").to_pylist())
-                           if c == cluster]
-                output.write_file(f"rollback-{cluster_dir(cluster)}.json",
-                                  ('{"version":1,"partitions":[' + ",".join(entries) + "]}").encode())
+            # one JSON line per entry, written by Spark in plan order, then joined into the official
+            # document file by file (a rollback of millions of entries never sits in the driver)
+            lines_dir = output.path("rollback-lines")
+            run_job("Writing the rollback", lambda: R.rollback_lines(changes).select("cluster", "json")
+                    .write.partitionBy("cluster").text(lines_dir))
+            written = {unquote(d.name.split("=", 1)[1]): d for d in Path(lines_dir).glob("cluster=*")}
+            for cluster in clusters:
+                output.join_lines(written.get(cluster, Path(lines_dir) / "none"), f"rollback-{cluster_dir(cluster)}.json",
+                                  '{"version":1,"partitions":[', ",", "]}")
             counts = run_job("Counting", lambda: {(r["cluster"], r["kind"]): r["n"] for r in changes.groupBy(
                 "cluster", "kind").agg(F.count(F.lit(1)).alias("n")).collect()})
             severities = run_job("Counting findings", lambda: {(r["cluster"], r["severity"]): r["n"] for r in
@@ -264,7 +271,7 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
         raise job_failed("The review job", e) from None
     per_cluster: dict[str, dict[str, object]] = {}
     summary = []
-    for cluster in reviewed:
+    for cluster in clusters:
         waves, eta = summary_waves.get(cluster, (0, 0.0 if throttle else None))  # nothing moves: nothing to copy
         kinds = {k: n for (c, k), n in counts.items() if c == cluster}
         said = {k: n for (c, k), n in severities.items() if c == cluster}

@@ -113,6 +113,7 @@ def session(settings: SparkSettings = SparkSettings()) -> "SparkSession":
                    .config("spark.driver.memory", settings.driver_memory or _driver_memory())
                    .config("spark.sql.shuffle.partitions", str(settings.shuffle_partitions or max(4, 2 * cores)))
                    .config("spark.sql.adaptive.enabled", "true")
+                   .config("spark.driver.maxResultSize", "4g")
                    .config("spark.sql.adaptive.coalescePartitions.enabled", "true"))
         if master.startswith("spark://"):
             builder = builder.config("spark.executorEnv.PYTHONPATH", os.pathsep.join(_python_path()))
