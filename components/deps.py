@@ -144,10 +144,11 @@ def calibration(state: ClusterState, settings: ConnectionSettings) -> "Calibrati
     """What the history job last learned about this cluster's copy rates (read again whenever the
     job writes new tables); None without history."""
     from console.core.paths import history_dir
+    from console.pipeline.datasets import manifest_name
 
     tables = history_dir() / "tables"
     try:
-        stamp = (tables / "_history.json").stat().st_mtime
+        stamp = (tables / manifest_name("history")).stat().st_mtime
     except OSError:
         return None
     return _calibration(str(tables), cluster_key(state, settings.name), stamp)

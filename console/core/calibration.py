@@ -14,7 +14,7 @@ from typing import Iterable, Mapping
 
 from console.core.format import ids_text, plural
 from console.core.limits import FOLLOWER_RATE
-from console.core.model import BrokerId, ClusterState, TopicPartition
+from console.core.model import BrokerId, ClusterState, TopicPartition, broker_rate_bps
 
 
 @dataclass(frozen=True)
@@ -127,9 +127,4 @@ def bytes_to_receive(state: ClusterState, keys: Iterable[TopicPartition] | None 
 def follower_throttles(state: ClusterState) -> dict[BrokerId, int | None]:
     """The follower throttle rate set on each broker (None where none is)."""
     rates = state.throttles.broker_map()
-    default = rates.get("<default>", {})
-    out: dict[BrokerId, int | None] = {}
-    for b in state.brokers:
-        value = rates.get(str(b.id), default).get(FOLLOWER_RATE)
-        out[b.id] = int(value) if value is not None and value.isdigit() else None
-    return out
+    return {b.id: broker_rate_bps(rates, b.id, FOLLOWER_RATE) for b in state.brokers}

@@ -21,6 +21,8 @@ from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, NewType, TypeVar
 
+from console.core.limits import ALL_REPLICAS
+
 BrokerId = NewType("BrokerId", int)
 T = TypeVar("T")
 TopicPartition = tuple[str, int]
@@ -395,6 +397,31 @@ class Throttles:
 
     def __bool__(self) -> bool:
         return bool(self.brokers or self.topics)
+
+
+DEFAULT_BROKER = "<default>"
+"""How the cluster-wide default broker configs are keyed in :attr:`Throttles.brokers`."""
+
+
+def broker_rate(brokers: Mapping[str, Mapping[str, str]], broker: int, key: str) -> str | None:
+    """A broker's throttle rate config ``key`` as in force: its own value, else the cluster default."""
+    for entity in (str(broker), DEFAULT_BROKER):
+        value = brokers.get(entity, {}).get(key)
+        if value:
+            return value
+    return None
+
+
+def broker_rate_bps(brokers: Mapping[str, Mapping[str, str]], broker: int, key: str) -> int | None:
+    """:func:`broker_rate` in bytes per second; None when unset or not a number."""
+    value = broker_rate(brokers, broker, key)
+    return int(value) if value is not None and value.isdigit() else None
+
+
+def replica_listed(topic_configs: Mapping[str, str], key: str, partition: int, broker: int) -> bool:
+    """Whether a topic's throttled-replicas list ``key`` names ``partition:broker`` (or ``*``)."""
+    entries = {x.strip() for x in topic_configs.get(key, "").split(",")}
+    return ALL_REPLICAS in entries or f"{partition}:{broker}" in entries
 
 
 class SourceStatus(str, Enum):

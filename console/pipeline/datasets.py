@@ -193,7 +193,7 @@ class Output:
         from console.pipeline.spark import run_job
 
         run_job(f"Writing {table}", lambda: df.write.mode("overwrite").parquet(self.path(table)))
-        rows = int(pq.ParquetDataset(self.path(table)).read(columns=[]).num_rows)
+        rows = rows_in(Path(self.path(table)))
         self.tables[table] = rows
         return rows
 

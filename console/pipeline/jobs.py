@@ -117,8 +117,9 @@ def compact_job(snapshots: str, spark: SparkSettings = SparkSettings(), before: 
                     .write.option("parquet.writer.version", "v2").partitionBy("cluster", "date").parquet(str(out))))
                 for new in partition_dirs(out):
                     old = root / dataset / f"cluster={cluster_dir(unquote(new.parent.name.split('=', 1)[1]))}" / new.name
-                    if rows_in(new) != rows_in(old):
-                        raise ConfigError(f"Compacting {old} gave {rows_in(new)} rows instead of {rows_in(old)}; "
+                    wrote, had = rows_in(new), rows_in(old)
+                    if wrote != had:
+                        raise ConfigError(f"Compacting {old} gave {wrote} rows instead of {had}; "
                                           "nothing was replaced.", "Run the job again; if it repeats, report it.")
                     swap_dir(new, old)
                     mark_compacted(old)
@@ -332,7 +333,7 @@ def _cut_waves(moving: "pa.Table", limits: "WaveLimits", throttle: int | None
     """Waves (first fit, in plan order, as a run cuts them) of each cluster's moving entries; per
     cluster, how many waves and the ETA at ``throttle`` (None when unthrottled or a size is unknown)."""
     from console.core.model import BrokerId
-    from console.runs.progress import WaveLoad, estimate_waves
+    from console.runs.progress import WaveLoad, estimate_waves, load_of
     from console.runs.waves import first_fit
 
     rows: list[tuple[str, int, int]] = []
@@ -343,22 +344,14 @@ def _cut_waves(moving: "pa.Table", limits: "WaveLimits", throttle: int | None
         by_cluster.setdefault(c, []).append(i)
     for cluster, idxs in by_cluster.items():
         waves = first_fit([(cols["adding"][i], int(cols["bytes_to_copy"][i])) for i in idxs], limits)
-        copy: dict[int, int] = {}
-        senders: dict[int, set[BrokerId]] = {}
-        receivers: dict[int, dict[BrokerId, int]] = {}
-        unknown_size = False
+        members: dict[int, list[int]] = {}
         for i, w in zip(idxs, waves):
             rows.append((cluster, int(cols["idx"][i]), w))
-            adding, size, source = cols["adding"][i], cols["size"][i], cols["source"][i]
-            copy[w] = copy.get(w, 0) + int(cols["bytes_to_copy"][i])
-            into = receivers.setdefault(w, {})
-            if adding and size is None:
-                unknown_size = True
-            if adding and source is not None:
-                senders.setdefault(w, set()).add(BrokerId(source))
-                for b in adding:
-                    into[BrokerId(b)] = into.get(BrokerId(b), 0) + (size or 0)
-        est = None if unknown_size else estimate_waves(
-            [WaveLoad(copy[w], frozenset(senders.get(w, ())), receivers[w]) for w in sorted(copy)], throttle)
-        out[cluster] = (len(copy), None if est is None else est.seconds)
+            members.setdefault(w, []).append(i)
+        loads = [load_of(([BrokerId(b) for b in cols["adding"][i]], cols["size"][i],
+                          None if cols["source"][i] is None else BrokerId(cols["source"][i]),
+                          int(cols["bytes_to_copy"][i])) for i in members[w]) for w in sorted(members)]
+        known: list[WaveLoad] = [x for x in loads if x is not None]
+        est = estimate_waves(known, throttle) if len(known) == len(loads) else None
+        out[cluster] = (len(members), None if est is None else est.seconds)
     return rows, out

@@ -26,8 +26,9 @@ from typing import Any, Iterator
 import pyarrow as pa
 
 from console.core.errors import ConfigError
-from console.core.limits import ALL_REPLICAS, FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
-from console.core.model import BrokerId, ClusterState, Partition, ReplicaLog, Source, cluster_key
+from console.core.limits import FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
+from console.core.model import (BrokerId, ClusterState, Partition, ReplicaLog, Source, broker_rate_bps, cluster_key,
+                                replica_listed)
 from console.present.text import state_header
 from console.state.snapshot_file import state_from_doc
 
@@ -96,26 +97,10 @@ def _ms(t: float) -> int:
     return int(round(t * 1000))
 
 
-def _listed(entries: str | None, partition: int, broker: int) -> bool:
-    if not entries:
-        return False
-    items = {x.strip() for x in entries.split(",")}
-    return ALL_REPLICAS in items or f"{partition}:{broker}" in items
-
-
-def _rate(configs: dict[str, str], key: str) -> int | None:
-    v = configs.get(key)
-    try:
-        return int(v) if v is not None else None
-    except ValueError:
-        return None
-
-
 def replica_rows(state: ClusterState) -> Iterator[dict[str, Any]]:
     """One row per replica, in the order of the snapshot's partitions and of R: the stored table."""
     brokers = state.broker_index
     rates = state.throttles.broker_map()
-    default = rates.get("<default>", {})
     lists = state.throttles.topic_map()
     taken = _ms(state.taken_at)
     for p in state.partitions:
@@ -128,7 +113,6 @@ def replica_rows(state: ClusterState) -> Iterator[dict[str, Any]]:
             broker = brokers.get(b)
             log = logs.get((b, False))
             future = logs.get((b, True))
-            own = rates.get(str(b), default)
             yield {
                 "taken_at": taken, "topic": p.topic, "partition": p.partition, "broker": int(b), "position": i,
                 "rack": broker.rack if broker else None, "leader": p.leader, "is_leader": b == p.leader,
@@ -136,9 +120,9 @@ def replica_rows(state: ClusterState) -> Iterator[dict[str, Any]]:
                 "reassigning": p.reassigning, "under_replicated": urp, "source": source,
                 "bytes": log.size if log else None, "log_dir": log.log_dir if log else None,
                 "future_bytes": future.size if future else None, "future_log_dir": future.log_dir if future else None,
-                "leader_rate": _rate(own, LEADER_RATE), "follower_rate": _rate(own, FOLLOWER_RATE),
-                "leader_throttled": _listed(topic_lists.get(LEADER_LIST), p.partition, b),
-                "follower_throttled": _listed(topic_lists.get(FOLLOWER_LIST), p.partition, b),
+                "leader_rate": broker_rate_bps(rates, b, LEADER_RATE), "follower_rate": broker_rate_bps(rates, b, FOLLOWER_RATE),
+                "leader_throttled": replica_listed(topic_lists, LEADER_LIST, p.partition, b),
+                "follower_throttled": replica_listed(topic_lists, FOLLOWER_LIST, p.partition, b),
             }
 
 

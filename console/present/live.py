@@ -11,8 +11,9 @@ from enum import Enum
 from typing import Any, Iterable, Mapping, Sequence
 
 from console.core.format import human_bytes, human_duration, human_rate, ids_text as _ids, percent_text
-from console.core.limits import ALL_REPLICAS, BROKER_THROTTLE_KEYS, FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
-from console.core.model import BrokerId, ClusterState, Partition, PartitionHealth, ReplicaRole
+from console.core.limits import BROKER_THROTTLE_KEYS, FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
+from console.core.model import (DEFAULT_BROKER, BrokerId, ClusterState, Partition, PartitionHealth, ReplicaRole,
+                                broker_rate, replica_listed)
 
 
 @dataclass(frozen=True)
@@ -237,20 +238,11 @@ def total_estimate(state: ClusterState, rates: Mapping[ReplicaKey, float]) -> Co
 
 
 # -- throttles in force --------------------------------------------------------------------------
-DEFAULT_BROKER = "<default>"
-"""How the cluster-wide default broker configs are keyed in :attr:`ClusterState.throttles`."""
-
-
 def throttle_value_text(key: str, value: str) -> str:
     """A throttle config's value as a person reads it: rates human (``9.5 MB/s``), lists as set."""
     if key in BROKER_THROTTLE_KEYS and value.strip().isdigit():
         return human_rate(int(value))
     return value
-
-
-def _named(topic_configs: Mapping[str, str], key: str, partition: int, broker: BrokerId) -> bool:
-    entries = {x.strip() for x in topic_configs.get(key, "").split(",")}
-    return ALL_REPLICAS in entries or f"{partition}:{broker}" in entries
 
 
 def throttle_on(brokers: Mapping[str, Mapping[str, str]], topics: Mapping[str, Mapping[str, str]],
@@ -260,13 +252,10 @@ def throttle_on(brokers: Mapping[str, Mapping[str, str]], topics: Mapping[str, M
     (its own, else the cluster default), when the topic's ``leader.``/``follower.replication.throttled.replicas``
     names ``partition:broker`` or ``*``; ``none`` otherwise (not listed, or no rate set)."""
     list_key, rate_key = (FOLLOWER_LIST, FOLLOWER_RATE) if follower else (LEADER_LIST, LEADER_RATE)
-    if not _named(topics.get(p.topic, {}), list_key, p.partition, broker):
+    if not replica_listed(topics.get(p.topic, {}), list_key, p.partition, broker):
         return "none"
-    for entity in (str(broker), DEFAULT_BROKER):
-        value = brokers.get(entity, {}).get(rate_key)
-        if value:
-            return throttle_value_text(rate_key, value)
-    return "none"
+    value = broker_rate(brokers, broker, rate_key)
+    return throttle_value_text(rate_key, value) if value else "none"
 
 
 def throttles_in_force(p: Partition, brokers: Mapping[str, Mapping[str, str]],

@@ -24,13 +24,18 @@ def _duration(v: Any) -> str:
     return human_duration(float(v)) if pd.notna(v) else "—"
 
 
+def _label(m: pd.DataFrame) -> pd.Series:
+    """``orders-3 → 4``: the partition and where its replica went."""
+    return m["topic"] + "-" + m["partition"].astype(str) + " → " + m["broker"].astype(str)
+
+
 def move_rows(moves: pd.DataFrame) -> pd.DataFrame:
     """One row per move, newest first: what moved where, how it ended, how big, how fast."""
     if moves.empty:
         return pd.DataFrame(columns=["move", "outcome", "started", "took", "size", "rate", "throttle", "from"])
     m = moves.sort_values("started_at", ascending=False)
     return pd.DataFrame({
-        "move": m["topic"] + "-" + m["partition"].astype(str) + " → " + m["broker"].astype(str),
+        "move": _label(m),
         "outcome": m["outcome"],
         "started": m["started_at"],
         "took": m["seconds"].map(_duration),
@@ -48,7 +53,7 @@ def timeline_rows(moves: pd.DataFrame, limit: int = 300) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     m = moves.sort_values("started_at", ascending=False).head(limit)
     return pd.DataFrame({
-        "move": m["topic"] + "-" + m["partition"].astype(str) + " → " + m["broker"].astype(str),
+        "move": _label(m),
         "start": m["started_at"],
         "end": m["ended_at"].fillna(m["last_seen_at"]),
         "outcome": m["outcome"],

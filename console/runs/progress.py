@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from console.core.calibration import Calibration, Estimate, receive_time
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE
@@ -33,19 +33,25 @@ class WaveLoad:
 
 def wave_load(state: ClusterState, wave: Iterable[PlanEntry]) -> WaveLoad | None:
     """The load of ``wave`` against ``state``; None when a size is unknown."""
+    index = state.partition_index
+    changes = (change_of(index.get(e.key), e) for e in wave)
+    return load_of((c.adding, c.size, c.source, c.bytes_to_copy) for c in changes)
+
+
+def load_of(moves: Iterable[tuple[Sequence[BrokerId], int | None, BrokerId | None, int]]) -> WaveLoad | None:
+    """The load of a wave's entries, each as (adding brokers, partition size, the leader copied
+    from, bytes to copy); None when an entry adds replicas of a partition of unknown size."""
     copy = 0
     senders: set[BrokerId] = set()
     receivers: dict[BrokerId, int] = {}
-    index = state.partition_index
-    for e in wave:
-        c = change_of(index.get(e.key), e)
-        if c.adding and c.size is None:
+    for adding, size, source, to_copy in moves:
+        if adding and size is None:
             return None
-        copy += c.bytes_to_copy
-        if c.adding and c.source is not None:
-            senders.add(c.source)
-            for b in c.adding:
-                receivers[b] = receivers.get(b, 0) + (c.size or 0)
+        copy += to_copy
+        if adding and source is not None:
+            senders.add(source)
+            for b in adding:
+                receivers[b] = receivers.get(b, 0) + (size or 0)
     return WaveLoad(copy, frozenset(senders), receivers)
 
 
