@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from console.cli_goals import ids_arg, read_file
 from console.core.errors import ConfigError, ConsoleError
 from console.core.format import human_rate, plural
 from console.core.model import ClusterState, Finding, SourceStatus
@@ -162,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _generate_args(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    from console.cli_goals import add_goal_args
+
     gen = sub.add_parser(
         "generate", help="make a plan for a goal: decommission, add brokers, rebalance, replication factor, racks",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -173,29 +176,7 @@ def _generate_args(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -
                     "Exit 0 with a plan (nothing on stdout when the goal is already met); 1 when the goal cannot be "
                     "reached (the reason is printed); 2 when the input cannot be used.")
     _connection_args(gen, offline=True)
-    goal = gen.add_mutually_exclusive_group(required=True)
-    goal.add_argument("--decommission", metavar="IDS", help="drain these brokers (comma-separated ids)")
-    goal.add_argument("--add-brokers", metavar="IDS", help="fill these (new) brokers until the cluster is even")
-    goal.add_argument("--rebalance", choices=["count", "bytes", "leaders"],
-                      help="even out replicas, bytes, or preferred leaders (leaders: reorders only, no data moves)")
-    goal.add_argument("--replication-factor", type=int, metavar="N", help="change the topics' replication factor to N")
-    goal.add_argument("--fix-racks", action="store_true", help="spread partitions whose replicas share a rack")
-    goal.add_argument("--official", action="store_true",
-                      help="what kafka-reassign-partitions.sh --generate proposes (with --broker-list)")
-    gen.add_argument("--broker-list", metavar="IDS", help="with --official: the brokers to assign to")
-    gen.add_argument("--topics", metavar="T,...", help="only these topics (all by default)")
-    gen.add_argument("--topics-to-move-json-file", metavar="FILE",
-                     help='the topics as the official tool takes them: {"version":1,"topics":[{"topic":"t"}]}')
-    gen.add_argument("--exclude-topics", metavar="REGEX", help="leave alone topics this regular expression matches in full")
-    gen.add_argument("--exclude-brokers", metavar="IDS", help="never move replicas to these brokers")
-    gen.add_argument("--max-moves", type=int, metavar="N", help="rebalance / add brokers: at most N replica moves")
-    gen.add_argument("--max-bytes", type=int, metavar="N", help="rebalance / add brokers: at most N bytes moved")
-    gen.add_argument("--tolerance", type=float, default=0.05,
-                     help="rebalance bytes: how far from the mean a broker may end (default 0.05 = 5%%)")
-    gen.add_argument("--seed", type=int, default=0, help="tie-breaks (and --official's random start); default 0")
-    gen.add_argument("--throttle", type=int, metavar="B/s", help="estimate the duration at this replication throttle")
-    gen.add_argument("--max-moves-per-broker", type=int, default=5,
-                     help="for the estimate: adding replicas per broker per wave (default 5, as submit)")
+    add_goal_args(gen)
     gen.add_argument("--report-json", metavar="FILE", help="also write the report as JSON to FILE")
 
 
@@ -339,21 +320,14 @@ def _plan_command(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def _read_file(path: str, option: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as e:
-        raise ConfigError(f"Cannot read {path}: {e.strerror or e}.", f"Check the path given to {option}.") from None
-
-
 def _rebase(args: argparse.Namespace) -> int:
     """A stale plan brought up to date: the report on stderr, the new plan on stdout."""
     from console.plans.plan import Plan, parse_plan
     from console.plans.rebase import RebaseOptions, rebase, report_json, report_text
 
-    plan = parse_plan(_read_file(args.reassignment_json_file, "--reassignment-json-file"))
+    plan = parse_plan(read_file(args.reassignment_json_file, "--reassignment-json-file"))
     if args.basis_json_file:
-        was = parse_plan(_read_file(args.basis_json_file, "--basis-json-file"))
+        was = parse_plan(read_file(args.basis_json_file, "--basis-json-file"))
         planned = set(plan.keys)
         plan = Plan(plan.entries, {e.key: e.replicas for e in was.entries if e.key in planned})
         missing = len(planned) - len(plan.basis)
@@ -389,17 +363,6 @@ def _snapshot(args: argparse.Namespace) -> ClusterState:
         return reader.snapshot()
 
 
-def _ids_arg(text: str | None, option: str) -> tuple[int, ...]:
-    from console.plans.drafting import parse_ids
-
-    if text is None:
-        return ()
-    try:
-        return tuple(parse_ids(text))
-    except ConsoleError:
-        raise ConfigError(f"{option} takes broker ids separated by commas, e.g. 1,2,3; not {text!r}.") from None
-
-
 def _write_json(path: str, doc: object, option: str) -> None:
     try:
         Path(path).write_text(json.dumps(doc))
@@ -409,31 +372,11 @@ def _write_json(path: str, doc: object, option: str) -> None:
 
 def _generate(args: argparse.Namespace) -> int:
     """A plan for a goal: the plan on stdout, the report on stderr."""
-    from console.plans.generate import GenerateOptions, Goal, Metric, generate
-    from console.plans.plan import parse_topics_to_move
+    from console.cli_goals import goal_options
+    from console.plans.generate import generate
     from console.runs.waves import WaveLimits, plan_estimate
 
-    topics: tuple[str, ...] = tuple(t.strip() for t in (args.topics or "").split(",") if t.strip())
-    if args.topics_to_move_json_file:
-        topics += parse_topics_to_move(_read_file(args.topics_to_move_json_file, "--topics-to-move-json-file"))
-    if args.broker_list and not args.official:
-        raise ConfigError("--broker-list goes with --official.")
-    if args.official and not args.broker_list:
-        raise ConfigError("--official needs --broker-list, as kafka-reassign-partitions.sh --generate does.")
-    if args.max_moves_per_broker < 1:
-        raise ConfigError("--max-moves-per-broker must be 1 or more.")
-    goal, metric = Goal.FIX_RACKS, Metric.COUNT
-    brokers: tuple[int, ...] = ()
-    for option, g in (("decommission", Goal.DECOMMISSION), ("add_brokers", Goal.ADD_BROKERS), ("broker_list", Goal.OFFICIAL)):
-        if getattr(args, option):
-            goal, brokers = g, _ids_arg(getattr(args, option), "--" + option.replace("_", "-"))
-    if args.rebalance:
-        goal, metric = Goal.REBALANCE, Metric(args.rebalance)
-    if args.replication_factor is not None:
-        goal = Goal.REPLICATION_FACTOR
-    options = GenerateOptions(goal, brokers, metric, args.replication_factor, tuple(dict.fromkeys(topics)),
-                              args.exclude_topics, _ids_arg(args.exclude_brokers, "--exclude-brokers"), args.max_moves,
-                              args.max_bytes, args.seed, args.tolerance)
+    options = goal_options(args)
     state = _snapshot(args)
     if state.status.metadata is not SourceStatus.OK and state.status.zookeeper is not SourceStatus.OK:
         _print_findings(state)

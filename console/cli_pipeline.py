@@ -10,6 +10,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Callable
 
+from console.cli_goals import add_goal_args
 from console.core.format import human_bytes, human_duration, timestamp
 from console.core.paths import history_dir
 
@@ -34,7 +35,7 @@ def add_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]", con
     co.add_argument("--every", type=float, default=30.0, metavar="SECONDS", help="seconds between snapshots (default 30)")
     co.add_argument("--for", dest="for_s", type=float, metavar="SECONDS", help="stop after this long (default: run until stopped)")
 
-    pl = sub.add_parser("pipeline", help="run a data-pipeline job on Spark (history, review, compact)",
+    pl = sub.add_parser("pipeline", help="run a data-pipeline job on Spark (history, review, generate, compact)",
                         description="Jobs over the snapshot history, on Spark: local[*] by default, a Spark cluster "
                                     "with --master, a Spark Connect server with --remote. Exit 2 when the input "
                                     "cannot be used or Spark does not answer; nothing is written half-way.")
@@ -56,6 +57,24 @@ def add_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]", con
     rv.add_argument("--throttle", type=int, metavar="B/s", help="estimate the duration at this replication throttle")
     rv.add_argument("--max-moves-per-broker", type=int, default=5, help="adding replicas per broker per wave (default 5)")
     rv.add_argument("--max-partitions-per-request", type=int, default=500, help="partitions per wave (default 500)")
+    ge = jobs.add_parser("generate", help="a plan generator on every cluster of the history (or every topic): a plan "
+                                          "and a quality report per cluster, and a fleet summary",
+                         description="Run one goal of `generate` on each cluster's last stored snapshot (at or "
+                                     "before --at), every cluster in a Spark task of its own (--per-topic: every "
+                                     "topic). Writes plans/<cluster>.json and reports/<cluster>.json for each cluster "
+                                     "that could be planned, and the tables summary, units, brokers and findings. "
+                                     "Exit 0 when every cluster was planned (or needs nothing), 1 when the goal "
+                                     "cannot be reached on some (the summary says why), 2 when the input cannot be "
+                                     "used.")
+    _spark_args(ge)
+    ge.add_argument("--snapshots", default=str(history_dir() / "snapshots"), help="snapshot directory or URI")
+    ge.add_argument("--out", required=True, help="where the plans, reports and tables go (a local directory)")
+    ge.add_argument("--cluster", action="append", default=[], metavar="ID",
+                    help="only this cluster (repeatable; default: every cluster in the history)")
+    ge.add_argument("--at", help="the last snapshot at or before this time (ISO 8601 or epoch seconds; default: the last)")
+    ge.add_argument("--per-topic", action="store_true",
+                    help="plan each topic on its own (even within each topic), each topic a task")
+    add_goal_args(ge)
     cp = jobs.add_parser("compact", help="merge each past day's snapshot files into a few sorted files per cluster and day")
     _spark_args(cp)
     cp.add_argument("--snapshots", default=str(history_dir() / "snapshots"), help="snapshot directory (local)")
@@ -132,10 +151,18 @@ class _Bar:
 
 
 def run_pipeline(args: argparse.Namespace) -> int:
-    from console.pipeline.jobs import compact_job, history_job, review_job
+    from console.pipeline.jobs import compact_job, generate_job, history_job, review_job
 
     bar = _Bar()
-    if args.job == "review":
+    if args.job == "generate":
+        from console.cli_goals import goal_options
+        from console.runs.waves import WaveLimits
+
+        result = generate_job(args.snapshots, goal_options(args), args.out, _settings(args), args.cluster,
+                              at=_time(args.at), per_topic=args.per_topic, throttle=args.throttle,
+                              limits=WaveLimits(moves_per_broker=args.max_moves_per_broker), report=bar.line,
+                              tasks=bar.tasks)
+    elif args.job == "review":
         from console.runs.waves import WaveLimits
 
         result = review_job(args.snapshots, {args.cluster: args.reassignment_json_file}, args.out, _settings(args),
@@ -149,13 +176,14 @@ def run_pipeline(args: argparse.Namespace) -> int:
                              tasks=bar.tasks)
     bar.end()
     _summary(result)
-    return 0
+    return 1 if result.failed else 0
 
 
 def _summary(result: "JobResult") -> None:
     print(f"{result.job}: done in {human_duration(result.seconds)}; tables in {result.out}:", file=sys.stderr)
     for table, rows in result.tables.items():
-        print(f"  {table}: {rows} row(s)", file=sys.stderr)
+        files = table in ("plans", "reports") or table.endswith(".json")  # file outputs count files
+        print(f"  {table}: {rows} {'file(s)' if files else 'row(s)'}", file=sys.stderr)
     for line in result.summary:
         print(line, file=sys.stderr)
 

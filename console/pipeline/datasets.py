@@ -197,6 +197,21 @@ class Output:
         self.tables[table] = rows
         return rows
 
+    def put(self, table: str, data: pa.Table) -> int:
+        """Write ``data`` (a small table made in the driver) as ``table``; its row count."""
+        (self.tmp / table).mkdir()
+        pq.write_table(data, self.tmp / table / "part-00000.parquet")
+        rows: int = data.num_rows
+        self.tables[table] = rows
+        return rows
+
+    def put_text(self, directory: str, name: str, text: str) -> None:
+        """A text file ``directory/name`` among the outputs (``tables[directory]`` counts the files)."""
+        d = self.tmp / directory
+        d.mkdir(exist_ok=True)
+        (d / name).write_text(text, encoding="utf-8")
+        self.tables[directory] = self.tables.get(directory, 0) + 1
+
     def stage(self, name: str, table: pa.Table) -> Path:
         """``table`` as a Parquet file among the job's temporary files (gone when the job ends)."""
         path = self.tmp / name

@@ -3,26 +3,30 @@ table to a temporary place and move them into place together (``python -m consol
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 import uuid
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 from urllib.parse import unquote
+
+import pyarrow as pa
 
 from console.core.errors import ConfigError
 from console.core.format import human_duration
 from console.pipeline.collect import REPLICAS
 from console.pipeline.datasets import (SORT_ORDER, Output, check_snapshots, compactable, local_path, mark_compacted,
                                        partition_dirs, read_snapshots, rows_in, swap_dir)
-from console.pipeline.snapshots import cluster_dir
+from console.pipeline.snapshots import StoredSnapshot, cluster_dir
 from console.pipeline.spark import SparkSettings, job_failed, progress, run_job, session
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
+    from console.plans.generate import GenerateOptions
     from console.runs.waves import WaveLimits
 
 Report = Callable[[str], None]
@@ -40,6 +44,8 @@ class JobResult:
     tables: dict[str, int]
     seconds: float
     summary: list[str] = field(default_factory=list)
+    failed: int = 0
+    """Clusters the job could not fully do (the generate job: goals impossible or not fitting)."""
 
 
 def history_job(snapshots: str, out: str, spark: SparkSettings = SparkSettings(),
@@ -165,9 +171,6 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
     last snapshot at or before ``at`` (default: the last one): the tables ``partitions`` (the diff,
     with each moving entry's wave), ``brokers``, ``flows`` and ``findings``, ``rollback-<cluster>.json``,
     and in the manifest per cluster the counts, the waves and the ETA at ``throttle``."""
-    import json
-
-    import pyarrow as pa
     from pyspark.sql import functions as F
 
     from console.core.model import BrokerId
@@ -204,16 +207,12 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
         brokers_rows: list[dict[str, object]] = []
         min_isr_rows: list[dict[str, object]] = []
         usable: dict[str, dict[BrokerId, int | None]] = {}
-        for cluster, (taken_at, header) in chosen.headers.items():
-            doc = json.loads(header)
-            state = state_from_doc(doc, ())
+        for cluster, snap in chosen.snapshots.items():
+            state = state_from_doc(json.loads(snap.header), ())
             brokers_rows += R.broker_rows(cluster, state)
             usable[cluster] = {b.id: b.usable_bytes for b in state.brokers}
             min_isr_rows += [{"cluster": cluster, "topic": t, "min_isr": int(v)} for t, v in state.min_insync]
-        picks = s.createDataFrame([(c, t, time.strftime("%Y-%m-%d", time.gmtime(t / 1000)))
-                                   for c, (t, _) in chosen.taken_ms.items()], "cluster string, ms long, date string")
-        replicas = (data.replicas.join(F.broadcast(picks), ["cluster", "date"], "inner")
-                    .filter(F.unix_millis("taken_at") == F.col("ms")).drop("ms"))
+        replicas = _rows_of(s, data.replicas, chosen.snapshots)
         inputs = R.Inputs(
             replicas=replicas,
             brokers=s.createDataFrame(brokers_rows, "cluster string, broker long, rack string, registered boolean, "
@@ -276,7 +275,7 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
         waves, eta = summary_waves.get(cluster, (0, 0.0 if throttle else None))  # nothing moves: nothing to copy
         kinds = {k: n for (c, k), n in counts.items() if c == cluster}
         said = {k: n for (c, k), n in severities.items() if c == cluster}
-        per_cluster[cluster] = {"snapshot_at": chosen.taken_ms[cluster][0] / 1000, "kinds": kinds, "findings": said,
+        per_cluster[cluster] = {"snapshot_at": chosen.snapshots[cluster].taken_ms / 1000, "kinds": kinds, "findings": said,
                                 "waves": waves, "eta_seconds": eta}
         summary.append(f"{cluster}: {sum(kinds.values())} entries ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}); "
                        f"{said.get('error', 0)} error(s), {said.get('warning', 0)} warning(s); {waves} wave(s)"
@@ -286,32 +285,118 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
     return JobResult("review", output.root, dict(output.tables), time.monotonic() - started, summary)
 
 
+def generate_job(snapshots: str, options: "GenerateOptions", out: str, spark: SparkSettings = SparkSettings(),
+                 clusters: Sequence[str] = (), at: float | None = None, per_topic: bool = False,
+                 throttle: int | None = None, limits: "WaveLimits | None" = None, report: Report = lambda _: None,
+                 tasks: TaskProgress = lambda done, total: None) -> JobResult:
+    """The plan generator for ``options`` on each cluster of the history (``clusters``: only these),
+    on its last snapshot at or before ``at``, every cluster (``per_topic``: every topic of every
+    cluster) a task of its own: ``plans/<cluster>.json`` and ``reports/<cluster>.json`` per cluster
+    that could be planned, and the tables ``summary`` (one row per cluster), ``units`` (one per
+    cluster or topic), ``brokers`` (before and after) and ``findings``."""
+    import pyarrow.parquet as pq
+    from pyspark.sql import functions as F
+
+    from console.pipeline import fleet
+    from console.plans.generate import check_options
+    from console.runs.waves import WaveLimits
+
+    started = time.monotonic()
+    check_options(options)
+    report(f"Checking the snapshots in {snapshots}")
+    check_snapshots(snapshots)
+    goal = options.describe() + (" per topic" if per_topic else "")
+    output = Output(out)
+    try:
+        report(f"Starting Spark ({spark.where})")
+        s = session(spark)
+        data = read_snapshots(s, snapshots)
+        report("Finding the snapshots")
+        chosen = _snapshots_for(data.headers, list(dict.fromkeys(clusters)) or None, at).snapshots
+        planner = fleet.Planner(options, chosen, per_topic, throttle, limits or WaveLimits())
+        rows = _rows_of(s, data.replicas, chosen).select(
+            "cluster", (F.col("topic") if per_topic else F.lit("")).alias("scope"), *fleet.STATE_COLUMNS)
+        # a task per unit as far as the cores allow: an explicit number of partitions (adaptive
+        # execution leaves it alone) of the rows hashed by unit, so each group is planned where it lands
+        parts = min(2000, max(4 * len(chosen), int(s.conf.get("spark.sql.shuffle.partitions") or 4) * (4 if per_topic else 1)))
+        units = (rows.repartition(parts, "cluster", "scope").groupBy("cluster", "scope")
+                 .applyInArrow(planner.function(), fleet.spark_schema(fleet.UNIT_SCHEMA)))
+        with progress(s, tasks):
+            report(f"Planning {goal} on {len(chosen)} cluster(s)" + (", topic by topic" if per_topic else ""))
+            raw = output.path(".units")
+            run_job("Planning", lambda: units.write.parquet(raw))
+        by_cluster: dict[str, list[dict[str, object]]] = {c: [] for c in chosen}
+        for u in pq.read_table(raw, schema=fleet.UNIT_SCHEMA).sort_by([("cluster", "ascending"),
+                                                                       ("topic", "ascending")]).to_pylist():
+            by_cluster[str(u["cluster"])].append(u)
+        report("Writing the plans and reports")
+        summary, unit_rows, broker_rows, finding_rows = [], [], [], []
+        for cluster, units_of in by_cluster.items():
+            result = fleet.cluster_result(cluster, goal, units_of)
+            name = cluster_dir(cluster)
+            plan_file = None
+            if len(result.plan):
+                plan_file = f"plans/{name}.json"
+                output.put_text("plans", f"{name}.json", result.plan.to_json())
+            if result.report is not None:
+                output.put_text("reports", f"{name}.json", json.dumps(result.report.to_dict(), indent=1))
+            summary.append(fleet.summary_row(result, chosen[cluster], goal, plan_file))
+            unit_rows += units_of
+            broker_rows += fleet.broker_rows(result)
+            finding_rows += fleet.finding_rows(result)
+        output.put("summary", pa.Table.from_pylist(summary, schema=fleet.SUMMARY_SCHEMA))
+        output.put("units", pa.Table.from_pylist(unit_rows, schema=fleet.UNITS_TABLE))
+        output.put("brokers", pa.Table.from_pylist(broker_rows, schema=fleet.BROKER_SCHEMA))
+        output.put("findings", pa.Table.from_pylist(finding_rows, schema=fleet.FINDING_SCHEMA))
+    except BaseException as e:
+        output.abort()
+        raise job_failed("The generate job", e) from None
+    per_cluster = {r["cluster"]: {"status": r["status"], "plan": r["plan_file"], "snapshot_at": r["snapshot_at"] / 1000}
+                   for r in summary}
+    output.commit("generate", {"snapshots": snapshots, "goal": goal, "options": _options_doc(options), "at": at,
+                               "per_topic": per_topic, "throttle": throttle, "spark": spark.where,
+                               "clusters": per_cluster})
+    lines = [f"{r['cluster']}: {r['status']}; {r['message'] or ''}".rstrip() for r in summary]
+    failed = sum(1 for r in summary if fleet.UnitStatus(r["status"]).failed)
+    if failed:
+        lines.append(f"{failed} of {len(summary)} cluster(s) not fully planned: see the summary table's message and hint.")
+    return JobResult("generate", output.root, dict(output.tables), time.monotonic() - started, lines, failed=failed)
+
+
+def _options_doc(options: "GenerateOptions") -> dict[str, object]:
+    from dataclasses import asdict
+
+    return {k: (v.value if isinstance(v, Enum) else list(v) if isinstance(v, tuple) else v)
+            for k, v in asdict(options).items()}
+
+
 @dataclass(frozen=True)
 class _Chosen:
     keys_map: dict[str | None, str]
     """The cluster asked for (None: the only one) → the cluster key in the history."""
-    taken_ms: dict[str, tuple[int, str]]
-    headers: dict[str, tuple[int, str]]
+    snapshots: dict[str, StoredSnapshot]
+    """Cluster key → the snapshot chosen."""
 
 
-def _snapshots_for(headers: "DataFrame", asked: list[str | None], at: float | None) -> _Chosen:
-    """Per cluster asked for, the last snapshot at or before ``at``; a cluster not in the history, or
-    several clusters when none was named, is a :class:`ConfigError`."""
+def _snapshots_for(headers: "DataFrame", asked: list[str | None] | None, at: float | None) -> _Chosen:
+    """Per cluster asked for (``asked`` None: every cluster in the history), the last snapshot at or
+    before ``at``; a cluster not in the history, or several clusters when one was asked for without
+    a name, is a :class:`ConfigError`."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     h = headers.select("cluster", F.unix_millis("taken_at").alias("ms"), "header")
     known = sorted(r["cluster"] for r in run_job("Listing the clusters", lambda: h.select("cluster").distinct().collect()))
     mapping: dict[str | None, str] = {}
-    for a in asked:
+    for a in known if asked is None else asked:
         if a is None:
             if len(known) != 1:
                 raise ConfigError(f"The history holds {len(known)} clusters ({', '.join(known)}): say which one the "
                                   "plan is for.", "Add --cluster CLUSTER_ID.")
             mapping[a] = known[0]
         elif a not in known:
-            raise ConfigError(f"The plan is for cluster {a}, which is not in the history (it has: "
-                              f"{', '.join(known) or 'none'}).", "Collect that cluster's snapshots, or fix --cluster.")
+            raise ConfigError(f"Cluster {a} is not in the history (it has: {', '.join(known) or 'none'}).",
+                              "Collect that cluster's snapshots, or fix --cluster.")
         else:
             mapping[a] = a
     wanted = sorted(set(mapping.values()))
@@ -320,12 +405,22 @@ def _snapshots_for(headers: "DataFrame", asked: list[str | None], at: float | No
     last = h.filter(F.col("cluster").isin(wanted)).withColumn(
         "n", F.row_number().over(Window.partitionBy("cluster").orderBy(F.desc("ms")))).filter("n = 1")
     rows = run_job("Finding the snapshots", lambda: last.collect())
-    found = {r["cluster"]: (int(r["ms"]), str(r["header"])) for r in rows}
+    found = {r["cluster"]: StoredSnapshot(int(r["ms"]), str(r["header"])) for r in rows}
     missing = [c for c in wanted if c not in found]
     if missing:
         raise ConfigError(f"No snapshot of {', '.join(missing)} at or before the time given.",
                           "Give a later --at, or leave it out for the last snapshot.")
-    return _Chosen(mapping, found, found)
+    return _Chosen(mapping, found)
+
+
+def _rows_of(s: "SparkSession", replicas: "DataFrame", chosen: dict[str, StoredSnapshot]) -> "DataFrame":
+    """The replica rows of the chosen snapshots (only their day's files are read)."""
+    from pyspark.sql import functions as F
+
+    picks = s.createDataFrame([(c, snap.taken_ms, snap.date) for c, snap in chosen.items()],
+                              "cluster string, ms long, date string")
+    return (replicas.join(F.broadcast(picks), ["cluster", "date"], "inner")
+            .filter(F.unix_millis("taken_at") == F.col("ms")).drop("ms"))
 
 
 def _cut_waves(moving: "pa.Table", limits: "WaveLimits", throttle: int | None

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
@@ -80,6 +80,19 @@ HEADER_SCHEMA = pa.schema([
 ])
 """One row per snapshot: counts to query, and the rest of the snapshot as JSON (``state --json``
 without its partitions)."""
+
+@dataclass(frozen=True)
+class StoredSnapshot:
+    """One stored snapshot of a cluster, as a job picks it: its time and its header's JSON."""
+
+    taken_ms: int
+    header: str
+
+    @property
+    def date(self) -> str:
+        """The ``date=`` directory its rows are in."""
+        return day_of(self.taken_ms / 1000)
+
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -158,6 +171,12 @@ def state_from_tables(header: pa.Table, replicas: pa.Table) -> ClusterState:
     h = header.to_pylist()[0]
     if int(h["format"]) > ROWS_FORMAT:
         raise newer_format(int(h["format"]))
+    return state_from_rows(h["taken_at"], h["header"], replicas)
+
+
+def state_from_rows(taken_at: Any, header: str, replicas: pa.Table) -> ClusterState:
+    """The snapshot taken at ``taken_at`` (a time, or epoch milliseconds) from its header's JSON
+    and its replica rows (any order; other columns are ignored), canonical."""
     by_partition: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for r in replicas.to_pylist():
         by_partition.setdefault((r["topic"], r["partition"]), []).append(r)
@@ -179,9 +198,8 @@ def state_from_tables(header: pa.Table, replicas: pa.Table) -> ClusterState:
             adding=tuple(BrokerId(r["broker"]) for r in rows if r["adding"]),
             removing=tuple(BrokerId(r["broker"]) for r in rows if r["removing"]),
             source=Source(first["source"]) if first["source"] else None, logs=tuple(logs)))
-    doc = json.loads(h["header"])
-    state = state_from_doc(doc, tuple(partitions))
-    return replace(state, taken_at=_time(h["taken_at"]))
+    state = state_from_doc(json.loads(header), tuple(partitions))
+    return replace(state, taken_at=_time(taken_at))
 
 
 def canonical(state: ClusterState) -> ClusterState:

@@ -9,6 +9,7 @@ session start) and reported as :class:`SparkUnavailable`.
 from __future__ import annotations
 
 import os
+import sys
 import socket
 import threading
 from dataclasses import dataclass, field
@@ -106,6 +107,8 @@ def session(settings: SparkSettings = SparkSettings()) -> "SparkSession":
         cores = _cores(master)
         if master.startswith("local"):  # one machine: no "hostname resolves to a loopback address" warning
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+            # Python workers (the generate job's planners) run this interpreter, with its packages
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         builder = (builder.master(master)
                    .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{LOG_CONFIG}")
                    .config("spark.ui.enabled", str(settings.ui).lower())

@@ -30,7 +30,7 @@ import math
 import random
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from time import perf_counter
 from typing import Callable, Iterable, Iterator
@@ -85,11 +85,16 @@ class GenerateOptions:
     seed: int = 0
     tolerance: float = 0.05
     """Bytes balance: how far from the mean a broker may end (0.05 = 5 %)."""
+    racks: tuple[str, ...] = ()
+    """decommission: also drain every broker on these racks (the same request fits every cluster of a fleet)."""
 
     def describe(self) -> str:
         g = self.goal
         if g is Goal.DECOMMISSION:
-            return f"decommission {ids_text(self.brokers)}"
+            on = f"rack {', '.join(self.racks)}" if self.racks else ""
+            if on and self.brokers:
+                return f"decommission {on} ({ids_text(self.brokers)})"
+            return f"decommission {on or ids_text(self.brokers)}"
         if g is Goal.ADD_BROKERS:
             return f"add brokers {ids_text(self.brokers)}"
         if g is Goal.REBALANCE:
@@ -108,6 +113,55 @@ def topics_matching(topics: Iterable[str], pattern: str) -> tuple[str, ...]:
     except re.error as e:
         raise ConfigError(f"{pattern!r} is not a regular expression: {e}.", "Fix the pattern, e.g. 'orders-.*'.") from None
     return tuple(t for t in topics if compiled.fullmatch(t))
+
+
+def check_options(options: GenerateOptions) -> None:
+    """What can be said of ``options`` without a cluster: a :class:`ConfigError` naming the first
+    problem (a fleet job checks once before it starts; :func:`generate` checks again)."""
+    if options.exclude_topics:
+        try:
+            re.compile(options.exclude_topics)
+        except re.error as e:
+            raise ConfigError(f"--exclude-topics is not a regular expression: {e}.", "Fix the pattern, e.g. '__.*|test-.*'.") from None
+    for name, value in (("--max-moves", options.max_moves), ("--max-bytes", options.max_bytes)):
+        if value is not None and value < 0:
+            raise ConfigError(f"{name} must be 0 or more, not {value}.")
+    if not 0 <= options.tolerance < 1:
+        raise ConfigError(f"The tolerance is a fraction of the mean from 0 to 1 (0.05 = 5 %), not {options.tolerance}.")
+    goal, n = options.goal, options.replication_factor
+    if options.racks and goal is not Goal.DECOMMISSION:
+        raise ConfigError("Racks are drained by the decommission goal only.")
+    if goal is Goal.DECOMMISSION and not options.brokers and not options.racks:
+        raise ConfigError("Name the brokers to drain.")
+    if goal is Goal.ADD_BROKERS and not options.brokers:
+        raise ConfigError("Name the brokers to fill.")
+    if goal is Goal.REPLICATION_FACTOR:
+        if n is None or n < 1:
+            raise ConfigError(f"The replication factor must be 1 or more, not {n}.")
+        if not options.topics:
+            raise ConfigError("Name the topics whose replication factor changes.")
+    if goal is Goal.OFFICIAL:
+        if not options.brokers:
+            raise ConfigError("--official needs --broker-list.")
+        if not options.topics:
+            raise ConfigError("--official needs the topics to move (--topics or --topics-to-move-json-file).")
+
+
+def on_racks(state: ClusterState, options: GenerateOptions) -> GenerateOptions:
+    """``options`` with the brokers of its racks added to the brokers to drain (a
+    :class:`ConfigError` when no broker of this cluster is on one of them)."""
+    if not options.racks:
+        return options
+    by_rack: dict[str, list[int]] = {}
+    for b in state.brokers:
+        if b.rack is not None:
+            by_rack.setdefault(b.rack, []).append(int(b.id))
+    missing = [r for r in options.racks if r not in by_rack]
+    if missing:
+        raise ConfigError(f"No broker on rack {', '.join(missing)} in this cluster (its racks: "
+                          f"{', '.join(sorted(by_rack)) or 'none'}).", "Check the rack names (python -m console state).")
+    drained = set(options.brokers) | {b for r in options.racks for b in by_rack[r]}
+    return replace(options, brokers=tuple(sorted(drained)))
 
 
 @dataclass(frozen=True)
@@ -131,6 +185,8 @@ _DESTINATIONS = 16
 def generate(state: ClusterState, options: GenerateOptions) -> Generated:
     """The plan for ``options.goal`` on ``state`` and its quality report."""
     started = perf_counter()
+    check_options(options)
+    options = on_racks(state, options)
     lay = Layout.of(state)
     ctx = _Context(lay, options)
     before = (lay.count.copy(), lay.leaders.copy(), lay.bytes.copy())
@@ -206,15 +262,7 @@ class _Context:
         missing = sorted(topics - set(state.topics))
         if missing:
             raise ConfigError(f"No topic {', '.join(missing)} in this cluster.", "Check the topic names (python -m console state).")
-        try:
-            excluded = re.compile(options.exclude_topics) if options.exclude_topics else None
-        except re.error as e:
-            raise ConfigError(f"--exclude-topics is not a regular expression: {e}.", "Fix the pattern, e.g. '__.*|test-.*'.") from None
-        for name, value in (("--max-moves", options.max_moves), ("--max-bytes", options.max_bytes)):
-            if value is not None and value < 0:
-                raise ConfigError(f"{name} must be 0 or more, not {value}.")
-        if not 0 <= options.tolerance < 1:
-            raise ConfigError(f"The tolerance is a fraction of the mean from 0 to 1 (0.05 = 5 %), not {options.tolerance}.")
+        excluded = re.compile(options.exclude_topics) if options.exclude_topics else None
         chosen = {t for t in state.topics if (not topics or t in topics) and not (excluded and excluded.fullmatch(t))}
         self.movable = [p.topic in chosen and not p.reassigning and p.leader is not None and bool(p.replicas) for p in parts]
         flight = sum(1 for p in parts if p.topic in chosen and p.reassigning)
@@ -335,8 +383,6 @@ Bound = tuple[tuple[int, int], bool]
 
 def _decommission(ctx: _Context) -> Bound:
     lay, drained = ctx.lay, set(ctx.options.brokers)
-    if not drained:
-        raise ConfigError("Name the brokers to drain.")
     if not ctx.balance:
         raise GoalImpossible(f"Draining {ids_text(sorted(drained))} leaves no eligible broker to move replicas to.",
                              "Bring brokers back, or exclude fewer brokers.")
@@ -376,8 +422,6 @@ def _decommission(ctx: _Context) -> Bound:
 
 def _add_brokers(ctx: _Context) -> Bound:
     lay, new = ctx.lay, set(ctx.options.brokers)
-    if not new:
-        raise ConfigError("Name the brokers to fill.")
     down = sorted(b for b in new if not lay.eligible[lay.position[b]])
     if down:
         raise GoalImpossible(f"Broker {ids_text(down)} is not live (or fenced): it cannot receive replicas.",
@@ -415,11 +459,7 @@ def _rebalance(ctx: _Context) -> Bound:
 
 def _replication_factor(ctx: _Context) -> Bound:
     lay, opts = ctx.lay, ctx.options
-    n = opts.replication_factor
-    if n is None or n < 1:
-        raise ConfigError(f"The replication factor must be 1 or more, not {n}.")
-    if not opts.topics:
-        raise ConfigError("Name the topics whose replication factor changes.")
+    n = opts.replication_factor or 0  # check_options: 1 or more
     if n > len(ctx.balance):
         raise GoalImpossible(f"Replication factor {n} needs {n} eligible brokers; this cluster has {len(ctx.balance)}"
                              + (" (after exclusions)." if opts.exclude_brokers else "."), "Lower the replication factor or add brokers.")
@@ -484,10 +524,6 @@ def _official(ctx: _Context) -> Bound:
     """``kafka-reassign-partitions.sh --generate``: AdminUtils.assignReplicasToBrokers per topic, with
     the start index and replica shift drawn from ``seed`` (the tool draws them at random)."""
     lay, opts = ctx.lay, ctx.options
-    if not opts.brokers:
-        raise ConfigError("--official needs --broker-list.")
-    if not opts.topics:
-        raise ConfigError("--official needs the topics to move (--topics or --topics-to-move-json-file).")
     excluded = set(opts.exclude_brokers)
     live = [b for b in sorted(set(opts.brokers)) if lay.eligible[lay.position[b]] and b not in excluded]
     dropped = sorted(set(opts.brokers) - set(live))

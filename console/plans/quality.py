@@ -229,6 +229,35 @@ class Report:
         return "\n\n".join(out)
 
 
+def merge_reports(goal: str, parts: Sequence[tuple[str, Report]]) -> Report:
+    """One report for plans made topic by topic on the same cluster (``(topic, report)``): moves,
+    bounds and rack violations add up (a sum of lower bounds bounds the sum), each broker's load is
+    the sum of its loads per topic, the goal is reached when it is for every topic, and each
+    finding names its topic."""
+    def loads(pick: str) -> tuple[BrokerLoad, ...]:
+        total: dict[int, BrokerLoad] = {}
+        for _, r in parts:
+            for b in getattr(r, pick):
+                t = total.get(b.broker)
+                total[b.broker] = b if t is None else BrokerLoad(b.broker, t.rack or b.rack, t.replicas + b.replicas,
+                                                                    t.leaders + b.leaders, t.bytes + b.bytes)
+        return tuple(total[k] for k in sorted(total))
+
+    def add(name: str) -> Any:
+        return sum(getattr(r, name) for _, r in parts)
+
+    return Report(
+        goal=goal, moved_replicas=add("moved_replicas"), moved_bytes=add("moved_bytes"),
+        lower_bound_replicas=add("lower_bound_replicas"), lower_bound_bytes=add("lower_bound_bytes"),
+        leaders_moved=add("leaders_moved"), partitions_changed=add("partitions_changed"),
+        brokers_before=loads("brokers_before"), brokers_after=loads("brokers_after"),
+        balanced=tuple(sorted({b for _, r in parts for b in r.balanced})),
+        rack_violations_before=add("rack_violations_before"), rack_violations_after=add("rack_violations_after"),
+        reached=all(r.reached for _, r in parts),
+        findings=tuple(f if f.topic else f._replace(topic=topic) for topic, r in parts for f in r.findings),
+        seconds=add("seconds"), lower_bound_leaders=add("lower_bound_leaders"), removed_replicas=add("removed_replicas"))
+
+
 def _ratio(moved: int, bound: int) -> float | None:
     if bound <= 0:
         return 1.0 if moved == 0 else None
