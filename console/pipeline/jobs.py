@@ -21,7 +21,7 @@ from console.pipeline.collect import REPLICAS
 from console.pipeline.datasets import (SORT_ORDER, Output, check_snapshots, compactable, local_path, mark_compacted,
                                        partition_dirs, read_snapshots, rows_in, swap_dir)
 from console.pipeline.snapshots import StoredSnapshot, cluster_dir
-from console.pipeline.spark import SparkSettings, job_failed, progress, run_job, session
+from console.pipeline.spark import SparkSettings, job_failed, progress, run_job, session, ship_console
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -313,6 +313,7 @@ def generate_job(snapshots: str, options: "GenerateOptions", out: str, spark: Sp
         data = read_snapshots(s, snapshots)
         report("Finding the snapshots")
         chosen = _snapshots_for(data.headers, list(dict.fromkeys(clusters)) or None, at).snapshots
+        ship_console(s, spark)
         planner = fleet.Planner(options, chosen, per_topic, throttle, limits or WaveLimits())
         rows = _rows_of(s, data.replicas, chosen).select(
             "cluster", (F.col("topic") if per_topic else F.lit("")).alias("scope"), *fleet.STATE_COLUMNS)

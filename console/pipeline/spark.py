@@ -9,9 +9,12 @@ session start) and reported as :class:`SparkUnavailable`.
 from __future__ import annotations
 
 import os
-import sys
+import re
 import socket
+import sys
+import tempfile
 import threading
+import zipfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TypeVar
 from contextlib import contextmanager
@@ -118,8 +121,8 @@ def session(settings: SparkSettings = SparkSettings()) -> "SparkSession":
                    .config("spark.sql.adaptive.enabled", "true")
                    .config("spark.driver.maxResultSize", "4g")
                    .config("spark.sql.adaptive.coalescePartitions.enabled", "true"))
-        if master.startswith("spark://"):
-            builder = builder.config("spark.executorEnv.PYTHONPATH", os.pathsep.join(_python_path()))
+        # Python workers on this machine import the console from where this one does
+        builder = builder.config("spark.executorEnv.PYTHONPATH", os.pathsep.join(_python_path()))
     builder = (builder.config("spark.sql.session.timeZone", "UTC")
                .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
                .config("spark.sql.parquet.compression.codec", "zstd")
@@ -139,6 +142,27 @@ def session(settings: SparkSettings = SparkSettings()) -> "SparkSession":
 def _python_path() -> list[str]:
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # holds console/
     return [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+
+
+def ship_console(spark: "SparkSession", settings: SparkSettings) -> None:
+    """Add this console's code to ``spark`` as a zip, so Python workers on other machines (a Spark
+    cluster's executors, a Spark Connect server's workers) run the very code the driver runs; its
+    dependencies (pyarrow, numpy, msgspec) must be installed there. Nothing to do on ``local``."""
+    if not settings.remote and (settings.master or DEFAULT_MASTER).startswith("local"):
+        return
+    root = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(root)
+    path = os.path.join(tempfile.mkdtemp(prefix="console-code-"), "console.zip")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for folder, _, files in os.walk(package):
+            for name in files:
+                if name.endswith((".py", ".properties")):
+                    full = os.path.join(folder, name)
+                    z.write(full, os.path.relpath(full, os.path.dirname(package)))
+    if settings.remote:
+        spark.addArtifacts(path, pyfile=True)
+    else:
+        spark.sparkContext.addPyFile(path)
 
 
 def _first_line(e: BaseException) -> str:
@@ -166,9 +190,25 @@ def job_failed(what: str, e: BaseException) -> BaseException:
     """``e`` as the console reports it: a Spark exception becomes :class:`SparkJobFailed`; others stay."""
     if not isinstance(e, spark_errors()):
         return e
+    worker = _worker_error(str(getattr(e, "desc", None) or e))
+    if worker:
+        return SparkJobFailed(f"{what} failed in a Spark Python worker: {worker}",
+                              "The executors' Python needs the console's requirements (pip install -r "
+                              "requirements.txt there); point PYSPARK_PYTHON at that Python.")
     return SparkJobFailed(f"{what} failed: {_first_line(e)}",
                           "If a file is named, it is unreadable or not Parquet: move it out of the snapshot "
                           "directory and run the job again.")
+
+
+_RAISED = re.compile(r"^(\w+(?:Error|Exception)): (.+)$", re.M)
+
+
+def _worker_error(text: str) -> str | None:
+    """The Python exception a worker raised (its traceback's last line), when Spark says one did."""
+    if "Python worker" not in text:
+        return None
+    raised = _RAISED.findall(text)
+    return f"{raised[-1][0]}: {raised[-1][1]}" if raised else None
 
 
 @contextmanager

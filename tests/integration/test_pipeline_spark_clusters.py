@@ -1,6 +1,7 @@
-"""The history job on real Spark services, not only local: a standalone master and worker and a
-Spark Connect server started from the PySpark distribution on loopback give the same tables as
-``local[2]``; a master or Connect server that does not answer is exit 2 with a message."""
+"""The history and generate jobs on real Spark services, not only local: a standalone master and
+worker and a Spark Connect server started from the PySpark distribution on loopback give the same
+tables (and plans) as ``local[2]``; a master or Connect server that does not answer is exit 2 with
+a message."""
 
 from __future__ import annotations
 
@@ -21,11 +22,18 @@ ROOT = Path(__file__).resolve().parents[2]
 TABLES = ("moves", "copy_rates", "broker_load", "partition_counts", "incidents")
 
 
+def pipeline(job: str, snapshots: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    # executors of a standalone cluster run the driver's PYSPARK_PYTHON (the generate job's planners)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
+    return subprocess.run([sys.executable, "-m", "console", "pipeline", job, "--snapshots", str(snapshots),
+                           "--out", str(out), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
 def history(snapshots: Path, out: Path, *where: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SPARK_LOCAL_IP": "127.0.0.1"}
-    return subprocess.run([sys.executable, "-m", "console", "pipeline", "history", "--snapshots", str(snapshots),
-                           "--out", str(out), "--stuck-after", "30", *where], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
+    return pipeline("history", snapshots, out, "--stuck-after", "30", *where)
+
+
+GOAL = ("--decommission", "2", "--per-topic")
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +46,17 @@ def local(snapshots: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     """The tables from local[2], in this process (the test session's Spark session)."""
     out = tmp_path_factory.mktemp("local-tables")
     history_job(str(snapshots), str(out), SparkSettings(master="local[2]"), stuck_after_s=30)
-    return {t: pd.read_parquet(out / t) for t in TABLES}
+    ran = pipeline("generate", snapshots, out / "generated", "--master", "local[2]", *GOAL)
+    assert ran.returncode == 0, ran.stderr
+    return {t: pd.read_parquet(out / t) for t in TABLES} | planned(out / "generated")
+
+
+def planned(out: Path) -> dict[str, pd.DataFrame]:
+    """What the generate job wrote, less the seconds it took."""
+    plans = {p.name: p.read_text() for p in sorted((out / "plans").glob("*.json"))}
+    return {"summary": pd.read_parquet(out / "summary").drop(columns=["message"]),
+            "units": pd.read_parquet(out / "units").drop(columns=["seconds", "message"]),
+            "plans": pd.DataFrame({"file": list(plans), "plan": list(plans.values())})}
 
 
 @pytest.mark.parametrize("service, flag", [(standalone, "--master"), (connect_server, "--remote")],
@@ -46,11 +64,17 @@ def local(snapshots: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
 def test_history_on_a_real_spark_service(snapshots, local, tmp_path, service, flag) -> None:
     with service(tmp_path / "spark") as address:
         ran = history(snapshots, tmp_path / "tables", flag, address)
+        generated = pipeline("generate", snapshots, tmp_path / "generated", flag, address, *GOAL)
     assert ran.returncode == 0, ran.stderr
     assert f"Starting Spark ({address})" in ran.stderr
     for t in TABLES:
         pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "tables" / t), local[t], check_dtype=False)
     assert len(local["moves"]) == 6
+    # the planners ran in the service's Python workers and made the same plans
+    assert generated.returncode == 0, generated.stderr
+    for t, df in planned(tmp_path / "generated").items():
+        pd.testing.assert_frame_equal(df, local[t], check_dtype=False)
+    assert len(local["units"]) >= 2 and len(local["plans"]) == 1
 
 
 @pytest.mark.parametrize("flag, scheme, what", [("--master", "spark", "Spark master"),

@@ -175,3 +175,16 @@ def test_the_cli_runs_the_job_and_says_which_clusters_could_not_be_planned(fleet
     assert main(base + ["--fix-racks", "--at", "yesterday"]) == 2
     assert "not a regular expression" in capsys.readouterr().err
     assert sorted(pd.read_parquet(out / "summary").cluster) == ["cl-2", "cl-3"]
+
+
+def test_a_python_worker_that_fails_is_named_with_what_to_install() -> None:
+    from pyspark.errors import PythonException
+
+    from console.pipeline.spark import SparkJobFailed, job_failed
+
+    said = job_failed("Planning", PythonException(
+        "An exception was thrown from the Python worker. Please see the stack trace below.\nTraceback (most recent "
+        "call last):\n  File \"x.py\", line 1, in <module>\nModuleNotFoundError: No module named 'msgspec'\n"))
+    assert isinstance(said, SparkJobFailed)
+    assert said.message == "Planning failed in a Spark Python worker: ModuleNotFoundError: No module named 'msgspec'"
+    assert "PYSPARK_PYTHON" in said.hint
