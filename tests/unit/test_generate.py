@@ -257,3 +257,16 @@ def test_report_round_trips_and_reads_as_text() -> None:
     assert Report.from_dict(json.loads(json.dumps(d))).to_dict() == d
     text = made.report.text()
     assert "lower bound" in text and "rebalance count" in text
+
+
+def test_a_rack_is_drained_as_its_brokers_are() -> None:
+    state = cluster(Shape(brokers=9, racks=3, down=1, partitions=80, rf=2, in_flight=0.1, seed=5))
+    on_r1 = tuple(int(b.id) for b in state.brokers if b.rack == "r1")
+    by_rack = generate(state, GenerateOptions(Goal.DECOMMISSION, racks=("r1",)))
+    by_ids = generate(state, GenerateOptions(Goal.DECOMMISSION, on_r1))
+    assert by_rack.plan == by_ids.plan and by_rack.report.moved_replicas == by_ids.report.moved_replicas > 0
+    assert by_rack.report.goal == f"decommission rack r1 ({','.join(map(str, on_r1))})"
+    with pytest.raises(ConfigError, match="No broker on rack r9 in this cluster .its racks: r0, r1, r2"):
+        generate(state, GenerateOptions(Goal.DECOMMISSION, racks=("r9",)))
+    with pytest.raises(ConfigError, match="decommission goal only"):
+        generate(state, GenerateOptions(Goal.REBALANCE, racks=("r1",)))

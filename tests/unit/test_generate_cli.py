@@ -52,6 +52,9 @@ def test_generate_prints_the_plan_and_writes_the_report(state_file, tmp_path, ca
     (["--replication-factor", "2"], 2, "Name the topics"),
     (["--official"], 2, "--broker-list"),
     (["--rebalance", "count", "--exclude-topics", "("], 2, "not a regular expression"),
+    (["--decommission-rack", "r0,r1,r2"], 1, "leaves no eligible broker"),
+    (["--decommission-rack", "rack-z"], 2, "No broker on rack rack-z"),
+    (["--decommission-rack", ","], 2, "rack names separated by commas"),
 ])
 def test_impossible_goals_exit_1_and_unusable_input_exit_2(state_file, capsys, argv, code, words):
     got, out, err = run(capsys, "generate", "--state-file", str(state_file), *argv)
