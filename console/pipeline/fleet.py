@@ -142,18 +142,25 @@ def _plan_group(planner: Planner, key: tuple[Any, ...], rows: pa.Table) -> pa.Ta
 @dataclass(frozen=True)
 class ClusterResult:
     """A cluster's units joined: one status, one plan (maybe empty), one report (None when no
-    unit could be planned), and the units that could not be, with why."""
+    unit could be planned), and the units (rows of :data:`UNIT_SCHEMA`), those that failed apart."""
 
     cluster: str
     status: UnitStatus
     plan: Plan
     report: Report | None
+    units: tuple[dict[str, Any], ...]
     failed: tuple[dict[str, Any], ...]
-    units: int
 
 
-def cluster_result(cluster: str, goal: str, units: Sequence[dict[str, Any]]) -> ClusterResult:
-    """One cluster's rows of :data:`UNIT_SCHEMA` as one result."""
+def cluster_result(cluster: str, goal: str, units: Sequence[dict[str, Any]], topics: Sequence[str] = ()) -> ClusterResult:
+    """One cluster's rows of :data:`UNIT_SCHEMA` as one result. Planned per topic, ``topics`` are
+    the topics asked for: one the cluster does not have is a unit that does not fit, as it is when
+    the whole cluster is planned."""
+    have = {u["topic"] for u in units}
+    units = list(units) + [{"cluster": cluster, "topic": t, "status": UnitStatus.UNUSABLE.value,
+                            "message": f"No topic {t} in this cluster.", "hint": "Check the topic names (python -m console state).",
+                            "partitions": 0, "plan": None, "report": None, "seconds": 0.0}
+                           for t in topics if t not in have]
     ok = [u for u in units if u["status"] in (UnitStatus.PLANNED.value, UnitStatus.MET.value)]
     failed = tuple(u for u in units if u not in ok)
     entries = [e for u in ok if u["plan"] for e in parse_plan(u["plan"]).entries]
@@ -169,7 +176,7 @@ def cluster_result(cluster: str, goal: str, units: Sequence[dict[str, Any]]) -> 
         status = UnitStatus.IMPOSSIBLE if UnitStatus.IMPOSSIBLE.value in kinds else UnitStatus.UNUSABLE
     else:
         status = UnitStatus.PLANNED if entries else UnitStatus.MET
-    return ClusterResult(cluster, status, Plan.of(entries), report, failed, len(units))
+    return ClusterResult(cluster, status, Plan.of(entries), report, tuple(units), failed)
 
 
 SUMMARY_SCHEMA = pa.schema([
@@ -207,7 +214,7 @@ _REPORTED = ("partitions_changed", "moved_replicas", "moved_bytes", "lower_bound
 
 def summary_row(result: ClusterResult, snapshot: StoredSnapshot, goal: str, plan_file: str | None) -> dict[str, Any]:
     row: dict[str, Any] = {"cluster": result.cluster, "snapshot_at": snapshot.taken_ms, "goal": goal,
-                           "status": result.status.value, "units": result.units, "units_failed": len(result.failed),
+                           "status": result.status.value, "units": len(result.units), "units_failed": len(result.failed),
                            "plan_file": plan_file}
     r = result.report
     if r is not None:
@@ -216,6 +223,8 @@ def summary_row(result: ClusterResult, snapshot: StoredSnapshot, goal: str, plan
         row["replicas_spread_after"] = int(after["replicas"].max - after["replicas"].min)
         row["bytes_max_over_min_after"] = after["bytes"].max / after["bytes"].min if after["bytes"].min > 0 else None
         row["message"] = r.headline()
+    elif not result.failed:
+        row["message"] = "Nothing to plan: no partition of the chosen topics in this cluster's snapshot."
     if result.failed:
         first = result.failed[0]
         where = f"topic {first['topic']}: " if first["topic"] else ""

@@ -10,7 +10,7 @@ import uuid
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 from urllib.parse import unquote
 
 import pyarrow as pa
@@ -18,8 +18,8 @@ import pyarrow as pa
 from console.core.errors import ConfigError
 from console.core.format import human_duration
 from console.pipeline.collect import REPLICAS
-from console.pipeline.datasets import (SORT_ORDER, Output, check_snapshots, compactable, local_path, mark_compacted,
-                                       partition_dirs, read_snapshots, rows_in, swap_dir)
+from console.pipeline.datasets import (SORT_ORDER, Output, Snapshots, check_snapshots, compactable, local_path,
+                                       mark_compacted, partition_dirs, read_snapshots, rows_in, swap_dir)
 from console.pipeline.snapshots import StoredSnapshot, cluster_dir
 from console.pipeline.spark import SparkSettings, job_failed, progress, run_job, session, ship_console
 
@@ -62,9 +62,7 @@ def history_job(snapshots: str, out: str, spark: SparkSettings = SparkSettings()
     stuck = H.DEFAULT_STUCK_AFTER_S if stuck_after_s is None else stuck_after_s
     output = Output(out)
     try:
-        report(f"Starting Spark ({spark.where})")
-        s = session(spark)
-        data = read_snapshots(s, snapshots)
+        s, data = _start(spark, snapshots, report)
         with progress(s, tasks):
             report("Finding moves")
             output.write("moves", H.moves(data.replicas, data.headers, stuck))
@@ -193,9 +191,7 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
         parsed[cluster] = parse_plan(text)
     output = Output(out)
     try:
-        report(f"Starting Spark ({spark.where})")
-        s = session(spark)
-        data = read_snapshots(s, snapshots)
+        s, data = _start(spark, snapshots, report)
         report("Finding the snapshots")
         chosen = _snapshots_for(data.headers, list(parsed), at)
         reviewed = {key: parsed[asked] for asked, key in chosen.keys_map.items()}
@@ -308,9 +304,7 @@ def generate_job(snapshots: str, options: "GenerateOptions", out: str, spark: Sp
     goal = options.describe() + (" per topic" if per_topic else "")
     output = Output(out)
     try:
-        report(f"Starting Spark ({spark.where})")
-        s = session(spark)
-        data = read_snapshots(s, snapshots)
+        s, data = _start(spark, snapshots, report)
         report("Finding the snapshots")
         chosen = _snapshots_for(data.headers, list(dict.fromkeys(clusters)) or None, at).snapshots
         ship_console(s, spark)
@@ -326,14 +320,17 @@ def generate_job(snapshots: str, options: "GenerateOptions", out: str, spark: Sp
             report(f"Planning {goal} on {len(chosen)} cluster(s)" + (", topic by topic" if per_topic else ""))
             raw = output.path(".units")
             run_job("Planning", lambda: units.write.parquet(raw))
-        by_cluster: dict[str, list[dict[str, object]]] = {c: [] for c in chosen}
+        by_cluster: dict[str, list[dict[str, Any]]] = {c: [] for c in chosen}
         for u in pq.read_table(raw, schema=fleet.UNIT_SCHEMA).sort_by([("cluster", "ascending"),
                                                                        ("topic", "ascending")]).to_pylist():
             by_cluster[str(u["cluster"])].append(u)
         report("Writing the plans and reports")
-        summary, unit_rows, broker_rows, finding_rows = [], [], [], []
+        summary: list[dict[str, Any]] = []
+        unit_rows: list[dict[str, Any]] = []
+        broker_rows: list[dict[str, Any]] = []
+        finding_rows: list[dict[str, Any]] = []
         for cluster, units_of in by_cluster.items():
-            result = fleet.cluster_result(cluster, goal, units_of)
+            result = fleet.cluster_result(cluster, goal, units_of, options.topics if per_topic else ())
             name = cluster_dir(cluster)
             plan_file = None
             if len(result.plan):
@@ -342,7 +339,7 @@ def generate_job(snapshots: str, options: "GenerateOptions", out: str, spark: Sp
             if result.report is not None:
                 output.put_text("reports", f"{name}.json", json.dumps(result.report.to_dict(), indent=1))
             summary.append(fleet.summary_row(result, chosen[cluster], goal, plan_file))
-            unit_rows += units_of
+            unit_rows += result.units
             broker_rows += fleet.broker_rows(result)
             finding_rows += fleet.finding_rows(result)
         output.put("summary", pa.Table.from_pylist(summary, schema=fleet.SUMMARY_SCHEMA))
@@ -358,6 +355,9 @@ def generate_job(snapshots: str, options: "GenerateOptions", out: str, spark: Sp
                                "per_topic": per_topic, "throttle": throttle, "spark": spark.where,
                                "clusters": per_cluster})
     lines = [f"{r['cluster']}: {r['status']}; {r['message'] or ''}".rstrip() for r in summary]
+    if per_topic and throttle:
+        lines.append("No ETA for plans made topic by topic: review a cluster's plan for its waves and duration "
+                     "(pipeline review --throttle).")
     failed = sum(1 for r in summary if fleet.UnitStatus(r["status"]).failed)
     if failed:
         lines.append(f"{failed} of {len(summary)} cluster(s) not fully planned: see the summary table's message and hint.")
@@ -369,6 +369,13 @@ def _options_doc(options: "GenerateOptions") -> dict[str, object]:
 
     return {k: (v.value if isinstance(v, Enum) else list(v) if isinstance(v, tuple) else v)
             for k, v in asdict(options).items()}
+
+
+def _start(spark: SparkSettings, snapshots: str, report: Report) -> tuple["SparkSession", Snapshots]:
+    """The session and the snapshot datasets a job reads."""
+    report(f"Starting Spark ({spark.where})")
+    s = session(spark)
+    return s, read_snapshots(s, snapshots)
 
 
 @dataclass(frozen=True)

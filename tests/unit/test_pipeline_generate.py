@@ -188,3 +188,20 @@ def test_a_python_worker_that_fails_is_named_with_what_to_install() -> None:
     assert isinstance(said, SparkJobFailed)
     assert said.message == "Planning failed in a Spark Python worker: ModuleNotFoundError: No module named 'msgspec'"
     assert "PYSPARK_PYTHON" in said.hint
+
+
+def test_per_topic_a_topic_a_cluster_lacks_is_said_as_for_the_whole_cluster(fleet, tmp_path) -> None:
+    states, root = fleet
+    out = tmp_path / "out"
+    options = GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT, topics=("t1", "nope"))
+    result = generate_job(str(root / "snapshots"), options, str(out), SPARK, clusters=["cl-2"], per_topic=True,
+                          throttle=1000)
+    summary = pd.read_parquet(out / "summary").iloc[0]
+    assert summary.status == "partial" and summary.units == 2 and summary.units_failed == 1
+    assert "Not planned: topic nope: No topic nope in this cluster." in summary.message
+    units = pd.read_parquet(out / "units").set_index("topic")
+    assert units.loc["nope", "status"] == "unusable" and units.loc["t1", "status"] in ("planned", "met")
+    assert result.failed == 1 and any("No ETA for plans made topic by topic" in x for x in result.summary)
+    # the whole cluster planned: the same request does not fit either
+    generate_job(str(root / "snapshots"), options, str(out), SPARK, clusters=["cl-2"])
+    assert pd.read_parquet(out / "summary").iloc[0].status == "unusable"
