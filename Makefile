@@ -6,10 +6,12 @@ STAMP := .venv/.installed
 
 .PHONY: demo test setup system-packages jars clean-sandbox
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@test -x $(PY) || python3 -m venv .venv
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q -r requirements-dev.txt
+	@# `console` importable from any directory (notebooks, scripts); quiet unless it fails
+	@$(PIP) install -q --no-deps -e . >/dev/null 2>&1 || $(PIP) install --no-deps -e .
 	@touch $(STAMP)
 
 system-packages:

@@ -210,7 +210,7 @@ def _escape(text: str) -> str:
 def generation_report(report: "Report", key: str) -> None:
     """A generated plan's quality report: what it moves against the least possible, the balance
     before and after (a chart per measure), and its findings."""
-    from components import charts
+    from console.present import charts
 
     ratio = report.ratio_replicas
     m = st.columns(4)

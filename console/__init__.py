@@ -11,8 +11,12 @@ One import gives what notebooks, scripts and the CLI use::
     changes = diff(state, plan)                # per partition, broker, rack, movement
     back = rollback(state, plan).to_json()     # the way back, as the official tool prints it
     made = generate(state, GenerateOptions(Goal.DECOMMISSION, (3,)))   # a plan for a goal, and its report
-    runs = Store().runs.list()                 # the console's runs; Store().audit.entries() the audit log
+    runs = Store().runs.list()                 # the console's runs; Store().runs.detail(id) one with its waves
     past = load_history(tables_dir, state.cluster_id)   # moves, copy rates, broker load (pipeline output)
+
+In a Jupyter kernel the records display as HTML (a summary, a table cut to 20 rows, the app's
+charts) and each has ``.to_pandas()``: ``state``, ``plan``, ``changes``, ``findings``, ``made``
+(and ``made.report``), a run's detail, ``past`` and a pipeline job's result.
 
 Names are imported on first use, so ``import console`` stays cheap. The package's layout and
 its two data paths are described in docs/ARCHITECTURE.md.
@@ -28,21 +32,26 @@ _PUBLIC = {
     "connect": "console.state.reader", "ClusterReader": "console.state.reader",
     "ConnectionSettings": "console.access.settings", "settings_from_args": "console.access.settings",
     "ClusterState": "console.core.model", "Partition": "console.core.model", "Broker": "console.core.model",
-    "Finding": "console.core.model", "Severity": "console.core.model", "BrokerId": "console.core.model",
+    "Finding": "console.core.model", "Findings": "console.core.model", "Severity": "console.core.model",
+    "BrokerId": "console.core.model",
     # plans
     "Plan": "console.plans.plan", "PlanEntry": "console.plans.plan", "parse_plan": "console.plans.plan",
     "rollback": "console.plans.plan", "plan_hash": "console.plans.plan",
     "diff": "console.plans.diff", "validate": "console.plans.validate", "rebase": "console.plans.rebase",
     "generate": "console.plans.generate", "GenerateOptions": "console.plans.generate", "Goal": "console.plans.generate",
-    "Metric": "console.plans.generate", "read_state": "console.state.snapshot_file",
+    "Metric": "console.plans.generate", "Generated": "console.plans.generate", "Report": "console.plans.quality",
+    "PlanDiff": "console.plans.diff", "read_state": "console.state.snapshot_file",
     # runs
     "Store": "console.storage.store", "RunState": "console.core.states", "WaveState": "console.core.states",
-    "WaveLimits": "console.runs.waves", "LiveGateway": "console.runs.gateway", "plan_cancel": "console.runs.cancel",
+    "WaveLimits": "console.runs.waves", "plan_waves": "console.runs.waves", "plan_estimate": "console.runs.waves",
+    "estimate_run": "console.runs.progress", "RunDetail": "console.storage.runs",
+    "LiveGateway": "console.runs.gateway", "plan_cancel": "console.runs.cancel",
     "operations": "console.runs.operations",
     # history (the Spark pipeline; the readers need no Spark)
     "replica_rows": "console.pipeline.snapshots", "SnapshotWriter": "console.pipeline.collect",
     "load_history": "console.pipeline.tables", "load_calibration": "console.pipeline.calibration",
-    "history_job": "console.pipeline.jobs", "SparkSettings": "console.pipeline.spark",
+    "history_job": "console.pipeline.jobs", "review_job": "console.pipeline.jobs",
+    "generate_job": "console.pipeline.jobs", "JobResult": "console.pipeline.jobs", "SparkSettings": "console.pipeline.spark",
     # errors
     "ConsoleError": "console.core.errors", "ConfigError": "console.core.errors",
     "PlanFormatError": "console.core.errors", "ClusterUnavailable": "console.core.errors",
@@ -55,25 +64,28 @@ __all__ = sorted(_PUBLIC)
 if TYPE_CHECKING:
     from console.access.settings import ConnectionSettings, settings_from_args
     from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, GoalImpossible, PlanFormatError
-    from console.core.model import Broker, BrokerId, ClusterState, Finding, Partition, Severity
+    from console.core.model import Broker, BrokerId, ClusterState, Finding, Findings, Partition, Severity
     from console.core.states import RunState, WaveState
-    from console.plans.diff import diff
-    from console.plans.generate import GenerateOptions, Goal, Metric, generate
+    from console.plans.diff import PlanDiff, diff
+    from console.plans.generate import GenerateOptions, Generated, Goal, Metric, generate
+    from console.plans.quality import Report
     from console.plans.rebase import rebase
     from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
     from console.plans.validate import validate
     from console.pipeline.calibration import load_calibration
     from console.pipeline.collect import SnapshotWriter
-    from console.pipeline.jobs import history_job
+    from console.pipeline.jobs import JobResult, generate_job, history_job, review_job
     from console.pipeline.snapshots import replica_rows
     from console.pipeline.spark import SparkSettings
     from console.pipeline.tables import load_history
     from console.runs import operations
     from console.runs.cancel import plan_cancel
     from console.runs.gateway import LiveGateway
-    from console.runs.waves import WaveLimits
+    from console.runs.progress import estimate_run
+    from console.runs.waves import WaveLimits, plan_estimate, plan_waves
     from console.state.reader import ClusterReader, connect
     from console.state.snapshot_file import read_state
+    from console.storage.runs import RunDetail
     from console.storage.store import Store
 
 
@@ -88,3 +100,19 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return __all__
+
+
+def _register_display() -> None:
+    """In an IPython kernel, show the console's records with :mod:`console.present.notebook`
+    (outside one, nothing more is imported)."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None and hasattr(shell, "display_formatter"):
+        from console.present.notebook import register
+
+        register(shell)
+
+
+_register_display()

@@ -1,5 +1,3 @@
-import sys
+from console.cli import run
 
-from console.cli import main
-
-sys.exit(main())
+run()

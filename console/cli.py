@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -38,7 +39,9 @@ def _connection_args(p: argparse.ArgumentParser, offline: bool = False) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m console", description="Kafka partition reassignment console")
+    installed = os.path.basename(sys.argv[0]) == "reassignment-console"
+    parser = argparse.ArgumentParser(prog="reassignment-console" if installed else "python -m console",
+                                     description="Kafka partition reassignment console")
     sub = parser.add_subparsers(dest="command", required=True)
 
     sb = sub.add_parser("sandbox", help="a local Kafka 3.9 cluster for trying things out")
@@ -178,6 +181,11 @@ def _generate_args(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -
     _connection_args(gen, offline=True)
     add_goal_args(gen)
     gen.add_argument("--report-json", metavar="FILE", help="also write the report as JSON to FILE")
+
+
+def run() -> None:
+    """The ``reassignment-console`` command (the same as ``python -m console``)."""
+    sys.exit(main())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

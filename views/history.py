@@ -9,7 +9,8 @@ from datetime import datetime
 import pandas as pd
 import streamlit as st
 
-from components import charts, deps, keys, widgets
+from components import deps, keys, widgets
+from console.present import charts
 from console.core.errors import ConsoleError
 from console.core.format import human_duration, human_rate, plural
 from console.core.model import cluster_key

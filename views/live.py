@@ -7,7 +7,8 @@ from datetime import datetime, timedelta
 
 import streamlit as st
 
-from components import actions, charts, deps, keys, widgets
+from components import actions, deps, keys, widgets
+from console.present import charts
 from console.core.calibration import bytes_to_receive, calibrated, follower_throttles
 from console.core.format import human_bytes, human_duration, page, page_count
 from console.present import live

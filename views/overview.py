@@ -6,7 +6,8 @@ from datetime import datetime
 
 import streamlit as st
 
-from components import charts, deps, keys, widgets
+from components import deps, keys, widgets
+from console.present import charts
 from console.present import live
 from console.core.errors import ConsoleError
 from console.core.format import plural

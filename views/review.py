@@ -8,7 +8,8 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from components import actions, charts, deps, keys, widgets
+from components import actions, deps, keys, widgets
+from console.present import charts
 from console.present import findings as findings_view, review
 from console.plans.diff import PlanDiff, diff
 from console.core.format import human_bytes, human_rate, plural

@@ -23,6 +23,9 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTu
 
 from console.core.limits import ALL_REPLICAS
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 BrokerId = NewType("BrokerId", int)
 T = TypeVar("T")
 TopicPartition = tuple[str, int]
@@ -112,6 +115,24 @@ class Finding(NamedTuple):
             "message": self.message,
             "hint": self.hint,
         }
+
+
+class Findings(list[Finding]):
+    """Findings in order (what :func:`console.plans.validate.validate` returns): a list, with a
+    short text form and :meth:`to_pandas`."""
+
+    def counts(self) -> dict[str, int]:
+        """Findings per severity, errors first."""
+        return {s.value: sum(1 for f in self if f.severity is s) for s in sorted(Severity, key=lambda s: s.rank)}
+
+    def __repr__(self) -> str:
+        said = ", ".join(f"{n} {k}" for k, n in self.counts().items() if n)
+        return f"<Findings: {said or 'none'}>"
+
+    def to_pandas(self) -> "pd.DataFrame":
+        import pandas as pd
+
+        return pd.DataFrame([f.to_dict() for f in self], columns=list(Finding._fields))
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +313,18 @@ class Partition(Keyed):
             return PartitionHealth.REASSIGNING
         return PartitionHealth.HEALTHY
 
+    @property
+    def size(self) -> int | None:
+        """The leader's log size, else the largest replica reported (None: no log reported)."""
+        largest = None
+        for log in self.logs:
+            if not log.is_future:
+                if log.broker == self.leader:
+                    return log.size
+                if largest is None or log.size > largest:
+                    largest = log.size
+        return largest
+
     def size_on(self, broker: BrokerId) -> int | None:
         """Bytes of this partition's (non-future) log on ``broker``; None when not reported."""
         for log in self.logs:
@@ -466,6 +499,31 @@ class ClusterState:
     findings: tuple[Finding, ...] = ()
     status: ReadStatus = field(default_factory=ReadStatus)
     name: str = ""
+
+    def __repr__(self) -> str:
+        return (f"<ClusterState {self.name or self.cluster_id or '?'}: {len(self.brokers)} brokers, "
+                f"{len(self.partitions):,} partitions, {len(self.in_flight):,} reassigning, "
+                f"{len(self.under_replicated):,} under-replicated, at {self.taken_at:.0f}>")
+
+    def to_pandas(self) -> "pd.DataFrame":
+        """One row per partition: R, I, AR, RR, leader, size, where the reassignment was read, state."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [(p.topic, p.partition, list(p.replicas), list(p.isr), list(p.adding), list(p.removing), p.leader,
+              p.size, p.source.value if p.source else None, p.reassigning, p.under_replicated, p.offline,
+              p.health.value) for p in self.partitions],
+            columns=["topic", "partition", "replicas", "isr", "adding", "removing", "leader", "size_bytes",
+                     "source", "reassigning", "under_replicated", "offline", "state"])
+
+    def brokers_to_pandas(self) -> "pd.DataFrame":
+        """One row per broker: rack, host, live, eligible, replicas, partitions led, bytes on disk."""
+        import pandas as pd
+
+        totals = self.broker_totals
+        return pd.DataFrame(
+            [(int(b.id), b.rack, b.host, b.live, b.eligible, *totals.get(b.id, (0, 0, 0))) for b in self.brokers],
+            columns=["broker", "rack", "host", "live", "eligible", "replicas", "leaders", "bytes"])
 
     # -- lookups -----------------------------------------------------------------------------
     @cached_property

@@ -24,6 +24,7 @@ from console.pipeline.snapshots import StoredSnapshot, cluster_dir
 from console.pipeline.spark import SparkSettings, job_failed, progress, run_job, session, ship_console
 
 if TYPE_CHECKING:
+    import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
 
     from console.plans.generate import GenerateOptions
@@ -46,6 +47,15 @@ class JobResult:
     summary: list[str] = field(default_factory=list)
     failed: int = 0
     """Clusters the job could not fully do (the generate job: goals impossible or not fitting)."""
+
+    def to_pandas(self, table: str) -> "pd.DataFrame":
+        """One of the tables the job wrote (``tables``), read with pandas."""
+        import pandas as pd
+
+        if table not in self.tables or table.endswith(".json") or table in ("plans", "reports"):
+            raise ConfigError(f"The {self.job} job wrote no table {table!r}.",
+                              f"Its tables: {', '.join(t for t in self.tables if not t.endswith('.json'))}.")
+        return pd.read_parquet(self.out / table)
 
 
 def history_job(snapshots: str, out: str, spark: SparkSettings = SparkSettings(),

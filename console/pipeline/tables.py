@@ -41,6 +41,19 @@ class HistoryView:
     def finished_at(self) -> float:
         return float(self.manifest.get("finished_at", 0.0))
 
+    TABLES = ("moves", "copy_rates", "broker_load", "partition_counts", "incidents")
+
+    def to_pandas(self, table: str = "moves") -> pd.DataFrame:
+        """One of :data:`TABLES` (a copy: slice it freely)."""
+        if table not in self.TABLES:
+            raise ConfigError(f"No history table {table!r}.", f"Pick one of {', '.join(self.TABLES)}.")
+        frame: pd.DataFrame = getattr(self, table).copy()
+        return frame
+
+    def __repr__(self) -> str:
+        return (f"<HistoryView {self.cluster}: {len(self.moves):,} moves, {len(self.copy_rates):,} copy-rate rows, "
+                f"{len(self.incidents):,} incidents>")
+
 
 def clusters_in(tables: str | Path) -> list[str]:
     """The clusters the last history job found (from its partition counts)."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from itertools import repeat
 from operator import itemgetter
-from typing import Iterator, NamedTuple, Sequence, TypeVar, overload
+from typing import TYPE_CHECKING, Iterator, NamedTuple, Sequence, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +31,9 @@ from console.plans.columns import PAD, Bools, columns_of, BrokerTable, Ints, bro
 from console.core.model import BrokerId, ClusterState, Keyed, Partition, TopicPartition
 from console.core.perf import without_gc
 from console.plans.plan import Plan, PlanEntry
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _key = itemgetter(0, 1)
 G = TypeVar("G", bound=np.generic)
@@ -218,6 +221,27 @@ class PlanDiff:
     elect: bool = False
     """Leaders after include the preferred leader election that ends the run."""
 
+    def __repr__(self) -> str:
+        kinds = ", ".join(f"{n:,} {k}" for k, n in self.counts().items() if n)
+        return f"<PlanDiff: {len(self.changes):,} partitions ({kinds or 'none'}), {self.bytes_to_copy:,} bytes to copy>"
+
+    def to_pandas(self) -> "pd.DataFrame":
+        """One row per plan entry: what it does (kind), R before and after, AR, RR, leaders, size, bytes to copy."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [(c.topic, c.partition, c.kind.value, list(c.current), list(c.target), list(c.adding), list(c.removing),
+              c.leader_before, c.leader_after, c.in_flight, c.size, c.bytes_to_copy) for c in self.changes],
+            columns=["topic", "partition", "kind", "current", "target", "adding", "removing", "leader_before",
+                     "leader_after", "in_flight", "size", "bytes_to_copy"])
+
+    def brokers_to_pandas(self) -> "pd.DataFrame":
+        """One row per broker: replicas, leaders and bytes before and after, replicas arriving and leaving, bytes in and out."""
+        import pandas as pd
+        from dataclasses import asdict
+
+        return pd.DataFrame([asdict(b) for b in self.brokers])
+
     def _subset(self, mask: Bools) -> Changes:
         return Changes(self.state, self.plan, np.flatnonzero(mask), self.elect)
 
@@ -261,14 +285,7 @@ class PlanDiff:
 
 def partition_size(p: Partition) -> int | None:
     """The leader's log size, else the largest replica reported."""
-    largest = None
-    for log in p.logs:
-        if not log.is_future:
-            if log.broker == p.leader:
-                return log.size
-            if largest is None or log.size > largest:
-                largest = log.size
-    return largest
+    return p.size
 
 
 def change_of(p: Partition | None, e: PlanEntry, elect: bool = False) -> PartitionChange:

@@ -33,7 +33,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, replace
 from enum import Enum
 from time import perf_counter
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from console.plans.columns import PAD
 from console.plans.layout import Layout
 from console.plans.plan import Plan
 from console.plans.quality import BrokerLoad, Report, excess_bound
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Goal(str, Enum):
@@ -170,6 +173,13 @@ class Generated:
 
     plan: Plan
     report: Report
+
+    def __repr__(self) -> str:
+        return f"<Generated: {self.report.headline()}>"
+
+    def to_pandas(self) -> "pd.DataFrame":
+        """The plan's entries (the report's per-broker table is ``report.to_pandas()``)."""
+        return self.plan.to_pandas()
 
 
 _WINDOW = 64

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, partial
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter, le, lt
-from typing import Annotated, Any, Callable, Iterable, Literal, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterable, Literal, Mapping, NamedTuple
 
 import msgspec
 import numpy as np
@@ -35,6 +35,9 @@ from console.plans.columns import PAD, Ints, padded
 from console.core.errors import PlanFormatError
 from console.core.perf import without_gc
 from console.core.model import BrokerId, ClusterState, Keyed, ReplicaLog, TopicPartition
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ANY = "any"
 _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
@@ -97,6 +100,16 @@ class Plan:
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    def __repr__(self) -> str:
+        return f"<Plan: {len(self.entries):,} partitions of {len(self.topics):,} topics>"
+
+    def to_pandas(self) -> "pd.DataFrame":
+        """One row per entry: topic, partition, replicas (the first is the preferred leader), log dirs."""
+        import pandas as pd
+
+        return pd.DataFrame([(e.topic, e.partition, list(e.replicas), None if e.log_dirs is None else list(e.log_dirs))
+                             for e in self.entries], columns=["topic", "partition", "replicas", "log_dirs"])
 
     @property
     def keys(self) -> tuple[TopicPartition, ...]:

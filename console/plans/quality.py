@@ -20,13 +20,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from console.core.format import human_bytes, human_duration, plural, table_text
 from console.core.model import Finding
 from console.plans.columns import Ints
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,20 @@ class Report:
         keep = set(self.balanced)
         return {when: {m: Spread.of([getattr(b, m) for b in rows if b.broker in keep]) for m in MEASURES}
                 for when, rows in (("before", self.brokers_before), ("after", self.brokers_after))}
+
+    def __repr__(self) -> str:
+        return f"<Report: {self.headline()}>"
+
+    def to_pandas(self) -> "pd.DataFrame":
+        """One row per broker: rack, and replicas, preferred leaders and bytes before and after."""
+        import pandas as pd
+
+        after = {b.broker: b for b in self.brokers_after}
+        return pd.DataFrame(
+            [(b.broker, b.rack, b.replicas, a.replicas, b.leaders, a.leaders, b.bytes, a.bytes)
+             for b in self.brokers_before for a in (after.get(b.broker, b),)],
+            columns=["broker", "rack", "replicas_before", "replicas_after", "leaders_before", "leaders_after",
+                     "bytes_before", "bytes_after"])
 
     @property
     def ratio_replicas(self) -> float | None:

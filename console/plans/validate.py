@@ -19,7 +19,7 @@ import numpy as np
 from console.core.limits import INT32_MAX, REQUEST_LIMIT, ZNODE_LIMIT_BYTES
 from console.plans.columns import PAD, Bools, columns_of, Ints, broker_ids, digits, distinct, lookup, member
 from console.plans.diff import ChangeKind, PlanDiff, diff
-from console.core.model import BrokerId, ClusterState, Finding, Severity
+from console.core.model import BrokerId, ClusterState, Finding, Findings, Severity
 from console.core.perf import without_gc
 from console.plans.plan import ANY, Plan, PlanEntry
 
@@ -103,7 +103,7 @@ class _Found:
 
 
 @without_gc
-def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None) -> list[Finding]:
+def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None) -> Findings:
     """Every finding for ``plan`` against ``state``, errors first (then by topic and partition)."""
     d = plan_diff if plan_diff is not None else diff(state, plan)
     c = d.columns
@@ -191,7 +191,7 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
             f"{e.name} changed since the plan was drafted: replicas were {_ids(basis[(e.topic, e.partition)])}, "
             f"now {_ids(parts[rows[i]].replicas)}.", "Review the plan again against the current cluster."))
     found.overall(_space(state, d) + plan_size_findings(plan))
-    return found.findings()
+    return Findings(found.findings())
 
 
 def _ids(ids: Iterable[int]) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import builtins
 import time
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
 
 import msgspec
 
@@ -18,6 +18,9 @@ from console.core.errors import ConflictError, ConsoleError
 from console.core.model import Keyed, Outcome, TopicPartition
 from console.core.states import ACTIVE_RUN_STATES, RunState, SubmitPath, WaveState, check_run, check_wave
 from console.storage.db import Database, in_clause
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -151,6 +154,33 @@ class Wave:
     completed_at: float | None
 
 
+@dataclass(frozen=True)
+class RunDetail:
+    """A run with its waves and what the cluster answered for each partition (a notebook's view)."""
+
+    run: Run
+    waves: tuple[Wave, ...]
+    outcomes: tuple["WaveOutcome", ...]
+
+    def __repr__(self) -> str:
+        return (f"<Run {self.run.id} {self.run.name!r}: {self.run.state.value}, {len(self.waves)} waves, "
+                f"cluster {self.run.cluster}>")
+
+    def to_pandas(self) -> "pd.DataFrame":
+        """One row per wave: state, partitions, rejected partitions, when submitted and completed."""
+        import pandas as pd
+
+        rejected: dict[int, int] = {}
+        for o in self.outcomes:
+            if not o.accepted:
+                rejected[o.wave] = rejected.get(o.wave, 0) + 1
+        return pd.DataFrame(
+            [(w.number, w.state.value, len(msgspec.json.decode(w.entries_json).get("partitions", ())), rejected.get(w.number, 0),
+              pd.to_datetime(w.submitted_at, unit="s", utc=True), pd.to_datetime(w.completed_at, unit="s", utc=True))
+             for w in self.waves],
+            columns=["wave", "state", "partitions", "rejected", "submitted_at", "completed_at"])
+
+
 class _WaveOutcome(NamedTuple):
     wave: int
     topic: str
@@ -254,6 +284,10 @@ class RunStore:
         if run is None:
             raise ConsoleError(f"Run {run_id} is not in the store.", "List the runs with `python -m console runs`.")
         return run
+
+    def detail(self, run_id: int) -> RunDetail:
+        """The run with its waves and outcomes (:class:`ConsoleError` when it is not in the store)."""
+        return RunDetail(self.require(run_id), tuple(self.waves(run_id)), tuple(self.outcomes(run_id)))
 
     def list(self, cluster: str | None = None, active_only: bool = False) -> builtins.list[Run]:
         """Runs, newest first."""

@@ -174,7 +174,7 @@ def test_the_leader_being_removed_stays_the_leader_with_a_removing_mark():
     assert (cells["1"]["role"], cells["1"]["label"]) == ("leader (removing)", "L−")
     assert (cells["2"]["role"], cells["2"]["label"]) == ("removing", "")
     assert cells["1"]["in sync"] == "yes" and cells["3"]["in sync"] == "no"
-    from components.charts import ROLE_COLORS, replica_grid
+    from console.present.charts import ROLE_COLORS, replica_grid
 
     assert {c["role"] for c in cells.values()} <= set(ROLE_COLORS)  # the legend has a colour for each
     replica_grid(list(cells.values()), [p.name]).to_dict()  # builds

@@ -1,0 +1,259 @@
+"""How the console's records look in a notebook: a compact summary first (counts, bytes, errors and
+warnings), then a table cut to :data:`ROWS` rows with the total, then the app's charts where a
+picture says more. ``console/__init__.py`` registers these with IPython when a kernel imports the
+package (:func:`register`), so the records themselves carry no display code.
+
+Each ``*_parts`` function returns the HTML and the charts of one kind of record; :func:`html`
+gives the HTML alone (what ``text/html`` shows, e.g. in nbconvert) and :func:`show` displays the
+HTML and then each chart (Altair renders them in JupyterLab with its bundled Vega, no network).
+"""
+
+from __future__ import annotations
+
+import html as _html
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import pandas as pd
+
+from console.core.format import human_bytes, human_duration, plural, timestamp
+
+if TYPE_CHECKING:
+    from console.core.model import ClusterState, Findings
+    from console.plans.diff import PlanDiff
+    from console.plans.generate import Generated
+    from console.plans.plan import Plan
+    from console.plans.quality import Report
+    from console.storage.runs import RunDetail
+
+ROWS = 20
+"""Rows of a table shown in a notebook (``.to_pandas()`` has them all)."""
+
+_STYLE = ("<style>.rc-box{font-family:system-ui,sans-serif;font-size:13px;line-height:1.4}"
+          ".rc-box h4{margin:0 0 4px 0;font-size:14px}.rc-box .rc-sum{margin:0 0 6px 0}"
+          ".rc-box .rc-err{color:#b42318;font-weight:600}.rc-box .rc-warn{color:#9a6700;font-weight:600}"
+          ".rc-box table{border-collapse:collapse;font-size:12px}.rc-box th,.rc-box td{padding:2px 8px;"
+          "border-bottom:1px solid #ddd;text-align:left}.rc-box .rc-more{color:#666;font-size:12px}</style>")
+
+
+@dataclass
+class Parts:
+    """One record's display: a title, summary lines (HTML), tables and charts."""
+
+    title: str
+    summary: list[str] = field(default_factory=list)
+    tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
+    charts: list[Any] = field(default_factory=list)
+
+    def html(self) -> str:
+        out = [_STYLE, '<div class="rc-box">', f"<h4>{_html.escape(self.title)}</h4>"]
+        out += [f'<p class="rc-sum">{line}</p>' for line in self.summary]
+        for caption, df in self.tables:
+            out.append(table_html(df, caption))
+        out.append("</div>")
+        return "".join(out)
+
+
+def esc(text: object) -> str:
+    return _html.escape(str(text))
+
+
+def table_html(df: pd.DataFrame, caption: str = "", rows: int = ROWS) -> str:
+    """``df`` cut to ``rows`` rows, with how many there are in all."""
+    head = f"<b>{esc(caption)}</b>" if caption else ""
+    if df.empty:
+        return f"<div>{head} <span class='rc-more'>none</span></div>"
+    shown = df.head(rows)
+    more = (f"<div class='rc-more'>showing {rows:,} of {len(df):,} rows; .to_pandas() has them all</div>"
+            if len(df) > rows else "")
+    return f"<div>{head}{shown.to_html(index=False, border=0, na_rep='')}{more}</div>"
+
+
+def severity_html(errors: int, warnings: int, infos: int = 0) -> str:
+    parts = [f"<span class='rc-err'>{plural(errors, 'error')}</span>" if errors else "no errors",
+             f"<span class='rc-warn'>{plural(warnings, 'warning')}</span>" if warnings else "no warnings"]
+    if infos:
+        parts.append(plural(infos, "note"))
+    return ", ".join(parts)
+
+
+# -- the records ------------------------------------------------------------------------------
+def state_parts(state: "ClusterState") -> Parts:
+    from console.present import charts, live
+
+    c = live.counts(state)
+    live_brokers = sum(1 for b in state.brokers if b.eligible)
+    size = sum(p.size or 0 for p in state.partitions)
+    parts = Parts(f"Cluster {state.name or state.cluster_id or '?'}"
+                  + (f" ({state.cluster_id})" if state.cluster_id and state.name else ""))
+    parts.summary.append(
+        f"{timestamp(state.taken_at)} · {live_brokers} of {plural(len(state.brokers), 'broker')} live · "
+        f"{plural(len(state.topics), 'topic')} · {c.partitions:,} partitions · "
+        f"{human_bytes(size) if state.logs_known else 'sizes unknown'}")
+    parts.summary.append(
+        f"<b>{c.reassigning:,}</b> reassigning · <b>{c.under_replicated:,}</b> truly under-replicated "
+        f"(reassigning never counts: KIP-352) · <b>{c.offline:,}</b> offline"
+        + (f" · {c.adding_copied}/{c.adding_replicas} adding replicas in sync" if c.adding_replicas else "")
+        + (f" · {human_bytes(c.bytes_to_copy)} left to copy" if c.bytes_to_copy else ""))
+    if state.findings:
+        parts.summary.append(severity_html(*_severities(state.findings)) + " reading the cluster: "
+                             + esc("; ".join(f.message for f in state.findings[:3])))
+    shown = list(state.in_flight) or list(state.partitions)
+    rows = pd.DataFrame(live.partition_rows(state, shown))
+    keep = [k for k in ("partition", "R", "I", "AR", "RR", "leader", "progress", "left to copy", "state") if k in rows]
+    parts.tables.append(("In flight" if state.in_flight else "Partitions", rows[keep] if len(rows) else rows))
+    brokers = live.broker_rows(state)
+    if brokers:
+        parts.charts.append(charts.broker_bytes(brokers))
+    return parts
+
+
+def plan_parts(plan: "Plan") -> Parts:
+    parts = Parts(f"Plan: {plural(len(plan), 'partition')}")
+    parts.summary.append(f"{plural(len(plan.topics), 'topic')}: {esc(', '.join(plan.topics[:8]))}"
+                         + (" …" if len(plan.topics) > 8 else ""))
+    parts.tables.append(("", plan.to_pandas()))
+    return parts
+
+
+def diff_parts(d: "PlanDiff") -> Parts:
+    from console.present import charts, review
+
+    kinds = d.to_pandas()["kind"].value_counts() if len(d.changes) else pd.Series(dtype=int)
+    parts = Parts(f"Plan diff: {plural(len(d.changes), 'partition')}")
+    moving = sum(len(c.adding) for c in d.changes)
+    parts.summary.append(", ".join(f"{n:,} {k}" for k, n in kinds.items()) or "nothing")
+    parts.summary.append(f"{plural(moving, 'replica')} to copy, {human_bytes(sum(c.bytes_to_copy for c in d.changes))}; "
+                         f"{plural(len(d.flows), 'flow')} between brokers")
+    racks = review.rack_map(d.state)
+    order = sorted(d.changes, key=lambda c: (c.kind.value == "no change", -c.bytes_to_copy))
+    rows = pd.DataFrame(review.change_rows(d, racks, order))
+    keep = [k for k in ("partition", "change", "current", "target", "AR", "RR", "leader", "to copy", "note") if k in rows]
+    parts.tables.append(("Changes (moving first)", rows[keep] if len(rows) else rows))
+    brokers = review.broker_rows(d)
+    if brokers:
+        parts.charts.append(charts.broker_before_after(brokers, "replicas"))
+        parts.charts.append(charts.broker_before_after(brokers, "bytes"))
+    return parts
+
+
+def findings_parts(found: "Findings") -> Parts:
+    from console.present.findings import finding_rows
+
+    parts = Parts(f"Findings: {len(found):,}")
+    parts.summary.append(severity_html(*_severities(found)))
+    parts.tables.append(("", pd.DataFrame(finding_rows(found))))
+    return parts
+
+
+def report_parts(report: "Report") -> Parts:
+    from console.present import charts
+
+    parts = Parts(f"Generated: {report.goal}")
+    parts.summary.append(esc(report.headline()))
+    if report.findings:
+        parts.summary.append(severity_html(*_severities(report.findings)) + ": "
+                             + esc("; ".join(f.message for f in report.findings[:3])))
+    parts.tables.append(("Moved against the least possible", pd.DataFrame(report.summary_rows())))
+    parts.tables.append(("Balance", pd.DataFrame(report.spread_rows())))
+    rows = report.chart_rows()
+    if rows:
+        parts.charts.append(charts.broker_before_after(
+            [{"broker": r["broker"], "rack": r["rack"], "replicas before": r["replicas before"],
+              "replicas after": r["replicas after"], "bytes before": r["bytes before"],
+              "bytes after": r["bytes after"]} for r in rows], "replicas"))
+    return parts
+
+
+def generated_parts(made: "Generated") -> Parts:
+    parts = report_parts(made.report)
+    parts.tables.append((f"The plan ({plural(len(made.plan), 'partition')})", made.plan.to_pandas()))
+    return parts
+
+
+def run_parts(detail: "RunDetail") -> Parts:
+    from console.present.history import throttle_text, wave_rows
+
+    run = detail.run
+    parts = Parts(f"Run {run.id}: {run.name}")
+    parts.summary.append(f"<b>{esc(run.state.value)}</b> · cluster {esc(run.cluster)} · by {esc(run.author)} "
+                         f"{timestamp(run.created_at)} · throttle {esc(throttle_text(run.rate))} · plan {esc(run.plan_hash)}")
+    parts.summary.append(f"{plural(len(detail.waves), 'wave')}, {sum(1 for o in detail.outcomes if not o.accepted)} "
+                         "partition(s) rejected")
+    parts.tables.append(("Waves", pd.DataFrame(wave_rows(None, detail.waves, detail.outcomes))))
+    return parts
+
+
+def history_parts(view: Any) -> Parts:
+    """A :class:`console.pipeline.tables.HistoryView` (the pipeline imports this package, so not by name)."""
+    from console.present import charts
+    from console.present.moves import move_rows, timeline_rows
+
+    moves = view.moves
+    outcomes = moves["outcome"].value_counts() if len(moves) else pd.Series(dtype=int)
+    parts = Parts(f"History of {view.cluster}")
+    parts.summary.append(f"{plural(len(moves), 'move')}: " + (", ".join(f"{n:,} {k}" for k, n in outcomes.items())
+                                                               or "none") +
+                         f" · {plural(len(view.incidents), 'incident')} · tables from "
+                         f"{timestamp(view.finished_at) if view.finished_at else 'no job yet'}")
+    if len(moves):
+        parts.tables.append(("Moves (latest first)", move_rows(moves.sort_values("started_at", ascending=False))))
+        parts.charts.append(charts.move_timeline(timeline_rows(moves)))
+    return parts
+
+
+def job_parts(result: Any) -> Parts:
+    """A :class:`console.pipeline.jobs.JobResult`."""
+    parts = Parts(f"pipeline {result.job}: done in {human_duration(result.seconds)}")
+    parts.summary += [esc(line) for line in result.summary]
+    parts.tables.append((f"Tables in {result.out}", pd.DataFrame(
+        [{"table": t, "rows": n} for t, n in result.tables.items()])))
+    return parts
+
+
+def _severities(findings: Sequence[Any]) -> tuple[int, int, int]:
+    from console.core.model import Severity
+
+    return (sum(f.severity is Severity.ERROR for f in findings), sum(f.severity is Severity.WARNING for f in findings),
+            sum(f.severity is Severity.INFO for f in findings))
+
+
+DISPLAYS: dict[tuple[str, str], Callable[[Any], Parts]] = {
+    ("console.core.model", "ClusterState"): state_parts,
+    ("console.core.model", "Findings"): findings_parts,
+    ("console.plans.plan", "Plan"): plan_parts,
+    ("console.plans.diff", "PlanDiff"): diff_parts,
+    ("console.plans.quality", "Report"): report_parts,
+    ("console.plans.generate", "Generated"): generated_parts,
+    ("console.storage.runs", "RunDetail"): run_parts,
+    ("console.pipeline.tables", "HistoryView"): history_parts,
+    ("console.pipeline.jobs", "JobResult"): job_parts,
+}
+"""(module, class) → its display, as IPython's formatters register types by name (no import)."""
+
+
+def html(obj: Any) -> str:
+    """The HTML of a record (summary and tables)."""
+    return DISPLAYS[(type(obj).__module__, type(obj).__name__)](obj).html()
+
+
+def show(obj: Any) -> None:
+    """Display a record in the notebook: its HTML, then each of its charts."""
+    import IPython.display as ipd
+
+    display: Callable[..., Any] = getattr(ipd, "display")  # IPython has no type hints
+    html_of: Callable[[str], Any] = getattr(ipd, "HTML")
+    parts = DISPLAYS[(type(obj).__module__, type(obj).__name__)](obj)
+    display(html_of(parts.html()))
+    for chart in parts.charts:
+        display(chart)
+
+
+def register(shell: Any) -> None:
+    """Make the IPython ``shell`` display the console's records with :func:`show`."""
+    formatter = shell.display_formatter.ipython_display_formatter
+    for module, name in DISPLAYS:
+        formatter.for_type_by_name(module, name, show)
+    html_formatter = shell.display_formatter.formatters["text/html"]
+    for module, name in DISPLAYS:
+        html_formatter.for_type_by_name(module, name, html)
