@@ -5,7 +5,7 @@ package (:func:`register`), so the records themselves carry no display code.
 
 Each ``*_parts`` function returns the HTML and the charts of one kind of record; :func:`html`
 gives the HTML alone (what ``text/html`` shows, e.g. in nbconvert) and :func:`show` displays the
-HTML and then each chart (Altair renders them in JupyterLab with its bundled Vega, no network).
+HTML and then each chart, drawn as SVG in the kernel (vl-convert, no network needed to see it).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ ROWS = 20
 _STYLE = ("<style>.rc-box{font-family:system-ui,sans-serif;font-size:13px;line-height:1.4}"
           ".rc-box h4{margin:0 0 4px 0;font-size:14px}.rc-box .rc-sum{margin:0 0 6px 0}"
           ".rc-box .rc-err{color:#b42318;font-weight:600}.rc-box .rc-warn{color:#9a6700;font-weight:600}"
-          ".rc-box table{border-collapse:collapse;font-size:12px}.rc-box th,.rc-box td{padding:2px 8px;"
+          ".rc-box table{border-collapse:collapse;font-size:12px}div.rc-box table th,div.rc-box table td{padding:2px 8px;"
           "border-bottom:1px solid #ddd;text-align:left}.rc-box .rc-more{color:#666;font-size:12px}</style>")
 
 
@@ -63,7 +63,8 @@ def table_html(df: pd.DataFrame, caption: str = "", rows: int = ROWS) -> str:
     head = f"<b>{esc(caption)}</b>" if caption else ""
     if df.empty:
         return f"<div>{head} <span class='rc-more'>none</span></div>"
-    shown = df.head(rows)
+    shown = df.head(rows).astype(object)
+    shown = shown.where(shown.notna(), "")  # nothing rather than "None"
     more = (f"<div class='rc-more'>showing {rows:,} of {len(df):,} rows; .to_pandas() has them all</div>"
             if len(df) > rows else "")
     return f"<div>{head}{shown.to_html(index=False, border=0, na_rep='')}{more}</div>"
@@ -246,7 +247,27 @@ def show(obj: Any) -> None:
     parts = DISPLAYS[(type(obj).__module__, type(obj).__name__)](obj)
     display(html_of(parts.html()))
     for chart in parts.charts:
-        display(chart)
+        svg = static_chart(chart)
+        if svg is not None:
+            display(svg, raw=True)
+        else:
+            display(chart)
+
+
+def static_chart(chart: Any) -> dict[str, Any] | None:
+    """``chart`` as an SVG mimebundle, drawn here with vl-convert (the ``[notebook]`` extra): it
+    shows in JupyterLab, in exported HTML and offline alike. None without vl-convert (Altair's
+    own renderer then draws it in the browser)."""
+    try:
+        import vl_convert  # noqa: F401
+    except ImportError:
+        return None
+    import altair as alt
+
+    with alt.renderers.enable("svg"):
+        bundle = chart._repr_mimebundle_()
+    out: dict[str, Any] = bundle[0] if isinstance(bundle, tuple) else bundle
+    return out
 
 
 def register(shell: Any) -> None:

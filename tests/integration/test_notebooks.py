@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from console import connect
 from tests.conftest import point_console_at
+from tests.unit.timeline import timeline, write_states
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -37,6 +40,10 @@ def test_the_notebook_runs_against_the_sandbox(demo_sandbox, tmp_path, monkeypat
     point_console_at(demo_sandbox, monkeypatch, tmp_path / "data")
     monkeypatch.setenv("CONSOLE_HISTORY_DIR", str(tmp_path / "history"))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    if path.stem == "04-history":  # a history with past moves of this cluster (as `make demo` leaves one)
+        with connect(demo_sandbox.bootstrap_servers) as cluster:
+            cluster_id = cluster.snapshot().cluster_id
+        write_states(tmp_path / "history" / "snapshots", [replace(s, cluster_id=cluster_id) for s in timeline()])
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     shown = html_of(nb)
@@ -47,4 +54,9 @@ def test_the_notebook_runs_against_the_sandbox(demo_sandbox, tmp_path, monkeypat
     expected = {"01-live-state": "KIP-352", "02-review-a-plan": "Plan diff", "03-drain-a-broker": "Generated: decommission",
                 "04-history": "History of"}[path.stem]
     assert expected in shown, path.name
+    charts = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/svg+xml" in o.get("data", {})]
+    assert charts, f"{path.name}: the charts are drawn (SVG, offline)"
+    if path.stem == "04-history":
+        said = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+        assert "calibrated from" in said and "6 moves" in shown, said
     nbformat.write(nb, tmp_path / path.name)  # for a look: jupyter nbconvert --to html
