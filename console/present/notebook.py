@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 ROWS = 20
 """Rows of a table shown in a notebook (``.to_pandas()`` has them all)."""
+GRID = 40
+"""Partitions in flight drawn in the broker × partition picture."""
 
 _STYLE = ("<style>.rc-box{font-family:system-ui,sans-serif;font-size:13px;line-height:1.4}"
           ".rc-box h4{margin:0 0 4px 0;font-size:14px}.rc-box .rc-sum{margin:0 0 6px 0}"
@@ -103,6 +105,9 @@ def state_parts(state: "ClusterState") -> Parts:
     rows = pd.DataFrame(live.partition_rows(state, shown))
     keep = [k for k in ("partition", "R", "I", "AR", "RR", "leader", "progress", "left to copy", "state") if k in rows]
     parts.tables.append(("In flight" if state.in_flight else "Partitions", rows[keep] if len(rows) else rows))
+    if state.in_flight:  # the broker × partition picture of what moves (as on the Live page)
+        moving = list(state.in_flight)[:GRID]
+        parts.charts.append(charts.replica_grid(live.replica_cells(state, moving), [p.name for p in moving]))
     brokers = live.broker_rows(state)
     if brokers:
         parts.charts.append(charts.broker_bytes(brokers))
@@ -131,6 +136,7 @@ def diff_parts(d: "PlanDiff") -> Parts:
     rows = pd.DataFrame(review.change_rows(d, racks, order))
     keep = [k for k in ("partition", "change", "current", "target", "AR", "RR", "leader", "to copy", "note") if k in rows]
     parts.tables.append(("Changes (moving first)", rows[keep] if len(rows) else rows))
+    parts.tables.append(("Movement between brokers", pd.DataFrame(review.flow_table(d))))
     brokers = review.broker_rows(d)
     if brokers:
         parts.charts.append(charts.broker_before_after(brokers, "replicas"))

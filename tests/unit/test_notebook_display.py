@@ -48,7 +48,9 @@ def test_the_state_shows_counts_first_then_what_is_in_flight_and_a_chart() -> No
     assert html.index("KIP-352") < html.index("<table")
     frame = parts.tables[0][1]
     assert len(frame) == len(STATE.in_flight) and {"R", "I", "AR", "RR"} <= set(frame.columns)
-    assert parts.charts, "bytes per broker"
+    assert len(parts.charts) == 2, "the broker × partition picture of what moves, and bytes per broker"
+    for chart in parts.charts:  # drawn in the kernel, so they show offline and in exported HTML
+        assert (notebook.static_chart(chart) or {}).get("image/svg+xml", "").lstrip().startswith("<svg")
     df = STATE.to_pandas()
     assert len(df) == 120 and int(df.reassigning.sum()) == len(STATE.in_flight)
     assert int(df.under_replicated.sum()) == len(STATE.under_replicated)
@@ -62,7 +64,7 @@ def test_big_tables_are_cut_with_the_total_and_to_pandas_has_every_row() -> None
     assert len(plan.to_pandas()) == 41 and plan.to_pandas().replicas.map(len).min() >= 1
     d = diff(STATE, plan)
     shown = notebook.html(d)
-    assert "Plan diff: 41 partitions" in shown and "to copy" in shown
+    assert "Plan diff: 41 partitions" in shown and "to copy" in shown and "Movement between brokers" in shown
     assert len(d.to_pandas()) == 41 and set(d.to_pandas().kind) >= {"unknown partition"}
     assert len(notebook.diff_parts(d).charts) == 2
 
