@@ -60,3 +60,31 @@ def test_the_notebook_runs_against_the_sandbox(demo_sandbox, tmp_path, monkeypat
         said = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
         assert "calibrated from" in said and "6 moves" in shown, said
     nbformat.write(nb, tmp_path / path.name)  # for a look: jupyter nbconvert --to html
+
+
+def test_the_plan_notebook_reviews_offline_while_the_largest_topic_is_in_flight(demo_sandbox, tmp_path, monkeypatch):
+    """Found by running it on `make demo`: with every partition of the largest topic being
+    reassigned, the example plan came out empty and parse_plan refused it."""
+    from console.present.text import state_json
+
+    with connect(demo_sandbox.bootstrap_servers) as cluster:
+        state = cluster.snapshot()
+    largest = max(state.topics, key=lambda t: sum(p.size or 0 for p in state.partitions if p.topic == t))
+    spare = {p.topic: p for p in state.partitions}
+    moving = []
+    for p in state.partitions:
+        others = [b.id for b in state.brokers if b.id not in p.replicas]
+        if p.topic == largest and others:  # adding a replica on a broker it lacks, removing its last one
+            p = replace(p, replicas=p.replicas + (others[0],), adding=(others[0],), removing=(p.replicas[-1],))
+        moving.append(p)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state_json(replace(state, partitions=tuple(moving)))))
+    assert all(p.reassigning for p in moving if p.topic == largest) and spare
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    nb = nbformat.read(ROOT / "notebooks" / "02-review-a-plan.ipynb", as_version=4)
+    settings = nb.cells[1]
+    assert "STATE_FILE = None" in settings.source
+    settings.source = settings.source.replace("STATE_FILE = None", f"STATE_FILE = {str(path)!r}")
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    shown = html_of(nb)
+    assert "Plan diff" in shown and largest not in shown.split("Plan diff")[1].split("</table>")[0]
