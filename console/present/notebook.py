@@ -65,7 +65,11 @@ def table_html(df: pd.DataFrame, caption: str = "", rows: int = ROWS) -> str:
     head = f"<b>{esc(caption)}</b>" if caption else ""
     if df.empty:
         return f"<div>{head} <span class='rc-more'>none</span></div>"
-    shown = df.head(rows).astype(object)
+    shown = df.head(rows).copy()
+    for column in shown.columns:  # times to the second, as the app shows them
+        if pd.api.types.is_datetime64_any_dtype(shown[column]):
+            shown[column] = shown[column].dt.strftime("%Y-%m-%d %H:%M:%S")
+    shown = shown.astype(object)
     shown = shown.where(shown.notna(), "")  # nothing rather than "None"
     more = (f"<div class='rc-more'>showing {rows:,} of {len(df):,} rows; .to_pandas() has them all</div>"
             if len(df) > rows else "")
