@@ -129,11 +129,10 @@ def plan_parts(plan: "Plan") -> Parts:
 def diff_parts(d: "PlanDiff") -> Parts:
     from console.present import charts, review
 
-    kinds = d.to_pandas()["kind"].value_counts() if len(d.changes) else pd.Series(dtype=int)
+    added = int(d.columns.adding.sum())
     parts = Parts(f"Plan diff: {plural(len(d.changes), 'partition')}")
-    moving = sum(len(c.adding) for c in d.changes)
-    parts.summary.append(", ".join(f"{n:,} {k}" for k, n in kinds.items()) or "nothing")
-    parts.summary.append(f"{plural(moving, 'replica')} to copy, {human_bytes(sum(c.bytes_to_copy for c in d.changes))}; "
+    parts.summary.append(", ".join(f"{n:,} {k}" for k, n in d.counts().items() if n) or "nothing")
+    parts.summary.append(f"{plural(added, 'replica')} to copy, {human_bytes(d.bytes_to_copy)}; "
                          f"{plural(len(d.flows), 'flow')} between brokers")
     racks = review.rack_map(d.state)
     order = sorted(d.changes, key=lambda c: (c.kind.value == "no change", -c.bytes_to_copy))

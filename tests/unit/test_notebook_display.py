@@ -67,6 +67,7 @@ def test_big_tables_are_cut_with_the_total_and_to_pandas_has_every_row() -> None
     assert "Plan diff: 41 partitions" in shown and "to copy" in shown and "Movement between brokers" in shown
     assert len(d.to_pandas()) == 41 and set(d.to_pandas().kind) >= {"unknown partition"}
     assert len(notebook.diff_parts(d).charts) == 2
+    assert set(d.brokers_to_pandas().broker) == {b.id for b in STATE.brokers} | {b for e in plan.entries for b in e.replicas}
 
 
 def test_findings_lead_with_errors_and_warnings() -> None:
