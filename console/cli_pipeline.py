@@ -182,8 +182,7 @@ def run_pipeline(args: argparse.Namespace) -> int:
 def _summary(result: "JobResult") -> None:
     print(f"{result.job}: done in {human_duration(result.seconds)}; tables in {result.out}:", file=sys.stderr)
     for table, rows in result.tables.items():
-        files = table in ("plans", "reports") or table.endswith(".json")  # file outputs count files
-        print(f"  {table}: {rows} {'file(s)' if files else 'row(s)'}", file=sys.stderr)
+        print(f"  {table}: {rows} {'file(s)' if table in result.files else 'row(s)'}", file=sys.stderr)
     for line in result.summary:
         print(line, file=sys.stderr)
 

@@ -184,6 +184,8 @@ class Output:
             raise ConfigError(f"Cannot write under {self.root}: {e.strerror or e}.",
                               "Give --out a directory this user can write.") from None
         self.tables: dict[str, int] = {}
+        self.files: set[str] = set()
+        """Outputs that are files (or directories of files), not tables: ``tables`` counts their files."""
 
     def path(self, table: str) -> str:
         return str(self.tmp / table)
@@ -211,6 +213,7 @@ class Output:
         d.mkdir(exist_ok=True)
         (d / name).write_text(text, encoding="utf-8")
         self.tables[directory] = self.tables.get(directory, 0) + 1
+        self.files.add(directory)
 
     def stage(self, name: str, table: pa.Table) -> Path:
         """``table`` as a Parquet file among the job's temporary files (gone when the job ends)."""
@@ -233,6 +236,7 @@ class Output:
                         first = False
             out.write(tail)
         self.tables.setdefault(name, 1)
+        self.files.add(name)
 
     def commit(self, job: str, inputs: dict[str, Any]) -> Path:
         """Move every table into place, then write the manifest; returns the manifest's path."""

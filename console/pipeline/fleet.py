@@ -17,7 +17,6 @@ union of its topics' plans and its report the sum of theirs (:func:`console.plan
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, replace
 from enum import Enum
 from time import perf_counter
@@ -26,8 +25,8 @@ from typing import Any, Callable, Sequence
 import pyarrow as pa
 
 from console.core.errors import ConfigError, GoalImpossible
-from console.pipeline.snapshots import StoredSnapshot, state_from_rows
-from console.plans.generate import GenerateOptions, generate
+from console.pipeline.snapshots import STATE_COLUMNS, StoredSnapshot, state_from_rows
+from console.plans.generate import GenerateOptions, chosen_topics, generate
 from console.plans.plan import Plan, parse_plan
 from console.plans.quality import Report, merge_reports
 from console.runs.waves import WaveLimits
@@ -67,10 +66,6 @@ UNITS_TABLE = pa.schema([UNIT_SCHEMA.field(c) for c in ("cluster", "topic", "sta
                                                          "seconds")])
 """The ``units`` table: the units without their plans and reports (those go to files)."""
 
-STATE_COLUMNS = ("topic", "partition", "broker", "position", "leader", "in_isr", "adding", "removing", "source",
-                 "bytes", "log_dir", "future_bytes", "future_log_dir")
-"""The replica columns a snapshot is rebuilt from (:func:`console.pipeline.snapshots.state_from_rows`)."""
-
 _DDL = {pa.string(): "string", pa.int64(): "long", pa.float64(): "double"}
 
 
@@ -91,10 +86,7 @@ class Planner:
 
     def wants(self, topic: str) -> bool:
         """Per topic: whether ``topic`` is one of the goal's (the chosen topics, not excluded)."""
-        o = self.options
-        if o.topics and topic not in o.topics:
-            return False
-        return not (o.exclude_topics and re.fullmatch(o.exclude_topics, topic))
+        return bool(chosen_topics(self.options, (topic,)))
 
     def function(self) -> Callable[[tuple[Any, ...], pa.Table], pa.Table]:
         """What ``applyInArrow`` runs per group: a plain (key, rows) function, as Spark reads its
@@ -161,8 +153,9 @@ def cluster_result(cluster: str, goal: str, units: Sequence[dict[str, Any]], top
                             "message": f"No topic {t} in this cluster.", "hint": "Check the topic names (python -m console state).",
                             "partitions": 0, "plan": None, "report": None, "seconds": 0.0}
                            for t in topics if t not in have]
-    ok = [u for u in units if u["status"] in (UnitStatus.PLANNED.value, UnitStatus.MET.value)]
-    failed = tuple(u for u in units if u not in ok)
+    done = (UnitStatus.PLANNED.value, UnitStatus.MET.value)
+    ok = [u for u in units if u["status"] in done]
+    failed = tuple(u for u in units if u["status"] not in done)
     entries = [e for u in ok if u["plan"] for e in parse_plan(u["plan"]).entries]
     reports = [(u["topic"] or "", Report.from_dict(json.loads(u["report"]))) for u in ok]
     if len(reports) == 1 and units[0]["topic"] is None:

@@ -20,7 +20,7 @@ from console.core.format import human_duration
 from console.pipeline.collect import REPLICAS
 from console.pipeline.datasets import (SORT_ORDER, Output, Snapshots, check_snapshots, compactable, local_path,
                                        mark_compacted, partition_dirs, read_snapshots, rows_in, swap_dir)
-from console.pipeline.snapshots import StoredSnapshot, cluster_dir
+from console.pipeline.snapshots import STATE_COLUMNS, StoredSnapshot, cluster_dir
 from console.pipeline.spark import SparkSettings, job_failed, progress, run_job, session, ship_console
 
 if TYPE_CHECKING:
@@ -47,14 +47,16 @@ class JobResult:
     summary: list[str] = field(default_factory=list)
     failed: int = 0
     """Clusters the job could not fully do (the generate job: goals impossible or not fitting)."""
+    files: frozenset[str] = frozenset()
+    """Outputs that are files, not tables (``tables`` counts their files)."""
 
     def to_pandas(self, table: str) -> "pd.DataFrame":
         """One of the tables the job wrote (``tables``), read with pandas."""
         import pandas as pd
 
-        if table not in self.tables or table.endswith(".json") or table in ("plans", "reports"):
+        if table not in self.tables or table in self.files:
             raise ConfigError(f"The {self.job} job wrote no table {table!r}.",
-                              f"Its tables: {', '.join(t for t in self.tables if not t.endswith('.json'))}.")
+                              f"Its tables: {', '.join(t for t in self.tables if t not in self.files)}.")
         return pd.read_parquet(self.out / table)
 
 
@@ -288,7 +290,8 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
                        + (f"; about {human_duration(eta)} at {throttle} B/s" if eta is not None else ""))
     output.commit("review", {"snapshots": snapshots, "plans": {c or "": p for c, p in plans.items()}, "at": at,
                              "throttle": throttle, "spark": spark.where, "clusters": per_cluster})
-    return JobResult("review", output.root, dict(output.tables), time.monotonic() - started, summary)
+    return JobResult("review", output.root, dict(output.tables), time.monotonic() - started, summary,
+                     files=frozenset(output.files))
 
 
 def generate_job(snapshots: str, options: "GenerateOptions", out: str, spark: SparkSettings = SparkSettings(),
@@ -320,7 +323,7 @@ def generate_job(snapshots: str, options: "GenerateOptions", out: str, spark: Sp
         ship_console(s, spark)
         planner = fleet.Planner(options, chosen, per_topic, throttle, limits or WaveLimits())
         rows = _rows_of(s, data.replicas, chosen).select(
-            "cluster", (F.col("topic") if per_topic else F.lit("")).alias("scope"), *fleet.STATE_COLUMNS)
+            "cluster", (F.col("topic") if per_topic else F.lit("")).alias("scope"), *STATE_COLUMNS)
         # a task per unit as far as the cores allow: an explicit number of partitions (adaptive
         # execution leaves it alone) of the rows hashed by unit, so each group is planned where it lands
         parts = min(2000, max(4 * len(chosen), int(s.conf.get("spark.sql.shuffle.partitions") or 4) * (4 if per_topic else 1)))
@@ -371,7 +374,8 @@ def generate_job(snapshots: str, options: "GenerateOptions", out: str, spark: Sp
     failed = sum(1 for r in summary if fleet.UnitStatus(r["status"]).failed)
     if failed:
         lines.append(f"{failed} of {len(summary)} cluster(s) not fully planned: see the summary table's message and hint.")
-    return JobResult("generate", output.root, dict(output.tables), time.monotonic() - started, lines, failed=failed)
+    return JobResult("generate", output.root, dict(output.tables), time.monotonic() - started, lines, failed=failed,
+                     files=frozenset(output.files))
 
 
 def _options_doc(options: "GenerateOptions") -> dict[str, object]:

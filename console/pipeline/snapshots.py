@@ -174,30 +174,41 @@ def state_from_tables(header: pa.Table, replicas: pa.Table) -> ClusterState:
     return state_from_rows(h["taken_at"], h["header"], replicas)
 
 
+STATE_COLUMNS = ("topic", "partition", "broker", "position", "leader", "in_isr", "adding", "removing", "source",
+                 "bytes", "log_dir", "future_bytes", "future_log_dir")
+"""The replica columns a snapshot is rebuilt from (:func:`state_from_rows`)."""
+
+
 def state_from_rows(taken_at: Any, header: str, replicas: pa.Table) -> ClusterState:
     """The snapshot taken at ``taken_at`` (a time, or epoch milliseconds) from its header's JSON
     and its replica rows (any order; other columns are ignored), canonical."""
-    by_partition: dict[tuple[str, int], list[dict[str, Any]]] = {}
-    for r in replicas.to_pylist():
-        by_partition.setdefault((r["topic"], r["partition"]), []).append(r)
+    rows = replicas.select(list(STATE_COLUMNS)).sort_by(
+        [("topic", "ascending"), ("partition", "ascending"), ("position", "ascending")])
+    # column by column into Python lists (far cheaper than a dict per row), then one pass over
+    # each partition's run of rows
+    (topic, number, broker, _, leader, in_isr, adding, removing, source, size, log_dir, future_size,
+     future_dir) = (rows.column(c).to_pylist() for c in STATE_COLUMNS)
     partitions = []
-    for (topic, number), rows in sorted(by_partition.items()):
-        rows.sort(key=lambda r: r["position"])
-        ids = tuple(BrokerId(r["broker"]) for r in rows)
+    n, start = rows.num_rows, 0
+    while start < n:
+        end = start + 1
+        while end < n and number[end] == number[start] and topic[end] == topic[start]:
+            end += 1
+        span = range(start, end)
         logs = []
-        for r in rows:
-            if r["bytes"] is not None:
-                logs.append(ReplicaLog(BrokerId(r["broker"]), r["log_dir"] or "", r["bytes"]))
-            if r["future_bytes"] is not None:
-                logs.append(ReplicaLog(BrokerId(r["broker"]), r["future_log_dir"] or "", r["future_bytes"], True))
-        first = rows[0]
+        for i in span:
+            if size[i] is not None:
+                logs.append(ReplicaLog(BrokerId(broker[i]), log_dir[i] or "", size[i]))
+            if future_size[i] is not None:
+                logs.append(ReplicaLog(BrokerId(broker[i]), future_dir[i] or "", future_size[i], True))
         partitions.append(Partition(
-            topic=topic, partition=number, replicas=ids,
-            isr=tuple(BrokerId(r["broker"]) for r in rows if r["in_isr"]),
-            leader=None if first["leader"] is None else BrokerId(first["leader"]),
-            adding=tuple(BrokerId(r["broker"]) for r in rows if r["adding"]),
-            removing=tuple(BrokerId(r["broker"]) for r in rows if r["removing"]),
-            source=Source(first["source"]) if first["source"] else None, logs=tuple(logs)))
+            topic=topic[start], partition=number[start], replicas=tuple(BrokerId(broker[i]) for i in span),
+            isr=tuple(BrokerId(broker[i]) for i in span if in_isr[i]),
+            leader=None if leader[start] is None else BrokerId(leader[start]),
+            adding=tuple(BrokerId(broker[i]) for i in span if adding[i]),
+            removing=tuple(BrokerId(broker[i]) for i in span if removing[i]),
+            source=Source(source[start]) if source[start] else None, logs=tuple(logs)))
+        start = end
     state = state_from_doc(json.loads(header), tuple(partitions))
     return replace(state, taken_at=_time(taken_at))
 

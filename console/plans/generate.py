@@ -118,6 +118,14 @@ def topics_matching(topics: Iterable[str], pattern: str) -> tuple[str, ...]:
     return tuple(t for t in topics if compiled.fullmatch(t))
 
 
+def chosen_topics(options: GenerateOptions, topics: Iterable[str]) -> set[str]:
+    """Of ``topics``, those the goal works on: the topics named (all when none are), less those
+    ``exclude_topics`` matches in full."""
+    named = set(options.topics)
+    excluded = re.compile(options.exclude_topics) if options.exclude_topics else None
+    return {t for t in topics if (not named or t in named) and not (excluded and excluded.fullmatch(t))}
+
+
 def check_options(options: GenerateOptions) -> None:
     """What can be said of ``options`` without a cluster: a :class:`ConfigError` naming the first
     problem (a fleet job checks once before it starts; :func:`generate` checks again)."""
@@ -272,8 +280,7 @@ class _Context:
         missing = sorted(topics - set(state.topics))
         if missing:
             raise ConfigError(f"No topic {', '.join(missing)} in this cluster.", "Check the topic names (python -m console state).")
-        excluded = re.compile(options.exclude_topics) if options.exclude_topics else None
-        chosen = {t for t in state.topics if (not topics or t in topics) and not (excluded and excluded.fullmatch(t))}
+        chosen = chosen_topics(options, state.topics)
         self.movable = [p.topic in chosen and not p.reassigning and p.leader is not None and bool(p.replicas) for p in parts]
         flight = sum(1 for p in parts if p.topic in chosen and p.reassigning)
         if flight:

@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import html as _html
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+import numpy as np
 import pandas as pd
 
 from console.core.format import human_bytes, human_duration, plural, timestamp
+from console.plans.columns import PAD
+from console.plans.diff import ChangeKind
+from console.plans.plan import Plan
 
 if TYPE_CHECKING:
-    from console.core.model import ClusterState, Findings
+    from console.core.model import ClusterState, Finding, Findings
     from console.plans.diff import PlanDiff
     from console.plans.generate import Generated
-    from console.plans.plan import Plan
     from console.plans.quality import Report
     from console.storage.runs import RunDetail
 
@@ -38,20 +41,33 @@ _STYLE = ("<style>.rc-box{font-family:system-ui,sans-serif;font-size:13px;line-h
           "border-bottom:1px solid #ddd;text-align:left}.rc-box .rc-more{color:#666;font-size:12px}</style>")
 
 
+@dataclass(frozen=True)
+class Table:
+    """A table as shown: its first rows only (built for those alone), and how many there are in all."""
+
+    caption: str
+    rows: pd.DataFrame
+    total: int
+
+
 @dataclass
 class Parts:
     """One record's display: a title, summary lines (HTML), tables and charts."""
 
     title: str
     summary: list[str] = field(default_factory=list)
-    tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
     charts: list[Any] = field(default_factory=list)
+
+    def table(self, caption: str, rows: pd.DataFrame, total: int | None = None) -> None:
+        """Add a table: ``rows`` are its first rows, ``total`` its length (default: ``len(rows)``)."""
+        self.tables.append(Table(caption, rows, len(rows) if total is None else total))
 
     def html(self) -> str:
         out = [_STYLE, '<div class="rc-box">', f"<h4>{_html.escape(self.title)}</h4>"]
         out += [f'<p class="rc-sum">{line}</p>' for line in self.summary]
-        for caption, df in self.tables:
-            out.append(table_html(df, caption))
+        for t in self.tables:
+            out.append(table_html(t.rows, t.caption, t.total))
         out.append("</div>")
         return "".join(out)
 
@@ -60,9 +76,10 @@ def esc(text: object) -> str:
     return _html.escape(str(text))
 
 
-def table_html(df: pd.DataFrame, caption: str = "", rows: int = ROWS) -> str:
-    """``df`` cut to ``rows`` rows, with how many there are in all."""
+def table_html(df: pd.DataFrame, caption: str = "", total: int | None = None, rows: int = ROWS) -> str:
+    """``df`` cut to ``rows`` rows, with how many there are in all (``total``, default ``len(df)``)."""
     head = f"<b>{esc(caption)}</b>" if caption else ""
+    total = len(df) if total is None else total
     if df.empty:
         return f"<div>{head} <span class='rc-more'>none</span></div>"
     shown = df.head(rows).copy()
@@ -71,12 +88,17 @@ def table_html(df: pd.DataFrame, caption: str = "", rows: int = ROWS) -> str:
             shown[column] = shown[column].dt.strftime("%Y-%m-%d %H:%M:%S")
     shown = shown.astype(object)
     shown = shown.where(shown.notna(), "")  # nothing rather than "None"
-    more = (f"<div class='rc-more'>showing {rows:,} of {len(df):,} rows; .to_pandas() has them all</div>"
-            if len(df) > rows else "")
+    more = (f"<div class='rc-more'>showing {len(shown):,} of {total:,} rows; .to_pandas() has them all</div>"
+            if total > len(shown) else "")
     return f"<div>{head}{shown.to_html(index=False, border=0, na_rep='')}{more}</div>"
 
 
-def severity_html(errors: int, warnings: int, infos: int = 0) -> str:
+def severity_html(findings: Iterable["Finding"]) -> str:
+    """``2 errors, no warnings, 3 notes``: errors and warnings stand out."""
+    from console.core.model import Findings
+
+    n = Findings(findings).counts()
+    errors, warnings, infos = n["error"], n["warning"], n["info"]
     parts = [f"<span class='rc-err'>{plural(errors, 'error')}</span>" if errors else "no errors",
              f"<span class='rc-warn'>{plural(warnings, 'warning')}</span>" if warnings else "no warnings"]
     if infos:
@@ -103,12 +125,12 @@ def state_parts(state: "ClusterState") -> Parts:
         + (f" · {c.adding_copied}/{c.adding_replicas} adding replicas in sync" if c.adding_replicas else "")
         + (f" · {human_bytes(c.bytes_to_copy)} left to copy" if c.bytes_to_copy else ""))
     if state.findings:
-        parts.summary.append(severity_html(*_severities(state.findings)) + " reading the cluster: "
+        parts.summary.append(severity_html(state.findings) + " reading the cluster: "
                              + esc("; ".join(f.message for f in state.findings[:3])))
-    shown = list(state.in_flight) or list(state.partitions)
-    rows = pd.DataFrame(live.partition_rows(state, shown))
+    shown = state.in_flight or state.partitions
+    rows = pd.DataFrame(live.partition_rows(state, shown[:ROWS]))
     keep = [k for k in ("partition", "R", "I", "AR", "RR", "leader", "progress", "left to copy", "state") if k in rows]
-    parts.tables.append(("In flight" if state.in_flight else "Partitions", rows[keep] if len(rows) else rows))
+    parts.table("In flight" if state.in_flight else "Partitions", rows[keep] if len(rows) else rows, len(shown))
     if state.in_flight:  # the broker × partition picture of what moves (as on the Live page)
         moving = list(state.in_flight)[:GRID]
         parts.charts.append(charts.replica_grid(live.replica_cells(state, moving), [p.name for p in moving]))
@@ -122,7 +144,7 @@ def plan_parts(plan: "Plan") -> Parts:
     parts = Parts(f"Plan: {plural(len(plan), 'partition')}")
     parts.summary.append(f"{plural(len(plan.topics), 'topic')}: {esc(', '.join(plan.topics[:8]))}"
                          + (" …" if len(plan.topics) > 8 else ""))
-    parts.tables.append(("", plan.to_pandas()))
+    parts.table("", Plan(plan.entries[:ROWS]).to_pandas(), len(plan))
     return parts
 
 
@@ -134,12 +156,14 @@ def diff_parts(d: "PlanDiff") -> Parts:
     parts.summary.append(", ".join(f"{n:,} {k}" for k, n in d.counts().items() if n) or "nothing")
     parts.summary.append(f"{plural(added, 'replica')} to copy, {human_bytes(d.bytes_to_copy)}; "
                          f"{plural(len(d.flows), 'flow')} between brokers")
-    racks = review.rack_map(d.state)
-    order = sorted(d.changes, key=lambda c: (c.kind.value == "no change", -c.bytes_to_copy))
-    rows = pd.DataFrame(review.change_rows(d, racks, order))
+    # moving first, the largest copies first: ordered from the diff's columns, rows built for those shown
+    c = d.columns
+    copy = np.where(c.size == PAD, 0, c.size) * c.adding.sum(axis=1)
+    first = np.lexsort((-copy, c.is_kind(ChangeKind.NONE)))[:ROWS]
+    rows = pd.DataFrame(review.change_rows(d, review.rack_map(d.state), [d.changes[int(i)] for i in first]))
     keep = [k for k in ("partition", "change", "current", "target", "AR", "RR", "leader", "to copy", "note") if k in rows]
-    parts.tables.append(("Changes (moving first)", rows[keep] if len(rows) else rows))
-    parts.tables.append(("Movement between brokers", pd.DataFrame(review.flow_table(d))))
+    parts.table("Changes (moving first)", rows[keep] if len(rows) else rows, len(d.changes))
+    parts.table("Movement between brokers", pd.DataFrame(review.flow_table(d)))
     brokers = review.broker_rows(d)
     if brokers:
         parts.charts.append(charts.broker_before_after(brokers, "replicas"))
@@ -151,8 +175,8 @@ def findings_parts(found: "Findings") -> Parts:
     from console.present.findings import finding_rows
 
     parts = Parts(f"Findings: {len(found):,}")
-    parts.summary.append(severity_html(*_severities(found)))
-    parts.tables.append(("", pd.DataFrame(finding_rows(found))))
+    parts.summary.append(severity_html(found))
+    parts.table("", pd.DataFrame(finding_rows(sorted(found, key=lambda f: f.severity.rank)[:ROWS])), len(found))
     return parts
 
 
@@ -162,22 +186,20 @@ def report_parts(report: "Report") -> Parts:
     parts = Parts(f"Generated: {report.goal}")
     parts.summary.append(esc(report.headline()))
     if report.findings:
-        parts.summary.append(severity_html(*_severities(report.findings)) + ": "
+        parts.summary.append(severity_html(report.findings) + ": "
                              + esc("; ".join(f.message for f in report.findings[:3])))
-    parts.tables.append(("Moved against the least possible", pd.DataFrame(report.summary_rows())))
-    parts.tables.append(("Balance", pd.DataFrame(report.spread_rows())))
+    parts.table("Moved against the least possible", pd.DataFrame(report.summary_rows()))
+    parts.table("Balance", pd.DataFrame(report.spread_rows()))
     rows = report.chart_rows()
     if rows:
-        parts.charts.append(charts.broker_before_after(
-            [{"broker": r["broker"], "rack": r["rack"], "replicas before": r["replicas before"],
-              "replicas after": r["replicas after"], "bytes before": r["bytes before"],
-              "bytes after": r["bytes after"]} for r in rows], "replicas"))
+        parts.charts.append(charts.broker_before_after(rows, "replicas"))
     return parts
 
 
 def generated_parts(made: "Generated") -> Parts:
     parts = report_parts(made.report)
-    parts.tables.append((f"The plan ({plural(len(made.plan), 'partition')})", made.plan.to_pandas()))
+    parts.table(f"The plan ({plural(len(made.plan), 'partition')})", Plan(made.plan.entries[:ROWS]).to_pandas(),
+                len(made.plan))
     return parts
 
 
@@ -190,7 +212,7 @@ def run_parts(detail: "RunDetail") -> Parts:
                          f"{timestamp(run.created_at)} · throttle {esc(throttle_text(run.rate))} · plan {esc(run.plan_hash)}")
     parts.summary.append(f"{plural(len(detail.waves), 'wave')}, {sum(1 for o in detail.outcomes if not o.accepted)} "
                          "partition(s) rejected")
-    parts.tables.append(("Waves", pd.DataFrame(wave_rows(None, detail.waves, detail.outcomes))))
+    parts.table("Waves", pd.DataFrame(wave_rows(None, detail.waves, detail.outcomes)))
     return parts
 
 
@@ -207,7 +229,8 @@ def history_parts(view: Any) -> Parts:
                          f" · {plural(len(view.incidents), 'incident')} · tables from "
                          f"{timestamp(view.finished_at) if view.finished_at else 'no job yet'}")
     if len(moves):
-        parts.tables.append(("Moves (latest first)", move_rows(moves.sort_values("started_at", ascending=False))))
+        parts.table("Moves (latest first)", move_rows(moves.sort_values("started_at", ascending=False).head(ROWS)),
+                    len(moves))
         parts.charts.append(charts.move_timeline(timeline_rows(moves)))
     return parts
 
@@ -216,16 +239,9 @@ def job_parts(result: Any) -> Parts:
     """A :class:`console.pipeline.jobs.JobResult`."""
     parts = Parts(f"pipeline {result.job}: done in {human_duration(result.seconds)}")
     parts.summary += [esc(line) for line in result.summary]
-    parts.tables.append((f"Tables in {result.out}", pd.DataFrame(
-        [{"table": t, "rows": n} for t, n in result.tables.items()])))
+    parts.table(f"Tables in {result.out}", pd.DataFrame([{"table": t, "rows": n} for t, n in result.tables.items()]))
     return parts
 
-
-def _severities(findings: Sequence[Any]) -> tuple[int, int, int]:
-    from console.core.model import Severity
-
-    return (sum(f.severity is Severity.ERROR for f in findings), sum(f.severity is Severity.WARNING for f in findings),
-            sum(f.severity is Severity.INFO for f in findings))
 
 
 DISPLAYS: dict[tuple[str, str], Callable[[Any], Parts]] = {

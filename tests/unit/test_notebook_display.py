@@ -46,8 +46,10 @@ def test_the_state_shows_counts_first_then_what_is_in_flight_and_a_chart() -> No
     html = parts.html()
     assert "demo (abc)" in html and "KIP-352" in html and "reassigning" in html
     assert html.index("KIP-352") < html.index("<table")
-    frame = parts.tables[0][1]
-    assert len(frame) == len(STATE.in_flight) and {"R", "I", "AR", "RR"} <= set(frame.columns)
+    table = parts.tables[0]  # every partition in flight, of which the first ROWS are built and shown
+    frame = table.rows
+    assert table.total == len(STATE.in_flight) and {"R", "I", "AR", "RR"} <= set(frame.columns)
+    assert len(frame) == min(notebook.ROWS, table.total) and f"showing 20 of {table.total} rows" in html
     assert len(parts.charts) == 2, "the broker × partition picture of what moves, and bytes per broker"
     for chart in parts.charts:  # drawn in the kernel, so they show offline and in exported HTML
         assert (notebook.static_chart(chart) or {}).get("image/svg+xml", "").lstrip().startswith("<svg")
