@@ -19,7 +19,9 @@ with st.sidebar:
         chosen = known[st.session_state[keys.CLUSTER]]
         deps.worker(chosen)  # drives the cluster's unfinished runs (resumed after a server restart)
         deps.collector(chosen)  # appends snapshots to the history when CONSOLE_COLLECT_EVERY is set
-        st.caption(f"`{chosen.bootstrap_servers}`" + (f"  \nZooKeeper `{chosen.zookeeper}`" if chosen.zookeeper else ""))
+        st.caption(
+            f"`{chosen.bootstrap_servers}`" + (f"  \nZooKeeper `{chosen.zookeeper}`" if chosen.zookeeper else "")
+        )
         if st.session_state[keys.CLUSTER] == "sandbox":
             st.info("Local sandbox cluster", icon=":material/science:")
     else:

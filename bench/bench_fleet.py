@@ -86,25 +86,47 @@ def main() -> None:
         t = time.monotonic()
         snaps = scratch / "snapshots"
         write_fleet(snaps, args.clusters, args.partitions)
-        print(f"## Generate over a fleet: {args.clusters} clusters of {args.partitions:,} partitions "
-              f"(RF 3, {BROKERS} brokers); median of {args.runs} run(s)\n")
+        print(
+            f"## Generate over a fleet: {args.clusters} clusters of {args.partitions:,} partitions "
+            f"(RF 3, {BROKERS} brokers); median of {args.runs} run(s)\n"
+        )
         print(f"- fleet written in {human_duration(time.monotonic() - t)}\n")
         print("| goal | in process, cluster after cluster | Spark local[1] | Spark local[2] | local[2] vs in process |")
         print("|---|---|---|---|---|")
-        for goal, flags in (("rebalance", ["--rebalance", "count"]), ("drain rack-2", ["--decommission-rack", "rack-2"])):
+        for goal, flags in (
+            ("rebalance", ["--rebalance", "count"]),
+            ("drain rack-2", ["--decommission-rack", "rack-2"]),
+        ):
             out = scratch / "plans"
             shutil.rmtree(out, ignore_errors=True)
             out.mkdir()
-            took_in, rss_in, said = median_run([sys.executable, "-c", IN_PROCESS, str(snaps), str(out),
-                                                goal.split()[0]], args.runs)
+            took_in, rss_in, said = median_run(
+                [sys.executable, "-c", IN_PROCESS, str(snaps), str(out), goal.split()[0]], args.runs
+            )
             doc = json.loads(said.strip().splitlines()[-1])
-            cells = [f"{human_duration(took_in)} (reading {human_duration(doc['load'])}, planning "
-                     f"{human_duration(doc['plan'])}; {rss_in:.2f} GiB; {doc['moves']:,} moves)"]
+            cells = [
+                f"{human_duration(took_in)} (reading {human_duration(doc['load'])}, planning "
+                f"{human_duration(doc['plan'])}; {rss_in:.2f} GiB; {doc['moves']:,} moves)"
+            ]
             took = {}
             for master in ("local[1]", "local[2]"):
                 took[master], rss, _ = median_run(
-                    [sys.executable, "-m", "console", "pipeline", "generate", "--snapshots", str(snaps), "--out",
-                     str(scratch / "out"), "--master", master, *flags], args.runs)
+                    [
+                        sys.executable,
+                        "-m",
+                        "console",
+                        "pipeline",
+                        "generate",
+                        "--snapshots",
+                        str(snaps),
+                        "--out",
+                        str(scratch / "out"),
+                        "--master",
+                        master,
+                        *flags,
+                    ],
+                    args.runs,
+                )
                 summary = json.loads((scratch / "out" / "_generate.json").read_text())
                 planned = sum(1 for c in summary["inputs"]["clusters"].values() if c["status"] == "planned")
                 cells.append(f"{human_duration(took[master])} ({rss:.2f} GiB; {planned} planned)")

@@ -27,23 +27,43 @@ from console.plans.generate import GenerateOptions, Goal, Metric, generate
 
 def quality() -> None:
     print("## Quality (10k partitions, RF 3, 3 racks)\n")
-    print("| goal | cluster | replicas moved / lower bound | bytes moved / lower bound | reached | after: replicas max–min, bytes max/min |")
+    print(
+        "| goal | cluster | replicas moved / lower bound | bytes moved / lower bound | reached | after: replicas max–min, bytes max/min |"
+    )
     print("|---|---|---|---|---|---|")
     cases = [
-        ("decommission 5", dict(brokers=24, racks=3), GenerateOptions(Goal.DECOMMISSION, (5,))),
-        ("add brokers 20–23", dict(brokers=24, racks=3, empty=4), GenerateOptions(Goal.ADD_BROKERS, (20, 21, 22, 23))),
-        ("rebalance count", dict(brokers=24, racks=3, skew=0.15), GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT)),
-        ("rebalance bytes", dict(brokers=24, racks=3, skew=0.15), GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES)),
-        ("rebalance leaders", dict(brokers=24, racks=3, skew=0.15), GenerateOptions(Goal.REBALANCE, metric=Metric.LEADERS)),
+        ("decommission 5", {"brokers": 24, "racks": 3}, GenerateOptions(Goal.DECOMMISSION, (5,))),
+        (
+            "add brokers 20–23",
+            {"brokers": 24, "racks": 3, "empty": 4},
+            GenerateOptions(Goal.ADD_BROKERS, (20, 21, 22, 23)),
+        ),
+        (
+            "rebalance count",
+            {"brokers": 24, "racks": 3, "skew": 0.15},
+            GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT),
+        ),
+        (
+            "rebalance bytes",
+            {"brokers": 24, "racks": 3, "skew": 0.15},
+            GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES),
+        ),
+        (
+            "rebalance leaders",
+            {"brokers": 24, "racks": 3, "skew": 0.15},
+            GenerateOptions(Goal.REBALANCE, metric=Metric.LEADERS),
+        ),
     ]
     for label, shape, options in cases:
         state = cluster_state(10_000, **shape)  # type: ignore[arg-type]
         r = generate(state, options).report
         after = r.spreads["after"]
-        print(f"| {label} | {shape} | {r.moved_replicas:,} / {r.lower_bound_replicas:,} ({_ratio(r.ratio_replicas)}) "
-              f"| {human_bytes(r.moved_bytes)} / {human_bytes(r.lower_bound_bytes)} ({_ratio(r.ratio_bytes)}) | {r.reached} "
-              f"| {after['replicas'].max:,.0f}–{after['replicas'].min:,.0f}, "
-              f"{after['bytes'].max / max(after['bytes'].min, 1):.3f} |")
+        print(
+            f"| {label} | {shape} | {r.moved_replicas:,} / {r.lower_bound_replicas:,} ({_ratio(r.ratio_replicas)}) "
+            f"| {human_bytes(r.moved_bytes)} / {human_bytes(r.lower_bound_bytes)} ({_ratio(r.ratio_bytes)}) | {r.reached} "
+            f"| {after['replicas'].max:,.0f}–{after['replicas'].min:,.0f}, "
+            f"{after['bytes'].max / max(after['bytes'].min, 1):.3f} |"
+        )
     print()
 
 
@@ -55,10 +75,14 @@ def versus_official() -> None:
         state = cluster_state(partitions, brokers, racks=3)
         ours = generate(state, GenerateOptions(Goal.DECOMMISSION, (1,))).report.moved_replicas
         rest = tuple(b for b in range(brokers) if b != 1)
-        theirs = [generate(state, GenerateOptions(Goal.OFFICIAL, rest, topics=state.topics, seed=s)).report.moved_replicas
-                  for s in range(3)]
+        theirs = [
+            generate(state, GenerateOptions(Goal.OFFICIAL, rest, topics=state.topics, seed=s)).report.moved_replicas
+            for s in range(3)
+        ]
         t = statistics.median(theirs)
-        print(f"| {brokers} brokers, {partitions:,} partitions | {ours:,} | {t:,.0f} (median of 3 seeds) | {t / ours:.1f}× |")
+        print(
+            f"| {brokers} brokers, {partitions:,} partitions | {ours:,} | {t:,.0f} (median of 3 seeds) | {t / ours:.1f}× |"
+        )
     print()
 
 
@@ -68,8 +92,9 @@ GOALS = {
     "rebalance count": lambda b, s: GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT),
     "rebalance bytes": lambda b, s: GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES),
     "rebalance leaders": lambda b, s: GenerateOptions(Goal.REBALANCE, metric=Metric.LEADERS),
-    "replication factor 3→4 (5 topics)": lambda b, s: GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=4,
-                                                                     topics=tuple(s.topics[:5])),
+    "replication factor 3→4 (5 topics)": lambda b, s: GenerateOptions(
+        Goal.REPLICATION_FACTOR, replication_factor=4, topics=tuple(s.topics[:5])
+    ),
     "fix racks": lambda b, s: GenerateOptions(Goal.FIX_RACKS),
     "official (5 topics)": lambda b, s: GenerateOptions(Goal.OFFICIAL, tuple(range(b)), topics=tuple(s.topics[:5])),
 }
@@ -96,13 +121,21 @@ def speed(scales: list[tuple[int, int, int]]) -> None:
     print("## Speed (in process, 2 cores; median seconds per goal)\n")
     results = []
     for partitions, brokers, runs in scales:
-        ran = subprocess.run([sys.executable, __file__, "--scale", f"{partitions},{brokers},{runs}"],
-                             capture_output=True, text=True, check=True)
+        ran = subprocess.run(
+            [sys.executable, __file__, "--scale", f"{partitions},{brokers},{runs}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         results.append(((partitions, brokers), json.loads(ran.stdout.strip().splitlines()[-1])))
     print("| goal | " + " | ".join(f"{p:,} partitions / {b} brokers" for (p, b), _ in results) + " |")
     print("|---|" + "---|" * len(results))
     for name in GOALS:
-        print(f"| {name} | " + " | ".join(f"{r[name]['seconds']:.2f} s ({r[name]['moved']:,} moves)" for _, r in results) + " |")
+        print(
+            f"| {name} | "
+            + " | ".join(f"{r[name]['seconds']:.2f} s ({r[name]['moved']:,} moves)" for _, r in results)
+            + " |"
+        )
     print("| peak RSS (snapshot included) | " + " | ".join(f"{r['peak_rss_gib']:.2f} GiB" for _, r in results) + " |")
     print()
 

@@ -43,8 +43,17 @@ def child(partitions: int, brokers: int) -> None:
     del api, zk
     gc.collect()
     live.counts(state)  # touch it as the Live page does
-    print(json.dumps({"partitions": len(state.partitions), "baseline": base, "inputs": with_inputs - base,
-                      "holding": _proc_mib("VmRSS"), "peak": _proc_mib("VmHWM")}))
+    print(
+        json.dumps(
+            {
+                "partitions": len(state.partitions),
+                "baseline": base,
+                "inputs": with_inputs - base,
+                "holding": _proc_mib("VmRSS"),
+                "peak": _proc_mib("VmHWM"),
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -63,10 +72,12 @@ def main() -> None:
     def med(key: str) -> float:
         return statistics.median(r[key] for r in runs)
 
-    print(f"console process, {runs[0]['partitions']} partitions / {a.brokers} brokers, median of {a.runs} processes: "
-          f"{med('baseline'):.0f} MiB resident with the console imported; {med('holding'):.0f} MiB holding the snapshot "
-          f"after the input views are released (+{med('holding') - med('baseline'):.0f} MiB); "
-          f"peak {med('peak'):.0f} MiB while merging (the input views alone take {med('inputs'):.0f} MiB)")
+    print(
+        f"console process, {runs[0]['partitions']} partitions / {a.brokers} brokers, median of {a.runs} processes: "
+        f"{med('baseline'):.0f} MiB resident with the console imported; {med('holding'):.0f} MiB holding the snapshot "
+        f"after the input views are released (+{med('holding') - med('baseline'):.0f} MiB); "
+        f"peak {med('peak'):.0f} MiB while merging (the input views alone take {med('inputs'):.0f} MiB)"
+    )
 
 
 if __name__ == "__main__":

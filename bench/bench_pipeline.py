@@ -41,8 +41,9 @@ def size_of(path: Path) -> int:
 def job(*args: str) -> float:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     started = time.monotonic()
-    ran = subprocess.run([sys.executable, "-m", "console", "pipeline", *args], cwd=ROOT, env=env, capture_output=True,
-                         text=True)
+    ran = subprocess.run(
+        [sys.executable, "-m", "console", "pipeline", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     took = time.monotonic() - started
     if ran.returncode:
         sys.exit(f"pipeline {' '.join(args)} failed:\n{ran.stderr[-3000:]}")
@@ -92,29 +93,43 @@ def storage_and_history(day: Day, runs: int, storage_only: bool = False) -> None
         snaps = scratch / "snapshots"
         started = time.monotonic()
         counts = write_day(day, snaps)
-        print(f"## Storage and the history job: {day.partitions:,} partitions, RF 3, {day.brokers} brokers, every "
-              f"{day.every_s} s for {day.hours:g} h\n")
-        print(f"- synthetic day: {counts['snapshots']:,} snapshots, {counts['rows']:,} replica rows, "
-              f"{counts['moves']} moves (written in {human_duration(time.monotonic() - started)})")
+        print(
+            f"## Storage and the history job: {day.partitions:,} partitions, RF 3, {day.brokers} brokers, every "
+            f"{day.every_s} s for {day.hours:g} h\n"
+        )
+        print(
+            f"- synthetic day: {counts['snapshots']:,} snapshots, {counts['rows']:,} replica rows, "
+            f"{counts['moves']} moves (written in {human_duration(time.monotonic() - started)})"
+        )
         per_day = 24 / day.hours
         small = size_of(snaps)
-        print(f"- as collected (one file per snapshot and dataset): {human_bytes(small)} "
-              f"({human_bytes(small * per_day)} per day)")
+        print(
+            f"- as collected (one file per snapshot and dataset): {human_bytes(small)} "
+            f"({human_bytes(small * per_day)} per day)"
+        )
         took = job("compact", "--snapshots", str(snaps), "--before", "2100-01-01", "--master", "local[2]")
         compacted = size_of(snaps)
-        print(f"- compacted (a few files per day sorted by replica and time, Parquet encodings): {human_bytes(compacted)} "
-              f"({human_bytes(compacted * per_day)} per day; {small / compacted:.1f}× smaller); compact job "
-              f"{human_duration(took)} on local[2]")
+        print(
+            f"- compacted (a few files per day sorted by replica and time, Parquet encodings): {human_bytes(compacted)} "
+            f"({human_bytes(compacted * per_day)} per day; {small / compacted:.1f}× smaller); compact job "
+            f"{human_duration(took)} on local[2]"
+        )
         changed = changed_only_size(snaps, scratch)
-        print(f"- only what changed between snapshots, same columns: {human_bytes(changed)} "
-              f"({human_bytes(changed * per_day)} per day)")
+        print(
+            f"- only what changed between snapshots, same columns: {human_bytes(changed)} "
+            f"({human_bytes(changed * per_day)} per day)"
+        )
         if storage_only:
             return
         for master in ("local[2]", "local[1]"):
-            times = [job("history", "--snapshots", str(snaps), "--out", str(scratch / "tables"), "--master", master)
-                     for _ in range(runs)]
-            print(f"- history job on {master}: median {human_duration(statistics.median(times))} "
-                  f"(runs: {', '.join(f'{t:.0f} s' for t in times)})")
+            times = [
+                job("history", "--snapshots", str(snaps), "--out", str(scratch / "tables"), "--master", master)
+                for _ in range(runs)
+            ]
+            print(
+                f"- history job on {master}: median {human_duration(statistics.median(times))} "
+                f"(runs: {', '.join(f'{t:.0f} s' for t in times)})"
+            )
         moves = pq.read_table(scratch / "tables" / "moves")
         outcomes = pc.value_counts(moves.column("outcome")).to_pylist()
         found = ", ".join(f"{o['counts']} {o['values']}" for o in outcomes)
@@ -128,7 +143,7 @@ def collect_cost(snapshots: int) -> None:
     from console.access.settings import ConnectionSettings
     from console.pipeline.collect import SnapshotWriter
     from console.sandbox import cluster
-    from console.sandbox.demo import create_topics, produce, DEMO_TOPICS
+    from console.sandbox.demo import DEMO_TOPICS, create_topics
     from console.state.reader import ClusterReader
 
     data = Path(tempfile.mkdtemp(prefix="bench-collect-"))
@@ -147,12 +162,16 @@ def collect_cost(snapshots: int) -> None:
                 w = writer.write(state)
                 writes.append(w.seconds)
                 sizes.append(w.bytes)
-        print(f"\n## Collect on the sandbox ({len(state.partitions):,} partitions, "
-              f"{sum(len(p.replicas) for p in state.partitions):,} replicas; median of {snapshots})\n")
+        print(
+            f"\n## Collect on the sandbox ({len(state.partitions):,} partitions, "
+            f"{sum(len(p.replicas) for p in state.partitions):,} replicas; median of {snapshots})\n"
+        )
         print(f"- refresh (reading the cluster): {statistics.median(reads) * 1000:.0f} ms")
-        print(f"- beyond it (rows + two Parquet files): {statistics.median(writes) * 1000:.0f} ms "
-              f"({statistics.median(writes) / statistics.median(reads):.0%} of the refresh); "
-              f"{human_bytes(statistics.median(sizes))} per snapshot as collected")
+        print(
+            f"- beyond it (rows + two Parquet files): {statistics.median(writes) * 1000:.0f} ms "
+            f"({statistics.median(writes) / statistics.median(reads):.0%} of the refresh); "
+            f"{human_bytes(statistics.median(sizes))} per snapshot as collected"
+        )
     finally:
         cluster.down(data / "sandbox")
         shutil.rmtree(data, ignore_errors=True)

@@ -22,13 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.synthetic import views  # noqa: E402
-from console.plans.columns import columns_of  # noqa: E402
-from console.plans.diff import diff  # noqa: E402
-from console.core.model import ClusterState  # noqa: E402
-from console.plans.plan import Plan, PlanEntry, parse_plan, rollback  # noqa: E402
-from console.state.merge import merge  # noqa: E402
-from console.plans.validate import validate  # noqa: E402
+from bench.synthetic import views
+from console.core.model import ClusterState
+from console.plans.columns import columns_of
+from console.plans.diff import diff
+from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
+from console.plans.validate import validate
+from console.state.merge import merge
 
 
 def plan_text(state: ClusterState, brokers: int, seed: int = 2) -> str:
@@ -37,7 +37,7 @@ def plan_text(state: ClusterState, brokers: int, seed: int = 2) -> str:
     for p in state.partitions:
         cur = list(p.original)
         choices = [b for b in range(brokers) if b not in cur]
-        entries.append(PlanEntry(p.topic, p.partition, tuple(cur[:-1] + [rnd.choice(choices)])))  # type: ignore[misc]
+        entries.append(PlanEntry(p.topic, p.partition, (*cur[:-1], rnd.choice(choices))))  # type: ignore[misc]
     return Plan.of(entries).to_json()
 
 
@@ -62,7 +62,7 @@ def measure(n: int, brokers: int, runs: int) -> None:
         t3 = time.perf_counter()
         rollback(state, plan).to_json()
         t4 = time.perf_counter()
-        for k, v in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t3 - t0)):
+        for k, v in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t3 - t0), strict=False):
             stages[k].append(v)
         if _ < runs - 1:
             del plan, d, findings  # freeing the last run's results is not this run's work

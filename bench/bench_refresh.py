@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from console.adapters.zookeeper import ZkReader  # noqa: E402
-from console.state.reader import ClusterReader  # noqa: E402
-from console.sandbox import cluster  # noqa: E402
-from console.access.settings import ConnectionSettings  # noqa: E402
+from console.access.settings import ConnectionSettings
+from console.adapters.zookeeper import ZkReader
+from console.sandbox import cluster
+from console.state.reader import ClusterReader
 
 
 def median_time(fn, runs: int) -> tuple[float, float, float]:
@@ -56,7 +56,9 @@ def main() -> None:
             state = reader.snapshot()
             print(f"snapshot: {len(state.partitions)} partitions, status {json.dumps(state.status.to_dict())}")
             m, lo, hi = median_time(reader.snapshot, a.runs)
-            print(f"full refresh (Admin API + ZooKeeper + log dirs + configs): median {m:.3f} s (min {lo:.3f}, max {hi:.3f}, runs {a.runs})")
+            print(
+                f"full refresh (Admin API + ZooKeeper + log dirs + configs): median {m:.3f} s (min {lo:.3f}, max {hi:.3f}, runs {a.runs})"
+            )
             m, lo, hi = median_time(reader.kafka.read, a.runs)
             print(f"  Admin API part alone: median {m:.3f} s")
             m, lo, hi = median_time(reader.zookeeper.read, a.runs)
@@ -73,13 +75,36 @@ def main() -> None:
         for i in range(topics):
             name = f"t{i:04d}"
             zk.ensure_path(f"/brokers/topics/{name}/partitions")
-            ops.append(zk.set_async(f"/brokers/topics/{name}", json.dumps({"version": 3, "topic_id": "x", "partitions": {
-                str(p): [p % 3, (p + 1) % 3] for p in range(per_topic)}, "adding_replicas": {}, "removing_replicas": {}}).encode()))
+            ops.append(
+                zk.set_async(
+                    f"/brokers/topics/{name}",
+                    json.dumps(
+                        {
+                            "version": 3,
+                            "topic_id": "x",
+                            "partitions": {str(p): [p % 3, (p + 1) % 3] for p in range(per_topic)},
+                            "adding_replicas": {},
+                            "removing_replicas": {},
+                        }
+                    ).encode(),
+                )
+            )
             for p in range(per_topic):
-                ops.append(zk.create_async(f"/brokers/topics/{name}/partitions/{p}/state",
-                                           json.dumps({"controller_epoch": 1, "leader": p % 3, "version": 1,
-                                                       "leader_epoch": 0, "isr": [p % 3, (p + 1) % 3]}).encode(),
-                                           makepath=True))
+                ops.append(
+                    zk.create_async(
+                        f"/brokers/topics/{name}/partitions/{p}/state",
+                        json.dumps(
+                            {
+                                "controller_epoch": 1,
+                                "leader": p % 3,
+                                "version": 1,
+                                "leader_epoch": 0,
+                                "isr": [p % 3, (p + 1) % 3],
+                            }
+                        ).encode(),
+                        makepath=True,
+                    )
+                )
         for o in ops:
             o.get(timeout=60)
         zk.stop()
@@ -88,8 +113,10 @@ def main() -> None:
         view = reader_zk.read()
         assert len(view.states) == a.znodes, (len(view.states), view.problems)
         m, lo, hi = median_time(reader_zk.read, a.runs)
-        print(f"ZooKeeper read of {a.znodes} partition znodes (+{topics} topic znodes): median {m:.3f} s "
-              f"(min {lo:.3f}, max {hi:.3f}, runs {a.runs})")
+        print(
+            f"ZooKeeper read of {a.znodes} partition znodes (+{topics} topic znodes): median {m:.3f} s "
+            f"(min {lo:.3f}, max {hi:.3f}, runs {a.runs})"
+        )
         reader_zk.close()
 
 

@@ -53,32 +53,72 @@ def write_snapshot(n: int, root: Path, seed: int = 1) -> tuple[Path, Path]:
         b = assign[start:stop].reshape(-1)
         leader = assign[p, 0]
         rows = len(p)
-        table = pa.table({
-            "taken_at": pa.array(np.full(rows, T * 1000, np.int64), pa.timestamp("ms", "UTC")),
-            "topic": pa.DictionaryArray.from_arrays(pa.array(topic_of[p].astype(np.int32)), pa.array(topics)).cast(pa.string()),
-            "partition": pa.array(part[p]), "broker": pa.array(b.astype(np.int32)),
-            "position": pa.array(np.tile(np.arange(rf), stop - start).astype(np.int16)),
-            "rack": pa.array(np.array(["rack-a", "rack-b", "rack-c"])[b % 3]),
-            "leader": pa.array(leader.astype(np.int32)), "is_leader": pa.array(b == leader),
-            "in_isr": pa.array(np.ones(rows, bool)), "adding": pa.array(np.zeros(rows, bool)),
-            "removing": pa.array(np.zeros(rows, bool)), "reassigning": pa.array(np.zeros(rows, bool)),
-            "under_replicated": pa.array(np.zeros(rows, bool)), "source": pa.nulls(rows, pa.string()),
-            "bytes": pa.array(size[p]), "log_dir": pa.array(np.full(rows, "/data/kafka")),
-            "future_bytes": pa.nulls(rows, pa.int64()), "future_log_dir": pa.nulls(rows, pa.string()),
-            "leader_rate": pa.nulls(rows, pa.int64()), "follower_rate": pa.nulls(rows, pa.int64()),
-            "leader_throttled": pa.array(np.zeros(rows, bool)), "follower_throttled": pa.array(np.zeros(rows, bool)),
-        }, schema=REPLICA_SCHEMA)
+        table = pa.table(
+            {
+                "taken_at": pa.array(np.full(rows, T * 1000, np.int64), pa.timestamp("ms", "UTC")),
+                "topic": pa.DictionaryArray.from_arrays(pa.array(topic_of[p].astype(np.int32)), pa.array(topics)).cast(
+                    pa.string()
+                ),
+                "partition": pa.array(part[p]),
+                "broker": pa.array(b.astype(np.int32)),
+                "position": pa.array(np.tile(np.arange(rf), stop - start).astype(np.int16)),
+                "rack": pa.array(np.array(["rack-a", "rack-b", "rack-c"])[b % 3]),
+                "leader": pa.array(leader.astype(np.int32)),
+                "is_leader": pa.array(b == leader),
+                "in_isr": pa.array(np.ones(rows, bool)),
+                "adding": pa.array(np.zeros(rows, bool)),
+                "removing": pa.array(np.zeros(rows, bool)),
+                "reassigning": pa.array(np.zeros(rows, bool)),
+                "under_replicated": pa.array(np.zeros(rows, bool)),
+                "source": pa.nulls(rows, pa.string()),
+                "bytes": pa.array(size[p]),
+                "log_dir": pa.array(np.full(rows, "/data/kafka")),
+                "future_bytes": pa.nulls(rows, pa.int64()),
+                "future_log_dir": pa.nulls(rows, pa.string()),
+                "leader_rate": pa.nulls(rows, pa.int64()),
+                "follower_rate": pa.nulls(rows, pa.int64()),
+                "leader_throttled": pa.array(np.zeros(rows, bool)),
+                "follower_throttled": pa.array(np.zeros(rows, bool)),
+            },
+            schema=REPLICA_SCHEMA,
+        )
         write_parquet(table, root / REPLICAS / "cluster=bench" / "date=2026-09-22" / f"part-{start:09d}.parquet")
-    header = {"format": 1, "name": "bench", "cluster_id": "bench", "controller": 0,
-              "status": {k: "ok" for k in ("metadata", "reassignments", "log_dirs", "configs", "zookeeper")},
-              "brokers": [{"id": b, "host": "h", "port": 9092, "rack": f"rack-{'abc'[b % 3]}", "registered": True,
-                           "in_api": True} for b in range(BROKERS)],
-              "throttles": {"brokers": {}, "topics": {}}, "min_insync": {}, "findings": []}
-    write_parquet(pa.Table.from_pylist([{
-        "taken_at": T * 1000, "format": ROWS_FORMAT, "cluster_id": "bench", "name": "bench", "fingerprint": "",
-        "partitions": n, "replicas": n * rf, "reassigning": 0, "under_replicated": 0, "offline": 0, "logs_known": True,
-        "header": json.dumps(header)}], schema=HEADER_SCHEMA),
-        root / HEADERS / "cluster=bench" / "date=2026-09-22" / "part-0.parquet")
+    header = {
+        "format": 1,
+        "name": "bench",
+        "cluster_id": "bench",
+        "controller": 0,
+        "status": dict.fromkeys(("metadata", "reassignments", "log_dirs", "configs", "zookeeper"), "ok"),
+        "brokers": [
+            {"id": b, "host": "h", "port": 9092, "rack": f"rack-{'abc'[b % 3]}", "registered": True, "in_api": True}
+            for b in range(BROKERS)
+        ],
+        "throttles": {"brokers": {}, "topics": {}},
+        "min_insync": {},
+        "findings": [],
+    }
+    write_parquet(
+        pa.Table.from_pylist(
+            [
+                {
+                    "taken_at": T * 1000,
+                    "format": ROWS_FORMAT,
+                    "cluster_id": "bench",
+                    "name": "bench",
+                    "fingerprint": "",
+                    "partitions": n,
+                    "replicas": n * rf,
+                    "reassigning": 0,
+                    "under_replicated": 0,
+                    "offline": 0,
+                    "logs_known": True,
+                    "header": json.dumps(header),
+                }
+            ],
+            schema=HEADER_SCHEMA,
+        ),
+        root / HEADERS / "cluster=bench" / "date=2026-09-22" / "part-0.parquet",
+    )
     # the plan: every partition's last replica to another broker of the same rack
     shift = rng.integers(1, len(per_rack[0]), n)
     last = assign[:, 2]
@@ -89,8 +129,13 @@ def write_snapshot(n: int, root: Path, seed: int = 1) -> tuple[Path, Path]:
     plan = root.parent / "plan.json"
     with plan.open("w") as f:
         f.write('{"version":1,"partitions":[')
-        f.write(",".join(f'{{"topic":"{topics[topic_of[i]]}","partition":{part[i]},"replicas":'
-                         f'[{assign[i, 0]},{assign[i, 1]},{new_last[i]}]}}' for i in order))
+        f.write(
+            ",".join(
+                f'{{"topic":"{topics[topic_of[i]]}","partition":{part[i]},"replicas":'
+                f"[{assign[i, 0]},{assign[i, 1]},{new_last[i]}]}}"
+                for i in order
+            )
+        )
         f.write("]}")
     return root, plan
 
@@ -139,10 +184,28 @@ def main() -> None:
         t = time.monotonic()
         snaps, plan = write_snapshot(args.partitions, scratch / "snapshots")
         print(f"## Review of {args.partitions:,} partitions (RF 3, {BROKERS} brokers), every partition moving\n")
-        print(f"- input written in {human_duration(time.monotonic() - t)}; plan {plan.stat().st_size / 2**20:.0f} MB of JSON")
-        took, rss, _, err = timed([sys.executable, "-m", "console", "pipeline", "review", "--snapshots", str(snaps),
-                                "--reassignment-json-file", str(plan), "--out", str(scratch / "out"), "--master",
-                                "local[2]", "--throttle", "10000000"])
+        print(
+            f"- input written in {human_duration(time.monotonic() - t)}; plan {plan.stat().st_size / 2**20:.0f} MB of JSON"
+        )
+        took, rss, _, err = timed(
+            [
+                sys.executable,
+                "-m",
+                "console",
+                "pipeline",
+                "review",
+                "--snapshots",
+                str(snaps),
+                "--reassignment-json-file",
+                str(plan),
+                "--out",
+                str(scratch / "out"),
+                "--master",
+                "local[2]",
+                "--throttle",
+                "10000000",
+            ]
+        )
         if rss:
             print(f"- Spark (local[2], whole job incl. JVM start): {human_duration(took)}, peak RSS {rss:.2f} GiB")
         else:
@@ -151,9 +214,11 @@ def main() -> None:
             took, rss, out, err = timed([sys.executable, "-c", IN_PROCESS, str(snaps), str(plan)])
             if rss:
                 doc = json.loads(out.strip().splitlines()[-1])
-                print(f"- in process: {human_duration(took)} in all, peak RSS {rss:.2f} GiB; of which reading the stored "
-                      f"snapshot {human_duration(doc['load'])} and the review (parse, diff, validate, waves, ETA, "
-                      f"rollback) {human_duration(doc['review'])}; {doc['findings']:,} findings, {doc['waves']:,} waves")
+                print(
+                    f"- in process: {human_duration(took)} in all, peak RSS {rss:.2f} GiB; of which reading the stored "
+                    f"snapshot {human_duration(doc['load'])} and the review (parse, diff, validate, waves, ETA, "
+                    f"rollback) {human_duration(doc['review'])}; {doc['findings']:,} findings, {doc['waves']:,} waves"
+                )
             else:
                 print(f"- in process failed after {human_duration(took)}:\n{err}")
     finally:

@@ -27,19 +27,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from console.core.model import cluster_key  # noqa: E402
-from console.runs import operations  # noqa: E402
-from console.runs.executor import Executor  # noqa: E402
-from console.runs.gateway import LiveGateway  # noqa: E402
-from console.runs.operations import start_run  # noqa: E402
-from console.plans.plan import Plan, PlanEntry  # noqa: E402
-from console.state.reader import ClusterReader  # noqa: E402
-from console.runs.waves import WaveLimits  # noqa: E402
-from console.sandbox import cluster  # noqa: E402
-from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates  # noqa: E402
-from console.access.settings import ConnectionSettings  # noqa: E402
-from console.storage.store import Store  # noqa: E402
-from console.runs.cancel import plan_cancel  # noqa: E402
+from console.access.settings import ConnectionSettings
+from console.core.model import cluster_key
+from console.plans.plan import Plan, PlanEntry
+from console.runs import operations
+from console.runs.cancel import plan_cancel
+from console.runs.executor import Executor
+from console.runs.gateway import LiveGateway
+from console.runs.operations import start_run
+from console.runs.waves import WaveLimits
+from console.sandbox import cluster
+from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates
+from console.state.reader import ClusterReader
+from console.storage.store import Store
 
 
 def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int, topics: int = 1) -> None:
@@ -54,10 +54,17 @@ def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int
             fill(bs, topic, per_topic, 40)  # more than one replica fetch (16 KB in the sandbox): they stay in flight
         set_broker_rates(bs, [0, 1, 2], 1)
         admin = AdminClient({"bootstrap.servers": bs, "log_level": "0"})
-        res = [ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
-            ConfigEntry(k, "*", incremental_operation=AlterConfigOpType.SET)
-            for k in ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")])
-            for topic in names]
+        res = [
+            ConfigResource(
+                ResourceType.TOPIC,
+                topic,
+                incremental_configs=[
+                    ConfigEntry(k, "*", incremental_operation=AlterConfigOpType.SET)
+                    for k in ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
+                ],
+            )
+            for topic in names
+        ]
         for f in admin.incremental_alter_configs(res).values():
             f.result()
         out = reader.kafka.alter_reassignments({(t, i): ((i + 1) % 3,) for t in names for i in range(per_topic)})
@@ -74,16 +81,22 @@ def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int
         plan = plan_cancel(state, None)
         n_flight = len(plan.cancel)
         t0 = time.perf_counter()
-        result = operations.cancel(store, LiveGateway(reader), "bench", cluster_key(state, "bench"), plan, {}, wait_s=120)
+        result = operations.cancel(
+            store, LiveGateway(reader), "bench", cluster_key(state, "bench"), plan, {}, wait_s=120
+        )
         total = time.perf_counter() - t0
         assert len(result.accepted) == n_flight and not result.still_in_flight, result
         accepted.append(result.seconds_to_accept)
         left.append(total)
-        print(f"  run {run + 1}: {n_flight} partitions cancelled: accepted in {result.seconds_to_accept:.3f} s, "
-              f"all left the list in {total:.3f} s")
+        print(
+            f"  run {run + 1}: {n_flight} partitions cancelled: accepted in {result.seconds_to_accept:.3f} s, "
+            f"all left the list in {total:.3f} s"
+        )
         set_broker_rates(bs, [0, 1, 2], 100_000_000)
-    print(f"cancel of ~{n} in-flight partitions in {topics} topic(s), median of {runs}: accepted "
-          f"{statistics.median(accepted):.3f} s; all left ListPartitionReassignments {statistics.median(left):.3f} s")
+    print(
+        f"cancel of ~{n} in-flight partitions in {topics} topic(s), median of {runs}: accepted "
+        f"{statistics.median(accepted):.3f} s; all left ListPartitionReassignments {statistics.median(left):.3f} s"
+    )
 
 
 def bench_throttle(reader: ClusterReader, store: Store, bs: str, rate: int, mbytes: int) -> None:
@@ -91,7 +104,16 @@ def bench_throttle(reader: ClusterReader, store: Store, bs: str, rate: int, mbyt
     fill(bs, "throttled", 2, mbytes * 1024)
     plan = Plan.of([PlanEntry("throttled", 0, (0, 2)), PlanEntry("throttled", 1, (0, 2))])
     executor = Executor(store, LiveGateway(reader), "bench")
-    run_id = start_run(executor.store, executor.cluster, executor.user, reader.snapshot(), plan, "throttle", rate=rate, limits=WaveLimits(5))
+    run_id = start_run(
+        executor.store,
+        executor.cluster,
+        executor.user,
+        reader.snapshot(),
+        plan,
+        "throttle",
+        rate=rate,
+        limits=WaveLimits(5),
+    )
     executor.tick(run_id)  # throttles, then submits the wave
     samples: list[tuple[float, int]] = []
     while True:
@@ -111,9 +133,11 @@ def bench_throttle(reader: ClusterReader, store: Store, bs: str, rate: int, mbyt
     (t0, b0), (t1, b1) = late[0], late[-1]
     steady = (b1 - b0) / (t1 - t0) if t1 > t0 else float("nan")
     overall = total / (done_at - start)
-    print(f"throttled run at {rate:,} B/s ({total / 2**20:.0f} MiB to copy in {done_at - start:.1f} s): "
-          f"steady {steady:,.0f} B/s = {steady / rate:.2f} of the throttle; overall {overall:,.0f} B/s = "
-          f"{overall / rate:.2f} (with the burst the quota window allows at the start)")
+    print(
+        f"throttled run at {rate:,} B/s ({total / 2**20:.0f} MiB to copy in {done_at - start:.1f} s): "
+        f"steady {steady:,.0f} B/s = {steady / rate:.2f} of the throttle; overall {overall:,.0f} B/s = "
+        f"{overall / rate:.2f} (with the burst the quota window allows at the start)"
+    )
 
 
 def main() -> None:
@@ -128,8 +152,9 @@ def main() -> None:
     ap.add_argument("--kraft", action="store_true", help="a KRaft-mode sandbox instead of ZooKeeper mode")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d, cluster.running(Path(d), kraft=a.kraft, log=lambda m: None) as sb:
-        settings = ConnectionSettings({"bootstrap.servers": sb.bootstrap_servers}, zookeeper=sb.zookeeper or None,
-                                      name="bench", timeout_s=30.0)
+        settings = ConnectionSettings(
+            {"bootstrap.servers": sb.bootstrap_servers}, zookeeper=sb.zookeeper or None, name="bench", timeout_s=30.0
+        )
         store = Store(Path(d) / "console.db")
         with ClusterReader(settings) as reader:
             if not a.skip_cancel:

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import random
 
+from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, PartitionMeta, Reassignment, TopicZnode, ZkView
+from console.core.model import BrokerId, ClusterState, LogDir, SourceStatus
 from console.core.perf import without_gc
 
-from console.core.model import BrokerId, SourceStatus
-from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, PartitionMeta, Reassignment, TopicZnode, ZkView
-from console.core.model import LogDir
 
-
-def views(partitions: int = 100_000, brokers: int = 50, rf: int = 3, per_topic: int = 100,
-          reassigning: float = 0.02, seed: int = 1) -> tuple[ApiView, ZkView]:
+def views(
+    partitions: int = 100_000,
+    brokers: int = 50,
+    rf: int = 3,
+    per_topic: int = 100,
+    reassigning: float = 0.02,
+    seed: int = 1,
+) -> tuple[ApiView, ZkView]:
     rnd = random.Random(seed)
-    binfo = tuple(BrokerInfo(BrokerId(i), "10.0.0.%d" % i, 9092, f"rack-{i % 5}") for i in range(brokers))
+    binfo = tuple(BrokerInfo(BrokerId(i), f"10.0.0.{i}", 9092, f"rack-{i % 5}") for i in range(brokers))
     parts: dict[tuple[str, int], PartitionMeta] = {}
     lpr: dict[tuple[str, int], Reassignment] = {}
     topics: dict[str, TopicZnode] = {}
@@ -28,7 +32,7 @@ def views(partitions: int = 100_000, brokers: int = 50, rf: int = 3, per_topic: 
         if rnd.random() < reassigning:
             new = BrokerId(rnd.choice([b for b in range(brokers) if b not in r]))
             adding, removing = (new,), (r[-1],)
-            replicas = (new,) + r
+            replicas = (new, *r)
             lpr[(t, p)] = Reassignment(replicas, adding, removing)
         parts[(t, p)] = PartitionMeta(replicas, r, r[0])
         z = topics.setdefault(t, TopicZnode(3, "id", {}, {}, {}))
@@ -38,25 +42,45 @@ def views(partitions: int = 100_000, brokers: int = 50, rf: int = 3, per_topic: 
         size = rnd.randint(1, 10**9)
         for b in replicas:
             logs[b].append((t, p, f"/data/{b % 2}", size if b not in adding else size // 2, False))
-    dirs = tuple(BrokerLogDirs(BrokerId(b), (LogDir("/data/0", None, 10**12, 5 * 10**11),), tuple(v)) for b, v in logs.items())
-    api = ApiView(cluster_id="bench", controller=BrokerId(0), brokers=binfo, partitions=parts, reassignments=lpr,
-                  log_dirs=dirs, metadata_status=SourceStatus.OK)
-    states = {k: v for k, v in parts.items()}
+    dirs = tuple(
+        BrokerLogDirs(BrokerId(b), (LogDir("/data/0", None, 10**12, 5 * 10**11),), tuple(v)) for b, v in logs.items()
+    )
+    api = ApiView(
+        cluster_id="bench",
+        controller=BrokerId(0),
+        brokers=binfo,
+        partitions=parts,
+        reassignments=lpr,
+        log_dirs=dirs,
+        metadata_status=SourceStatus.OK,
+    )
+    states = dict(parts.items())
     zk = ZkView(controller=BrokerId(0), brokers=binfo, topics=topics, states=states)
     return api, zk
 
 
 @without_gc
-def cluster_state(partitions: int = 100_000, brokers: int = 50, rf: int = 3, racks: int = 5, per_topic: int = 100,
-                  pareto: float = 1.2, skew: float = 0.0, empty: int = 0, seed: int = 1) -> "ClusterState":
+def cluster_state(
+    partitions: int = 100_000,
+    brokers: int = 50,
+    rf: int = 3,
+    racks: int = 5,
+    per_topic: int = 100,
+    pareto: float = 1.2,
+    skew: float = 0.0,
+    empty: int = 0,
+    seed: int = 1,
+) -> ClusterState:
     """A snapshot built directly (no merge): partition sizes from a Pareto distribution (a few huge,
     most small), replicas rack-spread at random, ``skew`` of the partitions' first replica pinned to
     the lowest brokers (a lopsided cluster), and ``empty`` brokers with nothing on them (just added)."""
     from console.core.model import Broker, ClusterState, Partition, ReadStatus, ReplicaLog
 
     rnd = random.Random(seed)
-    bl = tuple(Broker(BrokerId(i), "10.0.0.1", 9092, f"rack-{i % racks}" if racks else None, registered=True,
-                      in_api=True) for i in range(brokers))
+    bl = tuple(
+        Broker(BrokerId(i), "10.0.0.1", 9092, f"rack-{i % racks}" if racks else None, registered=True, in_api=True)
+        for i in range(brokers)
+    )
     filled = list(range(brokers - empty))
     crowded = filled[: max(rf * max(racks, 1), len(filled) // 4)]
     filled_racks, crowded_racks = _racks_of(filled, racks), _racks_of(crowded, racks)

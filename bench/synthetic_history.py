@@ -71,7 +71,7 @@ def write_day(day: Day, root: Path, cluster: str = "bench-cluster") -> dict[str,
     everyone = rng.choice(n, size=min(n, day.events * day.per_event), replace=False)
     for k in range(day.events):
         start = int((k + 0.5) * steps / max(day.events, 1))
-        for p in everyone[k * day.per_event:(k + 1) * day.per_event]:
+        for p in everyone[k * day.per_event : (k + 1) * day.per_event]:
             pos = int(rng.integers(rf))
             old = assign[p, pos]
             same_rack = [b for b in per_rack[old % 3] if b not in assign[p]]
@@ -82,10 +82,20 @@ def write_day(day: Day, root: Path, cluster: str = "bench-cluster") -> dict[str,
             took = max(1, int(np.ceil(size[p] / share / day.every_s)))
             moves.append((start + int(rng.integers(0, 10)), int(p), pos, dest, took))
     restart_at, restart_broker = int(steps * 0.3), int(rng.integers(nb))
-    header_doc = {"format": 1, "name": cluster, "cluster_id": cluster, "controller": 0, "status": {
-        k: "ok" for k in ("metadata", "reassignments", "log_dirs", "configs", "zookeeper")},
-        "brokers": [{"id": b, "host": "h", "port": 9092, "rack": str(racks[b]), "registered": True, "in_api": True}
-                    for b in range(nb)], "throttles": {"brokers": {}, "topics": {}}, "min_insync": {}, "findings": []}
+    header_doc = {
+        "format": 1,
+        "name": cluster,
+        "cluster_id": cluster,
+        "controller": 0,
+        "status": dict.fromkeys(("metadata", "reassignments", "log_dirs", "configs", "zookeeper"), "ok"),
+        "brokers": [
+            {"id": b, "host": "h", "port": 9092, "rack": str(racks[b]), "registered": True, "in_api": True}
+            for b in range(nb)
+        ],
+        "throttles": {"brokers": {}, "topics": {}},
+        "min_insync": {},
+        "findings": [],
+    }
     header_json = json.dumps(header_doc)
     where = Path(f"cluster={cluster}")
     active: dict[int, tuple[int, int, int, int]] = {}  # partition -> (pos, dest, start, took)
@@ -116,51 +126,69 @@ def write_day(day: Day, root: Path, cluster: str = "bench-cluster") -> dict[str,
         moving = np.zeros(n, bool)
         moving[list(active)] = True
         removing = np.zeros(n * rf, bool)
-        for p, (pos, dest, s, took) in active.items():
+        for p, (pos, _dest, _s, _took) in active.items():
             removing[p * rf + pos] = True
         urp = np.zeros(n, bool)
         np.logical_or.at(urp, pidx, ~isr)
         extra_p = np.fromiter(active, np.int64, len(active))
         extra_b = np.array([active[p][1] for p in extra_p], np.int64)
-        extra_bytes = np.array([min(size[p], int((i - active[p][2]) * day.throttle / 5 * day.every_s))
-                                for p in extra_p], np.int64)
+        extra_bytes = np.array(
+            [min(size[p], int((i - active[p][2]) * day.throttle / 5 * day.every_s)) for p in extra_p], np.int64
+        )
         all_p = np.concatenate([pidx, extra_p])
         all_b = np.concatenate([broker, extra_b])
         position = np.concatenate([np.tile(np.arange(rf), n), np.full(len(extra_p), rf)]).astype(np.int16)
         adding = np.concatenate([np.zeros(n * rf, bool), np.ones(len(extra_p), bool)])
         throttled = moving[all_p]
-        table = pa.table({
-            "taken_at": pa.array(np.full(len(all_p), t * 1000, np.int64), pa.timestamp("ms", "UTC")),
-            "topic": pa.array(topics[all_p]),
-            "partition": pa.array(parts[all_p].astype(np.int32)),
-            "broker": pa.array(all_b.astype(np.int32)),
-            "position": pa.array(position),
-            "rack": pa.array(racks[all_b]),
-            "leader": pa.array(leader[all_p].astype(np.int32)),
-            "is_leader": pa.array(all_b == leader[all_p]),
-            "in_isr": pa.array(np.concatenate([isr, extra_bytes >= size[extra_p]])),
-            "adding": pa.array(adding),
-            "removing": pa.array(np.concatenate([removing, np.zeros(len(extra_p), bool)])),
-            "reassigning": pa.array(moving[all_p]),
-            "under_replicated": pa.array(urp[all_p]),
-            "source": pa.array(np.where(moving[all_p], "api", None)),
-            "bytes": pa.array(np.concatenate([logs[pidx], extra_bytes])),
-            "log_dir": pa.array(np.full(len(all_p), "/data/kafka")),
-            "future_bytes": pa.nulls(len(all_p), pa.int64()),
-            "future_log_dir": pa.nulls(len(all_p), pa.string()),
-            "leader_rate": pa.array(np.full(len(all_p), day.throttle, np.int64), mask=~throttled),
-            "follower_rate": pa.array(np.full(len(all_p), day.throttle, np.int64), mask=~throttled),
-            "leader_throttled": pa.array(throttled),
-            "follower_throttled": pa.array(throttled & adding),
-        }, schema=REPLICA_SCHEMA)
+        table = pa.table(
+            {
+                "taken_at": pa.array(np.full(len(all_p), t * 1000, np.int64), pa.timestamp("ms", "UTC")),
+                "topic": pa.array(topics[all_p]),
+                "partition": pa.array(parts[all_p].astype(np.int32)),
+                "broker": pa.array(all_b.astype(np.int32)),
+                "position": pa.array(position),
+                "rack": pa.array(racks[all_b]),
+                "leader": pa.array(leader[all_p].astype(np.int32)),
+                "is_leader": pa.array(all_b == leader[all_p]),
+                "in_isr": pa.array(np.concatenate([isr, extra_bytes >= size[extra_p]])),
+                "adding": pa.array(adding),
+                "removing": pa.array(np.concatenate([removing, np.zeros(len(extra_p), bool)])),
+                "reassigning": pa.array(moving[all_p]),
+                "under_replicated": pa.array(urp[all_p]),
+                "source": pa.array(np.where(moving[all_p], "api", None)),
+                "bytes": pa.array(np.concatenate([logs[pidx], extra_bytes])),
+                "log_dir": pa.array(np.full(len(all_p), "/data/kafka")),
+                "future_bytes": pa.nulls(len(all_p), pa.int64()),
+                "future_log_dir": pa.nulls(len(all_p), pa.string()),
+                "leader_rate": pa.array(np.full(len(all_p), day.throttle, np.int64), mask=~throttled),
+                "follower_rate": pa.array(np.full(len(all_p), day.throttle, np.int64), mask=~throttled),
+                "leader_throttled": pa.array(throttled),
+                "follower_throttled": pa.array(throttled & adding),
+            },
+            schema=REPLICA_SCHEMA,
+        )
         date = f"date={np.datetime64(t, 's').astype('datetime64[D]')}"
         name = f"part-{t * 1000}.parquet"
         write_parquet(table, root / REPLICAS / where / date / name)
-        header = pa.Table.from_pylist([{
-            "taken_at": t * 1000, "format": ROWS_FORMAT, "cluster_id": cluster, "name": cluster, "fingerprint": "",
-            "partitions": n, "replicas": len(all_p), "reassigning": int(moving.sum()),
-            "under_replicated": int(urp.sum()), "offline": 0, "logs_known": True, "header": header_json}],
-            schema=HEADER_SCHEMA)
+        header = pa.Table.from_pylist(
+            [
+                {
+                    "taken_at": t * 1000,
+                    "format": ROWS_FORMAT,
+                    "cluster_id": cluster,
+                    "name": cluster,
+                    "fingerprint": "",
+                    "partitions": n,
+                    "replicas": len(all_p),
+                    "reassigning": int(moving.sum()),
+                    "under_replicated": int(urp.sum()),
+                    "offline": 0,
+                    "logs_known": True,
+                    "header": header_json,
+                }
+            ],
+            schema=HEADER_SCHEMA,
+        )
         write_parquet(header, root / HEADERS / where / date / name)
         rows_total += len(all_p)
     return {"snapshots": steps, "rows": rows_total, "moves": len(moves)}

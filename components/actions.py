@@ -3,9 +3,10 @@ Each shows exactly what will be sent, asks for confirmation, and records who did
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 import streamlit as st
 
@@ -57,8 +58,9 @@ def open_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | None
     state = deps.reader(settings).snapshot(max_age_s=1.0)
     cluster = cluster_key(state, settings.name)
     ours = deps.store().runs.active_partitions(cluster)
-    st.session_state[keys.CANCEL_SEEN] = SeenCancel(plan_cancel(state, scope, ours, include_others), cluster, ours,
-                                                    state.taken_at)
+    st.session_state[keys.CANCEL_SEEN] = SeenCancel(
+        plan_cancel(state, scope, ours, include_others), cluster, ours, state.taken_at
+    )
     st.session_state.pop(keys.CANCEL_SENT, None)
     open_dialog(cancel_dialog, settings)
 
@@ -74,33 +76,56 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
         st.info("Nothing chosen to cancel: close this and choose again.")
         return
     plan = seen.plan
-    st.markdown(f"**What cancel means (KIP-455)** · as the cluster was at {datetime.fromtimestamp(seen.seen_at):%H:%M:%S}")
+    st.markdown(
+        f"**What cancel means (KIP-455)** · as the cluster was at {datetime.fromtimestamp(seen.seen_at):%H:%M:%S}"
+    )
     st.code("\n".join(plan.explain()), language=None, wrap_lines=True)
     if not plan.cancel:
-        st.info("Nothing to cancel" + (": tick “include reassignments this console did not start” to cancel those."
-                                       if plan.not_ours else "."))
+        st.info(
+            "Nothing to cancel"
+            + (": tick “include reassignments this console did not start” to cancel those." if plan.not_ours else ".")
+        )
         return
     override = True
     if plan.at_risk:
-        override = st.checkbox(f"Cancel the {plural(len(plan.at_risk), 'partition')} at risk anyway (they may be left "
-                               "without a leader)", key=keys.CANCEL_OVERRIDE)
-    st.caption("Sent for these partitions as the cluster is when you press the button: one that completed "
-               "meanwhile stays moved, one no longer in flight is left alone.")
+        override = st.checkbox(
+            f"Cancel the {plural(len(plan.at_risk), 'partition')} at risk anyway (they may be left without a leader)",
+            key=keys.CANCEL_OVERRIDE,
+        )
+    st.caption(
+        "Sent for these partitions as the cluster is when you press the button: one that completed "
+        "meanwhile stays moved, one no longer in flight is left alone."
+    )
     sent = st.session_state.get(keys.CANCEL_SENT)
-    if st.button(f"Send the cancel for {plural(len(plan.cancel), 'partition')}", type="primary", key=keys.CANCEL_SEND,
-                 disabled=not override or sent is not None, icon=":material/cancel:"):
+    if st.button(
+        f"Send the cancel for {plural(len(plan.cancel), 'partition')}",
+        type="primary",
+        key=keys.CANCEL_SEND,
+        disabled=not override or sent is not None,
+        icon=":material/cancel:",
+    ):
         with st.status("Sending the cancel to the controller…", expanded=True) as status:
             try:
-                report = operations.cancel_seen(deps.store(), deps.gateway(settings), me.name, seen.cluster, plan,
-                                                seen.ours, force_at_risk=bool(plan.at_risk and override), wait_s=15.0)
+                report = operations.cancel_seen(
+                    deps.store(),
+                    deps.gateway(settings),
+                    me.name,
+                    seen.cluster,
+                    plan,
+                    seen.ours,
+                    force_at_risk=bool(plan.at_risk and override),
+                    wait_s=15.0,
+                )
             except ConsoleError as e:
                 status.update(label="The cancel was not taken", state="error")
                 st.error(f"{e.message} {e.hint}")
                 st.session_state[keys.LAST_ACTION] = f"Cancel by {me.name} was not taken: {e.message}"
                 return
             rejected = report.count(operations.CancelVerdict.REJECTED)
-            status.update(label="Cancel sent" if report.result is not None else "Nothing left to cancel",
-                          state="error" if rejected else "complete")
+            status.update(
+                label="Cancel sent" if report.result is not None else "Nothing left to cancel",
+                state="error" if rejected else "complete",
+            )
         st.session_state[keys.CANCEL_SENT] = report
         st.session_state[keys.LAST_ACTION] = f"Cancel by {me.name}: {report.summary()}"
         st.rerun(scope="fragment")  # the dialog again: the button off, the outcome below it
@@ -116,15 +141,18 @@ def abandon_dialog(settings: ConnectionSettings, run_id: int) -> None:
     if not me.can("cancel"):
         st.error(me.why_not("cancel"))
         return
-    st.markdown(f"The console stops driving run **{run_id}** for good: its throttles come off (what was set "
-                "before the run comes back), its unsent waves are skipped, and it ends as *abandoned*. "
-                "The reassignments it started stay in flight unless you cancel them too.")
-    cancel_too = st.checkbox("Cancel its reassignments in flight too (back to their original replicas)",
-                             key=keys.RUNS_ABANDON_CANCEL)
+    st.markdown(
+        f"The console stops driving run **{run_id}** for good: its throttles come off (what was set "
+        "before the run comes back), its unsent waves are skipped, and it ends as *abandoned*. "
+        "The reassignments it started stay in flight unless you cancel them too."
+    )
+    cancel_too = st.checkbox(
+        "Cancel its reassignments in flight too (back to their original replicas)", key=keys.RUNS_ABANDON_CANCEL
+    )
     why = st.text_input("Why (for the audit log)", key=keys.RUNS_ABANDON_WHY)
     if st.button("Abandon the run", type="primary", icon=":material/block:", key="actions.abandon_send"):
         try:
-            step, report = operations.abandon(deps.store(), deps.gateway(settings), me.name, run_id, why, cancel_too)
+            _step, report = operations.abandon(deps.store(), deps.gateway(settings), me.name, run_id, why, cancel_too)
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
             return
@@ -141,9 +169,17 @@ def two_person_problem(plan_id: int | None, plan: Plan) -> str | None:
 
 
 @st.dialog("Submit the plan", width="large", on_dismiss=_closed)
-def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed: ClusterState,
-                  warnings: int, rate: int | None, limits: WaveLimits, plan_id: int | None = None,
-                  elect_default: bool | None = None) -> None:
+def submit_dialog(
+    settings: ConnectionSettings,
+    plan: Plan,
+    name: str,
+    reviewed: ClusterState,
+    warnings: int,
+    rate: int | None,
+    limits: WaveLimits,
+    plan_id: int | None = None,
+    elect_default: bool | None = None,
+) -> None:
     """``elect_default``: whether the closing preferred leader election starts ticked (the review's
     choice); None: when the plan changes some partition's first replica."""
     me = widgets.identity()
@@ -158,38 +194,62 @@ def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed:
     state = reader.snapshot()
     # the plan is checked again against the cluster as it is now; a partition that moved since
     # the review is a "stale" error
-    pre = operations.preflight(state, plan.with_basis(reviewed) if not plan.basis else plan, limits, rate,
-                               deps.calibration(state, settings))
+    pre = operations.preflight(
+        state, plan.with_basis(reviewed) if not plan.basis else plan, limits, rate, deps.calibration(state, settings)
+    )
     bad = pre.errors
     if bad:
-        st.error(f"{plural(len(bad), 'error')} against the cluster as it is now; nothing was sent. Press “Check again” and "
-                 "review the plan once more.")
+        st.error(
+            f"{plural(len(bad), 'error')} against the cluster as it is now; nothing was sent. Press “Check again” and "
+            "review the plan once more."
+        )
         st.code("\n".join(f.message for f in bad[:20]), language=None, wrap_lines=True)
         return
     waves, est = pre.waves, pre.estimate
-    st.markdown(f"**{plural(pre.partitions, 'partition')} in {plural(len(waves), 'wave')}**, "
-                + (f"throttled at {human_rate(rate)}" if rate else "not throttled")
-                + (f" (≈ {human_duration(est.seconds)}, {est.basis})" if est and est.seconds else "")
-                + f"; at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} "
-                  "partitions per wave.")
-    st.dataframe([{"wave": i, "partitions": len(w), "first": ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}"
-                                                                       for e in w[:5])}
-                  for i, w in enumerate(waves, 1)], hide_index=True)
-    elect = st.checkbox("Finish with a preferred leader election",
-                        value=first_replica_changes(reviewed, plan) if elect_default is None else elect_default,
-                        help="After the last wave, the first replica of each partition of the run leads where it is "
-                             "in sync (in batches, audited). On by default when the plan changes some partition's "
-                             "first replica; the review's leaders after assume it.")
-    ack = st.checkbox("I acknowledge the warning" if warnings == 1 else f"I acknowledge the {warnings} warnings") \
-        if warnings else True
+    st.markdown(
+        f"**{plural(pre.partitions, 'partition')} in {plural(len(waves), 'wave')}**, "
+        + (f"throttled at {human_rate(rate)}" if rate else "not throttled")
+        + (f" (≈ {human_duration(est.seconds)}, {est.basis})" if est and est.seconds else "")
+        + f"; at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} "
+        "partitions per wave."
+    )
+    st.dataframe(
+        [
+            {
+                "wave": i,
+                "partitions": len(w),
+                "first": ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:5]),
+            }
+            for i, w in enumerate(waves, 1)
+        ],
+        hide_index=True,
+    )
+    elect = st.checkbox(
+        "Finish with a preferred leader election",
+        value=first_replica_changes(reviewed, plan) if elect_default is None else elect_default,
+        help="After the last wave, the first replica of each partition of the run leads where it is "
+        "in sync (in batches, audited). On by default when the plan changes some partition's "
+        "first replica; the review's leaders after assume it.",
+    )
+    ack = (
+        st.checkbox("I acknowledge the warning" if warnings == 1 else f"I acknowledge the {warnings} warnings")
+        if warnings
+        else True
+    )
     typed = st.text_input(f"Type the cluster's name (**{settings.name}**) to start")
     started: int | None = st.session_state.get(keys.SUBMIT_STARTED)
-    if st.button("Start the run", type="primary", key="actions.submit_start", icon=":material/play_arrow:",
-                 disabled=started is not None or not ack or typed.strip() != settings.name,
-                 help="Started: see the Runs page." if started is not None else None):
+    if st.button(
+        "Start the run",
+        type="primary",
+        key="actions.submit_start",
+        icon=":material/play_arrow:",
+        disabled=started is not None or not ack or typed.strip() != settings.name,
+        help="Started: see the Runs page." if started is not None else None,
+    ):
         try:
-            run_id = operations.start_run(store, deps.gateway(settings), me.name, state, plan, name, rate, limits,
-                                          elect_leaders=elect)
+            run_id = operations.start_run(
+                store, deps.gateway(settings), me.name, state, plan, name, rate, limits, elect_leaders=elect
+            )
         except ConflictError as e:
             st.error(f"{e.message} {e.hint}")
             return
@@ -199,5 +259,9 @@ def submit_dialog(settings: ConnectionSettings, plan: Plan, name: str, reviewed:
         st.rerun(scope="fragment")  # the dialog again, its button off: a run is started once
     if started is not None:
         st.success(f"Run {started} started.")
-        st.page_link("views/runs.py", label=f"Watch run {started}", icon=":material/play_circle:",
-                     query_params={"run": str(started)})
+        st.page_link(
+            "views/runs.py",
+            label=f"Watch run {started}",
+            icon=":material/play_circle:",
+            query_params={"run": str(started)},
+        )

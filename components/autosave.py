@@ -10,8 +10,9 @@ who did not sign in would share one; their draft stays in the tab.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import streamlit as st
 
@@ -51,7 +52,11 @@ def sync(me: Identity, cluster: str) -> Owner | None:
     owner = owner_of(me, cluster)
     before = st.session_state.get(keys.DRAFT_OWNER, "unset")
     if before == owner:
-        if owner is not None and st.session_state.get(keys.DRAFT) is None and not st.session_state.get(keys.DRAFT_HISTORY):
+        if (
+            owner is not None
+            and st.session_state.get(keys.DRAFT) is None
+            and not st.session_state.get(keys.DRAFT_HISTORY)
+        ):
             _restore(owner)  # another tab may have autosaved one since
         return owner
     st.session_state[keys.DRAFT_OWNER] = owner

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from console.access.clusters import cluster_problems, discover
+from console.access.settings import ConnectionSettings
 from console.core.model import ClusterState, cluster_key
 from console.runs.gateway import LiveGateway
 from console.runs.progress import CopyTracker
 from console.state.reader import ClusterReader
-from console.access.settings import ConnectionSettings
 from console.storage.store import Store
 
 if TYPE_CHECKING:
@@ -25,13 +26,15 @@ if TYPE_CHECKING:
 def _secrets() -> tuple[dict[str, Any], str | None]:
     """``secrets.toml`` as a dict, and what is wrong with it when it cannot be read."""
     try:
-        return {k: st.secrets[k] for k in st.secrets.keys()}, None
-    except Exception as e:  # noqa: BLE001 - Streamlit's own error for "no file" and "bad file" alike
+        return {k: st.secrets[k] for k in st.secrets}, None
+    except Exception as e:
         text = str(e)
         if text.startswith("No secrets found"):
             return {}, None  # no secrets.toml is the normal case
-        return {}, (f"{text} Fix the file (it is TOML; see .streamlit/secrets.toml.example); until then no "
-                    "configured cluster and no Streamlit sign-in are used.")
+        return {}, (
+            f"{text} Fix the file (it is TOML; see .streamlit/secrets.toml.example); until then no "
+            "configured cluster and no Streamlit sign-in are used."
+        )
 
 
 def _configured() -> dict[str, Any]:
@@ -48,20 +51,26 @@ def configuration_problems() -> list[str]:
     problems += cluster_problems(clusters if isinstance(clusters, Mapping) else {"(all)": clusters})
     every = os.environ.get("CONSOLE_COLLECT_EVERY", "").strip()
     if every and collect_every() is None:
-        problems.append(f"CONSOLE_COLLECT_EVERY={every!r} is not a number of seconds: the server does not collect "
-                        "snapshots until it is (e.g. 30), or unset.")
+        problems.append(
+            f"CONSOLE_COLLECT_EVERY={every!r} is not a number of seconds: the server does not collect "
+            "snapshots until it is (e.g. 30), or unset."
+        )
     auth = raw.get("auth")
     if isinstance(auth, Mapping):
         missing = [k for k in ("redirect_uri", "cookie_secret") if not auth.get(k)]
         if missing:
-            problems.append(f"[auth] in secrets.toml lacks {', '.join(missing)}: Streamlit sign-in cannot work; "
-                            "people are viewers until it is fixed (or sign in against the users file).")
+            problems.append(
+                f"[auth] in secrets.toml lacks {', '.join(missing)}: Streamlit sign-in cannot work; "
+                "people are viewers until it is fixed (or sign in against the users file)."
+            )
     if "auth" in raw:
         try:
             bool(st.user.is_logged_in)
-        except Exception as e:  # noqa: BLE001 - reported with what Streamlit says
-            problems.append(f"Streamlit sign-in ([auth] in secrets.toml) is configured but not usable: {e}. "
-                            "People are viewers until it is fixed (or sign in against the users file).")
+        except Exception as e:
+            problems.append(
+                f"Streamlit sign-in ([auth] in secrets.toml) is configured but not usable: {e}. "
+                "People are viewers until it is fixed (or sign in against the users file)."
+            )
     return problems
 
 
@@ -72,8 +81,9 @@ def clusters() -> dict[str, ConnectionSettings]:
 @st.cache_resource(show_spinner=False)
 def _reader(key: str) -> ClusterReader:
     raw = json.loads(key)
-    return ClusterReader(ConnectionSettings(raw["properties"], zookeeper=raw["zookeeper"], name=raw["name"],
-                                            timeout_s=raw["timeout_s"]))
+    return ClusterReader(
+        ConnectionSettings(raw["properties"], zookeeper=raw["zookeeper"], name=raw["name"], timeout_s=raw["timeout_s"])
+    )
 
 
 def gateway(settings: ConnectionSettings) -> LiveGateway:
@@ -83,8 +93,15 @@ def gateway(settings: ConnectionSettings) -> LiveGateway:
 
 def reader(settings: ConnectionSettings) -> ClusterReader:
     """One long-lived, thread-safe reader per cluster, shared by every session."""
-    key = json.dumps({"properties": dict(settings.properties), "zookeeper": settings.zookeeper,
-                      "name": settings.name, "timeout_s": min(settings.timeout_s, 5.0)}, sort_keys=True)
+    key = json.dumps(
+        {
+            "properties": dict(settings.properties),
+            "zookeeper": settings.zookeeper,
+            "name": settings.name,
+            "timeout_s": min(settings.timeout_s, 5.0),
+        },
+        sort_keys=True,
+    )
     return _reader(key)
 
 
@@ -101,23 +118,31 @@ def store() -> Store:
 
 
 @st.cache_resource(show_spinner=False)
-def _worker(key: str) -> "Worker":
+def _worker(key: str) -> Worker:
     import getpass
 
     from console.runs.worker import Worker
 
     raw = json.loads(key)
-    settings = ConnectionSettings(raw["properties"], zookeeper=raw["zookeeper"], name=raw["name"],
-                                  timeout_s=raw["timeout_s"])
+    settings = ConnectionSettings(
+        raw["properties"], zookeeper=raw["zookeeper"], name=raw["name"], timeout_s=raw["timeout_s"]
+    )
     return Worker(_store(raw["store"]), gateway(settings), f"console-server ({getpass.getuser()})").start()
 
 
-def worker(settings: ConnectionSettings) -> "Worker":
+def worker(settings: ConnectionSettings) -> Worker:
     """The server's worker for a cluster: drives its unfinished runs (started on first use, one
     per cluster, shared by every session; a standalone executor may run as well)."""
-    key = json.dumps({"properties": dict(settings.properties), "zookeeper": settings.zookeeper,
-                      "name": settings.name, "timeout_s": min(settings.timeout_s, 5.0),
-                      "store": str(store().path)}, sort_keys=True)
+    key = json.dumps(
+        {
+            "properties": dict(settings.properties),
+            "zookeeper": settings.zookeeper,
+            "name": settings.name,
+            "timeout_s": min(settings.timeout_s, 5.0),
+            "store": str(store().path),
+        },
+        sort_keys=True,
+    )
     return _worker(key)
 
 
@@ -129,18 +154,22 @@ def _copy_tracker(key: str) -> CopyTracker:
 def copy_tracker(settings: ConnectionSettings) -> CopyTracker:
     """Copy rates observed across refreshes, one tracker per cluster shared by every session
     watching it (they share the reader's snapshots, so each snapshot is counted once)."""
-    return _copy_tracker(json.dumps({"properties": dict(settings.properties), "zookeeper": settings.zookeeper,
-                                     "name": settings.name}, sort_keys=True))
+    return _copy_tracker(
+        json.dumps(
+            {"properties": dict(settings.properties), "zookeeper": settings.zookeeper, "name": settings.name},
+            sort_keys=True,
+        )
+    )
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _calibration(tables: str, cluster: str, stamp: float) -> "Calibration | None":
+def _calibration(tables: str, cluster: str, stamp: float) -> Calibration | None:
     from console.pipeline.calibration import load_calibration
 
     return load_calibration(tables, cluster)
 
 
-def calibration(state: ClusterState, settings: ConnectionSettings) -> "Calibration | None":
+def calibration(state: ClusterState, settings: ConnectionSettings) -> Calibration | None:
     """What the history job last learned about this cluster's copy rates (read again whenever the
     job writes new tables); None without history."""
     from console.core.paths import history_dir
@@ -155,7 +184,7 @@ def calibration(state: ClusterState, settings: ConnectionSettings) -> "Calibrati
 
 
 @st.cache_resource(show_spinner=False)
-def _collector(key: str, root: str, every_s: float) -> "BackgroundCollector":
+def _collector(key: str, root: str, every_s: float) -> BackgroundCollector:
     from console.pipeline.collect import BackgroundCollector
 
     raw = json.loads(key)
@@ -175,7 +204,7 @@ def collect_every() -> float | None:
     return max(1.0, seconds) if seconds > 0 else None
 
 
-def collector(settings: ConnectionSettings) -> "BackgroundCollector | None":
+def collector(settings: ConnectionSettings) -> BackgroundCollector | None:
     """The server's collector for a cluster when ``CONSOLE_COLLECT_EVERY`` (seconds) is set: appends
     snapshots to the history while the console runs (off by default). None when off."""
     from console.core.paths import history_dir
@@ -183,6 +212,8 @@ def collector(settings: ConnectionSettings) -> "BackgroundCollector | None":
     seconds = collect_every()
     if not seconds:
         return None
-    key = json.dumps({"properties": dict(settings.properties), "zookeeper": settings.zookeeper,
-                      "name": settings.name}, sort_keys=True)
+    key = json.dumps(
+        {"properties": dict(settings.properties), "zookeeper": settings.zookeeper, "name": settings.name},
+        sort_keys=True,
+    )
     return _collector(key, str(history_dir() / "snapshots"), seconds)

@@ -30,7 +30,7 @@ def browser_token() -> str | None:
     """The session cookie the browser sent when this tab connected (or None)."""
     try:
         token = st.context.cookies.get(COOKIE)
-    except Exception:  # noqa: BLE001 - no browser (AppTest, bare mode)
+    except Exception:
         return None
     return str(token) if token else None
 

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from components import deps, keys, session
 from console.access.auth import VIEWER, Identity, load_users
-from console.core.errors import ConfigError, ConsoleError
-from console.core.model import ClusterState, SourceStatus
 from console.access.settings import ConnectionSettings
+from console.core.errors import ConfigError, ConsoleError
 from console.core.format import human_bytes, plural
-from console.core.model import Finding
-from typing import TYPE_CHECKING, Sequence
+from console.core.model import ClusterState, Finding, SourceStatus
 
 if TYPE_CHECKING:
     from console.plans.quality import Report
@@ -135,7 +135,7 @@ def identity() -> Identity:
         users = None
     try:
         signed_in = bool(st.user.is_logged_in)
-    except Exception:  # noqa: BLE001 - Streamlit authentication not configured
+    except Exception:
         signed_in = False
     if signed_in:
         email = str(st.user.get("email") or st.user.get("name") or "signed-in user")
@@ -191,10 +191,16 @@ def findings_table(findings: Sequence[Finding]) -> None:
     all of it) and, below it, every distinct hint in full."""
     from console.present.findings import finding_hints, finding_rows
 
-    st.dataframe(finding_rows(findings), hide_index=True, width="stretch", placeholder="—", column_config={
-        "message": st.column_config.TextColumn("message", width="large"),
-        "hint": st.column_config.TextColumn("hint", width="large", help="What to do; in full below the table"),
-    })
+    st.dataframe(
+        finding_rows(findings),
+        hide_index=True,
+        width="stretch",
+        placeholder="—",
+        column_config={
+            "message": st.column_config.TextColumn("message", width="large"),
+            "hint": st.column_config.TextColumn("hint", width="large", help="What to do; in full below the table"),
+        },
+    )
     hints = finding_hints(findings)
     if hints:
         with st.expander(f"What to do: {plural(len(hints), 'hint')} in full", icon=":material/lightbulb:"):
@@ -207,30 +213,45 @@ def _escape(text: str) -> str:
     return "".join("\\" + c if c in "\\`*_{}[]()#+-.!$<>|~" else c for c in text)
 
 
-def generation_report(report: "Report", key: str) -> None:
+def generation_report(report: Report, key: str) -> None:
     """A generated plan's quality report: what it moves against the least possible, the balance
     before and after (a chart per measure), and its findings."""
     from console.present import charts
 
     ratio = report.ratio_replicas
     m = st.columns(4)
-    m[0].metric("Replicas moved", f"{report.moved_replicas:,}",
-                help=f"Replicas copied to a new broker. Least possible: {report.lower_bound_replicas:,}."
-                     + (f" Replicas removed (nothing copied): {report.removed_replicas:,}." if report.removed_replicas else ""))
-    m[1].metric("Data moved", human_bytes(report.moved_bytes), help=f"Least possible: {human_bytes(report.lower_bound_bytes)}")
-    m[2].metric("Moved / least possible", "—" if ratio is None else f"{ratio:.2f}",
-                help="1.00: the plan moves no more replicas than any plan reaching the same balance must.")
-    m[3].metric("Rack violations", f"{report.rack_violations_after:,}",
-                delta=report.rack_violations_after - report.rack_violations_before or None, delta_color="inverse")
+    m[0].metric(
+        "Replicas moved",
+        f"{report.moved_replicas:,}",
+        help=f"Replicas copied to a new broker. Least possible: {report.lower_bound_replicas:,}."
+        + (f" Replicas removed (nothing copied): {report.removed_replicas:,}." if report.removed_replicas else ""),
+    )
+    m[1].metric(
+        "Data moved", human_bytes(report.moved_bytes), help=f"Least possible: {human_bytes(report.lower_bound_bytes)}"
+    )
+    m[2].metric(
+        "Moved / least possible",
+        "—" if ratio is None else f"{ratio:.2f}",
+        help="1.00: the plan moves no more replicas than any plan reaching the same balance must.",
+    )
+    m[3].metric(
+        "Rack violations",
+        f"{report.rack_violations_after:,}",
+        delta=report.rack_violations_after - report.rack_violations_before or None,
+        delta_color="inverse",
+    )
     (st.success if report.reached else st.warning)(report.headline())
-    measure = st.segmented_control("Balance of", ["replicas", "leaders", "bytes"], default="replicas",
-                                   key=f"{key}.measure") or "replicas"
+    measure = (
+        st.segmented_control("Balance of", ["replicas", "leaders", "bytes"], default="replicas", key=f"{key}.measure")
+        or "replicas"
+    )
     st.altair_chart(charts.broker_before_after(report.chart_rows(), measure), width="stretch")
     c1, c2 = st.columns([2, 3])
     c1.dataframe(report.summary_rows(), hide_index=True, width="stretch")
     c2.dataframe(report.spread_rows(), hide_index=True, width="stretch")
     with st.expander("Per broker"):
-        st.dataframe(report.broker_rows(), hide_index=True, width="stretch",
-                     column_config={"Δ replicas": None, "Δ bytes": None})
+        st.dataframe(
+            report.broker_rows(), hide_index=True, width="stretch", column_config={"Δ replicas": None, "Δ bytes": None}
+        )
     if report.findings:
         findings_table(report.findings)

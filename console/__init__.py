@@ -29,32 +29,61 @@ from typing import TYPE_CHECKING, Any
 
 _PUBLIC = {
     # reading a cluster
-    "connect": "console.state.reader", "ClusterReader": "console.state.reader",
-    "ConnectionSettings": "console.access.settings", "settings_from_args": "console.access.settings",
-    "ClusterState": "console.core.model", "Partition": "console.core.model", "Broker": "console.core.model",
-    "Finding": "console.core.model", "Findings": "console.core.model", "Severity": "console.core.model",
+    "connect": "console.state.reader",
+    "ClusterReader": "console.state.reader",
+    "ConnectionSettings": "console.access.settings",
+    "settings_from_args": "console.access.settings",
+    "ClusterState": "console.core.model",
+    "Partition": "console.core.model",
+    "Broker": "console.core.model",
+    "Finding": "console.core.model",
+    "Findings": "console.core.model",
+    "Severity": "console.core.model",
     "BrokerId": "console.core.model",
     # plans
-    "Plan": "console.plans.plan", "PlanEntry": "console.plans.plan", "parse_plan": "console.plans.plan",
-    "rollback": "console.plans.plan", "plan_hash": "console.plans.plan",
-    "diff": "console.plans.diff", "validate": "console.plans.validate", "rebase": "console.plans.rebase",
-    "generate": "console.plans.generate", "GenerateOptions": "console.plans.generate", "Goal": "console.plans.generate",
-    "Metric": "console.plans.generate", "Generated": "console.plans.generate", "Report": "console.plans.quality",
-    "PlanDiff": "console.plans.diff", "read_state": "console.state.snapshot_file",
+    "Plan": "console.plans.plan",
+    "PlanEntry": "console.plans.plan",
+    "parse_plan": "console.plans.plan",
+    "rollback": "console.plans.plan",
+    "plan_hash": "console.plans.plan",
+    "diff": "console.plans.diff",
+    "validate": "console.plans.validate",
+    "rebase": "console.plans.rebase",
+    "generate": "console.plans.generate",
+    "GenerateOptions": "console.plans.generate",
+    "Goal": "console.plans.generate",
+    "Metric": "console.plans.generate",
+    "Generated": "console.plans.generate",
+    "Report": "console.plans.quality",
+    "PlanDiff": "console.plans.diff",
+    "read_state": "console.state.snapshot_file",
     # runs
-    "Store": "console.storage.store", "RunState": "console.core.states", "WaveState": "console.core.states",
-    "WaveLimits": "console.runs.waves", "plan_waves": "console.runs.waves", "plan_estimate": "console.runs.waves",
-    "estimate_run": "console.runs.progress", "RunDetail": "console.storage.runs",
-    "LiveGateway": "console.runs.gateway", "plan_cancel": "console.runs.cancel",
+    "Store": "console.storage.store",
+    "RunState": "console.core.states",
+    "WaveState": "console.core.states",
+    "WaveLimits": "console.runs.waves",
+    "plan_waves": "console.runs.waves",
+    "plan_estimate": "console.runs.waves",
+    "estimate_run": "console.runs.progress",
+    "RunDetail": "console.storage.runs",
+    "LiveGateway": "console.runs.gateway",
+    "plan_cancel": "console.runs.cancel",
     "operations": "console.runs.operations",
     # history (the Spark pipeline; the readers need no Spark)
-    "replica_rows": "console.pipeline.snapshots", "SnapshotWriter": "console.pipeline.collect",
-    "load_history": "console.pipeline.tables", "load_calibration": "console.pipeline.calibration",
-    "history_job": "console.pipeline.jobs", "review_job": "console.pipeline.jobs",
-    "generate_job": "console.pipeline.jobs", "JobResult": "console.pipeline.jobs", "SparkSettings": "console.pipeline.spark",
+    "replica_rows": "console.pipeline.snapshots",
+    "SnapshotWriter": "console.pipeline.collect",
+    "load_history": "console.pipeline.tables",
+    "load_calibration": "console.pipeline.calibration",
+    "history_job": "console.pipeline.jobs",
+    "review_job": "console.pipeline.jobs",
+    "generate_job": "console.pipeline.jobs",
+    "JobResult": "console.pipeline.jobs",
+    "SparkSettings": "console.pipeline.spark",
     # errors
-    "ConsoleError": "console.core.errors", "ConfigError": "console.core.errors",
-    "PlanFormatError": "console.core.errors", "ClusterUnavailable": "console.core.errors",
+    "ConsoleError": "console.core.errors",
+    "ConfigError": "console.core.errors",
+    "PlanFormatError": "console.core.errors",
+    "ClusterUnavailable": "console.core.errors",
     "GoalImpossible": "console.core.errors",
 }
 _MODULES = {"operations"}
@@ -66,18 +95,18 @@ if TYPE_CHECKING:
     from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, GoalImpossible, PlanFormatError
     from console.core.model import Broker, BrokerId, ClusterState, Finding, Findings, Partition, Severity
     from console.core.states import RunState, WaveState
-    from console.plans.diff import PlanDiff, diff
-    from console.plans.generate import GenerateOptions, Generated, Goal, Metric, generate
-    from console.plans.quality import Report
-    from console.plans.rebase import rebase
-    from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
-    from console.plans.validate import validate
     from console.pipeline.calibration import load_calibration
     from console.pipeline.collect import SnapshotWriter
     from console.pipeline.jobs import JobResult, generate_job, history_job, review_job
     from console.pipeline.snapshots import replica_rows
     from console.pipeline.spark import SparkSettings
     from console.pipeline.tables import load_history
+    from console.plans.diff import PlanDiff, diff
+    from console.plans.generate import Generated, GenerateOptions, Goal, Metric, generate
+    from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
+    from console.plans.quality import Report
+    from console.plans.rebase import rebase
+    from console.plans.validate import validate
     from console.runs import operations
     from console.runs.cancel import plan_cancel
     from console.runs.gateway import LiveGateway

@@ -39,32 +39,52 @@ def add_goal_args(gen: argparse.ArgumentParser) -> None:
     """One goal (required) and what narrows it."""
     goal = gen.add_mutually_exclusive_group(required=True)
     goal.add_argument("--decommission", metavar="IDS", help="drain these brokers (comma-separated ids)")
-    goal.add_argument("--decommission-rack", metavar="RACKS",
-                      help="drain every broker on these racks (comma-separated rack names)")
+    goal.add_argument(
+        "--decommission-rack", metavar="RACKS", help="drain every broker on these racks (comma-separated rack names)"
+    )
     goal.add_argument("--add-brokers", metavar="IDS", help="fill these (new) brokers until the cluster is even")
-    goal.add_argument("--rebalance", choices=["count", "bytes", "leaders"],
-                      help="even out replicas, bytes, or preferred leaders (leaders: reorders only, no data moves)")
+    goal.add_argument(
+        "--rebalance",
+        choices=["count", "bytes", "leaders"],
+        help="even out replicas, bytes, or preferred leaders (leaders: reorders only, no data moves)",
+    )
     goal.add_argument("--replication-factor", type=int, metavar="N", help="change the topics' replication factor to N")
     goal.add_argument("--fix-racks", action="store_true", help="spread partitions whose replicas share a rack")
-    goal.add_argument("--official", action="store_true",
-                      help="what kafka-reassign-partitions.sh --generate proposes (with --broker-list)")
+    goal.add_argument(
+        "--official",
+        action="store_true",
+        help="what kafka-reassign-partitions.sh --generate proposes (with --broker-list)",
+    )
     gen.add_argument("--broker-list", metavar="IDS", help="with --official: the brokers to assign to")
     gen.add_argument("--topics", metavar="T,...", help="only these topics (all by default)")
-    gen.add_argument("--topics-to-move-json-file", metavar="FILE",
-                     help='the topics as the official tool takes them: {"version":1,"topics":[{"topic":"t"}]}')
-    gen.add_argument("--exclude-topics", metavar="REGEX", help="leave alone topics this regular expression matches in full")
+    gen.add_argument(
+        "--topics-to-move-json-file",
+        metavar="FILE",
+        help='the topics as the official tool takes them: {"version":1,"topics":[{"topic":"t"}]}',
+    )
+    gen.add_argument(
+        "--exclude-topics", metavar="REGEX", help="leave alone topics this regular expression matches in full"
+    )
     gen.add_argument("--exclude-brokers", metavar="IDS", help="never move replicas to these brokers")
     gen.add_argument("--max-moves", type=int, metavar="N", help="rebalance / add brokers: at most N replica moves")
     gen.add_argument("--max-bytes", type=int, metavar="N", help="rebalance / add brokers: at most N bytes moved")
-    gen.add_argument("--tolerance", type=float, default=0.05,
-                     help="rebalance bytes: how far from the mean a broker may end (default 0.05 = 5%%)")
+    gen.add_argument(
+        "--tolerance",
+        type=float,
+        default=0.05,
+        help="rebalance bytes: how far from the mean a broker may end (default 0.05 = 5%%)",
+    )
     gen.add_argument("--seed", type=int, default=0, help="tie-breaks (and --official's random start); default 0")
     gen.add_argument("--throttle", type=int, metavar="B/s", help="estimate the duration at this replication throttle")
-    gen.add_argument("--max-moves-per-broker", type=int, default=5,
-                     help="for the estimate: adding replicas per broker per wave (default 5, as submit)")
+    gen.add_argument(
+        "--max-moves-per-broker",
+        type=int,
+        default=5,
+        help="for the estimate: adding replicas per broker per wave (default 5, as submit)",
+    )
 
 
-def goal_options(args: argparse.Namespace) -> "GenerateOptions":
+def goal_options(args: argparse.Namespace) -> GenerateOptions:
     """The options the goal arguments ask for, checked as far as they can be without a cluster."""
     from console.plans.generate import GenerateOptions, Goal, Metric, check_options
     from console.plans.plan import parse_topics_to_move
@@ -85,15 +105,30 @@ def goal_options(args: argparse.Namespace) -> "GenerateOptions":
         if not racks:
             raise ConfigError("--decommission-rack takes rack names separated by commas, e.g. rack-c.")
         goal = Goal.DECOMMISSION
-    for option, g in (("decommission", Goal.DECOMMISSION), ("add_brokers", Goal.ADD_BROKERS), ("broker_list", Goal.OFFICIAL)):
+    for option, g in (
+        ("decommission", Goal.DECOMMISSION),
+        ("add_brokers", Goal.ADD_BROKERS),
+        ("broker_list", Goal.OFFICIAL),
+    ):
         if getattr(args, option):
             goal, brokers = g, ids_arg(getattr(args, option), "--" + option.replace("_", "-"))
     if args.rebalance:
         goal, metric = Goal.REBALANCE, Metric(args.rebalance)
     if args.replication_factor is not None:
         goal = Goal.REPLICATION_FACTOR
-    options = GenerateOptions(goal, brokers, metric, args.replication_factor, tuple(dict.fromkeys(topics)),
-                              args.exclude_topics, ids_arg(args.exclude_brokers, "--exclude-brokers"), args.max_moves,
-                              args.max_bytes, args.seed, args.tolerance, racks)
+    options = GenerateOptions(
+        goal,
+        brokers,
+        metric,
+        args.replication_factor,
+        tuple(dict.fromkeys(topics)),
+        args.exclude_topics,
+        ids_arg(args.exclude_brokers, "--exclude-brokers"),
+        args.max_moves,
+        args.max_bytes,
+        args.seed,
+        args.tolerance,
+        racks,
+    )
     check_options(options)
     return options

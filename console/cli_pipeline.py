@@ -8,7 +8,9 @@ import signal
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from datetime import UTC
+from typing import TYPE_CHECKING
 
 from console.cli_goals import add_goal_args
 from console.core.format import human_bytes, human_duration, timestamp
@@ -24,58 +26,97 @@ if TYPE_CHECKING:
 ConnectionArgs = Callable[[argparse.ArgumentParser], None]
 
 
-def add_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]", connection_args: ConnectionArgs) -> None:
-    co = sub.add_parser("collect", help="append snapshots of a cluster to the history (Parquet), every --every seconds",
-                        description="Append snapshots of the cluster to DIR as Parquet (one row per replica, one "
-                                    "header per snapshot, partitioned by cluster and date) until --for seconds have "
-                                    "passed or Ctrl-C. The pipeline's jobs read DIR.")
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser], connection_args: ConnectionArgs) -> None:
+    co = sub.add_parser(
+        "collect",
+        help="append snapshots of a cluster to the history (Parquet), every --every seconds",
+        description="Append snapshots of the cluster to DIR as Parquet (one row per replica, one "
+        "header per snapshot, partitioned by cluster and date) until --for seconds have "
+        "passed or Ctrl-C. The pipeline's jobs read DIR.",
+    )
     connection_args(co)
-    co.add_argument("--out", default=str(history_dir() / "snapshots"),
-                    help="snapshot directory (default: the console's history dir, $CONSOLE_HISTORY_DIR)")
-    co.add_argument("--every", type=float, default=30.0, metavar="SECONDS", help="seconds between snapshots (default 30)")
-    co.add_argument("--for", dest="for_s", type=float, metavar="SECONDS", help="stop after this long (default: run until stopped)")
+    co.add_argument(
+        "--out",
+        default=str(history_dir() / "snapshots"),
+        help="snapshot directory (default: the console's history dir, $CONSOLE_HISTORY_DIR)",
+    )
+    co.add_argument(
+        "--every", type=float, default=30.0, metavar="SECONDS", help="seconds between snapshots (default 30)"
+    )
+    co.add_argument(
+        "--for", dest="for_s", type=float, metavar="SECONDS", help="stop after this long (default: run until stopped)"
+    )
 
-    pl = sub.add_parser("pipeline", help="run a data-pipeline job on Spark (history, review, generate, compact)",
-                        description="Jobs over the snapshot history, on Spark: local[*] by default, a Spark cluster "
-                                    "with --master, a Spark Connect server with --remote. Exit 2 when the input "
-                                    "cannot be used or Spark does not answer; nothing is written half-way.")
+    pl = sub.add_parser(
+        "pipeline",
+        help="run a data-pipeline job on Spark (history, review, generate, compact)",
+        description="Jobs over the snapshot history, on Spark: local[*] by default, a Spark cluster "
+        "with --master, a Spark Connect server with --remote. Exit 2 when the input "
+        "cannot be used or Spark does not answer; nothing is written half-way.",
+    )
     jobs = pl.add_subparsers(dest="job", required=True)
     hi = jobs.add_parser("history", help="moves, copy rates, broker load and incidents from the snapshots")
     _spark_args(hi)
     hi.add_argument("--snapshots", default=str(history_dir() / "snapshots"), help="snapshot directory or URI")
     hi.add_argument("--out", default=str(history_dir() / "tables"), help="where the tables go (a local directory)")
-    hi.add_argument("--stuck-after", type=float, metavar="SECONDS",
-                    help="a move in flight whose bytes have not grown this long is stuck (default 600)")
-    rv = jobs.add_parser("review", help="a plan against a cluster's stored snapshot: diff, brokers, findings, waves, "
-                                        "ETA, rollback (the Review page's answers, at fleet scale)")
+    hi.add_argument(
+        "--stuck-after",
+        type=float,
+        metavar="SECONDS",
+        help="a move in flight whose bytes have not grown this long is stuck (default 600)",
+    )
+    rv = jobs.add_parser(
+        "review",
+        help="a plan against a cluster's stored snapshot: diff, brokers, findings, waves, "
+        "ETA, rollback (the Review page's answers, at fleet scale)",
+    )
     _spark_args(rv)
     rv.add_argument("--snapshots", default=str(history_dir() / "snapshots"), help="snapshot directory or URI")
     rv.add_argument("--reassignment-json-file", required=True, help="the plan (official JSON)")
     rv.add_argument("--cluster", help="the cluster id the plan is for (needed when the history holds several)")
-    rv.add_argument("--at", help="the last snapshot at or before this time (ISO 8601 or epoch seconds; default: the last)")
+    rv.add_argument(
+        "--at", help="the last snapshot at or before this time (ISO 8601 or epoch seconds; default: the last)"
+    )
     rv.add_argument("--out", required=True, help="where the tables go (a local directory)")
     rv.add_argument("--throttle", type=int, metavar="B/s", help="estimate the duration at this replication throttle")
-    rv.add_argument("--max-moves-per-broker", type=int, default=5, help="adding replicas per broker per wave (default 5)")
+    rv.add_argument(
+        "--max-moves-per-broker", type=int, default=5, help="adding replicas per broker per wave (default 5)"
+    )
     rv.add_argument("--max-partitions-per-request", type=int, default=500, help="partitions per wave (default 500)")
-    ge = jobs.add_parser("generate", help="a plan generator on every cluster of the history (or every topic): a plan "
-                                          "and a quality report per cluster, and a fleet summary",
-                         description="Run one goal of `generate` on each cluster's last stored snapshot (at or "
-                                     "before --at), every cluster in a Spark task of its own (--per-topic: every "
-                                     "topic). Writes plans/<cluster>.json and reports/<cluster>.json for each cluster "
-                                     "that could be planned, and the tables summary, units, brokers and findings. "
-                                     "Exit 0 when every cluster was planned (or needs nothing), 1 when the goal "
-                                     "cannot be reached on some (the summary says why), 2 when the input cannot be "
-                                     "used.")
+    ge = jobs.add_parser(
+        "generate",
+        help="a plan generator on every cluster of the history (or every topic): a plan "
+        "and a quality report per cluster, and a fleet summary",
+        description="Run one goal of `generate` on each cluster's last stored snapshot (at or "
+        "before --at), every cluster in a Spark task of its own (--per-topic: every "
+        "topic). Writes plans/<cluster>.json and reports/<cluster>.json for each cluster "
+        "that could be planned, and the tables summary, units, brokers and findings. "
+        "Exit 0 when every cluster was planned (or needs nothing), 1 when the goal "
+        "cannot be reached on some (the summary says why), 2 when the input cannot be "
+        "used.",
+    )
     _spark_args(ge)
     ge.add_argument("--snapshots", default=str(history_dir() / "snapshots"), help="snapshot directory or URI")
     ge.add_argument("--out", required=True, help="where the plans, reports and tables go (a local directory)")
-    ge.add_argument("--cluster", action="append", default=[], metavar="ID",
-                    help="only this cluster (repeatable; default: every cluster in the history)")
-    ge.add_argument("--at", help="the last snapshot at or before this time (ISO 8601 or epoch seconds; default: the last)")
-    ge.add_argument("--per-topic", action="store_true",
-                    help="plan each topic on its own (even within each topic), each topic a task")
+    ge.add_argument(
+        "--cluster",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only this cluster (repeatable; default: every cluster in the history)",
+    )
+    ge.add_argument(
+        "--at", help="the last snapshot at or before this time (ISO 8601 or epoch seconds; default: the last)"
+    )
+    ge.add_argument(
+        "--per-topic",
+        action="store_true",
+        help="plan each topic on its own (even within each topic), each topic a task",
+    )
     add_goal_args(ge)
-    cp = jobs.add_parser("compact", help="merge each past day's snapshot files into a few sorted files per cluster and day")
+    cp = jobs.add_parser(
+        "compact", help="merge each past day's snapshot files into a few sorted files per cluster and day"
+    )
     _spark_args(cp)
     cp.add_argument("--snapshots", default=str(history_dir() / "snapshots"), help="snapshot directory (local)")
     cp.add_argument("--before", metavar="YYYY-MM-DD", help="compact days before this one (default: today, UTC)")
@@ -83,13 +124,15 @@ def add_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]", con
 
 def _spark_args(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--master", help="Spark master URL: local[N], spark://HOST:PORT, yarn, k8s://... (default local[*])")
+    where.add_argument(
+        "--master", help="Spark master URL: local[N], spark://HOST:PORT, yarn, k8s://... (default local[*])"
+    )
     where.add_argument("--remote", help="Spark Connect server: sc://HOST:PORT")
     p.add_argument("--ui", action="store_true", help="keep Spark's web UI on while the job runs")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark setting (repeatable)")
 
 
-def _settings(args: argparse.Namespace) -> "SparkSettings":
+def _settings(args: argparse.Namespace) -> SparkSettings:
     from console.core.errors import ConfigError
     from console.pipeline.spark import SparkSettings
 
@@ -104,7 +147,7 @@ def _settings(args: argparse.Namespace) -> "SparkSettings":
 
 def _time(text: str | None) -> float | None:
     """``--at``: epoch seconds, or an ISO 8601 time (UTC unless it says otherwise)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from console.core.errors import ConfigError
 
@@ -117,8 +160,10 @@ def _time(text: str | None) -> float | None:
     try:
         t = datetime.fromisoformat(text)
     except ValueError:
-        raise ConfigError(f"--at takes epoch seconds or an ISO 8601 time (2026-11-23T10:00:00Z), not {text!r}.") from None
-    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
+        raise ConfigError(
+            f"--at takes epoch seconds or an ISO 8601 time (2026-11-23T10:00:00Z), not {text!r}."
+        ) from None
+    return (t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp()
 
 
 class _Bar:
@@ -133,8 +178,12 @@ class _Bar:
     def line(self, text: str) -> None:
         with self.lock:
             self.stage = text
-            print(("\r\033[K" if self.tty else "") + f"[{time.monotonic() - self.started:5.0f} s] {text}",
-                  file=sys.stderr, end="\n" if not self.tty else "", flush=True)
+            print(
+                ("\r\033[K" if self.tty else "") + f"[{time.monotonic() - self.started:5.0f} s] {text}",
+                file=sys.stderr,
+                end="\n" if not self.tty else "",
+                flush=True,
+            )
 
     def tasks(self, done: int, total: int) -> None:
         if not self.tty:
@@ -142,8 +191,13 @@ class _Bar:
         with self.lock:
             width = 24
             filled = int(width * done / total) if total else 0
-            print(f"\r\033[K[{time.monotonic() - self.started:5.0f} s] {self.stage} [{'#' * filled}{'.' * (width - filled)}] "
-                  f"{done}/{total} tasks", file=sys.stderr, end="", flush=True)
+            print(
+                f"\r\033[K[{time.monotonic() - self.started:5.0f} s] {self.stage} [{'#' * filled}{'.' * (width - filled)}] "
+                f"{done}/{total} tasks",
+                file=sys.stderr,
+                end="",
+                flush=True,
+            )
 
     def end(self) -> None:
         if self.tty:
@@ -158,28 +212,45 @@ def run_pipeline(args: argparse.Namespace) -> int:
         from console.cli_goals import goal_options
         from console.runs.waves import WaveLimits
 
-        result = generate_job(args.snapshots, goal_options(args), args.out, _settings(args), args.cluster,
-                              at=_time(args.at), per_topic=args.per_topic, throttle=args.throttle,
-                              limits=WaveLimits(moves_per_broker=args.max_moves_per_broker), report=bar.line,
-                              tasks=bar.tasks)
+        result = generate_job(
+            args.snapshots,
+            goal_options(args),
+            args.out,
+            _settings(args),
+            args.cluster,
+            at=_time(args.at),
+            per_topic=args.per_topic,
+            throttle=args.throttle,
+            limits=WaveLimits(moves_per_broker=args.max_moves_per_broker),
+            report=bar.line,
+            tasks=bar.tasks,
+        )
     elif args.job == "review":
         from console.runs.waves import WaveLimits
 
-        result = review_job(args.snapshots, {args.cluster: args.reassignment_json_file}, args.out, _settings(args),
-                            at=_time(args.at), throttle=args.throttle,
-                            limits=WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request),
-                            report=bar.line, tasks=bar.tasks)
+        result = review_job(
+            args.snapshots,
+            {args.cluster: args.reassignment_json_file},
+            args.out,
+            _settings(args),
+            at=_time(args.at),
+            throttle=args.throttle,
+            limits=WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request),
+            report=bar.line,
+            tasks=bar.tasks,
+        )
     elif args.job == "compact":
         result = compact_job(args.snapshots, _settings(args), args.before, report=bar.line, tasks=bar.tasks)
     else:
-        result = history_job(args.snapshots, args.out, _settings(args), args.stuck_after, report=bar.line,
-                             tasks=bar.tasks)
+        result = history_job(
+            args.snapshots, args.out, _settings(args), args.stuck_after, report=bar.line, tasks=bar.tasks
+        )
     bar.end()
     _summary(result)
     return 1 if result.failed else 0
 
 
-def _summary(result: "JobResult") -> None:
+def _summary(result: JobResult) -> None:
     print(f"{result.job}: done in {human_duration(result.seconds)}; tables in {result.out}:", file=sys.stderr)
     for table, rows in result.tables.items():
         print(f"  {table}: {rows} {'file(s)' if table in result.files else 'row(s)'}", file=sys.stderr)
@@ -187,7 +258,7 @@ def _summary(result: "JobResult") -> None:
         print(line, file=sys.stderr)
 
 
-def run_collect(args: argparse.Namespace, connect: "Callable[[argparse.Namespace], ClusterReader]") -> int:
+def run_collect(args: argparse.Namespace, connect: Callable[[argparse.Namespace], ClusterReader]) -> int:
     from console.pipeline.collect import SnapshotWriter, Written, collect
 
     writer = SnapshotWriter(args.out)
@@ -203,32 +274,44 @@ def run_collect(args: argparse.Namespace, connect: "Callable[[argparse.Namespace
     kept = [0, 0, 0.0]  # snapshots, bytes, seconds spent writing
     missed = [0]
 
-    def show(item: "Written | ClusterState") -> None:
+    def show(item: Written | ClusterState) -> None:
         if isinstance(item, Written):
             kept[0] += 1
             kept[1] += item.bytes
             kept[2] += item.seconds
-            print(f"{timestamp(item.taken_at)} {item.cluster}: {item.rows} replica rows, {human_bytes(item.bytes)} "
-                  f"({item.seconds * 1000:.0f} ms)", file=sys.stderr, flush=True)
+            print(
+                f"{timestamp(item.taken_at)} {item.cluster}: {item.rows} replica rows, {human_bytes(item.bytes)} "
+                f"({item.seconds * 1000:.0f} ms)",
+                file=sys.stderr,
+                flush=True,
+            )
         else:
             missed[0] += 1
             why = "; ".join(f.message for f in item.findings) or "no answer"
-            print(f"{timestamp(item.taken_at)}: the cluster did not answer, nothing kept ({why})", file=sys.stderr,
-                  flush=True)
+            print(
+                f"{timestamp(item.taken_at)}: the cluster did not answer, nothing kept ({why})",
+                file=sys.stderr,
+                flush=True,
+            )
 
     try:
         with connect(args) as reader:
-            collect(reader, writer, args.every, args.for_s, show, stop=stopping.is_set,
-                    sleep=pause)
+            collect(reader, writer, args.every, args.for_s, show, stop=stopping.is_set, sleep=pause)
     except KeyboardInterrupt:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
     if kept[0]:
-        print(f"Kept {kept[0]} snapshot(s), {human_bytes(kept[1])} in {args.out}; "
-              f"{kept[2] / kept[0] * 1000:.0f} ms per snapshot beyond reading the cluster.", file=sys.stderr)
+        print(
+            f"Kept {kept[0]} snapshot(s), {human_bytes(kept[1])} in {args.out}; "
+            f"{kept[2] / kept[0] * 1000:.0f} ms per snapshot beyond reading the cluster.",
+            file=sys.stderr,
+        )
     elif missed[0]:
-        print("Error: the cluster never answered; nothing was kept.\nCheck --bootstrap-server (and "
-              "--command-config) with: python -m console state --bootstrap-server HOST:PORT", file=sys.stderr)
+        print(
+            "Error: the cluster never answered; nothing was kept.\nCheck --bootstrap-server (and "
+            "--command-config) with: python -m console state --bootstrap-server HOST:PORT",
+            file=sys.stderr,
+        )
         return 1
     return 0

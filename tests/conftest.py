@@ -6,14 +6,15 @@ import json
 import os
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
+from console.access.settings import ConnectionSettings
 from console.sandbox import cluster
 from console.sandbox.cluster import Sandbox
-from console.access.settings import ConnectionSettings
 
 _SANDBOXES: list[Sandbox] = []
 
@@ -34,7 +35,7 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 
 @pytest.fixture(scope="session")
 def demo_sandbox(sandbox: Sandbox) -> Sandbox:
-    from console.sandbox.demo import create_topics, produce, DEMO_TOPICS
+    from console.sandbox.demo import DEMO_TOPICS, create_topics, produce
 
     small = tuple(t.__class__(t.name, t.partitions, t.replication, 0.5) for t in DEMO_TOPICS)
     create_topics(sandbox.bootstrap_servers, small, log=_log)
@@ -42,7 +43,9 @@ def demo_sandbox(sandbox: Sandbox) -> Sandbox:
     return sandbox
 
 
-def own_sandbox(tmp_path_factory: pytest.TempPathFactory, name: str, kraft: bool = False, brokers: int = 3) -> Iterator[Sandbox]:
+def own_sandbox(
+    tmp_path_factory: pytest.TempPathFactory, name: str, kraft: bool = False, brokers: int = 3
+) -> Iterator[Sandbox]:
     """A cluster of a module's own (for tests that break brokers, or need more brokers), stopped with
     the module: ``yield from own_sandbox(...)`` in a module-scoped fixture."""
     data = tmp_path_factory.mktemp(name)
@@ -63,18 +66,34 @@ def point_console_at(sb: Sandbox, monkeypatch: pytest.MonkeyPatch, data_dir: Pat
 
 
 def settings_for(sb: Sandbox, zookeeper: bool = True) -> ConnectionSettings:
-    return ConnectionSettings({"bootstrap.servers": sb.bootstrap_servers},
-                              zookeeper=sb.zookeeper if zookeeper else None, name="sandbox", timeout_s=5.0)
+    return ConnectionSettings(
+        {"bootstrap.servers": sb.bootstrap_servers},
+        zookeeper=sb.zookeeper if zookeeper else None,
+        name="sandbox",
+        timeout_s=5.0,
+    )
 
 
 def official(sb: Sandbox, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run the official ReassignPartitionsCommand from the fetched jars."""
     return subprocess.run(
-        ["java", "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", sb.kafka_classpath,
-         "-Dlog4j.configuration=file:" + str(Path(sb.data_dir) / "config" / "log4j.properties"),
-         f"-Dkafka.logs.dir={sb.data_dir}/logs", "-Dsandbox.name=tools",
-         "org.apache.kafka.tools.reassign.ReassignPartitionsCommand", "--bootstrap-server", sb.bootstrap_servers, *args],
-        capture_output=True, text=True, timeout=timeout,
+        [
+            "java",
+            "-Xmx256m",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            sb.kafka_classpath,
+            "-Dlog4j.configuration=file:" + str(Path(sb.data_dir) / "config" / "log4j.properties"),
+            f"-Dkafka.logs.dir={sb.data_dir}/logs",
+            "-Dsandbox.name=tools",
+            "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
+            "--bootstrap-server",
+            sb.bootstrap_servers,
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -101,8 +120,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def write_plan(path: Path, entries: list[tuple[str, int, list[int]]]) -> Path:
-    path.write_text(json.dumps({"version": 1, "partitions": [
-        {"topic": t, "partition": p, "replicas": r} for t, p, r in entries]}))
+    path.write_text(
+        json.dumps({"version": 1, "partitions": [{"topic": t, "partition": p, "replicas": r} for t, p, r in entries]})
+    )
     return path
 
 

@@ -12,9 +12,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pyspark
 
@@ -30,9 +30,16 @@ def free_port() -> int:
 def _env(base: Path) -> dict[str, str]:
     (base / "work").mkdir(parents=True, exist_ok=True)
     (base / "logs").mkdir(parents=True, exist_ok=True)
-    return {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1",
-            "SPARK_LOCAL_HOSTNAME": "localhost", "SPARK_WORKER_DIR": str(base / "work"),
-            "SPARK_LOG_DIR": str(base / "logs"), "PYSPARK_PYTHON": sys.executable, "SPARK_NO_DAEMONIZE": "1"}
+    return {
+        **os.environ,
+        "SPARK_HOME": str(SPARK_HOME),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_LOCAL_HOSTNAME": "localhost",
+        "SPARK_WORKER_DIR": str(base / "work"),
+        "SPARK_LOG_DIR": str(base / "logs"),
+        "PYSPARK_PYTHON": sys.executable,
+        "SPARK_NO_DAEMONIZE": "1",
+    }
 
 
 def _start(cmd: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -51,8 +58,9 @@ def _stop(*procs: subprocess.Popen[bytes]) -> None:
             p.wait()
 
 
-def _wait(ready: Callable[[], bool], procs: list[subprocess.Popen[bytes]], log: Path, what: str,
-          timeout: float = 120) -> None:
+def _wait(
+    ready: Callable[[], bool], procs: list[subprocess.Popen[bytes]], log: Path, what: str, timeout: float = 120
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if ready():
@@ -78,18 +86,50 @@ def standalone(base: Path, cores: int = 2, memory: str = "2g") -> Iterator[str]:
     env = _env(base)
     port, ui, worker_ui = free_port(), free_port(), free_port()
     cls = str(SPARK_HOME / "bin" / "spark-class")
-    master = _start([cls, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
-                     "--webui-port", str(ui)], env, base / "master.out")
+    master = _start(
+        [
+            cls,
+            "org.apache.spark.deploy.master.Master",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--webui-port",
+            str(ui),
+        ],
+        env,
+        base / "master.out",
+    )
     procs = [master]
     try:
         _wait(lambda: (_master_json(ui) or {}).get("status") == "ALIVE", procs, base / "master.out", "the Spark master")
         url = f"spark://127.0.0.1:{port}"
-        worker = _start([cls, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", str(cores),
-                         "--memory", memory, "--webui-port", str(worker_ui), "--work-dir", str(base / "work"), url],
-                        env, base / "worker.out")
+        worker = _start(
+            [
+                cls,
+                "org.apache.spark.deploy.worker.Worker",
+                "--host",
+                "127.0.0.1",
+                "--cores",
+                str(cores),
+                "--memory",
+                memory,
+                "--webui-port",
+                str(worker_ui),
+                "--work-dir",
+                str(base / "work"),
+                url,
+            ],
+            env,
+            base / "worker.out",
+        )
         procs.append(worker)
-        _wait(lambda: str((_master_json(ui) or {}).get("aliveworkers", 0)) not in ("0", "None"),
-              procs, base / "worker.out", "the Spark worker")
+        _wait(
+            lambda: str((_master_json(ui) or {}).get("aliveworkers", 0)) not in ("0", "None"),
+            procs,
+            base / "worker.out",
+            "the Spark worker",
+        )
         yield url
     finally:
         _stop(*reversed(procs))
@@ -100,12 +140,28 @@ def connect_server(base: Path, master: str = "local[2]") -> Iterator[str]:
     """A Spark Connect server (its driver on ``master``); yields its ``sc://`` address."""
     env = _env(base)
     port = free_port()
-    cmd = [str(SPARK_HOME / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
-           "--name", "Spark Connect server", "--master", master,
-           "--conf", "spark.connect.grpc.binding.address=127.0.0.1", "--conf", f"spark.connect.grpc.binding.port={port}",
-           "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
-           "--conf", "spark.ui.enabled=false", "--conf", f"spark.sql.warehouse.dir={base / 'warehouse'}",
-           "spark-internal"]
+    cmd = [
+        str(SPARK_HOME / "bin" / "spark-submit"),
+        "--class",
+        "org.apache.spark.sql.connect.service.SparkConnectServer",
+        "--name",
+        "Spark Connect server",
+        "--master",
+        master,
+        "--conf",
+        "spark.connect.grpc.binding.address=127.0.0.1",
+        "--conf",
+        f"spark.connect.grpc.binding.port={port}",
+        "--conf",
+        "spark.driver.host=127.0.0.1",
+        "--conf",
+        "spark.driver.bindAddress=127.0.0.1",
+        "--conf",
+        "spark.ui.enabled=false",
+        "--conf",
+        f"spark.sql.warehouse.dir={base / 'warehouse'}",
+        "spark-internal",
+    ]
     server = _start(cmd, env, base / "connect.out")
 
     def listening() -> bool:

@@ -8,23 +8,23 @@ from typing import TypedDict
 import streamlit as st
 
 from components import autosave, deps, keys, widgets
-from console.plans import drafting as drafts
-from console.core.errors import ConfigError, ConsoleError
-from console.core.model import BrokerId, cluster_key
-from console.runs import operations
-from console.core.errors import PlanFormatError
+from console.core.errors import ConfigError, ConsoleError, PlanFormatError
 from console.core.format import human_bytes, plural
+from console.core.model import BrokerId, cluster_key
+from console.plans import drafting as drafts
 from console.plans.generate import GenerateOptions, Goal, Metric, generate, topics_matching
 from console.plans.plan import Plan, parse_plan
-from console.runs.waves import plan_estimate
 from console.plans.validate import validate
 from console.present.drafts import unknown_lines
+from console.runs import operations
+from console.runs.waves import plan_estimate
 
 PAGE_SIZE = 100
 
 # One row of the targets grid. The editable cells come back None when the operator clears them.
-EditorRow = TypedDict("EditorRow", {"topic": str, "partition": int, "current": str,
-                                    "target": str | None, "log dirs": str | None})
+EditorRow = TypedDict(
+    "EditorRow", {"topic": str, "partition": int, "current": str, "target": str | None, "log dirs": str | None}
+)
 
 st.header("Drafts")
 settings = widgets.require_cluster()
@@ -34,12 +34,20 @@ owner = autosave.sync(me, cluster_key(state, settings.name))  # before the draft
 if problem := st.session_state.get(keys.DRAFT_AUTOSAVE_ERROR):
     st.warning(problem)
 if owner is None:
-    st.caption("Not autosaved: " + ("no users are configured" if me.source == "nobody configured users" else
-                                    "sign in (sidebar) to keep your draft across reloads and tabs")
-               + "; this draft lives in this tab only.")
+    st.caption(
+        "Not autosaved: "
+        + (
+            "no users are configured"
+            if me.source == "nobody configured users"
+            else "sign in (sidebar) to keep your draft across reloads and tabs"
+        )
+        + "; this draft lives in this tab only."
+    )
 elif restored_at := st.session_state.get(keys.DRAFT_RESTORED):
-    st.caption(f"Autosaved as you edit. Your draft for this cluster was brought back (last saved "
-               f"{datetime.fromtimestamp(restored_at):%Y-%m-%d %H:%M:%S}).")
+    st.caption(
+        f"Autosaved as you edit. Your draft for this cluster was brought back (last saved "
+        f"{datetime.fromtimestamp(restored_at):%Y-%m-%d %H:%M:%S})."
+    )
 else:
     st.caption("Autosaved as you edit, for you on this cluster (with its last undo steps).")
 
@@ -55,8 +63,9 @@ def commit(new: Plan) -> None:
 
 
 with st.expander("Start a new draft", expanded=draft is None):
-    source = st.segmented_control("Start from", ["Current assignment", "JSON", "Empty"], default="Current assignment",
-                                  key=keys.DRAFT_SOURCE)
+    source = st.segmented_control(
+        "Start from", ["Current assignment", "JSON", "Empty"], default="Current assignment", key=keys.DRAFT_SOURCE
+    )
     if source == "Current assignment":
         topics = st.multiselect("Topics", state.topics, key=keys.DRAFT_TOPICS)
         if st.button("Start draft", disabled=not topics, type="primary"):
@@ -74,8 +83,14 @@ with st.expander("Start a new draft", expanded=draft is None):
     elif st.button("Start an empty draft"):
         commit(Plan(()))
 
-GOALS = {"Decommission": Goal.DECOMMISSION, "Add brokers": Goal.ADD_BROKERS, "Rebalance": Goal.REBALANCE,
-         "Replication factor": Goal.REPLICATION_FACTOR, "Fix racks": Goal.FIX_RACKS, "Official --generate": Goal.OFFICIAL}
+GOALS = {
+    "Decommission": Goal.DECOMMISSION,
+    "Add brokers": Goal.ADD_BROKERS,
+    "Rebalance": Goal.REBALANCE,
+    "Replication factor": Goal.REPLICATION_FACTOR,
+    "Fix racks": Goal.FIX_RACKS,
+    "Official --generate": Goal.OFFICIAL,
+}
 MB = 1024 * 1024
 totals = state.broker_totals
 
@@ -83,15 +98,18 @@ totals = state.broker_totals
 def broker_label(b: int) -> str:
     """A broker as the pickers show it: id, rack, load, and whether it can receive replicas."""
     info = state.broker(BrokerId(b))
-    replicas, leaders, size = totals.get(BrokerId(b), (0, 0, 0))
-    return (f"{b} · {info.rack if info and info.rack else 'no rack'} · {replicas:,} replicas · {human_bytes(size)}"
-            + ("" if info is not None and info.eligible else " · down"))
+    replicas, _leaders, size = totals.get(BrokerId(b), (0, 0, 0))
+    return f"{b} · {info.rack if info and info.rack else 'no rack'} · {replicas:,} replicas · {human_bytes(size)}" + (
+        "" if info is not None and info.eligible else " · down"
+    )
 
 
 with st.expander("Generate a plan", expanded=draft is None):
-    st.caption("Make a plan for a goal, moving as little data as it can: only live brokers receive replicas, "
-               "partitions being reassigned are left alone, racks stay spread. The report says how close to the "
-               "least possible it is.")
+    st.caption(
+        "Make a plan for a goal, moving as little data as it can: only live brokers receive replicas, "
+        "partitions being reassigned are left alone, racks stay spread. The report says how close to the "
+        "least possible it is."
+    )
     label = st.segmented_control("Goal", list(GOALS), default="Decommission", key=keys.GEN_GOAL) or "Decommission"
     goal = GOALS[label]
     ids = sorted(int(b.id) for b in state.brokers)
@@ -105,13 +123,20 @@ with st.expander("Generate a plan", expanded=draft is None):
         elif goal is Goal.ADD_BROKERS:
             chosen = st.multiselect("New brokers to fill", live, format_func=broker_label, key="drafts.generate.fill")
         elif goal is Goal.REBALANCE:
-            picked = st.radio("Even out", ["count", "bytes", "leaders"], horizontal=True,
-                              captions=["replicas per broker", "bytes per broker", "preferred leaders (no data moves)"])
+            picked = st.radio(
+                "Even out",
+                ["count", "bytes", "leaders"],
+                horizontal=True,
+                captions=["replicas per broker", "bytes per broker", "preferred leaders (no data moves)"],
+            )
             metric = Metric(picked or "count")
         elif goal is Goal.REPLICATION_FACTOR:
             goal_topics = st.multiselect("Topics to change", state.topics, key="drafts.generate.rf_topics")
-            rf = int(st.number_input("New replication factor", 1, max(1, len(live)), min(3, max(1, len(live))),
-                                     key="drafts.generate.rf"))
+            rf = int(
+                st.number_input(
+                    "New replication factor", 1, max(1, len(live)), min(3, max(1, len(live))), key="drafts.generate.rf"
+                )
+            )
         elif goal is Goal.OFFICIAL:
             goal_topics = st.multiselect("Topics to move", state.topics)
             chosen = st.multiselect("Broker list", ids, default=live, format_func=broker_label)
@@ -119,8 +144,11 @@ with st.expander("Generate a plan", expanded=draft is None):
         if topics_too:
             o1, o2 = st.columns(2)
             only = o1.multiselect("Only topics (none: all)", state.topics)
-            only_matching = o2.text_input("…or only topics matching", placeholder="regular expression, e.g. orders-.*",
-                                          key="drafts.generate.pattern")
+            only_matching = o2.text_input(
+                "…or only topics matching",
+                placeholder="regular expression, e.g. orders-.*",
+                key="drafts.generate.pattern",
+            )
         else:
             only, only_matching = [], ""
         cols = st.columns(2)
@@ -138,13 +166,28 @@ with st.expander("Generate a plan", expanded=draft is None):
         with st.status(f"Generating: {label.lower()}…", expanded=True) as status:
             st.write(f"Looking at {plural(len(state.partitions), 'partition')} on {plural(len(ids), 'broker')}…")
             try:
-                picked_topics = tuple(dict.fromkeys([*(goal_topics or only),
-                                                     *(topics_matching(state.topics, only_matching.strip())
-                                                       if only_matching.strip() else ())]))
+                picked_topics = tuple(
+                    dict.fromkeys(
+                        [
+                            *(goal_topics or only),
+                            *(topics_matching(state.topics, only_matching.strip()) if only_matching.strip() else ()),
+                        ]
+                    )
+                )
                 if only_matching.strip() and not picked_topics:
                     raise ConfigError(f"No topic matches {only_matching.strip()!r}.", "Check the pattern.")
-                options = GenerateOptions(goal, tuple(chosen), metric, rf, picked_topics, exclude_topics.strip() or None,
-                                          tuple(exclude_brokers), max_moves or None, max_mb * MB or None, seed)
+                options = GenerateOptions(
+                    goal,
+                    tuple(chosen),
+                    metric,
+                    rf,
+                    picked_topics,
+                    exclude_topics.strip() or None,
+                    tuple(exclude_brokers),
+                    max_moves or None,
+                    max_mb * MB or None,
+                    seed,
+                )
                 made = generate(state, options)
                 st.write(f"Planned {plural(len(made.plan), 'partition')}; estimating the duration…")
                 throttle = int(throttle_mb) * MB
@@ -155,8 +198,9 @@ with st.expander("Generate a plan", expanded=draft is None):
                 failed: ConsoleError | None = e
             else:
                 failed = None
-                status.update(label=f"Generated in {report.seconds:.2f} s: {report.goal}", state="complete",
-                              expanded=False)
+                status.update(
+                    label=f"Generated in {report.seconds:.2f} s: {report.goal}", state="complete", expanded=False
+                )
                 st.session_state[keys.GEN_RESULT] = (made.plan, report)
                 st.session_state[keys.GEN_SAVED] = None
         if failed is not None:  # outside the status box, which folds: the reason and what to do stay in view
@@ -171,8 +215,13 @@ with st.expander("Generate a plan", expanded=draft is None):
             g1, g2 = st.columns([3, 1], vertical_alignment="bottom")
             name = g1.text_input("Save as", value=f"{report.goal} · {datetime.now():%Y-%m-%d %H:%M}", key=keys.GEN_NAME)
             may_save = me.can("save plans")
-            if g2.button("Open in Review", type="primary", icon=":material/fact_check:", disabled=not may_save,
-                         help=None if may_save else me.why_not("save plans")):
+            if g2.button(
+                "Open in Review",
+                type="primary",
+                icon=":material/fact_check:",
+                disabled=not may_save,
+                help=None if may_save else me.why_not("save plans"),
+            ):
                 try:
                     plan_id = operations.save_plan(deps.store(), me.name, state, settings.name, name, generated, report)
                 except ConsoleError as e:
@@ -182,12 +231,19 @@ with st.expander("Generate a plan", expanded=draft is None):
             e1, e2 = st.columns(2)
             if e1.button("Edit it as a draft", icon=":material/edit:"):
                 commit(generated.with_basis(state))
-            e2.download_button("Plan JSON", generated.to_json(), file_name="generated-plan.json", mime="application/json",
-                               icon=":material/download:")
+            e2.download_button(
+                "Plan JSON",
+                generated.to_json(),
+                file_name="generated-plan.json",
+                mime="application/json",
+                icon=":material/download:",
+            )
 
 if draft is None:
     if st.session_state.get(keys.GEN_RESULT) is None:
-        st.info("Start a draft above (from topics of the current assignment, from a JSON file, or empty), or generate one.")
+        st.info(
+            "Start a draft above (from topics of the current assignment, from a JSON file, or empty), or generate one."
+        )
     st.stop()
 
 top = st.columns([1, 1, 1, 1])
@@ -210,8 +266,10 @@ if checked is None or checked[0] is not draft or checked[1] != state.check_basis
     checked = (draft, state.check_basis, unknown_lines(validate(state, draft), state, draft))
     st.session_state[keys.DRAFT_CHECK] = checked
 if checked[2]:
-    st.warning("**Entries name what the cluster does not know** (Review will refuse them):  \n"
-               + "  \n".join(checked[2]), icon=":material/help:")
+    st.warning(
+        "**Entries name what the cluster does not know** (Review will refuse them):  \n" + "  \n".join(checked[2]),
+        icon=":material/help:",
+    )
 
 with st.expander("Bulk edits", expanded=True):
     scope_topics = st.multiselect("Apply to topics (none: the whole draft)", draft.topics, key=keys.DRAFT_FILTER)
@@ -239,20 +297,33 @@ with st.expander("Bulk edits", expanded=True):
 st.subheader("Edit targets")
 shown = [e for e in draft.entries if not scope_topics or e.topic in scope_topics]
 pages = max(1, -(-len(shown) // PAGE_SIZE))
-number = st.number_input(f"Page (of {pages}; {len(shown):,} partitions)", 1, pages, 1, key=keys.DRAFT_PAGE) \
-    if pages > 1 else 1
-page = shown[(int(number) - 1) * PAGE_SIZE: int(number) * PAGE_SIZE]
+number = (
+    st.number_input(f"Page (of {pages}; {len(shown):,} partitions)", 1, pages, 1, key=keys.DRAFT_PAGE)
+    if pages > 1
+    else 1
+)
+page = shown[(int(number) - 1) * PAGE_SIZE : int(number) * PAGE_SIZE]
 current = state.partition_index
 rows: list[EditorRow] = [
-    {"topic": e.topic, "partition": e.partition,
-     "current": ",".join(str(b) for b in current[e.key].original) if e.key in current else "(unknown)",
-     "target": ",".join(str(b) for b in e.replicas),
-     "log dirs": ",".join(e.log_dirs) if e.log_dirs else "any"} for e in page]
-edited = st.data_editor(rows, hide_index=True, width="stretch", disabled=["topic", "partition", "current"],
-                        key=f"drafts.editor.{len(history)}.{number}")
+    {
+        "topic": e.topic,
+        "partition": e.partition,
+        "current": ",".join(str(b) for b in current[e.key].original) if e.key in current else "(unknown)",
+        "target": ",".join(str(b) for b in e.replicas),
+        "log dirs": ",".join(e.log_dirs) if e.log_dirs else "any",
+    }
+    for e in page
+]
+edited = st.data_editor(
+    rows,
+    hide_index=True,
+    width="stretch",
+    disabled=["topic", "partition", "current"],
+    key=f"drafts.editor.{len(history)}.{number}",
+)
 if not isinstance(edited, list):  # a DataFrame, depending on the Streamlit version
     edited = edited.to_dict("records")
-changes = [(before, after) for before, after in zip(rows, edited) if before != after]
+changes = [(before, after) for before, after in zip(rows, edited, strict=False) if before != after]
 if changes:
     new_plan, problems = draft, []
     for before, after in changes:
@@ -272,8 +343,9 @@ st.subheader("Save for review")
 may_save = me.can("save plans")
 with st.form("save"):
     name = st.text_input("Name", key=keys.DRAFT_NAME, placeholder="e.g. drain broker 2")
-    if st.form_submit_button("Save draft", type="primary", disabled=not may_save,
-                             help=None if may_save else me.why_not("save plans")):
+    if st.form_submit_button(
+        "Save draft", type="primary", disabled=not may_save, help=None if may_save else me.why_not("save plans")
+    ):
         try:
             plan_id = operations.save_plan(deps.store(), me.name, state, settings.name, name, draft)
         except ConsoleError as e:
@@ -281,11 +353,15 @@ with st.form("save"):
         else:
             st.session_state[keys.DRAFT_SAVED] = plan_id
 if not may_save:
-    st.caption(me.why_not("save plans") + " Sign in as an operator or approver in the sidebar, or hand "
-               "the draft on as JSON.")
-    st.download_button("Draft JSON", draft.to_json, file_name="draft.json", mime="application/json",
-                       icon=":material/download:")
+    st.caption(
+        me.why_not("save plans") + " Sign in as an operator or approver in the sidebar, or hand the draft on as JSON."
+    )
+    st.download_button(
+        "Draft JSON", draft.to_json, file_name="draft.json", mime="application/json", icon=":material/download:"
+    )
 saved_id = st.session_state.get(keys.DRAFT_SAVED)
 if saved_id:
     st.success(f"Saved as plan {saved_id}.")
-    st.page_link("views/review.py", label="Review it", icon=":material/fact_check:", query_params={"plan": str(saved_id)})
+    st.page_link(
+        "views/review.py", label="Review it", icon=":material/fact_check:", query_params={"plan": str(saved_id)}
+    )

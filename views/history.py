@@ -10,17 +10,22 @@ import pandas as pd
 import streamlit as st
 
 from components import deps, keys, widgets
-from console.present import charts
 from console.core.errors import ConsoleError
 from console.core.format import human_duration, human_rate, plural
 from console.core.model import cluster_key
 from console.core.paths import history_dir
 from console.pipeline.jobs import history_in_subprocess
 from console.pipeline.tables import clusters_in, load_history
+from console.present import charts
 from console.present import moves as past
 
-RANGES = {"Last hour": pd.Timedelta(hours=1), "Last 6 hours": pd.Timedelta(hours=6), "Last day": pd.Timedelta(days=1),
-          "Last week": pd.Timedelta(days=7), "All": None}
+RANGES = {
+    "Last hour": pd.Timedelta(hours=1),
+    "Last 6 hours": pd.Timedelta(hours=6),
+    "Last day": pd.Timedelta(days=1),
+    "Last week": pd.Timedelta(days=7),
+    "All": None,
+}
 
 st.header("History")
 settings = widgets.require_cluster()
@@ -28,15 +33,23 @@ root = history_dir()
 tables, snapshots = root / "tables", root / "snapshots"
 collector = deps.collector(settings)
 if collector is not None:
-    st.caption(f"Collecting a snapshot every {collector.every_s:g} s into `{snapshots}` "
-               f"({plural(collector.kept, 'snapshot')} since the server started)."
-               + (f" Last attempt: {collector.problem}" if collector.problem else ""))
+    st.caption(
+        f"Collecting a snapshot every {collector.every_s:g} s into `{snapshots}` "
+        f"({plural(collector.kept, 'snapshot')} since the server started)."
+        + (f" Last attempt: {collector.problem}" if collector.problem else "")
+    )
 else:
-    st.caption(f"This server does not collect snapshots (set `CONSOLE_COLLECT_EVERY=30` to have it do so), or run "
-               f"`python -m console collect --bootstrap-server {settings.bootstrap_servers} --out {snapshots}`.")
+    st.caption(
+        f"This server does not collect snapshots (set `CONSOLE_COLLECT_EVERY=30` to have it do so), or run "
+        f"`python -m console collect --bootstrap-server {settings.bootstrap_servers} --out {snapshots}`."
+    )
 
-if st.button("Update the history now", icon=":material/refresh:", key=keys.HISTORY_UPDATE,
-             help="Runs the history job on Spark (local) in a separate process over the collected snapshots."):
+if st.button(
+    "Update the history now",
+    icon=":material/refresh:",
+    key=keys.HISTORY_UPDATE,
+    help="Runs the history job on Spark (local) in a separate process over the collected snapshots.",
+):
     with st.status("Running the history job…", expanded=True) as status:
         try:
             for line in history_in_subprocess(str(snapshots), str(tables)):
@@ -48,15 +61,23 @@ if st.button("Update the history now", icon=":material/refresh:", key=keys.HISTO
 
 known = clusters_in(tables)
 if not known:
-    st.info("No history yet. Collect snapshots (above), then update the history: "
-            f"`python -m console pipeline history --snapshots {snapshots} --out {tables}`.", icon=":material/history:")
+    st.info(
+        "No history yet. Collect snapshots (above), then update the history: "
+        f"`python -m console pipeline history --snapshots {snapshots} --out {tables}`.",
+        icon=":material/history:",
+    )
     st.stop()
 
 state = deps.reader(settings).snapshot(max_age_s=60)
 mine = cluster_key(state, settings.name)
 c1, c2 = st.columns([1, 2])
-cluster = c1.selectbox("Cluster", known, index=known.index(mine) if mine in known else 0, key=keys.HISTORY_CLUSTER,
-                       help="Clusters in the history, by cluster id")
+cluster = c1.selectbox(
+    "Cluster",
+    known,
+    index=known.index(mine) if mine in known else 0,
+    key=keys.HISTORY_CLUSTER,
+    help="Clusters in the history, by cluster id",
+)
 span = c2.segmented_control("Time range", list(RANGES), default="Last day", key=keys.HISTORY_RANGE) or "Last day"
 since = pd.Timestamp.now(tz="UTC") - RANGES[span] if RANGES[span] is not None else None
 try:
@@ -67,8 +88,10 @@ except ConsoleError as e:
 if view is None:
     st.stop()
 age = time.time() - view.finished_at
-st.caption(f"The history job last ran {datetime.fromtimestamp(view.finished_at):%Y-%m-%d %H:%M:%S} "
-           f"({human_duration(age)} ago) over `{view.manifest.get('inputs', {}).get('snapshots', '?')}`.")
+st.caption(
+    f"The history job last ran {datetime.fromtimestamp(view.finished_at):%Y-%m-%d %H:%M:%S} "
+    f"({human_duration(age)} ago) over `{view.manifest.get('inputs', {}).get('snapshots', '?')}`."
+)
 
 m = view.moves
 outcomes = m["outcome"].value_counts().to_dict() if len(m) else {}
@@ -92,15 +115,25 @@ else:
 
 st.subheader("Copy rates")
 st.altair_chart(charts.copy_rate_over_time(m), width="stretch")
-st.dataframe(past.copy_rate_rows(view.copy_rates), hide_index=True, width="stretch", placeholder="—",
-             column_config={"broker throughput": st.column_config.TextColumn(
-                 help="What the broker received per second while copying: a move's rate times the moves it had "
-                      "in flight. The ETAs use it."),
-                 "of the throttle": st.column_config.TextColumn(help="Throughput over the throttle in force")})
+st.dataframe(
+    past.copy_rate_rows(view.copy_rates),
+    hide_index=True,
+    width="stretch",
+    placeholder="—",
+    column_config={
+        "broker throughput": st.column_config.TextColumn(
+            help="What the broker received per second while copying: a move's rate times the moves it had "
+            "in flight. The ETAs use it."
+        ),
+        "of the throttle": st.column_config.TextColumn(help="Throughput over the throttle in force"),
+    },
+)
 
 st.subheader("Broker load")
-measure = st.segmented_control("Measure", ["replicas", "bytes", "leaders"], default="bytes",
-                               key=keys.HISTORY_MEASURE) or "bytes"
+measure = (
+    st.segmented_control("Measure", ["replicas", "bytes", "leaders"], default="bytes", key=keys.HISTORY_MEASURE)
+    or "bytes"
+)
 st.altair_chart(charts.broker_load_over_time(view.broker_load, measure), width="stretch")
 
 st.subheader("Truly under-replicated vs reassigning")

@@ -8,11 +8,10 @@ from datetime import datetime, timedelta
 import streamlit as st
 
 from components import actions, deps, keys, widgets
-from console.present import charts
 from console.core.calibration import bytes_to_receive, calibrated, follower_throttles
 from console.core.format import human_bytes, human_duration, page, page_count
-from console.present import live
 from console.core.model import PartitionHealth, cluster_key
+from console.present import charts, live
 
 PAGE_SIZE = 50
 
@@ -41,8 +40,11 @@ def live_panel() -> None:
     st.caption(
         f"Cluster **{settings.name}** · last refreshed {datetime.fromtimestamp(state.taken_at):%H:%M:%S}"
         + (f" ({age:.0f} s ago)" if not fresh else "")
-        + (" · paused" if paused else f" · every {interval} s"
-           + (" and on every ZooKeeper watch" if settings.zookeeper else ""))
+        + (
+            " · paused"
+            if paused
+            else f" · every {interval} s" + (" and on every ZooKeeper watch" if settings.zookeeper else "")
+        )
     )
     tracker = deps.copy_tracker(settings)
     tracker.observe(state)
@@ -55,34 +57,51 @@ def live_panel() -> None:
     m[2].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
     m[3].metric("Stalled (adding on a down broker)", n.stalled)
     t = st.columns(4)
-    t[0].metric("Copy rate (observed)", total.rate_text,
-                help="Growth of the adding replicas' logs over the last refreshes (up to a minute), summed.")
+    t[0].metric(
+        "Copy rate (observed)",
+        total.rate_text,
+        help="Growth of the adding replicas' logs over the last refreshes (up to a minute), summed.",
+    )
     t[1].metric("Left to copy", human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
-    learned = calibrated(bytes_to_receive(state), follower_throttles(state), deps.calibration(state, settings)) \
-        if state.in_flight else None
+    learned = (
+        calibrated(bytes_to_receive(state), follower_throttles(state), deps.calibration(state, settings))
+        if state.in_flight
+        else None
+    )
     measuring = total.phase is live.CopyPhase.MEASURING
-    t[2].metric("ETA (all in flight)", f"≈ {human_duration(learned.seconds)}" if learned and measuring else total.eta_text,
-                help="What is left to copy over the copy rate observed now. The first refresh is spent measuring"
-                     + (f" (meanwhile: {learned.basis})" if learned else "")
-                     + "; the throttle in force on each partition's brokers is in the table.")
+    t[2].metric(
+        "ETA (all in flight)",
+        f"≈ {human_duration(learned.seconds)}" if learned and measuring else total.eta_text,
+        help="What is left to copy over the copy rate observed now. The first refresh is spent measuring"
+        + (f" (meanwhile: {learned.basis})" if learned else "")
+        + "; the throttle in force on each partition's brokers is in the table.",
+    )
     if learned is not None:
-        t[3].metric("ETA from history", f"≈ {human_duration(learned.seconds)}",
-                    help=f"What is left to copy at the rate each adding broker showed in past moves ({learned.basis}), "
-                         "under its throttle now.")
+        t[3].metric(
+            "ETA from history",
+            f"≈ {human_duration(learned.seconds)}",
+            help=f"What is left to copy at the rate each adding broker showed in past moves ({learned.basis}), "
+            "under its throttle now.",
+        )
         st.caption(f"ETA from history: ≈ {human_duration(learned.seconds)}, {learned.basis}.")
 
     f1, f2, f3 = st.columns(3)
     topics = f1.multiselect("Topics", state.topics, key=keys.LIVE_TOPICS)
     brokers = f2.multiselect("Brokers", [b.id for b in state.brokers], key=keys.LIVE_BROKERS)
     healths = f3.multiselect("State", [h.value for h in PartitionHealth], key=keys.LIVE_STATES)
-    flt = live.LiveFilter(tuple(topics), tuple(int(b) for b in brokers),
-                          tuple(PartitionHealth(h) for h in healths), in_flight_only)
+    flt = live.LiveFilter(
+        tuple(topics), tuple(int(b) for b in brokers), tuple(PartitionHealth(h) for h in healths), in_flight_only
+    )
     parts = live.select(state, flt)
     if not parts:
         st.success("No partition reassignments found." if in_flight_only else "No partition matches the filters.")
         return
     pages = page_count(len(parts), PAGE_SIZE)
-    number = st.number_input(f"Page (of {pages}; {len(parts)} partitions)", 1, pages, 1, key=keys.LIVE_PAGE) if pages > 1 else 1
+    number = (
+        st.number_input(f"Page (of {pages}; {len(parts)} partitions)", 1, pages, 1, key=keys.LIVE_PAGE)
+        if pages > 1
+        else 1
+    )
     shown, _ = page(parts, int(number), PAGE_SIZE)
     runs = deps.store().runs.active_partitions(cluster_key(state, settings.name))
     st.dataframe(
@@ -91,18 +110,28 @@ def live_panel() -> None:
         width="stretch",
         placeholder="—",
         column_config={
-            "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%.1f%%",
-                                                        help="Least-advanced adding replica: bytes copied / leader's "
-                                                             "bytes (the figure “adding detail” gives it)"),
+            "progress": st.column_config.ProgressColumn(
+                "progress",
+                min_value=0,
+                max_value=100,
+                format="%.1f%%",
+                help="Least-advanced adding replica: bytes copied / leader's "
+                "bytes (the figure “adding detail” gives it)",
+            ),
             "copy rate": st.column_config.TextColumn("copy rate", help="Observed over the last refreshes"),
-            "ETA": st.column_config.TextColumn("ETA", help="When the slowest adding replica is copied, at the rate "
-                                                            "observed"),
+            "ETA": st.column_config.TextColumn(
+                "ETA", help="When the slowest adding replica is copied, at the rate observed"
+            ),
             "leader throttle": st.column_config.TextColumn(
-                "leader throttle", help="leader.replication.throttled.rate on the leader's broker, when the topic's "
-                                        "leader.replication.throttled.replicas names this replica or *"),
+                "leader throttle",
+                help="leader.replication.throttled.rate on the leader's broker, when the topic's "
+                "leader.replication.throttled.replicas names this replica or *",
+            ),
             "follower throttle": st.column_config.TextColumn(
-                "follower throttle", help="follower.replication.throttled.rate on each adding replica's broker, when "
-                                          "the topic's follower.replication.throttled.replicas names it or *"),
+                "follower throttle",
+                help="follower.replication.throttled.rate on each adding replica's broker, when "
+                "the topic's follower.replication.throttled.replicas names it or *",
+            ),
             "topic": None,
         },
     )
@@ -113,12 +142,15 @@ def live_panel() -> None:
 live_panel()
 
 st.subheader("Cancel reassignments")
-st.caption("For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
-           "original replicas; completed ones stay where they are. The dialog shows exactly what is sent.")
+st.caption(
+    "For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
+    "original replicas; completed ones stay where they are. The dialog shows exactly what is sent."
+)
 now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
 in_flight = {p.name: p.key for p in now.in_flight}
-scope = st.radio("Cancel", ["Everything in flight", "A topic", "Chosen partitions"], horizontal=True,
-                 key=keys.LIVE_CANCEL_SCOPE)
+scope = st.radio(
+    "Cancel", ["Everything in flight", "A topic", "Chosen partitions"], horizontal=True, key=keys.LIVE_CANCEL_SCOPE
+)
 chosen: list[tuple[str, int]] | None = None
 if scope == "Chosen partitions":
     # partitions chosen earlier stay chosen (and listed) when they leave the in-flight list
@@ -128,15 +160,19 @@ if scope == "Chosen partitions":
 elif scope == "A topic":
     topic = st.selectbox("Topic", sorted({k[0] for k in in_flight.values()}), key=keys.LIVE_CANCEL_TOPIC)
     chosen = [k for k in in_flight.values() if k[0] == topic]
-others = st.checkbox("Include reassignments this console did not start (always, for everything in flight)",
-                     disabled=scope == "Everything in flight", key=keys.LIVE_CANCEL_OTHERS)
+others = st.checkbox(
+    "Include reassignments this console did not start (always, for everything in flight)",
+    disabled=scope == "Everything in flight",
+    key=keys.LIVE_CANCEL_OTHERS,
+)
 me = widgets.identity()
 if not me.can("cancel"):
     st.caption(me.why_not("cancel") + " Sign in as an operator in the sidebar.")
 # never off for "nothing in flight": this part of the page is drawn at the last full rerun, and a
 # reassignment may have started since; the dialog reads the cluster when it opens and says so
-if st.button("Cancel…", icon=":material/cancel:", key=keys.LIVE_CANCEL_OPEN,
-             disabled=chosen == [] or not me.can("cancel")):
+if st.button(
+    "Cancel…", icon=":material/cancel:", key=keys.LIVE_CANCEL_OPEN, disabled=chosen == [] or not me.can("cancel")
+):
     actions.open_cancel(settings, chosen, others or scope == "Everything in flight")
 actions.last_result()
 

@@ -7,10 +7,9 @@ from datetime import datetime
 import streamlit as st
 
 from components import deps, keys, widgets
-from console.present import charts
-from console.present import live
 from console.core.errors import ConsoleError
 from console.core.format import plural
+from console.present import charts, live
 from console.runs import operations
 from console.runs.throttles import leftover_throttles
 
@@ -45,10 +44,18 @@ else:
     st.write("No replication throttle is set.")
 left = leftover_throttles(state)
 if left:
-    st.warning(f"{plural(len(left), 'throttle setting')} that nothing in flight needs: they slow down any replica "
-               "that falls out of sync.")
-    st.dataframe([{"on": f"{lo.kind} {lo.name}", "config": lo.key, "value": live.throttle_value_text(lo.key, lo.value)}
-                  for lo in left], hide_index=True, width="stretch")
+    st.warning(
+        f"{plural(len(left), 'throttle setting')} that nothing in flight needs: they slow down any replica "
+        "that falls out of sync."
+    )
+    st.dataframe(
+        [
+            {"on": f"{lo.kind} {lo.name}", "config": lo.key, "value": live.throttle_value_text(lo.key, lo.value)}
+            for lo in left
+        ],
+        hide_index=True,
+        width="stretch",
+    )
     me = widgets.identity()
     if not me.can("throttle"):
         st.caption(me.why_not("throttle"))

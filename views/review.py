@@ -9,19 +9,18 @@ from typing import NamedTuple
 import streamlit as st
 
 from components import actions, deps, keys, widgets
-from console.present import charts
-from console.present import findings as findings_view, review
-from console.plans.diff import PlanDiff, diff
+from console.core.errors import ConsoleError, PlanFormatError
 from console.core.format import human_bytes, human_rate, plural
-from console.core.errors import ConsoleError
 from console.core.model import ClusterState, Finding, Severity, cluster_key
-from console.core.errors import PlanFormatError
+from console.plans.diff import PlanDiff, diff
 from console.plans.plan import Plan, parse_plan, plan_hash, rollback
 from console.plans.quality import Report
+from console.plans.rebase import RebaseOptions, Since, rebase, report_rows
+from console.plans.validate import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC, counts, validate
+from console.present import charts, review
+from console.present import findings as findings_view
 from console.runs import operations
 from console.runs.waves import WaveLimits
-from console.plans.validate import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC, counts, validate
-from console.plans.rebase import RebaseOptions, Since, rebase, report_rows
 
 PAGE_SIZE = 50
 SHOWN_FINDINGS = 2_000
@@ -52,10 +51,16 @@ wanted = st.query_params.get("plan")
 options: list[int | None] = [s.id for s in saved] + [None]
 default = options.index(int(wanted)) if wanted and wanted.isdigit() and int(wanted) in by_id else 0
 choice = st.selectbox(
-    "Plan", options, index=default,
-    format_func=lambda i: "Upload a plan file…" if i is None else
-    f"#{i} {by_id[i].name} · {plural(by_id[i].partitions, 'partition')} · {by_id[i].author} · "
-    f"{datetime.fromtimestamp(by_id[i].updated_at):%Y-%m-%d %H:%M}")
+    "Plan",
+    options,
+    index=default,
+    format_func=lambda i: (
+        "Upload a plan file…"
+        if i is None
+        else f"#{i} {by_id[i].name} · {plural(by_id[i].partitions, 'partition')} · {by_id[i].author} · "
+        f"{datetime.fromtimestamp(by_id[i].updated_at):%Y-%m-%d %H:%M}"
+    ),
+)
 
 plan_id: int | None = None
 source: tuple[object, ...] | None = None  # identifies the plan without reading it
@@ -72,9 +77,11 @@ if source is None:
     st.info("Pick a saved plan (drafts are saved from the Drafts page) or upload a JSON file.")
     st.stop()
 if plan_id is not None and (parent_id := by_id[plan_id].parent_id) is not None:
-    st.caption(f"Rebased from plan [#{parent_id}](?plan={parent_id})"
-               + (f" · {by_id[parent_id].name}" if parent_id in by_id else " (since deleted)")
-               + ": the same targets, brought up to date against the cluster.")
+    st.caption(
+        f"Rebased from plan [#{parent_id}](?plan={parent_id})"
+        + (f" · {by_id[parent_id].name}" if parent_id in by_id else " (since deleted)")
+        + ": the same targets, brought up to date against the cluster."
+    )
 
 
 def check(state: ClusterState) -> ReviewBundle | None:
@@ -112,8 +119,10 @@ if cached is None or cached[0] != source or cached[1].state.check_basis != state
     st.session_state[keys.REVIEW_CACHE] = cached
 plan, d, findings, rollback_json, state, generated = cached[1]
 c1, c2 = st.columns([5, 1], vertical_alignment="center")
-c1.caption(f"Checked against the cluster as it was at {datetime.fromtimestamp(state.taken_at):%H:%M:%S}; "
-           "checked again by itself when the assignment, the brokers or min ISR change.")
+c1.caption(
+    f"Checked against the cluster as it was at {datetime.fromtimestamp(state.taken_at):%H:%M:%S}; "
+    "checked again by itself when the assignment, the brokers or min ISR change."
+)
 if c2.button("Check again", icon=":material/refresh:", help="Check against the cluster now (fresh sizes too)."):
     st.session_state[keys.REVIEW_AGAIN] = True
     st.rerun()
@@ -124,17 +133,26 @@ n = counts(findings)
 m = st.columns(6)
 m[0].metric("Partitions", f"{summary['partitions']:,}")
 m[1].metric("Moving", f"{summary['moving']:,}")
-m[2].metric("Replicas + / −", f"{summary['replicas_added']:,} / {summary['replicas_removed']:,}",
-            help="Replicas added (AR) / removed (RR)")
-m[3].metric("Leaders changing", f"{summary['leaders_changing']:,}",
-            help="Including the preferred leader election the run ends with (on by default: the plan changes "
-                 "some first replica; it can be turned off when submitting)." if d.elect else
-                 "Where the controller puts leaders: no preferred leader election (no first replica changes).")
+m[2].metric(
+    "Replicas + / −",
+    f"{summary['replicas_added']:,} / {summary['replicas_removed']:,}",
+    help="Replicas added (AR) / removed (RR)",
+)
+m[3].metric(
+    "Leaders changing",
+    f"{summary['leaders_changing']:,}",
+    help="Including the preferred leader election the run ends with (on by default: the plan changes "
+    "some first replica; it can be turned off when submitting)."
+    if d.elect
+    else "Where the controller puts leaders: no preferred leader election (no first replica changes).",
+)
 m[4].metric("Bytes to copy", human_bytes(d.bytes_to_copy) + ("" if d.sizes_known else " +?"))
 m[5].metric("Errors / warnings", f"{n['error']:,} / {n['warning']:,}")
 if n["error"]:
-    st.error(f"**{plural(n['error'], 'error')}**: this plan must not be submitted as it is. "
-             f"{'It is' if n['error'] == 1 else 'They are'} listed first below.")
+    st.error(
+        f"**{plural(n['error'], 'error')}**: this plan must not be submitted as it is. "
+        f"{'It is' if n['error'] == 1 else 'They are'} listed first below."
+    )
 elif n["warning"]:
     st.warning(f"No errors; {plural(n['warning'], 'warning')} to acknowledge before submitting.")
 else:
@@ -142,16 +160,21 @@ else:
 
 st.subheader("Findings")
 shown = findings
-if n["info"] and st.toggle(f"Show the {n['info']:,} info findings too (no change, reorder only, …)",
-                           key=keys.REVIEW_SHOW_INFO) is False:
+if (
+    n["info"]
+    and st.toggle(f"Show the {n['info']:,} info findings too (no change, reorder only, …)", key=keys.REVIEW_SHOW_INFO)
+    is False
+):
     shown = [f for f in findings if f.severity is not Severity.INFO]
 if len({f.code for f in shown}) > 1 or len(shown) > 50:
     st.dataframe(findings_view.finding_summary(shown), hide_index=True)
 if shown:  # errors come first; only the rows shown become table rows
     widgets.findings_table(shown[:SHOWN_FINDINGS])
     if len(shown) > SHOWN_FINDINGS:
-        st.caption(f"The first {SHOWN_FINDINGS:,} of {len(shown):,} findings (errors first); "
-                   "`python -m console validate --json` lists them all.")
+        st.caption(
+            f"The first {SHOWN_FINDINGS:,} of {len(shown):,} findings (errors first); "
+            "`python -m console validate --json` lists them all."
+        )
 else:
     st.write("No errors or warnings." if findings else "None.")
 
@@ -161,25 +184,38 @@ if plan_id is not None and plan.basis and any(f.code in changed_codes for f in f
     since = rebase(state, plan)
     if since.changed or any(f.code == STALE for f in findings):
         st.subheader("Bring up to date")
-        st.markdown(f"Since this plan was drafted: **{since.counts_text()}**. Bringing it up to date keeps every "
-                    "target and takes the replicas as they are now as its new basis, in a new saved plan linked "
-                    "to this one (this one stays as it is).")
+        st.markdown(
+            f"Since this plan was drafted: **{since.counts_text()}**. Bringing it up to date keeps every "
+            "target and takes the replicas as they are now as its new basis, in a new saved plan linked "
+            "to this one (this one stays as it is)."
+        )
         o1, o2 = st.columns(2)
         done, gone = since.counts[Since.COMPLETED], since.counts[Since.GONE]
-        drop_completed = o1.checkbox(f"Drop the {plural(done, 'partition')} already at their target", value=False,
-                                     disabled=not done, key=keys.REVIEW_DROP_COMPLETED)
-        drop_gone = o2.checkbox(f"Drop the {plural(gone, 'partition')} that {'is' if gone == 1 else 'are'} gone",
-                                value=bool(gone), disabled=not gone,
-                                key=keys.REVIEW_DROP_GONE, help="Kept, they stay errors (unknown topic or partition).")
+        drop_completed = o1.checkbox(
+            f"Drop the {plural(done, 'partition')} already at their target",
+            value=False,
+            disabled=not done,
+            key=keys.REVIEW_DROP_COMPLETED,
+        )
+        drop_gone = o2.checkbox(
+            f"Drop the {plural(gone, 'partition')} that {'is' if gone == 1 else 'are'} gone",
+            value=bool(gone),
+            disabled=not gone,
+            key=keys.REVIEW_DROP_GONE,
+            help="Kept, they stay errors (unknown topic or partition).",
+        )
         chosen = RebaseOptions(drop_completed=drop_completed, drop_gone=drop_gone)
         up = rebase(state, plan, chosen) if drop_completed or drop_gone else since
         st.dataframe(report_rows(up, only_changed=True, limit=SHOWN_FINDINGS), hide_index=True, width="stretch")
-        st.caption(f"The new plan: {plural(len(up.plan), 'partition')} ({len(up.dropped):,} dropped), "
-                   f"{up.left_to_do:,} of them to change.")
+        st.caption(
+            f"The new plan: {plural(len(up.plan), 'partition')} ({len(up.dropped):,} dropped), "
+            f"{up.left_to_do:,} of them to change."
+        )
         if st.button("Save as a new plan, up to date", icon=":material/update:", disabled=not up.plan.entries):
             try:
-                new_id = operations.save_rebased_plan(store, widgets.current_user(), state, settings.name, plan_id,
-                                                      chosen)
+                new_id = operations.save_rebased_plan(
+                    store, widgets.current_user(), state, settings.name, plan_id, chosen
+                )
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
             else:
@@ -187,8 +223,12 @@ if plan_id is not None and plan.basis and any(f.code in changed_codes for f in f
         rebased = st.session_state.get(keys.REVIEW_REBASED)
         if rebased is not None and rebased[0] == plan_id:
             st.success(f"Saved as plan #{rebased[1]}.")
-            st.page_link("views/review.py", label=f"Review plan #{rebased[1]}", icon=":material/fact_check:",
-                         query_params={"plan": str(rebased[1])})
+            st.page_link(
+                "views/review.py",
+                label=f"Review plan #{rebased[1]}",
+                icon=":material/fact_check:",
+                query_params={"plan": str(rebased[1])},
+            )
 
 if generated is not None:
     st.subheader("How it was generated")
@@ -196,16 +236,27 @@ if generated is not None:
     widgets.generation_report(generated, "review.generated")
 
 st.subheader("What it does")
-view = st.segmented_control("Show", ["Brokers", "Movement", "Replicas before/after", "Partitions", "Racks"],
-                            default="Brokers", key=keys.REVIEW_VIEW)
+view = st.segmented_control(
+    "Show",
+    ["Brokers", "Movement", "Replicas before/after", "Partitions", "Racks"],
+    default="Brokers",
+    key=keys.REVIEW_VIEW,
+)
 moving = d.changed
 if view == "Brokers":
-    metric = st.segmented_control("Metric", ["replicas", "leaders", "bytes"], default="replicas",
-                                  key=keys.REVIEW_METRIC) or "replicas"
+    metric = (
+        st.segmented_control("Metric", ["replicas", "leaders", "bytes"], default="replicas", key=keys.REVIEW_METRIC)
+        or "replicas"
+    )
     brows = review.broker_rows(d)
     st.altair_chart(charts.broker_before_after(brows, metric), width="stretch")
-    st.dataframe(brows, hide_index=True, width="stretch", placeholder="—",
-                 column_config={k: None for k in review.NUMERIC_BROKER_COLUMNS})
+    st.dataframe(
+        brows,
+        hide_index=True,
+        width="stretch",
+        placeholder="—",
+        column_config=dict.fromkeys(review.NUMERIC_BROKER_COLUMNS),
+    )
 elif view == "Movement":
     flows = review.flow_rows(d)
     if flows:
@@ -215,14 +266,18 @@ elif view == "Movement":
         st.write("No replica is copied: nothing moves between brokers.")
 elif view in ("Replicas before/after", "Partitions"):
     pages = max(1, -(-len(moving) // PAGE_SIZE))
-    number = st.number_input(f"Page (of {pages}; {len(moving):,} partitions change)", 1, pages, 1,
-                             key=keys.REVIEW_PAGE) if pages > 1 else 1
-    page = moving[(int(number) - 1) * PAGE_SIZE: int(number) * PAGE_SIZE]
+    number = (
+        st.number_input(f"Page (of {pages}; {len(moving):,} partitions change)", 1, pages, 1, key=keys.REVIEW_PAGE)
+        if pages > 1
+        else 1
+    )
+    page = moving[(int(number) - 1) * PAGE_SIZE : int(number) * PAGE_SIZE]
     if not page:
         st.write("No partition changes.")
     elif view == "Partitions":
-        st.dataframe(review.change_rows(d, racks, page), hide_index=True, width="stretch",
-                     column_config={"bytes to copy": None})
+        st.dataframe(
+            review.change_rows(d, racks, page), hide_index=True, width="stretch", column_config={"bytes to copy": None}
+        )
     else:
         names = [c.name for c in page]
         st.altair_chart(charts.plan_grid(review.plan_cells(page), names))
@@ -237,14 +292,18 @@ if plan_id is not None:
     approved = [(a.approver, a.at) for a in store.plans.approvals(plan_id) if a.plan_hash == digest]
     if approved:
         st.caption("Approved by " + ", ".join(f"{a} ({datetime.fromtimestamp(t):%Y-%m-%d %H:%M})" for a, t in approved))
-    if me.can("approve") and me.name != author and me.name not in {a for a, _ in approved}:
-        if st.button("Approve this plan", icon=":material/verified:"):
-            try:
-                operations.approve(store, me.name, cluster, plan_id)
-            except ConsoleError as e:
-                st.error(f"{e.message} {e.hint}")
-            else:
-                st.rerun()
+    if (
+        me.can("approve")
+        and me.name != author
+        and me.name not in {a for a, _ in approved}
+        and st.button("Approve this plan", icon=":material/verified:")
+    ):
+        try:
+            operations.approve(store, me.name, cluster, plan_id)
+        except ConsoleError as e:
+            st.error(f"{e.message} {e.hint}")
+        else:
+            st.rerun()
 blocked = actions.two_person_problem(plan_id, plan)
 if n["error"]:
     st.write("A plan with errors cannot be submitted.")
@@ -260,19 +319,34 @@ else:
     per_wave = s3.number_input("Partitions per wave", 1, 2_000, 500, key=keys.REVIEW_PER_WAVE)
     if st.button("Submit…", type="primary", icon=":material/play_arrow:"):
         st.session_state.pop(keys.SUBMIT_STARTED, None)  # a new submission
-        actions.open_dialog(actions.submit_dialog, settings, plan,
-                            by_id[plan_id].name if plan_id is not None else "uploaded plan",
-                            state, n["warning"], int(kb) * KB or None,
-                            WaveLimits(int(moves), int(per_wave)), plan_id, d.elect)
+        actions.open_dialog(
+            actions.submit_dialog,
+            settings,
+            plan,
+            by_id[plan_id].name if plan_id is not None else "uploaded plan",
+            state,
+            n["warning"],
+            int(kb) * KB or None,
+            WaveLimits(int(moves), int(per_wave)),
+            plan_id,
+            d.elect,
+        )
 
 st.subheader("Downloads")
 c1, c2 = st.columns(2)
 name = f"plan-{plan_id}" if plan_id else "plan"
-c1.download_button("Plan JSON", plan.to_json(), file_name=f"{name}.json", mime="application/json",
-                   icon=":material/download:")
-c2.download_button("Rollback JSON", rollback_json, file_name=f"{name}-rollback.json", mime="application/json",
-                   icon=":material/undo:", help="The current assignment of the plan's partitions (originals for "
-                   "partitions in flight): submit it to undo the plan.")
+c1.download_button(
+    "Plan JSON", plan.to_json(), file_name=f"{name}.json", mime="application/json", icon=":material/download:"
+)
+c2.download_button(
+    "Rollback JSON",
+    rollback_json,
+    file_name=f"{name}-rollback.json",
+    mime="application/json",
+    icon=":material/undo:",
+    help="The current assignment of the plan's partitions (originals for "
+    "partitions in flight): submit it to undo the plan.",
+)
 
 if plan_id is not None:
     st.subheader("Review session")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Callable
 
 import streamlit as st
 
 from components import actions, deps, keys, widgets
+from console.core.calibration import bytes_to_receive, calibrated
 from console.core.errors import ConsoleError
 from console.core.format import human_bytes, human_duration, human_rate, plural
 from console.core.model import cluster_key
@@ -15,7 +16,6 @@ from console.core.states import RunState, SubmitPath, WaveState
 from console.plans.plan import parse_plan
 from console.present import history
 from console.runs import operations
-from console.core.calibration import bytes_to_receive, calibrated
 from console.runs.progress import Progress, bytes_left, estimate_run
 from console.storage.store import Store
 
@@ -37,8 +37,13 @@ else:
     by_id = {r.id: r for r in runs}
     wanted = st.query_params.get("run")
     ids = list(by_id)
-    run_id = st.selectbox("Run", ids, index=ids.index(int(wanted)) if wanted and wanted.isdigit() and int(wanted) in by_id
-                          else 0, format_func=lambda i: f"#{i} {by_id[i].name} · {by_id[i].state}", key=keys.RUNS_SELECTED)
+    run_id = st.selectbox(
+        "Run",
+        ids,
+        index=ids.index(int(wanted)) if wanted and wanted.isdigit() and int(wanted) in by_id else 0,
+        format_func=lambda i: f"#{i} {by_id[i].name} · {by_id[i].state}",
+        key=keys.RUNS_SELECTED,
+    )
     st.query_params["run"] = str(run_id)
 
     @st.fragment(run_every=timedelta(seconds=2))
@@ -48,18 +53,29 @@ else:
             return
         now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
         rows = history.wave_rows(now, store.runs.waves(run_id), store.runs.outcomes(run_id))
-        st.markdown(f"**Run {run.id}** · {run.state} · by {run.author}"
-                    + (f" · throttle {history.throttle_text(run.rate)}" if run.rate else " · not throttled")
-                    + (" · ends with a preferred leader election" if run.elect_leaders else ""))
-        st.dataframe(rows, hide_index=True, width="stretch", placeholder="—", column_config={
-            "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%d%%")})
+        st.markdown(
+            f"**Run {run.id}** · {run.state} · by {run.author}"
+            + (f" · throttle {history.throttle_text(run.rate)}" if run.rate else " · not throttled")
+            + (" · ends with a preferred leader election" if run.elect_leaders else "")
+        )
+        st.dataframe(
+            rows,
+            hide_index=True,
+            width="stretch",
+            placeholder="—",
+            column_config={
+                "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%d%%")
+            },
+        )
         running = next((w for w in store.runs.waves(run_id) if w.state is WaveState.RUNNING), None)
         if running is not None and run.active:
             keys_now = [e.key for e in parse_plan(running.entries_json).entries]
             tracker = st.session_state.setdefault(f"runs.progress.{run_id}.{running.number}", Progress())
             tracker.update(now, keys_now)
             rate, left = tracker.rate(), bytes_left(now, keys_now)
-            later = [parse_plan(w.entries_json).entries for w in store.runs.waves(run_id) if w.state is WaveState.PENDING]
+            later = [
+                parse_plan(w.entries_json).entries for w in store.runs.waves(run_id) if w.state is WaveState.PENDING
+            ]
             cal = deps.calibration(now, settings)
             after = estimate_run(now, later, run.rate, cal)
             this = calibrated(bytes_to_receive(now, keys_now), run.rate, cal)
@@ -68,11 +84,17 @@ else:
             p2.metric("Left in this wave", human_bytes(left) if left is not None else "unknown")
             later_s, later_basis = (after.seconds, after.basis) if after else (0.0, "at the throttle")
             if rate and left is not None:
-                p3.metric("ETA", human_duration(left / rate + later_s),
-                          help=f"This wave at the observed rate, the waves after it {later_basis}.")
+                p3.metric(
+                    "ETA",
+                    human_duration(left / rate + later_s),
+                    help=f"This wave at the observed rate, the waves after it {later_basis}.",
+                )
             elif this is not None:
-                p3.metric("ETA", f"≈ {human_duration(this.seconds + later_s)}",
-                          help=f"Until a rate is observed: {this.basis}.")
+                p3.metric(
+                    "ETA",
+                    f"≈ {human_duration(this.seconds + later_s)}",
+                    help=f"Until a rate is observed: {this.basis}.",
+                )
             else:
                 p3.metric("ETA", "…", help="Measuring the copy rate.")
             for est in (this, after):
@@ -94,18 +116,23 @@ else:
             st.caption(election)
         not_elected = history.not_elected_rows(outcomes)
         if not_elected:
-            st.warning(f"The preferred leader was not elected for {plural(len(not_elected), 'partition')}; "
-                       f"{'it keeps' if len(not_elected) == 1 else 'they keep'} the leader "
-                       f"{'it' if len(not_elected) == 1 else 'they'} had (the run completed all the same):")
+            st.warning(
+                f"The preferred leader was not elected for {plural(len(not_elected), 'partition')}; "
+                f"{'it keeps' if len(not_elected) == 1 else 'they keep'} the leader "
+                f"{'it' if len(not_elected) == 1 else 'they'} had (the run completed all the same):"
+            )
             st.dataframe(not_elected, hide_index=True, placeholder="—")
 
     progress()
     run = by_id[run_id]
     if run.path is SubmitPath.ZOOKEEPER:
-        st.warning("Submitted through /admin/reassign_partitions (the path of Kafka before 2.4): it cannot be "
-                   "cancelled. Let it complete, then roll back if needed.")
+        st.warning(
+            "Submitted through /admin/reassign_partitions (the path of Kafka before 2.4): it cannot be "
+            "cancelled. Let it complete, then roll back if needed."
+        )
     if run.active and me.can("pause"):
         c1, c2, c3, c4 = st.columns(4)
+
         def change(operation: Callable[[Store, str, int], None]) -> None:
             try:
                 operation(store, me.name, run_id)
@@ -133,28 +160,50 @@ else:
         done = st.session_state.get(keys.RUNS_RATE_DONE)
         if done is not None and done[0] == run_id:
             _, asked, reported = done
-            st.success(f"Throttle of run {run_id} set to {human_rate(asked)}; the brokers now report "
-                       + (", ".join(f"broker {b}: {human_rate(int(v)) if v and v.isdigit() else 'nothing'}"
-                                    for b, v in sorted(reported.items())) or "no broker in flight for it yet")
-                       + ".")
+            st.success(
+                f"Throttle of run {run_id} set to {human_rate(asked)}; the brokers now report "
+                + (
+                    ", ".join(
+                        f"broker {b}: {human_rate(int(v)) if v and v.isdigit() else 'nothing'}"
+                        for b, v in sorted(reported.items())
+                    )
+                    or "no broker in flight for it yet"
+                )
+                + "."
+            )
         ours = [k for k, r in store.runs.active_partitions(cluster).items() if r == run_id]
-        if c4.button("Cancel the run…", icon=":material/cancel:", disabled=not ours or run.path is SubmitPath.ZOOKEEPER):
+        if c4.button(
+            "Cancel the run…", icon=":material/cancel:", disabled=not ours or run.path is SubmitPath.ZOOKEEPER
+        ):
             actions.open_cancel(settings, ours, False)
-        if c4.button("Abandon…", icon=":material/block:",
-                     help="Stop driving the run for good (its throttles come off); for a run that cannot finish."):
+        if c4.button(
+            "Abandon…",
+            icon=":material/block:",
+            help="Stop driving the run for good (its throttles come off); for a run that cannot finish.",
+        ):
             actions.open_dialog(actions.abandon_dialog, settings, run_id)
     elif run.active:
         st.caption(me.why_not("pause"))
 
     d1, d2, d3 = st.columns(3)
-    d1.download_button("Plan JSON", run.plan_json, file_name=f"run-{run.id}.json", mime="application/json",
-                       icon=":material/download:")
-    d2.download_button("Rollback JSON", run.rollback_json, file_name=f"run-{run.id}-rollback.json",
-                       mime="application/json", icon=":material/undo:")
+    d1.download_button(
+        "Plan JSON", run.plan_json, file_name=f"run-{run.id}.json", mime="application/json", icon=":material/download:"
+    )
+    d2.download_button(
+        "Rollback JSON",
+        run.rollback_json,
+        file_name=f"run-{run.id}-rollback.json",
+        mime="application/json",
+        icon=":material/undo:",
+    )
     if not run.active and d3.button("Roll back (review it first)", icon=":material/history:"):
         plan_id = operations.rollback_as_plan(store, me.name, state, settings.name, run.id)
-        st.page_link("views/review.py", label=f"Review the rollback (plan {plan_id})", icon=":material/fact_check:",
-                     query_params={"plan": str(plan_id)})
+        st.page_link(
+            "views/review.py",
+            label=f"Review the rollback (plan {plan_id})",
+            icon=":material/fact_check:",
+            query_params={"plan": str(plan_id)},
+        )
 
 st.subheader("Audit log")
 entries = store.audit.entries(cluster=cluster)
@@ -168,7 +217,13 @@ who = st.multiselect("Users", users, key="runs.audit_users")
 shown = [a for a in entries if (not chosen or a.action in chosen) and (not who or a.user in who)]
 st.dataframe(history.audit_rows(reversed(shown)), hide_index=True, width="stretch")
 e1, e2 = st.columns(2)
-e1.download_button("Audit log (CSV)", history.audit_csv(shown), file_name="audit.csv", mime="text/csv",
-                   icon=":material/download:")
-e2.download_button("Audit log (JSON)", history.audit_json(shown), file_name="audit.json", mime="application/json",
-                   icon=":material/download:")
+e1.download_button(
+    "Audit log (CSV)", history.audit_csv(shown), file_name="audit.csv", mime="text/csv", icon=":material/download:"
+)
+e2.download_button(
+    "Audit log (JSON)",
+    history.audit_json(shown),
+    file_name="audit.json",
+    mime="application/json",
+    icon=":material/download:",
+)

@@ -26,9 +26,10 @@ import hmac
 import json
 import os
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from console.core.errors import ConfigError
 from console.core.paths import users_file
@@ -40,8 +41,12 @@ NEEDS_ONE_OF = {"save plans": (OPERATOR, APPROVER)}
 """Actions any one of several roles allows."""
 SESSION_HOURS = 12.0
 """How long a sign-in against the users file lasts by default (``CONSOLE_SESSION_HOURS``)."""
-SANDBOX_USERS = {"admin": ("admin-secret", [OPERATOR, APPROVER]), "operator": ("operator-secret", [OPERATOR]),
-                 "approver": ("approver-secret", [APPROVER]), "viewer": ("viewer-secret", [VIEWER])}
+SANDBOX_USERS = {
+    "admin": ("admin-secret", [OPERATOR, APPROVER]),
+    "operator": ("operator-secret", [OPERATOR]),
+    "approver": ("approver-secret", [APPROVER]),
+    "viewer": ("viewer-secret", [VIEWER]),
+}
 """The sandbox's console users (fixed, sandbox-only passwords, like its SASL users)."""
 _N, _R, _P = 2**14, 8, 1
 
@@ -78,8 +83,10 @@ class Identity:
 
     def why_not(self, action: str) -> str:
         need = " or ".join(NEEDS_ONE_OF.get(action, ())) or NEEDS.get(action, VIEWER)
-        return (f"{self.name} may not {action}: it needs the {need} role "
-                f"(roles: {', '.join(sorted(self.roles)) or 'none'}).")
+        return (
+            f"{self.name} may not {action}: it needs the {need} role "
+            f"(roles: {', '.join(sorted(self.roles)) or 'none'})."
+        )
 
 
 @dataclass(frozen=True)
@@ -106,7 +113,6 @@ class Users:
         return Identity(email, self.emails.get(email, frozenset({VIEWER})), "streamlit")
 
 
-
 def session_ttl_s() -> float:
     """How long a sign-in lasts: ``$CONSOLE_SESSION_HOURS`` (default 12) hours."""
     raw = os.environ.get("CONSOLE_SESSION_HOURS", "").strip()
@@ -115,7 +121,9 @@ def session_ttl_s() -> float:
     except ValueError:
         hours = -1.0
     if not 0 < hours <= 24 * 366:
-        raise ConfigError(f"CONSOLE_SESSION_HOURS is {raw!r}, not a number of hours.", "For example 12 (the default) or 0.5.")
+        raise ConfigError(
+            f"CONSOLE_SESSION_HOURS is {raw!r}, not a number of hours.", "For example 12 (the default) or 0.5."
+        )
     return hours * 3600
 
 
@@ -127,29 +135,39 @@ def load_users(path: Path | None = None) -> Users | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as e:
-        raise ConfigError(f"Cannot read the users file {path}: {e}.",
-                          'It is JSON: {"users": {"name": {"password": "scrypt$...", "roles": ["operator"]}}}.') from None
+        raise ConfigError(
+            f"Cannot read the users file {path}: {e}.",
+            'It is JSON: {"users": {"name": {"password": "scrypt$...", "roles": ["operator"]}}}.',
+        ) from None
     try:
         users = raw.get("users", {})
         for name, u in users.items():
             bad = set(u.get("roles", [])) - set(ROLES)
             if bad:
-                raise ConfigError(f"The users file {path} gives {name} unknown roles {sorted(bad)}.",
-                                  f"Roles are {', '.join(ROLES)}.")
-        return Users({n: str(u["password"]) for n, u in users.items()},
-                     {n: frozenset(u.get("roles", [VIEWER])) for n, u in users.items()},
-                     {e: frozenset(r) for e, r in raw.get("emails", {}).items()},
-                     bool(raw.get("two_person_rule", False)))
+                raise ConfigError(
+                    f"The users file {path} gives {name} unknown roles {sorted(bad)}.", f"Roles are {', '.join(ROLES)}."
+                )
+        return Users(
+            {n: str(u["password"]) for n, u in users.items()},
+            {n: frozenset(u.get("roles", [VIEWER])) for n, u in users.items()},
+            {e: frozenset(r) for e, r in raw.get("emails", {}).items()},
+            bool(raw.get("two_person_rule", False)),
+        )
     except (AttributeError, KeyError, TypeError) as e:
-        raise ConfigError(f"The users file {path} is not in the expected shape ({e}).",
-                          'Expected {"users": {"name": {"password": "scrypt$...", "roles": [...]}}}.') from None
+        raise ConfigError(
+            f"The users file {path} is not in the expected shape ({e}).",
+            'Expected {"users": {"name": {"password": "scrypt$...", "roles": [...]}}}.',
+        ) from None
 
 
 def write_users(path: Path, users: dict[str, tuple[str, list[str]]], two_person_rule: bool = False) -> None:
     """Write a users file from clear-text passwords (hashed here)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    body = {"users": {n: {"password": hash_password(pw), "roles": roles} for n, (pw, roles) in users.items()},
-            "emails": {}, "two_person_rule": two_person_rule}
+    body = {
+        "users": {n: {"password": hash_password(pw), "roles": roles} for n, (pw, roles) in users.items()},
+        "emails": {},
+        "two_person_rule": two_person_rule,
+    }
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(body, indent=2))
     os.chmod(tmp, 0o600)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from console.access.settings import ConnectionSettings
 
@@ -35,11 +36,13 @@ def cluster_problems(clusters: Mapping[str, Any]) -> list[str]:
     for name, cfg in clusters.items():
         where = f"[clusters.{name}] in secrets.toml"
         if not isinstance(cfg, Mapping):
-            out.append(f"{where} is not a table: write bootstrap_servers = \"host:port\" under it.")
+            out.append(f'{where} is not a table: write bootstrap_servers = "host:port" under it.')
             continue
         if not str(cfg.get("bootstrap_servers", "")).strip():
-            out.append(f"{where} has no bootstrap_servers: add bootstrap_servers = \"host:port,...\"; "
-                       "the cluster is left out until then.")
+            out.append(
+                f'{where} has no bootstrap_servers: add bootstrap_servers = "host:port,..."; '
+                "the cluster is left out until then."
+            )
         props = cfg.get("properties", {})
         if not isinstance(props, Mapping):
             out.append(f"{where}: properties must be a table ([clusters.{name}.properties]) of librdkafka settings.")
@@ -57,7 +60,9 @@ def from_environment(env: Mapping[str, str] | None = None) -> dict[str, Connecti
     if not bs:
         return {}
     name = env.get("CONSOLE_CLUSTER_NAME", "cluster")
-    return {name: ConnectionSettings({"bootstrap.servers": bs}, zookeeper=env.get("CONSOLE_ZOOKEEPER") or None, name=name)}
+    return {
+        name: ConnectionSettings({"bootstrap.servers": bs}, zookeeper=env.get("CONSOLE_ZOOKEEPER") or None, name=name)
+    }
 
 
 def from_sandbox(data_dir: Path | None = None) -> dict[str, ConnectionSettings]:
@@ -66,7 +71,9 @@ def from_sandbox(data_dir: Path | None = None) -> dict[str, ConnectionSettings]:
     sb = status(data_dir)
     if sb is None:
         return {}
-    return {SANDBOX: ConnectionSettings({"bootstrap.servers": sb.bootstrap_servers}, zookeeper=sb.zookeeper, name=SANDBOX)}
+    return {
+        SANDBOX: ConnectionSettings({"bootstrap.servers": sb.bootstrap_servers}, zookeeper=sb.zookeeper, name=SANDBOX)
+    }
 
 
 def discover(configured: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, ConnectionSettings]:

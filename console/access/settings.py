@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from console.core.errors import ConfigError
 
@@ -76,9 +77,7 @@ def to_kafka_python(props: Mapping[str, str]) -> dict[str, Any]:
                 out[key] = [s.strip() for s in v.split(",") if s.strip()]
             elif key == "request_timeout_ms":
                 out[key] = int(v)
-            elif key == "security_protocol":
-                out[key] = v.upper()
-            elif key == "sasl_mechanism":
+            elif key == "security_protocol" or key == "sasl_mechanism":
                 out[key] = v.upper()
             else:
                 out[key] = v
@@ -131,8 +130,10 @@ def load_command_config(path: str | os.PathLike[str]) -> dict[str, str]:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
-        raise ConfigError(f"Cannot read the command-config file {p}: {e.strerror or e}.",
-                          "Give the path of a readable properties file.") from None
+        raise ConfigError(
+            f"Cannot read the command-config file {p}: {e.strerror or e}.",
+            "Give the path of a readable properties file.",
+        ) from None
     java = parse_properties(text)
     out: dict[str, str] = {}
     for k, v in java.items():

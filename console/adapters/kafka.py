@@ -12,16 +12,23 @@ import contextlib
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterable, Mapping, TypeVar
+from functools import partial
+from typing import Any, TypeVar
 
-from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
-from console.core.errors import (AuthorizationFailed, ClusterUnavailable, ConfigError, ConsoleError, PartiallyApplied,
-                                 UnsupportedByCluster)
-from console.core.model import BrokerId, Finding, LogDir, Outcome, Severity, SourceStatus, TopicPartition
-from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, Configs, PartitionMeta, Reassignment
 from console.access.settings import ConnectionSettings
-
+from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, Configs, PartitionMeta, Reassignment
+from console.core.errors import (
+    AuthorizationFailed,
+    ClusterUnavailable,
+    ConfigError,
+    ConsoleError,
+    PartiallyApplied,
+    UnsupportedByCluster,
+)
+from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
+from console.core.model import BrokerId, Finding, LogDir, Outcome, Severity, SourceStatus, TopicPartition
 
 for _name in ("kafka", "kafka.conn", "kafka.client", "kafka.admin"):
     logging.getLogger(_name).setLevel(logging.CRITICAL)
@@ -40,7 +47,7 @@ def translate(exc: BaseException, what: str) -> ConsoleError:
         try:
             code = str(exc.args[0].name())
             text = str(exc.args[0].str())
-        except Exception:  # noqa: BLE001
+        except Exception:
             pass
     blob = f"{name} {code} {text}".upper()
     if "AUTHORIZATION" in blob or ("SASL" in blob and "AUTHENTICATION" in blob):
@@ -49,8 +56,10 @@ def translate(exc: BaseException, what: str) -> ConsoleError:
             "Grant the console's principal DESCRIBE on CLUSTER and on the topics "
             "(ALTER on CLUSTER to change assignments), or pass credentials with --command-config.",
         )
-    if any(k in blob for k in ("UNSUPPORTEDVERSION", "UNSUPPORTED_VERSION", "INCOMPATIBLEBROKERVERSION",
-                               "UNRECOGNIZEDBROKERVERSION")):
+    if any(
+        k in blob
+        for k in ("UNSUPPORTEDVERSION", "UNSUPPORTED_VERSION", "INCOMPATIBLEBROKERVERSION", "UNRECOGNIZEDBROKERVERSION")
+    ):
         return UnsupportedByCluster(
             f"The cluster does not support {what}.",
             "ListPartitionReassignments needs Kafka 2.4 or newer; DescribeLogDirs sizes need 1.1. "
@@ -64,6 +73,10 @@ def translate(exc: BaseException, what: str) -> ConsoleError:
 
 CONFIGS_PARTIAL = "configs-partial"
 """Finding code: DescribeConfigs answered for some brokers or topics but not for these."""
+
+
+def _alter_reassignments(client: Any, request: Any) -> Any:
+    return client.alter_partition_reassignments(request)
 
 
 class _NoAnswer:
@@ -111,14 +124,18 @@ class KafkaGateway:
         if self._confluent is None:
             from confluent_kafka.admin import AdminClient
 
-            conf: dict[str, str | int | float | bool] = {"log_level": "0", "socket.connection.setup.timeout.ms": str(int(self.settings.timeout_s * 1000))}
+            conf: dict[str, str | int | float | bool] = {
+                "log_level": "0",
+                "socket.connection.setup.timeout.ms": str(int(self.settings.timeout_s * 1000)),
+            }
             conf.update(self.settings.to_confluent())
             try:
                 self._confluent = AdminClient(conf)
-            except Exception as e:  # noqa: BLE001 - librdkafka refuses a property: the settings are wrong
-                raise ConfigError(f"The connection settings of {self.settings.name or 'the cluster'} are not "
-                                  f"usable: {e}.", "Fix the property named (librdkafka names) in the cluster's "
-                                  "settings or command-config file.") from None
+            except Exception as e:
+                raise ConfigError(
+                    f"The connection settings of {self.settings.name or 'the cluster'} are not usable: {e}.",
+                    "Fix the property named (librdkafka names) in the cluster's settings or command-config file.",
+                ) from None
         return self._confluent
 
     def kafka_python(self) -> Any:
@@ -139,7 +156,7 @@ class KafkaGateway:
         with self._lock:
             try:
                 return fn(self.kafka_python())
-            except Exception as e:  # noqa: BLE001 - translated below
+            except Exception as e:
                 err = translate(e, what)
                 if isinstance(err, ClusterUnavailable):
                     self._drop_kp()
@@ -158,14 +175,16 @@ class KafkaGateway:
         self._confluent = None
 
     # -- reads ---------------------------------------------------------------------------------
-    def read_metadata(self) -> tuple[str | None, BrokerId | None, tuple[BrokerInfo, ...], dict[TopicPartition, PartitionMeta]]:
+    def read_metadata(
+        self,
+    ) -> tuple[str | None, BrokerId | None, tuple[BrokerInfo, ...], dict[TopicPartition, PartitionMeta]]:
         admin = self.confluent()
         t = self.settings.timeout_s
         try:
             cluster_f = admin.describe_cluster(request_timeout=t)
             md = admin.list_topics(timeout=t)
             cluster = cluster_f.result(timeout=t + 1)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             raise translate(e, "the Metadata request") from None
         brokers = tuple(
             sorted(
@@ -199,8 +218,9 @@ class KafkaGateway:
         return out
 
     # -- writes --------------------------------------------------------------------------------
-    def alter_reassignments(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...] | None],
-                            batch: int = 2_000, attempts: int = 5) -> dict[TopicPartition, Outcome]:
+    def alter_reassignments(
+        self, targets: Mapping[TopicPartition, tuple[BrokerId, ...] | None], batch: int = 2_000, attempts: int = 5
+    ) -> dict[TopicPartition, Outcome]:
         """AlterPartitionReassignments to the active controller: a target per partition, or None
         to cancel. Requests carry at most ``batch`` partitions. A request the controller did not
         take (NOT_CONTROLLER while it moves, no controller yet, a timeout) changed nothing and is
@@ -212,10 +232,14 @@ class KafkaGateway:
         out: dict[TopicPartition, Outcome] = {}
         items = list(targets.items())
         for start in range(0, len(items), batch):
-            chunk = items[start: start + batch]
+            chunk = items[start : start + batch]
             request = {KTP(t, p): (None if r is None else [int(b) for b in r]) for (t, p), r in chunk}
-            answer = self._to_controller("AlterPartitionReassignments",
-                                         lambda c: c.alter_partition_reassignments(request), attempts, out)
+            answer = self._to_controller(
+                "AlterPartitionReassignments",
+                partial(_alter_reassignments, request=request),
+                attempts,
+                out,
+            )
             for (t, p), _ in chunk:
                 err = answer.get(KTP(t, p), NO_ANSWER)
                 out[(t, p)] = outcome_of(t, p, err)
@@ -231,14 +255,15 @@ class KafkaGateway:
         items = list(keys)
         out: dict[TopicPartition, Outcome] = {}
         for start in range(0, len(items), batch):
-            chunk = items[start: start + batch]
+            chunk = items[start : start + batch]
             try:
                 # no request_timeout/operation_timeout: confluent-kafka 2.16's binding refuses either
                 # ("SystemError: more argument specifiers than keyword list entries"); the wait for
                 # the answer is bounded here instead
-                answer = admin.elect_leaders(ElectionType.PREFERRED, [CTP(t, p) for t, p in chunk]
-                                             ).result(timeout=self.settings.timeout_s + 1)
-            except Exception as e:  # noqa: BLE001
+                answer = admin.elect_leaders(ElectionType.PREFERRED, [CTP(t, p) for t, p in chunk]).result(
+                    timeout=self.settings.timeout_s + 1
+                )
+            except Exception as e:
                 err = translate(e, "ElectLeaders")
                 raise (PartiallyApplied(err, out) if out else err) from None
             for tp, error in answer.items():
@@ -250,16 +275,24 @@ class KafkaGateway:
                 out[(tp.topic, tp.partition)] = Outcome(tp.topic, tp.partition, ok, None if ok else code, text)
         return out
 
-    def alter_configs(self, brokers: Mapping[BrokerId, Mapping[str, str | None]],
-                      topics: Mapping[str, Mapping[str, str | None]]) -> None:
+    def alter_configs(
+        self, brokers: Mapping[BrokerId, Mapping[str, str | None]], topics: Mapping[str, Mapping[str, str | None]]
+    ) -> None:
         """IncrementalAlterConfigs: each key SET to its value, or DELETEd for None. Raises
         :class:`ConsoleError` naming every resource that was not changed."""
         from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
         def resource(kind: Any, name: str, changes: Mapping[str, str | None]) -> Any:
-            return ConfigResource(kind, name, incremental_configs=[
-                ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET if v is not None else AlterConfigOpType.DELETE)
-                for k, v in changes.items()])
+            return ConfigResource(
+                kind,
+                name,
+                incremental_configs=[
+                    ConfigEntry(
+                        k, v, incremental_operation=AlterConfigOpType.SET if v is not None else AlterConfigOpType.DELETE
+                    )
+                    for k, v in changes.items()
+                ],
+            )
 
         # librdkafka sends each BROKER resource to its own broker: one call each
         batches = [[resource(ResourceType.BROKER, str(b), c)] for b, c in brokers.items() if c]
@@ -271,20 +304,25 @@ class KafkaGateway:
         for batch in batches:
             try:
                 futures = admin.incremental_alter_configs(batch, request_timeout=self.settings.timeout_s)
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 raise translate(e, "IncrementalAlterConfigs") from None
             for res, fut in futures.items():
                 try:
                     fut.result(timeout=self.settings.timeout_s + 1)
-                except Exception as e:  # noqa: BLE001 - collected and reported together
-                    failed.append(f"{'broker' if res.restype == ResourceType.BROKER else 'topic'} {res.name}: "
-                                  f"{translate(e, 'IncrementalAlterConfigs').message}")
+                except Exception as e:
+                    failed.append(
+                        f"{'broker' if res.restype == ResourceType.BROKER else 'topic'} {res.name}: "
+                        f"{translate(e, 'IncrementalAlterConfigs').message}"
+                    )
         if failed:
-            raise ClusterUnavailable("Throttle configs were not changed on " + "; ".join(failed),
-                                     "The console retries; check that the brokers named are up.")
+            raise ClusterUnavailable(
+                "Throttle configs were not changed on " + "; ".join(failed),
+                "The console retries; check that the brokers named are up.",
+            )
 
-    def _to_controller(self, what: str, fn: Callable[[Any], T], attempts: int,
-                       done: dict[TopicPartition, Outcome]) -> T:
+    def _to_controller(
+        self, what: str, fn: Callable[[Any], T], attempts: int, done: dict[TopicPartition, Outcome]
+    ) -> T:
         """``fn`` on the kafka-python client; again (fresh client, fresh controller id) while the
         controller is moving or not answering."""
         delay = 0.2
@@ -292,7 +330,7 @@ class KafkaGateway:
             try:
                 with self._lock:
                     return fn(self.kafka_python())
-            except Exception as e:  # noqa: BLE001 - sorted below
+            except Exception as e:
                 err = translate(e, what)
                 retry = isinstance(err, ClusterUnavailable) or "controller" in str(e).lower()
                 with self._lock:
@@ -302,7 +340,8 @@ class KafkaGateway:
                         err = ClusterUnavailable(
                             f"The controller did not take {what} after {attempts} attempts: {e}.",
                             "Nothing of this request was applied. Check that a controller is elected "
-                            "(Overview) and try again.")
+                            "(Overview) and try again.",
+                        )
                     raise (PartiallyApplied(err, done) if done else err) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
@@ -322,7 +361,9 @@ class KafkaGateway:
                 dirs.append(
                     LogDir(
                         d["log_dir"],
-                        None if not err else f"error {err}" + (" (KAFKA_STORAGE_ERROR: the dir is offline)" if err == 56 else ""),
+                        None
+                        if not err
+                        else f"error {err}" + (" (KAFKA_STORAGE_ERROR: the dir is offline)" if err == 56 else ""),
                         total if total is not None and total >= 0 else None,
                         usable if usable is not None and usable >= 0 else None,
                     )
@@ -349,7 +390,7 @@ class KafkaGateway:
         try:
             for batch in batches:
                 futures.update(admin.describe_configs(batch, request_timeout=self.settings.timeout_s))
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             raise translate(e, "DescribeConfigs") from None
         if not futures:
             return Configs()
@@ -367,7 +408,7 @@ class KafkaGateway:
         for res, fut in futures.items():
             try:
                 cfg = fut.result(timeout=self.settings.timeout_s + 1)
-            except Exception as e:  # noqa: BLE001 - a topic deleted meanwhile, or one broker down: said below
+            except Exception as e:
                 errors.append(e)
                 (missing_brokers if res.restype == ResourceType.BROKER else missing_topics).append(res.name)
                 continue
@@ -398,7 +439,9 @@ class KafkaGateway:
                 log_dirs_status=_status_of(e),
                 configs_status=_status_of(e),
                 reassignments=None,
-                problems=(_problem("kafka-unavailable" if _status_of(e) is SourceStatus.UNAVAILABLE else "kafka-refused", e),),
+                problems=(
+                    _problem("kafka-unavailable" if _status_of(e) is SourceStatus.UNAVAILABLE else "kafka-refused", e),
+                ),
             )
         by_topic: dict[str, list[int]] = {}
         for t, p in parts:
@@ -431,21 +474,39 @@ class KafkaGateway:
             except ConsoleError as e:
                 configs, cfg_status = Configs(), _status_of(e)
                 problems.append(_problem("configs-unreadable", e))
-            problems += [Finding(CONFIGS_PARTIAL, Severity.WARNING,
-                                 f"Broker {b} did not answer DescribeConfigs: its throttles are unknown.",
-                                 "Check the broker; the console changes no throttle on it until it answers.",
-                                 broker=BrokerId(int(b))) for b in configs.missing_brokers]
-            problems += [Finding(CONFIGS_PARTIAL, Severity.WARNING,
-                                 f"The configs of topic {t} could not be read: its throttles are unknown.",
-                                 "It may be being deleted; the console changes no throttle on it until it answers.",
-                                 topic=t) for t in configs.missing_topics]
+            problems += [
+                Finding(
+                    CONFIGS_PARTIAL,
+                    Severity.WARNING,
+                    f"Broker {b} did not answer DescribeConfigs: its throttles are unknown.",
+                    "Check the broker; the console changes no throttle on it until it answers.",
+                    broker=BrokerId(int(b)),
+                )
+                for b in configs.missing_brokers
+            ]
+            problems += [
+                Finding(
+                    CONFIGS_PARTIAL,
+                    Severity.WARNING,
+                    f"The configs of topic {t} could not be read: its throttles are unknown.",
+                    "It may be being deleted; the console changes no throttle on it until it answers.",
+                    topic=t,
+                )
+                for t in configs.missing_topics
+            ]
         if not parts and SourceStatus.UNAUTHORIZED in (lpr_status, cfg_status):
             # Metadata silently leaves out topics the principal may not DESCRIBE.
-            problems.append(_problem("topics-hidden", AuthorizationFailed(
-                "Metadata shows no topic, and the cluster refuses other reads: the console's principal "
-                "probably lacks DESCRIBE on the topics.",
-                "Grant DESCRIBE and DESCRIBE_CONFIGS on the topics and on CLUSTER (or give a ZooKeeper "
-                "connect string to read the znodes).")))
+            problems.append(
+                _problem(
+                    "topics-hidden",
+                    AuthorizationFailed(
+                        "Metadata shows no topic, and the cluster refuses other reads: the console's principal "
+                        "probably lacks DESCRIBE on the topics.",
+                        "Grant DESCRIBE and DESCRIBE_CONFIGS on the topics and on CLUSTER (or give a ZooKeeper "
+                        "connect string to read the znodes).",
+                    ),
+                )
+            )
         return ApiView(
             cluster_id=cluster_id,
             controller=controller,
@@ -462,4 +523,3 @@ class KafkaGateway:
             configs_status=cfg_status,
             problems=tuple(problems),
         )
-

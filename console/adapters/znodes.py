@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from console.adapters.records import BrokerInfo, PartitionMeta, TopicZnode
 from console.core.errors import ZnodeFormatError
 from console.core.model import BrokerId, TopicPartition
-from console.adapters.records import BrokerInfo, PartitionMeta, TopicZnode
 
 
 def _load(path: str, data: bytes | str | None) -> dict[str, Any]:
@@ -64,9 +64,7 @@ def parse_topic(path: str, data: bytes | str | None) -> TopicZnode:
     )
 
 
-def parse_partition_state(
-    path: str, data: bytes | str | None, replicas: tuple[BrokerId, ...]
-) -> PartitionMeta:
+def parse_partition_state(path: str, data: bytes | str | None, replicas: tuple[BrokerId, ...]) -> PartitionMeta:
     """``/brokers/topics/<t>/partitions/<p>/state``: leader (-1 = none) and ISR."""
     obj = _load(path, data)
     leader = obj.get("leader", -1)
@@ -127,9 +125,13 @@ def parse_legacy_reassignment(path: str, data: bytes | str | None) -> dict[Topic
 def encode_legacy_reassignment(targets: dict[TopicPartition, tuple[BrokerId, ...]]) -> bytes:
     """The inverse of ``parse_legacy_reassignment``: no ``log_dirs`` (the controller's plain
     Jackson mapper refuses unknown keys and would ignore the whole node)."""
-    return json.dumps({"version": 1, "partitions": [
-        {"topic": t, "partition": p, "replicas": list(r)} for (t, p), r in sorted(targets.items())]},
-        separators=(",", ":")).encode()
+    return json.dumps(
+        {
+            "version": 1,
+            "partitions": [{"topic": t, "partition": p, "replicas": list(r)} for (t, p), r in sorted(targets.items())],
+        },
+        separators=(",", ":"),
+    ).encode()
 
 
 def parse_config(path: str, data: bytes | str | None) -> dict[str, str]:

@@ -12,11 +12,9 @@ import contextlib
 import logging
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from console.core.errors import (AuthorizationFailed, ConfigError, ConsoleError, ReassignmentBusy, ZnodeFormatError,
-                                 ZooKeeperUnavailable)
-from console.core.model import BrokerId, Finding, Severity, SourceStatus, TopicPartition
 from console.adapters.records import BrokerInfo, PartitionMeta, TopicZnode, ZkView
 from console.adapters.znodes import (
     parse_broker,
@@ -26,6 +24,15 @@ from console.adapters.znodes import (
     parse_partition_state,
     parse_topic,
 )
+from console.core.errors import (
+    AuthorizationFailed,
+    ConfigError,
+    ConsoleError,
+    ReassignmentBusy,
+    ZnodeFormatError,
+    ZooKeeperUnavailable,
+)
+from console.core.model import BrokerId, Finding, Severity, SourceStatus, TopicPartition
 
 logging.getLogger("kazoo").setLevel(logging.CRITICAL)
 
@@ -50,14 +57,20 @@ def translate(exc: BaseException, what: str) -> ConsoleError:
     if isinstance(exc, ConsoleError):
         return exc
     if isinstance(exc, (ke.NoAuthError, ke.AuthFailedError)):
-        return AuthorizationFailed(f"ZooKeeper refused {what}: not authorised.",
-                                   "Check the ZooKeeper ACLs and the console's credentials (SASL/digest).")
-    if isinstance(exc, (KazooTimeoutError, ke.ConnectionLoss, ke.SessionExpiredError, ke.ConnectionClosedError, TimeoutError)):
-        return ZooKeeperUnavailable(f"ZooKeeper did not answer {what}.",
-                                    "Check the connect string (host:port/chroot) and that ZooKeeper runs. "
-                                    "The Admin API view stays available.")
-    return ZooKeeperUnavailable(f"ZooKeeper failed on {what}: {type(exc).__name__} {exc}.",
-                                "Check the connect string (host:port/chroot).")
+        return AuthorizationFailed(
+            f"ZooKeeper refused {what}: not authorised.",
+            "Check the ZooKeeper ACLs and the console's credentials (SASL/digest).",
+        )
+    if isinstance(
+        exc, (KazooTimeoutError, ke.ConnectionLoss, ke.SessionExpiredError, ke.ConnectionClosedError, TimeoutError)
+    ):
+        return ZooKeeperUnavailable(
+            f"ZooKeeper did not answer {what}.",
+            "Check the connect string (host:port/chroot) and that ZooKeeper runs. The Admin API view stays available.",
+        )
+    return ZooKeeperUnavailable(
+        f"ZooKeeper failed on {what}: {type(exc).__name__} {exc}.", "Check the connect string (host:port/chroot)."
+    )
 
 
 class ZkReader:
@@ -87,11 +100,11 @@ class ZkReader:
             )
             try:
                 zk.start(timeout=self.timeout_s)
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 try:
                     zk.stop()
                     zk.close()
-                except Exception:  # noqa: BLE001
+                except Exception:
                     pass
                 raise translate(e, f"a connection to {self.connect}") from None
             self._zk = zk
@@ -119,15 +132,20 @@ class ZkReader:
 
         data = encode_legacy_reassignment(targets)
         if len(data) > LEGACY_ZNODE_MAX:
-            raise ConfigError(f"The wave is {len(data):,} bytes of JSON, over the {LEGACY_ZNODE_MAX:,} the console "
-                              "writes into one znode.", "Use smaller waves (fewer partitions per wave).")
+            raise ConfigError(
+                f"The wave is {len(data):,} bytes of JSON, over the {LEGACY_ZNODE_MAX:,} the console "
+                "writes into one znode.",
+                "Use smaller waves (fewer partitions per wave).",
+            )
         zk = self._client()
         try:
             zk.create(REASSIGN_PATH, data, makepath=True)
         except NodeExistsError:
-            raise ReassignmentBusy(f"{REASSIGN_PATH} exists: a reassignment started through ZooKeeper is still "
-                                   "running.", "Wait until it completes (the controller deletes the node).") from None
-        except Exception as e:  # noqa: BLE001
+            raise ReassignmentBusy(
+                f"{REASSIGN_PATH} exists: a reassignment started through ZooKeeper is still running.",
+                "Wait until it completes (the controller deletes the node).",
+            ) from None
+        except Exception as e:
             raise translate(e, f"creating {REASSIGN_PATH}") from None
 
     # -- batched reads -----------------------------------------------------------------------
@@ -135,7 +153,9 @@ class ZkReader:
         from kazoo.exceptions import NoNodeError
 
         try:
-            return list(zk.get_children_async(path, watch=self._on_watch if watch else None).get(timeout=self.timeout_s))
+            return list(
+                zk.get_children_async(path, watch=self._on_watch if watch else None).get(timeout=self.timeout_s)
+            )
         except NoNodeError:
             return []
 
@@ -162,22 +182,29 @@ class ZkReader:
         """Everything ZooKeeper says; never raises for ZooKeeper trouble (see ``status``)."""
         try:
             return self._read()
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             err = translate(e, "a read")
             status = SourceStatus.UNAUTHORIZED if isinstance(err, AuthorizationFailed) else SourceStatus.UNAVAILABLE
             with self._lock:
                 if self._zk is not None and not self._zk.connected:
                     self._stop_client()
-            return ZkView(status=status,
-                          problems=(Finding("zookeeper-unavailable", Severity.WARNING, err.message, err.hint),))
+            return ZkView(
+                status=status, problems=(Finding("zookeeper-unavailable", Severity.WARNING, err.message, err.hint),)
+            )
 
     def _read(self) -> ZkView:
         zk = self._client()
         problems: list[Finding] = []
 
         def bad(e: ZnodeFormatError) -> None:
-            problems.append(Finding("znode-unreadable", Severity.WARNING, f"Cannot parse {e.path}: {e.reason}.",
-                                    "Something other than Kafka may have written it; the console ignores it."))
+            problems.append(
+                Finding(
+                    "znode-unreadable",
+                    Severity.WARNING,
+                    f"Cannot parse {e.path}: {e.reason}.",
+                    "Something other than Kafka may have written it; the console ignores it.",
+                )
+            )
 
         # one-shot watches, re-armed by every read: the reassignment znode, controller, brokers, topics,
         # and each topic znode's data (AR / RR appear there when a reassignment starts and go when it ends)
@@ -226,9 +253,7 @@ class ZkReader:
                 tz[t] = parse_topic(path, first[path])
             except ZnodeFormatError as e:
                 bad(e)
-        state_paths = {
-            (t, p): f"/brokers/topics/{t}/partitions/{p}/state" for t, z in tz.items() for p in z.partitions
-        }
+        state_paths = {(t, p): f"/brokers/topics/{t}/partitions/{p}/state" for t, z in tz.items() for p in z.partitions}
         raw_states = self._get_many(zk, list(state_paths.values()))
         states: dict[TopicPartition, PartitionMeta] = {}
         for (t, p), path in state_paths.items():

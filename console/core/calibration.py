@@ -9,8 +9,8 @@ median throughput (capped by the throttle); a broker without history falls back 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 from console.core.format import ids_text, plural
 from console.core.limits import FOLLOWER_RATE
@@ -68,16 +68,19 @@ class Estimate:
         """``calibrated from 37 past moves to broker 4``, or ``at the throttle``."""
         if not self.calibrated:
             return "at the throttle"
-        return (f"calibrated from {plural(self.moves, 'past move')} to "
-                f"{'broker' if len(self.brokers) == 1 else 'brokers'} {ids_text(self.brokers)}")
+        return (
+            f"calibrated from {plural(self.moves, 'past move')} to "
+            f"{'broker' if len(self.brokers) == 1 else 'brokers'} {ids_text(self.brokers)}"
+        )
 
 
 Throttles = Mapping[BrokerId, int | None] | int | None
 """The follower throttle per destination broker, or one for all (None: unthrottled)."""
 
 
-def receive_time(todo: Mapping[BrokerId, int], throttle: Throttles,
-                 calibration: Calibration | None) -> tuple[float, set[BrokerId]] | None:
+def receive_time(
+    todo: Mapping[BrokerId, int], throttle: Throttles, calibration: Calibration | None
+) -> tuple[float, set[BrokerId]] | None:
     """Seconds until every broker of ``todo`` (bytes to receive, brokers copying at once) has its
     bytes at its calibrated rate, with the brokers whose history was used; None when some broker
     has neither history nor a throttle to go by, or no history applies at all."""
@@ -97,8 +100,9 @@ def receive_time(todo: Mapping[BrokerId, int], throttle: Throttles,
     return (slowest, used) if used else None
 
 
-def calibrated(todo: Mapping[BrokerId, int] | None, throttle: Throttles,
-               calibration: Calibration | None) -> Estimate | None:
+def calibrated(
+    todo: Mapping[BrokerId, int] | None, throttle: Throttles, calibration: Calibration | None
+) -> Estimate | None:
     """:func:`receive_time` as an :class:`Estimate` (None without sizes or history)."""
     if todo is None or calibration is None:
         return None

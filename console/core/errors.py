@@ -25,7 +25,8 @@ Every error carries ``message`` (what is wrong) and ``hint`` (what the operator 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from console.core.model import Outcome, TopicPartition
@@ -55,7 +56,9 @@ class PlanFormatError(ConfigError):
     def __init__(self, problems: list[str], hint: str = "") -> None:
         shown = problems[:_MAX_REPORTED]
         more = len(problems) - len(shown)
-        message = "The plan cannot be used: " + "; ".join(shown) + (f"; and {more} more problems" if more > 0 else "") + "."
+        message = (
+            "The plan cannot be used: " + "; ".join(shown) + (f"; and {more} more problems" if more > 0 else "") + "."
+        )
         super().__init__(message, hint or "Fix the file and load it again; nothing was read from it.")
         self.problems = problems
 
@@ -84,7 +87,7 @@ class PartiallyApplied(ConsoleError):
     """A request sent in batches stopped part-way: ``outcomes`` holds the answers of the batches
     that were applied, ``cause`` why the next one was not."""
 
-    def __init__(self, cause: ConsoleError, outcomes: Mapping["TopicPartition", "Outcome"]) -> None:
+    def __init__(self, cause: ConsoleError, outcomes: Mapping[TopicPartition, Outcome]) -> None:
         super().__init__(cause.message, cause.hint)
         self.cause = cause
         self.outcomes = dict(outcomes)
@@ -115,8 +118,10 @@ class ZnodeFormatError(ConsoleError, ValueError):
     """A znode's content is not what Kafka writes there: ``path`` and ``reason`` say where and why."""
 
     def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}", "Kafka wrote something the console does not understand; "
-                                              "the rest of the picture is still read.")
+        super().__init__(
+            f"{path}: {reason}",
+            "Kafka wrote something the console does not understand; the rest of the picture is still read.",
+        )
         self.path = path
         self.reason = reason
 

@@ -5,8 +5,9 @@ One copy of each, so the same value reads the same on every page and in the CLI.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, Iterable, Sequence, TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -37,8 +38,10 @@ def percent_text(percent: float | None) -> str:
 def human_duration(seconds: float) -> str:
     if seconds < 1:
         return "under a second"
-    s = int(round(seconds))
-    return f"{s // 3600} h {s % 3600 // 60} min" if s >= 3600 else (f"{s // 60} min {s % 60} s" if s >= 60 else f"{s} s")
+    s = round(seconds)
+    return (
+        f"{s // 3600} h {s % 3600 // 60} min" if s >= 3600 else (f"{s // 60} min {s % 60} s" if s >= 60 else f"{s} s")
+    )
 
 
 def timestamp(ts: float | None) -> str:
@@ -60,7 +63,7 @@ def table_text(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
     """Rows as an aligned plain-text table (CLI)."""
     cells = [[str(c) for c in columns]] + [[_cell(r.get(c)) for c in columns] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
-    return "\n".join("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells)
+    return "\n".join("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=False)).rstrip() for row in cells)
 
 
 def _cell(value: object) -> str:
@@ -80,4 +83,4 @@ def page(rows: Sequence[T], number: int, size: int) -> tuple[Sequence[T], int]:
     """Rows of page ``number`` (1-based, clamped) and the number of pages."""
     pages = page_count(len(rows), size)
     number = min(max(1, number), pages)
-    return rows[(number - 1) * size: number * size], pages
+    return rows[(number - 1) * size : number * size], pages

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, NamedTuple, NewType, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, NewType, TypeVar
 
 from console.core.limits import ALL_REPLICAS
 
@@ -129,7 +130,7 @@ class Findings(list[Finding]):
         said = ", ".join(f"{n} {k}" for k, n in self.counts().items() if n)
         return f"<Findings: {said or 'none'}>"
 
-    def to_pandas(self) -> "pd.DataFrame":
+    def to_pandas(self) -> pd.DataFrame:
         import pandas as pd
 
         return pd.DataFrame([f.to_dict() for f in self], columns=list(Finding._fields))
@@ -206,7 +207,9 @@ class ReplicaProgress:
 
     def _sizes(self) -> tuple[int, int] | None:
         """(copied, leader's) bytes when both are known."""
-        return None if self.leader_bytes is None or self.copied_bytes is None else (self.copied_bytes, self.leader_bytes)
+        return (
+            None if self.leader_bytes is None or self.copied_bytes is None else (self.copied_bytes, self.leader_bytes)
+        )
 
     @property
     def fraction(self) -> float | None:
@@ -244,6 +247,7 @@ class Keyed:
 
     __slots__ = ()
     if TYPE_CHECKING:
+
         @property
         def topic(self) -> str: ...
 
@@ -382,8 +386,13 @@ class Outcome(_Outcome, Keyed):
     __slots__ = ()
 
     def to_dict(self) -> dict[str, object]:
-        return {"topic": self.topic, "partition": self.partition, "accepted": self.accepted, "code": self.code,
-                "message": self.message}
+        return {
+            "topic": self.topic,
+            "partition": self.partition,
+            "accepted": self.accepted,
+            "code": self.code,
+            "message": self.message,
+        }
 
 
 def split_outcomes(outcomes: Iterable[Outcome]) -> tuple[list[Outcome], list[Outcome]]:
@@ -412,9 +421,7 @@ class Throttles:
     topics: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
     @staticmethod
-    def of(
-        brokers: Mapping[str, Mapping[str, str]], topics: Mapping[str, Mapping[str, str]]
-    ) -> "Throttles":
+    def of(brokers: Mapping[str, Mapping[str, str]], topics: Mapping[str, Mapping[str, str]]) -> Throttles:
         def freeze(m: Mapping[str, Mapping[str, str]]) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
             return tuple(
                 (k, tuple(sorted(v.items()))) for k, v in sorted(m.items(), key=lambda kv: (len(kv[0]), kv[0])) if v
@@ -501,29 +508,61 @@ class ClusterState:
     name: str = ""
 
     def __repr__(self) -> str:
-        return (f"<ClusterState {self.name or self.cluster_id or '?'}: {len(self.brokers)} brokers, "
-                f"{len(self.partitions):,} partitions, {len(self.in_flight):,} reassigning, "
-                f"{len(self.under_replicated):,} under-replicated, at {self.taken_at:.0f}>")
+        return (
+            f"<ClusterState {self.name or self.cluster_id or '?'}: {len(self.brokers)} brokers, "
+            f"{len(self.partitions):,} partitions, {len(self.in_flight):,} reassigning, "
+            f"{len(self.under_replicated):,} under-replicated, at {self.taken_at:.0f}>"
+        )
 
-    def to_pandas(self) -> "pd.DataFrame":
+    def to_pandas(self) -> pd.DataFrame:
         """One row per partition: R, I, AR, RR, leader, size, where the reassignment was read, state."""
         import pandas as pd
 
         return pd.DataFrame(
-            [(p.topic, p.partition, list(p.replicas), list(p.isr), list(p.adding), list(p.removing), p.leader,
-              p.size, p.source.value if p.source else None, p.reassigning, p.under_replicated, p.offline,
-              p.health.value) for p in self.partitions],
-            columns=["topic", "partition", "replicas", "isr", "adding", "removing", "leader", "size_bytes",
-                     "source", "reassigning", "under_replicated", "offline", "state"])
+            [
+                (
+                    p.topic,
+                    p.partition,
+                    list(p.replicas),
+                    list(p.isr),
+                    list(p.adding),
+                    list(p.removing),
+                    p.leader,
+                    p.size,
+                    p.source.value if p.source else None,
+                    p.reassigning,
+                    p.under_replicated,
+                    p.offline,
+                    p.health.value,
+                )
+                for p in self.partitions
+            ],
+            columns=[
+                "topic",
+                "partition",
+                "replicas",
+                "isr",
+                "adding",
+                "removing",
+                "leader",
+                "size_bytes",
+                "source",
+                "reassigning",
+                "under_replicated",
+                "offline",
+                "state",
+            ],
+        )
 
-    def brokers_to_pandas(self) -> "pd.DataFrame":
+    def brokers_to_pandas(self) -> pd.DataFrame:
         """One row per broker: rack, host, live, eligible, replicas, partitions led, bytes on disk."""
         import pandas as pd
 
         totals = self.broker_totals
         return pd.DataFrame(
             [(int(b.id), b.rack, b.host, b.live, b.eligible, *totals.get(b.id, (0, 0, 0))) for b in self.brokers],
-            columns=["broker", "rack", "host", "live", "eligible", "replicas", "leaders", "bytes"])
+            columns=["broker", "rack", "host", "live", "eligible", "replicas", "leaders", "bytes"],
+        )
 
     # -- lookups -----------------------------------------------------------------------------
     @cached_property
@@ -551,7 +590,7 @@ class ClusterState:
         ids = set(replicas) | set(leaders) | set(size) | {b.id for b in self.brokers}
         return {b: (replicas.get(b, 0), leaders.get(b, 0), size.get(b, 0)) for b in ids}
 
-    def memo(self, key: str, build: "Callable[[ClusterState], T]") -> T:
+    def memo(self, key: str, build: Callable[[ClusterState], T]) -> T:
         """A value derived from this snapshot by ``build``, built once and kept with it (snapshots are
         immutable): e.g. the column-wise arrays plan checks share (:func:`console.plans.columns.columns_of`)."""
         cache: dict[str, object] = self.__dict__.setdefault("_memo", {})
@@ -601,16 +640,17 @@ class ClusterState:
         """What checking a plan depends on, other than replica sizes: the assignment, each
         broker's registration, eligibility, rack and free space, and min ISR. Two snapshots with
         the same basis give a plan the same findings (bar free-space figures and bytes)."""
-        return (self.fingerprint(), tuple((b.id, b.registered, b.eligible, b.rack) for b in self.brokers),
-                self.min_insync)
+        return (
+            self.fingerprint(),
+            tuple((b.id, b.registered, b.eligible, b.rack) for b in self.brokers),
+            self.min_insync,
+        )
 
     @cached_property
     def _fingerprint(self) -> str:
         h = hashlib.sha256()
         for p in self.partitions:
-            h.update(
-                f"{p.topic}\0{p.partition}\0{p.replicas}\0{p.adding}\0{p.removing}\n".encode()
-            )
+            h.update(f"{p.topic}\0{p.partition}\0{p.replicas}\0{p.adding}\0{p.removing}\n".encode())
         return h.hexdigest()[:16]
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 def console_data_dir() -> Path:
     """``$CONSOLE_DATA_DIR``, else ``$XDG_DATA_HOME/reassignment-console`` (``~/.local/share/...``)."""
     base = os.environ.get("CONSOLE_DATA_DIR") or os.path.join(
-        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "reassignment-console")
+        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "reassignment-console"
+    )
     return Path(base)
 
 

@@ -53,7 +53,7 @@ class RunState(StrEnum):
     def terminal(self) -> bool:
         return not self.active
 
-    def can_become(self, new: "RunState") -> bool:
+    def can_become(self, new: RunState) -> bool:
         return new in _RUN_NEXT[self]
 
 
@@ -78,7 +78,7 @@ class WaveState(StrEnum):
         """Not finished: pending, submitting or running."""
         return self in _OPEN_WAVE
 
-    def can_become(self, new: "WaveState") -> bool:
+    def can_become(self, new: WaveState) -> bool:
         return new in _WAVE_NEXT[self]
 
 
@@ -111,23 +111,34 @@ _WAVE_NEXT: dict[WaveState, frozenset[WaveState]] = {
     **{s: frozenset() for s in WaveState if s not in _OPEN_WAVE},
 }
 
-_VERB = {RunState.RUNNING: "resumed", RunState.PAUSED: "paused", RunState.STOPPING: "stopped",
-         RunState.STOPPED: "stopped", RunState.COMPLETED: "completed", RunState.CANCELLED: "cancelled",
-         RunState.FAILED: "failed", RunState.ABANDONED: "abandoned"}
+_VERB = {
+    RunState.RUNNING: "resumed",
+    RunState.PAUSED: "paused",
+    RunState.STOPPING: "stopped",
+    RunState.STOPPED: "stopped",
+    RunState.COMPLETED: "completed",
+    RunState.CANCELLED: "cancelled",
+    RunState.FAILED: "failed",
+    RunState.ABANDONED: "abandoned",
+}
 
 
 def check_run(run_id: int, old: RunState, new: RunState) -> None:
     """Raise :class:`IllegalTransition` unless a run may go from ``old`` to ``new``."""
     if old != new and not old.can_become(new):
-        raise IllegalTransition(f"Run {run_id} is {old}: it cannot be {_VERB[new]}.",
-                                "Reload the Runs page: someone (or the worker) changed it meanwhile.")
+        raise IllegalTransition(
+            f"Run {run_id} is {old}: it cannot be {_VERB[new]}.",
+            "Reload the Runs page: someone (or the worker) changed it meanwhile.",
+        )
 
 
 def check_wave(run_id: int, number: int, old: WaveState, new: WaveState) -> None:
     """Raise :class:`IllegalTransition` unless a wave may go from ``old`` to ``new``."""
     if old != new and not old.can_become(new):
-        raise IllegalTransition(f"Wave {number} of run {run_id} is {old}: it cannot become {new}.",
-                                "This is a bug in the console if it happens: report it with the run's audit log.")
+        raise IllegalTransition(
+            f"Wave {number} of run {run_id} is {old}: it cannot become {new}.",
+            "This is a bug in the console if it happens: report it with the run's audit log.",
+        )
 
 
 def wave_end_for(run: RunState) -> WaveState:

@@ -24,9 +24,17 @@ def load_calibration(tables: str | Path, cluster: str) -> Calibration | None:
         return None
     try:
         table = ds.dataset(root / COPY_RATES, format="parquet").to_table(
-            columns=["cluster", "broker", "source_broker", "moves", "throughput_median_bps", "throttle_ratio_median",
-                     "throttled_moves"],
-            filter=(ds.field("cluster") == cluster) & ds.field("source_broker").is_null())
+            columns=[
+                "cluster",
+                "broker",
+                "source_broker",
+                "moves",
+                "throughput_median_bps",
+                "throttle_ratio_median",
+                "throttled_moves",
+            ],
+            filter=(ds.field("cluster") == cluster) & ds.field("source_broker").is_null(),
+        )
     except (OSError, pa.ArrowException):
         return None
     brokers = {}
@@ -34,7 +42,11 @@ def load_calibration(tables: str | Path, cluster: str) -> Calibration | None:
         if r["throughput_median_bps"] is None or not r["moves"]:
             continue
         b = BrokerId(int(r["broker"]))
-        brokers[b] = BrokerRate(b, int(r["moves"]), float(r["throughput_median_bps"]),
-                                None if r["throttle_ratio_median"] is None else float(r["throttle_ratio_median"]),
-                                int(r["throttled_moves"] or 0))
+        brokers[b] = BrokerRate(
+            b,
+            int(r["moves"]),
+            float(r["throughput_median_bps"]),
+            None if r["throttle_ratio_median"] is None else float(r["throttle_ratio_median"]),
+            int(r["throttled_moves"] or 0),
+        )
     return Calibration(cluster, brokers, float(manifest.get("finished_at", 0.0)))

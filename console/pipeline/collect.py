@@ -12,9 +12,10 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -60,8 +61,10 @@ class SnapshotWriter:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise ConfigError(f"Cannot create the snapshot directory {self.root}: {e.strerror or e}.",
-                              "Give --out a directory this user can write.") from None
+            raise ConfigError(
+                f"Cannot create the snapshot directory {self.root}: {e.strerror or e}.",
+                "Give --out a directory this user can write.",
+            ) from None
 
     def write(self, state: ClusterState) -> Written:
         start = time.perf_counter()
@@ -73,8 +76,10 @@ class SnapshotWriter:
             size = write_parquet(rows, self.root / REPLICAS / where / name)
             size += write_parquet(header_table(state), self.root / HEADERS / where / name)
         except OSError as e:
-            raise ConfigError(f"Cannot write the snapshot under {self.root}: {e.strerror or e}.",
-                              "Check the disk has room and the directory is writable.") from None
+            raise ConfigError(
+                f"Cannot write the snapshot under {self.root}: {e.strerror or e}.",
+                "Check the disk has room and the directory is writable.",
+            ) from None
         return Written(state.taken_at, key, rows.num_rows, size, time.perf_counter() - start)
 
 
@@ -87,10 +92,16 @@ def readable(state: ClusterState) -> bool:
     return state.status.metadata is SourceStatus.OK or state.status.zookeeper is SourceStatus.OK
 
 
-def collect(reader: Snapshots, writer: SnapshotWriter, every_s: float, for_s: float | None = None,
-            on_snapshot: Callable[[Written | ClusterState], None] = lambda _: None,
-            stop: Callable[[], bool] = lambda: False, clock: Callable[[], float] = time.monotonic,
-            sleep: Callable[[float], object] = time.sleep) -> int:
+def collect(
+    reader: Snapshots,
+    writer: SnapshotWriter,
+    every_s: float,
+    for_s: float | None = None,
+    on_snapshot: Callable[[Written | ClusterState], None] = lambda _: None,
+    stop: Callable[[], bool] = lambda: False,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], object] = time.sleep,
+) -> int:
     """Snapshot every ``every_s`` seconds for ``for_s`` seconds (forever when None) or until ``stop()``;
     each kept snapshot is passed to ``on_snapshot`` as :class:`Written`, a snapshot the cluster
     did not answer as the :class:`ClusterState` (its findings say why). Returns how many were kept."""
@@ -131,7 +142,7 @@ class BackgroundCollector:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name="history-collector")
 
-    def start(self) -> "BackgroundCollector":
+    def start(self) -> BackgroundCollector:
         self._thread.start()
         return self
 
@@ -149,8 +160,14 @@ class BackgroundCollector:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                collect(_Shared(self.reader, self.every_s), self.writer, self.every_s, on_snapshot=self._note,
-                        stop=self._stop.is_set, sleep=self._stop.wait)
+                collect(
+                    _Shared(self.reader, self.every_s),
+                    self.writer,
+                    self.every_s,
+                    on_snapshot=self._note,
+                    stop=self._stop.is_set,
+                    sleep=self._stop.wait,
+                )
             except ConsoleError as e:  # a full disk, an unwritable directory: say so, try again later
                 self.problem = e.message
                 self._stop.wait(self.every_s)

@@ -16,9 +16,10 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -38,7 +39,7 @@ def is_local(path: str) -> bool:
 
 
 def local_path(path: str) -> Path:
-    return Path(path[len("file://"):] if path.startswith("file://") else path)
+    return Path(path[len("file://") :] if path.startswith("file://") else path)
 
 
 def parquet_files(root: Path) -> Iterator[Path]:
@@ -52,18 +53,26 @@ def parquet_files(root: Path) -> Iterator[Path]:
 
 def _same_type(have: pa.DataType, want: pa.DataType) -> bool:
     """Equal types; a timestamp in any unit counts (Spark writes microseconds where the collector writes milliseconds)."""
-    return bool(have.equals(want) or (pa.types.is_timestamp(have) and pa.types.is_timestamp(want) and have.tz == want.tz))
+    return bool(
+        have.equals(want) or (pa.types.is_timestamp(have) and pa.types.is_timestamp(want) and have.tz == want.tz)
+    )
 
 
 def _check_schema(path: Path, have: pa.Schema, want: pa.Schema) -> None:
     absent = [f.name for f in want if f.name not in have.names]
     missing = [", ".join(absent[:5]) + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")] if absent else []
-    wrong = [f"{f.name} is {have.field(f.name).type}, not {f.type}" for f in want
-             if f.name in have.names and not _same_type(have.field(f.name).type, f.type)]
+    wrong = [
+        f"{f.name} is {have.field(f.name).type}, not {f.type}"
+        for f in want
+        if f.name in have.names and not _same_type(have.field(f.name).type, f.type)
+    ]
     if missing or wrong:
-        raise ConfigError(f"{path} is not a snapshot file of this console: "
-                          + "; ".join([f"missing column(s) {m}" for m in missing] + wrong) + ".",
-                          "Keep only files written by 'python -m console collect' in the snapshot directory.")
+        raise ConfigError(
+            f"{path} is not a snapshot file of this console: "
+            + "; ".join([f"missing column(s) {m}" for m in missing] + wrong)
+            + ".",
+            "Keep only files written by 'python -m console collect' in the snapshot directory.",
+        )
 
 
 def check_snapshots(snapshots: str) -> None:
@@ -72,21 +81,25 @@ def check_snapshots(snapshots: str) -> None:
         return
     root = local_path(snapshots)
     if not root.is_dir():
-        raise ConfigError(f"The snapshot directory {root} does not exist." if not root.exists()
-                          else f"{root} is not a directory.", _COLLECT_HINT)
+        raise ConfigError(
+            f"The snapshot directory {root} does not exist." if not root.exists() else f"{root} is not a directory.",
+            _COLLECT_HINT,
+        )
     for name, schema in ((REPLICAS, REPLICA_SCHEMA), (HEADERS, HEADER_SCHEMA)):
         files = list(parquet_files(root / name))
         if not files:
-            raise ConfigError(f"The snapshot directory {root} has no snapshots ({name}/ is missing or empty).",
-                              _COLLECT_HINT)
+            raise ConfigError(
+                f"The snapshot directory {root} has no snapshots ({name}/ is missing or empty).", _COLLECT_HINT
+            )
         for f in files:
             try:
                 meta = pq.read_metadata(f)
                 have = meta.schema.to_arrow_schema()
             except (OSError, pa.ArrowException) as e:
-                raise ConfigError(f"{f} is not a readable Parquet file ({e}).",
-                                  "Move it out of the snapshot directory (it may be a copy cut short) and run "
-                                  "the job again.") from None
+                raise ConfigError(
+                    f"{f} is not a readable Parquet file ({e}).",
+                    "Move it out of the snapshot directory (it may be a copy cut short) and run the job again.",
+                ) from None
             _check_schema(f, have, schema)
             if name == HEADERS and meta.num_rows:
                 formats = pq.read_table(f, columns=["format"]).column("format").to_pylist()
@@ -99,17 +112,17 @@ def check_snapshots(snapshots: str) -> None:
 class Snapshots:
     """The two stored datasets, as Spark DataFrames (``cluster`` and ``date`` from the path)."""
 
-    replicas: "DataFrame"
-    headers: "DataFrame"
+    replicas: DataFrame
+    headers: DataFrame
 
 
-def read_snapshots(spark: "SparkSession", snapshots: str) -> Snapshots:
+def read_snapshots(spark: SparkSession, snapshots: str) -> Snapshots:
     """The datasets of ``snapshots`` (check them first with :func:`check_snapshots`)."""
     from console.pipeline.spark import run_job
 
     base = snapshots.rstrip("/")
 
-    def read(name: str) -> "DataFrame":
+    def read(name: str) -> DataFrame:
         return spark.read.option("basePath", f"{base}/{name}").parquet(f"{base}/{name}")
 
     return run_job(f"Reading the snapshots in {snapshots}", lambda: Snapshots(read(REPLICAS), read(HEADERS)))
@@ -174,15 +187,18 @@ class Output:
 
     def __init__(self, out: str) -> None:
         if not is_local(out):
-            raise ConfigError(f"--out must be a local directory, not {out}.",
-                              "Write the tables locally; inputs may be any URI Spark reads.")
+            raise ConfigError(
+                f"--out must be a local directory, not {out}.",
+                "Write the tables locally; inputs may be any URI Spark reads.",
+            )
         self.root = local_path(out)
         self.tmp = self.root / f".tmp-{uuid.uuid4().hex[:8]}"
         try:
             self.tmp.mkdir(parents=True)
         except OSError as e:
-            raise ConfigError(f"Cannot write under {self.root}: {e.strerror or e}.",
-                              "Give --out a directory this user can write.") from None
+            raise ConfigError(
+                f"Cannot write under {self.root}: {e.strerror or e}.", "Give --out a directory this user can write."
+            ) from None
         self.tables: dict[str, int] = {}
         self.files: set[str] = set()
         """Outputs that are files (or directories of files), not tables: ``tables`` counts their files."""
@@ -190,7 +206,7 @@ class Output:
     def path(self, table: str) -> str:
         return str(self.tmp / table)
 
-    def write(self, table: str, df: "DataFrame") -> int:
+    def write(self, table: str, df: DataFrame) -> int:
         """Write ``df`` as ``table``; its row count."""
         from console.pipeline.spark import run_job
 

@@ -17,15 +17,16 @@ union of its topics' plans and its report the sum of theirs (:func:`console.plan
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from time import perf_counter
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import pyarrow as pa
 
 from console.core.errors import ConfigError, GoalImpossible
-from console.pipeline.snapshots import STATE_COLUMNS, StoredSnapshot, state_from_rows
+from console.pipeline.snapshots import StoredSnapshot, state_from_rows
 from console.plans.generate import GenerateOptions, chosen_topics, generate
 from console.plans.plan import Plan, parse_plan
 from console.plans.quality import Report, merge_reports
@@ -49,21 +50,24 @@ class UnitStatus(str, Enum):
         return self in (UnitStatus.PARTIAL, UnitStatus.IMPOSSIBLE, UnitStatus.UNUSABLE)
 
 
-UNIT_SCHEMA = pa.schema([
-    ("cluster", pa.string()),
-    ("topic", pa.string()),
-    ("status", pa.string()),
-    ("message", pa.string()),
-    ("hint", pa.string()),
-    ("partitions", pa.int64()),
-    ("plan", pa.string()),
-    ("report", pa.string()),
-    ("seconds", pa.float64()),
-])
+UNIT_SCHEMA = pa.schema(
+    [
+        ("cluster", pa.string()),
+        ("topic", pa.string()),
+        ("status", pa.string()),
+        ("message", pa.string()),
+        ("hint", pa.string()),
+        ("partitions", pa.int64()),
+        ("plan", pa.string()),
+        ("report", pa.string()),
+        ("seconds", pa.float64()),
+    ]
+)
 """What :class:`Planner` returns per unit (``topic`` is null when the unit is the whole cluster)."""
 
-UNITS_TABLE = pa.schema([UNIT_SCHEMA.field(c) for c in ("cluster", "topic", "status", "message", "hint", "partitions",
-                                                         "seconds")])
+UNITS_TABLE = pa.schema(
+    [UNIT_SCHEMA.field(c) for c in ("cluster", "topic", "status", "message", "hint", "partitions", "seconds")]
+)
 """The ``units`` table: the units without their plans and reports (those go to files)."""
 
 _DDL = {pa.string(): "string", pa.int64(): "long", pa.float64(): "double"}
@@ -110,18 +114,34 @@ class Planner:
         try:
             made = generate(state, options)
         except GoalImpossible as e:
-            return {**row, "status": UnitStatus.IMPOSSIBLE.value, "message": e.message, "hint": e.hint,
-                    "seconds": perf_counter() - started}
+            return {
+                **row,
+                "status": UnitStatus.IMPOSSIBLE.value,
+                "message": e.message,
+                "hint": e.hint,
+                "seconds": perf_counter() - started,
+            }
         except ConfigError as e:
-            return {**row, "status": UnitStatus.UNUSABLE.value, "message": e.message, "hint": e.hint,
-                    "seconds": perf_counter() - started}
+            return {
+                **row,
+                "status": UnitStatus.UNUSABLE.value,
+                "message": e.message,
+                "hint": e.hint,
+                "seconds": perf_counter() - started,
+            }
         report = made.report
         if self.throttle and topic is None:
             report = report.with_estimate(plan_estimate(state, made.plan, self.throttle, self.limits), self.throttle)
         status = UnitStatus.PLANNED if len(made.plan) else UnitStatus.MET
-        return {**row, "status": status.value, "message": report.headline(), "hint": "",
-                "plan": made.plan.to_json() if len(made.plan) else None,
-                "report": json.dumps(report.to_dict()), "seconds": perf_counter() - started}
+        return {
+            **row,
+            "status": status.value,
+            "message": report.headline(),
+            "hint": "",
+            "plan": made.plan.to_json() if len(made.plan) else None,
+            "report": json.dumps(report.to_dict()),
+            "seconds": perf_counter() - started,
+        }
 
 
 def _plan_group(planner: Planner, key: tuple[Any, ...], rows: pa.Table) -> pa.Table:
@@ -144,15 +164,28 @@ class ClusterResult:
     failed: tuple[dict[str, Any], ...]
 
 
-def cluster_result(cluster: str, goal: str, units: Sequence[dict[str, Any]], topics: Sequence[str] = ()) -> ClusterResult:
+def cluster_result(
+    cluster: str, goal: str, units: Sequence[dict[str, Any]], topics: Sequence[str] = ()
+) -> ClusterResult:
     """One cluster's rows of :data:`UNIT_SCHEMA` as one result. Planned per topic, ``topics`` are
     the topics asked for: one the cluster does not have is a unit that does not fit, as it is when
     the whole cluster is planned."""
     have = {u["topic"] for u in units}
-    units = list(units) + [{"cluster": cluster, "topic": t, "status": UnitStatus.UNUSABLE.value,
-                            "message": f"No topic {t} in this cluster.", "hint": "Check the topic names (python -m console state).",
-                            "partitions": 0, "plan": None, "report": None, "seconds": 0.0}
-                           for t in topics if t not in have]
+    units = list(units) + [
+        {
+            "cluster": cluster,
+            "topic": t,
+            "status": UnitStatus.UNUSABLE.value,
+            "message": f"No topic {t} in this cluster.",
+            "hint": "Check the topic names (python -m console state).",
+            "partitions": 0,
+            "plan": None,
+            "report": None,
+            "seconds": 0.0,
+        }
+        for t in topics
+        if t not in have
+    ]
     done = (UnitStatus.PLANNED.value, UnitStatus.MET.value)
     ok = [u for u in units if u["status"] in done]
     failed = tuple(u for u in units if u["status"] not in done)
@@ -172,43 +205,63 @@ def cluster_result(cluster: str, goal: str, units: Sequence[dict[str, Any]], top
     return ClusterResult(cluster, status, Plan.of(entries), report, tuple(units), failed)
 
 
-SUMMARY_SCHEMA = pa.schema([
-    ("cluster", pa.string()),
-    ("snapshot_at", pa.timestamp("ms", tz="UTC")),
-    ("goal", pa.string()),
-    ("status", pa.string()),
-    ("units", pa.int64()),
-    ("units_failed", pa.int64()),
-    ("partitions_changed", pa.int64()),
-    ("moved_replicas", pa.int64()),
-    ("moved_bytes", pa.int64()),
-    ("lower_bound_replicas", pa.int64()),
-    ("lower_bound_bytes", pa.int64()),
-    ("ratio_replicas", pa.float64()),
-    ("ratio_bytes", pa.float64()),
-    ("leaders_moved", pa.int64()),
-    ("removed_replicas", pa.int64()),
-    ("reached", pa.bool_()),
-    ("rack_violations_before", pa.int64()),
-    ("rack_violations_after", pa.int64()),
-    ("replicas_spread_after", pa.int64()),
-    ("bytes_max_over_min_after", pa.float64()),
-    ("eta_seconds", pa.float64()),
-    ("plan_file", pa.string()),
-    ("message", pa.string()),
-    ("hint", pa.string()),
-])
+SUMMARY_SCHEMA = pa.schema(
+    [
+        ("cluster", pa.string()),
+        ("snapshot_at", pa.timestamp("ms", tz="UTC")),
+        ("goal", pa.string()),
+        ("status", pa.string()),
+        ("units", pa.int64()),
+        ("units_failed", pa.int64()),
+        ("partitions_changed", pa.int64()),
+        ("moved_replicas", pa.int64()),
+        ("moved_bytes", pa.int64()),
+        ("lower_bound_replicas", pa.int64()),
+        ("lower_bound_bytes", pa.int64()),
+        ("ratio_replicas", pa.float64()),
+        ("ratio_bytes", pa.float64()),
+        ("leaders_moved", pa.int64()),
+        ("removed_replicas", pa.int64()),
+        ("reached", pa.bool_()),
+        ("rack_violations_before", pa.int64()),
+        ("rack_violations_after", pa.int64()),
+        ("replicas_spread_after", pa.int64()),
+        ("bytes_max_over_min_after", pa.float64()),
+        ("eta_seconds", pa.float64()),
+        ("plan_file", pa.string()),
+        ("message", pa.string()),
+        ("hint", pa.string()),
+    ]
+)
 """The fleet summary: one row per cluster."""
 
-_REPORTED = ("partitions_changed", "moved_replicas", "moved_bytes", "lower_bound_replicas", "lower_bound_bytes",
-             "ratio_replicas", "ratio_bytes", "leaders_moved", "removed_replicas", "reached", "rack_violations_before",
-             "rack_violations_after", "eta_seconds")
+_REPORTED = (
+    "partitions_changed",
+    "moved_replicas",
+    "moved_bytes",
+    "lower_bound_replicas",
+    "lower_bound_bytes",
+    "ratio_replicas",
+    "ratio_bytes",
+    "leaders_moved",
+    "removed_replicas",
+    "reached",
+    "rack_violations_before",
+    "rack_violations_after",
+    "eta_seconds",
+)
 
 
 def summary_row(result: ClusterResult, snapshot: StoredSnapshot, goal: str, plan_file: str | None) -> dict[str, Any]:
-    row: dict[str, Any] = {"cluster": result.cluster, "snapshot_at": snapshot.taken_ms, "goal": goal,
-                           "status": result.status.value, "units": len(result.units), "units_failed": len(result.failed),
-                           "plan_file": plan_file}
+    row: dict[str, Any] = {
+        "cluster": result.cluster,
+        "snapshot_at": snapshot.taken_ms,
+        "goal": goal,
+        "status": result.status.value,
+        "units": len(result.units),
+        "units_failed": len(result.failed),
+        "plan_file": plan_file,
+    }
     r = result.report
     if r is not None:
         row.update({k: getattr(r, k) for k in _REPORTED})
@@ -233,22 +286,50 @@ def broker_rows(result: ClusterResult) -> list[dict[str, Any]]:
     if result.report is None:
         return []
     after = {b.broker: b for b in result.report.brokers_after}
-    return [{"cluster": result.cluster, "broker": b.broker, "rack": b.rack,
-             **{f"{m}_{when}": getattr(x, m) for m in ("replicas", "leaders", "bytes")
-                for when, x in (("before", b), ("after", after.get(b.broker, b)))}}
-            for b in result.report.brokers_before]
+    return [
+        {
+            "cluster": result.cluster,
+            "broker": b.broker,
+            "rack": b.rack,
+            **{
+                f"{m}_{when}": getattr(x, m)
+                for m in ("replicas", "leaders", "bytes")
+                for when, x in (("before", b), ("after", after.get(b.broker, b)))
+            },
+        }
+        for b in result.report.brokers_before
+    ]
 
 
-BROKER_SCHEMA = pa.schema([("cluster", pa.string()), ("broker", pa.int64()), ("rack", pa.string())] + [
-    (f"{m}_{when}", pa.int64()) for m in ("replicas", "leaders", "bytes") for when in ("before", "after")])
+BROKER_SCHEMA = pa.schema(
+    [("cluster", pa.string()), ("broker", pa.int64()), ("rack", pa.string())]
+    + [(f"{m}_{when}", pa.int64()) for m in ("replicas", "leaders", "bytes") for when in ("before", "after")]
+)
 
-FINDING_SCHEMA = pa.schema([("cluster", pa.string()), ("topic", pa.string()), ("code", pa.string()),
-                            ("severity", pa.string()), ("message", pa.string()), ("hint", pa.string())])
+FINDING_SCHEMA = pa.schema(
+    [
+        ("cluster", pa.string()),
+        ("topic", pa.string()),
+        ("code", pa.string()),
+        ("severity", pa.string()),
+        ("message", pa.string()),
+        ("hint", pa.string()),
+    ]
+)
 
 
 def finding_rows(result: ClusterResult) -> list[dict[str, Any]]:
     """What the generators said of a cluster (the report's findings, each with its topic when planned per topic)."""
     if result.report is None:
         return []
-    return [{"cluster": result.cluster, "topic": f.topic, "code": f.code, "severity": f.severity.value,
-             "message": f.message, "hint": f.hint} for f in result.report.findings]
+    return [
+        {
+            "cluster": result.cluster,
+            "topic": f.topic,
+            "code": f.code,
+            "severity": f.severity.value,
+            "message": f.message,
+            "hint": f.hint,
+        }
+        for f in result.report.findings
+    ]

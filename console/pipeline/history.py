@@ -40,15 +40,51 @@ class Outcome:
     STUCK = "stuck"
 
 
-MOVES_COLUMNS = ["cluster", "topic", "partition", "broker", "rack", "source_broker", "started_at", "ended_at",
-                 "last_seen_at", "outcome", "bytes", "copied_bytes", "seconds", "rate_bps", "throttle_bps",
-                 "samples", "concurrent"]
-COPY_RATE_COLUMNS = ["cluster", "broker", "source_broker", "moves", "bytes", "rate_p10_bps", "rate_median_bps",
-                     "rate_p90_bps", "throughput_median_bps", "throttle_ratio_median", "throttled_moves", "last_move_at"]
+MOVES_COLUMNS = [
+    "cluster",
+    "topic",
+    "partition",
+    "broker",
+    "rack",
+    "source_broker",
+    "started_at",
+    "ended_at",
+    "last_seen_at",
+    "outcome",
+    "bytes",
+    "copied_bytes",
+    "seconds",
+    "rate_bps",
+    "throttle_bps",
+    "samples",
+    "concurrent",
+]
+COPY_RATE_COLUMNS = [
+    "cluster",
+    "broker",
+    "source_broker",
+    "moves",
+    "bytes",
+    "rate_p10_bps",
+    "rate_median_bps",
+    "rate_p90_bps",
+    "throughput_median_bps",
+    "throttle_ratio_median",
+    "throttled_moves",
+    "last_move_at",
+]
 BROKER_LOAD_COLUMNS = ["cluster", "taken_at", "broker", "rack", "replicas", "leaders", "bytes", "adding", "removing"]
 PARTITION_COUNT_COLUMNS = ["cluster", "taken_at", "partitions", "reassigning", "under_replicated", "offline"]
-INCIDENT_COLUMNS = ["cluster", "kind", "started_at", "ended_at", "last_seen_at", "seconds", "peak_partitions",
-                    "snapshots"]
+INCIDENT_COLUMNS = [
+    "cluster",
+    "kind",
+    "started_at",
+    "ended_at",
+    "last_seen_at",
+    "seconds",
+    "peak_partitions",
+    "snapshots",
+]
 
 
 def _seconds(later: Column, earlier: Column) -> Column:
@@ -58,33 +94,58 @@ def _seconds(later: Column, earlier: Column) -> Column:
 def sequence(headers: DataFrame) -> DataFrame:
     """Each snapshot of each cluster numbered in time (``seq``), with the next one's time."""
     w = Window.partitionBy("cluster").orderBy("taken_at")
-    return (headers.select("cluster", "taken_at")
-            .dropDuplicates(["cluster", "taken_at"])
-            .withColumn("seq", F.row_number().over(w))
-            .withColumn("next_taken_at", F.lead("taken_at").over(w))
-            .select("cluster", "taken_at", "seq", "next_taken_at"))
+    return (
+        headers.select("cluster", "taken_at")
+        .dropDuplicates(["cluster", "taken_at"])
+        .withColumn("seq", F.row_number().over(w))
+        .withColumn("next_taken_at", F.lead("taken_at").over(w))
+        .select("cluster", "taken_at", "seq", "next_taken_at")
+    )
 
 
 def moves(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAULT_STUCK_AFTER_S) -> DataFrame:
-    r = replicas.select("cluster", "taken_at", "topic", "partition", "broker", "rack", "leader", "is_leader",
-                        "in_isr", "adding", "bytes", "follower_rate", "follower_throttled", "leader_rate",
-                        "leader_throttled")
+    r = replicas.select(
+        "cluster",
+        "taken_at",
+        "topic",
+        "partition",
+        "broker",
+        "rack",
+        "leader",
+        "is_leader",
+        "in_isr",
+        "adding",
+        "bytes",
+        "follower_rate",
+        "follower_throttled",
+        "leader_rate",
+        "leader_throttled",
+    )
     seq = F.broadcast(sequence(headers))
     # What the leader's side of each partition has in force at each snapshot (its leader throttle).
-    leaders = (r.filter("is_leader")
-               .select("cluster", "taken_at", "topic", "partition",
-                       F.when(F.col("leader_throttled"), F.col("leader_rate")).alias("source_rate")))
-    adding = (r.filter("adding").join(seq, ["cluster", "taken_at"], "inner")
-              .join(leaders, ["cluster", "taken_at", "topic", "partition"], "left")
-              .withColumn("throttle", F.least(F.when(F.col("follower_throttled"), F.col("follower_rate")),
-                                              F.col("source_rate"))))
-    adding = adding.withColumn("concurrent", F.count(F.lit(1)).over(Window.partitionBy("cluster", "taken_at", "broker")))
+    leaders = r.filter("is_leader").select(
+        "cluster",
+        "taken_at",
+        "topic",
+        "partition",
+        F.when(F.col("leader_throttled"), F.col("leader_rate")).alias("source_rate"),
+    )
+    adding = (
+        r.filter("adding")
+        .join(seq, ["cluster", "taken_at"], "inner")
+        .join(leaders, ["cluster", "taken_at", "topic", "partition"], "left")
+        .withColumn(
+            "throttle", F.least(F.when(F.col("follower_throttled"), F.col("follower_rate")), F.col("source_rate"))
+        )
+    )
+    adding = adding.withColumn(
+        "concurrent", F.count(F.lit(1)).over(Window.partitionBy("cluster", "taken_at", "broker"))
+    )
     by_key = Window.partitionBy(*KEY).orderBy("seq")
     adding = adding.withColumn("run", F.col("seq") - F.row_number().over(by_key))
     in_run = Window.partitionBy(*KEY, "run").orderBy("seq")
-    adding = adding.withColumn(
-        "grew", F.col("bytes") > F.coalesce(F.lag("bytes").over(in_run), F.lit(-1)))
-    runs = (adding.groupBy(*KEY, "run").agg(
+    adding = adding.withColumn("grew", F.col("bytes") > F.coalesce(F.lag("bytes").over(in_run), F.lit(-1)))
+    runs = adding.groupBy(*KEY, "run").agg(
         F.first("rack").alias("rack"),
         F.mode("leader").alias("source_broker"),
         F.min("taken_at").alias("started_at"),
@@ -97,38 +158,73 @@ def moves(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAUL
         F.max(F.when(F.col("grew"), F.col("taken_at"))).alias("grew_at"),
         F.mode("throttle").alias("throttle_bps"),
         F.avg("concurrent").alias("concurrent"),
-        F.count(F.lit(1)).alias("samples")))
-    after = r.select("cluster", "topic", "partition", "broker", F.col("taken_at").alias("next_taken_at"),
-                     F.col("bytes").alias("end_bytes"), F.col("adding").alias("still_adding"))
+        F.count(F.lit(1)).alias("samples"),
+    )
+    after = r.select(
+        "cluster",
+        "topic",
+        "partition",
+        "broker",
+        F.col("taken_at").alias("next_taken_at"),
+        F.col("bytes").alias("end_bytes"),
+        F.col("adding").alias("still_adding"),
+    )
     m = runs.join(after, ["cluster", "topic", "partition", "broker", "next_taken_at"], "left")
-    outcome = (F.when(F.col("next_taken_at").isNull(),
-                      F.when(~F.coalesce(F.col("last_in_isr"), F.lit(False))
-                             & (_seconds(F.col("last_seen_at"), F.coalesce(F.col("grew_at"), F.col("started_at")))
-                                >= F.lit(stuck_after_s)), F.lit(Outcome.STUCK))
-                      .otherwise(F.lit(Outcome.IN_FLIGHT)))
-               .when(F.col("still_adding").isNull(), F.lit(Outcome.CANCELLED))
-               .otherwise(F.lit(Outcome.COMPLETED)))
+    outcome = (
+        F.when(
+            F.col("next_taken_at").isNull(),
+            F.when(
+                ~F.coalesce(F.col("last_in_isr"), F.lit(False))
+                & (
+                    _seconds(F.col("last_seen_at"), F.coalesce(F.col("grew_at"), F.col("started_at")))
+                    >= F.lit(stuck_after_s)
+                ),
+                F.lit(Outcome.STUCK),
+            ).otherwise(F.lit(Outcome.IN_FLIGHT)),
+        )
+        .when(F.col("still_adding").isNull(), F.lit(Outcome.CANCELLED))
+        .otherwise(F.lit(Outcome.COMPLETED))
+    )
     m = m.withColumn("outcome", outcome)
     completed = F.col("outcome") == Outcome.COMPLETED
-    m = (m.withColumn("ended_at", F.when(F.col("outcome").isin(Outcome.COMPLETED, Outcome.CANCELLED),
-                                         F.col("next_taken_at")))
-         .withColumn("bytes", F.when(completed, F.coalesce("end_bytes", "last_bytes")).otherwise(F.col("last_bytes")))
-         .withColumn("copied_bytes", F.col("bytes") - F.coalesce(F.col("first_bytes"), F.lit(0)))
-         .withColumn("seconds", _seconds(F.coalesce(F.col("ended_at"), F.col("last_seen_at")), F.col("started_at")))
-         .withColumn("sampled_s", _seconds(F.col("last_seen_at"), F.col("started_at")))
-         .withColumn("grown", F.col("last_bytes") - F.col("first_bytes")))
+    m = (
+        m.withColumn(
+            "ended_at", F.when(F.col("outcome").isin(Outcome.COMPLETED, Outcome.CANCELLED), F.col("next_taken_at"))
+        )
+        .withColumn("bytes", F.when(completed, F.coalesce("end_bytes", "last_bytes")).otherwise(F.col("last_bytes")))
+        .withColumn("copied_bytes", F.col("bytes") - F.coalesce(F.col("first_bytes"), F.lit(0)))
+        .withColumn("seconds", _seconds(F.coalesce(F.col("ended_at"), F.col("last_seen_at")), F.col("started_at")))
+        .withColumn("sampled_s", _seconds(F.col("last_seen_at"), F.col("started_at")))
+        .withColumn("grown", F.col("last_bytes") - F.col("first_bytes"))
+    )
     # The copy rate while copying: growth between the first and last sample seen adding; for a move
     # seen once, what it copied over the time it was seen (a lower bound).
-    rate = (F.when((F.col("samples") >= 2) & (F.col("grown") > 0) & (F.col("sampled_s") > 0),
-                   F.col("grown") / F.col("sampled_s"))
-            .when(completed & (F.col("seconds") > 0), F.col("bytes") / F.col("seconds")))
-    return m.withColumn("rate_bps", rate).select(
-        "cluster", "topic", "partition", "broker", "rack", "source_broker", "started_at", "ended_at",
-        "last_seen_at", "outcome", F.col("bytes").cast("long").alias("bytes"),
-        F.col("copied_bytes").cast("long").alias("copied_bytes"), "seconds", "rate_bps",
-        F.col("throttle_bps").cast("long").alias("throttle_bps"), F.col("samples").cast("int").alias("samples"),
-        F.col("concurrent").cast("double").alias("concurrent")
-    ).orderBy("cluster", "started_at", "topic", "partition", "broker")
+    rate = F.when(
+        (F.col("samples") >= 2) & (F.col("grown") > 0) & (F.col("sampled_s") > 0), F.col("grown") / F.col("sampled_s")
+    ).when(completed & (F.col("seconds") > 0), F.col("bytes") / F.col("seconds"))
+    return (
+        m.withColumn("rate_bps", rate)
+        .select(
+            "cluster",
+            "topic",
+            "partition",
+            "broker",
+            "rack",
+            "source_broker",
+            "started_at",
+            "ended_at",
+            "last_seen_at",
+            "outcome",
+            F.col("bytes").cast("long").alias("bytes"),
+            F.col("copied_bytes").cast("long").alias("copied_bytes"),
+            "seconds",
+            "rate_bps",
+            F.col("throttle_bps").cast("long").alias("throttle_bps"),
+            F.col("samples").cast("int").alias("samples"),
+            F.col("concurrent").cast("double").alias("concurrent"),
+        )
+        .orderBy("cluster", "started_at", "topic", "partition", "broker")
+    )
 
 
 def _rates(done: DataFrame, by: list[str]) -> DataFrame:
@@ -145,54 +241,77 @@ def _rates(done: DataFrame, by: list[str]) -> DataFrame:
         F.percentile(throughput, 0.5).alias("throughput_median_bps"),
         F.percentile(ratio, 0.5).alias("throttle_ratio_median"),
         F.count(ratio).cast("int").alias("throttled_moves"),
-        F.max("ended_at").alias("last_move_at"))
+        F.max("ended_at").alias("last_move_at"),
+    )
 
 
 def copy_rates(moves_df: DataFrame) -> DataFrame:
-    done = (moves_df.select("cluster", "broker", "source_broker", "outcome", "bytes", "rate_bps", "throttle_bps",
-                            "concurrent", "ended_at")
-            .filter((F.col("outcome") == Outcome.COMPLETED) & F.col("rate_bps").isNotNull()))
+    done = moves_df.select(
+        "cluster", "broker", "source_broker", "outcome", "bytes", "rate_bps", "throttle_bps", "concurrent", "ended_at"
+    ).filter((F.col("outcome") == Outcome.COMPLETED) & F.col("rate_bps").isNotNull())
     per_broker = _rates(done, ["cluster", "broker"]).withColumn("source_broker", F.lit(None).cast("int"))
     per_pair = _rates(done.filter(F.col("source_broker").isNotNull()), ["cluster", "broker", "source_broker"])
-    return (per_broker.unionByName(per_pair).select(*COPY_RATE_COLUMNS)
-            .orderBy("cluster", "broker", F.col("source_broker").asc_nulls_first()))
+    return (
+        per_broker.unionByName(per_pair)
+        .select(*COPY_RATE_COLUMNS)
+        .orderBy("cluster", "broker", F.col("source_broker").asc_nulls_first())
+    )
 
 
 def broker_load(replicas: DataFrame) -> DataFrame:
     r = replicas.select("cluster", "taken_at", "broker", "rack", "is_leader", "bytes", "adding", "removing")
-    return (r.groupBy("cluster", "taken_at", "broker").agg(
-        F.first("rack", ignorenulls=True).alias("rack"),
-        F.count(F.lit(1)).cast("int").alias("replicas"),
-        F.count_if("is_leader").cast("int").alias("leaders"),
-        F.sum("bytes").cast("long").alias("bytes"),
-        F.count_if("adding").cast("int").alias("adding"),
-        F.count_if("removing").cast("int").alias("removing"))
-        .select(*BROKER_LOAD_COLUMNS).orderBy("cluster", "taken_at", "broker"))
+    return (
+        r.groupBy("cluster", "taken_at", "broker")
+        .agg(
+            F.first("rack", ignorenulls=True).alias("rack"),
+            F.count(F.lit(1)).cast("int").alias("replicas"),
+            F.count_if("is_leader").cast("int").alias("leaders"),
+            F.sum("bytes").cast("long").alias("bytes"),
+            F.count_if("adding").cast("int").alias("adding"),
+            F.count_if("removing").cast("int").alias("removing"),
+        )
+        .select(*BROKER_LOAD_COLUMNS)
+        .orderBy("cluster", "taken_at", "broker")
+    )
 
 
 def partition_counts(headers: DataFrame) -> DataFrame:
-    return (headers.select(*PARTITION_COUNT_COLUMNS).dropDuplicates(["cluster", "taken_at"])
-            .select(*PARTITION_COUNT_COLUMNS).orderBy("cluster", "taken_at"))
+    return (
+        headers.select(*PARTITION_COUNT_COLUMNS)
+        .dropDuplicates(["cluster", "taken_at"])
+        .select(*PARTITION_COUNT_COLUMNS)
+        .orderBy("cluster", "taken_at")
+    )
 
 
 def incidents(headers: DataFrame) -> DataFrame:
     h = headers.select("cluster", "taken_at", "under_replicated", "reassigning").dropDuplicates(["cluster", "taken_at"])
     long = h.unpivot(["cluster", "taken_at"], ["under_replicated", "reassigning"], "kind", "count")
     w = Window.partitionBy("cluster", "kind").orderBy("taken_at")
-    flagged = (long.withColumn("on", F.col("count") > 0)
-               .withColumn("next_taken_at", F.lead("taken_at").over(w))
-               .withColumn("change", F.when(F.col("on") != F.coalesce(F.lag("on").over(w), ~F.col("on")), 1)
-                           .otherwise(0))
-               .withColumn("period", F.sum("change").over(w.rowsBetween(Window.unboundedPreceding, 0))))
-    periods = (flagged.filter("on").groupBy("cluster", "kind", "period").agg(
-        F.min("taken_at").alias("started_at"),
-        F.max("taken_at").alias("last_seen_at"),
-        F.max_by("next_taken_at", "taken_at").alias("ended_at"),
-        F.max("count").cast("int").alias("peak_partitions"),
-        F.count(F.lit(1)).cast("int").alias("snapshots")))
-    return (periods.withColumn("seconds", _seconds(F.coalesce(F.col("ended_at"), F.col("last_seen_at")),
-                                                   F.col("started_at")))
-            .select(*INCIDENT_COLUMNS).orderBy("cluster", "started_at", "kind"))
+    flagged = (
+        long.withColumn("on", F.col("count") > 0)
+        .withColumn("next_taken_at", F.lead("taken_at").over(w))
+        .withColumn("change", F.when(F.col("on") != F.coalesce(F.lag("on").over(w), ~F.col("on")), 1).otherwise(0))
+        .withColumn("period", F.sum("change").over(w.rowsBetween(Window.unboundedPreceding, 0)))
+    )
+    periods = (
+        flagged.filter("on")
+        .groupBy("cluster", "kind", "period")
+        .agg(
+            F.min("taken_at").alias("started_at"),
+            F.max("taken_at").alias("last_seen_at"),
+            F.max_by("next_taken_at", "taken_at").alias("ended_at"),
+            F.max("count").cast("int").alias("peak_partitions"),
+            F.count(F.lit(1)).cast("int").alias("snapshots"),
+        )
+    )
+    return (
+        periods.withColumn(
+            "seconds", _seconds(F.coalesce(F.col("ended_at"), F.col("last_seen_at")), F.col("started_at"))
+        )
+        .select(*INCIDENT_COLUMNS)
+        .orderBy("cluster", "started_at", "kind")
+    )
 
 
 @dataclass(frozen=True)
@@ -206,11 +325,21 @@ class HistoryTables:
     incidents: DataFrame
 
     def items(self) -> list[tuple[str, DataFrame]]:
-        return [("moves", self.moves), ("copy_rates", self.copy_rates), ("broker_load", self.broker_load),
-                ("partition_counts", self.partition_counts), ("incidents", self.incidents)]
+        return [
+            ("moves", self.moves),
+            ("copy_rates", self.copy_rates),
+            ("broker_load", self.broker_load),
+            ("partition_counts", self.partition_counts),
+            ("incidents", self.incidents),
+        ]
 
 
 def history(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAULT_STUCK_AFTER_S) -> HistoryTables:
     m = moves(replicas, headers, stuck_after_s)
-    return HistoryTables(moves=m, copy_rates=copy_rates(m), broker_load=broker_load(replicas),
-                         partition_counts=partition_counts(headers), incidents=incidents(headers))
+    return HistoryTables(
+        moves=m,
+        copy_rates=copy_rates(m),
+        broker_load=broker_load(replicas),
+        partition_counts=partition_counts(headers),
+        incidents=incidents(headers),
+    )

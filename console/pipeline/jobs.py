@@ -7,10 +7,12 @@ import json
 import shutil
 import time
 import uuid
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import pyarrow as pa
@@ -18,8 +20,19 @@ import pyarrow as pa
 from console.core.errors import ConfigError
 from console.core.format import human_duration
 from console.pipeline.collect import REPLICAS
-from console.pipeline.datasets import (SORT_ORDER, Output, Snapshots, check_snapshots, compactable, local_path,
-                                       mark_compacted, partition_dirs, read_snapshots, rows_in, swap_dir)
+from console.pipeline.datasets import (
+    SORT_ORDER,
+    Output,
+    Snapshots,
+    check_snapshots,
+    compactable,
+    local_path,
+    mark_compacted,
+    partition_dirs,
+    read_snapshots,
+    rows_in,
+    swap_dir,
+)
 from console.pipeline.snapshots import STATE_COLUMNS, StoredSnapshot, cluster_dir
 from console.pipeline.spark import SparkSettings, job_failed, progress, run_job, session, ship_console
 
@@ -50,19 +63,26 @@ class JobResult:
     files: frozenset[str] = frozenset()
     """Outputs that are files, not tables (``tables`` counts their files)."""
 
-    def to_pandas(self, table: str) -> "pd.DataFrame":
+    def to_pandas(self, table: str) -> pd.DataFrame:
         """One of the tables the job wrote (``tables``), read with pandas."""
         import pandas as pd
 
         if table not in self.tables or table in self.files:
-            raise ConfigError(f"The {self.job} job wrote no table {table!r}.",
-                              f"Its tables: {', '.join(t for t in self.tables if t not in self.files)}.")
+            raise ConfigError(
+                f"The {self.job} job wrote no table {table!r}.",
+                f"Its tables: {', '.join(t for t in self.tables if t not in self.files)}.",
+            )
         return pd.read_parquet(self.out / table)
 
 
-def history_job(snapshots: str, out: str, spark: SparkSettings = SparkSettings(),
-                stuck_after_s: float | None = None, report: Report = lambda _: None,
-                tasks: TaskProgress = lambda done, total: None) -> JobResult:
+def history_job(
+    snapshots: str,
+    out: str,
+    spark: SparkSettings = SparkSettings(),
+    stuck_after_s: float | None = None,
+    report: Report = lambda _: None,
+    tasks: TaskProgress = lambda done, total: None,
+) -> JobResult:
     """The history tables (:mod:`console.pipeline.history`) of every cluster in ``snapshots``."""
     from pyspark.sql import functions as F
 
@@ -86,21 +106,42 @@ def history_job(snapshots: str, out: str, spark: SparkSettings = SparkSettings()
             report("Partition counts and incidents")
             output.write("partition_counts", H.partition_counts(data.headers))
             output.write("incidents", H.incidents(data.headers))
-            outcomes = run_job("Counting outcomes", lambda: {
-                r["outcome"]: r["n"] for r in moves.groupBy("outcome").agg(F.count(F.lit(1)).alias("n")).collect()})
+            outcomes = run_job(
+                "Counting outcomes",
+                lambda: {
+                    r["outcome"]: r["n"] for r in moves.groupBy("outcome").agg(F.count(F.lit(1)).alias("n")).collect()
+                },
+            )
             clusters = run_job("Counting clusters", lambda: data.headers.select("cluster").distinct().count())
     except BaseException as e:
         output.abort()
         raise job_failed("The history job", e) from None
     output.commit("history", {"snapshots": snapshots, "stuck_after_s": stuck, "spark": spark.where})
-    summary = [f"{clusters} cluster(s); {output.tables['moves']} move(s): "
-               + (", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())) or "none"),
-               f"{output.tables['copy_rates']} copy-rate row(s), {output.tables['incidents']} incident(s)"]
+    summary = [
+        f"{clusters} cluster(s); {output.tables['moves']} move(s): "
+        + (", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())) or "none"),
+        f"{output.tables['copy_rates']} copy-rate row(s), {output.tables['incidents']} incident(s)",
+    ]
     return JobResult("history", output.root, dict(output.tables), time.monotonic() - started, summary)
 
 
-def compact_job(snapshots: str, spark: SparkSettings = SparkSettings(), before: str | None = None,
-                report: Report = lambda _: None, tasks: TaskProgress = lambda done, total: None) -> JobResult:
+def _write_compacted(df: Any, parts: int, spread: tuple[str, ...], order: tuple[str, ...], out: Path) -> None:
+    (
+        df.repartition(parts, "cluster", "date", *spread)
+        .sortWithinPartitions("cluster", "date", *order)
+        .write.option("parquet.writer.version", "v2")
+        .partitionBy("cluster", "date")
+        .parquet(str(out))
+    )
+
+
+def compact_job(
+    snapshots: str,
+    spark: SparkSettings = SparkSettings(),
+    before: str | None = None,
+    report: Report = lambda _: None,
+    tasks: TaskProgress = lambda done, total: None,
+) -> JobResult:
     """Merge each past day's small files into a few files per cluster and day (split by topic),
     sorted by replica and time (so Parquet's run-length and delta encodings do the rest). Days before ``before``
     (``YYYY-MM-DD``, default today in UTC, which the collector may still be writing) are
@@ -128,22 +169,25 @@ def compact_job(snapshots: str, spark: SparkSettings = SparkSettings(), before: 
                 # its share; headers: one file per day
                 spread = ("topic",) if dataset == REPLICAS else ()
                 parts = len(dirs) * (int(s.conf.get("spark.sql.shuffle.partitions") or 1) if spread else 1)
-                run_job(f"Compacting {dataset}", lambda: (
-                    df.repartition(parts, "cluster", "date", *spread).sortWithinPartitions("cluster", "date", *order)
-                    .write.option("parquet.writer.version", "v2").partitionBy("cluster", "date").parquet(str(out))))
+                run_job(f"Compacting {dataset}", partial(_write_compacted, df, parts, spread, order, out))
                 for new in partition_dirs(out):
-                    old = root / dataset / f"cluster={cluster_dir(unquote(new.parent.name.split('=', 1)[1]))}" / new.name
+                    old = (
+                        root / dataset / f"cluster={cluster_dir(unquote(new.parent.name.split('=', 1)[1]))}" / new.name
+                    )
                     wrote, had = rows_in(new), rows_in(old)
                     if wrote != had:
-                        raise ConfigError(f"Compacting {old} gave {wrote} rows instead of {had}; "
-                                          "nothing was replaced.", "Run the job again; if it repeats, report it.")
+                        raise ConfigError(
+                            f"Compacting {old} gave {wrote} rows instead of {had}; nothing was replaced.",
+                            "Run the job again; if it repeats, report it.",
+                        )
                     swap_dir(new, old)
                     mark_compacted(old)
                     moved[dataset] = moved.get(dataset, 0) + 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return JobResult("compact", root, moved, time.monotonic() - started,
-                     [f"{n} day(s) of {d} compacted" for d, n in moved.items()])
+    return JobResult(
+        "compact", root, moved, time.monotonic() - started, [f"{n} day(s) of {d} compacted" for d, n in moved.items()]
+    )
 
 
 def history_in_subprocess(snapshots: str, out: str, master: str = "local[2]") -> Iterator[str]:
@@ -155,10 +199,30 @@ def history_in_subprocess(snapshots: str, out: str, master: str = "local[2]") ->
     import sys
 
     root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
-    proc = subprocess.Popen([sys.executable, "-m", "console", "pipeline", "history", "--snapshots", snapshots,
-                             "--out", out, "--master", master], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True, env=env, cwd=root)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "console",
+            "pipeline",
+            "history",
+            "--snapshots",
+            snapshots,
+            "--out",
+            out,
+            "--master",
+            master,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=root,
+    )
     assert proc.stderr is not None
     said: list[str] = []
     for raw in proc.stderr:
@@ -169,14 +233,24 @@ def history_in_subprocess(snapshots: str, out: str, master: str = "local[2]") ->
     if proc.wait() != 0:
         at = next((i for i, x in enumerate(said) if x.startswith("Error:")), None)
         if at is None:
-            raise ConfigError(f"The history job failed (exit {proc.returncode}).",
-                              "Run it in a terminal to see why: python -m console pipeline history")
+            raise ConfigError(
+                f"The history job failed (exit {proc.returncode}).",
+                "Run it in a terminal to see why: python -m console pipeline history",
+            )
         raise ConfigError(said[at].removeprefix("Error: "), said[at + 1] if at + 1 < len(said) else "")
 
 
-def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: SparkSettings = SparkSettings(),
-               at: float | None = None, throttle: int | None = None, limits: "WaveLimits | None" = None,
-               report: Report = lambda _: None, tasks: TaskProgress = lambda done, total: None) -> JobResult:
+def review_job(
+    snapshots: str,
+    plans: dict[str | None, str],
+    out: str,
+    spark: SparkSettings = SparkSettings(),
+    at: float | None = None,
+    throttle: int | None = None,
+    limits: WaveLimits | None = None,
+    report: Report = lambda _: None,
+    tasks: TaskProgress = lambda done, total: None,
+) -> JobResult:
     """Each plan (``cluster`` → plan file; None: the history's only cluster) against that cluster's
     last snapshot at or before ``at`` (default: the last one): the tables ``partitions`` (the diff,
     with each moving entry's wave), ``brokers``, ``flows`` and ``findings``, ``rollback-<cluster>.json``,
@@ -223,56 +297,103 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
         replicas = _rows_of(s, data.replicas, chosen.snapshots)
         inputs = R.Inputs(
             replicas=replicas,
-            brokers=s.createDataFrame(brokers_rows, "cluster string, broker long, rack string, registered boolean, "
-                                                    "live boolean, eligible boolean, log_dirs array<string>, "
-                                                    "usable_bytes long"),
+            brokers=s.createDataFrame(
+                brokers_rows,
+                "cluster string, broker long, rack string, registered boolean, "
+                "live boolean, eligible boolean, log_dirs array<string>, "
+                "usable_bytes long",
+            ),
             min_isr=s.createDataFrame(min_isr_rows, "cluster string, topic string, min_isr long"),
-            plan=s.read.parquet(str(output.stage("staged-plan.parquet", plan_table))))
+            plan=s.read.parquet(str(output.stage("staged-plan.parquet", plan_table))),
+        )
         with progress(s, tasks):
             report("Diffing the plans")
             changes = R.changes(inputs).persist()
             report("Cutting waves")
-            moving = run_job("Collecting the moving entries", lambda: changes.filter(
-                ~F.col("kind").isin("no change", "unknown partition")).select(
-                "cluster", "idx", "adding", "bytes_to_copy", "size",
-                F.coalesce("leader_before", F.try_element_at("current", F.lit(1))).alias("source"))
-                .orderBy("cluster", "idx").toArrow())
+            moving = run_job(
+                "Collecting the moving entries",
+                lambda: (
+                    changes.filter(~F.col("kind").isin("no change", "unknown partition"))
+                    .select(
+                        "cluster",
+                        "idx",
+                        "adding",
+                        "bytes_to_copy",
+                        "size",
+                        F.coalesce("leader_before", F.try_element_at("current", F.lit(1))).alias("source"),
+                    )
+                    .orderBy("cluster", "idx")
+                    .toArrow()
+                ),
+            )
             waves_rows, summary_waves = _cut_waves(moving, limits, throttle)
             waves_df = s.createDataFrame(waves_rows, "cluster string, idx long, wave int")
             report("Writing the diff")
-            output.write("partitions", changes.join(waves_df, ["cluster", "idx"], "left")
-                         .select(*R.PARTITION_COLUMNS, "wave").orderBy("cluster", "idx"))
+            output.write(
+                "partitions",
+                changes.join(waves_df, ["cluster", "idx"], "left")
+                .select(*R.PARTITION_COLUMNS, "wave")
+                .orderBy("cluster", "idx"),
+            )
             report("Brokers and flows")
             broker_table, flows = R.brokers(inputs, changes)
             output.write("brokers", broker_table)
             output.write("flows", flows)
             report("Findings")
-            broker_in = run_job("Collecting the brokers", lambda: broker_table.select(
-                "cluster", "broker", "bytes_in").orderBy("cluster", "broker").collect())
+            broker_in = run_job(
+                "Collecting the brokers",
+                lambda: broker_table.select("cluster", "broker", "bytes_in").orderBy("cluster", "broker").collect(),
+            )
             overall = []
             for cluster in clusters:
-                found = space_findings(usable.get(cluster, {}), [(BrokerId(int(r["broker"])), int(r["bytes_in"]))
-                                                                for r in broker_in if r["cluster"] == cluster])
+                found = space_findings(
+                    usable.get(cluster, {}),
+                    [(BrokerId(int(r["broker"])), int(r["bytes_in"])) for r in broker_in if r["cluster"] == cluster],
+                )
                 overall += R.overall_rows(cluster, found + size_found[cluster])
-            overall_df = s.createDataFrame(overall, "cluster string, idx long, check int, cell long, sev int, "
-                                                    "code string, severity string, topic string, partition long, "
-                                                    "broker long, message string, hint string")
+            overall_df = s.createDataFrame(
+                overall,
+                "cluster string, idx long, check int, cell long, sev int, "
+                "code string, severity string, topic string, partition long, "
+                "broker long, message string, hint string",
+            )
             output.write("findings", R.order_findings(R.findings(inputs, changes), overall_df))
             report("Rollback")
             # one JSON line per entry, written by Spark in plan order, then joined into the official
             # document file by file (a rollback of millions of entries never sits in the driver)
             lines_dir = output.path("rollback-lines")
-            run_job("Writing the rollback", lambda: R.rollback_lines(changes).select("cluster", "json")
-                    .write.partitionBy("cluster").text(lines_dir))
+            run_job(
+                "Writing the rollback",
+                lambda: (
+                    R.rollback_lines(changes).select("cluster", "json").write.partitionBy("cluster").text(lines_dir)
+                ),
+            )
             written = {unquote(d.name.split("=", 1)[1]): d for d in Path(lines_dir).glob("cluster=*")}
             for cluster in clusters:
-                output.join_lines(written.get(cluster, Path(lines_dir) / "none"), f"rollback-{cluster_dir(cluster)}.json",
-                                  '{"version":1,"partitions":[', ",", "]}")
-            counts = run_job("Counting", lambda: {(r["cluster"], r["kind"]): r["n"] for r in changes.groupBy(
-                "cluster", "kind").agg(F.count(F.lit(1)).alias("n")).collect()})
-            severities = run_job("Counting findings", lambda: {(r["cluster"], r["severity"]): r["n"] for r in
-                                 s.read.parquet(output.path("findings")).groupBy("cluster", "severity")
-                                 .agg(F.count(F.lit(1)).alias("n")).collect()})
+                output.join_lines(
+                    written.get(cluster, Path(lines_dir) / "none"),
+                    f"rollback-{cluster_dir(cluster)}.json",
+                    '{"version":1,"partitions":[',
+                    ",",
+                    "]}",
+                )
+            counts = run_job(
+                "Counting",
+                lambda: {
+                    (r["cluster"], r["kind"]): r["n"]
+                    for r in changes.groupBy("cluster", "kind").agg(F.count(F.lit(1)).alias("n")).collect()
+                },
+            )
+            severities = run_job(
+                "Counting findings",
+                lambda: {
+                    (r["cluster"], r["severity"]): r["n"]
+                    for r in s.read.parquet(output.path("findings"))
+                    .groupBy("cluster", "severity")
+                    .agg(F.count(F.lit(1)).alias("n"))
+                    .collect()
+                },
+            )
             changes.unpersist()
     except BaseException as e:
         output.abort()
@@ -283,21 +404,47 @@ def review_job(snapshots: str, plans: dict[str | None, str], out: str, spark: Sp
         waves, eta = summary_waves.get(cluster, (0, 0.0 if throttle else None))  # nothing moves: nothing to copy
         kinds = {k: n for (c, k), n in counts.items() if c == cluster}
         said = {k: n for (c, k), n in severities.items() if c == cluster}
-        per_cluster[cluster] = {"snapshot_at": chosen.snapshots[cluster].taken_ms / 1000, "kinds": kinds, "findings": said,
-                                "waves": waves, "eta_seconds": eta}
-        summary.append(f"{cluster}: {sum(kinds.values())} entries ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}); "
-                       f"{said.get('error', 0)} error(s), {said.get('warning', 0)} warning(s); {waves} wave(s)"
-                       + (f"; about {human_duration(eta)} at {throttle} B/s" if eta is not None else ""))
-    output.commit("review", {"snapshots": snapshots, "plans": {c or "": p for c, p in plans.items()}, "at": at,
-                             "throttle": throttle, "spark": spark.where, "clusters": per_cluster})
-    return JobResult("review", output.root, dict(output.tables), time.monotonic() - started, summary,
-                     files=frozenset(output.files))
+        per_cluster[cluster] = {
+            "snapshot_at": chosen.snapshots[cluster].taken_ms / 1000,
+            "kinds": kinds,
+            "findings": said,
+            "waves": waves,
+            "eta_seconds": eta,
+        }
+        summary.append(
+            f"{cluster}: {sum(kinds.values())} entries ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}); "
+            f"{said.get('error', 0)} error(s), {said.get('warning', 0)} warning(s); {waves} wave(s)"
+            + (f"; about {human_duration(eta)} at {throttle} B/s" if eta is not None else "")
+        )
+    output.commit(
+        "review",
+        {
+            "snapshots": snapshots,
+            "plans": {c or "": p for c, p in plans.items()},
+            "at": at,
+            "throttle": throttle,
+            "spark": spark.where,
+            "clusters": per_cluster,
+        },
+    )
+    return JobResult(
+        "review", output.root, dict(output.tables), time.monotonic() - started, summary, files=frozenset(output.files)
+    )
 
 
-def generate_job(snapshots: str, options: "GenerateOptions", out: str, spark: SparkSettings = SparkSettings(),
-                 clusters: Sequence[str] = (), at: float | None = None, per_topic: bool = False,
-                 throttle: int | None = None, limits: "WaveLimits | None" = None, report: Report = lambda _: None,
-                 tasks: TaskProgress = lambda done, total: None) -> JobResult:
+def generate_job(
+    snapshots: str,
+    options: GenerateOptions,
+    out: str,
+    spark: SparkSettings = SparkSettings(),
+    clusters: Sequence[str] = (),
+    at: float | None = None,
+    per_topic: bool = False,
+    throttle: int | None = None,
+    limits: WaveLimits | None = None,
+    report: Report = lambda _: None,
+    tasks: TaskProgress = lambda done, total: None,
+) -> JobResult:
     """The plan generator for ``options`` on each cluster of the history (``clusters``: only these),
     on its last snapshot at or before ``at``, every cluster (``per_topic``: every topic of every
     cluster) a task of its own: ``plans/<cluster>.json`` and ``reports/<cluster>.json`` per cluster
@@ -323,19 +470,28 @@ def generate_job(snapshots: str, options: "GenerateOptions", out: str, spark: Sp
         ship_console(s, spark)
         planner = fleet.Planner(options, chosen, per_topic, throttle, limits or WaveLimits())
         rows = _rows_of(s, data.replicas, chosen).select(
-            "cluster", (F.col("topic") if per_topic else F.lit("")).alias("scope"), *STATE_COLUMNS)
+            "cluster", (F.col("topic") if per_topic else F.lit("")).alias("scope"), *STATE_COLUMNS
+        )
         # a task per unit as far as the cores allow: an explicit number of partitions (adaptive
         # execution leaves it alone) of the rows hashed by unit, so each group is planned where it lands
-        parts = min(2000, max(4 * len(chosen), int(s.conf.get("spark.sql.shuffle.partitions") or 4) * (4 if per_topic else 1)))
-        units = (rows.repartition(parts, "cluster", "scope").groupBy("cluster", "scope")
-                 .applyInArrow(planner.function(), fleet.spark_schema(fleet.UNIT_SCHEMA)))
+        parts = min(
+            2000, max(4 * len(chosen), int(s.conf.get("spark.sql.shuffle.partitions") or 4) * (4 if per_topic else 1))
+        )
+        units = (
+            rows.repartition(parts, "cluster", "scope")
+            .groupBy("cluster", "scope")
+            .applyInArrow(planner.function(), fleet.spark_schema(fleet.UNIT_SCHEMA))
+        )
         with progress(s, tasks):
             report(f"Planning {goal} on {len(chosen)} cluster(s)" + (", topic by topic" if per_topic else ""))
             raw = output.path(".units")
             run_job("Planning", lambda: units.write.parquet(raw))
         by_cluster: dict[str, list[dict[str, Any]]] = {c: [] for c in chosen}
-        for u in pq.read_table(raw, schema=fleet.UNIT_SCHEMA).sort_by([("cluster", "ascending"),
-                                                                       ("topic", "ascending")]).to_pylist():
+        for u in (
+            pq.read_table(raw, schema=fleet.UNIT_SCHEMA)
+            .sort_by([("cluster", "ascending"), ("topic", "ascending")])
+            .to_pylist()
+        ):
             by_cluster[str(u["cluster"])].append(u)
         report("Writing the plans and reports")
         summary: list[dict[str, Any]] = []
@@ -362,30 +518,55 @@ def generate_job(snapshots: str, options: "GenerateOptions", out: str, spark: Sp
     except BaseException as e:
         output.abort()
         raise job_failed("The generate job", e) from None
-    per_cluster = {r["cluster"]: {"status": r["status"], "plan": r["plan_file"], "snapshot_at": r["snapshot_at"] / 1000}
-                   for r in summary}
-    output.commit("generate", {"snapshots": snapshots, "goal": goal, "options": _options_doc(options), "at": at,
-                               "per_topic": per_topic, "throttle": throttle, "spark": spark.where,
-                               "clusters": per_cluster})
+    per_cluster = {
+        r["cluster"]: {"status": r["status"], "plan": r["plan_file"], "snapshot_at": r["snapshot_at"] / 1000}
+        for r in summary
+    }
+    output.commit(
+        "generate",
+        {
+            "snapshots": snapshots,
+            "goal": goal,
+            "options": _options_doc(options),
+            "at": at,
+            "per_topic": per_topic,
+            "throttle": throttle,
+            "spark": spark.where,
+            "clusters": per_cluster,
+        },
+    )
     lines = [f"{r['cluster']}: {r['status']}; {r['message'] or ''}".rstrip() for r in summary]
     if per_topic and throttle:
-        lines.append("No ETA for plans made topic by topic: review a cluster's plan for its waves and duration "
-                     "(pipeline review --throttle).")
+        lines.append(
+            "No ETA for plans made topic by topic: review a cluster's plan for its waves and duration "
+            "(pipeline review --throttle)."
+        )
     failed = sum(1 for r in summary if fleet.UnitStatus(r["status"]).failed)
     if failed:
-        lines.append(f"{failed} of {len(summary)} cluster(s) not fully planned: see the summary table's message and hint.")
-    return JobResult("generate", output.root, dict(output.tables), time.monotonic() - started, lines, failed=failed,
-                     files=frozenset(output.files))
+        lines.append(
+            f"{failed} of {len(summary)} cluster(s) not fully planned: see the summary table's message and hint."
+        )
+    return JobResult(
+        "generate",
+        output.root,
+        dict(output.tables),
+        time.monotonic() - started,
+        lines,
+        failed=failed,
+        files=frozenset(output.files),
+    )
 
 
-def _options_doc(options: "GenerateOptions") -> dict[str, object]:
+def _options_doc(options: GenerateOptions) -> dict[str, object]:
     from dataclasses import asdict
 
-    return {k: (v.value if isinstance(v, Enum) else list(v) if isinstance(v, tuple) else v)
-            for k, v in asdict(options).items()}
+    return {
+        k: (v.value if isinstance(v, Enum) else list(v) if isinstance(v, tuple) else v)
+        for k, v in asdict(options).items()
+    }
 
 
-def _start(spark: SparkSettings, snapshots: str, report: Report) -> tuple["SparkSession", Snapshots]:
+def _start(spark: SparkSettings, snapshots: str, report: Report) -> tuple[SparkSession, Snapshots]:
     """The session and the snapshot datasets a job reads."""
     report(f"Starting Spark ({spark.where})")
     s = session(spark)
@@ -400,7 +581,7 @@ class _Chosen:
     """Cluster key → the snapshot chosen."""
 
 
-def _snapshots_for(headers: "DataFrame", asked: list[str | None] | None, at: float | None) -> _Chosen:
+def _snapshots_for(headers: DataFrame, asked: list[str | None] | None, at: float | None) -> _Chosen:
     """Per cluster asked for (``asked`` None: every cluster in the history), the last snapshot at or
     before ``at``; a cluster not in the history, or several clusters when one was asked for without
     a name, is a :class:`ConfigError`."""
@@ -408,45 +589,61 @@ def _snapshots_for(headers: "DataFrame", asked: list[str | None] | None, at: flo
     from pyspark.sql import functions as F
 
     h = headers.select("cluster", F.unix_millis("taken_at").alias("ms"), "header")
-    known = sorted(r["cluster"] for r in run_job("Listing the clusters", lambda: h.select("cluster").distinct().collect()))
+    known = sorted(
+        r["cluster"] for r in run_job("Listing the clusters", lambda: h.select("cluster").distinct().collect())
+    )
     mapping: dict[str | None, str] = {}
     for a in known if asked is None else asked:
         if a is None:
             if len(known) != 1:
-                raise ConfigError(f"The history holds {len(known)} clusters ({', '.join(known)}): say which one the "
-                                  "plan is for.", "Add --cluster CLUSTER_ID.")
+                raise ConfigError(
+                    f"The history holds {len(known)} clusters ({', '.join(known)}): say which one the plan is for.",
+                    "Add --cluster CLUSTER_ID.",
+                )
             mapping[a] = known[0]
         elif a not in known:
-            raise ConfigError(f"Cluster {a} is not in the history (it has: {', '.join(known) or 'none'}).",
-                              "Collect that cluster's snapshots, or fix --cluster.")
+            raise ConfigError(
+                f"Cluster {a} is not in the history (it has: {', '.join(known) or 'none'}).",
+                "Collect that cluster's snapshots, or fix --cluster.",
+            )
         else:
             mapping[a] = a
     wanted = sorted(set(mapping.values()))
     if at is not None:
         h = h.filter(F.col("ms") <= int(at * 1000))
-    last = h.filter(F.col("cluster").isin(wanted)).withColumn(
-        "n", F.row_number().over(Window.partitionBy("cluster").orderBy(F.desc("ms")))).filter("n = 1")
+    last = (
+        h.filter(F.col("cluster").isin(wanted))
+        .withColumn("n", F.row_number().over(Window.partitionBy("cluster").orderBy(F.desc("ms"))))
+        .filter("n = 1")
+    )
     rows = run_job("Finding the snapshots", lambda: last.collect())
     found = {r["cluster"]: StoredSnapshot(int(r["ms"]), str(r["header"])) for r in rows}
     missing = [c for c in wanted if c not in found]
     if missing:
-        raise ConfigError(f"No snapshot of {', '.join(missing)} at or before the time given.",
-                          "Give a later --at, or leave it out for the last snapshot.")
+        raise ConfigError(
+            f"No snapshot of {', '.join(missing)} at or before the time given.",
+            "Give a later --at, or leave it out for the last snapshot.",
+        )
     return _Chosen(mapping, found)
 
 
-def _rows_of(s: "SparkSession", replicas: "DataFrame", chosen: dict[str, StoredSnapshot]) -> "DataFrame":
+def _rows_of(s: SparkSession, replicas: DataFrame, chosen: dict[str, StoredSnapshot]) -> DataFrame:
     """The replica rows of the chosen snapshots (only their day's files are read)."""
     from pyspark.sql import functions as F
 
-    picks = s.createDataFrame([(c, snap.taken_ms, snap.date) for c, snap in chosen.items()],
-                              "cluster string, ms long, date string")
-    return (replicas.join(F.broadcast(picks), ["cluster", "date"], "inner")
-            .filter(F.unix_millis("taken_at") == F.col("ms")).drop("ms"))
+    picks = s.createDataFrame(
+        [(c, snap.taken_ms, snap.date) for c, snap in chosen.items()], "cluster string, ms long, date string"
+    )
+    return (
+        replicas.join(F.broadcast(picks), ["cluster", "date"], "inner")
+        .filter(F.unix_millis("taken_at") == F.col("ms"))
+        .drop("ms")
+    )
 
 
-def _cut_waves(moving: "pa.Table", limits: "WaveLimits", throttle: int | None
-               ) -> tuple[list[tuple[str, int, int]], dict[str, tuple[int, float | None]]]:
+def _cut_waves(
+    moving: pa.Table, limits: WaveLimits, throttle: int | None
+) -> tuple[list[tuple[str, int, int]], dict[str, tuple[int, float | None]]]:
     """Waves (first fit, in plan order, as a run cuts them) of each cluster's moving entries; per
     cluster, how many waves and the ETA at ``throttle`` (None when unthrottled or a size is unknown)."""
     from console.core.model import BrokerId
@@ -462,12 +659,21 @@ def _cut_waves(moving: "pa.Table", limits: "WaveLimits", throttle: int | None
     for cluster, idxs in by_cluster.items():
         waves = first_fit([(cols["adding"][i], int(cols["bytes_to_copy"][i])) for i in idxs], limits)
         members: dict[int, list[int]] = {}
-        for i, w in zip(idxs, waves):
+        for i, w in zip(idxs, waves, strict=False):
             rows.append((cluster, int(cols["idx"][i]), w))
             members.setdefault(w, []).append(i)
-        loads = [load_of(([BrokerId(b) for b in cols["adding"][i]], cols["size"][i],
-                          None if cols["source"][i] is None else BrokerId(cols["source"][i]),
-                          int(cols["bytes_to_copy"][i])) for i in members[w]) for w in sorted(members)]
+        loads = [
+            load_of(
+                (
+                    [BrokerId(b) for b in cols["adding"][i]],
+                    cols["size"][i],
+                    None if cols["source"][i] is None else BrokerId(cols["source"][i]),
+                    int(cols["bytes_to_copy"][i]),
+                )
+                for i in members[w]
+            )
+            for w in sorted(members)
+        ]
         known: list[WaveLoad] = [x for x in loads if x is not None]
         est = estimate_waves(known, throttle) if len(known) == len(loads) else None
         out[cluster] = (len(members), None if est is None else est.seconds)

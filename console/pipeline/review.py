@@ -24,10 +24,38 @@ from console.plans import validate as V
 from console.plans.diff import ChangeKind
 from console.plans.plan import ANY, Plan
 
-PARTITION_COLUMNS = ["cluster", "idx", "topic", "partition", "kind", "current", "target", "adding", "removing",
-                     "leader_before", "leader_after", "in_flight", "size", "bytes_to_copy"]
-BROKER_COLUMNS = ["cluster", "broker", "rack", "known", "replicas_before", "replicas_after", "arriving", "leaving",
-                  "leaders_before", "leaders_after", "bytes_before", "bytes_after", "bytes_in", "bytes_out"]
+PARTITION_COLUMNS = [
+    "cluster",
+    "idx",
+    "topic",
+    "partition",
+    "kind",
+    "current",
+    "target",
+    "adding",
+    "removing",
+    "leader_before",
+    "leader_after",
+    "in_flight",
+    "size",
+    "bytes_to_copy",
+]
+BROKER_COLUMNS = [
+    "cluster",
+    "broker",
+    "rack",
+    "known",
+    "replicas_before",
+    "replicas_after",
+    "arriving",
+    "leaving",
+    "leaders_before",
+    "leaders_after",
+    "bytes_before",
+    "bytes_after",
+    "bytes_in",
+    "bytes_out",
+]
 FLOW_COLUMNS = ["cluster", "source", "destination", "replicas", "bytes"]
 FINDING_COLUMNS = ["cluster", "rank", "code", "severity", "topic", "partition", "broker", "message", "hint"]
 
@@ -50,14 +78,31 @@ class Inputs:
 
 def broker_rows(cluster: str, state: ClusterState) -> list[dict[str, Any]]:
     """The brokers of a snapshot header (``state`` has no partitions), as rows of ``Inputs.brokers``."""
-    return [{"cluster": cluster, "broker": int(b.id), "rack": b.rack, "registered": b.registered, "live": b.live,
-             "eligible": b.eligible, "log_dirs": [d.path for d in b.log_dirs], "usable_bytes": b.usable_bytes}
-            for b in state.brokers]
+    return [
+        {
+            "cluster": cluster,
+            "broker": int(b.id),
+            "rack": b.rack,
+            "registered": b.registered,
+            "live": b.live,
+            "eligible": b.eligible,
+            "log_dirs": [d.path for d in b.log_dirs],
+            "usable_bytes": b.usable_bytes,
+        }
+        for b in state.brokers
+    ]
 
 
-PLAN_SCHEMA = pa.schema([("cluster", pa.string()), ("idx", pa.int64()), ("topic", pa.string()),
-                         ("partition", pa.int64()), ("target", pa.list_(pa.int64())),
-                         ("log_dirs", pa.list_(pa.string()))])
+PLAN_SCHEMA = pa.schema(
+    [
+        ("cluster", pa.string()),
+        ("idx", pa.int64()),
+        ("topic", pa.string()),
+        ("partition", pa.int64()),
+        ("target", pa.list_(pa.int64())),
+        ("log_dirs", pa.list_(pa.string())),
+    ]
+)
 
 
 def plan_table(cluster: str, plan: Plan) -> pa.Table:
@@ -66,15 +111,19 @@ def plan_table(cluster: str, plan: Plan) -> pa.Table:
     target, lengths = plan.target_columns
     flat = target[np.arange(target.shape[1])[None, :] < lengths[:, None]] if n else np.zeros(0, np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32) if n else np.zeros(1, np.int32)
-    return pa.table({
-        "cluster": pa.array([cluster] * n, pa.string()),
-        "idx": pa.array(np.arange(n, dtype=np.int64)),
-        "topic": pa.array([e.topic for e in plan.entries], pa.string()),
-        "partition": pa.array(np.fromiter((e.partition for e in plan.entries), np.int64, n)),
-        "target": pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat, pa.int64())),
-        "log_dirs": pa.array([None if e.log_dirs is None else list(e.log_dirs) for e in plan.entries],
-                             pa.list_(pa.string())),
-    }, schema=PLAN_SCHEMA)
+    return pa.table(
+        {
+            "cluster": pa.array([cluster] * n, pa.string()),
+            "idx": pa.array(np.arange(n, dtype=np.int64)),
+            "topic": pa.array([e.topic for e in plan.entries], pa.string()),
+            "partition": pa.array(np.fromiter((e.partition for e in plan.entries), np.int64, n)),
+            "target": pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat, pa.int64())),
+            "log_dirs": pa.array(
+                [None if e.log_dirs is None else list(e.log_dirs) for e in plan.entries], pa.list_(pa.string())
+            ),
+        },
+        schema=PLAN_SCHEMA,
+    )
 
 
 def _without(a: str | Column, b: str | Column) -> Column:
@@ -86,8 +135,9 @@ def _without(a: str | Column, b: str | Column) -> Column:
 def partitions_now(replicas: DataFrame) -> DataFrame:
     """Per partition of the snapshot: R (in order), I, AR, leader, reassigning, its size (the
     leader's log, else the largest), each replica's own bytes, and the original replicas (R − AR)."""
-    r = replicas.select("cluster", "topic", "partition", "position", "broker", "leader", "in_isr", "adding",
-                        "reassigning", "bytes")
+    r = replicas.select(
+        "cluster", "topic", "partition", "position", "broker", "leader", "in_isr", "adding", "reassigning", "bytes"
+    )
     p = r.groupBy("cluster", "topic", "partition").agg(
         F.sort_array(F.collect_list(F.struct("position", F.col("broker").cast("long").alias("broker")))).alias("rs"),
         F.collect_list(F.when(F.col("in_isr"), F.col("broker").cast("long"))).alias("isr"),
@@ -96,46 +146,78 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
         F.max(F.col("reassigning").cast("int")).cast("boolean").alias("reassigning"),
         F.max(F.when(F.col("broker") == F.col("leader"), F.col("bytes"))).alias("leader_bytes"),
         F.max("bytes").alias("largest"),
-        F.map_from_entries(F.collect_list(F.when(F.col("bytes").isNotNull(), F.struct(
-            F.col("broker").cast("long"), F.col("bytes"))))).alias("own"),
-        F.max(F.when(F.col("broker") == F.col("leader"), F.lit(1))).alias("leader_listed"))
+        F.map_from_entries(
+            F.collect_list(F.when(F.col("bytes").isNotNull(), F.struct(F.col("broker").cast("long"), F.col("bytes"))))
+        ).alias("own"),
+        F.max(F.when(F.col("broker") == F.col("leader"), F.lit(1))).alias("leader_listed"),
+    )
     replicas_col = F.transform("rs", lambda x: x["broker"])
     return p.select(
-        "cluster", "topic", "partition", replicas_col.alias("replicas"), "isr", "adding_now", "leader", "reassigning",
+        "cluster",
+        "topic",
+        "partition",
+        replicas_col.alias("replicas"),
+        "isr",
+        "adding_now",
+        "leader",
+        "reassigning",
         F.when(F.col("leader_listed").isNotNull() & F.col("leader_bytes").isNotNull(), F.col("leader_bytes"))
-        .otherwise(F.col("largest")).alias("size"), "own",
-        _without(replicas_col, "adding_now").alias("original"))
+        .otherwise(F.col("largest"))
+        .alias("size"),
+        "own",
+        _without(replicas_col, "adding_now").alias("original"),
+    )
 
 
 def changes(inputs: Inputs) -> DataFrame:
     """Per plan entry: what it does to its partition (:func:`console.plans.diff.change_of`)."""
     now = partitions_now(inputs.replicas)
     j = inputs.plan.select("cluster", "idx", "topic", "partition", "target", "log_dirs").join(
-        now, ["cluster", "topic", "partition"], "left")
+        now, ["cluster", "topic", "partition"], "left"
+    )
     known = F.col("replicas").isNotNull()
     adding = F.when(known, _without("target", "original")).otherwise(F.array().cast("array<long>"))
     removing = F.when(known, _without("original", "target")).otherwise(F.array().cast("array<long>"))
     j = j.withColumn("adding", adding).withColumn("removing", removing)
     unchanged = (F.col("target") == F.col("original")) & ~F.col("reassigning")
     moved = (F.size("adding") > 0) | (F.size("removing") > 0)
-    kind = (F.when(~known, F.lit(ChangeKind.UNKNOWN.value))
-            .when(unchanged, F.lit(ChangeKind.NONE.value))
-            .when(moved, F.when(F.size("target") == F.size("original"), F.lit(ChangeKind.MOVE.value))
-                  .when(F.size("target") > F.size("original"), F.lit(ChangeKind.GROW.value))
-                  .otherwise(F.lit(ChangeKind.SHRINK.value)))
-            .when(F.col("reassigning"), F.lit(ChangeKind.REVERT.value))
-            .otherwise(F.lit(ChangeKind.REORDER.value)))
+    kind = (
+        F.when(~known, F.lit(ChangeKind.UNKNOWN.value))
+        .when(unchanged, F.lit(ChangeKind.NONE.value))
+        .when(
+            moved,
+            F.when(F.size("target") == F.size("original"), F.lit(ChangeKind.MOVE.value))
+            .when(F.size("target") > F.size("original"), F.lit(ChangeKind.GROW.value))
+            .otherwise(F.lit(ChangeKind.SHRINK.value)),
+        )
+        .when(F.col("reassigning"), F.lit(ChangeKind.REVERT.value))
+        .otherwise(F.lit(ChangeKind.REORDER.value))
+    )
     first = F.try_element_at("target", F.lit(1))
     stays = F.col("leader").isNotNull() & F.array_contains("target", F.col("leader"))
     leader_after = F.when(~known, F.lit(None).cast("long")).when(stays | unchanged, F.col("leader")).otherwise(first)
     return j.select(
-        "cluster", "idx", "topic", "partition", kind.alias("kind"),
-        F.coalesce("original", F.array().cast("array<long>")).alias("current"), "target", "adding", "removing",
-        F.col("leader").alias("leader_before"), leader_after.alias("leader_after"),
-        F.coalesce(F.col("reassigning"), F.lit(False)).alias("in_flight"), "size",
+        "cluster",
+        "idx",
+        "topic",
+        "partition",
+        kind.alias("kind"),
+        F.coalesce("original", F.array().cast("array<long>")).alias("current"),
+        "target",
+        "adding",
+        "removing",
+        F.col("leader").alias("leader_before"),
+        leader_after.alias("leader_after"),
+        F.coalesce(F.col("reassigning"), F.lit(False)).alias("in_flight"),
+        "size",
         (F.coalesce(F.col("size"), F.lit(0)) * F.size("adding")).cast("long").alias("bytes_to_copy"),
         # kept for the broker sums and the checks
-        F.col("replicas").alias("now"), "isr", "adding_now", "own", "log_dirs")
+        F.col("replicas").alias("now"),
+        "isr",
+        "adding_now",
+        "own",
+        "log_dirs",
+    )
 
 
 def _own(broker: Column) -> Column:
@@ -148,8 +230,10 @@ def brokers(inputs: Inputs, ch: DataFrame) -> tuple[DataFrame, DataFrame]:
     """Per broker before and after (:class:`console.plans.diff.BrokerChange`), and the flows."""
     r = inputs.replicas.select("cluster", F.col("broker").cast("long").alias("broker"), "is_leader", "bytes")
     before = r.groupBy("cluster", "broker").agg(
-        F.count(F.lit(1)).alias("replicas_before"), F.count_if("is_leader").alias("leaders_before"),
-        F.coalesce(F.sum("bytes"), F.lit(0)).alias("bytes_before"))
+        F.count(F.lit(1)).alias("replicas_before"),
+        F.count_if("is_leader").alias("leaders_before"),
+        F.coalesce(F.sum("bytes"), F.lit(0)).alias("bytes_before"),
+    )
     k = ch.filter(F.col("kind") != ChangeKind.UNKNOWN.value)
     psize = F.coalesce(F.col("size"), F.lit(0))
     source = F.coalesce(F.col("leader_before"), F.try_element_at("current", F.lit(1)))
@@ -163,53 +247,91 @@ def brokers(inputs: Inputs, ch: DataFrame) -> tuple[DataFrame, DataFrame]:
         each("target", ("replicas", one)),
         each("now", ("replicas", -one)),
         k.filter(F.col("leader_before").eqNullSafe(F.col("leader_after")) == F.lit(False))
-        .select("cluster", F.explode(F.array_compact(F.array(
-            F.struct(F.col("leader_after").alias("b"), one.alias("v")),
-            F.struct(F.col("leader_before").alias("b"), (-one).alias("v"))))).alias("x"))
-        .filter(F.col("x.b").isNotNull()).select("cluster", F.col("x.b").alias("broker"), F.col("x.v").alias("leaders")),
-        k.select("cluster", "own", "size", F.explode("removing").alias("broker"))
-        .select("cluster", "broker", (-F.coalesce(_own(F.col("broker")), psize)).alias("size"),
-                one.alias("leaving")),
+        .select(
+            "cluster",
+            F.explode(
+                F.array_compact(
+                    F.array(
+                        F.struct(F.col("leader_after").alias("b"), one.alias("v")),
+                        F.struct(F.col("leader_before").alias("b"), (-one).alias("v")),
+                    )
+                )
+            ).alias("x"),
+        )
+        .filter(F.col("x.b").isNotNull())
+        .select("cluster", F.col("x.b").alias("broker"), F.col("x.v").alias("leaders")),
+        k.select("cluster", "own", "size", F.explode("removing").alias("broker")).select(
+            "cluster", "broker", (-F.coalesce(_own(F.col("broker")), psize)).alias("size"), one.alias("leaving")
+        ),
         k.select("cluster", "own", "target", F.explode("adding_now").alias("broker"))
         .filter(~F.array_contains("target", F.col("broker")))
         .select("cluster", "broker", (-F.coalesce(_own(F.col("broker")), zero)).alias("size")),
-        k.select("cluster", "own", "size", F.explode("adding").alias("broker"))
-        .select("cluster", "broker", (psize - F.coalesce(_own(F.col("broker")), zero)).alias("size"),
-                one.alias("arriving"), psize.alias("bytes_in")),
-        k.filter(F.size("adding") > 0).select("cluster", source.alias("broker"),
-                                               (psize * F.size("adding")).alias("bytes_out"))
+        k.select("cluster", "own", "size", F.explode("adding").alias("broker")).select(
+            "cluster",
+            "broker",
+            (psize - F.coalesce(_own(F.col("broker")), zero)).alias("size"),
+            one.alias("arriving"),
+            psize.alias("bytes_in"),
+        ),
+        k.filter(F.size("adding") > 0)
+        .select("cluster", source.alias("broker"), (psize * F.size("adding")).alias("bytes_out"))
         .filter(F.col("broker").isNotNull()),
     ]
     names = ["replicas", "leaders", "size", "leaving", "arriving", "bytes_in", "bytes_out"]
-    aligned = [d.select("cluster", "broker", *[(F.col(n) if n in d.columns else zero).cast("long").alias(n)
-                                              for n in names]) for d in deltas]
+    aligned = [
+        d.select("cluster", "broker", *[(F.col(n) if n in d.columns else zero).cast("long").alias(n) for n in names])
+        for d in deltas
+    ]
     union = aligned[0]
     for d in aligned[1:]:
         union = union.unionByName(d)
     sums = union.groupBy("cluster", "broker").agg(*[F.sum(n).alias(n) for n in names])
-    known = inputs.brokers.select("cluster", F.col("broker").cast("long").alias("broker"), "rack",
-                                  F.col("registered").alias("known"))
-    ids = (before.select("cluster", "broker").unionByName(known.select("cluster", "broker"))
-           .unionByName(k.select("cluster", F.explode("target").alias("broker"))).distinct())
-    out = (ids.join(before, ["cluster", "broker"], "left").join(sums, ["cluster", "broker"], "left")
-           .join(known, ["cluster", "broker"], "left"))
+    known = inputs.brokers.select(
+        "cluster", F.col("broker").cast("long").alias("broker"), "rack", F.col("registered").alias("known")
+    )
+    ids = (
+        before.select("cluster", "broker")
+        .unionByName(known.select("cluster", "broker"))
+        .unionByName(k.select("cluster", F.explode("target").alias("broker")))
+        .distinct()
+    )
+    out = (
+        ids.join(before, ["cluster", "broker"], "left")
+        .join(sums, ["cluster", "broker"], "left")
+        .join(known, ["cluster", "broker"], "left")
+    )
 
     def z(c: str) -> Column:
         return F.coalesce(F.col(c), zero)
 
-    table = out.select(
-        "cluster", F.col("broker"), "rack", F.coalesce("known", F.lit(False)).alias("known"),
-        z("replicas_before").alias("replicas_before"), (z("replicas_before") + z("replicas")).alias("replicas_after"),
-        z("arriving").alias("arriving"), z("leaving").alias("leaving"),
-        z("leaders_before").alias("leaders_before"), (z("leaders_before") + z("leaders")).alias("leaders_after"),
-        z("bytes_before").alias("bytes_before"), F.greatest(zero, z("bytes_before") + z("size")).alias("bytes_after"),
-        z("bytes_in").alias("bytes_in"), z("bytes_out").alias("bytes_out")
-    ).select(*BROKER_COLUMNS).orderBy("cluster", "broker")
-    flows = (k.filter(source.isNotNull()).select("cluster", source.alias("source"), psize.alias("bytes"),
-                                                F.explode("adding").alias("destination"))
-             .groupBy("cluster", "source", "destination")
-             .agg(F.count(F.lit(1)).alias("replicas"), F.sum("bytes").alias("bytes"))
-             .select(*FLOW_COLUMNS).orderBy("cluster", "source", "destination"))
+    table = (
+        out.select(
+            "cluster",
+            F.col("broker"),
+            "rack",
+            F.coalesce("known", F.lit(False)).alias("known"),
+            z("replicas_before").alias("replicas_before"),
+            (z("replicas_before") + z("replicas")).alias("replicas_after"),
+            z("arriving").alias("arriving"),
+            z("leaving").alias("leaving"),
+            z("leaders_before").alias("leaders_before"),
+            (z("leaders_before") + z("leaders")).alias("leaders_after"),
+            z("bytes_before").alias("bytes_before"),
+            F.greatest(zero, z("bytes_before") + z("size")).alias("bytes_after"),
+            z("bytes_in").alias("bytes_in"),
+            z("bytes_out").alias("bytes_out"),
+        )
+        .select(*BROKER_COLUMNS)
+        .orderBy("cluster", "broker")
+    )
+    flows = (
+        k.filter(source.isNotNull())
+        .select("cluster", source.alias("source"), psize.alias("bytes"), F.explode("adding").alias("destination"))
+        .groupBy("cluster", "source", "destination")
+        .agg(F.count(F.lit(1)).alias("replicas"), F.sum("bytes").alias("bytes"))
+        .select(*FLOW_COLUMNS)
+        .orderBy("cluster", "source", "destination")
+    )
     return table, flows
 
 
@@ -228,20 +350,49 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     """The per-entry checks of :func:`console.plans.validate.validate`, with the same codes,
     messages and hints, ordered as it orders them (errors first, then plan order, then check)."""
     name = F.concat(F.col("topic"), F.lit("-"), F.col("partition").cast("string"))
-    b = inputs.brokers.select("cluster", F.col("broker").cast("long").alias("b"), "rack", "registered", "live",
-                              "eligible", F.col("log_dirs").alias("broker_dirs"))
-    topics = inputs.replicas.select("cluster", "topic", "partition").distinct().groupBy("cluster", "topic").agg(
-        F.count(F.lit(1)).alias("topic_partitions"))
+    b = inputs.brokers.select(
+        "cluster",
+        F.col("broker").cast("long").alias("b"),
+        "rack",
+        "registered",
+        "live",
+        "eligible",
+        F.col("log_dirs").alias("broker_dirs"),
+    )
+    topics = (
+        inputs.replicas.select("cluster", "topic", "partition")
+        .distinct()
+        .groupBy("cluster", "topic")
+        .agg(F.count(F.lit(1)).alias("topic_partitions"))
+    )
     c = ch.join(topics, ["cluster", "topic"], "left").join(inputs.min_isr, ["cluster", "topic"], "left")
     checks: list[DataFrame] = []
 
-    def add(number: int, df: DataFrame, code: str, severity: Severity, message: Column, hint: Column | str,
-            cell: Column | None = None) -> None:
-        checks.append(df.select(
-            "cluster", "idx", F.lit(number).alias("check"), (cell if cell is not None else F.lit(0)).alias("cell"),
-            F.lit(_RANK[severity]).alias("sev"), F.lit(code).alias("code"), F.lit(severity.value).alias("severity"),
-            "topic", "partition", F.lit(None).cast("long").alias("broker"), message.alias("message"),
-            (F.lit(hint) if isinstance(hint, str) else hint).alias("hint")))
+    def add(
+        number: int,
+        df: DataFrame,
+        code: str,
+        severity: Severity,
+        message: Column,
+        hint: Column | str,
+        cell: Column | None = None,
+    ) -> None:
+        checks.append(
+            df.select(
+                "cluster",
+                "idx",
+                F.lit(number).alias("check"),
+                (cell if cell is not None else F.lit(0)).alias("cell"),
+                F.lit(_RANK[severity]).alias("sev"),
+                F.lit(code).alias("code"),
+                F.lit(severity.value).alias("severity"),
+                "topic",
+                "partition",
+                F.lit(None).cast("long").alias("broker"),
+                message.alias("message"),
+                (F.lit(hint) if isinstance(hint, str) else hint).alias("hint"),
+            )
+        )
 
     known = F.col("kind") != ChangeKind.UNKNOWN.value
     live = known & (F.col("kind") != ChangeKind.NONE.value)
@@ -249,96 +400,268 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     # fail here: parse_plan refuses such a file before the job starts
     unknown = c.filter(~known)
     no_topic = F.col("topic_partitions").isNull()
-    add(4, unknown, V.UNKNOWN_TOPIC, Severity.ERROR,
-        F.when(no_topic, F.concat(F.lit("Topic "), F.col("topic"), F.lit(" does not exist.")))
-        .otherwise(F.concat(F.lit("Partition "), name, F.lit(" does not exist ("), F.col("topic"), F.lit(" has "),
-                            F.col("topic_partitions").cast("string"), F.lit(" partitions)."))),
-        F.when(no_topic, F.lit("Check the name (topic names are case-sensitive) or remove its entries."))
-        .otherwise(F.lit("Remove the entry; add partitions with kafka-topics.sh --alter first if intended.")))
-    checks[-1] = checks[-1].withColumn("code", F.when(F.col("message").startswith("Topic "), F.lit(V.UNKNOWN_TOPIC))
-                                       .otherwise(F.lit(V.UNKNOWN_PARTITION)))
+    add(
+        4,
+        unknown,
+        V.UNKNOWN_TOPIC,
+        Severity.ERROR,
+        F.when(no_topic, F.concat(F.lit("Topic "), F.col("topic"), F.lit(" does not exist."))).otherwise(
+            F.concat(
+                F.lit("Partition "),
+                name,
+                F.lit(" does not exist ("),
+                F.col("topic"),
+                F.lit(" has "),
+                F.col("topic_partitions").cast("string"),
+                F.lit(" partitions)."),
+            )
+        ),
+        F.when(no_topic, F.lit("Check the name (topic names are case-sensitive) or remove its entries.")).otherwise(
+            F.lit("Remove the entry; add partitions with kafka-topics.sh --alter first if intended.")
+        ),
+    )
+    checks[-1] = checks[-1].withColumn(
+        "code",
+        F.when(F.col("message").startswith("Topic "), F.lit(V.UNKNOWN_TOPIC)).otherwise(F.lit(V.UNKNOWN_PARTITION)),
+    )
     # adding replicas on brokers that are unknown, not live or not eligible: one finding per cell
-    cells = (c.filter(known).select("*", F.posexplode("target").alias("cell", "b"))
-             .filter(F.array_contains("adding", F.col("b")))
-             .join(b, ["cluster", "b"], "left").filter(~F.coalesce(F.col("eligible"), F.lit(False))))
+    cells = (
+        c.filter(known)
+        .select("*", F.posexplode("target").alias("cell", "b"))
+        .filter(F.array_contains("adding", F.col("b")))
+        .join(b, ["cluster", "b"], "left")
+        .filter(~F.coalesce(F.col("eligible"), F.lit(False)))
+    )
     why = F.when(~F.col("live"), F.lit("is not live")).otherwise(F.lit("is not eligible for new replicas (KIP-841)"))
-    add(5, cells, V.BROKER_NOT_ELIGIBLE, Severity.ERROR,
-        F.when(F.col("registered").isNull(), F.concat(name, F.lit(": broker "), F.col("b").cast("string"),
-                                                      F.lit(" is unknown to the cluster.")))
-        .otherwise(F.concat(name, F.lit(": broker "), F.col("b").cast("string"), F.lit(" "), why,
-                            F.lit("; the controller refuses adding a replica there (or the reassignment would stall)."))),
-        F.when(F.col("registered").isNull(), F.lit("Use a broker id the cluster knows (see Overview)."))
-        .otherwise(F.lit("Wait until the broker is back, or pick another broker.")), F.col("cell"))
-    checks[-1] = checks[-1].withColumn("code", F.when(F.col("message").endswith("is unknown to the cluster."),
-                                                      F.lit(V.UNKNOWN_BROKER)).otherwise(F.lit(V.BROKER_NOT_ELIGIBLE)))
-    dirs = (c.filter(known & F.col("log_dirs").isNotNull())
-            .select("*", F.posexplode(F.arrays_zip("target", "log_dirs")).alias("cell", "pair"))
-            .filter(F.col("pair.target").isNotNull() & F.col("pair.log_dirs").isNotNull())
-            .withColumn("b", F.col("pair.target")).join(b, ["cluster", "b"], "left")
-            .filter((F.col("pair.log_dirs") != ANY) & F.col("broker_dirs").isNotNull() & (F.size("broker_dirs") > 0)
-                    & ~F.array_contains("broker_dirs", F.col("pair.log_dirs"))))
-    add(6, dirs, V.UNKNOWN_LOG_DIR, Severity.ERROR,
-        F.concat(name, F.lit(": broker "), F.col("b").cast("string"), F.lit(" has no log dir "),
-                 F.col("pair.log_dirs"), F.lit(".")),
-        'Use one of the broker\'s log dirs (see Overview) or "any".', F.col("cell"))
-    add(7, c.filter(F.col("kind") == ChangeKind.NONE.value), V.NO_CHANGE, Severity.INFO,
+    add(
+        5,
+        cells,
+        V.BROKER_NOT_ELIGIBLE,
+        Severity.ERROR,
+        F.when(
+            F.col("registered").isNull(),
+            F.concat(name, F.lit(": broker "), F.col("b").cast("string"), F.lit(" is unknown to the cluster.")),
+        ).otherwise(
+            F.concat(
+                name,
+                F.lit(": broker "),
+                F.col("b").cast("string"),
+                F.lit(" "),
+                why,
+                F.lit("; the controller refuses adding a replica there (or the reassignment would stall)."),
+            )
+        ),
+        F.when(F.col("registered").isNull(), F.lit("Use a broker id the cluster knows (see Overview).")).otherwise(
+            F.lit("Wait until the broker is back, or pick another broker.")
+        ),
+        F.col("cell"),
+    )
+    checks[-1] = checks[-1].withColumn(
+        "code",
+        F.when(F.col("message").endswith("is unknown to the cluster."), F.lit(V.UNKNOWN_BROKER)).otherwise(
+            F.lit(V.BROKER_NOT_ELIGIBLE)
+        ),
+    )
+    dirs = (
+        c.filter(known & F.col("log_dirs").isNotNull())
+        .select("*", F.posexplode(F.arrays_zip("target", "log_dirs")).alias("cell", "pair"))
+        .filter(F.col("pair.target").isNotNull() & F.col("pair.log_dirs").isNotNull())
+        .withColumn("b", F.col("pair.target"))
+        .join(b, ["cluster", "b"], "left")
+        .filter(
+            (F.col("pair.log_dirs") != ANY)
+            & F.col("broker_dirs").isNotNull()
+            & (F.size("broker_dirs") > 0)
+            & ~F.array_contains("broker_dirs", F.col("pair.log_dirs"))
+        )
+    )
+    add(
+        6,
+        dirs,
+        V.UNKNOWN_LOG_DIR,
+        Severity.ERROR,
+        F.concat(
+            name,
+            F.lit(": broker "),
+            F.col("b").cast("string"),
+            F.lit(" has no log dir "),
+            F.col("pair.log_dirs"),
+            F.lit("."),
+        ),
+        'Use one of the broker\'s log dirs (see Overview) or "any".',
+        F.col("cell"),
+    )
+    add(
+        7,
+        c.filter(F.col("kind") == ChangeKind.NONE.value),
+        V.NO_CHANGE,
+        Severity.INFO,
         F.concat(name, F.lit(" already has replicas "), _ids(F.col("target")), F.lit(": skipped.")),
-        "Nothing to do; it is left out of the submission.")
+        "Nothing to do; it is left out of the submission.",
+    )
     reorder = F.col("kind") == ChangeKind.REORDER.value
-    add(8, c.filter(reorder), V.REORDER_ONLY, Severity.INFO,
-        F.concat(name, F.lit(": only the order changes ("), _ids(F.col("current")), F.lit(" → "), _ids(F.col("target")),
-                 F.lit("); it completes at once.")),
-        "The leader does not move without a preferred leader election.")
+    add(
+        8,
+        c.filter(reorder),
+        V.REORDER_ONLY,
+        Severity.INFO,
+        F.concat(
+            name,
+            F.lit(": only the order changes ("),
+            _ids(F.col("current")),
+            F.lit(" → "),
+            _ids(F.col("target")),
+            F.lit("); it completes at once."),
+        ),
+        "The leader does not move without a preferred leader election.",
+    )
     first = F.try_element_at("target", F.lit(1))
-    add(9, c.filter(live & ~reorder & F.col("leader_after").isNotNull()
-                    & ~F.col("leader_after").eqNullSafe(first)), V.LEADER_NEEDS_ELECTION, Severity.INFO,
-        F.concat(name, F.lit(": broker "), F.col("leader_after").cast("string"),
-                 F.lit(" stays leader; the preferred leader becomes "), first.cast("string"), F.lit(".")),
-        "Run a preferred leader election after the move to make it lead.")
-    add(10, c.filter(live & F.col("in_flight")), V.ALREADY_REASSIGNING, Severity.WARNING,
-        F.concat(name, F.lit(" is already being reassigned: the controller keeps its original replicas "),
-                 _ids(F.col("current")), F.lit(" and drops adding replicas that are not in the new target.")),
-        "Acknowledge, or wait for the current reassignment to finish (or cancel it) first.")
-    add(11, c.filter(live & F.col("leader_before").isNull()), V.OFFLINE_NOW, Severity.WARNING,
+    add(
+        9,
+        c.filter(live & ~reorder & F.col("leader_after").isNotNull() & ~F.col("leader_after").eqNullSafe(first)),
+        V.LEADER_NEEDS_ELECTION,
+        Severity.INFO,
+        F.concat(
+            name,
+            F.lit(": broker "),
+            F.col("leader_after").cast("string"),
+            F.lit(" stays leader; the preferred leader becomes "),
+            first.cast("string"),
+            F.lit("."),
+        ),
+        "Run a preferred leader election after the move to make it lead.",
+    )
+    add(
+        10,
+        c.filter(live & F.col("in_flight")),
+        V.ALREADY_REASSIGNING,
+        Severity.WARNING,
+        F.concat(
+            name,
+            F.lit(" is already being reassigned: the controller keeps its original replicas "),
+            _ids(F.col("current")),
+            F.lit(" and drops adding replicas that are not in the new target."),
+        ),
+        "Acknowledge, or wait for the current reassignment to finish (or cancel it) first.",
+    )
+    add(
+        11,
+        c.filter(live & F.col("leader_before").isNull()),
+        V.OFFLINE_NOW,
+        Severity.WARNING,
         F.concat(name, F.lit(" has no leader now: nothing can be copied.")),
-        "Bring a replica back first; the new replicas cannot catch up without a leader.")
-    add(12, c.filter(live & (F.size("target") != F.size("current"))), V.RF_CHANGE, Severity.WARNING,
-        F.concat(name, F.lit(": the replication factor changes from "), F.size("current").cast("string"),
-                 F.lit(" to "), F.size("target").cast("string"), F.lit(".")),
-        "Acknowledge if intended; the official tool changes it the same way.")
+        "Bring a replica back first; the new replicas cannot catch up without a leader.",
+    )
+    add(
+        12,
+        c.filter(live & (F.size("target") != F.size("current"))),
+        V.RF_CHANGE,
+        Severity.WARNING,
+        F.concat(
+            name,
+            F.lit(": the replication factor changes from "),
+            F.size("current").cast("string"),
+            F.lit(" to "),
+            F.size("target").cast("string"),
+            F.lit("."),
+        ),
+        "Acknowledge if intended; the official tool changes it the same way.",
+    )
     has_min = live & F.col("min_isr").isNotNull()
-    add(13, c.filter(has_min & (F.size("target") < F.col("min_isr"))), V.RF_BELOW_MIN_ISR, Severity.ERROR,
-        F.concat(name, F.lit(": "), F.size("target").cast("string"),
-                 F.lit(" replicas is fewer than min.insync.replicas="), F.col("min_isr").cast("string"),
-                 F.lit("; producers with acks=all would fail.")),
-        "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first.")
+    add(
+        13,
+        c.filter(has_min & (F.size("target") < F.col("min_isr"))),
+        V.RF_BELOW_MIN_ISR,
+        Severity.ERROR,
+        F.concat(
+            name,
+            F.lit(": "),
+            F.size("target").cast("string"),
+            F.lit(" replicas is fewer than min.insync.replicas="),
+            F.col("min_isr").cast("string"),
+            F.lit("; producers with acks=all would fail."),
+        ),
+        "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first.",
+    )
     in_sync = F.size(F.filter("current", lambda x: F.array_contains("isr", x)))
-    add(14, c.filter(has_min & (in_sync < F.col("min_isr"))), V.BELOW_MIN_ISR_NOW, Severity.WARNING,
-        F.concat(name, F.lit(" is below min ISR now ("), in_sync.cast("string"), F.lit(" of "),
-                 F.col("min_isr").cast("string"), F.lit(" in sync).")),
-        "Fix the partition's health before moving it, unless the move is the fix.")
-    racks = b.filter(F.col("rack").isNotNull()).groupBy("cluster").agg(
-        F.map_from_entries(F.collect_list(F.struct("b", "rack"))).alias("rack_of"),
-        F.size(F.array_distinct(F.collect_list(F.when(F.col("eligible"), F.col("rack"))))).alias("available"))
+    add(
+        14,
+        c.filter(has_min & (in_sync < F.col("min_isr"))),
+        V.BELOW_MIN_ISR_NOW,
+        Severity.WARNING,
+        F.concat(
+            name,
+            F.lit(" is below min ISR now ("),
+            in_sync.cast("string"),
+            F.lit(" of "),
+            F.col("min_isr").cast("string"),
+            F.lit(" in sync)."),
+        ),
+        "Fix the partition's health before moving it, unless the move is the fix.",
+    )
+    racks = (
+        b.filter(F.col("rack").isNotNull())
+        .groupBy("cluster")
+        .agg(
+            F.map_from_entries(F.collect_list(F.struct("b", "rack"))).alias("rack_of"),
+            F.size(F.array_distinct(F.collect_list(F.when(F.col("eligible"), F.col("rack"))))).alias("available"),
+        )
+    )
     r = c.filter(live).join(racks, ["cluster"], "left")
 
     def spread(col: str) -> Column:
-        return F.size(F.array_distinct(F.filter(F.transform(col, lambda x: F.element_at(
-            F.coalesce(F.col("rack_of"), F.create_map().cast("map<long,string>")), x)), lambda v: v.isNotNull())))
+        return F.size(
+            F.array_distinct(
+                F.filter(
+                    F.transform(
+                        col,
+                        lambda x: F.element_at(
+                            F.coalesce(F.col("rack_of"), F.create_map().cast("map<long,string>")), x
+                        ),
+                    ),
+                    lambda v: v.isNotNull(),
+                )
+            )
+        )
 
     r = r.withColumn("before", spread("current")).withColumn("after", spread("target"))
     reduced = (F.col("before") > 0) & (F.col("after") < F.least(F.col("before"), F.size("target")))
-    add(15, r.filter(reduced), V.RACK_SPREAD_REDUCED, Severity.WARNING,
-        F.concat(name, F.lit(": replicas spread over "), F.col("after").cast("string"), F.lit(" racks instead of "),
-                 F.col("before").cast("string"), F.lit(".")),
-        "Pick brokers in different racks so a rack failure cannot take the partition down.")
-    add(16, r.filter((F.coalesce(F.col("available"), F.lit(0)) > 0) & ~reduced
-                     & (F.col("after") < F.least(F.size("target"), F.col("available")))), V.RACKS_UNDERUSED,
+    add(
+        15,
+        r.filter(reduced),
+        V.RACK_SPREAD_REDUCED,
         Severity.WARNING,
-        F.concat(name, F.lit(": "), F.size("target").cast("string"), F.lit(" replicas on "),
-                 F.col("after").cast("string"), F.lit(" racks while "), F.col("available").cast("string"),
-                 F.lit(" are available.")),
-        "Spread the replicas over more racks.")
+        F.concat(
+            name,
+            F.lit(": replicas spread over "),
+            F.col("after").cast("string"),
+            F.lit(" racks instead of "),
+            F.col("before").cast("string"),
+            F.lit("."),
+        ),
+        "Pick brokers in different racks so a rack failure cannot take the partition down.",
+    )
+    add(
+        16,
+        r.filter(
+            (F.coalesce(F.col("available"), F.lit(0)) > 0)
+            & ~reduced
+            & (F.col("after") < F.least(F.size("target"), F.col("available")))
+        ),
+        V.RACKS_UNDERUSED,
+        Severity.WARNING,
+        F.concat(
+            name,
+            F.lit(": "),
+            F.size("target").cast("string"),
+            F.lit(" replicas on "),
+            F.col("after").cast("string"),
+            F.lit(" racks while "),
+            F.col("available").cast("string"),
+            F.lit(" are available."),
+        ),
+        "Spread the replicas over more racks.",
+    )
     union = checks[0]
     for df in checks[1:]:
         union = union.unionByName(df)
@@ -347,8 +670,9 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
 
 def order_findings(per_entry: DataFrame, overall: DataFrame) -> DataFrame:
     """Errors first, then by plan entry (whole-plan and broker findings first), then check and cell."""
-    ranked = per_entry.unionByName(overall).withColumn("rank", F.row_number().over(
-        Window.partitionBy("cluster").orderBy("sev", "idx", "check", "cell")))
+    ranked = per_entry.unionByName(overall).withColumn(
+        "rank", F.row_number().over(Window.partitionBy("cluster").orderBy("sev", "idx", "check", "cell"))
+    )
     return ranked.select(*FINDING_COLUMNS).orderBy("cluster", "rank")
 
 
@@ -358,15 +682,34 @@ def overall_rows(cluster: str, found: list[Any]) -> list[dict[str, Any]]:
     for number, severity in enumerate(Severity):
         these = [f for f in found if f.severity is severity]
         for j, f in enumerate(these):
-            out.append({"cluster": cluster, "idx": -1, "check": 100 + number, "cell": j, "sev": _RANK[severity],
-                        "code": f.code, "severity": f.severity.value, "topic": f.topic, "partition": f.partition,
-                        "broker": None if f.broker is None else int(f.broker), "message": f.message, "hint": f.hint})
+            out.append(
+                {
+                    "cluster": cluster,
+                    "idx": -1,
+                    "check": 100 + number,
+                    "cell": j,
+                    "sev": _RANK[severity],
+                    "code": f.code,
+                    "severity": f.severity.value,
+                    "topic": f.topic,
+                    "partition": f.partition,
+                    "broker": None if f.broker is None else int(f.broker),
+                    "message": f.message,
+                    "hint": f.hint,
+                }
+            )
     return out
 
 
 def rollback_lines(ch: DataFrame) -> DataFrame:
     """Per known entry in plan order, its rollback entry as the official JSON writes it."""
     known = ch.filter(F.col("kind") != ChangeKind.UNKNOWN.value)
-    entry = F.to_json(F.struct(F.col("topic"), F.col("partition"), F.col("current").alias("replicas"),
-                               F.transform("current", lambda _: F.lit(ANY)).alias("log_dirs")))
+    entry = F.to_json(
+        F.struct(
+            F.col("topic"),
+            F.col("partition"),
+            F.col("current").alias("replicas"),
+            F.transform("current", lambda _: F.lit(ANY)).alias("log_dirs"),
+        )
+    )
     return known.select("cluster", "idx", entry.alias("json")).orderBy("cluster", "idx")

@@ -19,16 +19,25 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
-from typing import Any, Iterator
+from datetime import UTC, datetime
+from typing import Any
 
 import pyarrow as pa
 
 from console.core.errors import ConfigError
 from console.core.limits import FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
-from console.core.model import (BrokerId, ClusterState, Partition, ReplicaLog, Source, broker_rate_bps, cluster_key,
-                                replica_listed)
+from console.core.model import (
+    BrokerId,
+    ClusterState,
+    Partition,
+    ReplicaLog,
+    Source,
+    broker_rate_bps,
+    cluster_key,
+    replica_listed,
+)
 from console.present.text import state_header
 from console.state.snapshot_file import state_from_doc
 
@@ -38,48 +47,53 @@ a newer console (a higher ``format``) is refused rather than misread."""
 
 TIME = pa.timestamp("ms", tz="UTC")
 
-REPLICA_SCHEMA = pa.schema([
-    ("taken_at", TIME),
-    ("topic", pa.string()),
-    ("partition", pa.int32()),
-    ("broker", pa.int32()),
-    ("position", pa.int16()),
-    ("rack", pa.string()),
-    ("leader", pa.int32()),
-    ("is_leader", pa.bool_()),
-    ("in_isr", pa.bool_()),
-    ("adding", pa.bool_()),
-    ("removing", pa.bool_()),
-    ("reassigning", pa.bool_()),
-    ("under_replicated", pa.bool_()),
-    ("source", pa.string()),
-    ("bytes", pa.int64()),
-    ("log_dir", pa.string()),
-    ("future_bytes", pa.int64()),
-    ("future_log_dir", pa.string()),
-    ("leader_rate", pa.int64()),
-    ("follower_rate", pa.int64()),
-    ("leader_throttled", pa.bool_()),
-    ("follower_throttled", pa.bool_()),
-])
+REPLICA_SCHEMA = pa.schema(
+    [
+        ("taken_at", TIME),
+        ("topic", pa.string()),
+        ("partition", pa.int32()),
+        ("broker", pa.int32()),
+        ("position", pa.int16()),
+        ("rack", pa.string()),
+        ("leader", pa.int32()),
+        ("is_leader", pa.bool_()),
+        ("in_isr", pa.bool_()),
+        ("adding", pa.bool_()),
+        ("removing", pa.bool_()),
+        ("reassigning", pa.bool_()),
+        ("under_replicated", pa.bool_()),
+        ("source", pa.string()),
+        ("bytes", pa.int64()),
+        ("log_dir", pa.string()),
+        ("future_bytes", pa.int64()),
+        ("future_log_dir", pa.string()),
+        ("leader_rate", pa.int64()),
+        ("follower_rate", pa.int64()),
+        ("leader_throttled", pa.bool_()),
+        ("follower_throttled", pa.bool_()),
+    ]
+)
 """One row per replica (``cluster`` and ``date`` come from the directory)."""
 
-HEADER_SCHEMA = pa.schema([
-    ("taken_at", TIME),
-    ("format", pa.int16()),
-    ("cluster_id", pa.string()),
-    ("name", pa.string()),
-    ("fingerprint", pa.string()),
-    ("partitions", pa.int32()),
-    ("replicas", pa.int32()),
-    ("reassigning", pa.int32()),
-    ("under_replicated", pa.int32()),
-    ("offline", pa.int32()),
-    ("logs_known", pa.bool_()),
-    ("header", pa.string()),
-])
+HEADER_SCHEMA = pa.schema(
+    [
+        ("taken_at", TIME),
+        ("format", pa.int16()),
+        ("cluster_id", pa.string()),
+        ("name", pa.string()),
+        ("fingerprint", pa.string()),
+        ("partitions", pa.int32()),
+        ("replicas", pa.int32()),
+        ("reassigning", pa.int32()),
+        ("under_replicated", pa.int32()),
+        ("offline", pa.int32()),
+        ("logs_known", pa.bool_()),
+        ("header", pa.string()),
+    ]
+)
 """One row per snapshot: counts to query, and the rest of the snapshot as JSON (``state --json``
 without its partitions)."""
+
 
 @dataclass(frozen=True)
 class StoredSnapshot:
@@ -103,11 +117,11 @@ def cluster_dir(key: str) -> str:
 
 
 def day_of(taken_at: float) -> str:
-    return datetime.fromtimestamp(taken_at, timezone.utc).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(taken_at, UTC).strftime("%Y-%m-%d")
 
 
 def _ms(t: float) -> int:
-    return int(round(t * 1000))
+    return round(t * 1000)
 
 
 def replica_rows(state: ClusterState) -> Iterator[dict[str, Any]]:
@@ -127,13 +141,26 @@ def replica_rows(state: ClusterState) -> Iterator[dict[str, Any]]:
             log = logs.get((b, False))
             future = logs.get((b, True))
             yield {
-                "taken_at": taken, "topic": p.topic, "partition": p.partition, "broker": int(b), "position": i,
-                "rack": broker.rack if broker else None, "leader": p.leader, "is_leader": b == p.leader,
-                "in_isr": b in isr, "adding": b in p.adding, "removing": b in p.removing,
-                "reassigning": p.reassigning, "under_replicated": urp, "source": source,
-                "bytes": log.size if log else None, "log_dir": log.log_dir if log else None,
-                "future_bytes": future.size if future else None, "future_log_dir": future.log_dir if future else None,
-                "leader_rate": broker_rate_bps(rates, b, LEADER_RATE), "follower_rate": broker_rate_bps(rates, b, FOLLOWER_RATE),
+                "taken_at": taken,
+                "topic": p.topic,
+                "partition": p.partition,
+                "broker": int(b),
+                "position": i,
+                "rack": broker.rack if broker else None,
+                "leader": p.leader,
+                "is_leader": b == p.leader,
+                "in_isr": b in isr,
+                "adding": b in p.adding,
+                "removing": b in p.removing,
+                "reassigning": p.reassigning,
+                "under_replicated": urp,
+                "source": source,
+                "bytes": log.size if log else None,
+                "log_dir": log.log_dir if log else None,
+                "future_bytes": future.size if future else None,
+                "future_log_dir": future.log_dir if future else None,
+                "leader_rate": broker_rate_bps(rates, b, LEADER_RATE),
+                "follower_rate": broker_rate_bps(rates, b, FOLLOWER_RATE),
                 "leader_throttled": replica_listed(topic_lists, LEADER_LIST, p.partition, b),
                 "follower_throttled": replica_listed(topic_lists, FOLLOWER_LIST, p.partition, b),
             }
@@ -146,11 +173,18 @@ def replica_table(state: ClusterState) -> pa.Table:
 
 def header_table(state: ClusterState) -> pa.Table:
     row = {
-        "taken_at": _ms(state.taken_at), "format": ROWS_FORMAT, "cluster_id": state.cluster_id, "name": state.name,
-        "fingerprint": state.fingerprint(), "partitions": len(state.partitions),
-        "replicas": sum(len(p.replicas) for p in state.partitions), "reassigning": len(state.in_flight),
-        "under_replicated": len(state.under_replicated), "offline": sum(p.offline for p in state.partitions),
-        "logs_known": state.logs_known, "header": json.dumps(state_header(state), separators=(",", ":")),
+        "taken_at": _ms(state.taken_at),
+        "format": ROWS_FORMAT,
+        "cluster_id": state.cluster_id,
+        "name": state.name,
+        "fingerprint": state.fingerprint(),
+        "partitions": len(state.partitions),
+        "replicas": sum(len(p.replicas) for p in state.partitions),
+        "reassigning": len(state.in_flight),
+        "under_replicated": len(state.under_replicated),
+        "offline": sum(p.offline for p in state.partitions),
+        "logs_known": state.logs_known,
+        "header": json.dumps(state_header(state), separators=(",", ":")),
     }
     return pa.Table.from_pylist([row], schema=HEADER_SCHEMA)
 
@@ -174,8 +208,21 @@ def state_from_tables(header: pa.Table, replicas: pa.Table) -> ClusterState:
     return state_from_rows(h["taken_at"], h["header"], replicas)
 
 
-STATE_COLUMNS = ("topic", "partition", "broker", "position", "leader", "in_isr", "adding", "removing", "source",
-                 "bytes", "log_dir", "future_bytes", "future_log_dir")
+STATE_COLUMNS = (
+    "topic",
+    "partition",
+    "broker",
+    "position",
+    "leader",
+    "in_isr",
+    "adding",
+    "removing",
+    "source",
+    "bytes",
+    "log_dir",
+    "future_bytes",
+    "future_log_dir",
+)
 """The replica columns a snapshot is rebuilt from (:func:`state_from_rows`)."""
 
 
@@ -183,11 +230,13 @@ def state_from_rows(taken_at: Any, header: str, replicas: pa.Table) -> ClusterSt
     """The snapshot taken at ``taken_at`` (a time, or epoch milliseconds) from its header's JSON
     and its replica rows (any order; other columns are ignored), canonical."""
     rows = replicas.select(list(STATE_COLUMNS)).sort_by(
-        [("topic", "ascending"), ("partition", "ascending"), ("position", "ascending")])
+        [("topic", "ascending"), ("partition", "ascending"), ("position", "ascending")]
+    )
     # column by column into Python lists (far cheaper than a dict per row), then one pass over
     # each partition's run of rows
-    (topic, number, broker, _, leader, in_isr, adding, removing, source, size, log_dir, future_size,
-     future_dir) = (rows.column(c).to_pylist() for c in STATE_COLUMNS)
+    (topic, number, broker, _, leader, in_isr, adding, removing, source, size, log_dir, future_size, future_dir) = (
+        rows.column(c).to_pylist() for c in STATE_COLUMNS
+    )
     partitions = []
     n, start = rows.num_rows, 0
     while start < n:
@@ -201,13 +250,19 @@ def state_from_rows(taken_at: Any, header: str, replicas: pa.Table) -> ClusterSt
                 logs.append(ReplicaLog(BrokerId(broker[i]), log_dir[i] or "", size[i]))
             if future_size[i] is not None:
                 logs.append(ReplicaLog(BrokerId(broker[i]), future_dir[i] or "", future_size[i], True))
-        partitions.append(Partition(
-            topic=topic[start], partition=number[start], replicas=tuple(BrokerId(broker[i]) for i in span),
-            isr=tuple(BrokerId(broker[i]) for i in span if in_isr[i]),
-            leader=None if leader[start] is None else BrokerId(leader[start]),
-            adding=tuple(BrokerId(broker[i]) for i in span if adding[i]),
-            removing=tuple(BrokerId(broker[i]) for i in span if removing[i]),
-            source=Source(source[start]) if source[start] else None, logs=tuple(logs)))
+        partitions.append(
+            Partition(
+                topic=topic[start],
+                partition=number[start],
+                replicas=tuple(BrokerId(broker[i]) for i in span),
+                isr=tuple(BrokerId(broker[i]) for i in span if in_isr[i]),
+                leader=None if leader[start] is None else BrokerId(leader[start]),
+                adding=tuple(BrokerId(broker[i]) for i in span if adding[i]),
+                removing=tuple(BrokerId(broker[i]) for i in span if removing[i]),
+                source=Source(source[start]) if source[start] else None,
+                logs=tuple(logs),
+            )
+        )
         start = end
     state = state_from_doc(json.loads(header), tuple(partitions))
     return replace(state, taken_at=_time(taken_at))
@@ -216,6 +271,7 @@ def state_from_rows(taken_at: Any, header: str, replicas: pa.Table) -> ClusterSt
 def canonical(state: ClusterState) -> ClusterState:
     """``state`` as the rows keep it: partitions sorted, ISR, AR and RR in the order of R, only
     the logs of replicas in R (current first, then future), time to the millisecond."""
+
     def part(p: Partition) -> Partition:
         def of(ids: tuple[BrokerId, ...]) -> tuple[BrokerId, ...]:
             keep = set(ids)
@@ -225,10 +281,15 @@ def canonical(state: ClusterState) -> ClusterState:
         kept = tuple(logs[(b, f)] for b in p.replicas for f in (False, True) if (b, f) in logs)
         return replace(p, isr=of(p.isr), adding=of(p.adding), removing=of(p.removing), logs=kept)
 
-    return replace(state, taken_at=_ms(state.taken_at) / 1000,
-                   partitions=tuple(part(p) for p in sorted(state.partitions, key=lambda p: p.key)))
+    return replace(
+        state,
+        taken_at=_ms(state.taken_at) / 1000,
+        partitions=tuple(part(p) for p in sorted(state.partitions, key=lambda p: p.key)),
+    )
 
 
 def newer_format(found: int) -> ConfigError:
-    return ConfigError(f"The snapshots were written by a newer console (rows format {found}; this one reads up to "
-                       f"{ROWS_FORMAT}).", "Upgrade the console that runs the pipeline, or collect with this one.")
+    return ConfigError(
+        f"The snapshots were written by a newer console (rows format {found}; this one reads up to {ROWS_FORMAT}).",
+        "Upgrade the console that runs the pipeline, or collect with this one.",
+    )

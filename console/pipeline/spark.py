@@ -15,9 +15,10 @@ import sys
 import tempfile
 import threading
 import zipfile
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TypeVar
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlparse
 
 from console.core.errors import ConfigError
@@ -59,7 +60,7 @@ class SparkSettings:
 def _cores(master: str) -> int:
     """Cores a ``local[N]`` master uses (all for ``local[*]``); a guess of 2 per executor otherwise."""
     if master.startswith("local"):
-        inner = master[master.find("[") + 1:master.find("]")] if "[" in master else "1"
+        inner = master[master.find("[") + 1 : master.find("]")] if "[" in master else "1"
         return os.cpu_count() or 2 if inner.startswith("*") else max(1, int(inner.split(",")[0]))
     return 2 * (os.cpu_count() or 2)
 
@@ -90,12 +91,14 @@ def check_reachable(url: str) -> None:
             problems.append(f"{hostport}: {getattr(e, 'strerror', None) or e}")
     what = "Spark master" if parsed.scheme == "spark" else "Spark Connect server"
     flag = "--master" if parsed.scheme == "spark" else "--remote"
-    raise SparkUnavailable(f"The {what} at {url} does not answer ({'; '.join(problems)}).",
-                           f"Start it, or give {flag} the address of one that runs; without {flag} jobs run "
-                           f"on this machine ({DEFAULT_MASTER}).")
+    raise SparkUnavailable(
+        f"The {what} at {url} does not answer ({'; '.join(problems)}).",
+        f"Start it, or give {flag} the address of one that runs; without {flag} jobs run "
+        f"on this machine ({DEFAULT_MASTER}).",
+    )
 
 
-def session(settings: SparkSettings = SparkSettings()) -> "SparkSession":
+def session(settings: SparkSettings = SparkSettings()) -> SparkSession:
     """The process's Spark session for ``settings`` (created once; Spark keeps one per process)."""
     from pyspark.sql import SparkSession
 
@@ -112,30 +115,36 @@ def session(settings: SparkSettings = SparkSettings()) -> "SparkSession":
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
             # Python workers (the generate job's planners) run this interpreter, with its packages
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        builder = (builder.master(master)
-                   .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{LOG_CONFIG}")
-                   .config("spark.ui.enabled", str(settings.ui).lower())
-                   .config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.driver.memory", settings.driver_memory or _driver_memory())
-                   .config("spark.sql.shuffle.partitions", str(settings.shuffle_partitions or max(4, 2 * cores)))
-                   .config("spark.sql.adaptive.enabled", "true")
-                   .config("spark.driver.maxResultSize", "4g")
-                   .config("spark.sql.adaptive.coalescePartitions.enabled", "true"))
+        builder = (
+            builder.master(master)
+            .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{LOG_CONFIG}")
+            .config("spark.ui.enabled", str(settings.ui).lower())
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.memory", settings.driver_memory or _driver_memory())
+            .config("spark.sql.shuffle.partitions", str(settings.shuffle_partitions or max(4, 2 * cores)))
+            .config("spark.sql.adaptive.enabled", "true")
+            .config("spark.driver.maxResultSize", "4g")
+            .config("spark.sql.adaptive.coalescePartitions.enabled", "true")
+        )
         # Python workers on this machine import the console from where this one does
         builder = builder.config("spark.executorEnv.PYTHONPATH", os.pathsep.join(_python_path()))
-    builder = (builder.config("spark.sql.session.timeZone", "UTC")
-               .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
-               .config("spark.sql.parquet.compression.codec", "zstd")
-               .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS"))  # UTC instants, as pyarrow reads them
+    builder = (
+        builder.config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+        .config("spark.sql.parquet.compression.codec", "zstd")
+        .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+    )  # UTC instants, as pyarrow reads them
     for k, v in settings.conf.items():
         builder = builder.config(k, v)
     try:
         spark = builder.getOrCreate()
         if not settings.remote:
             spark.sparkContext.setLogLevel("ERROR")
-    except Exception as e:  # noqa: BLE001 - Spark raises many kinds; each becomes one message
-        raise SparkUnavailable(f"Spark could not start on {settings.where}: {_first_line(e)}",
-                               "Check the address and that Java 17+ is installed (java -version).") from None
+    except Exception as e:
+        raise SparkUnavailable(
+            f"Spark could not start on {settings.where}: {_first_line(e)}",
+            "Check the address and that Java 17+ is installed (java -version).",
+        ) from None
     return spark
 
 
@@ -144,7 +153,7 @@ def _python_path() -> list[str]:
     return [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
 
 
-def ship_console(spark: "SparkSession", settings: SparkSettings) -> None:
+def ship_console(spark: SparkSession, settings: SparkSettings) -> None:
     """Add this console's code to ``spark`` as a zip, so Python workers on other machines (a Spark
     cluster's executors, a Spark Connect server's workers) run the very code the driver runs; its
     dependencies (pyarrow, numpy, msgspec) must be installed there. Nothing to do on ``local``."""
@@ -192,12 +201,16 @@ def job_failed(what: str, e: BaseException) -> BaseException:
         return e
     worker = _worker_error(str(getattr(e, "desc", None) or e))
     if worker:
-        return SparkJobFailed(f"{what} failed in a Spark Python worker: {worker}",
-                              "The executors' Python needs the console's requirements (pip install -r "
-                              "requirements.txt there); point PYSPARK_PYTHON at that Python.")
-    return SparkJobFailed(f"{what} failed: {_first_line(e)}",
-                          "If a file is named, it is unreadable or not Parquet: move it out of the snapshot "
-                          "directory and run the job again.")
+        return SparkJobFailed(
+            f"{what} failed in a Spark Python worker: {worker}",
+            "The executors' Python needs the console's requirements (pip install -r "
+            "requirements.txt there); point PYSPARK_PYTHON at that Python.",
+        )
+    return SparkJobFailed(
+        f"{what} failed: {_first_line(e)}",
+        "If a file is named, it is unreadable or not Parquet: move it out of the snapshot "
+        "directory and run the job again.",
+    )
 
 
 _RAISED = re.compile(r"^(\w+(?:Error|Exception)): (.+)$", re.M)
@@ -212,18 +225,19 @@ def _worker_error(text: str) -> str | None:
 
 
 @contextmanager
-def progress(spark: "SparkSession", report: Callable[[int, int], None], every_s: float = 0.5) -> Iterator[None]:
+def progress(spark: SparkSession, report: Callable[[int, int], None], every_s: float = 0.5) -> Iterator[None]:
     """Calls ``report(done, total)`` with the tasks of the running Spark stages while the block runs:
     polled from the status tracker in a classic session, pushed by the server through a progress
     handler in a Spark Connect session."""
     try:
         tracker = spark.sparkContext.statusTracker()
-    except Exception:  # noqa: BLE001 - Spark Connect: no SparkContext; the server reports progress itself
+    except Exception:
         from pyspark.sql.connect.shell.progress import ProgressHandler, StageInfo
 
         class Handler(ProgressHandler):
-            def __call__(self, stages: Iterable[StageInfo] | None, inflight_tasks: int, operation_id: str | None,
-                         done: bool) -> None:
+            def __call__(
+                self, stages: Iterable[StageInfo] | None, inflight_tasks: int, operation_id: str | None, done: bool
+            ) -> None:
                 seen = list(stages or ())
                 total = sum(s.num_tasks for s in seen)
                 if total and not done:
@@ -231,7 +245,7 @@ def progress(spark: "SparkSession", report: Callable[[int, int], None], every_s:
 
         try:
             spark.registerProgressHandler(Handler())
-        except Exception:  # noqa: BLE001 - an older server: no progress, the stage lines remain
+        except Exception:
             yield
             return
         try:

@@ -51,8 +51,10 @@ class HistoryView:
         return frame
 
     def __repr__(self) -> str:
-        return (f"<HistoryView {self.cluster}: {len(self.moves):,} moves, {len(self.copy_rates):,} copy-rate rows, "
-                f"{len(self.incidents):,} incidents>")
+        return (
+            f"<HistoryView {self.cluster}: {len(self.moves):,} moves, {len(self.copy_rates):,} copy-rate rows, "
+            f"{len(self.incidents):,} incidents>"
+        )
 
 
 def clusters_in(tables: str | Path) -> list[str]:
@@ -67,8 +69,9 @@ def clusters_in(tables: str | Path) -> list[str]:
     return sorted({str(c) for c in column.unique().to_pylist() if c is not None})
 
 
-def load_history(tables: str | Path, cluster: str, since: pd.Timestamp | None = None,
-                 until: pd.Timestamp | None = None) -> HistoryView | None:
+def load_history(
+    tables: str | Path, cluster: str, since: pd.Timestamp | None = None, until: pd.Timestamp | None = None
+) -> HistoryView | None:
     """The tables of ``cluster`` in ``[since, until]``; None when no history job has written any.
     A table that cannot be read raises :class:`ConfigError` naming it."""
     root = Path(tables)
@@ -82,8 +85,9 @@ def load_history(tables: str | Path, cluster: str, since: pd.Timestamp | None = 
         if column and since is not None:
             t = _scalar(since)
             if name in _SPANS:  # a move or incident that overlaps the range
-                where = where & ((ds.field("ended_at") >= t) | (ds.field("ended_at").is_null()
-                                                                & (ds.field("last_seen_at") >= t)))
+                where = where & (
+                    (ds.field("ended_at") >= t) | (ds.field("ended_at").is_null() & (ds.field("last_seen_at") >= t))
+                )
             else:
                 where = where & (ds.field(column) >= t)
         if column and until is not None:
@@ -91,6 +95,8 @@ def load_history(tables: str | Path, cluster: str, since: pd.Timestamp | None = 
         try:
             frames[name] = ds.dataset(root / name, format="parquet").to_table(filter=where).to_pandas()
         except (OSError, pa.ArrowException) as e:
-            raise ConfigError(f"The history table {root / name} cannot be read ({e}).",
-                              "Run the history job again: python -m console pipeline history") from None
+            raise ConfigError(
+                f"The history table {root / name} cannot be read ({e}).",
+                "Run the history job again: python -m console pipeline history",
+            ) from None
     return HistoryView(cluster, manifest, **frames)

@@ -9,10 +9,10 @@ shared by every plan checked against it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter, itemgetter
-from typing import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -118,7 +118,7 @@ class BrokerTable:
     """``position[id]`` is the id's index when ids are small (the usual case), else None."""
 
     @staticmethod
-    def of(*id_arrays: Ints) -> "BrokerTable":
+    def of(*id_arrays: Ints) -> BrokerTable:
         values = [a[a != PAD] for a in id_arrays]
         values = [v for v in values if len(v)]
         if not values:
@@ -216,11 +216,25 @@ def snapshot_columns(state: ClusterState) -> SnapshotColumns:
     on_leader = broker == leader[row]
     size[row[on_leader][::-1]] = sized[on_leader][::-1]  # ... unless the leader reports one (its first log)
     return SnapshotColumns(
-        row_of=dict(zip(zip(map(attrgetter("topic"), parts), map(attrgetter("partition"), parts)), range(n))),
-        replicas=replicas, original=original, original_len=keep.sum(axis=1),
-        adding=adding, isr=padded([p.isr for p in parts])[0], leader=leader, size=size,
+        row_of=dict(
+            zip(
+                zip(map(attrgetter("topic"), parts), map(attrgetter("partition"), parts), strict=False),
+                range(n),
+                strict=False,
+            )
+        ),
+        replicas=replicas,
+        original=original,
+        original_len=keep.sum(axis=1),
+        adding=adding,
+        isr=padded([p.isr for p in parts])[0],
+        leader=leader,
+        size=size,
         reassigning=(adding_len > 0) | np.fromiter((bool(p.removing) for p in parts), np.bool_, n),
-        min_isr=min_isr, log_keys=keys, log_sizes=sized[first])
+        min_isr=min_isr,
+        log_keys=keys,
+        log_sizes=sized[first],
+    )
 
 
 def broker_ids(state: ClusterState) -> Ints:

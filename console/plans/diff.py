@@ -18,18 +18,19 @@ leader sends it (followers fetch from the leader).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Iterator, NamedTuple, Sequence, TypeVar, overload
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
 
-from console.plans.columns import PAD, Bools, columns_of, BrokerTable, Ints, broker_ids, member, widen
-from console.core.model import BrokerId, ClusterState, Keyed, Partition, TopicPartition
+from console.core.model import BrokerId, ClusterState, Keyed, Partition
 from console.core.perf import without_gc
+from console.plans.columns import PAD, Bools, BrokerTable, Ints, broker_ids, columns_of, member, widen
 from console.plans.plan import Plan, PlanEntry
 
 if TYPE_CHECKING:
@@ -225,20 +226,49 @@ class PlanDiff:
         kinds = ", ".join(f"{n:,} {k}" for k, n in self.counts().items() if n)
         return f"<PlanDiff: {len(self.changes):,} partitions ({kinds or 'none'}), {self.bytes_to_copy:,} bytes to copy>"
 
-    def to_pandas(self) -> "pd.DataFrame":
+    def to_pandas(self) -> pd.DataFrame:
         """One row per plan entry: what it does (kind), R before and after, AR, RR, leaders, size, bytes to copy."""
         import pandas as pd
 
         return pd.DataFrame(
-            [(c.topic, c.partition, c.kind.value, list(c.current), list(c.target), list(c.adding), list(c.removing),
-              c.leader_before, c.leader_after, c.in_flight, c.size, c.bytes_to_copy) for c in self.changes],
-            columns=["topic", "partition", "kind", "current", "target", "adding", "removing", "leader_before",
-                     "leader_after", "in_flight", "size", "bytes_to_copy"])
+            [
+                (
+                    c.topic,
+                    c.partition,
+                    c.kind.value,
+                    list(c.current),
+                    list(c.target),
+                    list(c.adding),
+                    list(c.removing),
+                    c.leader_before,
+                    c.leader_after,
+                    c.in_flight,
+                    c.size,
+                    c.bytes_to_copy,
+                )
+                for c in self.changes
+            ],
+            columns=[
+                "topic",
+                "partition",
+                "kind",
+                "current",
+                "target",
+                "adding",
+                "removing",
+                "leader_before",
+                "leader_after",
+                "in_flight",
+                "size",
+                "bytes_to_copy",
+            ],
+        )
 
-    def brokers_to_pandas(self) -> "pd.DataFrame":
+    def brokers_to_pandas(self) -> pd.DataFrame:
         """One row per broker: replicas, leaders and bytes before and after, replicas arriving and leaving, bytes in and out."""
-        import pandas as pd
         from dataclasses import asdict
+
+        import pandas as pd
 
         return pd.DataFrame([asdict(b) for b in self.brokers])
 
@@ -292,13 +322,26 @@ def change_of(p: Partition | None, e: PlanEntry, elect: bool = False) -> Partiti
     """What ``e`` does to ``p``; with ``elect``, the leader after a closing preferred leader election."""
     target = e.replicas
     if p is None:
-        return PartitionChange(e.topic, e.partition, ChangeKind.UNKNOWN, (), target, (), (), None, None, False, None,
-                               e.log_dirs)
+        return PartitionChange(
+            e.topic, e.partition, ChangeKind.UNKNOWN, (), target, (), (), None, None, False, None, e.log_dirs
+        )
     current = p.original
     leader = p.leader
     if target == current and not p.reassigning:
-        return PartitionChange(e.topic, e.partition, ChangeKind.NONE, current, target, (), (), leader, leader,
-                               False, partition_size(p), e.log_dirs)
+        return PartitionChange(
+            e.topic,
+            e.partition,
+            ChangeKind.NONE,
+            current,
+            target,
+            (),
+            (),
+            leader,
+            leader,
+            False,
+            partition_size(p),
+            e.log_dirs,
+        )
     # replica lists are short: tuple membership beats building sets
     adding = tuple(b for b in target if b not in current)
     removing = tuple(b for b in current if b not in target)
@@ -310,8 +353,20 @@ def change_of(p: Partition | None, e: PlanEntry, elect: bool = False) -> Partiti
     leader_after = leader if leader is not None and leader in target else (target[0] if target else None)
     if elect and target and (target[0] in adding or target[0] in p.isr):
         leader_after = target[0]
-    return PartitionChange(e.topic, e.partition, kind, current, target, adding, removing, leader, leader_after,
-                           p.reassigning, partition_size(p), e.log_dirs)
+    return PartitionChange(
+        e.topic,
+        e.partition,
+        kind,
+        current,
+        target,
+        adding,
+        removing,
+        leader,
+        leader_after,
+        p.reassigning,
+        partition_size(p),
+        e.log_dirs,
+    )
 
 
 @without_gc
@@ -367,9 +422,15 @@ def _columns(state: ClusterState, plan: Plan, elect: bool = False) -> DiffColumn
     removing = (current != PAD) & ~member(current, target)
     reassigning = take(sc.reassigning, False)
     code = _CODE
-    kind = np.where(adding.any(axis=1) | removing.any(axis=1), np.where(target_len == current_len, code[ChangeKind.MOVE],
-                                    np.where(target_len > current_len, code[ChangeKind.GROW], code[ChangeKind.SHRINK])),
-                    np.where(reassigning, code[ChangeKind.REVERT], code[ChangeKind.REORDER]))
+    kind = np.where(
+        adding.any(axis=1) | removing.any(axis=1),
+        np.where(
+            target_len == current_len,
+            code[ChangeKind.MOVE],
+            np.where(target_len > current_len, code[ChangeKind.GROW], code[ChangeKind.SHRINK]),
+        ),
+        np.where(reassigning, code[ChangeKind.REVERT], code[ChangeKind.REORDER]),
+    )
     unchanged = (target == current).all(axis=1) & ~reassigning
     kind = np.where(~known, code[ChangeKind.UNKNOWN], np.where(unchanged, code[ChangeKind.NONE], kind))
     leader_before = take(sc.leader)
@@ -380,8 +441,21 @@ def _columns(state: ClusterState, plan: Plan, elect: bool = False) -> DiffColumn
         ready = adding[:, 0] | member(first, take(sc.isr))[:, 0]
         leader_after = np.where(~unchanged & (target[:, 0] != PAD) & ready, target[:, 0], leader_after)
     leader_after[~known] = PAD
-    return DiffColumns(rows, known, target, target_len, current, current_len, adding, removing, kind,
-                       leader_before, leader_after, take(sc.size), reassigning & known)
+    return DiffColumns(
+        rows,
+        known,
+        target,
+        target_len,
+        current,
+        current_len,
+        adding,
+        removing,
+        kind,
+        leader_before,
+        leader_after,
+        take(sc.size),
+        reassigning & known,
+    )
 
 
 def _brokers(state: ClusterState, c: DiffColumns) -> tuple[tuple[BrokerChange, ...], tuple[Flow, ...]]:
@@ -391,8 +465,9 @@ def _brokers(state: ClusterState, c: DiffColumns) -> tuple[tuple[BrokerChange, .
     known_rows = c.rows[c.known]
     replicas = table.sums(c.target[c.known]) - table.sums(sc.replicas[known_rows])
     turn = c.leader_before != c.leader_after
-    leaders = (table.sums(c.leader_after[turn & (c.leader_after != PAD)])
-               - table.sums(c.leader_before[turn & (c.leader_before != PAD)]))
+    leaders = table.sums(c.leader_after[turn & (c.leader_after != PAD)]) - table.sums(
+        c.leader_before[turn & (c.leader_before != PAD)]
+    )
     psize = np.where(c.size == PAD, 0, c.size)
     # leaving replicas take their own bytes (or the partition's when theirs are not reported)
     ri, ci = np.nonzero(c.removing)
@@ -421,14 +496,23 @@ def _brokers(state: ClusterState, c: DiffColumns) -> tuple[tuple[BrokerChange, .
     for i, b in enumerate(int(x) for x in table.ids):
         broker = state.broker(BrokerId(b))
         r0, l0, s0 = totals.get(BrokerId(b), (0, 0, 0))
-        rows.append(BrokerChange(
-            broker=BrokerId(b), rack=broker.rack if broker else None, known=broker is not None and broker.registered,
-            replicas_before=r0, replicas_after=r0 + int(replicas[i]),
-            arriving=int(arriving[i]), leaving=int(leaving[i]),
-            leaders_before=l0, leaders_after=l0 + int(leaders[i]),
-            bytes_before=s0, bytes_after=max(0, s0 + int(size[i])),
-            bytes_in=int(bytes_in[i]), bytes_out=int(bytes_out[i]),
-        ))
+        rows.append(
+            BrokerChange(
+                broker=BrokerId(b),
+                rack=broker.rack if broker else None,
+                known=broker is not None and broker.registered,
+                replicas_before=r0,
+                replicas_after=r0 + int(replicas[i]),
+                arriving=int(arriving[i]),
+                leaving=int(leaving[i]),
+                leaders_before=l0,
+                leaders_after=l0 + int(leaders[i]),
+                bytes_before=s0,
+                bytes_after=max(0, s0 + int(size[i])),
+                bytes_in=int(bytes_in[i]),
+                bytes_out=int(bytes_out[i]),
+            )
+        )
     flows: tuple[Flow, ...] = ()
     if sent.any():
         pair = table.index(src[sent]) * len(table.ids) + table.index(dest[sent])
@@ -436,8 +520,15 @@ def _brokers(state: ClusterState, c: DiffColumns) -> tuple[tuple[BrokerChange, .
         count = np.bincount(which, minlength=len(pairs))
         volume = np.zeros(len(pairs), np.int64)
         np.add.at(volume, which, psize[ri][sent])
-        flows = tuple(Flow(BrokerId(int(table.ids[p // len(table.ids)])), BrokerId(int(table.ids[p % len(table.ids)])),
-                           int(k), int(v)) for p, k, v in zip(pairs, count, volume))
+        flows = tuple(
+            Flow(
+                BrokerId(int(table.ids[p // len(table.ids)])),
+                BrokerId(int(table.ids[p % len(table.ids)])),
+                int(k),
+                int(v),
+            )
+            for p, k, v in zip(pairs, count, volume, strict=False)
+        )
     return tuple(rows), flows
 
 
@@ -445,7 +536,8 @@ def _racks(brokers: tuple[BrokerChange, ...]) -> tuple[RackChange, ...]:
     acc: dict[str, list[int]] = {}
     for b in brokers:
         r = acc.setdefault(b.rack or "(no rack)", [0] * 7)
-        for i, v in enumerate((b.replicas_before, b.replicas_after, b.arriving, b.leaving, b.bytes_before,
-                               b.bytes_after, b.bytes_in)):
+        for i, v in enumerate(
+            (b.replicas_before, b.replicas_after, b.arriving, b.leaving, b.bytes_before, b.bytes_after, b.bytes_in)
+        ):
             r[i] += v
     return tuple(RackChange(rack, *vals) for rack, vals in sorted(acc.items()))

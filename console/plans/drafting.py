@@ -6,11 +6,11 @@ page keeps a history for undo by keeping the previous plans.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
+from console.core.errors import PlanFormatError
 from console.core.limits import INT32_MAX
 from console.core.model import BrokerId, ClusterState, TopicPartition
-from console.core.errors import PlanFormatError
 from console.plans.plan import ANY, Plan, PlanEntry
 
 
@@ -19,8 +19,11 @@ def from_assignment(state: ClusterState, topics: Iterable[str] = (), partitions:
     topics and partitions; the basis for the stale check is recorded."""
     wanted_topics = set(topics)
     wanted = set(partitions)
-    entries = [PlanEntry(p.topic, p.partition, p.original) for p in state.partitions
-               if p.topic in wanted_topics or p.key in wanted]
+    entries = [
+        PlanEntry(p.topic, p.partition, p.original)
+        for p in state.partitions
+        if p.topic in wanted_topics or p.key in wanted
+    ]
     return Plan.of(entries).with_basis(state)
 
 
@@ -37,18 +40,20 @@ def parse_ids(text: str) -> tuple[BrokerId, ...]:
     return ids
 
 
-def set_entry(plan: Plan, topic: str, partition: int, replicas: tuple[BrokerId, ...],
-              log_dirs: tuple[str, ...] | None = None) -> Plan:
+def set_entry(
+    plan: Plan, topic: str, partition: int, replicas: tuple[BrokerId, ...], log_dirs: tuple[str, ...] | None = None
+) -> Plan:
     if log_dirs is not None and all(d == ANY for d in log_dirs):
         log_dirs = None
     if log_dirs is not None and len(log_dirs) != len(replicas):
-        raise PlanFormatError([f"{len(log_dirs)} log dirs for {len(replicas)} replicas (give one per replica, or \"any\")"])
+        raise PlanFormatError(
+            [f'{len(log_dirs)} log dirs for {len(replicas)} replicas (give one per replica, or "any")']
+        )
     if log_dirs is not None and any(d != ANY and not d.startswith("/") for d in log_dirs):
-        raise PlanFormatError(["log dirs must be \"any\" or absolute paths"])
+        raise PlanFormatError(['log dirs must be "any" or absolute paths'])
     entries = [e for e in plan.entries if (e.topic, e.partition) != (topic, partition)]
     entries.append(PlanEntry(topic, partition, replicas, log_dirs))
     return Plan.of(entries, plan.basis)
-
 
 
 def _map(plan: Plan, keys: Iterable[TopicPartition] | None, fn: Callable[[PlanEntry], PlanEntry]) -> Plan:
@@ -59,21 +64,25 @@ def _map(plan: Plan, keys: Iterable[TopicPartition] | None, fn: Callable[[PlanEn
 def replace_broker(plan: Plan, old: BrokerId, new: BrokerId, keys: Iterable[TopicPartition] | None = None) -> Plan:
     """Broker ``old`` → ``new`` in the selection (all entries when ``keys`` is None). Entries that
     already hold ``new`` are left as they are (a broker holds one replica of a partition)."""
+
     def fn(e: PlanEntry) -> PlanEntry:
         if old not in e.replicas or new in e.replicas:
             return e
         return e._replace(replicas=tuple(new if b == old else b for b in e.replicas), log_dirs=None)
+
     return _map(plan, keys, fn)
 
 
 def move_to_first(plan: Plan, broker: BrokerId, keys: Iterable[TopicPartition] | None = None) -> Plan:
     """Make ``broker`` the preferred leader (first replica) wherever it holds a replica in the selection."""
+
     def fn(e: PlanEntry) -> PlanEntry:
         if broker not in e.replicas or e.replicas[0] == broker:
             return e
-        order = (broker,) + tuple(b for b in e.replicas if b != broker)
+        order = (broker, *tuple(b for b in e.replicas if b != broker))
         dirs = None if e.log_dirs is None else tuple(e.log_dirs[e.replicas.index(b)] for b in order)
         return e._replace(replicas=order, log_dirs=dirs)
+
     return _map(plan, keys, fn)
 
 
@@ -96,9 +105,12 @@ def set_replication_factor(plan: Plan, state: ClusterState, topic: str, rf: int)
         replicas = list(e.replicas)
         while len(replicas) < rf:
             used_racks = {rack.get(b) for b in replicas}
-            pick = min((b for b in load if b not in replicas),
-                       key=lambda b: (rack.get(b) in used_racks and rack.get(b) is not None, load[b], b))
+            pick = min(
+                (b for b in load if b not in replicas),
+                key=lambda b: (rack.get(b) in used_racks and rack.get(b) is not None, load[b], b),
+            )
             replicas.append(pick)
             load[pick] += 1
         return e._replace(replicas=tuple(replicas), log_dirs=None)
+
     return _map(plan, None, fn)

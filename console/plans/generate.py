@@ -30,10 +30,11 @@ import math
 import random
 import re
 from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from enum import Enum
 from time import perf_counter
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -114,7 +115,9 @@ def topics_matching(topics: Iterable[str], pattern: str) -> tuple[str, ...]:
     try:
         compiled = re.compile(pattern)
     except re.error as e:
-        raise ConfigError(f"{pattern!r} is not a regular expression: {e}.", "Fix the pattern, e.g. 'orders-.*'.") from None
+        raise ConfigError(
+            f"{pattern!r} is not a regular expression: {e}.", "Fix the pattern, e.g. 'orders-.*'."
+        ) from None
     return tuple(t for t in topics if compiled.fullmatch(t))
 
 
@@ -133,7 +136,9 @@ def check_options(options: GenerateOptions) -> None:
         try:
             re.compile(options.exclude_topics)
         except re.error as e:
-            raise ConfigError(f"--exclude-topics is not a regular expression: {e}.", "Fix the pattern, e.g. '__.*|test-.*'.") from None
+            raise ConfigError(
+                f"--exclude-topics is not a regular expression: {e}.", "Fix the pattern, e.g. '__.*|test-.*'."
+            ) from None
     for name, value in (("--max-moves", options.max_moves), ("--max-bytes", options.max_bytes)):
         if value is not None and value < 0:
             raise ConfigError(f"{name} must be 0 or more, not {value}.")
@@ -169,8 +174,11 @@ def on_racks(state: ClusterState, options: GenerateOptions) -> GenerateOptions:
             by_rack.setdefault(b.rack, []).append(int(b.id))
     missing = [r for r in options.racks if r not in by_rack]
     if missing:
-        raise ConfigError(f"No broker on rack {', '.join(missing)} in this cluster (its racks: "
-                          f"{', '.join(sorted(by_rack)) or 'none'}).", "Check the rack names (python -m console state).")
+        raise ConfigError(
+            f"No broker on rack {', '.join(missing)} in this cluster (its racks: "
+            f"{', '.join(sorted(by_rack)) or 'none'}).",
+            "Check the rack names (python -m console state).",
+        )
     drained = set(options.brokers) | {b for r in options.racks for b in by_rack[r]}
     return replace(options, brokers=tuple(sorted(drained)))
 
@@ -185,7 +193,7 @@ class Generated:
     def __repr__(self) -> str:
         return f"<Generated: {self.report.headline()}>"
 
-    def to_pandas(self) -> "pd.DataFrame":
+    def to_pandas(self) -> pd.DataFrame:
         """The plan's entries (the report's per-broker table is ``report.to_pandas()``)."""
         return self.plan.to_pandas()
 
@@ -215,14 +223,24 @@ def generate(state: ClusterState, options: GenerateOptions) -> Generated:
     if options.goal in (Goal.REBALANCE, Goal.ADD_BROKERS, Goal.OFFICIAL):
         bound = _balance_bound(ctx, before)
     report = Report(
-        goal=options.describe(), moved_replicas=moved, moved_bytes=moved_bytes,
-        lower_bound_replicas=bound[0], lower_bound_bytes=bound[1], leaders_moved=leaders_moved,
-        partitions_changed=len(plan), brokers_before=_loads(lay, *before), brokers_after=_loads(lay, lay.count, lay.leaders, lay.bytes),
-        balanced=tuple(lay.ids[i] for i in ctx.balance), rack_violations_before=racks_before,
-        rack_violations_after=lay.rack_violations(ctx.rack_pool), reached=reached, findings=tuple(ctx.findings),
+        goal=options.describe(),
+        moved_replicas=moved,
+        moved_bytes=moved_bytes,
+        lower_bound_replicas=bound[0],
+        lower_bound_bytes=bound[1],
+        leaders_moved=leaders_moved,
+        partitions_changed=len(plan),
+        brokers_before=_loads(lay, *before),
+        brokers_after=_loads(lay, lay.count, lay.leaders, lay.bytes),
+        balanced=tuple(lay.ids[i] for i in ctx.balance),
+        rack_violations_before=racks_before,
+        rack_violations_after=lay.rack_violations(ctx.rack_pool),
+        reached=reached,
+        findings=tuple(ctx.findings),
         seconds=perf_counter() - started,
         lower_bound_leaders=excess_bound(before[1][ctx.balance], lay.leaders[ctx.balance]) if ctx.balance else 0,
-        removed_replicas=removed)
+        removed_replicas=removed,
+    )
     return Generated(plan, report)
 
 
@@ -241,11 +259,15 @@ def _moved(lay: Layout) -> tuple[int, int, int, int]:
 
 
 def _loads(lay: Layout, count: np.ndarray, leaders: np.ndarray, size: np.ndarray) -> tuple[BrokerLoad, ...]:
-    return tuple(BrokerLoad(b, lay.rack_names[lay.rack[i]] if lay.rack[i] >= 0 else None, int(count[i]), int(leaders[i]),
-                            int(size[i])) for i, b in enumerate(lay.ids))
+    return tuple(
+        BrokerLoad(
+            b, lay.rack_names[lay.rack[i]] if lay.rack[i] >= 0 else None, int(count[i]), int(leaders[i]), int(size[i])
+        )
+        for i, b in enumerate(lay.ids)
+    )
 
 
-def _balance_bound(ctx: "_Context", before: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, int]:
+def _balance_bound(ctx: _Context, before: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, int]:
     """Balance goals: replicas and bytes any plan must move to reach the balance this one reaches."""
     lay, idx = ctx.lay, ctx.balance
     if not idx:
@@ -270,56 +292,85 @@ class _Context:
         state = lay.state
         parts = state.partitions
         known = set(lay.ids)
-        for name, ids in (("--exclude-brokers", options.exclude_brokers),
-                          ("the brokers to drain" if options.goal is Goal.DECOMMISSION else "the brokers", options.brokers)):
+        for name, ids in (
+            ("--exclude-brokers", options.exclude_brokers),
+            ("the brokers to drain" if options.goal is Goal.DECOMMISSION else "the brokers", options.brokers),
+        ):
             unknown = sorted(set(ids) - known)
             if unknown:
-                raise ConfigError(f"{name}: no broker {ids_text(unknown)} in this cluster (it has {ids_text(lay.ids)}).",
-                                  "Pick brokers from the cluster's broker list (python -m console state).")
+                raise ConfigError(
+                    f"{name}: no broker {ids_text(unknown)} in this cluster (it has {ids_text(lay.ids)}).",
+                    "Pick brokers from the cluster's broker list (python -m console state).",
+                )
         topics = set(options.topics)
         missing = sorted(topics - set(state.topics))
         if missing:
-            raise ConfigError(f"No topic {', '.join(missing)} in this cluster.", "Check the topic names (python -m console state).")
+            raise ConfigError(
+                f"No topic {', '.join(missing)} in this cluster.", "Check the topic names (python -m console state)."
+            )
         chosen = chosen_topics(options, state.topics)
-        self.movable = [p.topic in chosen and not p.reassigning and p.leader is not None and bool(p.replicas) for p in parts]
+        self.movable = [
+            p.topic in chosen and not p.reassigning and p.leader is not None and bool(p.replicas) for p in parts
+        ]
         flight = sum(1 for p in parts if p.topic in chosen and p.reassigning)
         if flight:
-            self.note("in-flight-left-alone", Severity.INFO,
-                      f"{plural(flight, 'partition')} of the chosen topics {'is' if flight == 1 else 'are'} being reassigned now "
-                      "and left alone; they count at their target.", "Generate again once they complete to include them.")
+            self.note(
+                "in-flight-left-alone",
+                Severity.INFO,
+                f"{plural(flight, 'partition')} of the chosen topics {'is' if flight == 1 else 'are'} being reassigned now "
+                "and left alone; they count at their target.",
+                "Generate again once they complete to include them.",
+            )
         offline = sum(1 for p in parts if p.topic in chosen and not p.reassigning and p.leader is None)
         if offline:
-            self.note("offline-left-alone", Severity.WARNING,
-                      f"{plural(offline, 'partition')} of the chosen topics {'has' if offline == 1 else 'have'} no leader and "
-                      "cannot be moved: left alone.", "Bring their brokers back first.")
+            self.note(
+                "offline-left-alone",
+                Severity.WARNING,
+                f"{plural(offline, 'partition')} of the chosen topics {'has' if offline == 1 else 'have'} no leader and "
+                "cannot be moved: left alone.",
+                "Bring their brokers back first.",
+            )
         drained = set(options.brokers) if options.goal is Goal.DECOMMISSION else set()
         excluded_b = set(options.exclude_brokers)
         self.drained_positions = {lay.position[b] for b in drained}
-        self.dest = np.array([e and b not in excluded_b and b not in drained for b, e in zip(lay.ids, lay.eligible)], np.bool_)
+        self.dest = np.array(
+            [e and b not in excluded_b and b not in drained for b, e in zip(lay.ids, lay.eligible, strict=False)],
+            np.bool_,
+        )
         self.balance = [int(i) for i in np.flatnonzero(self.dest)]
         """Positions of the brokers that are balanced and reported on."""
         self.rack_pool = self.balance
         self.rack_codes = np.array(lay.rack, np.int64)
         self._means: tuple[float, float] | None = None
-        self.rack_of = dict(zip(lay.ids, lay.rack))
+        self.rack_of = dict(zip(lay.ids, lay.rack, strict=False))
         """Broker id → rack code."""
         self.racks = len({lay.rack[i] for i in self.balance})
         self.rack_aware = lay.racks_known
-        down = [b for b, e in zip(lay.ids, lay.eligible) if not e]
+        down = [b for b, e in zip(lay.ids, lay.eligible, strict=False) if not e]
         if down:
-            self.note("ineligible-brokers", Severity.INFO,
-                      f"Broker{'s' if len(down) > 1 else ''} {ids_text(down)} {'are' if len(down) > 1 else 'is'} not live "
-                      "(or fenced): never a destination.")
+            self.note(
+                "ineligible-brokers",
+                Severity.INFO,
+                f"Broker{'s' if len(down) > 1 else ''} {ids_text(down)} {'are' if len(down) > 1 else 'is'} not live "
+                "(or fenced): never a destination.",
+            )
         with_rack = [lay.rack[i] >= 0 for i, e in enumerate(lay.eligible) if e]
         if any(with_rack) and not all(with_rack):
-            self.note("racks-partial", Severity.WARNING, "Only some live brokers have a rack: racks are not taken into account.",
-                      "Set broker.rack on every broker.")
+            self.note(
+                "racks-partial",
+                Severity.WARNING,
+                "Only some live brokers have a rack: racks are not taken into account.",
+                "Set broker.rack on every broker.",
+            )
         elif self.rack_aware and self.balance:
-            widest = max((len(r) for r, ok in zip(lay.reps, self.movable) if ok), default=0)
+            widest = max((len(r) for r, ok in zip(lay.reps, self.movable, strict=False) if ok), default=0)
             if widest > self.racks:
-                self.note("racks-fewer-than-rf", Severity.INFO,
-                          f"Replication factor {widest} on {plural(self.racks, 'rack')}: such partitions can span only "
-                          f"{self.racks} racks, so some racks hold two of their replicas.")
+                self.note(
+                    "racks-fewer-than-rf",
+                    Severity.INFO,
+                    f"Replication factor {widest} on {plural(self.racks, 'rack')}: such partitions can span only "
+                    f"{self.racks} racks, so some racks hold two of their replicas.",
+                )
         order = list(range(len(lay.ids)))
         random.Random(options.seed).shuffle(order)
         self.tiebreak = np.empty(len(lay.ids), np.float64)
@@ -340,22 +391,26 @@ class _Context:
             return 0
         lay = self.lay
         m, _ = lay.start()
-        rows, cols = np.nonzero(np.isin(m, np.array(list(wanted), np.int64)) & np.array(self.movable, np.bool_)[:, None])
+        rows, cols = np.nonzero(
+            np.isin(m, np.array(list(wanted), np.int64)) & np.array(self.movable, np.bool_)[:, None]
+        )
         pos, sizes = m[rows, cols], np.array(lay.size, np.int64)[rows]
         order = np.lexsort((sizes, pos))
         pos, sizes = pos[order], sizes[order]
         total = 0
         for i, k in wanted.items():
             a, b = np.searchsorted(pos, [i, i + 1])
-            total += int(sizes[a:min(b, a + k)].sum())
+            total += int(sizes[a : min(b, a + k)].sum())
         return total
 
     def score(self) -> np.ndarray:
         """How loaded each broker is, replicas and bytes weighed alike against their means (at the start)."""
         lay, idx = self.lay, self.balance
         if self._means is None:
-            self._means = (max(float(lay.count[idx].mean()), 1.0) if idx else 1.0,
-                           max(float(lay.bytes[idx].mean()), 1.0) if idx else 1.0)
+            self._means = (
+                max(float(lay.count[idx].mean()), 1.0) if idx else 1.0,
+                max(float(lay.bytes[idx].mean()), 1.0) if idx else 1.0,
+            )
         out: np.ndarray = lay.count / self._means[0] + lay.bytes / self._means[1] + self.tiebreak
         return out
 
@@ -385,7 +440,13 @@ class _Context:
     def lighter_leader(self, row: int) -> int:
         """The replica of ``row`` that leads the fewest partitions (eligible ones first)."""
         lay = self.lay
-        return min(lay.reps[row], key=lambda b: (not lay.eligible[lay.position[b]], lay.leaders[lay.position[b]] + self.tiebreak[lay.position[b]]))
+        return min(
+            lay.reps[row],
+            key=lambda b: (
+                not lay.eligible[lay.position[b]],
+                lay.leaders[lay.position[b]] + self.tiebreak[lay.position[b]],
+            ),
+        )
 
     def by_size(self, rows: Iterable[int]) -> list[int]:
         size = self.lay.size
@@ -401,8 +462,10 @@ Bound = tuple[tuple[int, int], bool]
 def _decommission(ctx: _Context) -> Bound:
     lay, drained = ctx.lay, set(ctx.options.brokers)
     if not ctx.balance:
-        raise GoalImpossible(f"Draining {ids_text(sorted(drained))} leaves no eligible broker to move replicas to.",
-                             "Bring brokers back, or exclude fewer brokers.")
+        raise GoalImpossible(
+            f"Draining {ids_text(sorted(drained))} leaves no eligible broker to move replicas to.",
+            "Bring brokers back, or exclude fewer brokers.",
+        )
     rows = ctx.rows_with(ctx.drained_positions)
     stuck = [r for r in rows if not ctx.movable[r]]
     movable = [r for r in rows if ctx.movable[r]]
@@ -412,12 +475,16 @@ def _decommission(ctx: _Context) -> Bound:
         raise GoalImpossible(
             f"Draining {ids_text(sorted(drained))} would leave {plural(len(ctx.balance), 'eligible broker')}, fewer than the "
             f"{len(lay.reps[widest])} replicas of {p.name} (topic {p.topic}).",
-            "Drain fewer brokers, add brokers first, or lower the topic's replication factor.")
+            "Drain fewer brokers, add brokers first, or lower the topic's replication factor.",
+        )
     if stuck:
-        ctx.note("drain-incomplete", Severity.WARNING,
-                 f"{plural(len(stuck), 'partition')} with a replica on {ids_text(sorted(drained))} cannot move now (in flight, "
-                 "offline or excluded): the brokers will not be empty after this plan.",
-                 "Generate again once those partitions can move.")
+        ctx.note(
+            "drain-incomplete",
+            Severity.WARNING,
+            f"{plural(len(stuck), 'partition')} with a replica on {ids_text(sorted(drained))} cannot move now (in flight, "
+            "offline or excluded): the brokers will not be empty after this plan.",
+            "Generate again once those partitions can move.",
+        )
     moved = size = 0
     for row in ctx.by_size(movable):
         r = lay.reps[row]
@@ -426,8 +493,11 @@ def _decommission(ctx: _Context) -> Bound:
             d = ctx.destination(row, leaving=b)
             if d is None:
                 p = lay.state.partitions[row]
-                raise GoalImpossible(f"No eligible broker can take {p.name}'s replica on {b}: every other one is drained, "
-                                     "excluded, down or holds it already.", "Drain fewer brokers or exclude fewer.")
+                raise GoalImpossible(
+                    f"No eligible broker can take {p.name}'s replica on {b}: every other one is drained, "
+                    "excluded, down or holds it already.",
+                    "Drain fewer brokers or exclude fewer.",
+                )
             lay.move(row, b, d)
             moved += 1
             size += lay.size[row]
@@ -441,11 +511,15 @@ def _add_brokers(ctx: _Context) -> Bound:
     lay, new = ctx.lay, set(ctx.options.brokers)
     down = sorted(b for b in new if not lay.eligible[lay.position[b]])
     if down:
-        raise GoalImpossible(f"Broker {ids_text(down)} is not live (or fenced): it cannot receive replicas.",
-                             "Start it and wait until it is registered, then generate again.")
+        raise GoalImpossible(
+            f"Broker {ids_text(down)} is not live (or fenced): it cannot receive replicas.",
+            "Start it and wait until it is registered, then generate again.",
+        )
     excluded = sorted(new & set(ctx.options.exclude_brokers))
     if excluded:
-        raise GoalImpossible(f"Broker {ids_text(excluded)} is both to fill and excluded.", "Drop it from --exclude-brokers.")
+        raise GoalImpossible(
+            f"Broker {ids_text(excluded)} is both to fill and excluded.", "Drop it from --exclude-brokers."
+        )
     dests = [i for i in ctx.balance if lay.ids[i] in new]
     sources = [i for i in ctx.balance if lay.ids[i] not in new]
     if not sources:
@@ -464,10 +538,13 @@ def _rebalance(ctx: _Context) -> Bound:
         reached = _even_leaders(ctx, [r for r, ok in enumerate(ctx.movable) if ok], budget=ctx.options.max_moves)
         after = ctx.lay.leaders[ctx.balance]
         if not reached:
-            ctx.note("leaders-not-even", Severity.INFO,
-                     f"Reordering replicas evens preferred leaders to {int(after.max())}–{int(after.min())} per broker "
-                     f"(from {int(before.max())}–{int(before.min())}); more needs replicas to move.",
-                     "Rebalance by count first, then by leaders.")
+            ctx.note(
+                "leaders-not-even",
+                Severity.INFO,
+                f"Reordering replicas evens preferred leaders to {int(after.max())}–{int(after.min())} per broker "
+                f"(from {int(before.max())}–{int(before.min())}); more needs replicas to move.",
+                "Rebalance by count first, then by leaders.",
+            )
         return (0, 0), reached
     reached = _balance(ctx, metric, ctx.balance, ctx.balance)
     _even_leaders(ctx, ctx.lay.changed())
@@ -478,8 +555,11 @@ def _replication_factor(ctx: _Context) -> Bound:
     lay, opts = ctx.lay, ctx.options
     n = opts.replication_factor or 0  # check_options: 1 or more
     if n > len(ctx.balance):
-        raise GoalImpossible(f"Replication factor {n} needs {n} eligible brokers; this cluster has {len(ctx.balance)}"
-                             + (" (after exclusions)." if opts.exclude_brokers else "."), "Lower the replication factor or add brokers.")
+        raise GoalImpossible(
+            f"Replication factor {n} needs {n} eligible brokers; this cluster has {len(ctx.balance)}"
+            + (" (after exclusions)." if opts.exclude_brokers else "."),
+            "Lower the replication factor or add brokers.",
+        )
     moved = size = 0
     parts = lay.state.partitions
     for row in ctx.by_size(r for r, ok in enumerate(ctx.movable) if ok):
@@ -504,8 +584,10 @@ def _removal(ctx: _Context, row: int, leader: int | None) -> int:
     keep = leader if leader in r else r[0]
     racks = [lay.rack[lay.position[b]] for b in r]
     score = ctx.score()
-    return max((b for b in r if b != keep),
-               key=lambda b: (racks.count(lay.rack[lay.position[b]]) if ctx.rack_aware else 0, score[lay.position[b]]))
+    return max(
+        (b for b in r if b != keep),
+        key=lambda b: (racks.count(lay.rack[lay.position[b]]) if ctx.rack_aware else 0, score[lay.position[b]]),
+    )
 
 
 def _fix_racks(ctx: _Context) -> Bound:
@@ -520,7 +602,7 @@ def _fix_racks(ctx: _Context) -> Bound:
         cap = min(len(r), ctx.racks)
         while lay.rack_count(row) < cap:
             racks = [lay.rack[lay.position[b]] for b in r]
-            shared = [b for b, k in zip(r, racks) if racks.count(k) > 1]
+            shared = [b for b, k in zip(r, racks, strict=False) if racks.count(k) > 1]
             score = ctx.score()
             victim = max(shared, key=lambda b: (b != r[0], score[lay.position[b]]))
             d = ctx.destination(row, leaving=victim, need_new_rack=True)
@@ -531,9 +613,13 @@ def _fix_racks(ctx: _Context) -> Bound:
             moved += 1
             size += lay.size[row]
     if unfixable:
-        ctx.note("racks-unfixable", Severity.WARNING,
-                 f"{plural(unfixable, 'partition')} could not be spread further: no eligible broker on a missing rack can "
-                 "take them.", "Check which racks have live, non-excluded brokers.")
+        ctx.note(
+            "racks-unfixable",
+            Severity.WARNING,
+            f"{plural(unfixable, 'partition')} could not be spread further: no eligible broker on a missing rack can "
+            "take them.",
+            "Check which racks have live, non-excluded brokers.",
+        )
     return (moved, size), not unfixable
 
 
@@ -545,17 +631,22 @@ def _official(ctx: _Context) -> Bound:
     live = [b for b in sorted(set(opts.brokers)) if lay.eligible[lay.position[b]] and b not in excluded]
     dropped = sorted(set(opts.brokers) - set(live))
     if dropped:
-        ctx.note("official-dropped-brokers", Severity.WARNING,
-                 f"Broker {ids_text(dropped)} of the broker list {'are' if len(dropped) > 1 else 'is'} not live or excluded "
-                 "and left out (the official tool drops such brokers without a word).")
+        ctx.note(
+            "official-dropped-brokers",
+            Severity.WARNING,
+            f"Broker {ids_text(dropped)} of the broker list {'are' if len(dropped) > 1 else 'is'} not live or excluded "
+            "and left out (the official tool drops such brokers without a word).",
+        )
     if not live:
         raise GoalImpossible("No broker of the broker list is live and not excluded.")
     racks = {b: lay.rack[lay.position[b]] for b in live}
     with_rack = [k >= 0 for k in racks.values()]
     if any(with_rack) and not all(with_rack):
-        raise GoalImpossible("Not all brokers have rack information. Add --disable-rack-aware in command line to make "
-                             "replica assignment without rack information.",
-                             "The console follows the official tool here; give only brokers with racks, or none.")
+        raise GoalImpossible(
+            "Not all brokers have rack information. Add --disable-rack-aware in command line to make "
+            "replica assignment without rack information.",
+            "The console follows the official tool here; give only brokers with racks, or none.",
+        )
     rnd = random.Random(opts.seed)
     rows_of: dict[str, list[int]] = {}
     for i, p in enumerate(lay.state.partitions):
@@ -565,10 +656,13 @@ def _official(ctx: _Context) -> Bound:
         rows = sorted(rows_of[topic], key=lambda r: lay.state.partitions[r].partition)
         rf = len(lay.reps[rows[0]])
         if rf > len(live):
-            raise GoalImpossible(f"Replication factor: {rf} larger than available brokers: {len(live)} (topic {topic}).")
-        assignment = (_rack_aware(live, racks, len(rows), rf, rnd) if all(with_rack)
-                      else _rack_unaware(live, len(rows), rf, rnd))
-        for row, target in zip(rows, assignment):
+            raise GoalImpossible(
+                f"Replication factor: {rf} larger than available brokers: {len(live)} (topic {topic})."
+            )
+        assignment = (
+            _rack_aware(live, racks, len(rows), rf, rnd) if all(with_rack) else _rack_unaware(live, len(rows), rf, rnd)
+        )
+        for row, target in zip(rows, assignment, strict=False):
             if ctx.movable[row] and target != lay.reps[row]:
                 _assign(lay, row, target)
     return (0, 0), True
@@ -590,11 +684,15 @@ def _firsts(n: int, partitions: int, rnd: random.Random) -> Iterator[tuple[int, 
 
 def _rack_unaware(brokers: list[int], partitions: int, rf: int, rnd: random.Random) -> list[list[int]]:
     n = len(brokers)
-    return [[brokers[first]] + [brokers[_replica_index(first, shift, j, n)] for j in range(rf - 1)]
-            for first, shift in _firsts(n, partitions, rnd)]
+    return [
+        [brokers[first]] + [brokers[_replica_index(first, shift, j, n)] for j in range(rf - 1)]
+        for first, shift in _firsts(n, partitions, rnd)
+    ]
 
 
-def _rack_aware(brokers: list[int], racks: dict[int, int], partitions: int, rf: int, rnd: random.Random) -> list[list[int]]:
+def _rack_aware(
+    brokers: list[int], racks: dict[int, int], partitions: int, rf: int, rnd: random.Random
+) -> list[list[int]]:
     by_rack: dict[int, list[int]] = {}
     for b in sorted(brokers):
         by_rack.setdefault(racks[b], []).append(b)
@@ -617,8 +715,9 @@ def _rack_aware(brokers: list[int], racks: dict[int, int], partitions: int, rf: 
             while True:
                 b = arranged[_replica_index(first, shift * n_racks, j, n)]
                 j += 1
-                if ((racks[b] not in racks_with or len(racks_with) == n_racks)
-                        and (b not in brokers_with or len(brokers_with) == n)):
+                if (racks[b] not in racks_with or len(racks_with) == n_racks) and (
+                    b not in brokers_with or len(brokers_with) == n
+                ):
                     replicas.append(b)
                     racks_with.add(racks[b])
                     brokers_with.add(b)
@@ -639,8 +738,12 @@ def _assign(lay: Layout, row: int, target: list[int]) -> None:
 
 
 _GOALS: dict[Goal, Callable[[_Context], Bound]] = {
-    Goal.DECOMMISSION: _decommission, Goal.ADD_BROKERS: _add_brokers, Goal.REBALANCE: _rebalance,
-    Goal.REPLICATION_FACTOR: _replication_factor, Goal.FIX_RACKS: _fix_racks, Goal.OFFICIAL: _official,
+    Goal.DECOMMISSION: _decommission,
+    Goal.ADD_BROKERS: _add_brokers,
+    Goal.REBALANCE: _rebalance,
+    Goal.REPLICATION_FACTOR: _replication_factor,
+    Goal.FIX_RACKS: _fix_racks,
+    Goal.OFFICIAL: _official,
 }
 
 
@@ -668,7 +771,7 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
     order = np.lexsort((r_idx, sizes[r_idx], pos))
     r_idx, pos = r_idx[order], pos[order]
     bounds = np.searchsorted(pos, np.arange(len(lay.ids) + 1))
-    cand_rows = {i: r_idx[bounds[i]:bounds[i + 1]].tolist() for i in sources}
+    cand_rows = {i: r_idx[bounds[i] : bounds[i + 1]].tolist() for i in sources}
     cand_sizes = {i: sizes[cand_rows[i]].tolist() for i in sources}
     used = bytearray(len(lay.reps))
     src = np.array(sources, np.int64)
@@ -766,13 +869,28 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
     reached = done()
     if not reached:
         what = "replicas" if metric is Metric.COUNT else "bytes"
-        why = ("the budget (" + ", ".join(x for x in (f"{opts.max_moves} moves" if opts.max_moves is not None else "",
-                                                       f"{opts.max_bytes:,} bytes" if opts.max_bytes is not None else "") if x)
-               + ") is spent") if budget_hit or (max_bytes >= 0 and bool(active)) else \
-            "no further move is possible within the rules (racks, partitions that may move, one move per partition)"
-        ctx.note("balance-not-reached", Severity.INFO,
-                 f"The brokers are not fully even by {what}: {why}.",
-                 "Raise the budget, or include more topics or brokers.")
+        why = (
+            (
+                "the budget ("
+                + ", ".join(
+                    x
+                    for x in (
+                        f"{opts.max_moves} moves" if opts.max_moves is not None else "",
+                        f"{opts.max_bytes:,} bytes" if opts.max_bytes is not None else "",
+                    )
+                    if x
+                )
+                + ") is spent"
+            )
+            if budget_hit or (max_bytes >= 0 and bool(active))
+            else "no further move is possible within the rules (racks, partitions that may move, one move per partition)"
+        )
+        ctx.note(
+            "balance-not-reached",
+            Severity.INFO,
+            f"The brokers are not fully even by {what}: {why}.",
+            "Raise the budget, or include more topics or brokers.",
+        )
     return reached
 
 
@@ -786,8 +904,17 @@ def _forget(rows: list[int], sizes: list[int], row: int, size: int) -> None:
         i += 1
 
 
-def _pick(ctx: _Context, s: int, d: int, rows: list[int], sizes: list[int], used: bytearray, ideal: float,
-          limit: int | None, room: int | None) -> tuple[int, int] | None:
+def _pick(
+    ctx: _Context,
+    s: int,
+    d: int,
+    rows: list[int],
+    sizes: list[int],
+    used: bytearray,
+    ideal: float,
+    limit: int | None,
+    room: int | None,
+) -> tuple[int, int] | None:
     """A replica on position ``s`` that may move to position ``d``: its size nearest ``ideal`` (below
     ``limit`` when given, within ``room`` bytes when given); it leaves ``rows``."""
     lay, rack = ctx.lay, ctx.rack_of
@@ -820,7 +947,11 @@ def _pick(ctx: _Context, s: int, d: int, rows: list[int], sizes: list[int], used
         if db in r or sb not in r:
             continue
         # racks: not worse, i.e. d's rack is new to the other replicas, or s's rack stays among them
-        if check_rack and any(rack[b] == rack_d for b in r if b != sb) and not any(rack[b] == rack_s for b in r if b != sb):
+        if (
+            check_rack
+            and any(rack[b] == rack_d for b in r if b != sb)
+            and not any(rack[b] == rack_s for b in r if b != sb)
+        ):
             continue
         del rows[i], sizes[i]
         return row, d

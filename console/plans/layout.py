@@ -56,7 +56,7 @@ class Layout:
     _start: tuple[Ints, Ints] | None = None
 
     @staticmethod
-    def of(state: ClusterState) -> "Layout":
+    def of(state: ClusterState) -> Layout:
         parts = state.partitions
         cols = columns_of(state)
         reps: list[list[int]] = [list(p.target) if p.reassigning else list(p.replicas) for p in parts]
@@ -65,13 +65,27 @@ class Layout:
         names = sorted({b.rack for b in state.brokers if b.rack is not None})
         code = {r: i for i, r in enumerate(names)}
         known = state.broker_index
-        rack = [code[known[BrokerId(b)].rack] if b in known and known[BrokerId(b)].rack is not None else NO_RACK  # type: ignore[index]
-                for b in ids]
+        rack = [
+            code[known[BrokerId(b)].rack] if b in known and known[BrokerId(b)].rack is not None else NO_RACK  # type: ignore[index]
+            for b in ids
+        ]
         eligible = [BrokerId(b) in known and known[BrokerId(b)].eligible for b in ids]
         size = np.where(cols.size == PAD, 0, cols.size).astype(np.int64)
-        layout = Layout(state, ids, position, rack, names, eligible, reps, size.tolist(), [p.reassigning for p in parts],
-                        np.zeros(len(ids), np.int64), np.zeros(len(ids), np.int64), np.zeros(len(ids), np.int64),
-                        [tuple(r) for r in reps])
+        layout = Layout(
+            state,
+            ids,
+            position,
+            rack,
+            names,
+            eligible,
+            reps,
+            size.tolist(),
+            [p.reassigning for p in parts],
+            np.zeros(len(ids), np.int64),
+            np.zeros(len(ids), np.int64),
+            np.zeros(len(ids), np.int64),
+            [tuple(r) for r in reps],
+        )
         layout.count, layout.leaders, layout.bytes = layout.loads()
         return layout
 
@@ -107,7 +121,7 @@ class Layout:
         pool = among if among is not None else [i for i, e in enumerate(self.eligible) if e]
         racks = len({self.rack[i] for i in pool})
         m, lens = self.matrix()
-        codes = np.where(m == PAD, -1, np.array(self.rack + [-1], np.int64)[np.where(m == PAD, len(self.rack), m)])
+        codes = np.where(m == PAD, -1, np.array([*self.rack, -1], np.int64)[np.where(m == PAD, len(self.rack), m)])
         out: Ints = np.flatnonzero(distinct(codes) < np.minimum(lens, racks))
         return out
 
@@ -119,7 +133,11 @@ class Layout:
         count = np.bincount(m[real], minlength=n).astype(np.int64)
         size = np.array(self.size, np.int64)
         weights = np.broadcast_to(size[:, None], m.shape)[real]
-        total = np.bincount(m[real], weights=weights, minlength=n).astype(np.int64) if len(weights) else np.zeros(n, np.int64)
+        total = (
+            np.bincount(m[real], weights=weights, minlength=n).astype(np.int64)
+            if len(weights)
+            else np.zeros(n, np.int64)
+        )
         has = lens > 0
         leaders = np.bincount(m[has, 0], minlength=n).astype(np.int64) if has.any() else np.zeros(n, np.int64)
         return count, leaders, total
@@ -132,7 +150,7 @@ class Layout:
     @property
     def racks_known(self) -> bool:
         """Every eligible broker has a rack (rack awareness applies)."""
-        live = [r for r, e in zip(self.rack, self.eligible) if e]
+        live = [r for r, e in zip(self.rack, self.eligible, strict=False) if e]
         return bool(live) and all(r != NO_RACK for r in live)
 
     def rack_count(self, row: int, without: int | None = None, plus: int | None = None) -> int:
@@ -204,5 +222,7 @@ class Layout:
         """The partitions that change, as a plan (with the snapshot's replicas as its basis)."""
         parts = self.state.partitions
         rows = self.changed()
-        entries = [PlanEntry(parts[i].topic, parts[i].partition, tuple(BrokerId(b) for b in self.reps[i])) for i in rows]
+        entries = [
+            PlanEntry(parts[i].topic, parts[i].partition, tuple(BrokerId(b) for b in self.reps[i])) for i in rows
+        ]
         return Plan.of(entries, {parts[i].key: parts[i].replicas for i in rows})

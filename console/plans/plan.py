@@ -21,20 +21,21 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property, partial
-from itertools import chain, repeat
+from itertools import repeat
 from operator import attrgetter, itemgetter, le, lt
-from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterable, Literal, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
 import msgspec
 import numpy as np
 
-from console.core.limits import INT32_MAX, MAX_TOPIC_LENGTH
-from console.plans.columns import PAD, Ints, padded
 from console.core.errors import PlanFormatError
-from console.core.perf import without_gc
+from console.core.limits import INT32_MAX, MAX_TOPIC_LENGTH
 from console.core.model import BrokerId, ClusterState, Keyed, ReplicaLog, TopicPartition
+from console.core.perf import without_gc
+from console.plans.columns import PAD, Ints, padded
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 ANY = "any"
 _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
 _key = itemgetter(0, 1)
-
 
 
 class _Written(msgspec.Struct):
@@ -91,7 +91,7 @@ class Plan:
     basis: Mapping[TopicPartition, tuple[BrokerId, ...]] = field(default_factory=dict)
 
     @staticmethod
-    def of(entries: Iterable[PlanEntry], basis: Mapping[TopicPartition, tuple[BrokerId, ...]] | None = None) -> "Plan":
+    def of(entries: Iterable[PlanEntry], basis: Mapping[TopicPartition, tuple[BrokerId, ...]] | None = None) -> Plan:
         items = list(entries)
         keys = list(map(_key, items))
         if not all(map(le, keys, keys[1:])):
@@ -104,12 +104,17 @@ class Plan:
     def __repr__(self) -> str:
         return f"<Plan: {len(self.entries):,} partitions of {len(self.topics):,} topics>"
 
-    def to_pandas(self) -> "pd.DataFrame":
+    def to_pandas(self) -> pd.DataFrame:
         """One row per entry: topic, partition, replicas (the first is the preferred leader), log dirs."""
         import pandas as pd
 
-        return pd.DataFrame([(e.topic, e.partition, list(e.replicas), None if e.log_dirs is None else list(e.log_dirs))
-                             for e in self.entries], columns=["topic", "partition", "replicas", "log_dirs"])
+        return pd.DataFrame(
+            [
+                (e.topic, e.partition, list(e.replicas), None if e.log_dirs is None else list(e.log_dirs))
+                for e in self.entries
+            ],
+            columns=["topic", "partition", "replicas", "log_dirs"],
+        )
 
     @property
     def keys(self) -> tuple[TopicPartition, ...]:
@@ -128,11 +133,13 @@ class Plan:
     def to_json(self) -> str:
         """Compact, as the official tool prints it (one line, no spaces, log dirs all "any" when
         none were chosen)."""
-        entries = [_Written(e.topic, e.partition, e.replicas, _anys(len(e.replicas)) if e.log_dirs is None else e.log_dirs)
-                   for e in self.entries]
+        entries = [
+            _Written(e.topic, e.partition, e.replicas, _anys(len(e.replicas)) if e.log_dirs is None else e.log_dirs)
+            for e in self.entries
+        ]
         return msgspec.json.encode(_WrittenFile(1, entries)).decode()
 
-    def with_basis(self, state: ClusterState) -> "Plan":
+    def with_basis(self, state: ClusterState) -> Plan:
         """The same plan, remembering each partition's replicas in ``state`` (for the stale check)."""
         index = state.partition_index
         basis = {e.key: index[e.key].replicas for e in self.entries if e.key in index}
@@ -178,7 +185,7 @@ def _load(text: str | bytes) -> Any:
 
 def _version(doc: Any, what: str) -> None:
     if not isinstance(doc, dict):
-        raise PlanFormatError([f"the top level is not a JSON object with \"{what}\""])
+        raise PlanFormatError([f'the top level is not a JSON object with "{what}"'])
     version = doc.get("version", 1)
     if version != 1 or not _is_int(version):
         raise PlanFormatError([f"Not supported version field value {json.dumps(version)} (only 1 exists)"])
@@ -232,16 +239,18 @@ def _well_formed(text: str | bytes) -> Plan | None:
         raw = _decoder.decode(text).partitions
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
-    topics, numbers, replicas, dirs = (list(map(attrgetter(f), raw)) for f in ("topic", "partition", "replicas", "log_dirs"))
+    topics, numbers, replicas, dirs = (
+        list(map(attrgetter(f), raw)) for f in ("topic", "partition", "replicas", "log_dirs")
+    )
     if any(topic_name_problem(t) for t in set(topics)):
         return None
     target, lens = padded(replicas)
     ordered = np.sort(target, axis=1)
     if ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != PAD)).any():
         return None  # the same broker twice
-    if any(d is not None and len(d) != n for d, n in zip(dirs, lens.tolist())):
+    if any(d is not None and len(d) != n for d, n in zip(dirs, lens.tolist(), strict=False)):
         return None  # log dirs of the wrong length: the thorough path names them
-    keys = list(zip(topics, numbers))
+    keys = list(zip(topics, numbers, strict=False))
     entries = list(map(_new_entry, zip(topics, numbers, replicas, repeat(None))))
     if not all(map(lt, keys, keys[1:])):  # not sorted, or the same partition twice
         if len(set(keys)) != len(keys):
@@ -283,17 +292,17 @@ def _entry(i: int, item: Any, problems: list[str]) -> PlanEntry | None:
     where = f"entry {i}" + (f" ({topic}-{partition})" if isinstance(topic, str) and _is_int(partition) else "")
     before = len(problems)
     if "topic" not in item:
-        problems.append(f"{where}: \"topic\" is missing")
+        problems.append(f'{where}: "topic" is missing')
     elif (why := topic_name_problem(topic)) is not None:
         problems.append(f"{where}: {why}")
     if "partition" not in item:
-        problems.append(f"{where}: \"partition\" is missing")
+        problems.append(f'{where}: "partition" is missing')
     elif not _is_int(partition) or not 0 <= partition <= INT32_MAX:
-        problems.append(f"{where}: \"partition\" must be an integer from 0 to {INT32_MAX}, not {json.dumps(partition)}")
+        problems.append(f'{where}: "partition" must be an integer from 0 to {INT32_MAX}, not {json.dumps(partition)}')
     if "replicas" not in item:
-        problems.append(f"{where}: \"replicas\" is missing")
+        problems.append(f'{where}: "replicas" is missing')
     elif not isinstance(replicas, list):
-        problems.append(f"{where}: \"replicas\" must be a list of broker ids")
+        problems.append(f'{where}: "replicas" must be a list of broker ids')
     elif not replicas:
         problems.append(f"{where}: Partition replica list cannot be empty")
     else:
@@ -305,14 +314,15 @@ def _entry(i: int, item: Any, problems: list[str]) -> PlanEntry | None:
             problems.append(f"{where}: the same broker appears twice in the replica list {replicas} ({dup})")
     if dirs is not None:
         if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
-            problems.append(f"{where}: \"log_dirs\" must be a list of strings")
+            problems.append(f'{where}: "log_dirs" must be a list of strings')
         else:
             if isinstance(replicas, list) and len(dirs) != len(replicas):
                 problems.append(
-                    f"{where}: Size of replicas list {replicas} is different from size of log dirs list {dirs}")
+                    f"{where}: Size of replicas list {replicas} is different from size of log dirs list {dirs}"
+                )
             odd = [d for d in dirs if d != ANY and not d.startswith("/")]
             if odd:
-                problems.append(f"{where}: log dirs must be \"any\" or an absolute path, not {json.dumps(odd)}")
+                problems.append(f'{where}: log dirs must be "any" or an absolute path, not {json.dumps(odd)}')
     extra = set(item) - {"topic", "partition", "replicas", "log_dirs"}
     if extra:
         problems.append(f"{where}: unknown fields {sorted(extra)}")
@@ -333,7 +343,7 @@ def parse_topics_to_move(text: str | bytes) -> tuple[str, ...]:
     topics: list[str] = []
     for i, item in enumerate(raw):
         if not isinstance(item, dict) or "topic" not in item:
-            problems.append(f"entry {i}: not a {{\"topic\": name}} object")
+            problems.append(f'entry {i}: not a {{"topic": name}} object')
         elif (why := topic_name_problem(item["topic"])) is not None:
             problems.append(f"entry {i}: {why}")
         elif item["topic"] in topics:
@@ -343,7 +353,6 @@ def parse_topics_to_move(text: str | bytes) -> tuple[str, ...]:
     if problems:
         raise PlanFormatError(problems)
     return tuple(topics)
-
 
 
 # ------------------------------------------------------------------------------------------
@@ -376,6 +385,7 @@ def apply(state: ClusterState, plan: Plan) -> ClusterState:
         kept = {log.broker: log for log in p.logs if not log.is_future}
         logs = tuple(kept.get(b) or ReplicaLog(b, "", size or 0) for b in target) if kept else ()
         leader = p.leader if p.leader in target else target[0]
-        parts.append(replace(p, replicas=target, isr=target, leader=leader, adding=(), removing=(), source=None,
-                             logs=logs))
+        parts.append(
+            replace(p, replicas=target, isr=target, leader=leader, adding=(), removing=(), source=None, logs=logs)
+        )
     return replace(state, partitions=tuple(parts))

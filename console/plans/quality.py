@@ -18,9 +18,10 @@ than necessary the plan moves: 1.00 is optimal.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,8 +44,13 @@ class BrokerLoad:
     bytes: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"broker": self.broker, "rack": self.rack, "replicas": self.replicas, "leaders": self.leaders,
-                "bytes": self.bytes}
+        return {
+            "broker": self.broker,
+            "rack": self.rack,
+            "replicas": self.replicas,
+            "leaders": self.leaders,
+            "bytes": self.bytes,
+        }
 
 
 @dataclass(frozen=True)
@@ -56,7 +62,7 @@ class Spread:
     stddev: float
 
     @staticmethod
-    def of(values: Sequence[int] | Ints) -> "Spread":
+    def of(values: Sequence[int] | Ints) -> Spread:
         a = np.asarray(values, np.float64)
         if not len(a):
             return Spread(0, 0, 0)
@@ -102,22 +108,36 @@ class Report:
     def spreads(self) -> dict[str, dict[str, Spread]]:
         """``{"before"|"after": {measure: Spread}}`` over the balanced brokers."""
         keep = set(self.balanced)
-        return {when: {m: Spread.of([getattr(b, m) for b in rows if b.broker in keep]) for m in MEASURES}
-                for when, rows in (("before", self.brokers_before), ("after", self.brokers_after))}
+        return {
+            when: {m: Spread.of([getattr(b, m) for b in rows if b.broker in keep]) for m in MEASURES}
+            for when, rows in (("before", self.brokers_before), ("after", self.brokers_after))
+        }
 
     def __repr__(self) -> str:
         return f"<Report: {self.headline()}>"
 
-    def to_pandas(self) -> "pd.DataFrame":
+    def to_pandas(self) -> pd.DataFrame:
         """One row per broker: rack, and replicas, preferred leaders and bytes before and after."""
         import pandas as pd
 
         after = {b.broker: b for b in self.brokers_after}
         return pd.DataFrame(
-            [(b.broker, b.rack, b.replicas, a.replicas, b.leaders, a.leaders, b.bytes, a.bytes)
-             for b in self.brokers_before for a in (after.get(b.broker, b),)],
-            columns=["broker", "rack", "replicas_before", "replicas_after", "leaders_before", "leaders_after",
-                     "bytes_before", "bytes_after"])
+            [
+                (b.broker, b.rack, b.replicas, a.replicas, b.leaders, a.leaders, b.bytes, a.bytes)
+                for b in self.brokers_before
+                for a in (after.get(b.broker, b),)
+            ],
+            columns=[
+                "broker",
+                "rack",
+                "replicas_before",
+                "replicas_after",
+                "leaders_before",
+                "leaders_after",
+                "bytes_before",
+                "bytes_after",
+            ],
+        )
 
     @property
     def ratio_replicas(self) -> float | None:
@@ -127,7 +147,7 @@ class Report:
     def ratio_bytes(self) -> float | None:
         return _ratio(self.moved_bytes, self.lower_bound_bytes)
 
-    def with_estimate(self, seconds: float | None, throttle: int | None) -> "Report":
+    def with_estimate(self, seconds: float | None, throttle: int | None) -> Report:
         return replace(self, eta_seconds=seconds, eta_throttle=throttle)
 
     def to_dict(self) -> dict[str, Any]:
@@ -157,7 +177,7 @@ class Report:
         }
 
     @staticmethod
-    def from_dict(d: dict[str, Any]) -> "Report":
+    def from_dict(d: dict[str, Any]) -> Report:
         """The report back from :meth:`to_dict` (what a saved plan keeps)."""
         from console.core.model import Severity
 
@@ -166,26 +186,68 @@ class Report:
 
         before, after = loads(d["brokers_before"]), loads(d["brokers_after"])
         balanced = tuple(d.get("balanced_brokers", ()))
-        findings = tuple(Finding(f["code"], Severity(f["severity"]), f["message"], f.get("hint", ""), f.get("topic"),
-                                 f.get("partition"), f.get("broker")) for f in d.get("findings", ()))
-        return Report(d["goal"], d["moved_replicas"], d["moved_bytes"], d["lower_bound_replicas"], d["lower_bound_bytes"],
-                      d["leaders_moved"], d["partitions_changed"], before, after, balanced, d["rack_violations_before"],
-                      d["rack_violations_after"], d.get("reached", True), findings, d.get("seconds", 0.0),
-                      d.get("eta_seconds"), d.get("eta_throttle"), d.get("lower_bound_leaders", 0),
-                      d.get("removed_replicas", 0))
+        findings = tuple(
+            Finding(
+                f["code"],
+                Severity(f["severity"]),
+                f["message"],
+                f.get("hint", ""),
+                f.get("topic"),
+                f.get("partition"),
+                f.get("broker"),
+            )
+            for f in d.get("findings", ())
+        )
+        return Report(
+            d["goal"],
+            d["moved_replicas"],
+            d["moved_bytes"],
+            d["lower_bound_replicas"],
+            d["lower_bound_bytes"],
+            d["leaders_moved"],
+            d["partitions_changed"],
+            before,
+            after,
+            balanced,
+            d["rack_violations_before"],
+            d["rack_violations_after"],
+            d.get("reached", True),
+            findings,
+            d.get("seconds", 0.0),
+            d.get("eta_seconds"),
+            d.get("eta_throttle"),
+            d.get("lower_bound_leaders", 0),
+            d.get("removed_replicas", 0),
+        )
 
     # -- for people ---------------------------------------------------------------------------
     def summary_rows(self) -> list[dict[str, Any]]:
         """The headline figures: moved, lower bound, ratio."""
         return [
-            {"": "replicas moved", "plan": f"{self.moved_replicas:,}", "lower bound": f"{self.lower_bound_replicas:,}",
-             "ratio": _ratio_text(self.ratio_replicas)},
-            {"": "bytes moved", "plan": human_bytes(self.moved_bytes), "lower bound": human_bytes(self.lower_bound_bytes),
-             "ratio": _ratio_text(self.ratio_bytes)},
-            {"": "preferred leaders moved", "plan": f"{self.leaders_moved:,}",
-             "lower bound": f"{self.lower_bound_leaders:,}", "ratio": ""},
-            {"": "rack violations", "plan": f"{self.rack_violations_before:,} → {self.rack_violations_after:,}",
-             "lower bound": "", "ratio": ""},
+            {
+                "": "replicas moved",
+                "plan": f"{self.moved_replicas:,}",
+                "lower bound": f"{self.lower_bound_replicas:,}",
+                "ratio": _ratio_text(self.ratio_replicas),
+            },
+            {
+                "": "bytes moved",
+                "plan": human_bytes(self.moved_bytes),
+                "lower bound": human_bytes(self.lower_bound_bytes),
+                "ratio": _ratio_text(self.ratio_bytes),
+            },
+            {
+                "": "preferred leaders moved",
+                "plan": f"{self.leaders_moved:,}",
+                "lower bound": f"{self.lower_bound_leaders:,}",
+                "ratio": "",
+            },
+            {
+                "": "rack violations",
+                "plan": f"{self.rack_violations_before:,} → {self.rack_violations_after:,}",
+                "lower bound": "",
+                "ratio": "",
+            },
         ]
 
     def spread_rows(self) -> list[dict[str, Any]]:
@@ -197,7 +259,9 @@ class Report:
             for when in ("before", "after"):
                 s = self.spreads.get(when, {}).get(m)
                 if s is not None:
-                    row[when] = f"max {fmt(s.max)}, min {fmt(s.min)}, sd {fmt(s.stddev) if m == 'bytes' else f'{s.stddev:.2f}'}"
+                    row[when] = (
+                        f"max {fmt(s.max)}, min {fmt(s.min)}, sd {fmt(s.stddev) if m == 'bytes' else f'{s.stddev:.2f}'}"
+                    )
             rows.append(row)
         return rows
 
@@ -207,42 +271,72 @@ class Report:
         rows = []
         for b in self.brokers_before:
             a = after.get(b.broker, b)
-            rows.append({"broker": b.broker, "rack": b.rack or "",
-                         "replicas": f"{b.replicas:,} → {a.replicas:,}", "leaders": f"{b.leaders:,} → {a.leaders:,}",
-                         "bytes": f"{human_bytes(b.bytes)} → {human_bytes(a.bytes)}",
-                         "Δ replicas": a.replicas - b.replicas, "Δ bytes": a.bytes - b.bytes})
+            rows.append(
+                {
+                    "broker": b.broker,
+                    "rack": b.rack or "",
+                    "replicas": f"{b.replicas:,} → {a.replicas:,}",
+                    "leaders": f"{b.leaders:,} → {a.leaders:,}",
+                    "bytes": f"{human_bytes(b.bytes)} → {human_bytes(a.bytes)}",
+                    "Δ replicas": a.replicas - b.replicas,
+                    "Δ bytes": a.bytes - b.bytes,
+                }
+            )
         return rows
 
     def chart_rows(self) -> list[dict[str, Any]]:
         """Per broker, each measure before and after, in the rows the before/after bar chart draws."""
         after = {b.broker: b for b in self.brokers_after}
-        return [{"broker": b.broker, "rack": b.rack or "",
-                 **{f"{m} {when}": getattr(row, m) for m in MEASURES
-                    for when, row in (("before", b), ("after", after.get(b.broker, b)))}}
-                for b in self.brokers_before]
+        return [
+            {
+                "broker": b.broker,
+                "rack": b.rack or "",
+                **{
+                    f"{m} {when}": getattr(row, m)
+                    for m in MEASURES
+                    for when, row in (("before", b), ("after", after.get(b.broker, b)))
+                },
+            }
+            for b in self.brokers_before
+        ]
 
     def headline(self) -> str:
         """One sentence: what the plan does and how close to the least it is."""
         ratio = self.ratio_replicas
-        eta = "" if self.eta_seconds is None or not self.eta_throttle else (
-            f" Copying takes about {human_duration(self.eta_seconds)} at {human_bytes(self.eta_throttle)}/s."
-            if self.eta_seconds >= 1 else f" Copying takes under a second at {human_bytes(self.eta_throttle)}/s.")
+        eta = (
+            ""
+            if self.eta_seconds is None or not self.eta_throttle
+            else (
+                f" Copying takes about {human_duration(self.eta_seconds)} at {human_bytes(self.eta_throttle)}/s."
+                if self.eta_seconds >= 1
+                else f" Copying takes under a second at {human_bytes(self.eta_throttle)}/s."
+            )
+        )
         removed = f", {plural(self.removed_replicas, 'replica')} removed" if self.removed_replicas else ""
-        return (f"{self.goal}: {plural(self.partitions_changed, 'partition')} change, "
-                f"{plural(self.moved_replicas, 'replica')} ({human_bytes(self.moved_bytes)}) move{removed}; the least possible "
-                f"is {self.lower_bound_replicas:,} ({human_bytes(self.lower_bound_bytes)})"
-                + (f", ratio {ratio:.2f}" if ratio is not None else "") + "."
-                + ("" if self.reached else " The goal's balance is not fully reached (see findings).")
-                + eta + f" Computed in {self.seconds:.2f} s.")
+        return (
+            f"{self.goal}: {plural(self.partitions_changed, 'partition')} change, "
+            f"{plural(self.moved_replicas, 'replica')} ({human_bytes(self.moved_bytes)}) move{removed}; the least possible "
+            f"is {self.lower_bound_replicas:,} ({human_bytes(self.lower_bound_bytes)})"
+            + (f", ratio {ratio:.2f}" if ratio is not None else "")
+            + "."
+            + ("" if self.reached else " The goal's balance is not fully reached (see findings).")
+            + eta
+            + f" Computed in {self.seconds:.2f} s."
+        )
 
     def text(self) -> str:
         """The whole report as the CLI prints it."""
-        out = [self.headline(), table_text(self.summary_rows(), ["", "plan", "lower bound", "ratio"]),
-               "Balance over brokers " + ",".join(map(str, self.balanced)) + ":",
-               table_text(self.spread_rows(), ["measure", "before", "after"]),
-               table_text(self.broker_rows(), ["broker", "rack", "replicas", "leaders", "bytes"])]
+        out = [
+            self.headline(),
+            table_text(self.summary_rows(), ["", "plan", "lower bound", "ratio"]),
+            "Balance over brokers " + ",".join(map(str, self.balanced)) + ":",
+            table_text(self.spread_rows(), ["measure", "before", "after"]),
+            table_text(self.broker_rows(), ["broker", "rack", "replicas", "leaders", "bytes"]),
+        ]
         if self.findings:
-            out.append("\n".join(f"[{f.severity.value}] {f.message}" + (f" {f.hint}" if f.hint else "") for f in self.findings))
+            out.append(
+                "\n".join(f"[{f.severity.value}] {f.message}" + (f" {f.hint}" if f.hint else "") for f in self.findings)
+            )
         return "\n\n".join(out)
 
 
@@ -251,28 +345,43 @@ def merge_reports(goal: str, parts: Sequence[tuple[str, Report]]) -> Report:
     bounds and rack violations add up (a sum of lower bounds bounds the sum), each broker's load is
     the sum of its loads per topic, the goal is reached when it is for every topic, and each
     finding names its topic."""
+
     def loads(pick: str) -> tuple[BrokerLoad, ...]:
         total: dict[int, BrokerLoad] = {}
         for _, r in parts:
             for b in getattr(r, pick):
                 t = total.get(b.broker)
-                total[b.broker] = b if t is None else BrokerLoad(b.broker, t.rack or b.rack, t.replicas + b.replicas,
-                                                                    t.leaders + b.leaders, t.bytes + b.bytes)
+                total[b.broker] = (
+                    b
+                    if t is None
+                    else BrokerLoad(
+                        b.broker, t.rack or b.rack, t.replicas + b.replicas, t.leaders + b.leaders, t.bytes + b.bytes
+                    )
+                )
         return tuple(total[k] for k in sorted(total))
 
     def add(name: str) -> Any:
         return sum(getattr(r, name) for _, r in parts)
 
     return Report(
-        goal=goal, moved_replicas=add("moved_replicas"), moved_bytes=add("moved_bytes"),
-        lower_bound_replicas=add("lower_bound_replicas"), lower_bound_bytes=add("lower_bound_bytes"),
-        leaders_moved=add("leaders_moved"), partitions_changed=add("partitions_changed"),
-        brokers_before=loads("brokers_before"), brokers_after=loads("brokers_after"),
+        goal=goal,
+        moved_replicas=add("moved_replicas"),
+        moved_bytes=add("moved_bytes"),
+        lower_bound_replicas=add("lower_bound_replicas"),
+        lower_bound_bytes=add("lower_bound_bytes"),
+        leaders_moved=add("leaders_moved"),
+        partitions_changed=add("partitions_changed"),
+        brokers_before=loads("brokers_before"),
+        brokers_after=loads("brokers_after"),
         balanced=tuple(sorted({b for _, r in parts for b in r.balanced})),
-        rack_violations_before=add("rack_violations_before"), rack_violations_after=add("rack_violations_after"),
+        rack_violations_before=add("rack_violations_before"),
+        rack_violations_after=add("rack_violations_after"),
         reached=all(r.reached for _, r in parts),
         findings=tuple(f if f.topic else f._replace(topic=topic) for topic, r in parts for f in r.findings),
-        seconds=add("seconds"), lower_bound_leaders=add("lower_bound_leaders"), removed_replicas=add("removed_replicas"))
+        seconds=add("seconds"),
+        lower_bound_leaders=add("lower_bound_leaders"),
+        removed_replicas=add("removed_replicas"),
+    )
 
 
 def _ratio(moved: int, bound: int) -> float | None:
@@ -295,4 +404,4 @@ def excess_bound(before: Ints, after: Ints) -> int:
 
 
 def ceil_div(a: float, b: float) -> int:
-    return int(math.ceil(a / b)) if b else 0
+    return math.ceil(a / b) if b else 0

@@ -27,9 +27,10 @@ that is gone keeps no basis (validation reports it as unknown).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 from console.core.format import ids_text
 from console.core.model import BrokerId, ClusterState, Keyed, Partition, TopicPartition
@@ -101,15 +102,18 @@ class RebaseRow(_RebaseRow, Keyed):
     @property
     def to_do(self) -> bool:
         """Kept, and submitting it would change the partition (exists, not at its target)."""
-        return self.kept and self.current is not None and (bool(self.adding or self.removing)
-                                                           or self.current != self.target)
+        return (
+            self.kept
+            and self.current is not None
+            and (bool(self.adding or self.removing) or self.current != self.target)
+        )
 
     @property
     def detail(self) -> str:
         """One sentence for people."""
         k = self.kind
         if k is Since.GONE:
-            return ("the topic no longer exists" if not self.topic_exists else "the partition no longer exists")
+            return "the topic no longer exists" if not self.topic_exists else "the partition no longer exists"
         if k is Since.IN_FLIGHT:
             original = tuple(b for b in self.current or () if b not in self.adding)
             goal = tuple(b for b in self.current or () if b not in self.removing)
@@ -117,7 +121,8 @@ class RebaseRow(_RebaseRow, Keyed):
             return f"reassigning now {where} (from {_ids(original)})"
         if k is Since.COMPLETED:
             return f"already at the target {_ids(self.target)}" + (
-                f" (was {_ids(self.basis)})" if self.basis is not None else "")
+                f" (was {_ids(self.basis)})" if self.basis is not None else ""
+            )
         if k is Since.MOVED:
             return f"moved by someone else: was {_ids(self.basis or ())}, now {_ids(self.current or ())}"
         if k is Since.UNCHANGED:
@@ -190,9 +195,20 @@ def rebase(state: ClusterState, plan: Plan, options: RebaseOptions | None = None
         was = plan.basis.get(key)
         kind = _kind(e, p, was)
         keep = not opts.drops(kind)
-        rows.append(RebaseRow(e.topic, e.partition, kind, e.replicas, was,
-                              p.replicas if p is not None else None, p.adding if p is not None else (),
-                              p.removing if p is not None else (), e.topic in topics, keep))
+        rows.append(
+            RebaseRow(
+                e.topic,
+                e.partition,
+                kind,
+                e.replicas,
+                was,
+                p.replicas if p is not None else None,
+                p.adding if p is not None else (),
+                p.removing if p is not None else (),
+                e.topic in topics,
+                keep,
+            )
+        )
         if keep:
             kept.append(e)
             if p is not None:
@@ -210,15 +226,17 @@ def report_rows(report: RebaseReport, only_changed: bool = False, limit: int | N
             continue
         if limit is not None and len(out) >= limit:
             break
-        out.append({
-            "partition": r.name,
-            "since the draft": r.kind.value,
-            "when drafted": _ids(r.basis) if r.basis is not None else "",
-            "now": _ids(r.current) if r.current is not None else "gone",
-            "target": _ids(r.target),
-            "kept": r.kept,
-            "detail": r.detail,
-        })
+        out.append(
+            {
+                "partition": r.name,
+                "since the draft": r.kind.value,
+                "when drafted": _ids(r.basis) if r.basis is not None else "",
+                "now": _ids(r.current) if r.current is not None else "gone",
+                "target": _ids(r.target),
+                "kept": r.kept,
+                "detail": r.detail,
+            }
+        )
     return out
 
 
@@ -227,13 +245,19 @@ def count_rows(report: RebaseReport) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     for kind, n in report.counts.items():
         if n:
-            out.append({"since the draft": kind.value, "partitions": n,
-                        "in the new plan": "dropped" if report.options.drops(kind) else "kept"})
+            out.append(
+                {
+                    "since the draft": kind.value,
+                    "partitions": n,
+                    "in the new plan": "dropped" if report.options.drops(kind) else "kept",
+                }
+            )
     return out
 
 
 def report_json(report: RebaseReport) -> dict[str, object]:
     """The report as JSON-ready data (the CLI's ``--report-json``)."""
+
     def ids(v: tuple[BrokerId, ...] | None) -> list[int] | None:
         return None if v is None else [int(b) for b in v]
 
@@ -244,9 +268,21 @@ def report_json(report: RebaseReport) -> dict[str, object]:
         "dropped": [f"{t}-{p}" for t, p in report.dropped],
         "changed": report.changed,
         "left_to_do": report.left_to_do,
-        "partitions": [{"topic": r.topic, "partition": r.partition, "since": r.kind.value, "basis": ids(r.basis),
-                        "current": ids(r.current), "adding": ids(r.adding), "removing": ids(r.removing),
-                        "target": ids(r.target), "kept": r.kept, "detail": r.detail} for r in report.rows],
+        "partitions": [
+            {
+                "topic": r.topic,
+                "partition": r.partition,
+                "since": r.kind.value,
+                "basis": ids(r.basis),
+                "current": ids(r.current),
+                "adding": ids(r.adding),
+                "removing": ids(r.removing),
+                "target": ids(r.target),
+                "kept": r.kept,
+                "detail": r.detail,
+            }
+            for r in report.rows
+        ],
     }
 
 
@@ -254,14 +290,19 @@ def report_text(report: RebaseReport) -> str:
     """The human report (the CLI prints it on stderr): counts, then each partition that is not unchanged."""
     lines = [f"{len(report.rows):,} planned partitions: {report.counts_text()}."]
     if not report.has_basis:
-        lines.append("No basis given: partitions that moved cannot be told from unchanged ones; only partitions "
-                     "in flight, at their target, or gone are detected.")
+        lines.append(
+            "No basis given: partitions that moved cannot be told from unchanged ones; only partitions "
+            "in flight, at their target, or gone are detected."
+        )
     for r in report.rows:
         if r.kind not in (Since.UNCHANGED, Since.NO_BASIS):
             lines.append(f"  {r.name}: {r.kind.value}: {r.detail}" + ("" if r.kept else " (dropped)"))
     dropped = len(report.dropped)
-    lines.append(f"The new plan keeps {len(report.plan):,} partitions" + (f", drops {dropped:,}" if dropped else "")
-                 + f"; {report.left_to_do:,} would change.")
+    lines.append(
+        f"The new plan keeps {len(report.plan):,} partitions"
+        + (f", drops {dropped:,}" if dropped else "")
+        + f"; {report.left_to_do:,} would change."
+    )
     gone_kept = sum(1 for r in report.rows if r.kind is Since.GONE and r.kept)
     if gone_kept:
         lines.append(f"{gone_kept:,} kept partitions are gone: validation will report them (drop them to go on).")

@@ -10,17 +10,17 @@ ever sent.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from operator import itemgetter
-from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from console.core.limits import INT32_MAX, REQUEST_LIMIT, ZNODE_LIMIT_BYTES
-from console.plans.columns import PAD, Bools, columns_of, Ints, broker_ids, digits, distinct, lookup, member
-from console.plans.diff import ChangeKind, PlanDiff, diff
 from console.core.model import BrokerId, ClusterState, Finding, Findings, Severity
 from console.core.perf import without_gc
+from console.plans.columns import PAD, Bools, Ints, broker_ids, columns_of, digits, distinct, lookup, member
+from console.plans.diff import ChangeKind, PlanDiff, diff
 from console.plans.plan import ANY, Plan, PlanEntry
 
 # Findings codes (stable: the CLI's --json and the store use them).
@@ -47,8 +47,6 @@ STALE = "stale"
 TOO_LARGE = "too-large-for-one-request"
 TOO_LARGE_FOR_ZNODE = "too-large-for-znode"
 OFFLINE_NOW = "offline-now"
-
-
 
 
 _new_finding: Callable[[tuple[str, Severity, str, str, str, int, None]], Finding] = partial(tuple.__new__, Finding)
@@ -85,8 +83,14 @@ class _Found:
         """Findings about the whole plan or a broker: first within their severity."""
         for severity in Severity:
             these = [f for f in findings if f.severity is severity]
-            self.checks.append((np.full(len(these), -1, np.int64), np.arange(len(these), dtype=np.int64), severity,
-                                lambda e, i, j, these=these: these[j]))  # type: ignore[misc]
+            self.checks.append(
+                (
+                    np.full(len(these), -1, np.int64),
+                    np.arange(len(these), dtype=np.int64),
+                    severity,
+                    lambda e, i, j, these=these: these[j],  # type: ignore[misc]
+                )
+            )
 
     def findings(self) -> list[Finding]:
         """Errors first, then by partition (plan order: topic, partition), then in check order."""
@@ -98,8 +102,10 @@ class _Found:
         severity = np.concatenate([np.full(len(c[0]), c[2].rank, np.int64) for c in self.checks])
         order = np.lexsort((cells, check, rows, severity))
         builds, entries = [c[3] for c in self.checks], self.entries
-        return [builds[k](entries[r], r, j)
-                for k, r, j in zip(check[order].tolist(), rows[order].tolist(), cells[order].tolist())]
+        return [
+            builds[k](entries[r], r, j)
+            for k, r, j in zip(check[order].tolist(), rows[order].tolist(), cells[order].tolist(), strict=False)
+        ]
 
 
 @without_gc
@@ -115,20 +121,48 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
 
     # -- the shape of each entry: what the controller rejects with INVALID_REPLICA_ASSIGNMENT
     t, real = c.target, c.target != PAD
-    found.rows(c.target_len == 0, Severity.ERROR, lambda e, i, _: _f(
-        EMPTY_REPLICAS, Severity.ERROR, e, f"{e.name}: the replica list is empty.", "Give at least one broker."))
-    found.rows((real & ((t < 0) | (t > INT32_MAX))).any(axis=1), Severity.ERROR, lambda e, i, _: _f(
-        NEGATIVE_BROKER, Severity.ERROR, e, f"{e.name}: invalid broker id in {list(e.replicas)}.",
-        f"Broker ids are integers from 0 to {INT32_MAX}."))
+    found.rows(
+        c.target_len == 0,
+        Severity.ERROR,
+        lambda e, i, _: _f(
+            EMPTY_REPLICAS, Severity.ERROR, e, f"{e.name}: the replica list is empty.", "Give at least one broker."
+        ),
+    )
+    found.rows(
+        (real & ((t < 0) | (t > INT32_MAX))).any(axis=1),
+        Severity.ERROR,
+        lambda e, i, _: _f(
+            NEGATIVE_BROKER,
+            Severity.ERROR,
+            e,
+            f"{e.name}: invalid broker id in {list(e.replicas)}.",
+            f"Broker ids are integers from 0 to {INT32_MAX}.",
+        ),
+    )
     ordered = np.sort(t, axis=1)
-    found.rows(((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != PAD)).any(axis=1), Severity.ERROR,
-               lambda e, i, _: _f(DUPLICATE_BROKER, Severity.ERROR, e, f"{e.name}: duplicate broker in {list(e.replicas)}.",
-                                  "Each broker may hold one replica of a partition."))
+    found.rows(
+        ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != PAD)).any(axis=1),
+        Severity.ERROR,
+        lambda e, i, _: _f(
+            DUPLICATE_BROKER,
+            Severity.ERROR,
+            e,
+            f"{e.name}: duplicate broker in {list(e.replicas)}.",
+            "Each broker may hold one replica of a partition.",
+        ),
+    )
     with_dirs = [i for i, e in enumerate(entries) if e.log_dirs is not None]
-    found.listed([(i, 0) for i in with_dirs if len(entries[i].log_dirs or ()) != len(entries[i].replicas)],
-                 Severity.ERROR, lambda e, i, _: _f(
-                     LOG_DIRS_LENGTH, Severity.ERROR, e, f"{e.name}: {len(e.log_dirs or ())} log dirs for "
-                     f"{len(e.replicas)} replicas.", "Give one log dir (or \"any\") per replica."))
+    found.listed(
+        [(i, 0) for i in with_dirs if len(entries[i].log_dirs or ()) != len(entries[i].replicas)],
+        Severity.ERROR,
+        lambda e, i, _: _f(
+            LOG_DIRS_LENGTH,
+            Severity.ERROR,
+            e,
+            f"{e.name}: {len(e.log_dirs or ())} log dirs for {len(e.replicas)} replicas.",
+            'Give one log dir (or "any") per replica.',
+        ),
+    )
 
     # -- what does not exist
     topics = set(state.topics)
@@ -136,13 +170,22 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
 
     def unknown(e: PlanEntry, i: int, _: int) -> Finding:
         if e.topic not in topics:
-            return _f(UNKNOWN_TOPIC, Severity.ERROR, e, f"Topic {e.topic} does not exist.",
-                      "Check the name (topic names are case-sensitive) or remove its entries.")
+            return _f(
+                UNKNOWN_TOPIC,
+                Severity.ERROR,
+                e,
+                f"Topic {e.topic} does not exist.",
+                "Check the name (topic names are case-sensitive) or remove its entries.",
+            )
         if not partitions_of:
             partitions_of.update(p.topic for p in parts)
-        return _f(UNKNOWN_PARTITION, Severity.ERROR, e,
-                  f"Partition {e.name} does not exist ({e.topic} has {partitions_of[e.topic]} partitions).",
-                  "Remove the entry; add partitions with kafka-topics.sh --alter first if intended.")
+        return _f(
+            UNKNOWN_PARTITION,
+            Severity.ERROR,
+            e,
+            f"Partition {e.name} does not exist ({e.topic} has {partitions_of[e.topic]} partitions).",
+            "Remove the entry; add partitions with kafka-topics.sh --alter first if intended.",
+        )
 
     found.rows(~c.known, Severity.ERROR, unknown)
 
@@ -155,27 +198,46 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
         b = e.replicas[j]
         broker = brokers.get(b)
         if broker is None:
-            return _f(UNKNOWN_BROKER, Severity.ERROR, e, f"{e.name}: broker {b} is unknown to the cluster.",
-                      "Use a broker id the cluster knows (see Overview).")
+            return _f(
+                UNKNOWN_BROKER,
+                Severity.ERROR,
+                e,
+                f"{e.name}: broker {b} is unknown to the cluster.",
+                "Use a broker id the cluster knows (see Overview).",
+            )
         why = "is not live" if not broker.live else "is not eligible for new replicas (KIP-841)"
-        return _f(BROKER_NOT_ELIGIBLE, Severity.ERROR, e,
-                  f"{e.name}: broker {b} {why}; the controller refuses adding a replica there "
-                  "(or the reassignment would stall).",
-                  "Wait until the broker is back, or pick another broker.")
+        return _f(
+            BROKER_NOT_ELIGIBLE,
+            Severity.ERROR,
+            e,
+            f"{e.name}: broker {b} {why}; the controller refuses adding a replica there "
+            "(or the reassignment would stall).",
+            "Wait until the broker is back, or pick another broker.",
+        )
 
     found.cells(c.adding & (lookup(ids[by_id], status[by_id], t, missing=-1) != 0), Severity.ERROR, adding)
 
     def log_dir(e: PlanEntry, i: int, j: int) -> Finding:
-        return _f(UNKNOWN_LOG_DIR, Severity.ERROR, e, f"{e.name}: broker {e.replicas[j]} has no log dir "
-                  f"{(e.log_dirs or ())[j]}.", "Use one of the broker's log dirs (see Overview) or \"any\".")
+        return _f(
+            UNKNOWN_LOG_DIR,
+            Severity.ERROR,
+            e,
+            f"{e.name}: broker {e.replicas[j]} has no log dir {(e.log_dirs or ())[j]}.",
+            'Use one of the broker\'s log dirs (see Overview) or "any".',
+        )
 
     bad_dirs = []
     for i in with_dirs:
         if c.known[i]:
             e = entries[i]
-            for j, (b, path) in enumerate(zip(e.replicas, e.log_dirs or ())):
+            for j, (b, path) in enumerate(zip(e.replicas, e.log_dirs or (), strict=False)):
                 broker = brokers.get(b)
-                if path != ANY and broker is not None and broker.log_dirs and path not in {ld.path for ld in broker.log_dirs}:
+                if (
+                    path != ANY
+                    and broker is not None
+                    and broker.log_dirs
+                    and path not in {ld.path for ld in broker.log_dirs}
+                ):
                     bad_dirs.append((i, j))
     found.listed(bad_dirs, Severity.ERROR, log_dir)
     _partition_checks(found, state, d, rows)
@@ -183,13 +245,25 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
     # -- a plan drafted against an older snapshot
     if plan.basis:
         basis = plan.basis
-        stale = [(i, 0) for i, e in enumerate(entries)
-                 if rows[i] >= 0 and (was := basis.get((e.topic, e.partition))) is not None
-                 and was != parts[rows[i]].replicas]
-        found.listed(stale, Severity.ERROR, lambda e, i, _: _f(
-            STALE, Severity.ERROR, e,
-            f"{e.name} changed since the plan was drafted: replicas were {_ids(basis[(e.topic, e.partition)])}, "
-            f"now {_ids(parts[rows[i]].replicas)}.", "Review the plan again against the current cluster."))
+        stale = [
+            (i, 0)
+            for i, e in enumerate(entries)
+            if rows[i] >= 0
+            and (was := basis.get((e.topic, e.partition))) is not None
+            and was != parts[rows[i]].replicas
+        ]
+        found.listed(
+            stale,
+            Severity.ERROR,
+            lambda e, i, _: _f(
+                STALE,
+                Severity.ERROR,
+                e,
+                f"{e.name} changed since the plan was drafted: replicas were {_ids(basis[(e.topic, e.partition)])}, "
+                f"now {_ids(parts[rows[i]].replicas)}.",
+                "Review the plan again against the current cluster.",
+            ),
+        )
     found.overall(_space(state, d) + plan_size_findings(plan))
     return Findings(found.findings())
 
@@ -207,46 +281,104 @@ def _partition_checks(found: _Found, state: ClusterState, d: PlanDiff, rows: lis
     none = c.is_kind(ChangeKind.NONE)
     live = c.known & ~none
     current_len, target_len = c.current_len.tolist(), c.target_len.tolist()
-    found.rows(none, Severity.INFO, lambda e, i, _: _f(
-        NO_CHANGE, Severity.INFO, e, f"{e.name} already has replicas {_ids(e.replicas)}: skipped.",
-        "Nothing to do; it is left out of the submission."))
+    found.rows(
+        none,
+        Severity.INFO,
+        lambda e, i, _: _f(
+            NO_CHANGE,
+            Severity.INFO,
+            e,
+            f"{e.name} already has replicas {_ids(e.replicas)}: skipped.",
+            "Nothing to do; it is left out of the submission.",
+        ),
+    )
     reorder = c.is_kind(ChangeKind.REORDER)
-    found.rows(reorder, Severity.INFO, lambda e, i, _: _f(
-        REORDER_ONLY, Severity.INFO, e,
-        f"{e.name}: only the order changes ({_ids(parts[rows[i]].original)} → {_ids(e.replicas)}); it completes at once.",
-        "The leader does not move without a preferred leader election."))
+    found.rows(
+        reorder,
+        Severity.INFO,
+        lambda e, i, _: _f(
+            REORDER_ONLY,
+            Severity.INFO,
+            e,
+            f"{e.name}: only the order changes ({_ids(parts[rows[i]].original)} → {_ids(e.replicas)}); it completes at once.",
+            "The leader does not move without a preferred leader election.",
+        ),
+    )
     la = c.leader_after
-    found.rows(live & ~reorder & (la != PAD) & (la != t[:, 0]), Severity.INFO, lambda e, i, _: _f(
-        LEADER_NEEDS_ELECTION, Severity.INFO, e,
-        f"{e.name}: broker {la[i]} stays leader; the preferred leader becomes {e.replicas[0]}.",
-        "Run a preferred leader election after the move to make it lead."))
-    found.rows(live & c.in_flight, Severity.WARNING, lambda e, i, _: _f(
-        ALREADY_REASSIGNING, Severity.WARNING, e,
-        f"{e.name} is already being reassigned: the controller keeps its original replicas "
-        f"{_ids(parts[rows[i]].original)} and drops adding replicas that are not in the new target.",
-        "Acknowledge, or wait for the current reassignment to finish (or cancel it) first."))
-    found.rows(live & (c.leader_before == PAD), Severity.WARNING, lambda e, i, _: _f(
-        OFFLINE_NOW, Severity.WARNING, e, f"{e.name} has no leader now: nothing can be copied.",
-        "Bring a replica back first; the new replicas cannot catch up without a leader."))
-    found.rows(live & (c.target_len != c.current_len), Severity.WARNING, lambda e, i, _: _f(
-        RF_CHANGE, Severity.WARNING, e,
-        f"{e.name}: the replication factor changes from {current_len[i]} to {target_len[i]}.",
-        "Acknowledge if intended; the official tool changes it the same way."))
+    found.rows(
+        live & ~reorder & (la != PAD) & (la != t[:, 0]),
+        Severity.INFO,
+        lambda e, i, _: _f(
+            LEADER_NEEDS_ELECTION,
+            Severity.INFO,
+            e,
+            f"{e.name}: broker {la[i]} stays leader; the preferred leader becomes {e.replicas[0]}.",
+            "Run a preferred leader election after the move to make it lead.",
+        ),
+    )
+    found.rows(
+        live & c.in_flight,
+        Severity.WARNING,
+        lambda e, i, _: _f(
+            ALREADY_REASSIGNING,
+            Severity.WARNING,
+            e,
+            f"{e.name} is already being reassigned: the controller keeps its original replicas "
+            f"{_ids(parts[rows[i]].original)} and drops adding replicas that are not in the new target.",
+            "Acknowledge, or wait for the current reassignment to finish (or cancel it) first.",
+        ),
+    )
+    found.rows(
+        live & (c.leader_before == PAD),
+        Severity.WARNING,
+        lambda e, i, _: _f(
+            OFFLINE_NOW,
+            Severity.WARNING,
+            e,
+            f"{e.name} has no leader now: nothing can be copied.",
+            "Bring a replica back first; the new replicas cannot catch up without a leader.",
+        ),
+    )
+    found.rows(
+        live & (c.target_len != c.current_len),
+        Severity.WARNING,
+        lambda e, i, _: _f(
+            RF_CHANGE,
+            Severity.WARNING,
+            e,
+            f"{e.name}: the replication factor changes from {current_len[i]} to {target_len[i]}.",
+            "Acknowledge if intended; the official tool changes it the same way.",
+        ),
+    )
     safe = np.where(c.known, c.rows, 0)
     has_min = live & (sc.min_isr[safe] != PAD) if len(parts) else live & False
     min_isr = np.where(has_min, sc.min_isr[safe] if len(parts) else 0, 0)
     min_isr_l = min_isr.tolist()
-    found.rows(has_min & (c.target_len < min_isr), Severity.ERROR, lambda e, i, _: _f(
-        RF_BELOW_MIN_ISR, Severity.ERROR, e,
-        f"{e.name}: {target_len[i]} replicas is fewer than min.insync.replicas={min_isr_l[i]}; "
-        "producers with acks=all would fail.",
-        "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first."))
+    found.rows(
+        has_min & (c.target_len < min_isr),
+        Severity.ERROR,
+        lambda e, i, _: _f(
+            RF_BELOW_MIN_ISR,
+            Severity.ERROR,
+            e,
+            f"{e.name}: {target_len[i]} replicas is fewer than min.insync.replicas={min_isr_l[i]}; "
+            "producers with acks=all would fail.",
+            "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first.",
+        ),
+    )
     in_sync = member(c.current, sc.isr[safe]).sum(axis=1) if len(parts) else np.zeros(len(rows), np.int64)
     in_sync_l = in_sync.tolist()
-    found.rows(has_min & (in_sync < min_isr), Severity.WARNING, lambda e, i, _: _f(
-        BELOW_MIN_ISR_NOW, Severity.WARNING, e,
-        f"{e.name} is below min ISR now ({in_sync_l[i]} of {min_isr_l[i]} in sync).",
-        "Fix the partition's health before moving it, unless the move is the fix."))
+    found.rows(
+        has_min & (in_sync < min_isr),
+        Severity.WARNING,
+        lambda e, i, _: _f(
+            BELOW_MIN_ISR_NOW,
+            Severity.WARNING,
+            e,
+            f"{e.name} is below min ISR now ({in_sync_l[i]} of {min_isr_l[i]} in sync).",
+            "Fix the partition's health before moving it, unless the move is the fix.",
+        ),
+    )
     # racks: how many different racks hold the replicas before and after
     racked = sorted((b.id, b.rack) for b in state.brokers if b.rack)
     names = sorted({r for _, r in racked})
@@ -258,15 +390,29 @@ def _partition_checks(found: _Found, state: ClusterState, d: PlanDiff, rows: lis
     available = len({b.rack for b in state.brokers if b.eligible and b.rack})
     # fewer racks than before, beyond what fewer replicas force (RF 3 → 2 spans at most 2 racks)
     reduced = live & (before > 0) & (after < np.minimum(before, c.target_len))
-    found.rows(reduced, Severity.WARNING, lambda e, i, _: _f(
-        RACK_SPREAD_REDUCED, Severity.WARNING, e,
-        f"{e.name}: replicas spread over {after_l[i]} racks instead of {before_l[i]}.",
-        "Pick brokers in different racks so a rack failure cannot take the partition down."))
+    found.rows(
+        reduced,
+        Severity.WARNING,
+        lambda e, i, _: _f(
+            RACK_SPREAD_REDUCED,
+            Severity.WARNING,
+            e,
+            f"{e.name}: replicas spread over {after_l[i]} racks instead of {before_l[i]}.",
+            "Pick brokers in different racks so a rack failure cannot take the partition down.",
+        ),
+    )
     if available:
-        found.rows(live & ~reduced & (after < np.minimum(c.target_len, available)), Severity.WARNING, lambda e, i, _: _f(
-            RACKS_UNDERUSED, Severity.WARNING, e,
-            f"{e.name}: {target_len[i]} replicas on {after_l[i]} racks while {available} are available.",
-            "Spread the replicas over more racks."))
+        found.rows(
+            live & ~reduced & (after < np.minimum(c.target_len, available)),
+            Severity.WARNING,
+            lambda e, i, _: _f(
+                RACKS_UNDERUSED,
+                Severity.WARNING,
+                e,
+                f"{e.name}: {target_len[i]} replicas on {after_l[i]} racks while {available} are available.",
+                "Spread the replicas over more racks.",
+            ),
+        )
 
 
 def _space(state: ClusterState, d: PlanDiff) -> list[Finding]:
@@ -282,9 +428,15 @@ def space_findings(usable: Mapping[BrokerId, int | None], bytes_in: Iterable[tup
         if room is None or incoming == 0:
             continue
         if incoming > room:
-            out.append(Finding(EXCEEDS_FREE_SPACE, Severity.ERROR,
-                               f"Broker {broker} would receive {incoming:,} bytes but has {room:,} usable.",
-                               "Move fewer partitions to it, or free space first.", broker=broker))
+            out.append(
+                Finding(
+                    EXCEEDS_FREE_SPACE,
+                    Severity.ERROR,
+                    f"Broker {broker} would receive {incoming:,} bytes but has {room:,} usable.",
+                    "Move fewer partitions to it, or free space first.",
+                    broker=broker,
+                )
+            )
     return out
 
 
@@ -293,15 +445,25 @@ def plan_size_findings(plan: Plan) -> list[Finding]:
     moving = len(plan)
     out = []
     if moving > REQUEST_LIMIT:
-        out.append(Finding(TOO_LARGE, Severity.WARNING,
-                           f"The plan has {moving:,} partitions, more than {REQUEST_LIMIT:,} per request.",
-                           "It is submitted in waves (each request stays under the limit)."))
+        out.append(
+            Finding(
+                TOO_LARGE,
+                Severity.WARNING,
+                f"The plan has {moving:,} partitions, more than {REQUEST_LIMIT:,} per request.",
+                "It is submitted in waves (each request stays under the limit).",
+            )
+        )
     size = legacy_znode_bytes(plan) if moving > 1_000 else 0
     if size > ZNODE_LIMIT_BYTES // 2:
-        out.append(Finding(TOO_LARGE_FOR_ZNODE, Severity.WARNING,
-                           f"The plan is {size:,} bytes of JSON: too large for one /admin/reassign_partitions znode "
-                           "(legacy clusters).",
-                           "On the legacy path it is split into waves well under 1 MB each."))
+        out.append(
+            Finding(
+                TOO_LARGE_FOR_ZNODE,
+                Severity.WARNING,
+                f"The plan is {size:,} bytes of JSON: too large for one /admin/reassign_partitions znode "
+                "(legacy clusters).",
+                "On the legacy path it is split into waves well under 1 MB each.",
+            )
+        )
     return out
 
 
@@ -313,9 +475,15 @@ def legacy_znode_bytes(plan: Plan) -> int:
     target, lens = plan.target_columns
     numbers = np.fromiter(map(itemgetter(1), plan.entries), np.int64, len(plan))
     per_entry = len('{"topic":"","partition":,"replicas":[]},')
-    return int(len('{"version":1,"partitions":[]}') - 1 + len(plan) * per_entry
-               + sum(map(len, map(itemgetter(0), plan.entries)))
-               + digits(numbers).sum() + digits(target[target != PAD]).sum() + np.maximum(lens - 1, 0).sum())
+    return int(
+        len('{"version":1,"partitions":[]}')
+        - 1
+        + len(plan) * per_entry
+        + sum(map(len, map(itemgetter(0), plan.entries)))
+        + digits(numbers).sum()
+        + digits(target[target != PAD]).sum()
+        + np.maximum(lens - 1, 0).sum()
+    )
 
 
 def errors(findings: Iterable[Finding]) -> list[Finding]:

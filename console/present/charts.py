@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -33,8 +34,11 @@ def replica_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> 
     # `mark_*` are typed as returning Any in altair's stubs: the annotations give the chain its type back.
     rect: alt.Chart = base.mark_rect(stroke="white", strokeWidth=2)
     rect = rect.encode(
-        color=alt.Color("role:N", scale=alt.Scale(domain=list(ROLE_COLORS), range=list(ROLE_COLORS.values())),
-                        legend=alt.Legend(orient="bottom", title=None)),
+        color=alt.Color(
+            "role:N",
+            scale=alt.Scale(domain=list(ROLE_COLORS), range=list(ROLE_COLORS.values())),
+            legend=alt.Legend(orient="bottom", title=None),
+        ),
         tooltip=["partition", "broker", "role", "label", alt.Tooltip("in sync:N", title="in sync")],
     )
     text: alt.Chart = base.mark_text(fontSize=11, color="#1b1f24")
@@ -52,17 +56,13 @@ def broker_bytes(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     df["broker"] = df["broker"].astype(str)
     df["status"] = df["live"].map({True: "live", False: "down"})
     bars: alt.Chart = alt.Chart(df).mark_bar()
-    return (
-        bars
-        .encode(
-            x=alt.X("broker:N", title="broker", axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("MB:Q", title="MB on disk"),
-            color=alt.Color("rack:N", title="rack"),
-            opacity=alt.Opacity("status:N", scale=alt.Scale(domain=["live", "down"], range=[1.0, 0.35]), legend=None),
-            tooltip=["broker", "rack", "status", "replicas", "leaders", alt.Tooltip("on disk:N", title="on disk")],
-        )
-        .properties(height=220)
-    )
+    return bars.encode(
+        x=alt.X("broker:N", title="broker", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("MB:Q", title="MB on disk"),
+        color=alt.Color("rack:N", title="rack"),
+        opacity=alt.Opacity("status:N", scale=alt.Scale(domain=["live", "down"], range=[1.0, 0.35]), legend=None),
+        tooltip=["broker", "rack", "status", "replicas", "leaders", alt.Tooltip("on disk:N", title="on disk")],
+    ).properties(height=220)
 
 
 def broker_before_after(rows: Sequence[dict[str, Any]], metric: str) -> alt.Chart:
@@ -71,24 +71,30 @@ def broker_before_after(rows: Sequence[dict[str, Any]], metric: str) -> alt.Char
     for r in rows:
         for when in ("before", "after"):
             value = float(r[f"{metric} {when}"])
-            records.append({"broker": str(r["broker"]), "rack": r["rack"], "when": when,
-                            "value": value / MB if metric == "bytes" else value,
-                            "shown": human_bytes(value) if metric == "bytes" else f"{value:,.0f}"})
+            records.append(
+                {
+                    "broker": str(r["broker"]),
+                    "rack": r["rack"],
+                    "when": when,
+                    "value": value / MB if metric == "bytes" else value,
+                    "shown": human_bytes(value) if metric == "bytes" else f"{value:,.0f}",
+                }
+            )
     df = pd.DataFrame(records, columns=["broker", "rack", "when", "value", "shown"])
     title = "MB" if metric == "bytes" else metric
     bars: alt.Chart = alt.Chart(df).mark_bar()
-    return (
-        bars
-        .encode(
-            x=alt.X("broker:N", title="broker", axis=alt.Axis(labelAngle=0)),
-            xOffset=alt.XOffset("when:N", sort=["before", "after"]),
-            y=alt.Y("value:Q", title=title),
-            color=alt.Color("when:N", sort=["before", "after"], scale=alt.Scale(range=["#b0b7c3", "#1f6feb"]),
-                            legend=alt.Legend(orient="top", title=None)),
-            tooltip=["broker", "rack", "when", alt.Tooltip("shown:N", title=metric)],
-        )
-        .properties(height=240)
-    )
+    return bars.encode(
+        x=alt.X("broker:N", title="broker", axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("when:N", sort=["before", "after"]),
+        y=alt.Y("value:Q", title=title),
+        color=alt.Color(
+            "when:N",
+            sort=["before", "after"],
+            scale=alt.Scale(range=["#b0b7c3", "#1f6feb"]),
+            legend=alt.Legend(orient="top", title=None),
+        ),
+        tooltip=["broker", "rack", "when", alt.Tooltip("shown:N", title=metric)],
+    ).properties(height=240)
 
 
 def movement_sankey(flows: Sequence[dict[str, Any]]) -> Any:
@@ -98,16 +104,18 @@ def movement_sankey(flows: Sequence[dict[str, Any]]) -> Any:
     sources = sorted({f["from"] for f in flows})
     dests = sorted({f["to"] for f in flows})
     labels = [f"broker {b} (sends)" for b in sources] + [f"broker {b} (receives)" for b in dests]
-    fig = go.Figure(go.Sankey(
-        node={"label": labels, "pad": 12, "thickness": 14},
-        link={
-            "source": [sources.index(f["from"]) for f in flows],
-            "target": [len(sources) + dests.index(f["to"]) for f in flows],
-            "value": [max(f["bytes"], 1) for f in flows],
-            "customdata": [f"{plural(f['replicas'], 'replica')}, {human_bytes(f['bytes'])}" for f in flows],
-            "hovertemplate": "%{source.label} → %{target.label}: %{customdata}<extra></extra>",
-        },
-    ))
+    fig = go.Figure(
+        go.Sankey(
+            node={"label": labels, "pad": 12, "thickness": 14},
+            link={
+                "source": [sources.index(f["from"]) for f in flows],
+                "target": [len(sources) + dests.index(f["to"]) for f in flows],
+                "value": [max(f["bytes"], 1) for f in flows],
+                "customdata": [f"{plural(f['replicas'], 'replica')}, {human_bytes(f['bytes'])}" for f in flows],
+                "hovertemplate": "%{source.label} → %{target.label}: %{customdata}<extra></extra>",
+            },
+        )
+    )
     fig.update_layout(height=max(260, 28 * max(len(sources), len(dests))), margin={"l": 10, "r": 10, "t": 10, "b": 10})
     return fig
 
@@ -123,14 +131,20 @@ def plan_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt
     )
     rect: alt.Chart = base.mark_rect(stroke="white", strokeWidth=2)
     rect = rect.encode(
-        color=alt.Color("role:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
-                        legend=alt.Legend(orient="bottom", title=None)),
+        color=alt.Color(
+            "role:N",
+            scale=alt.Scale(domain=list(colors), range=list(colors.values())),
+            legend=alt.Legend(orient="bottom", title=None),
+        ),
         tooltip=["partition", "broker", "when", "role"],
     )
     text: alt.Chart = base.mark_text(fontSize=11)
     text = text.encode(text="label:N")
-    return alt.LayerChart(layer=[rect, text]).properties(height=alt.Step(22), width=alt.Step(34)).facet(
-        column=alt.Column("when:N", sort=["before", "after"], title=None))
+    return (
+        alt.LayerChart(layer=[rect, text])
+        .properties(height=alt.Step(22), width=alt.Step(34))
+        .facet(column=alt.Column("when:N", sort=["before", "after"], title=None))
+    )
 
 
 def _unit(largest: float) -> tuple[float, str]:
@@ -151,16 +165,22 @@ def move_timeline(rows: pd.DataFrame) -> alt.Chart:
         x=alt.X("start:T", title=None),
         x2="end:T",
         y=alt.Y("move:N", sort=order, title=None),
-        color=alt.Color("outcome:N", scale=alt.Scale(domain=list(OUTCOME_COLORS), range=list(OUTCOME_COLORS.values())),
-                        legend=alt.Legend(orient="top", title=None)),
+        color=alt.Color(
+            "outcome:N",
+            scale=alt.Scale(domain=list(OUTCOME_COLORS), range=list(OUTCOME_COLORS.values())),
+            legend=alt.Legend(orient="top", title=None),
+        ),
         tooltip=["move:N", "outcome:N", alt.Tooltip("start:T", format="%H:%M:%S"), "took:N", "size:N", "rate:N"],
     ).properties(height=alt.Step(20))
 
 
 def copy_rate_over_time(moves: pd.DataFrame) -> alt.Chart:
     """Each move's copy rate when it ended (or was last seen), per destination broker."""
-    df = moves[moves["rate_bps"].notna()].copy() if len(moves) else pd.DataFrame(
-        columns=["ended_at", "last_seen_at", "rate_bps", "broker", "topic", "partition", "outcome"])
+    df = (
+        moves[moves["rate_bps"].notna()].copy()
+        if len(moves)
+        else pd.DataFrame(columns=["ended_at", "last_seen_at", "rate_bps", "broker", "topic", "partition", "outcome"])
+    )
     div, unit = _unit(float(df["rate_bps"].max()) if len(df) else 0.0)
     df["when"] = df["ended_at"].fillna(df["last_seen_at"])
     df["rate"] = df["rate_bps"].astype(float) / div
@@ -186,22 +206,31 @@ def broker_load_over_time(load: pd.DataFrame, measure: str) -> alt.Chart:
         x=alt.X("taken_at:T", title=None),
         y=alt.Y("value:Q", title=unit),
         color=alt.Color("broker:N", title="broker"),
-        tooltip=["broker:N", alt.Tooltip("taken_at:T", format="%H:%M:%S"), alt.Tooltip("value:Q", format=",.1f",
-                                                                                       title=unit)],
+        tooltip=[
+            "broker:N",
+            alt.Tooltip("taken_at:T", format="%H:%M:%S"),
+            alt.Tooltip("value:Q", format=",.1f", title=unit),
+        ],
     ).properties(height=220)
 
 
 def urp_vs_reassigning(counts: pd.DataFrame) -> alt.Chart:
     """Truly under-replicated (KIP-352) and reassigning partitions over time."""
     names = {"under_replicated": "truly under-replicated", "reassigning": "reassigning"}
-    df = (counts[["taken_at", *names]].melt(id_vars=["taken_at"], var_name="what", value_name="count")
-          if len(counts) else pd.DataFrame(columns=["taken_at", "what", "count"]))
+    df = (
+        counts[["taken_at", *names]].melt(id_vars=["taken_at"], var_name="what", value_name="count")
+        if len(counts)
+        else pd.DataFrame(columns=["taken_at", "what", "count"])
+    )
     df["what"] = df["what"].map(names)
     lines: alt.Chart = alt.Chart(df).mark_line(interpolate="step-after")
     return lines.encode(
         x=alt.X("taken_at:T", title=None),
         y=alt.Y("count:Q", title="partitions"),
-        color=alt.Color("what:N", scale=alt.Scale(domain=list(names.values()), range=["#e5534b", "#f0a020"]),
-                        legend=alt.Legend(orient="top", title=None)),
+        color=alt.Color(
+            "what:N",
+            scale=alt.Scale(domain=list(names.values()), range=["#e5534b", "#f0a020"]),
+            legend=alt.Legend(orient="top", title=None),
+        ),
         tooltip=["what:N", alt.Tooltip("taken_at:T", format="%H:%M:%S"), alt.Tooltip("count:Q", title="partitions")],
     ).properties(height=200)

@@ -3,7 +3,7 @@ brokers the cluster does not know, compactly (the Review page lists every findin
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from console.core.model import BrokerId, ClusterState, Finding
 from console.plans.plan import Plan
@@ -40,16 +40,20 @@ def unknown_lines(findings: Iterable[Finding], state: ClusterState, plan: Plan) 
         known = state.broker_index
         for key in dict.fromkeys(flagged):
             entry = entries.get(key)
-            for b in (entry.replicas if entry is not None else ()):
+            for b in entry.replicas if entry is not None else ():
                 if b not in known:
                     brokers.setdefault(b, []).append(f"{key[0]}-{key[1]}")
     lines = []
     if topics:
-        lines.append(f"Unknown topic{'s' if len(topics) > 1 else ''}: "
-                     + _some([f"{t} ({n} entr{'ies' if n > 1 else 'y'})" for t, n in sorted(topics.items())]))
+        lines.append(
+            f"Unknown topic{'s' if len(topics) > 1 else ''}: "
+            + _some([f"{t} ({n} entr{'ies' if n > 1 else 'y'})" for t, n in sorted(topics.items())])
+        )
     if partitions:
         lines.append(f"Unknown partition{'s' if len(partitions) > 1 else ''}: " + _some(partitions))
     if brokers:
-        lines.append(f"Unknown broker{'s' if len(brokers) > 1 else ''}: "
-                     + _some([f"{b} (in {_some(names)})" for b, names in sorted(brokers.items())]))
+        lines.append(
+            f"Unknown broker{'s' if len(brokers) > 1 else ''}: "
+            + _some([f"{b} (in {_some(names)})" for b, names in sorted(brokers.items())])
+        )
     return lines

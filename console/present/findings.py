@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from console.core.format import plural
 from console.core.model import Finding, Severity
@@ -23,8 +23,10 @@ def where(f: Finding) -> str:
 def finding_rows(findings: Iterable[Finding]) -> list[dict[str, object]]:
     """Findings as table rows, errors first: every cell text (empty where nothing applies)."""
     ordered = sorted(findings, key=lambda f: f.severity.rank)
-    return [{"severity": f.severity.value, "code": f.code, "where": where(f), "message": f.message, "hint": f.hint}
-            for f in ordered]
+    return [
+        {"severity": f.severity.value, "code": f.code, "where": where(f), "message": f.message, "hint": f.hint}
+        for f in ordered
+    ]
 
 
 def finding_hints(findings: Iterable[Finding]) -> list[tuple[str, str, str]]:
@@ -39,18 +41,18 @@ def finding_hints(findings: Iterable[Finding]) -> list[tuple[str, str, str]]:
     return [(code, plural(n, "finding"), hint) for (code, hint), (_, n) in ordered]
 
 
-
 def finding_summary(findings: Iterable[Finding]) -> list[dict[str, object]]:
     """How many findings of each code: errors first, then the most frequent."""
     n = Counter((f.severity.value, f.code) for f in findings)
-    return [{"severity": sev, "code": code, "findings": k}
-            for (sev, code), k in sorted(n.items(), key=lambda kv: (Severity(kv[0][0]).rank, -kv[1], kv[0][1]))]
-
+    return [
+        {"severity": sev, "code": code, "findings": k}
+        for (sev, code), k in sorted(n.items(), key=lambda kv: (Severity(kv[0][0]).rank, -kv[1], kv[0][1]))
+    ]
 
 
 def findings_text(findings: Sequence[Finding]) -> str:
     if not findings:
         return "No findings: the plan is valid."
     return "\n".join(
-        f"[{f.severity.value}] {f.code}: {f.message}" + (f" ({f.hint})" if f.hint else "")
-        for f in findings)
+        f"[{f.severity.value}] {f.code}: {f.message}" + (f" ({f.hint})" if f.hint else "") for f in findings
+    )

@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Iterable
+from collections.abc import Iterable
 
 from console.core.format import human_rate, table_text, timestamp
 from console.core.model import ClusterState
-from console.plans.plan import parse_plan
 from console.core.states import RunState, WaveState
+from console.plans.plan import parse_plan
 from console.storage.audit import AuditEntry
 from console.storage.runs import ELECTION_WAVE, Run, Wave, WaveOutcome
 
@@ -22,9 +22,20 @@ def waves_done(waves: list[Wave]) -> str:
 
 def run_json(run: Run, waves: list[Wave], stuck: str | None = None) -> dict[str, object]:
     """One run as ``python -m console runs --json`` prints it (``stuck``: why an active run makes no progress)."""
-    return {"run": run.id, "cluster": run.cluster, "name": run.name, "author": run.author, "state": run.state.value,
-            "waves": waves_done(waves), "rate": run.rate, "plan_hash": run.plan_hash, "created_at": run.created_at,
-            "path": run.path.value, "stuck": stuck, "elect_leaders": run.elect_leaders}
+    return {
+        "run": run.id,
+        "cluster": run.cluster,
+        "name": run.name,
+        "author": run.author,
+        "state": run.state.value,
+        "waves": waves_done(waves),
+        "rate": run.rate,
+        "plan_hash": run.plan_hash,
+        "created_at": run.created_at,
+        "path": run.path.value,
+        "stuck": stuck,
+        "elect_leaders": run.elect_leaders,
+    }
 
 
 def throttle_text(rate: int | None) -> str:
@@ -34,30 +45,60 @@ def throttle_text(rate: int | None) -> str:
 
 def run_rows(runs: Iterable[Run], waves: dict[int, list[Wave]]) -> list[dict[str, object]]:
     """The Runs page's table of runs (every cell text or a number)."""
-    return [{"run": r.id, "name": r.name, "author": r.author, "state": r.state.value,
-             "waves": waves_done(waves.get(r.id, [])),
-             "throttle": throttle_text(r.rate), "started": timestamp(r.created_at), "updated": timestamp(r.updated_at),
-             "plan hash": r.plan_hash} for r in runs]
+    return [
+        {
+            "run": r.id,
+            "name": r.name,
+            "author": r.author,
+            "state": r.state.value,
+            "waves": waves_done(waves.get(r.id, [])),
+            "throttle": throttle_text(r.rate),
+            "started": timestamp(r.created_at),
+            "updated": timestamp(r.updated_at),
+            "plan hash": r.plan_hash,
+        }
+        for r in runs
+    ]
 
 
 def runs_text(runs: Iterable[tuple[Run, list[Wave], str | None]]) -> str:
     """``python -m console runs`` without ``--json``: (run, its waves, why it is stuck) per line."""
-    rows = [{"run": r.id, "cluster": r.cluster, "name": r.name, "author": r.author, "state": r.state.value,
-             "waves": waves_done(w), "throttle": throttle_text(r.rate), "stuck": stuck or ""} for r, w, stuck in runs]
-    return table_text(rows, ["run", "cluster", "name", "author", "state", "waves", "throttle", "stuck"]) \
-        if rows else "No runs."
+    rows = [
+        {
+            "run": r.id,
+            "cluster": r.cluster,
+            "name": r.name,
+            "author": r.author,
+            "state": r.state.value,
+            "waves": waves_done(w),
+            "throttle": throttle_text(r.rate),
+            "stuck": stuck or "",
+        }
+        for r, w, stuck in runs
+    ]
+    return (
+        table_text(rows, ["run", "cluster", "name", "author", "state", "waves", "throttle", "stuck"])
+        if rows
+        else "No runs."
+    )
 
 
 def rejected_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
     """Partitions a wave's request was refused for (the closing election's outcomes left out)."""
-    return [{"wave": o.wave, "partition": o.name, "error": o.message} for o in outcomes
-            if not o.accepted and o.wave != ELECTION_WAVE]
+    return [
+        {"wave": o.wave, "partition": o.name, "error": o.message}
+        for o in outcomes
+        if not o.accepted and o.wave != ELECTION_WAVE
+    ]
 
 
 def not_elected_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
     """Partitions whose preferred leader the run's closing election did not make lead, and why."""
-    return [{"partition": o.name, "code": o.code, "error": o.message} for o in outcomes
-            if not o.accepted and o.wave == ELECTION_WAVE]
+    return [
+        {"partition": o.name, "code": o.code, "error": o.message}
+        for o in outcomes
+        if not o.accepted and o.wave == ELECTION_WAVE
+    ]
 
 
 def election_line(run: Run, outcomes: Iterable[WaveOutcome]) -> str | None:
@@ -67,14 +108,19 @@ def election_line(run: Run, outcomes: Iterable[WaveOutcome]) -> str | None:
     mine = [o for o in outcomes if o.wave == ELECTION_WAVE]
     elected = sum(1 for o in mine if o.accepted)
     if run.state is RunState.COMPLETED:
-        return (f"Preferred leader election: {elected} elected, {len(mine) - elected} not."
-                if mine else "Preferred leader election: every preferred replica led already.")
+        return (
+            f"Preferred leader election: {elected} elected, {len(mine) - elected} not."
+            if mine
+            else "Preferred leader election: every preferred replica led already."
+        )
     if run.active:
         return "Ends with a preferred leader election of its partitions, after the last wave."
     return "No preferred leader election: the run did not complete."
 
 
-def wave_rows(state: ClusterState | None, waves: Iterable[Wave], outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
+def wave_rows(
+    state: ClusterState | None, waves: Iterable[Wave], outcomes: Iterable[WaveOutcome]
+) -> list[dict[str, object]]:
     """Per wave: its partitions, how many are at their target now, and the rejected ones."""
     rejected: dict[int, int] = {}
     for o in outcomes:
@@ -84,39 +130,70 @@ def wave_rows(state: ClusterState | None, waves: Iterable[Wave], outcomes: Itera
     index = state.partition_index if state is not None else {}
     for w in waves:
         entries = parse_plan(w.entries_json).entries
-        done = sum(1 for e in entries if (p := index.get(e.key)) is not None and not p.reassigning
-                   and p.replicas == e.replicas)
-        rows.append({"wave": w.number, "state": w.state.value, "partitions": len(entries),
-                     "at target": done if state is not None else "—", "rejected": rejected.get(w.number, 0),
-                     "progress": round(100 * done / len(entries)) if entries and state is not None else None,
-                     "submitted": timestamp(w.submitted_at), "completed": timestamp(w.completed_at)})
+        done = sum(
+            1 for e in entries if (p := index.get(e.key)) is not None and not p.reassigning and p.replicas == e.replicas
+        )
+        rows.append(
+            {
+                "wave": w.number,
+                "state": w.state.value,
+                "partitions": len(entries),
+                "at target": done if state is not None else "—",
+                "rejected": rejected.get(w.number, 0),
+                "progress": round(100 * done / len(entries)) if entries and state is not None else None,
+                "submitted": timestamp(w.submitted_at),
+                "completed": timestamp(w.completed_at),
+            }
+        )
     return rows
 
 
 def _audit_dicts(entries: Iterable[AuditEntry]) -> list[dict[str, object]]:
     """The audit entries as the JSON export writes them (None where nothing was recorded)."""
-    return [{"id": a.id, "ref": a.ref, "at": timestamp(a.at), "user": a.user, "cluster": a.cluster, "action": a.action,
-             "outcome": a.outcome, "plan hash": a.plan_hash, "request": a.request, "response": a.response}
-            for a in entries]
+    return [
+        {
+            "id": a.id,
+            "ref": a.ref,
+            "at": timestamp(a.at),
+            "user": a.user,
+            "cluster": a.cluster,
+            "action": a.action,
+            "outcome": a.outcome,
+            "plan hash": a.plan_hash,
+            "request": a.request,
+            "response": a.response,
+        }
+        for a in entries
+    ]
 
 
 def audit_rows(entries: Iterable[AuditEntry]) -> list[dict[str, object]]:
     """The audit log's table (and CSV): an empty cell where nothing was recorded (``ref`` is text,
     so the column has one type)."""
-    return [{k: "" if v is None else (str(v) if k == "ref" else v) for k, v in r.items()} for r in _audit_dicts(entries)]
+    return [
+        {k: "" if v is None else (str(v) if k == "ref" else v) for k, v in r.items()} for r in _audit_dicts(entries)
+    ]
 
 
 def audit_csv(entries: Iterable[AuditEntry]) -> str:
     rows = audit_rows(entries)
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=["id", "ref", "at", "user", "cluster", "action", "outcome", "plan hash",
-                                             "request", "response"])
+    writer = csv.DictWriter(
+        out, fieldnames=["id", "ref", "at", "user", "cluster", "action", "outcome", "plan hash", "request", "response"]
+    )
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
 
 
 def audit_json(entries: Iterable[AuditEntry]) -> str:
-    return json.dumps([{**r, "request": json.loads(str(r["request"])),
-                        "response": json.loads(str(r["response"])) if r["response"] else None}
-                       for r in _audit_dicts(entries)])
+    return json.dumps(
+        [
+            {
+                **r,
+                "request": json.loads(str(r["request"])),
+                "response": json.loads(str(r["response"])) if r["response"] else None,
+            }
+            for r in _audit_dicts(entries)
+        ]
+    )

@@ -6,14 +6,24 @@ time, and the broker × partition picture is built only for the rows on screen.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
-from console.core.format import human_bytes, human_duration, human_rate, ids_text as _ids, percent_text
+from console.core.format import human_bytes, human_duration, human_rate, percent_text
+from console.core.format import ids_text as _ids
 from console.core.limits import BROKER_THROTTLE_KEYS, FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
-from console.core.model import (DEFAULT_BROKER, BrokerId, ClusterState, Partition, PartitionHealth, ReplicaRole,
-                                broker_rate, replica_listed)
+from console.core.model import (
+    DEFAULT_BROKER,
+    BrokerId,
+    ClusterState,
+    Partition,
+    PartitionHealth,
+    ReplicaRole,
+    broker_rate,
+    replica_listed,
+)
 
 
 @dataclass(frozen=True)
@@ -30,9 +40,7 @@ class LiveFilter:
             return False
         if self.brokers and not any(b in self.brokers for b in p.replicas):
             return False
-        if self.health and p.health not in self.health:
-            return False
-        return True
+        return not (self.health and p.health not in self.health)
 
 
 def select(state: ClusterState, f: LiveFilter) -> list[Partition]:
@@ -79,10 +87,12 @@ def counts(state: ClusterState) -> LiveCounts:
     )
 
 
-
-def partition_rows(state: ClusterState, parts: Sequence[Partition],
-                   runs: Mapping[tuple[str, int], int] | None = None,
-                   rates: Mapping[ReplicaKey, float] | None = None) -> list[dict[str, Any]]:
+def partition_rows(
+    state: ClusterState,
+    parts: Sequence[Partition],
+    runs: Mapping[tuple[str, int], int] | None = None,
+    rates: Mapping[ReplicaKey, float] | None = None,
+) -> list[dict[str, Any]]:
     """One table row per partition: R / I / AR / RR, leader, source, progress, bytes left, the
     throttle in force on its leader and adding replicas, (with ``runs``) which of the console's
     runs started it ("elsewhere" for a reassignment in flight the console did not start), and
@@ -114,7 +124,11 @@ def partition_rows(state: ClusterState, parts: Sequence[Partition],
                 "progress": min(percents) if percents else None,
                 "adding detail": "; ".join(
                     f"{r.broker}: {percent_text(r.percent)}"
-                    + (f" ({human_bytes(r.copied_bytes)}/{human_bytes(r.leader_bytes)})" if r.leader_bytes is not None and not r.in_isr else "")
+                    + (
+                        f" ({human_bytes(r.copied_bytes)}/{human_bytes(r.leader_bytes)})"
+                        if r.leader_bytes is not None and not r.in_isr
+                        else ""
+                    )
                     for r in prog
                 ),
                 "left to copy": est.left_text,
@@ -122,8 +136,11 @@ def partition_rows(state: ClusterState, parts: Sequence[Partition],
                 "leader throttle": leader_throttle,
                 "follower throttle": follower_throttle,
                 "state": p.health.value,
-                **({"started by": (f"run {runs[p.key]}" if p.key in runs else ("elsewhere" if p.reassigning else ""))}
-                   if runs is not None else {}),
+                **(
+                    {"started by": (f"run {runs[p.key]}" if p.key in runs else ("elsewhere" if p.reassigning else ""))}
+                    if runs is not None
+                    else {}
+                ),
             }
         )
     return out
@@ -172,14 +189,22 @@ class CopyEstimate:
 
     @property
     def rate_text(self) -> str:
-        return {CopyPhase.NOTHING: NO_VALUE, CopyPhase.COPIED: NO_VALUE, CopyPhase.UNKNOWN: "unknown",
-                CopyPhase.MEASURING: MEASURING}.get(self.phase) or human_rate(self.rate or 0)
+        return {
+            CopyPhase.NOTHING: NO_VALUE,
+            CopyPhase.COPIED: NO_VALUE,
+            CopyPhase.UNKNOWN: "unknown",
+            CopyPhase.MEASURING: MEASURING,
+        }.get(self.phase) or human_rate(self.rate or 0)
 
     @property
     def eta_text(self) -> str:
-        return {CopyPhase.NOTHING: NO_VALUE, CopyPhase.COPIED: "copied", CopyPhase.UNKNOWN: "unknown",
-                CopyPhase.MEASURING: MEASURING, CopyPhase.STALLED: "no progress"}.get(self.phase) \
-            or human_duration(self.eta_s or 0.0)
+        return {
+            CopyPhase.NOTHING: NO_VALUE,
+            CopyPhase.COPIED: "copied",
+            CopyPhase.UNKNOWN: "unknown",
+            CopyPhase.MEASURING: MEASURING,
+            CopyPhase.STALLED: "no progress",
+        }.get(self.phase) or human_duration(self.eta_s or 0.0)
 
 
 def estimate(p: Partition, logs_known: bool, rates: Mapping[ReplicaKey, float]) -> CopyEstimate:
@@ -200,7 +225,7 @@ def estimate(p: Partition, logs_known: bool, rates: Mapping[ReplicaKey, float]) 
         return CopyEstimate(CopyPhase.MEASURING, left=left)
     rate = sum(x or 0.0 for x in observed)
     eta = 0.0
-    for todo, speed in zip(lefts, observed):
+    for todo, speed in zip(lefts, observed, strict=False):
         if todo and not speed:
             return CopyEstimate(CopyPhase.STALLED, left=left, rate=rate)
         if todo and speed:
@@ -245,8 +270,13 @@ def throttle_value_text(key: str, value: str) -> str:
     return value
 
 
-def throttle_on(brokers: Mapping[str, Mapping[str, str]], topics: Mapping[str, Mapping[str, str]],
-                p: Partition, broker: BrokerId, follower: bool) -> str:
+def throttle_on(
+    brokers: Mapping[str, Mapping[str, str]],
+    topics: Mapping[str, Mapping[str, str]],
+    p: Partition,
+    broker: BrokerId,
+    follower: bool,
+) -> str:
     """The replication throttle in force for ``p``'s replica on ``broker``, as the leader (``follower``
     False) or as a follower copying: the broker's ``leader.``/``follower.replication.throttled.rate``
     (its own, else the cluster default), when the topic's ``leader.``/``follower.replication.throttled.replicas``
@@ -258,8 +288,9 @@ def throttle_on(brokers: Mapping[str, Mapping[str, str]], topics: Mapping[str, M
     return throttle_value_text(rate_key, value) if value else "none"
 
 
-def throttles_in_force(p: Partition, brokers: Mapping[str, Mapping[str, str]],
-                       topics: Mapping[str, Mapping[str, str]]) -> tuple[str, str]:
+def throttles_in_force(
+    p: Partition, brokers: Mapping[str, Mapping[str, str]], topics: Mapping[str, Mapping[str, str]]
+) -> tuple[str, str]:
     """(on the leader, on each adding replica): ``1: 9.5 MB/s`` and ``4: 9.5 MB/s; 5: none``
     (``—`` without a leader, or without adding replicas)."""
     leader = f"{p.leader}: {throttle_on(brokers, topics, p, p.leader, False)}" if p.leader is not None else NO_VALUE
@@ -284,10 +315,16 @@ def replica_cells(state: ClusterState, parts: Sequence[Partition]) -> list[dict[
                 label = "L−" if role is ReplicaRole.LEADER_REMOVING else "L"
             elif role is ReplicaRole.ADDING and b in prog and prog[b].percent is not None:
                 label = percent_text(prog[b].percent)
-            out.append({"partition": p.name, "broker": str(b), "role": role.value, "label": label,
-                        "in sync": "yes" if b in p.isr else "no"})
+            out.append(
+                {
+                    "partition": p.name,
+                    "broker": str(b),
+                    "role": role.value,
+                    "label": label,
+                    "in sync": "yes" if b in p.isr else "no",
+                }
+            )
     return out
-
 
 
 def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
@@ -320,8 +357,13 @@ def throttle_rows(state: ClusterState) -> list[dict[str, str]]:
     rows = []
     for name, cfg in state.throttles.brokers:
         for k, v in cfg:
-            rows.append({"entity": f"broker {name}" if name != DEFAULT_BROKER else "every broker (default)",
-                         "config": k, "value": throttle_value_text(k, v)})
+            rows.append(
+                {
+                    "entity": f"broker {name}" if name != DEFAULT_BROKER else "every broker (default)",
+                    "config": k,
+                    "value": throttle_value_text(k, v),
+                }
+            )
     for name, cfg in state.throttles.topics:
         for k, v in cfg:
             rows.append({"entity": f"topic {name}", "config": k, "value": throttle_value_text(k, v)})

@@ -34,16 +34,18 @@ def move_rows(moves: pd.DataFrame) -> pd.DataFrame:
     if moves.empty:
         return pd.DataFrame(columns=["move", "outcome", "started", "took", "size", "rate", "throttle", "from"])
     m = moves.sort_values("started_at", ascending=False)
-    return pd.DataFrame({
-        "move": _label(m),
-        "outcome": m["outcome"],
-        "started": m["started_at"],
-        "took": m["seconds"].map(_duration),
-        "size": m["bytes"].map(_bytes),
-        "rate": m["rate_bps"].map(_rate),
-        "throttle": m["throttle_bps"].map(_rate),
-        "from": m["source_broker"].map(lambda b: "—" if pd.isna(b) else str(int(b))),
-    })
+    return pd.DataFrame(
+        {
+            "move": _label(m),
+            "outcome": m["outcome"],
+            "started": m["started_at"],
+            "took": m["seconds"].map(_duration),
+            "size": m["bytes"].map(_bytes),
+            "rate": m["rate_bps"].map(_rate),
+            "throttle": m["throttle_bps"].map(_rate),
+            "from": m["source_broker"].map(lambda b: "—" if pd.isna(b) else str(int(b))),
+        }
+    )
 
 
 def timeline_rows(moves: pd.DataFrame, limit: int = 300) -> pd.DataFrame:
@@ -52,35 +54,48 @@ def timeline_rows(moves: pd.DataFrame, limit: int = 300) -> pd.DataFrame:
     if moves.empty:
         return pd.DataFrame(columns=cols)
     m = moves.sort_values("started_at", ascending=False).head(limit)
-    return pd.DataFrame({
-        "move": _label(m),
-        "start": m["started_at"],
-        "end": m["ended_at"].fillna(m["last_seen_at"]),
-        "outcome": m["outcome"],
-        "size": m["bytes"].map(_bytes),
-        "rate": m["rate_bps"].map(_rate),
-        "took": m["seconds"].map(_duration),
-    })[cols]
+    return pd.DataFrame(
+        {
+            "move": _label(m),
+            "start": m["started_at"],
+            "end": m["ended_at"].fillna(m["last_seen_at"]),
+            "outcome": m["outcome"],
+            "size": m["bytes"].map(_bytes),
+            "rate": m["rate_bps"].map(_rate),
+            "took": m["seconds"].map(_duration),
+        }
+    )[cols]
 
 
 def copy_rate_rows(copy_rates: pd.DataFrame) -> pd.DataFrame:
     """Per destination broker (and per leader → destination pair): moves and rates in B/s units."""
-    cols = ["to broker", "from broker", "moves", "copied", "median rate", "p10", "p90", "broker throughput",
-            "of the throttle"]
+    cols = [
+        "to broker",
+        "from broker",
+        "moves",
+        "copied",
+        "median rate",
+        "p10",
+        "p90",
+        "broker throughput",
+        "of the throttle",
+    ]
     if copy_rates.empty:
         return pd.DataFrame(columns=cols)
     c = copy_rates.sort_values(["broker", "source_broker"], na_position="first")
-    return pd.DataFrame({
-        "to broker": c["broker"].astype(int),
-        "from broker": c["source_broker"].map(lambda b: "any" if pd.isna(b) else str(int(b))),
-        "moves": c["moves"].astype(int),
-        "copied": c["bytes"].map(_bytes),
-        "median rate": c["rate_median_bps"].map(_rate),
-        "p10": c["rate_p10_bps"].map(_rate),
-        "p90": c["rate_p90_bps"].map(_rate),
-        "broker throughput": c["throughput_median_bps"].map(_rate),
-        "of the throttle": c["throttle_ratio_median"].map(lambda r: "—" if pd.isna(r) else f"{r:.0%}"),
-    })[cols]
+    return pd.DataFrame(
+        {
+            "to broker": c["broker"].astype(int),
+            "from broker": c["source_broker"].map(lambda b: "any" if pd.isna(b) else str(int(b))),
+            "moves": c["moves"].astype(int),
+            "copied": c["bytes"].map(_bytes),
+            "median rate": c["rate_median_bps"].map(_rate),
+            "p10": c["rate_p10_bps"].map(_rate),
+            "p90": c["rate_p90_bps"].map(_rate),
+            "broker throughput": c["throughput_median_bps"].map(_rate),
+            "of the throttle": c["throttle_ratio_median"].map(lambda r: "—" if pd.isna(r) else f"{r:.0%}"),
+        }
+    )[cols]
 
 
 def incident_rows(incidents: pd.DataFrame) -> pd.DataFrame:
@@ -89,10 +104,12 @@ def incident_rows(incidents: pd.DataFrame) -> pd.DataFrame:
     if incidents.empty:
         return pd.DataFrame(columns=cols)
     i = incidents.sort_values("started_at", ascending=False)
-    return pd.DataFrame({
-        "what": i["kind"].map({"under_replicated": "truly under-replicated", "reassigning": "reassigning"}),
-        "started": i["started_at"],
-        "ended": i["ended_at"],
-        "lasted": i["seconds"].map(_duration) + i["ended_at"].map(lambda t: " (still going)" if pd.isna(t) else ""),
-        "peak partitions": i["peak_partitions"].astype(int),
-    })[cols]
+    return pd.DataFrame(
+        {
+            "what": i["kind"].map({"under_replicated": "truly under-replicated", "reassigning": "reassigning"}),
+            "started": i["started_at"],
+            "ended": i["ended_at"],
+            "lasted": i["seconds"].map(_duration) + i["ended_at"].map(lambda t: " (still going)" if pd.isna(t) else ""),
+            "peak partitions": i["peak_partitions"].astype(int),
+        }
+    )[cols]

@@ -11,8 +11,9 @@ HTML and then each chart, drawn as SVG in the kernel (vl-convert, no network nee
 from __future__ import annotations
 
 import html as _html
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -34,11 +35,13 @@ ROWS = 20
 GRID = 40
 """Partitions in flight drawn in the broker × partition picture."""
 
-_STYLE = ("<style>.rc-box{font-family:system-ui,sans-serif;font-size:13px;line-height:1.4}"
-          ".rc-box h4{margin:0 0 4px 0;font-size:14px}.rc-box .rc-sum{margin:0 0 6px 0}"
-          ".rc-box .rc-err{color:#b42318;font-weight:600}.rc-box .rc-warn{color:#9a6700;font-weight:600}"
-          ".rc-box table{border-collapse:collapse;font-size:12px}div.rc-box table th,div.rc-box table td{padding:2px 8px;"
-          "border-bottom:1px solid #ddd;text-align:left}.rc-box .rc-more{color:#666;font-size:12px}</style>")
+_STYLE = (
+    "<style>.rc-box{font-family:system-ui,sans-serif;font-size:13px;line-height:1.4}"
+    ".rc-box h4{margin:0 0 4px 0;font-size:14px}.rc-box .rc-sum{margin:0 0 6px 0}"
+    ".rc-box .rc-err{color:#b42318;font-weight:600}.rc-box .rc-warn{color:#9a6700;font-weight:600}"
+    ".rc-box table{border-collapse:collapse;font-size:12px}div.rc-box table th,div.rc-box table td{padding:2px 8px;"
+    "border-bottom:1px solid #ddd;text-align:left}.rc-box .rc-more{color:#666;font-size:12px}</style>"
+)
 
 
 @dataclass(frozen=True)
@@ -88,45 +91,57 @@ def table_html(df: pd.DataFrame, caption: str = "", total: int | None = None, ro
             shown[column] = shown[column].dt.strftime("%Y-%m-%d %H:%M:%S")
     shown = shown.astype(object)
     shown = shown.where(shown.notna(), "")  # nothing rather than "None"
-    more = (f"<div class='rc-more'>showing {len(shown):,} of {total:,} rows; .to_pandas() has them all</div>"
-            if total > len(shown) else "")
+    more = (
+        f"<div class='rc-more'>showing {len(shown):,} of {total:,} rows; .to_pandas() has them all</div>"
+        if total > len(shown)
+        else ""
+    )
     return f"<div>{head}{shown.to_html(index=False, border=0, na_rep='')}{more}</div>"
 
 
-def severity_html(findings: Iterable["Finding"]) -> str:
+def severity_html(findings: Iterable[Finding]) -> str:
     """``2 errors, no warnings, 3 notes``: errors and warnings stand out."""
     from console.core.model import Findings
 
     n = Findings(findings).counts()
     errors, warnings, infos = n["error"], n["warning"], n["info"]
-    parts = [f"<span class='rc-err'>{plural(errors, 'error')}</span>" if errors else "no errors",
-             f"<span class='rc-warn'>{plural(warnings, 'warning')}</span>" if warnings else "no warnings"]
+    parts = [
+        f"<span class='rc-err'>{plural(errors, 'error')}</span>" if errors else "no errors",
+        f"<span class='rc-warn'>{plural(warnings, 'warning')}</span>" if warnings else "no warnings",
+    ]
     if infos:
         parts.append(plural(infos, "note"))
     return ", ".join(parts)
 
 
 # -- the records ------------------------------------------------------------------------------
-def state_parts(state: "ClusterState") -> Parts:
+def state_parts(state: ClusterState) -> Parts:
     from console.present import charts, live
 
     c = live.counts(state)
     live_brokers = sum(1 for b in state.brokers if b.eligible)
     size = sum(p.size or 0 for p in state.partitions)
-    parts = Parts(f"Cluster {state.name or state.cluster_id or '?'}"
-                  + (f" ({state.cluster_id})" if state.cluster_id and state.name else ""))
+    parts = Parts(
+        f"Cluster {state.name or state.cluster_id or '?'}"
+        + (f" ({state.cluster_id})" if state.cluster_id and state.name else "")
+    )
     parts.summary.append(
         f"{timestamp(state.taken_at)} · {live_brokers} of {plural(len(state.brokers), 'broker')} live · "
         f"{plural(len(state.topics), 'topic')} · {c.partitions:,} partitions · "
-        f"{human_bytes(size) if state.logs_known else 'sizes unknown'}")
+        f"{human_bytes(size) if state.logs_known else 'sizes unknown'}"
+    )
     parts.summary.append(
         f"<b>{c.reassigning:,}</b> reassigning · <b>{c.under_replicated:,}</b> truly under-replicated "
         f"(reassigning never counts: KIP-352) · <b>{c.offline:,}</b> offline"
         + (f" · {c.adding_copied}/{c.adding_replicas} adding replicas in sync" if c.adding_replicas else "")
-        + (f" · {human_bytes(c.bytes_to_copy)} left to copy" if c.bytes_to_copy else ""))
+        + (f" · {human_bytes(c.bytes_to_copy)} left to copy" if c.bytes_to_copy else "")
+    )
     if state.findings:
-        parts.summary.append(severity_html(state.findings) + " reading the cluster: "
-                             + esc("; ".join(f.message for f in state.findings[:3])))
+        parts.summary.append(
+            severity_html(state.findings)
+            + " reading the cluster: "
+            + esc("; ".join(f.message for f in state.findings[:3]))
+        )
     shown = state.in_flight or state.partitions
     rows = pd.DataFrame(live.partition_rows(state, shown[:ROWS]))
     keep = [k for k in ("partition", "R", "I", "AR", "RR", "leader", "progress", "left to copy", "state") if k in rows]
@@ -140,28 +155,34 @@ def state_parts(state: "ClusterState") -> Parts:
     return parts
 
 
-def plan_parts(plan: "Plan") -> Parts:
+def plan_parts(plan: Plan) -> Parts:
     parts = Parts(f"Plan: {plural(len(plan), 'partition')}")
-    parts.summary.append(f"{plural(len(plan.topics), 'topic')}: {esc(', '.join(plan.topics[:8]))}"
-                         + (" …" if len(plan.topics) > 8 else ""))
+    parts.summary.append(
+        f"{plural(len(plan.topics), 'topic')}: {esc(', '.join(plan.topics[:8]))}"
+        + (" …" if len(plan.topics) > 8 else "")
+    )
     parts.table("", Plan(plan.entries[:ROWS]).to_pandas(), len(plan))
     return parts
 
 
-def diff_parts(d: "PlanDiff") -> Parts:
+def diff_parts(d: PlanDiff) -> Parts:
     from console.present import charts, review
 
     added = int(d.columns.adding.sum())
     parts = Parts(f"Plan diff: {plural(len(d.changes), 'partition')}")
     parts.summary.append(", ".join(f"{n:,} {k}" for k, n in d.counts().items() if n) or "nothing")
-    parts.summary.append(f"{plural(added, 'replica')} to copy, {human_bytes(d.bytes_to_copy)}; "
-                         f"{plural(len(d.flows), 'flow')} between brokers")
+    parts.summary.append(
+        f"{plural(added, 'replica')} to copy, {human_bytes(d.bytes_to_copy)}; "
+        f"{plural(len(d.flows), 'flow')} between brokers"
+    )
     # moving first, the largest copies first: ordered from the diff's columns, rows built for those shown
     c = d.columns
     copy = np.where(c.size == PAD, 0, c.size) * c.adding.sum(axis=1)
     first = np.lexsort((-copy, c.is_kind(ChangeKind.NONE)))[:ROWS]
     rows = pd.DataFrame(review.change_rows(d, review.rack_map(d.state), [d.changes[int(i)] for i in first]))
-    keep = [k for k in ("partition", "change", "current", "target", "AR", "RR", "leader", "to copy", "note") if k in rows]
+    keep = [
+        k for k in ("partition", "change", "current", "target", "AR", "RR", "leader", "to copy", "note") if k in rows
+    ]
     parts.table("Changes (moving first)", rows[keep] if len(rows) else rows, len(d.changes))
     parts.table("Movement between brokers", pd.DataFrame(review.flow_table(d)))
     brokers = review.broker_rows(d)
@@ -171,7 +192,7 @@ def diff_parts(d: "PlanDiff") -> Parts:
     return parts
 
 
-def findings_parts(found: "Findings") -> Parts:
+def findings_parts(found: Findings) -> Parts:
     from console.present.findings import finding_rows
 
     parts = Parts(f"Findings: {len(found):,}")
@@ -180,14 +201,15 @@ def findings_parts(found: "Findings") -> Parts:
     return parts
 
 
-def report_parts(report: "Report") -> Parts:
+def report_parts(report: Report) -> Parts:
     from console.present import charts
 
     parts = Parts(f"Generated: {report.goal}")
     parts.summary.append(esc(report.headline()))
     if report.findings:
-        parts.summary.append(severity_html(report.findings) + ": "
-                             + esc("; ".join(f.message for f in report.findings[:3])))
+        parts.summary.append(
+            severity_html(report.findings) + ": " + esc("; ".join(f.message for f in report.findings[:3]))
+        )
     parts.table("Moved against the least possible", pd.DataFrame(report.summary_rows()))
     parts.table("Balance", pd.DataFrame(report.spread_rows()))
     rows = report.chart_rows()
@@ -196,22 +218,27 @@ def report_parts(report: "Report") -> Parts:
     return parts
 
 
-def generated_parts(made: "Generated") -> Parts:
+def generated_parts(made: Generated) -> Parts:
     parts = report_parts(made.report)
-    parts.table(f"The plan ({plural(len(made.plan), 'partition')})", Plan(made.plan.entries[:ROWS]).to_pandas(),
-                len(made.plan))
+    parts.table(
+        f"The plan ({plural(len(made.plan), 'partition')})", Plan(made.plan.entries[:ROWS]).to_pandas(), len(made.plan)
+    )
     return parts
 
 
-def run_parts(detail: "RunDetail") -> Parts:
+def run_parts(detail: RunDetail) -> Parts:
     from console.present.history import throttle_text, wave_rows
 
     run = detail.run
     parts = Parts(f"Run {run.id}: {run.name}")
-    parts.summary.append(f"<b>{esc(run.state.value)}</b> · cluster {esc(run.cluster)} · by {esc(run.author)} "
-                         f"{timestamp(run.created_at)} · throttle {esc(throttle_text(run.rate))} · plan {esc(run.plan_hash)}")
-    parts.summary.append(f"{plural(len(detail.waves), 'wave')}, {sum(1 for o in detail.outcomes if not o.accepted)} "
-                         "partition(s) rejected")
+    parts.summary.append(
+        f"<b>{esc(run.state.value)}</b> · cluster {esc(run.cluster)} · by {esc(run.author)} "
+        f"{timestamp(run.created_at)} · throttle {esc(throttle_text(run.rate))} · plan {esc(run.plan_hash)}"
+    )
+    parts.summary.append(
+        f"{plural(len(detail.waves), 'wave')}, {sum(1 for o in detail.outcomes if not o.accepted)} "
+        "partition(s) rejected"
+    )
     parts.table("Waves", pd.DataFrame(wave_rows(None, detail.waves, detail.outcomes)))
     return parts
 
@@ -224,13 +251,16 @@ def history_parts(view: Any) -> Parts:
     moves = view.moves
     outcomes = moves["outcome"].value_counts() if len(moves) else pd.Series(dtype=int)
     parts = Parts(f"History of {view.cluster}")
-    parts.summary.append(f"{plural(len(moves), 'move')}: " + (", ".join(f"{n:,} {k}" for k, n in outcomes.items())
-                                                               or "none") +
-                         f" · {plural(len(view.incidents), 'incident')} · tables from "
-                         f"{timestamp(view.finished_at) if view.finished_at else 'no job yet'}")
+    parts.summary.append(
+        f"{plural(len(moves), 'move')}: "
+        + (", ".join(f"{n:,} {k}" for k, n in outcomes.items()) or "none")
+        + f" · {plural(len(view.incidents), 'incident')} · tables from "
+        f"{timestamp(view.finished_at) if view.finished_at else 'no job yet'}"
+    )
     if len(moves):
-        parts.table("Moves (latest first)", move_rows(moves.sort_values("started_at", ascending=False).head(ROWS)),
-                    len(moves))
+        parts.table(
+            "Moves (latest first)", move_rows(moves.sort_values("started_at", ascending=False).head(ROWS)), len(moves)
+        )
         parts.charts.append(charts.move_timeline(timeline_rows(moves)))
     return parts
 
@@ -241,7 +271,6 @@ def job_parts(result: Any) -> Parts:
     parts.summary += [esc(line) for line in result.summary]
     parts.table(f"Tables in {result.out}", pd.DataFrame([{"table": t, "rows": n} for t, n in result.tables.items()]))
     return parts
-
 
 
 DISPLAYS: dict[tuple[str, str], Callable[[Any], Parts]] = {
@@ -267,8 +296,8 @@ def show(obj: Any) -> None:
     """Display a record in the notebook: its HTML, then each of its charts."""
     import IPython.display as ipd
 
-    display: Callable[..., Any] = getattr(ipd, "display")  # IPython has no type hints
-    html_of: Callable[[str], Any] = getattr(ipd, "HTML")
+    display: Callable[..., Any] = ipd.display  # IPython has no type hints
+    html_of: Callable[[str], Any] = ipd.HTML
     parts = DISPLAYS[(type(obj).__module__, type(obj).__name__)](obj)
     display(html_of(parts.html()))
     for chart in parts.charts:
@@ -284,7 +313,7 @@ def static_chart(chart: Any) -> dict[str, Any] | None:
     shows in JupyterLab, in exported HTML and offline alike. None without vl-convert (Altair's
     own renderer then draws it in the browser)."""
     try:
-        import vl_convert  # noqa: F401
+        import vl_convert  # noqa: F401 (only whether it is installed)
     except ImportError:
         return None
     import altair as alt

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
-from console.plans.diff import PartitionChange, PlanDiff
 from console.core.format import human_bytes, ids_text, plural, table_text
-from console.core.model import BrokerId, ClusterState, Finding, Severity
+from console.core.model import BrokerId, ClusterState
+from console.plans.diff import PartitionChange, PlanDiff
+
 
 def rack_map(state: ClusterState) -> dict[BrokerId, str]:
     return {b.id: b.rack for b in state.brokers if b.rack}
@@ -34,7 +35,8 @@ def change_row(c: PartitionChange, racks: Mapping[BrokerId, str]) -> dict[str, A
         "target": ids_text(c.target),
         "AR": ids_text(c.adding),
         "RR": ids_text(c.removing),
-        "leader": f"{_leader(c.leader_before)} → {_leader(c.leader_after)}" if c.leader_before != c.leader_after
+        "leader": f"{_leader(c.leader_before)} → {_leader(c.leader_after)}"
+        if c.leader_before != c.leader_after
         else _leader(c.leader_after),
         "racks before": rk(c.current),
         "racks after": rk(c.target),
@@ -45,8 +47,9 @@ def change_row(c: PartitionChange, racks: Mapping[BrokerId, str]) -> dict[str, A
     }
 
 
-def change_rows(d: PlanDiff, racks: Mapping[BrokerId, str], changes: Iterable[PartitionChange] | None = None
-                ) -> list[dict[str, Any]]:
+def change_rows(
+    d: PlanDiff, racks: Mapping[BrokerId, str], changes: Iterable[PartitionChange] | None = None
+) -> list[dict[str, Any]]:
     return [change_row(c, racks) for c in (d.changes if changes is None else changes)]
 
 
@@ -59,13 +62,20 @@ def broker_rows(d: PlanDiff) -> list[dict[str, Any]]:
     what it sends as leader), plus the numbers of :data:`NUMERIC_BROKER_COLUMNS` for the chart."""
     return [
         {
-            "broker": b.broker, "rack": b.rack or "", "known": b.known,
+            "broker": b.broker,
+            "rack": b.rack or "",
+            "known": b.known,
             "replicas": f"{b.replicas_before} → {b.replicas_after}",
-            "replicas before": b.replicas_before, "replicas after": b.replicas_after,
-            "arriving": b.arriving, "leaving": b.leaving,
-            "leaders before": b.leaders_before, "leaders after": b.leaders_after,
-            "bytes before": b.bytes_before, "bytes after": b.bytes_after,
-            "copied in": human_bytes(b.bytes_in), "copied out": human_bytes(b.bytes_out),
+            "replicas before": b.replicas_before,
+            "replicas after": b.replicas_after,
+            "arriving": b.arriving,
+            "leaving": b.leaving,
+            "leaders before": b.leaders_before,
+            "leaders after": b.leaders_after,
+            "bytes before": b.bytes_before,
+            "bytes after": b.bytes_after,
+            "copied in": human_bytes(b.bytes_in),
+            "copied out": human_bytes(b.bytes_out),
             "disk": f"{human_bytes(b.bytes_before)} → {human_bytes(b.bytes_after)}",
         }
         for b in d.brokers
@@ -74,9 +84,17 @@ def broker_rows(d: PlanDiff) -> list[dict[str, Any]]:
 
 def rack_rows(d: PlanDiff) -> list[dict[str, Any]]:
     """Per rack before and after, in words and human bytes."""
-    return [{"rack": r.rack, "replicas": f"{r.replicas_before} → {r.replicas_after}", "arriving": r.arriving,
-             "leaving": r.leaving, "disk": f"{human_bytes(r.bytes_before)} → {human_bytes(r.bytes_after)}",
-             "copied in": human_bytes(r.bytes_in)} for r in d.racks]
+    return [
+        {
+            "rack": r.rack,
+            "replicas": f"{r.replicas_before} → {r.replicas_after}",
+            "arriving": r.arriving,
+            "leaving": r.leaving,
+            "disk": f"{human_bytes(r.bytes_before)} → {human_bytes(r.bytes_after)}",
+            "copied in": human_bytes(r.bytes_in),
+        }
+        for r in d.racks
+    ]
 
 
 def flow_rows(d: PlanDiff) -> list[dict[str, Any]]:
@@ -86,20 +104,28 @@ def flow_rows(d: PlanDiff) -> list[dict[str, Any]]:
 
 def flow_table(d: PlanDiff) -> list[dict[str, Any]]:
     """Who sends to whom, as a person reads it (the Review page and ``diff`` text)."""
-    return [{"from broker": f.source, "to broker": f.destination, "replicas": f.replicas,
-             "to copy": human_bytes(f.bytes)} for f in d.flows]
-
-
+    return [
+        {"from broker": f.source, "to broker": f.destination, "replicas": f.replicas, "to copy": human_bytes(f.bytes)}
+        for f in d.flows
+    ]
 
 
 def diff_json(d: PlanDiff, racks: Mapping[BrokerId, str]) -> dict[str, Any]:
     return {
         "summary": d.summary(),
         "partitions": [
-            {**c._asdict(), "kind": c.kind.value, "current": list(c.current), "target": list(c.target),
-             "adding": list(c.adding), "removing": list(c.removing),
-             "log_dirs": list(c.log_dirs) if c.log_dirs else None, "bytes_to_copy": c.bytes_to_copy,
-             "racks_before": [racks.get(b) for b in c.current], "racks_after": [racks.get(b) for b in c.target]}
+            {
+                **c._asdict(),
+                "kind": c.kind.value,
+                "current": list(c.current),
+                "target": list(c.target),
+                "adding": list(c.adding),
+                "removing": list(c.removing),
+                "log_dirs": list(c.log_dirs) if c.log_dirs else None,
+                "bytes_to_copy": c.bytes_to_copy,
+                "racks_before": [racks.get(b) for b in c.current],
+                "racks_after": [racks.get(b) for b in c.target],
+            }
             for c in d.changes
         ],
         "brokers": [asdict(b) for b in d.brokers],
@@ -111,27 +137,42 @@ def diff_json(d: PlanDiff, racks: Mapping[BrokerId, str]) -> dict[str, Any]:
 def diff_text(d: PlanDiff, racks: Mapping[BrokerId, str], limit: int = 200) -> str:
     s = d.summary()
     kinds = ", ".join(f"{n} {k}" for k, n in s["kinds"].items() if n)  # type: ignore[attr-defined]
+
     def n(key: str) -> int:
         value = s[key]
         return value if isinstance(value, int) else 0
 
-    head = (f"{plural(n('partitions'), 'partition')} in the plan ({kinds}); {plural(n('replicas_added'), 'replica')} "
-            f"added, {n('replicas_removed')} removed, {plural(n('leaders_changing'), 'leader')} "
-            f"{'changes' if n('leaders_changing') == 1 else 'change'}; "
-            f"{human_bytes(d.bytes_to_copy)} to copy" + ("" if d.sizes_known else " (some sizes unknown)") + ".")
+    head = (
+        f"{plural(n('partitions'), 'partition')} in the plan ({kinds}); {plural(n('replicas_added'), 'replica')} "
+        f"added, {n('replicas_removed')} removed, {plural(n('leaders_changing'), 'leader')} "
+        f"{'changes' if n('leaders_changing') == 1 else 'change'}; "
+        f"{human_bytes(d.bytes_to_copy)} to copy" + ("" if d.sizes_known else " (some sizes unknown)") + "."
+    )
     moving = d.changed
     rows = change_rows(d, racks, moving[:limit])
-    parts = [head, "Brokers:\n" + table_text(broker_rows(d), ["broker", "rack", "replicas", "arriving", "leaving",
-                                                             "leaders before", "leaders after", "disk"])]
+    parts = [
+        head,
+        "Brokers:\n"
+        + table_text(
+            broker_rows(d),
+            ["broker", "rack", "replicas", "arriving", "leaving", "leaders before", "leaders after", "disk"],
+        ),
+    ]
     if rows:
-        parts.append("Partitions:\n" + table_text(rows, ["partition", "change", "current", "target", "AR", "RR",
-                                                        "leader", "racks after", "to copy", "note"])
-                     + (f"\n... and {len(moving) - limit} more (use --json for all)" if len(moving) > limit else ""))
+        parts.append(
+            "Partitions:\n"
+            + table_text(
+                rows,
+                ["partition", "change", "current", "target", "AR", "RR", "leader", "racks after", "to copy", "note"],
+            )
+            + (f"\n... and {len(moving) - limit} more (use --json for all)" if len(moving) > limit else "")
+        )
     if d.flows:
-        parts.append("Movement (leader → new replica):\n" + table_text(
-            flow_table(d), ["from broker", "to broker", "replicas", "to copy"]))
+        parts.append(
+            "Movement (leader → new replica):\n"
+            + table_text(flow_table(d), ["from broker", "to broker", "replicas", "to copy"])
+        )
     return "\n\n".join(parts)
-
 
 
 def plan_cells(changes: Sequence[PartitionChange]) -> list[dict[str, Any]]:
@@ -141,10 +182,24 @@ def plan_cells(changes: Sequence[PartitionChange]) -> list[dict[str, Any]]:
         name = c.name
         for b in c.current:
             role = "leader" if b == c.leader_before else ("leaving" if b in c.removing else "kept")
-            out.append({"partition": name, "broker": str(b), "when": "before", "role": role,
-                        "label": "L" if b == c.leader_before else ""})
+            out.append(
+                {
+                    "partition": name,
+                    "broker": str(b),
+                    "when": "before",
+                    "role": role,
+                    "label": "L" if b == c.leader_before else "",
+                }
+            )
         for b in c.target:
             role = "leader" if b == c.leader_after else ("arriving" if b in c.adding else "kept")
-            out.append({"partition": name, "broker": str(b), "when": "after", "role": role,
-                        "label": "L" if b == c.leader_after else ""})
+            out.append(
+                {
+                    "partition": name,
+                    "broker": str(b),
+                    "when": "after",
+                    "role": role,
+                    "label": "L" if b == c.leader_after else "",
+                }
+            )
     return out

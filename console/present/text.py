@@ -25,7 +25,6 @@ def list_text(state: ClusterState) -> str:
     return "\n".join(lines)
 
 
-
 def list_json(state: ClusterState) -> dict[str, Any]:
     return {
         "version": 1,
@@ -62,11 +61,18 @@ def partition_dict(p: Partition, logs_known: bool) -> dict[str, Any]:
         "health": p.health.value,
         "source": p.source.value if p.source else None,
         "replica_bytes": {str(log.broker): log.size for log in p.logs if not log.is_future},
-        "logs": [{"broker": log.broker, "log_dir": log.log_dir, "size": log.size, "is_future": log.is_future}
-                 for log in p.logs],
+        "logs": [
+            {"broker": log.broker, "log_dir": log.log_dir, "size": log.size, "is_future": log.is_future}
+            for log in p.logs
+        ],
         "progress": [
-            {"broker": r.broker, "copied_bytes": r.copied_bytes, "leader_bytes": r.leader_bytes,
-             "in_isr": r.in_isr, "fraction": r.fraction}
+            {
+                "broker": r.broker,
+                "copied_bytes": r.copied_bytes,
+                "leader_bytes": r.leader_bytes,
+                "in_isr": r.in_isr,
+                "fraction": r.fraction,
+            }
             for r in p.progress(logs_known)
         ],
     }
@@ -96,12 +102,21 @@ def state_header(state: ClusterState) -> dict[str, Any]:
         "status": state.status.to_dict(),
         "brokers": [
             {
-                "id": b.id, "host": b.host, "port": b.port, "rack": b.rack, "live": b.live,
-                "registered": b.registered, "fenced": b.fenced,
-                "eligible": b.eligible, "is_controller": b.is_controller, "in_api": b.in_api,
+                "id": b.id,
+                "host": b.host,
+                "port": b.port,
+                "rack": b.rack,
+                "live": b.live,
+                "registered": b.registered,
+                "fenced": b.fenced,
+                "eligible": b.eligible,
+                "is_controller": b.is_controller,
+                "in_api": b.in_api,
                 "in_zookeeper": b.in_zookeeper,
-                "log_dirs": [{"path": d.path, "error": d.error, "total_bytes": d.total_bytes,
-                              "usable_bytes": d.usable_bytes} for d in b.log_dirs],
+                "log_dirs": [
+                    {"path": d.path, "error": d.error, "total_bytes": d.total_bytes, "usable_bytes": d.usable_bytes}
+                    for d in b.log_dirs
+                ],
             }
             for b in state.brokers
         ],
@@ -115,19 +130,42 @@ def state_text(state: ClusterState) -> str:
     """The snapshot as an operator reads it in a terminal: brokers, counts, what is in flight, throttles, findings."""
     n = counts(state)
     head = [
-        f"Cluster {state.name or '?'}" + (f" (id {state.cluster_id})" if state.cluster_id else "")
+        f"Cluster {state.name or '?'}"
+        + (f" (id {state.cluster_id})" if state.cluster_id else "")
         + f", controller {state.controller if state.controller is not None else 'unknown'}"
         + f", read at {timestamp(state.taken_at)}.",
         "Sources: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in state.status.to_dict().items()) + ".",
         f"{plural(len(state.brokers), 'broker')} ({len(state.live_brokers)} live), {plural(n.partitions, 'partition')}, "
         f"{n.reassigning} reassigning, {n.under_replicated} truly under-replicated, {n.offline} offline.",
     ]
-    out = ["\n".join(head), "Brokers:\n" + table_text(
-        broker_rows(state), ["broker", "rack", "host", "live", "eligible", "controller", "replicas", "leaders", "on disk"])]
+    out = [
+        "\n".join(head),
+        "Brokers:\n"
+        + table_text(
+            broker_rows(state),
+            ["broker", "rack", "host", "live", "eligible", "controller", "replicas", "leaders", "on disk"],
+        ),
+    ]
     if state.in_flight:
-        out.append("In flight:\n" + table_text(
-            partition_rows(state, state.in_flight), ["partition", "R", "I", "AR", "RR", "leader", "source", "adding detail",
-                                                     "left to copy", "leader throttle", "follower throttle"]))
+        out.append(
+            "In flight:\n"
+            + table_text(
+                partition_rows(state, state.in_flight),
+                [
+                    "partition",
+                    "R",
+                    "I",
+                    "AR",
+                    "RR",
+                    "leader",
+                    "source",
+                    "adding detail",
+                    "left to copy",
+                    "leader throttle",
+                    "follower throttle",
+                ],
+            )
+        )
     else:
         out.append("No partition reassignments found.")
     if n.bytes_to_copy:
@@ -136,6 +174,11 @@ def state_text(state: ClusterState) -> str:
     if throttles:
         out.append("Throttles:\n" + table_text(throttles, ["entity", "config", "value"]))
     if state.findings:
-        out.append("Findings:\n" + "\n".join(
-            f"[{r['severity']}] {r['message']}" + (f" {r['hint']}" if r.get("hint") else "") for r in finding_rows(state.findings)))
+        out.append(
+            "Findings:\n"
+            + "\n".join(
+                f"[{r['severity']}] {r['message']}" + (f" {r['hint']}" if r.get("hint") else "")
+                for r in finding_rows(state.findings)
+            )
+        )
     return "\n\n".join(out)

@@ -9,8 +9,8 @@ partition whose original replicas are all out of sync may be left without a lead
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from console.core.format import ids_text, plural
 from console.core.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
@@ -37,27 +37,41 @@ class CancelPlan:
         return {p.key: None for p in self.cancel}
 
     def explain(self) -> list[str]:
-        lines = [f"Cancel {plural(len(self.cancel), 'reassignment')}: each partition goes back to its original "
-                 "replicas (the adding replicas are dropped). Partitions whose reassignment already "
-                 "completed stay where they are; their way back is the rollback JSON."]
+        lines = [
+            f"Cancel {plural(len(self.cancel), 'reassignment')}: each partition goes back to its original "
+            "replicas (the adding replicas are dropped). Partitions whose reassignment already "
+            "completed stay where they are; their way back is the rollback JSON."
+        ]
         for p in self.cancel:
-            lines.append(f"  {p.name}: {ids_text(p.replicas, 'none')} → back to {ids_text(p.original, 'none')} (dropping {ids_text(p.adding, 'none')})")
+            lines.append(
+                f"  {p.name}: {ids_text(p.replicas, 'none')} → back to {ids_text(p.original, 'none')} (dropping {ids_text(p.adding, 'none')})"
+            )
         if self.not_ours:
-            lines.append(f"Left alone: {plural(len(self.not_ours), 'reassignment')} this console did not start "
-                         f"({', '.join(p.name for p in self.not_ours[:10])}{' …' if len(self.not_ours) > 10 else ''}); "
-                         "include them explicitly to cancel them too.")
+            lines.append(
+                f"Left alone: {plural(len(self.not_ours), 'reassignment')} this console did not start "
+                f"({', '.join(p.name for p in self.not_ours[:10])}{' …' if len(self.not_ours) > 10 else ''}); "
+                "include them explicitly to cancel them too."
+            )
         if self.at_risk:
-            lines.append(f"At risk: {', '.join(p.name for p in self.at_risk)}: none of the original replicas is in "
-                         "sync; cancelling may leave the partition without a leader (KIP-236). Needs an override.")
+            lines.append(
+                f"At risk: {', '.join(p.name for p in self.at_risk)}: none of the original replicas is in "
+                "sync; cancelling may leave the partition without a leader (KIP-236). Needs an override."
+            )
         if self.not_in_flight:
-            lines.append(f"Not in flight (nothing to cancel): "
-                         f"{', '.join(partition_name(t, p) for t, p in self.not_in_flight[:10])}"
-                         f"{' …' if len(self.not_in_flight) > 10 else ''}.")
+            lines.append(
+                f"Not in flight (nothing to cancel): "
+                f"{', '.join(partition_name(t, p) for t, p in self.not_in_flight[:10])}"
+                f"{' …' if len(self.not_in_flight) > 10 else ''}."
+            )
         return lines
 
 
-def plan_cancel(state: ClusterState, keys: Iterable[TopicPartition] | None, ours: Iterable[TopicPartition] = (),
-                include_others: bool = False) -> CancelPlan:
+def plan_cancel(
+    state: ClusterState,
+    keys: Iterable[TopicPartition] | None,
+    ours: Iterable[TopicPartition] = (),
+    include_others: bool = False,
+) -> CancelPlan:
     """What cancelling ``keys`` (None: everything in flight) means against ``state``. Partitions
     the console did not start (not in ``ours``) are cancelled only with ``include_others``;
     cancelling everything (``keys`` None) is itself the explicit choice of all of them."""
@@ -85,5 +99,3 @@ def keys_of(state: ClusterState, topic: str, partitions: Iterable[int] = ()) -> 
     """The partitions of ``topic`` (all, or those numbered) in the snapshot."""
     numbers = set(partitions)
     return [p.key for p in state.partitions if p.topic == topic and (not numbers or p.partition in numbers)]
-
-

@@ -15,16 +15,31 @@ import json
 import os
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from console.core.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError, PartiallyApplied, UnsupportedByCluster
+from console.adapters.kafka import CONFIGS_PARTIAL
+from console.core.errors import (
+    AuthorizationFailed,
+    ClusterUnavailable,
+    ConsoleError,
+    PartiallyApplied,
+    UnsupportedByCluster,
+)
+from console.core.format import human_duration
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE, REQUEST_LIMIT
-from console.core.model import BrokerId, ClusterState, Outcome, Partition, SourceStatus, TopicPartition, outcome_word, split_outcomes
+from console.core.model import (
+    BrokerId,
+    ClusterState,
+    Outcome,
+    Partition,
+    SourceStatus,
+    TopicPartition,
+    outcome_word,
+    split_outcomes,
+)
 from console.core.states import RunState, SubmitPath, WaveState, wave_end_for
 from console.plans.plan import PlanEntry, parse_plan
-from console.core.format import human_duration
-from console.adapters.kafka import CONFIGS_PARTIAL
 from console.runs.gateway import ClusterGateway
 from console.runs.progress import waiting_on
 from console.runs.throttles import merged, unmerged, wave_throttle
@@ -52,8 +67,15 @@ class Step:
 
 
 class Executor:
-    def __init__(self, store: Store, cluster: ClusterGateway, user: str, settle_s: float = 1.5,
-                 poll_s: float = 0.5, stuck_after_s: float | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        cluster: ClusterGateway,
+        user: str,
+        settle_s: float = 1.5,
+        poll_s: float = 0.5,
+        stuck_after_s: float | None = None,
+    ) -> None:
         self.store = store
         self.cluster = cluster
         self.user = user
@@ -78,8 +100,13 @@ class Executor:
         except (AuthorizationFailed, UnsupportedByCluster) as e:  # asking again will not help
             return self._fail(run, f"{e.message} {e.hint}")
 
-    def drive(self, run_id: int, every: float = 1.0, progress: Callable[[Step], None] | None = None,
-              timeout: float | None = None) -> Run:
+    def drive(
+        self,
+        run_id: int,
+        every: float = 1.0,
+        progress: Callable[[Step], None] | None = None,
+        timeout: float | None = None,
+    ) -> Run:
         """Tick until the run ends (or ``timeout`` seconds pass)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -118,13 +145,23 @@ class Executor:
             return self._cancelled(run, wave)
         if pending:
             self._watch(run, state, pending, accepted)
-            return Step(run, wave.number, f"wave {wave.number}: {accepted - len(pending)} of {accepted} done"
-                        + (f" ({len(gone)} gone)" if gone else ""))
+            return Step(
+                run,
+                wave.number,
+                f"wave {wave.number}: {accepted - len(pending)} of {accepted} done"
+                + (f" ({len(gone)} gone)" if gone else ""),
+            )
         self._unthrottle(run, wave.number)
         with self.store.transaction():
             self.store.runs.set_wave(run.id, wave.number, WaveState.COMPLETED)
-            self.store.audit.record(self.user, run.cluster, "wave-complete", {"run": run.id, "wave": wave.number},
-                                    "completed", plan_hash=run.plan_hash)
+            self.store.audit.record(
+                self.user,
+                run.cluster,
+                "wave-complete",
+                {"run": run.id, "wave": wave.number},
+                "completed",
+                plan_hash=run.plan_hash,
+            )
         return Step(self.store.runs.require(run.id), wave.number, f"wave {wave.number} completed")
 
     def after_cancel(self, run_id: int) -> Step:
@@ -160,8 +197,11 @@ class Executor:
         def status(s: ClusterState) -> tuple[list[PlanEntry], bool]:
             index = s.partition_index
             pending = [e for e in entries if not _done(index.get(e.key), e.replicas)]
-            gone = [e for e in pending if (p := index.get(e.key)) is not None and not p.reassigning
-                    and p.replicas != e.replicas]
+            gone = [
+                e
+                for e in pending
+                if (p := index.get(e.key)) is not None and not p.reassigning and p.replicas != e.replicas
+            ]
             return pending, bool(pending) and len(gone) == len(pending)
 
         pending, cancelled = status(state)
@@ -180,21 +220,38 @@ class Executor:
         index, topics = state.partition_index, set(state.topics)
         new = [o for o in recorded if o.accepted and o.key not in known and o.key not in index]
         if new:
-            outcomes = [Outcome(o.topic, o.partition, False, GONE,
-                                "its topic was deleted" if o.topic not in topics else "the partition no longer exists")
-                        for o in new]
+            outcomes = [
+                Outcome(
+                    o.topic,
+                    o.partition,
+                    False,
+                    GONE,
+                    "its topic was deleted" if o.topic not in topics else "the partition no longer exists",
+                )
+                for o in new
+            ]
             with self.store.transaction():
                 self.store.runs.add_outcomes(run.id, wave.number, outcomes)
-                self.store.audit.record(self.user, run.cluster, "partitions-gone",
-                                        {"run": run.id, "wave": wave.number}, "no longer waited for",
-                                        plan_hash=run.plan_hash, response=[o.to_dict() for o in outcomes])
+                self.store.audit.record(
+                    self.user,
+                    run.cluster,
+                    "partitions-gone",
+                    {"run": run.id, "wave": wave.number},
+                    "no longer waited for",
+                    plan_hash=run.plan_hash,
+                    response=[o.to_dict() for o in outcomes],
+                )
         return sorted(known | {o.key for o in new})
 
     def _watch(self, run: Run, state: ClusterState, pending: list[PlanEntry], accepted: int) -> None:
         """Note whether the wave still makes progress (bytes copied, partitions done); flag the run
         stuck, with what it waits on, when it has made none for ``stuck_after_s``."""
-        copied = sum(r.copied_bytes or 0 for e in pending if (p := state.partition_index.get(e.key)) is not None
-                     for r in p.progress(state.logs_known))
+        copied = sum(
+            r.copied_bytes or 0
+            for e in pending
+            if (p := state.partition_index.get(e.key)) is not None
+            for r in p.progress(state.logs_known)
+        )
         since = self.store.runs.note_progress(run.id, f"{copied}:{accepted - len(pending)}", state.taken_at)
         idle = state.taken_at - since
         was = self.store.runs.stuck(run.id)
@@ -204,8 +261,15 @@ class Executor:
         text = f"no progress for {human_duration(idle)}: {why}"
         self.store.runs.set_stuck(run.id, text)
         if was is None:  # once, when it becomes stuck
-            self.store.audit.record(self.user, run.cluster, "run-stuck", {"run": run.id}, "stuck",
-                                    plan_hash=run.plan_hash, response={"why": why})
+            self.store.audit.record(
+                self.user,
+                run.cluster,
+                "run-stuck",
+                {"run": run.id},
+                "stuck",
+                plan_hash=run.plan_hash,
+                response={"why": why},
+            )
 
     def _cancelled(self, run: Run, wave: Wave) -> Step:
         """The wave's partitions left the list without reaching their targets: cancelled."""
@@ -249,72 +313,137 @@ class Executor:
             request = {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in send]}
             why = f"not elected: {len(errors)} attempts failed; the last: {errors[-1]}"
             with self.store.transaction():
-                self.store.runs.add_outcomes(run.id, ELECTION_WAVE, [Outcome(t, p, False, "NO_ANSWER", why)
-                                                                     for t, p in send])
-                self.store.audit.record(self.user, run.cluster, "elect-leaders", request, "given up",
-                                        plan_hash=run.plan_hash, response={"attempts": len(errors), "error": errors[-1]})
+                self.store.runs.add_outcomes(
+                    run.id, ELECTION_WAVE, [Outcome(t, p, False, "NO_ANSWER", why) for t, p in send]
+                )
+                self.store.audit.record(
+                    self.user,
+                    run.cluster,
+                    "elect-leaders",
+                    request,
+                    "given up",
+                    plan_hash=run.plan_hash,
+                    response={"attempts": len(errors), "error": errors[-1]},
+                )
             send = []
         if unanswered or out_of_sync:
             again = set(send)
             with self.store.transaction():
-                self.store.runs.add_outcomes(run.id, ELECTION_WAVE, [
-                    *(Outcome(t, p, True, "ALREADY_ELECTED", "the preferred replica led when the run resumed")
-                      for t, p in found),
-                    *(Outcome(t, p, False, "PREFERRED_NOT_IN_SYNC",
-                              f"not elected: its preferred replica {preferred[(t, p)]} is not in sync")
-                      for t, p in out_of_sync)])
+                self.store.runs.add_outcomes(
+                    run.id,
+                    ELECTION_WAVE,
+                    [
+                        *(
+                            Outcome(t, p, True, "ALREADY_ELECTED", "the preferred replica led when the run resumed")
+                            for t, p in found
+                        ),
+                        *(
+                            Outcome(
+                                t,
+                                p,
+                                False,
+                                "PREFERRED_NOT_IN_SYNC",
+                                f"not elected: its preferred replica {preferred[(t, p)]} is not in sync",
+                            )
+                            for t, p in out_of_sync
+                        ),
+                    ],
+                )
                 for intent, keys in unanswered:  # the requests of a worker that stopped before their answer
                     self.store.audit.record(
-                        self.user, run.cluster, "elect-leaders", {"run": run.id}, "resumed", ref=intent,
-                        plan_hash=run.plan_hash, response={
+                        self.user,
+                        run.cluster,
+                        "elect-leaders",
+                        {"run": run.id},
+                        "resumed",
+                        ref=intent,
+                        plan_hash=run.plan_hash,
+                        response={
                             "already_elected": [[t, p] for t, p in keys if (t, p) in leading],
-                            "sent_again": [[t, p] for t, p in keys if (t, p) in again]})
+                            "sent_again": [[t, p] for t, p in keys if (t, p) in again],
+                        },
+                    )
                 if out_of_sync:
-                    self.store.audit.record(self.user, run.cluster, "elect-leaders", {
-                        "run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in out_of_sync]}, "not sent",
-                        plan_hash=run.plan_hash, response={"error": "the preferred replica is not in sync"})
+                    self.store.audit.record(
+                        self.user,
+                        run.cluster,
+                        "elect-leaders",
+                        {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in out_of_sync]},
+                        "not sent",
+                        plan_hash=run.plan_hash,
+                        response={"error": "the preferred replica is not in sync"},
+                    )
         for start in range(0, len(send), REQUEST_LIMIT):
-            chunk = send[start: start + REQUEST_LIMIT]
+            chunk = send[start : start + REQUEST_LIMIT]
             request = {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in chunk]}
-            intent = self.store.audit.record(self.user, run.cluster, "elect-leaders", request, "sending",
-                                             plan_hash=run.plan_hash)
+            intent = self.store.audit.record(
+                self.user, run.cluster, "elect-leaders", request, "sending", plan_hash=run.plan_hash
+            )
             try:
                 answer = self.cluster.elect_leaders(chunk)
             except (AuthorizationFailed, UnsupportedByCluster) as e:  # asking again will not help: none is elected
                 code = "CLUSTER_AUTHORIZATION_FAILED" if isinstance(e, AuthorizationFailed) else "UNSUPPORTED_VERSION"
                 with self.store.transaction():
-                    self.store.runs.add_outcomes(run.id, ELECTION_WAVE, [
-                        Outcome(t, p, False, code, f"{e.message} {e.hint}".strip()) for t, p in send[start:]])
-                    self.store.audit.record(self.user, run.cluster, "elect-leaders", request, "failed", ref=intent,
-                                            plan_hash=run.plan_hash,
-                                            response={"error": e.message, "hint": e.hint, "not_elected": len(send) - start})
+                    self.store.runs.add_outcomes(
+                        run.id,
+                        ELECTION_WAVE,
+                        [Outcome(t, p, False, code, f"{e.message} {e.hint}".strip()) for t, p in send[start:]],
+                    )
+                    self.store.audit.record(
+                        self.user,
+                        run.cluster,
+                        "elect-leaders",
+                        request,
+                        "failed",
+                        ref=intent,
+                        plan_hash=run.plan_hash,
+                        response={"error": e.message, "hint": e.hint, "not_elected": len(send) - start},
+                    )
                 break
             except PartiallyApplied as e:  # what was answered is recorded; the next tick sends the rest
                 with self.store.transaction():
                     self.store.runs.add_outcomes(run.id, ELECTION_WAVE, e.outcomes.values())
-                    self.store.audit.record(self.user, run.cluster, "elect-leaders", request, "partly sent", ref=intent,
-                                            plan_hash=run.plan_hash,
-                                            response={"error": e.message, "outcomes": [o.to_dict() for o in e.outcomes.values()]})
+                    self.store.audit.record(
+                        self.user,
+                        run.cluster,
+                        "elect-leaders",
+                        request,
+                        "partly sent",
+                        ref=intent,
+                        plan_hash=run.plan_hash,
+                        response={"error": e.message, "outcomes": [o.to_dict() for o in e.outcomes.values()]},
+                    )
                 if isinstance(e.cause, (AuthorizationFailed, UnsupportedByCluster)):
                     return Step(run, None, f"leader election partly answered: {e.message}")  # the rest: next tick
                 raise e.cause from None
             except ConsoleError as e:  # nothing was elected: the next tick asks again
                 self._answer_failed(run, "elect-leaders", request, intent, e)
                 raise
-            outcomes = [answer.get(k) or Outcome(*k, False, "NO_ANSWER", "the controller did not answer for it")
-                        for k in chunk]
+            outcomes = [
+                answer.get(k) or Outcome(*k, False, "NO_ANSWER", "the controller did not answer for it") for k in chunk
+            ]
             accepted, rejected = split_outcomes(outcomes)
             with self.store.transaction():
                 self.store.runs.add_outcomes(run.id, ELECTION_WAVE, outcomes)
-                self.store.audit.record(self.user, run.cluster, "elect-leaders", request,
-                                        outcome_word(len(accepted), len(rejected)), ref=intent, plan_hash=run.plan_hash,
-                                        response=[o.to_dict() for o in outcomes])
+                self.store.audit.record(
+                    self.user,
+                    run.cluster,
+                    "elect-leaders",
+                    request,
+                    outcome_word(len(accepted), len(rejected)),
+                    ref=intent,
+                    plan_hash=run.plan_hash,
+                    response=[o.to_dict() for o in outcomes],
+                )
         answers = self.store.runs.outcomes(run.id, ELECTION_WAVE)
         elected = sum(1 for o in answers if o.accepted)
         failed = len(answers) - elected
-        return self._finish(run, RunState.COMPLETED, response={"elected": elected, "not_elected": failed},
-                            did="run completed" + (f"; preferred leader election: {elected} elected, {failed} not"
-                                                   if answers else ""))
+        return self._finish(
+            run,
+            RunState.COMPLETED,
+            response={"elected": elected, "not_elected": failed},
+            did="run completed" + (f"; preferred leader election: {elected} elected, {failed} not" if answers else ""),
+        )
 
     def _taken(self, run: Run) -> dict[TopicPartition, tuple[BrokerId, ...]]:
         """The run's partitions the controller took (neither rejected nor recorded gone), and their targets."""
@@ -328,21 +457,31 @@ class Executor:
     def _election_log(self, run: Run) -> tuple[list[tuple[int, list[TopicPartition]]], list[str]]:
         """From the audit log, this run's "elect-leaders" requests whose answer was never recorded
         (their worker stopped), and the errors of those that failed (the cluster did not answer)."""
-        entries = [e for e in self.store.audit.entries(run.cluster, "elect-leaders")
-                   if json.loads(e.request).get("run") == run.id]
+        entries = [
+            e
+            for e in self.store.audit.entries(run.cluster, "elect-leaders")
+            if json.loads(e.request).get("run") == run.id
+        ]
         answered = {e.ref for e in entries if e.ref is not None}
-        unanswered = [(e.id, [(str(t), int(p)) for t, p, *_ in json.loads(e.request).get("partitions", [])])
-                      for e in entries if e.outcome == "sending" and e.id not in answered]
-        errors = [str(json.loads(e.response).get("error")) for e in entries
-                  if e.outcome == "failed" and e.response and e.response.startswith("{")]
+        unanswered = [
+            (e.id, [(str(t), int(p)) for t, p, *_ in json.loads(e.request).get("partitions", [])])
+            for e in entries
+            if e.outcome == "sending" and e.id not in answered
+        ]
+        errors = [
+            str(json.loads(e.response).get("error"))
+            for e in entries
+            if e.outcome == "failed" and e.response and e.response.startswith("{")
+        ]
         return unanswered, errors
 
     def apply_rate(self, run: Run, rate: int) -> None:
         """Give the brokers the running wave throttles the run's new ``rate`` (the ledger keeps
         what was there before the run); the caller recorded the change."""
         brokers = sorted({e.name for e in self.store.runs.ledger(run.id) if e.kind == "broker"})
-        self.cluster.alter_configs({BrokerId(int(b)): {LEADER_RATE: str(rate), FOLLOWER_RATE: str(rate)}
-                                    for b in brokers}, {})
+        self.cluster.alter_configs(
+            {BrokerId(int(b)): {LEADER_RATE: str(rate), FOLLOWER_RATE: str(rate)} for b in brokers}, {}
+        )
 
     # -- the side effects, each announced in the store first ---------------------------------------
     def _submit(self, run: Run, wave: Wave, state: ClusterState, resuming: bool = False) -> Step:
@@ -358,9 +497,15 @@ class Executor:
             index = state.partition_index
             for e in entries:
                 p = index.get(e.key)
-                if e.key in send and p is not None and (p.target == e.replicas if p.reassigning else p.replicas == e.replicas):
+                if (
+                    e.key in send
+                    and p is not None
+                    and (p.target == e.replicas if p.reassigning else p.replicas == e.replicas)
+                ):
                     del send[e.key]
-                    found.append(Outcome(e.topic, e.partition, True, "ALREADY_SENT", "moving to (or at) its target when resumed"))
+                    found.append(
+                        Outcome(e.topic, e.partition, True, "ALREADY_SENT", "moving to (or at) its target when resumed")
+                    )
             if not send or look == looks - 1:
                 break
             time.sleep(self.poll_s)
@@ -369,21 +514,32 @@ class Executor:
             self.store.runs.add_outcomes(run.id, wave.number, found)
         request = {"run": run.id, "wave": wave.number, "partitions": [[t, p, list(r)] for (t, p), r in send.items()]}
         if send and run.path is SubmitPath.ZOOKEEPER:
-            intent = self.store.audit.record(self.user, run.cluster, "submit-wave", {**request, "path": "zookeeper"},
-                                             "sending", plan_hash=run.plan_hash)
+            intent = self.store.audit.record(
+                self.user,
+                run.cluster,
+                "submit-wave",
+                {**request, "path": "zookeeper"},
+                "sending",
+                plan_hash=run.plan_hash,
+            )
             try:
                 self.cluster.create_legacy_reassignment(send)
             except ConsoleError as e:
                 self._answer_failed(run, "submit-wave", request, intent, e)
                 raise
             with self.store.transaction():
-                self.store.runs.add_outcomes(run.id, wave.number, [
-                    Outcome(t, p, True, "ZNODE", "written to /admin/reassign_partitions") for t, p in send])
-                self.store.audit.record(self.user, run.cluster, "submit-wave", request, "znode created", ref=intent,
-                                        plan_hash=run.plan_hash)
+                self.store.runs.add_outcomes(
+                    run.id,
+                    wave.number,
+                    [Outcome(t, p, True, "ZNODE", "written to /admin/reassign_partitions") for t, p in send],
+                )
+                self.store.audit.record(
+                    self.user, run.cluster, "submit-wave", request, "znode created", ref=intent, plan_hash=run.plan_hash
+                )
         elif send:
-            intent = self.store.audit.record(self.user, run.cluster, "submit-wave", request, "sending",
-                                             plan_hash=run.plan_hash)
+            intent = self.store.audit.record(
+                self.user, run.cluster, "submit-wave", request, "sending", plan_hash=run.plan_hash
+            )
             try:
                 outcomes = self.cluster.alter_reassignments(send)
             except UnsupportedByCluster as e:
@@ -393,15 +549,29 @@ class Executor:
                 # a cluster older than 2.4: the znode path instead (nothing was applied)
                 with self.store.transaction():
                     self.store.runs.set_path(run.id, SubmitPath.ZOOKEEPER)
-                    self.store.audit.record(self.user, run.cluster, "submit-wave", request,
-                                            "unsupported: using the znode path", ref=intent, plan_hash=run.plan_hash)
+                    self.store.audit.record(
+                        self.user,
+                        run.cluster,
+                        "submit-wave",
+                        request,
+                        "unsupported: using the znode path",
+                        ref=intent,
+                        plan_hash=run.plan_hash,
+                    )
                 return self._submit(self.store.runs.require(run.id), wave, state)
             except PartiallyApplied as e:  # what was applied is recorded; resuming reconciles the rest
                 with self.store.transaction():
                     self.store.runs.add_outcomes(run.id, wave.number, e.outcomes.values())
-                    self.store.audit.record(self.user, run.cluster, "submit-wave", request, "partly sent", ref=intent,
-                                            plan_hash=run.plan_hash,
-                                            response={"error": e.message, "outcomes": [o.to_dict() for o in e.outcomes.values()]})
+                    self.store.audit.record(
+                        self.user,
+                        run.cluster,
+                        "submit-wave",
+                        request,
+                        "partly sent",
+                        ref=intent,
+                        plan_hash=run.plan_hash,
+                        response={"error": e.message, "outcomes": [o.to_dict() for o in e.outcomes.values()]},
+                    )
                 raise e.cause from None
             except ConsoleError as e:  # nothing was applied: the next tick sends again
                 self._answer_failed(run, "submit-wave", request, intent, e)
@@ -409,16 +579,25 @@ class Executor:
             accepted, rejected = split_outcomes(outcomes.values())
             with self.store.transaction():
                 self.store.runs.add_outcomes(run.id, wave.number, outcomes.values())
-                self.store.audit.record(self.user, run.cluster, "submit-wave", request,
-                                        outcome_word(len(accepted), len(rejected)), ref=intent, plan_hash=run.plan_hash,
-                                        response=[o.to_dict() for o in outcomes.values()])
+                self.store.audit.record(
+                    self.user,
+                    run.cluster,
+                    "submit-wave",
+                    request,
+                    outcome_word(len(accepted), len(rejected)),
+                    ref=intent,
+                    plan_hash=run.plan_hash,
+                    response=[o.to_dict() for o in outcomes.values()],
+                )
         took = [o for o in self.store.runs.outcomes(run.id, wave.number) if o.accepted]
         if not took:  # nothing of the wave runs: stop here, nothing more is sent
             self._unthrottle(run, wave.number)
             self.store.runs.set_wave(run.id, wave.number, WaveState.FAILED)
             return self._finish(self.store.runs.require(run.id), RunState.FAILED)
         self.store.runs.set_wave(run.id, wave.number, WaveState.RUNNING)
-        return Step(self.store.runs.require(run.id), wave.number, f"wave {wave.number} submitted ({len(took)} partitions)")
+        return Step(
+            self.store.runs.require(run.id), wave.number, f"wave {wave.number} submitted ({len(took)} partitions)"
+        )
 
     def _throttle(self, run: Run, wave: int, state: ClusterState, entries: tuple[PlanEntry, ...]) -> None:
         if run.rate is None:
@@ -426,14 +605,25 @@ class Executor:
         need = wave_throttle(state, entries)
         # what was there before must be known for every broker and topic about to change: the
         # ledger restores it later, and an unknown value would be restored as "nothing"
-        unknown = sorted({f"broker {f.broker}" for f in state.findings
-                          if f.code == CONFIGS_PARTIAL and f.broker is not None and f.broker in need.brokers}
-                         | {f"topic {f.topic}" for f in state.findings
-                            if f.code == CONFIGS_PARTIAL and f.topic is not None and f.topic in need.topics})
+        unknown = sorted(
+            {
+                f"broker {f.broker}"
+                for f in state.findings
+                if f.code == CONFIGS_PARTIAL and f.broker is not None and f.broker in need.brokers
+            }
+            | {
+                f"topic {f.topic}"
+                for f in state.findings
+                if f.code == CONFIGS_PARTIAL and f.topic is not None and f.topic in need.topics
+            }
+        )
         if state.status.configs is not SourceStatus.OK or unknown:
-            raise ClusterUnavailable("The throttles in force could not be read "
-                                     + (f"for {', '.join(unknown)}" if unknown else "") + "; the wave waits.",
-                                     "The console reads them again at its next step.")
+            raise ClusterUnavailable(
+                "The throttles in force could not be read "
+                + (f"for {', '.join(unknown)}" if unknown else "")
+                + "; the wave waits.",
+                "The console reads them again at its next step.",
+            )
         brokers_now, topics_now = state.throttles.broker_map(), state.throttles.topic_map()
         broker_changes: dict[BrokerId, dict[str, str | None]] = {}
         topic_changes: dict[str, dict[str, str | None]] = {}
@@ -444,8 +634,9 @@ class Executor:
             for b in sorted(need.brokers):
                 for key in (LEADER_RATE, FOLLOWER_RATE):
                     if ("broker", str(b), key) not in held:
-                        self.store.runs.ledger_add(run.id, wave, "broker", str(b), key,
-                                                   brokers_now.get(str(b), {}).get(key), str(run.rate))
+                        self.store.runs.ledger_add(
+                            run.id, wave, "broker", str(b), key, brokers_now.get(str(b), {}).get(key), str(run.rate)
+                        )
                     broker_changes.setdefault(b, {})[key] = str(run.rate)
             for topic, keys in sorted(need.topics.items()):
                 for key, ours in sorted(keys.items()):
@@ -456,25 +647,43 @@ class Executor:
                     added = sorted(ours - set((before or "").split(",")))
                     self.store.runs.ledger_add(run.id, wave, "topic", topic, key, before, ",".join(added))
                     topic_changes.setdefault(topic, {})[key] = value
-            intent = self.store.audit.record(self.user, run.cluster, "throttle-set", {
-                "run": run.id, "wave": wave, "rate": run.rate, "brokers": sorted(need.brokers),
-                "topics": {t: dict(c) for t, c in topic_changes.items()}}, "sending", plan_hash=run.plan_hash)
+            intent = self.store.audit.record(
+                self.user,
+                run.cluster,
+                "throttle-set",
+                {
+                    "run": run.id,
+                    "wave": wave,
+                    "rate": run.rate,
+                    "brokers": sorted(need.brokers),
+                    "topics": {t: dict(c) for t, c in topic_changes.items()},
+                },
+                "sending",
+                plan_hash=run.plan_hash,
+            )
         self._configs(run, "throttle-set", intent, broker_changes, topic_changes)
         self._await_configs(broker_changes, topic_changes)
 
-    def _await_configs(self, brokers: dict[BrokerId, dict[str, str | None]],
-                       topics: dict[str, dict[str, str | None]], timeout_s: float = 15.0) -> None:
+    def _await_configs(
+        self,
+        brokers: dict[BrokerId, dict[str, str | None]],
+        topics: dict[str, dict[str, str | None]],
+        timeout_s: float = 15.0,
+    ) -> None:
         """Wait until every broker reports the throttle it was given: brokers apply dynamic
         configs a moment after the change, and a wave submitted before would copy unthrottled."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             got = self.cluster.describe_configs(tuple(brokers), tuple(topics))
-            if (all(got.brokers.get(str(b), {}).get(k) == v for b, c in brokers.items() for k, v in c.items())
-                    and all(got.topics.get(t, {}).get(k) == v for t, c in topics.items() for k, v in c.items())):
+            if all(got.brokers.get(str(b), {}).get(k) == v for b, c in brokers.items() for k, v in c.items()) and all(
+                got.topics.get(t, {}).get(k) == v for t, c in topics.items() for k, v in c.items()
+            ):
                 return
             time.sleep(min(self.poll_s, 0.2))
-        raise ClusterUnavailable("The throttle was set but the brokers do not report it yet; the wave waits.",
-                                 "The console checks again at its next step.")
+        raise ClusterUnavailable(
+            "The throttle was set but the brokers do not report it yet; the wave waits.",
+            "The console checks again at its next step.",
+        )
 
     def unthrottle(self, run: Run) -> None:
         """Take away everything this run set (for an abandoned run); see :meth:`_unthrottle`."""
@@ -488,8 +697,10 @@ class Executor:
             return
         fresh = self.cluster.snapshot()
         if fresh.status.configs is not SourceStatus.OK or fresh.status.metadata is not SourceStatus.OK:
-            raise ClusterUnavailable("The throttles could not be read, so they were not taken off yet.",
-                                     "The console tries again at its next step.")
+            raise ClusterUnavailable(
+                "The throttles could not be read, so they were not taken off yet.",
+                "The console tries again at its next step.",
+            )
         topics_now = fresh.throttles.topic_map()
         live = {str(b.id) for b in fresh.brokers if b.live}
         everyone = self.store.runs.ledger()
@@ -516,29 +727,55 @@ class Executor:
             elif e.name in live:  # a broker that is down keeps its entry open for the sweeper
                 broker_changes.setdefault(BrokerId(int(e.name)), {})[e.key] = before
                 done.append(e.id)
-        request = {"run": run.id, "wave": wave, "brokers": {str(b): c for b, c in broker_changes.items()},
-                   "topics": topic_changes}
-        intent = self.store.audit.record(self.user, run.cluster, "throttle-removed", request, "sending",
-                                         plan_hash=run.plan_hash)
+        request = {
+            "run": run.id,
+            "wave": wave,
+            "brokers": {str(b): c for b, c in broker_changes.items()},
+            "topics": topic_changes,
+        }
+        intent = self.store.audit.record(
+            self.user, run.cluster, "throttle-removed", request, "sending", plan_hash=run.plan_hash
+        )
         self._configs(run, "throttle-removed", intent, broker_changes, topic_changes)
         with self.store.transaction():
             for i in done:
                 self.store.runs.ledger_restored(i)
 
-    def _configs(self, run: Run, action: str, intent: int, brokers: dict[BrokerId, dict[str, str | None]],
-                 topics: dict[str, dict[str, str | None]]) -> None:
+    def _configs(
+        self,
+        run: Run,
+        action: str,
+        intent: int,
+        brokers: dict[BrokerId, dict[str, str | None]],
+        topics: dict[str, dict[str, str | None]],
+    ) -> None:
         """IncrementalAlterConfigs, its answer recorded against its intent."""
         try:
             self.cluster.alter_configs(brokers, topics)
         except ConsoleError as e:
             self._answer_failed(run, action, {"brokers": sorted(brokers), "topics": sorted(topics)}, intent, e)
             raise
-        self.store.audit.record(self.user, run.cluster, action, {"brokers": sorted(brokers), "topics": sorted(topics)},
-                                "applied", ref=intent, plan_hash=run.plan_hash)
+        self.store.audit.record(
+            self.user,
+            run.cluster,
+            action,
+            {"brokers": sorted(brokers), "topics": sorted(topics)},
+            "applied",
+            ref=intent,
+            plan_hash=run.plan_hash,
+        )
 
     def _answer_failed(self, run: Run, action: str, request: object, intent: int, e: ConsoleError) -> None:
-        self.store.audit.record(self.user, run.cluster, action, request, "failed", ref=intent, plan_hash=run.plan_hash,
-                                response={"error": e.message, "hint": e.hint})
+        self.store.audit.record(
+            self.user,
+            run.cluster,
+            action,
+            request,
+            "failed",
+            ref=intent,
+            plan_hash=run.plan_hash,
+            response={"error": e.message, "hint": e.hint},
+        )
 
     def _fail(self, run: Run, why: str) -> Step:
         try:
@@ -551,8 +788,15 @@ class Executor:
         """End ``run`` as ``how`` (its throttles off first); for operations such as abandon."""
         return self._finish(run, how, request=request)
 
-    def _finish(self, run: Run, how: RunState, unthrottle: bool = True, request: dict[str, object] | None = None,
-                response: object = None, did: str | None = None) -> Step:
+    def _finish(
+        self,
+        run: Run,
+        how: RunState,
+        unthrottle: bool = True,
+        request: dict[str, object] | None = None,
+        response: object = None,
+        did: str | None = None,
+    ) -> Step:
         if unthrottle:
             self._unthrottle(run, None)
         end = wave_end_for(how)
@@ -564,8 +808,15 @@ class Executor:
                 if w.state.open:
                     self.store.runs.set_wave(run.id, w.number, end)
             self.store.runs.set_state(run.id, how)
-            self.store.audit.record(self.user, run.cluster, f"run-{how}", {"run": run.id, **(request or {})}, how.value,
-                                    plan_hash=run.plan_hash, response=response)
+            self.store.audit.record(
+                self.user,
+                run.cluster,
+                f"run-{how}",
+                {"run": run.id, **(request or {})},
+                how.value,
+                plan_hash=run.plan_hash,
+                response=response,
+            )
         self.store.runs.release(run.id, self.owner)
         return Step(self.store.runs.require(run.id), None, did or f"run {how}")
 

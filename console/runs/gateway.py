@@ -9,7 +9,8 @@ through an in-memory fake that simulates a controller.
 
 from __future__ import annotations
 
-from typing import Collection, Iterable, Mapping, Protocol
+from collections.abc import Collection, Iterable, Mapping
+from typing import Protocol
 
 from console.adapters.records import Configs
 from console.core.model import BrokerId, ClusterState, Outcome, TopicPartition
@@ -88,6 +89,8 @@ class LiveGateway:
         if self.reader.zookeeper is None:
             from console.core.errors import ConfigError
 
-            raise ConfigError("The ZooKeeper path needs the cluster's ZooKeeper connect string.",
-                              "Give --zookeeper (or configure it for the cluster).")
+            raise ConfigError(
+                "The ZooKeeper path needs the cluster's ZooKeeper connect string.",
+                "Give --zookeeper (or configure it for the cluster).",
+            )
         self.reader.zookeeper.create_reassignment(dict(targets))

@@ -24,17 +24,28 @@ import re
 import secrets
 import time
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Iterable, Mapping
 
 from console.access.auth import Identity, Users, approval_problem
 from console.core.calibration import Calibration, Estimate
 from console.core.errors import ConfigError, ConsoleError, PartiallyApplied
 from console.core.format import ids_text, plural
 from console.core.limits import FOLLOWER_RATE
-from console.core.model import (BrokerId, ClusterState, Finding, Outcome, Partition, Severity, TopicPartition, cluster_key,
-                                outcome_word, partition_name, split_outcomes)
+from console.core.model import (
+    BrokerId,
+    ClusterState,
+    Finding,
+    Outcome,
+    Partition,
+    Severity,
+    TopicPartition,
+    cluster_key,
+    outcome_word,
+    partition_name,
+    split_outcomes,
+)
 from console.core.states import RunState, SubmitPath
 from console.plans.diff import diff, first_replica_changes
 from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
@@ -80,8 +91,13 @@ class Preflight:
         return sum(map(len, self.waves))
 
 
-def preflight(state: ClusterState, plan: Plan, limits: WaveLimits = WaveLimits(), rate: int | None = None,
-              calibration: Calibration | None = None) -> Preflight:
+def preflight(
+    state: ClusterState,
+    plan: Plan,
+    limits: WaveLimits = WaveLimits(),
+    rate: int | None = None,
+    calibration: Calibration | None = None,
+) -> Preflight:
     d = diff(state, plan)
     waves = plan_waves(state, plan, limits)
     return Preflight(validate(state, plan, d), waves, d.bytes_to_copy, estimate_run(state, waves, rate, calibration))
@@ -93,7 +109,9 @@ def two_person_problem(store: Store, users: Users | None, plan_id: int | None, p
     if users is None or not users.two_person_rule:
         return None
     if plan_id is None:
-        return "The two-person rule is on: save the plan so that someone else can approve it, and submit the saved plan."
+        return (
+            "The two-person rule is on: save the plan so that someone else can approve it, and submit the saved plan."
+        )
     saved = store.plans.load(plan_id)
     if saved is None:
         return f"Plan {plan_id} is not in the store."
@@ -103,9 +121,18 @@ def two_person_problem(store: Store, users: Users | None, plan_id: int | None, p
     return approval_problem(saved.summary.author, store.plans.approvals(plan_id), digest)
 
 
-def start_run(store: Store, cluster: ClusterGateway, user: str, state: ClusterState, plan: Plan, name: str,
-              rate: int | None = None, limits: WaveLimits = WaveLimits(), path: SubmitPath = SubmitPath.API,
-              elect_leaders: bool | None = None) -> int:
+def start_run(
+    store: Store,
+    cluster: ClusterGateway,
+    user: str,
+    state: ClusterState,
+    plan: Plan,
+    name: str,
+    rate: int | None = None,
+    limits: WaveLimits = WaveLimits(),
+    path: SubmitPath = SubmitPath.API,
+    elect_leaders: bool | None = None,
+) -> int:
     """Record a run of ``plan`` (refused when another active run moves the same partitions, with
     :class:`console.core.errors.ConflictError`); a worker drives it from there. The caller ran
     :func:`preflight` and had it confirmed. ``path`` ZOOKEEPER submits through the pre-2.4 znode
@@ -115,8 +142,10 @@ def start_run(store: Store, cluster: ClusterGateway, user: str, state: ClusterSt
     if elect_leaders is None:
         elect_leaders = first_replica_changes(state, plan)
     if path is SubmitPath.ZOOKEEPER and not cluster.has_zookeeper:
-        raise ConfigError("The ZooKeeper path needs the cluster's ZooKeeper connect string.",
-                          "Give --zookeeper (or configure it for the cluster).")
+        raise ConfigError(
+            "The ZooKeeper path needs the cluster's ZooKeeper connect string.",
+            "Give --zookeeper (or configure it for the cluster).",
+        )
     if rate is not None:
         _positive_rate(rate)
     waves = plan_waves(state, plan, limits)
@@ -124,13 +153,37 @@ def start_run(store: Store, cluster: ClusterGateway, user: str, state: ClusterSt
     digest = plan_hash(plan, text)
     key = cluster_key(state, cluster.name)
     with store.transaction():
-        run_id = store.runs.create(NewRun(
-            key, name, user, text, rollback(state, plan).to_json(), digest, [Plan(w).to_json() for w in waves],
-            [e.key for w in waves for e in w], rate, RunLimits(limits.moves_per_broker, limits.partitions, limits.bytes),
-            path, elect_leaders))
-        store.audit.record(user, key, "submit", {"run": run_id, "name": name, "waves": len(waves), "rate": rate,
-                                                 "path": path.value, "elect_leaders": elect_leaders},
-                           "run recorded", plan_hash=digest)
+        run_id = store.runs.create(
+            NewRun(
+                key,
+                name,
+                user,
+                text,
+                rollback(state, plan).to_json(),
+                digest,
+                [Plan(w).to_json() for w in waves],
+                [e.key for w in waves for e in w],
+                rate,
+                RunLimits(limits.moves_per_broker, limits.partitions, limits.bytes),
+                path,
+                elect_leaders,
+            )
+        )
+        store.audit.record(
+            user,
+            key,
+            "submit",
+            {
+                "run": run_id,
+                "name": name,
+                "waves": len(waves),
+                "rate": rate,
+                "path": path.value,
+                "elect_leaders": elect_leaders,
+            },
+            "run recorded",
+            plan_hash=digest,
+        )
     return run_id
 
 
@@ -147,8 +200,9 @@ def approve(store: Store, user: str, cluster_id: str, plan_id: int) -> None:
         store.audit.record(user, cluster_id, "approve", {"plan": plan_id}, "approved", plan_hash=digest)
 
 
-def save_plan(store: Store, user: str, state: ClusterState, cluster_name: str, name: str, plan: Plan,
-              report: Report | None = None) -> int:
+def save_plan(
+    store: Store, user: str, state: ClusterState, cluster_name: str, name: str, plan: Plan, report: Report | None = None
+) -> int:
     """Save a draft (or overwrite the cluster's plan of that name) with its rollback against
     ``state`` and the basis for the stale check, and a generated plan's quality ``report``;
     returns its id."""
@@ -157,8 +211,15 @@ def save_plan(store: Store, user: str, state: ClusterState, cluster_name: str, n
     if report is not None:
         detail |= {"generated": report.goal, "moved_replicas": report.moved_replicas, "moved_bytes": report.moved_bytes}
     with store.transaction():
-        plan_id = store.plans.save(name, key, plan, rollback(state, plan), user, state.fingerprint(),
-                                   report_json=None if report is None else json.dumps(report.to_dict()))
+        plan_id = store.plans.save(
+            name,
+            key,
+            plan,
+            rollback(state, plan),
+            user,
+            state.fingerprint(),
+            report_json=None if report is None else json.dumps(report.to_dict()),
+        )
         store.audit.record(user, key, "plan-saved", {**detail, "plan": plan_id}, "saved", plan_hash=plan_hash(plan))
     return plan_id
 
@@ -178,8 +239,14 @@ def rebased_name(name: str, taken: Iterable[str]) -> str:
     return f"{base} (up to date, v{version + 1})"
 
 
-def save_rebased_plan(store: Store, user: str, state: ClusterState, cluster_name: str, parent_id: int,
-                      options: RebaseOptions | None = None) -> int:
+def save_rebased_plan(
+    store: Store,
+    user: str,
+    state: ClusterState,
+    cluster_name: str,
+    parent_id: int,
+    options: RebaseOptions | None = None,
+) -> int:
     """Bring saved plan ``parent_id`` up to date against ``state`` (:func:`console.plans.rebase.rebase`:
     the same targets, the current replicas as the basis, optionally without completed or gone
     partitions) and save it as a new plan linked to it, under a new version name (never over
@@ -189,18 +256,31 @@ def save_rebased_plan(store: Store, user: str, state: ClusterState, cluster_name
         raise ConfigError(f"Plan {parent_id} is not in the store.", "Pick a saved plan.")
     report = rebase(state, parent.plan, options)
     if not report.plan.entries:
-        raise ConfigError(f"Nothing is left of plan {parent_id} once brought up to date ({report.counts_text()}).",
-                          "Nothing to save: keep the completed or gone partitions, or draft a new plan.")
+        raise ConfigError(
+            f"Nothing is left of plan {parent_id} once brought up to date ({report.counts_text()}).",
+            "Nothing to save: keep the completed or gone partitions, or draft a new plan.",
+        )
     key = cluster_key(state, cluster_name)
     with store.transaction():
         name = rebased_name(parent.summary.name, (s.name for s in store.plans.list(key)))
-        plan_id = store.plans.save(name, key, report.plan, rollback(state, report.plan), user, state.fingerprint(),
-                                   parent_id=parent_id)
-        store.audit.record(user, key, "plan-rebased",
-                           {"plan": plan_id, "from": parent_id, "name": name, "partitions": len(report.plan),
-                            "dropped": len(report.dropped),
-                            "since": {k.value: n for k, n in report.counts.items() if n}},
-                           "saved", plan_hash=plan_hash(report.plan))
+        plan_id = store.plans.save(
+            name, key, report.plan, rollback(state, report.plan), user, state.fingerprint(), parent_id=parent_id
+        )
+        store.audit.record(
+            user,
+            key,
+            "plan-rebased",
+            {
+                "plan": plan_id,
+                "from": parent_id,
+                "name": name,
+                "partitions": len(report.plan),
+                "dropped": len(report.dropped),
+                "since": {k.value: n for k, n in report.counts.items() if n},
+            },
+            "saved",
+            plan_hash=plan_hash(report.plan),
+        )
     return plan_id
 
 
@@ -236,8 +316,9 @@ def stop(store: Store, user: str, run_id: int) -> None:
     _change(store, user, run_id, RunState.STOPPING)
 
 
-def change_throttle(store: Store, cluster: ClusterGateway, user: str, run_id: int, rate: int,
-                    confirm_s: float = 10.0) -> dict[str, str | None]:
+def change_throttle(
+    store: Store, cluster: ClusterGateway, user: str, run_id: int, rate: int, confirm_s: float = 10.0
+) -> dict[str, str | None]:
     """Change the throttle of an active run: the brokers its running wave throttles get the new
     rate at once, later waves are throttled at it. Returns the follower rate each of those brokers
     reports afterwards (read back for up to ``confirm_s``)."""
@@ -245,8 +326,10 @@ def change_throttle(store: Store, cluster: ClusterGateway, user: str, run_id: in
     with store.transaction():
         run = store.runs.require(run_id)
         if not run.active:
-            raise ConfigError(f"Run {run_id} is {run.state}: its throttle cannot change.",
-                              "List the runs with `python -m console runs`.")
+            raise ConfigError(
+                f"Run {run_id} is {run.state}: its throttle cannot change.",
+                "List the runs with `python -m console runs`.",
+            )
         brokers = sorted({e.name for e in store.runs.ledger(run_id) if e.kind == "broker"})
         store.runs.set_rate(run_id, rate)
         request = {"run": run_id, "rate": rate, "brokers": brokers}
@@ -254,8 +337,16 @@ def change_throttle(store: Store, cluster: ClusterGateway, user: str, run_id: in
     try:
         Executor(store, cluster, user).apply_rate(run, rate)
     except ConsoleError as e:
-        store.audit.record(user, run.cluster, "throttle-rate", request, "failed", ref=intent, plan_hash=run.plan_hash,
-                           response={"error": e.message})
+        store.audit.record(
+            user,
+            run.cluster,
+            "throttle-rate",
+            request,
+            "failed",
+            ref=intent,
+            plan_hash=run.plan_hash,
+            response={"error": e.message},
+        )
         raise
     store.audit.record(user, run.cluster, "throttle-rate", request, "applied", ref=intent, plan_hash=run.plan_hash)
     ids = tuple(BrokerId(int(b)) for b in brokers)
@@ -290,9 +381,14 @@ class CancelVerdict(StrEnum):
     AT_RISK = "not sent: its original replicas are all out of sync now (needs the override)"
 
 
-_SHORT = {CancelVerdict.CANCELLED: "cancelled", CancelVerdict.ACCEPTED: "accepted (still leaving the list)",
-          CancelVerdict.REJECTED: "rejected", CancelVerdict.COMPLETED: "already completed (they stay moved)",
-          CancelVerdict.GONE: "no longer in flight", CancelVerdict.AT_RISK: "not sent (at risk)"}
+_SHORT = {
+    CancelVerdict.CANCELLED: "cancelled",
+    CancelVerdict.ACCEPTED: "accepted (still leaving the list)",
+    CancelVerdict.REJECTED: "rejected",
+    CancelVerdict.COMPLETED: "already completed (they stay moved)",
+    CancelVerdict.GONE: "no longer in flight",
+    CancelVerdict.AT_RISK: "not sent (at risk)",
+}
 
 
 @dataclass(frozen=True)
@@ -316,8 +412,16 @@ class CancelReport:
         return "; ".join(parts) + took + "."
 
 
-def cancel_seen(store: Store, cluster: ClusterGateway, user: str, cluster_id: str, seen: CancelPlan,
-                ours: dict[TopicPartition, int], force_at_risk: bool = False, wait_s: float = 60.0) -> CancelReport:
+def cancel_seen(
+    store: Store,
+    cluster: ClusterGateway,
+    user: str,
+    cluster_id: str,
+    seen: CancelPlan,
+    ours: dict[TopicPartition, int],
+    force_at_risk: bool = False,
+    wait_s: float = 60.0,
+) -> CancelReport:
     """Cancel the set the operator saw (``seen``, planned when the dialog opened or the command
     read the cluster) as the cluster is now: partitions that completed meanwhile stay moved,
     those no longer in flight are left alone, the rest are cancelled. Never a silent no-op: every
@@ -330,13 +434,19 @@ def cancel_seen(store: Store, cluster: ClusterGateway, user: str, cluster_id: st
         q = index.get(p.key)
         if q is not None and q.reassigning:
             if not force_at_risk and not set(q.original) & set(q.isr):
-                verdicts[p.key] = (CancelVerdict.AT_RISK, f"original replicas {ids_text(q.original)}, in sync {ids_text(q.isr)}")
+                verdicts[p.key] = (
+                    CancelVerdict.AT_RISK,
+                    f"original replicas {ids_text(q.original)}, in sync {ids_text(q.isr)}",
+                )
             else:
                 send.append(q)
         elif q is not None and q.replicas == p.target:
             verdicts[p.key] = (CancelVerdict.COMPLETED, f"now on {ids_text(q.replicas)}")
         else:
-            verdicts[p.key] = (CancelVerdict.GONE, f"now on {ids_text(q.replicas)}" if q is not None else "partition gone")
+            verdicts[p.key] = (
+                CancelVerdict.GONE,
+                f"now on {ids_text(q.replicas)}" if q is not None else "partition gone",
+            )
     not_sent = {partition_name(*k): v.name.lower() for k, (v, _) in verdicts.items()}
     asked: dict[str, object] = {"asked": [[t, p] for t, p in (x.key for x in seen.cancel)], "not_sent": not_sent}
     result = None
@@ -348,14 +458,23 @@ def cancel_seen(store: Store, cluster: ClusterGateway, user: str, cluster_id: st
         for o in result.rejected:
             verdicts[o.key] = (CancelVerdict.REJECTED, f"{o.code}: {o.message}")
     else:
-        store.audit.record(user, cluster_id, "cancel", {"cancel": [], **asked}, "nothing left to cancel",
-                           response=not_sent)
+        store.audit.record(
+            user, cluster_id, "cancel", {"cancel": [], **asked}, "nothing left to cancel", response=not_sent
+        )
     order = [p.key for p in seen.cancel]
     return CancelReport(tuple((k, *verdicts[k]) for k in order if k in verdicts), result)
 
 
-def cancel(store: Store, cluster: ClusterGateway, user: str, cluster_id: str, plan: CancelPlan,
-           ours: dict[TopicPartition, int], wait_s: float = 60.0, note: Mapping[str, object] | None = None) -> CancelResult:
+def cancel(
+    store: Store,
+    cluster: ClusterGateway,
+    user: str,
+    cluster_id: str,
+    plan: CancelPlan,
+    ours: dict[TopicPartition, int],
+    wait_s: float = 60.0,
+    note: Mapping[str, object] | None = None,
+) -> CancelResult:
     """Send ``plan`` (audited before and after), wait up to ``wait_s`` for the partitions to leave
     ListPartitionReassignments, then clean up after the console's runs among them (their
     throttles come off, they end as cancelled). ``note`` goes into the audited request."""
@@ -366,13 +485,27 @@ def cancel(store: Store, cluster: ClusterGateway, user: str, cluster_id: str, pl
         outcomes = cluster.alter_reassignments(plan.targets)
     except ConsoleError as e:
         done = e.outcomes if isinstance(e, PartiallyApplied) else {}
-        store.audit.record(user, cluster_id, "cancel", request, "failed", ref=intent,
-                           response={"error": e.message, "outcomes": [o.to_dict() for o in done.values()]})
+        store.audit.record(
+            user,
+            cluster_id,
+            "cancel",
+            request,
+            "failed",
+            ref=intent,
+            response={"error": e.message, "outcomes": [o.to_dict() for o in done.values()]},
+        )
         raise
     took = time.perf_counter() - t0
     accepted, rejected = split_outcomes(outcomes.values())
-    store.audit.record(user, cluster_id, "cancel", request, outcome_word(len(accepted), len(rejected)), ref=intent,
-                       response=[o.to_dict() for o in outcomes.values()])
+    store.audit.record(
+        user,
+        cluster_id,
+        "cancel",
+        request,
+        outcome_word(len(accepted), len(rejected)),
+        ref=intent,
+        response=[o.to_dict() for o in outcomes.values()],
+    )
     waiting = {o.key for o in accepted}
     deadline = time.monotonic() + wait_s
     while waiting and wait_s > 0 and time.monotonic() < deadline:
@@ -390,29 +523,39 @@ def cancel(store: Store, cluster: ClusterGateway, user: str, cluster_id: str, pl
         except ConsoleError:
             pass  # its worker cleans up at its next step
     if wait_s > 0:
-        store.audit.record(user, cluster_id, "cancel-complete", request,
-                           "left the in-flight list" if not waiting else "still in flight", ref=intent,
-                           response={"left": left, "still_in_flight": sorted(waiting)})
+        store.audit.record(
+            user,
+            cluster_id,
+            "cancel-complete",
+            request,
+            "left the in-flight list" if not waiting else "still in flight",
+            ref=intent,
+            response={"left": left, "still_in_flight": sorted(waiting)},
+        )
     return CancelResult(tuple(accepted), tuple(rejected), took, left, tuple(sorted(waiting)))
 
 
-def abandon(store: Store, cluster: ClusterGateway, user: str, run_id: int, why: str = "",
-            cancel_reassignments: bool = False) -> tuple[Step, CancelReport | None]:
+def abandon(
+    store: Store, cluster: ClusterGateway, user: str, run_id: int, why: str = "", cancel_reassignments: bool = False
+) -> tuple[Step, CancelReport | None]:
     """Stop driving an active run for good: its throttles come off through the ledger and its
     unfinished waves are skipped. The reassignments it started are left as they are, unless
     ``cancel_reassignments``: then they are cancelled too (back to their original replicas)."""
     run = store.runs.require(run_id)
     if not run.active:
-        raise ConfigError(f"Run {run_id} is {run.state}: there is nothing to abandon.",
-                          "List the runs with `python -m console runs`.")
+        raise ConfigError(
+            f"Run {run_id} is {run.state}: there is nothing to abandon.", "List the runs with `python -m console runs`."
+        )
     moving = [k for k, r in store.runs.active_partitions(run.cluster).items() if r == run_id]
-    step = Executor(store, cluster, user).finish(run, RunState.ABANDONED,
-                                                {"why": why, "cancel_reassignments": cancel_reassignments})
+    step = Executor(store, cluster, user).finish(
+        run, RunState.ABANDONED, {"why": why, "cancel_reassignments": cancel_reassignments}
+    )
     report = None
     if cancel_reassignments and moving:
         state = cluster.snapshot()
-        report = cancel_seen(store, cluster, user, run.cluster, plan_cancel(state, moving, include_others=True), {},
-                             wait_s=30.0)
+        report = cancel_seen(
+            store, cluster, user, run.cluster, plan_cancel(state, moving, include_others=True), {}, wait_s=30.0
+        )
     return step, report
 
 
@@ -423,10 +566,17 @@ def rollback_as_plan(store: Store, user: str, state: ClusterState, cluster_name:
     back = parse_plan(run.rollback_json).with_basis(state)
     key = cluster_key(state, cluster_name)
     with store.transaction():
-        plan_id = store.plans.save(f"rollback of run {run.id}", key, back, parse_plan(run.plan_json), user,
-                                   state.fingerprint())
-        store.audit.record(user, key, "rollback-drafted", {"run": run_id, "plan": plan_id}, "saved for review",
-                           plan_hash=plan_hash(back))
+        plan_id = store.plans.save(
+            f"rollback of run {run.id}", key, back, parse_plan(run.plan_json), user, state.fingerprint()
+        )
+        store.audit.record(
+            user,
+            key,
+            "rollback-drafted",
+            {"run": run_id, "plan": plan_id},
+            "saved for review",
+            plan_hash=plan_hash(back),
+        )
     return plan_id
 
 
@@ -441,7 +591,10 @@ def sweep(store: Store, cluster: ClusterGateway, user: str, leftovers: Iterable[
         elif lo.name.isdigit():  # "<default>" broker configs are not the console's to remove
             brokers[BrokerId(int(lo.name))][lo.key] = None
     key = cluster_key(cluster.snapshot(), cluster.name)
-    request = {"brokers": {str(b): sorted(k) for b, k in brokers.items()}, "topics": {t: sorted(k) for t, k in topics.items()}}
+    request = {
+        "brokers": {str(b): sorted(k) for b, k in brokers.items()},
+        "topics": {t: sorted(k) for t, k in topics.items()},
+    }
     intent = store.audit.record(user, key, "throttle-sweep", request, "sending")
     cluster.alter_configs(brokers, topics)
     swept = {(lo.kind, lo.name, lo.key) for lo in chosen}
@@ -471,16 +624,21 @@ def sign_in(store: Store, users: Users, name: str, password: str, ttl_s: float) 
     seconds (audited); None, audited as refused, for an unknown user or a wrong password."""
     who = users.login(name, password)
     if who is None:
-        store.audit.record(name.strip()[:100] or "(no name)", CONSOLE_WIDE, "sign-in", {"source": "users file"},
-                           "refused")
+        store.audit.record(
+            name.strip()[:100] or "(no name)", CONSOLE_WIDE, "sign-in", {"source": "users file"}, "refused"
+        )
         return None
     token = secrets.token_urlsafe(32)
     now = time.time()
     with store.transaction():
         session = store.sessions.create(token, who.name, now + ttl_s, now)
-        store.audit.record(who.name, CONSOLE_WIDE, "sign-in",
-                           {"source": "users file", "session": session.ref, "hours": round(ttl_s / 3600, 2)},
-                           "signed in")
+        store.audit.record(
+            who.name,
+            CONSOLE_WIDE,
+            "sign-in",
+            {"source": "users file", "session": session.ref, "hours": round(ttl_s / 3600, 2)},
+            "signed in",
+        )
     return SignedIn(who, token, session.expires_at)
 
 
@@ -528,7 +686,7 @@ def autosave_stack(store: Store, user: str, cluster_id: str, steps: list[Plan | 
     (a draft started before signing in, adopted by the user who signed in)."""
     top = steps[-1] if steps else None
     keep = undo_steps_kept(len(top) if top is not None else 0)
-    kept = steps[-keep - 1:]
+    kept = steps[-keep - 1 :]
     store.drafts.replace(user, cluster_id, kept, base + len(steps) - len(kept))
 
 

@@ -6,8 +6,8 @@ flight (:class:`CopyTracker`)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping, Sequence
 
 from console.core.calibration import Calibration, Estimate, receive_time
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE
@@ -55,8 +55,12 @@ def load_of(moves: Iterable[tuple[Sequence[BrokerId], int | None, BrokerId | Non
     return WaveLoad(copy, frozenset(senders), receivers)
 
 
-def estimate_run(state: ClusterState, waves: Iterable[tuple[PlanEntry, ...]], rate: int | None,
-                 calibration: Calibration | None = None) -> Estimate | None:
+def estimate_run(
+    state: ClusterState,
+    waves: Iterable[tuple[PlanEntry, ...]],
+    rate: int | None,
+    calibration: Calibration | None = None,
+) -> Estimate | None:
     """Before a run: the waves one after the other (:func:`estimate_waves`); None when a size is unknown."""
     loads = []
     for w in waves:
@@ -67,7 +71,9 @@ def estimate_run(state: ClusterState, waves: Iterable[tuple[PlanEntry, ...]], ra
     return estimate_waves(loads, rate, calibration)
 
 
-def estimate_waves(waves: Iterable[WaveLoad], rate: int | None, calibration: Calibration | None = None) -> Estimate | None:
+def estimate_waves(
+    waves: Iterable[WaveLoad], rate: int | None, calibration: Calibration | None = None
+) -> Estimate | None:
     """The waves one after the other. A wave whose destination brokers have history in
     ``calibration`` takes as long as its slowest broker needs to receive its bytes at the rate it
     showed in the past (:func:`console.core.calibration.receive_time`). Otherwise the wave copies
@@ -109,7 +115,7 @@ class Progress:
             seen = self.last_growth.get((t, p, r.broker))
             if seen is None or now > seen[0]:
                 self.last_growth[(t, p, r.broker)] = (now, state.taken_at)
-        self.samples = (self.samples + [(state.taken_at, copied)])[-30:]
+        self.samples = ([*self.samples, (state.taken_at, copied)])[-30:]
 
     def rate(self) -> float | None:
         """Bytes per second over the samples kept (up to 30), when the copy has grown."""
@@ -123,7 +129,12 @@ class Progress:
         out = []
         for (t, p, b), (_, since) in self.last_growth.items():
             part = state.partition_index.get((t, p))
-            if part is not None and b in part.adding and b not in part.isr and state.taken_at - since > self.stuck_after_s:
+            if (
+                part is not None
+                and b in part.adding
+                and b not in part.isr
+                and state.taken_at - since > self.stuck_after_s
+            ):
                 out.append(f"{t}-{p} on broker {b} (no progress for {state.taken_at - since:.0f} s)")
         return out
 
@@ -148,8 +159,6 @@ def bytes_left(state: ClusterState, keys: Iterable[tuple[str, int]]) -> int | No
     return left
 
 
-
-
 def waiting_on(state: ClusterState, keys: Iterable[tuple[str, int]]) -> list[str]:
     """What the unfinished partitions of ``keys`` wait on, most telling first: adding replicas on a
     broker that is down, a throttle of 0 on a broker taking part, no leader, or adding replicas
@@ -172,7 +181,9 @@ def waiting_on(state: ClusterState, keys: Iterable[tuple[str, int]]) -> list[str
             broker = state.broker(b)
             if broker is None or not broker.live:
                 down.setdefault(b, []).append(p.name)
-            elif rates.get(str(b), {}).get(FOLLOWER_RATE) == "0" or rates.get(str(p.leader), {}).get(LEADER_RATE) == "0":
+            elif (
+                rates.get(str(b), {}).get(FOLLOWER_RATE) == "0" or rates.get(str(p.leader), {}).get(LEADER_RATE) == "0"
+            ):
                 zero.setdefault(b if rates.get(str(b), {}).get(FOLLOWER_RATE) == "0" else p.leader, []).append(p.name)
             else:
                 slow.append(f"{p.name} on broker {b}")
@@ -230,9 +241,9 @@ class CopyTracker:
                     samples = self._samples.get(key, [])
                     if samples and r.copied_bytes < samples[-1][1]:
                         samples = []  # the copy started over
-                    samples = samples + [(now, r.copied_bytes)]
+                    samples = [*samples, (now, r.copied_bytes)]
                     recent = [s for s in samples[:-2] if now - s[0] <= self.window_s] + samples[-2:]
-                    kept[key] = recent[-self.max_samples:]
+                    kept[key] = recent[-self.max_samples :]
             self._samples = kept
         return True
 

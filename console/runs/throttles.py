@@ -10,8 +10,8 @@ ones; the rate goes on every live broker taking part. Lists are merged with what
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from console.core.limits import ALL_REPLICAS, FOLLOWER_LIST, LEADER_LIST
 from console.core.model import BrokerId, ClusterState
@@ -41,8 +41,10 @@ def wave_throttle(state: ClusterState, entries: Iterable[PlanEntry]) -> Throttle
         brokers.update(c.current)
         brokers.update(c.adding)
     live = {b.id for b in state.brokers if b.live}
-    return Throttle({t: {k: frozenset(v) for k, v in keys.items() if v} for t, keys in topics.items()},
-                    frozenset(b for b in brokers if b in live))
+    return Throttle(
+        {t: {k: frozenset(v) for k, v in keys.items() if v} for t, keys in topics.items()},
+        frozenset(b for b in brokers if b in live),
+    )
 
 
 def _entries(value: str | None) -> set[str]:
@@ -90,10 +92,16 @@ def leftover_throttles(state: ClusterState) -> list[Leftover]:
     rates on brokers no in-flight partition involves (every throttle, when nothing is in flight)."""
     busy_topics = {p.topic for p in state.in_flight}
     busy_brokers = {str(b) for p in state.in_flight for b in p.replicas}
-    out = [Leftover("topic", t, k, v) for t, keys in state.throttles.topic_map().items() if t not in busy_topics
-           for k, v in sorted(keys.items())]
-    out += [Leftover("broker", b, k, v) for b, keys in state.throttles.broker_map().items()
-            if b not in busy_brokers for k, v in sorted(keys.items())]
+    out = [
+        Leftover("topic", t, k, v)
+        for t, keys in state.throttles.topic_map().items()
+        if t not in busy_topics
+        for k, v in sorted(keys.items())
+    ]
+    out += [
+        Leftover("broker", b, k, v)
+        for b, keys in state.throttles.broker_map().items()
+        if b not in busy_brokers
+        for k, v in sorted(keys.items())
+    ]
     return out
-
-

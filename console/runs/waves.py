@@ -8,11 +8,11 @@ as the limits allow. Entries that change nothing are not sent.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from console.core.limits import REQUEST_LIMIT
-from console.core.model import BrokerId, ClusterState
+from console.core.model import ClusterState
 from console.plans.diff import ChangeKind, change_of
 from console.plans.plan import Plan, PlanEntry
 from console.runs.progress import estimate_seconds
@@ -34,7 +34,7 @@ def plan_waves(state: ClusterState, plan: Plan, limits: WaveLimits = WaveLimits(
         if c.kind not in (ChangeKind.NONE, ChangeKind.UNKNOWN):
             moving.append((e, c.adding, c.bytes_to_copy))
     waves: list[list[PlanEntry]] = []
-    for (e, _, _), w in zip(moving, first_fit([(adding, copy) for _, adding, copy in moving], limits)):
+    for (e, _, _), w in zip(moving, first_fit([(adding, copy) for _, adding, copy in moving], limits), strict=False):
         if w == len(waves):
             waves.append([])
         waves[w].append(e)
@@ -54,9 +54,11 @@ def first_fit(moves: Iterable[tuple[Sequence[int], int]], limits: WaveLimits = W
         while open_from < len(count) and count[open_from] >= per_request:
             open_from += 1
         for w in range(open_from, len(count)):
-            if (count[w] < per_request
-                    and all(load[w].get(b, 0) < limits.moves_per_broker for b in adding)
-                    and (limits.bytes is None or not count[w] or size[w] + copy <= limits.bytes)):
+            if (
+                count[w] < per_request
+                and all(load[w].get(b, 0) < limits.moves_per_broker for b in adding)
+                and (limits.bytes is None or not count[w] or size[w] + copy <= limits.bytes)
+            ):
                 break
         else:
             count.append(0)
@@ -71,7 +73,9 @@ def first_fit(moves: Iterable[tuple[Sequence[int], int]], limits: WaveLimits = W
     return out
 
 
-def plan_estimate(state: ClusterState, plan: Plan, throttle: int | None, limits: WaveLimits = WaveLimits()) -> float | None:
+def plan_estimate(
+    state: ClusterState, plan: Plan, throttle: int | None, limits: WaveLimits = WaveLimits()
+) -> float | None:
     """Seconds a run of ``plan`` would take at ``throttle`` within ``limits`` (the submit dialog's
     estimate); None when unthrottled or sizes are unknown."""
     return estimate_seconds(state, plan_waves(state, plan, limits), throttle)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from console.core.errors import ConsoleError
 from console.core.model import cluster_key
@@ -18,8 +18,14 @@ log = logging.getLogger(__name__)
 
 
 class Worker:
-    def __init__(self, store: Store, cluster: ClusterGateway, user: str, every_s: float = 1.0,
-                 progress: Callable[[Step], None] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        cluster: ClusterGateway,
+        user: str,
+        every_s: float = 1.0,
+        progress: Callable[[Step], None] | None = None,
+    ) -> None:
         self.executor = Executor(store, cluster, user)
         self.store = store
         self.gateway = cluster
@@ -57,13 +63,13 @@ class Worker:
                 self.step_all()
             except ConsoleError as e:
                 log.warning("worker: %s", e.message)
-            except Exception:  # noqa: BLE001 - a worker must outlive one bad step; it is logged
+            except Exception:
                 log.exception("worker step failed")
             self._stop.wait(self.every_s)
         for run in self.store.runs.list(self.cluster(), active_only=True):  # stopping: others may take over at once
             self.store.runs.release(run.id, self.executor.owner)
 
-    def start(self) -> "Worker":
+    def start(self) -> Worker:
         if self._thread is None:
             self._thread = threading.Thread(target=self.run_forever, name="console-worker", daemon=True)
             self._thread.start()

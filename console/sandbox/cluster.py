@@ -21,9 +21,9 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 from console.core.errors import SandboxError
 
@@ -73,9 +73,18 @@ def ensure_classpath(log: Log = _stderr) -> Path:
     tmp.mkdir(parents=True)
     log(f"Fetching Apache Kafka jars with Maven into {libs} (first run only) ...")
     proc = subprocess.run(
-        [mvn, "-q", "-B", "-f", str(POM), "dependency:copy-dependencies",
-         "-DincludeScope=runtime", f"-DoutputDirectory={tmp}"],
-        capture_output=True, text=True,
+        [
+            mvn,
+            "-q",
+            "-B",
+            "-f",
+            str(POM),
+            "dependency:copy-dependencies",
+            "-DincludeScope=runtime",
+            f"-DoutputDirectory={tmp}",
+        ],
+        capture_output=True,
+        text=True,
     )
     if proc.returncode != 0 or not any(tmp.glob("kafka_2.13-*.jar")):
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
@@ -162,8 +171,12 @@ class Sandbox:
             "kafka_classpath": self.kafka_classpath,
             "data_dir": self.data_dir,
             "mode": self.mode,
-            "sasl": None if self.sasl_bootstrap_servers is None else {
-                "bootstrap_servers": self.sasl_bootstrap_servers, "mechanism": "PLAIN", "users": SASL_USERS,
+            "sasl": None
+            if self.sasl_bootstrap_servers is None
+            else {
+                "bootstrap_servers": self.sasl_bootstrap_servers,
+                "mechanism": "PLAIN",
+                "users": SASL_USERS,
             },
         }
 
@@ -171,8 +184,13 @@ class Sandbox:
         """librdkafka properties for ``user`` on the SASL listener (ZooKeeper mode only)."""
         if self.sasl_bootstrap_servers is None:
             raise SandboxError("This sandbox has no SASL listener (KRaft mode).")
-        return {"bootstrap.servers": self.sasl_bootstrap_servers, "security.protocol": "SASL_PLAINTEXT",
-                "sasl.mechanism": "PLAIN", "sasl.username": user, "sasl.password": SASL_USERS[user]}
+        return {
+            "bootstrap.servers": self.sasl_bootstrap_servers,
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "PLAIN",
+            "sasl.username": user,
+            "sasl.password": SASL_USERS[user],
+        }
 
     def proc(self, name: str) -> Proc:
         for p in self.procs:
@@ -187,7 +205,7 @@ class Sandbox:
         tmp.replace(path)
 
     @staticmethod
-    def load(data_dir: Path) -> "Sandbox | None":
+    def load(data_dir: Path) -> Sandbox | None:
         path = data_dir / STATE_FILE
         try:
             raw = json.loads(path.read_text())
@@ -214,7 +232,6 @@ class Sandbox:
         p.pid = _spawn(p)
         self.save()
         _wait_port(p, timeout)
-
 
     def _wait_unregistered(self, broker: int, timeout: float) -> None:
         """A broker killed hard keeps its /brokers/ids znode until its ZooKeeper session expires
@@ -275,7 +292,7 @@ def up(
         return running
     libs = ensure_classpath(log)
     _require("java", "Install a Java 17 runtime (Debian: apt-get install openjdk-17-jre-headless).")
-    for sub in ("zk", "kraft", "logs", "config") + tuple(f"broker-{i}" for i in range(8)):
+    for sub in ("zk", "kraft", "logs", "config", *tuple(f"broker-{i}" for i in range(8))):
         shutil.rmtree(data / sub, ignore_errors=True)
     (data / "logs").mkdir(parents=True, exist_ok=True)
     (data / "config").mkdir(parents=True, exist_ok=True)
@@ -357,10 +374,14 @@ def _reap(pid: int) -> None:
 
 
 def _spawn(p: Proc) -> int:
-    logf = open(p.log, "ab")
+    logf = open(p.log, "ab")  # noqa: SIM115 (closed below once the child holds it)
     try:
         proc = subprocess.Popen(
-            p.argv, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            p.argv,
+            stdout=logf,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
     except OSError as e:
         raise SandboxError(f"Could not start {p.name}: {e}.", "Is Java installed and on PATH?") from None
@@ -396,24 +417,27 @@ def _start_failure(p: Proc) -> SandboxError:
             text += Path(f).read_text(errors="replace")
     tail = "\n".join(text.strip().splitlines()[-12:])
     if "Address already in use" in text or "BindException" in text:
-        return SandboxError(f"{p.name} could not bind port {p.port}: the port is taken.",
-                            "Stop whatever listens there (ss -ltnp) or run `sandbox up` again to pick new ports.")
+        return SandboxError(
+            f"{p.name} could not bind port {p.port}: the port is taken.",
+            "Stop whatever listens there (ss -ltnp) or run `sandbox up` again to pick new ports.",
+        )
     if "UnsupportedClassVersionError" in text:
         return SandboxError(f"{p.name} needs a newer Java.", "Install Java 17.")
     if "ClassNotFoundException" in text or "NoClassDefFoundError" in text:
-        return SandboxError(f"{p.name}: the Kafka classpath is incomplete.",
-                            f"Delete {cache_dir()} and run again to refetch the jars.\n{tail}")
+        return SandboxError(
+            f"{p.name}: the Kafka classpath is incomplete.",
+            f"Delete {cache_dir()} and run again to refetch the jars.\n{tail}",
+        )
     return SandboxError(f"{p.name} exited during start-up.", f"Its log ({p.log}) ends with:\n{tail}")
 
 
 def _wait_zk(p: Proc, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        with contextlib.suppress(OSError):
-            with socket.create_connection(("127.0.0.1", p.port), timeout=1.0) as s:
-                s.sendall(b"ruok")
-                if s.recv(16) == b"imok":
-                    return
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", p.port), timeout=1.0) as s:
+            s.sendall(b"ruok")
+            if s.recv(16) == b"imok":
+                return
         if not p.alive():
             raise _start_failure(p)
         time.sleep(0.2)
@@ -437,11 +461,12 @@ def _wait_cluster(sb: Sandbox, timeout: float) -> None:
             if seen >= want and md.controller_id >= 0:
                 return
             last = f"brokers seen {sorted(seen)}, controller {md.controller_id}"
-        except Exception as e:  # noqa: BLE001 - any client error means "not ready yet"
+        except Exception as e:
             last = str(e)
         time.sleep(0.5)
-    raise SandboxError(f"The cluster did not become ready within {timeout:.0f}s ({last}).",
-                       f"See the logs under {sb.data_dir}/logs.")
+    raise SandboxError(
+        f"The cluster did not become ready within {timeout:.0f}s ({last}).", f"See the logs under {sb.data_dir}/logs."
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -450,10 +475,16 @@ def _wait_cluster(sb: Sandbox, timeout: float) -> None:
 def _java(classpath: str, data: Path, name: str, main: str, *args: str, heap: str = "512m") -> list[str]:
     java = shutil.which("java") or "java"
     return [
-        java, f"-Xmx{heap}", *_JVM, "-cp", classpath,
+        java,
+        f"-Xmx{heap}",
+        *_JVM,
+        "-cp",
+        classpath,
         f"-Dlog4j.configuration=file:{data / 'config' / 'log4j.properties'}",
-        f"-Dkafka.logs.dir={data / 'logs'}", f"-Dsandbox.name={name}",
-        main, *args,
+        f"-Dkafka.logs.dir={data / 'logs'}",
+        f"-Dsandbox.name={name}",
+        main,
+        *args,
     ]
 
 
@@ -510,8 +541,14 @@ def _broker_common(data: Path, i: int, port: int) -> dict[str, object]:
 
 def _grant_viewer(sb: Sandbox) -> None:
     """The read-only ACLs the console needs: DESCRIBE and DESCRIBE_CONFIGS on the cluster and all topics."""
-    from confluent_kafka.admin import (AclBinding, AclOperation, AclPermissionType, AdminClient,
-                                       ResourcePatternType, ResourceType)
+    from confluent_kafka.admin import (
+        AclBinding,
+        AclOperation,
+        AclPermissionType,
+        AdminClient,
+        ResourcePatternType,
+        ResourceType,
+    )
 
     admin = AdminClient({"bootstrap.servers": sb.bootstrap_servers, "log_level": "0"})
     # librdkafka names Kafka's CLUSTER resource type (code 4) BROKER.
@@ -532,8 +569,7 @@ def _sasl_listener(port: int, sasl_port: int) -> dict[str, object]:
         "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
         "inter.broker.listener.name": "PLAINTEXT",
         "sasl.enabled.mechanisms": "PLAIN",
-        "listener.name.sasl_plaintext.plain.sasl.jaas.config":
-            f"org.apache.kafka.common.security.plain.PlainLoginModule required {users};",
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config": f"org.apache.kafka.common.security.plain.PlainLoginModule required {users};",
         "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
         "super.users": "User:ANONYMOUS;User:admin",
     }
@@ -543,14 +579,33 @@ def _plan_zookeeper(data: Path, classpath: str, n: int) -> Sandbox:
     zk_port, *rest = free_ports(1 + 2 * n)
     ports, sasl_ports = rest[:n], rest[n:]
     cfg = data / "config"
-    _write_props(cfg / "zookeeper.properties", {
-        "dataDir": data / "zk", "clientPort": zk_port, "clientPortAddress": "127.0.0.1",
-        "maxClientCnxns": 0, "admin.enableServer": "false", "4lw.commands.whitelist": "ruok,srvr,stat",
-        "tickTime": 500,
-    })
-    procs = [Proc("zookeeper", _java(classpath, data, "zookeeper", "org.apache.zookeeper.server.quorum.QuorumPeerMain",
-                                     str(cfg / "zookeeper.properties"), heap="256m"),
-                  str(data / "logs" / "zookeeper.out"), zk_port)]
+    _write_props(
+        cfg / "zookeeper.properties",
+        {
+            "dataDir": data / "zk",
+            "clientPort": zk_port,
+            "clientPortAddress": "127.0.0.1",
+            "maxClientCnxns": 0,
+            "admin.enableServer": "false",
+            "4lw.commands.whitelist": "ruok,srvr,stat",
+            "tickTime": 500,
+        },
+    )
+    procs = [
+        Proc(
+            "zookeeper",
+            _java(
+                classpath,
+                data,
+                "zookeeper",
+                "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+                str(cfg / "zookeeper.properties"),
+                heap="256m",
+            ),
+            str(data / "logs" / "zookeeper.out"),
+            zk_port,
+        )
+    ]
     zk = f"127.0.0.1:{zk_port}{CHROOT}"
     brokers = []
     for i, port in enumerate(ports):
@@ -563,12 +618,25 @@ def _plan_zookeeper(data: Path, classpath: str, n: int) -> Sandbox:
             **_broker_common(data, i, port),
         }
         _write_props(cfg / f"broker-{i}.properties", props)
-        procs.append(Proc(f"broker-{i}", _java(classpath, data, f"broker-{i}", "kafka.Kafka",
-                                               str(cfg / f"broker-{i}.properties")),
-                          str(data / "logs" / f"broker-{i}.out"), port))
+        procs.append(
+            Proc(
+                f"broker-{i}",
+                _java(classpath, data, f"broker-{i}", "kafka.Kafka", str(cfg / f"broker-{i}.properties")),
+                str(data / "logs" / f"broker-{i}.out"),
+                port,
+            )
+        )
         brokers.append({"id": i, "rack": RACKS[i % len(RACKS)], "port": port})
-    return Sandbox("zookeeper", str(data), classpath, ",".join(f"127.0.0.1:{p}" for p in ports), zk, brokers, procs,
-                   sasl_bootstrap_servers=",".join(f"127.0.0.1:{p}" for p in sasl_ports))
+    return Sandbox(
+        "zookeeper",
+        str(data),
+        classpath,
+        ",".join(f"127.0.0.1:{p}" for p in ports),
+        zk,
+        brokers,
+        procs,
+        sasl_bootstrap_servers=",".join(f"127.0.0.1:{p}" for p in sasl_ports),
+    )
 
 
 def _plan_kraft(data: Path, classpath: str, n: int) -> Sandbox:
@@ -577,7 +645,7 @@ def _plan_kraft(data: Path, classpath: str, n: int) -> Sandbox:
     voters = ",".join(f"{i}@127.0.0.1:{c}" for i, c in enumerate(cports))
     cfg = data / "config"
     procs, brokers = [], []
-    for i, (port, cport) in enumerate(zip(ports, cports)):
+    for i, (port, cport) in enumerate(zip(ports, cports, strict=False)):
         props = {
             "process.roles": "broker,controller",
             "node.id": i,
@@ -591,9 +659,14 @@ def _plan_kraft(data: Path, classpath: str, n: int) -> Sandbox:
             **_broker_common(data, i, port),
         }
         _write_props(cfg / f"broker-{i}.properties", props)
-        procs.append(Proc(f"broker-{i}", _java(classpath, data, f"broker-{i}", "kafka.Kafka",
-                                               str(cfg / f"broker-{i}.properties")),
-                          str(data / "logs" / f"broker-{i}.out"), port))
+        procs.append(
+            Proc(
+                f"broker-{i}",
+                _java(classpath, data, f"broker-{i}", "kafka.Kafka", str(cfg / f"broker-{i}.properties")),
+                str(data / "logs" / f"broker-{i}.out"),
+                port,
+            )
+        )
         brokers.append({"id": i, "rack": RACKS[i % len(RACKS)], "port": port})
     return Sandbox("kraft", str(data), classpath, ",".join(f"127.0.0.1:{p}" for p in ports), None, brokers, procs)
 
@@ -604,8 +677,19 @@ def _format_kraft(sb: Sandbox, data: Path, classpath: str, log: Log) -> None:
     running = []
     for p in sb.procs:
         props = p.argv[-1]
-        argv = _java(classpath, data, f"format-{p.name}", "kafka.tools.StorageTool",
-                     "format", "-t", cluster_id, "-c", props, "--ignore-formatted", heap="256m")
+        argv = _java(
+            classpath,
+            data,
+            f"format-{p.name}",
+            "kafka.tools.StorageTool",
+            "format",
+            "-t",
+            cluster_id,
+            "-c",
+            props,
+            "--ignore-formatted",
+            heap="256m",
+        )
         running.append((p, subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
     for p, proc in running:
         out, _ = proc.communicate(timeout=120)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from console.core.errors import SandboxError
 
@@ -34,8 +34,9 @@ DEMO_REASSIGN_TOPIC = "payments"
 DEMO_THROTTLE_BYTES = 10_000
 
 
-def create_topics(bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS,
-                  log: Callable[[str], None] = print) -> tuple[str, ...]:
+def create_topics(
+    bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS, log: Callable[[str], None] = print
+) -> tuple[str, ...]:
     """Create the topics that do not exist yet; returns the names created."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -47,19 +48,31 @@ def create_topics(bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS,
         for name, fut in admin.create_topics(new, operation_timeout=30).items():
             try:
                 fut.result()
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 raise SandboxError(f"Could not create demo topic {name}: {e}.") from None
     return tuple(t.topic for t in new)
 
 
-def produce(bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS, log: Callable[[str], None] = print,
-            record_bytes: int = 1024) -> int:
+def produce(
+    bootstrap: str,
+    topics: tuple[DemoTopic, ...] = DEMO_TOPICS,
+    log: Callable[[str], None] = print,
+    record_bytes: int = 1024,
+) -> int:
     """Fill each topic with ``megabytes`` of incompressible records, spread over its partitions."""
     from confluent_kafka import Producer
 
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "compression.type": "none",
-                         "acks": "all", "log_level": "0", "queue.buffering.max.kbytes": 65536,
-                         "batch.size": 16384})
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "linger.ms": 20,
+            "compression.type": "none",
+            "acks": "all",
+            "log_level": "0",
+            "queue.buffering.max.kbytes": 65536,
+            "batch.size": 16384,
+        }
+    )
     total = 0
     payload = os.urandom(record_bytes * 64)
     for t in topics:
@@ -69,7 +82,9 @@ def produce(bootstrap: str, topics: tuple[DemoTopic, ...] = DEMO_TOPICS, log: Ca
             off = (i * 997) % (len(payload) - record_bytes)
             while True:
                 try:
-                    producer.produce(t.name, payload[off:off + record_bytes], key=str(i).encode(), partition=i % t.partitions)
+                    producer.produce(
+                        t.name, payload[off : off + record_bytes], key=str(i).encode(), partition=i % t.partitions
+                    )
                     break
                 except BufferError:
                     producer.poll(0.1)
@@ -91,8 +106,9 @@ def create_assigned_topic(bootstrap: str, name: str, assignment: list[list[int]]
     while True:  # a cluster that has just started may not know its controller's address yet
         kp = KafkaAdminClient(bootstrap_servers=bootstrap.split(","))
         try:
-            kp.create_topics([NewTopic(name, -1, -1, replica_assignments=dict(enumerate(assignment)))],
-                             timeout_ms=timeout_ms)
+            kp.create_topics(
+                [NewTopic(name, -1, -1, replica_assignments=dict(enumerate(assignment)))], timeout_ms=timeout_ms
+            )
             return
         except (UnknownBrokerIdError, NodeNotReadyError):
             if time.monotonic() > deadline:
@@ -106,8 +122,7 @@ def fill(bootstrap: str, topic: str, partitions: int, kbytes_per_partition: int,
     """``kbytes_per_partition`` records of 1 KB (incompressible) into each of ``partitions``, acks=all."""
     from confluent_kafka import Producer
 
-    p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "batch.size": 16384, "linger.ms": 5,
-                  "log_level": "0"})
+    p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "batch.size": 16384, "linger.ms": 5, "log_level": "0"})
     payload = os.urandom(1024)
     for part in range(partitions):
         for _ in range(kbytes_per_partition):
@@ -129,10 +144,14 @@ def set_broker_rates(bootstrap: str, brokers: list[int], rate: int) -> None:
 
     admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": "0"})
     for b in brokers:
-        res = ConfigResource(ResourceType.BROKER, str(b), incremental_configs=[
-            ConfigEntry(k, str(rate), incremental_operation=AlterConfigOpType.SET)
-            for k in ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
-        ])
+        res = ConfigResource(
+            ResourceType.BROKER,
+            str(b),
+            incremental_configs=[
+                ConfigEntry(k, str(rate), incremental_operation=AlterConfigOpType.SET)
+                for k in ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
+            ],
+        )
         for fut in admin.incremental_alter_configs([res]).values():
             fut.result()
     # brokers apply a dynamic config a moment after the change: wait until each reports the rate,
@@ -144,15 +163,20 @@ def set_broker_rates(bootstrap: str, brokers: list[int], rate: int) -> None:
             futures.update(admin.describe_configs([ConfigResource(ResourceType.BROKER, str(b))]))
         try:
             seen = [fut.result().get("leader.replication.throttled.rate") for fut in futures.values()]
-        except Exception:  # noqa: BLE001 - a broker restarting: ask again
+        except Exception:
             seen = []
         if len(seen) == len(brokers) and all(e is not None and e.value == str(rate) for e in seen):
             return
         time.sleep(0.2)
 
 
-def start_demo_reassignment(bootstrap: str, broker_ids: list[int], throttle: int = DEMO_THROTTLE_BYTES,
-                            topic: str = DEMO_REASSIGN_TOPIC, log: Callable[[str], None] = print) -> dict[int, list[int]]:
+def start_demo_reassignment(
+    bootstrap: str,
+    broker_ids: list[int],
+    throttle: int = DEMO_THROTTLE_BYTES,
+    topic: str = DEMO_REASSIGN_TOPIC,
+    log: Callable[[str], None] = print,
+) -> dict[int, list[int]]:
     """Move every partition of ``topic`` one broker along, throttled, and return the targets."""
     from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
     from kafka.admin import KafkaAdminClient
@@ -171,12 +195,22 @@ def start_demo_reassignment(bootstrap: str, broker_ids: list[int], throttle: int
         follower_thr += [f"{pid}:{b}" for b in target if b not in current]
     log(f"Throttling {topic} to {throttle} B/s and reassigning its {len(targets)} partitions ...")
     resources = [
-        ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
-            ConfigEntry("leader.replication.throttled.replicas", ",".join(leader_thr),
-                        incremental_operation=AlterConfigOpType.SET),
-            ConfigEntry("follower.replication.throttled.replicas", ",".join(follower_thr),
-                        incremental_operation=AlterConfigOpType.SET),
-        ])
+        ConfigResource(
+            ResourceType.TOPIC,
+            topic,
+            incremental_configs=[
+                ConfigEntry(
+                    "leader.replication.throttled.replicas",
+                    ",".join(leader_thr),
+                    incremental_operation=AlterConfigOpType.SET,
+                ),
+                ConfigEntry(
+                    "follower.replication.throttled.replicas",
+                    ",".join(follower_thr),
+                    incremental_operation=AlterConfigOpType.SET,
+                ),
+            ],
+        )
     ]
     for fut in admin.incremental_alter_configs(resources).values():
         fut.result()

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from typing import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 
+from console.adapters.records import ApiView, BrokerInfo, PartitionMeta, Reassignment, ZkView
 from console.core.format import plural
-from console.core.perf import gc_paused
 from console.core.model import (
     Broker,
     BrokerId,
@@ -34,7 +34,7 @@ from console.core.model import (
     Throttles,
     TopicPartition,
 )
-from console.adapters.records import ApiView, BrokerInfo, PartitionMeta, Reassignment, ZkView
+from console.core.perf import gc_paused
 
 # Finding codes for disagreements between the Admin API and ZooKeeper.
 BROKER_ONLY_IN_API = "broker-only-in-api"
@@ -86,8 +86,7 @@ def _merge(
                 Finding(
                     CONTROLLER_MISMATCH,
                     Severity.WARNING,
-                    f"The Admin API names broker {controller} as controller, ZooKeeper names "
-                    f"broker {zk.controller}.",
+                    f"The Admin API names broker {controller} as controller, ZooKeeper names broker {zk.controller}.",
                     "A controller election may be under way. " + _FOLLOW_UP,
                 )
             )
@@ -210,14 +209,23 @@ def _topic_findings(
     api_topics = {t for t, _ in meta}
     for t in sorted(api_topics - zk_topics.keys()):
         findings.append(
-            Finding(TOPIC_ONLY_IN_API, Severity.WARNING,
-                    f"Topic {t} is in Metadata but has no /brokers/topics znode.", _FOLLOW_UP, topic=t)
+            Finding(
+                TOPIC_ONLY_IN_API,
+                Severity.WARNING,
+                f"Topic {t} is in Metadata but has no /brokers/topics znode.",
+                _FOLLOW_UP,
+                topic=t,
+            )
         )
     for t in sorted(zk_topics.keys() - api_topics):
         findings.append(
-            Finding(TOPIC_ONLY_IN_ZK, Severity.WARNING,
-                    f"Topic {t} has a /brokers/topics znode but is not in Metadata.",
-                    "It may be being created or deleted. " + _FOLLOW_UP, topic=t)
+            Finding(
+                TOPIC_ONLY_IN_ZK,
+                Severity.WARNING,
+                f"Topic {t} has a /brokers/topics znode but is not in Metadata.",
+                "It may be being created or deleted. " + _FOLLOW_UP,
+                topic=t,
+            )
         )
 
 
@@ -232,8 +240,12 @@ def _compare(
     topic, p = key
     if listed is None and not za.adding and not za.removing and m.replicas == za.replicas:
         return  # the common case: nothing moving, both views equal
-    if listed is not None and listed.adding == za.adding and listed.removing == za.removing \
-            and listed.replicas == za.replicas:
+    if (
+        listed is not None
+        and listed.adding == za.adding
+        and listed.removing == za.removing
+        and listed.replicas == za.replicas
+    ):
         return
     if lpr_known:
         api_ar = set(listed.adding) if listed else set()
@@ -259,8 +271,7 @@ def _compare(
             Finding(
                 REPLICAS_MISMATCH,
                 Severity.WARNING,
-                f"{topic}-{p}: the Admin API says replicas {list(api_r)}, the topic znode says "
-                f"{list(za.replicas)}.",
+                f"{topic}-{p}: the Admin API says replicas {list(api_r)}, the topic znode says {list(za.replicas)}.",
                 _FOLLOW_UP,
                 topic=topic,
                 partition=p,
@@ -268,8 +279,15 @@ def _compare(
         )
 
 
-def _merge_brokers(api: ApiView | None, zk: ZkView | None, api_meta_ok: bool, zk_ok: bool, controller: BrokerId | None,
-                   partitions: tuple[Partition, ...], findings: list[Finding]) -> list[Broker]:
+def _merge_brokers(
+    api: ApiView | None,
+    zk: ZkView | None,
+    api_meta_ok: bool,
+    zk_ok: bool,
+    controller: BrokerId | None,
+    partitions: tuple[Partition, ...],
+    findings: list[Finding],
+) -> list[Broker]:
     api_b: dict[BrokerId, BrokerInfo] = {b.id: b for b in api.brokers} if api is not None and api_meta_ok else {}
     zk_b: dict[BrokerId, BrokerInfo] = {b.id: b for b in zk.brokers} if zk is not None and zk_ok else {}
     dirs = {bl.broker: bl.dirs for bl in api.log_dirs} if api is not None else {}
@@ -289,16 +307,27 @@ def _merge_brokers(api: ApiView | None, zk: ZkView | None, api_meta_ok: bool, zk
                 else (BROKER_ONLY_IN_ZK, "/brokers/ids", "Metadata")
             )
             findings.append(
-                Finding(code, Severity.WARNING, f"Broker {bid} is in {where} but not in {other}.",
-                        "It may be starting or stopping. " + _FOLLOW_UP, broker=bid)
+                Finding(
+                    code,
+                    Severity.WARNING,
+                    f"Broker {bid} is in {where} but not in {other}.",
+                    "It may be starting or stopping. " + _FOLLOW_UP,
+                    broker=bid,
+                )
             )
         rack = info.rack
         if rack is None and bid in zk_b:
             rack = zk_b[bid].rack
         out.append(
             Broker(
-                id=bid, host=info.host, port=info.port, rack=rack, registered=registered,
-                in_api=in_api, in_zookeeper=in_zk, is_controller=bid == controller,
+                id=bid,
+                host=info.host,
+                port=info.port,
+                rack=rack,
+                registered=registered,
+                in_api=in_api,
+                in_zookeeper=in_zk,
+                is_controller=bid == controller,
                 log_dirs=dirs.get(bid, ()),
             )
         )

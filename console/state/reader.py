@@ -6,10 +6,10 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from console.access.settings import ConnectionSettings
 from console.adapters.kafka import KafkaGateway
 from console.adapters.zookeeper import ZkReader
 from console.core.model import ClusterState
-from console.access.settings import ConnectionSettings
 from console.state.merge import merge
 
 
@@ -60,7 +60,7 @@ class ClusterReader:
             self.zookeeper.close()
         self._pool.shutdown(wait=False)
 
-    def __enter__(self) -> "ClusterReader":
+    def __enter__(self) -> ClusterReader:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -80,17 +80,22 @@ def connect(cluster: str | None = None, zookeeper: str | None = None, **properti
 
     extra = {k.replace("_", "."): v for k, v in properties.items()}
     if cluster is not None and (":" in cluster or "," in cluster):
-        settings = ConnectionSettings({"bootstrap.servers": cluster, **extra}, zookeeper=zookeeper,
-                                      name=cluster.split(",")[0])
+        settings = ConnectionSettings(
+            {"bootstrap.servers": cluster, **extra}, zookeeper=zookeeper, name=cluster.split(",")[0]
+        )
         return ClusterReader(settings)
     known = discover()
     if cluster is None and len(known) == 1:
         cluster = next(iter(known))
     if cluster not in known:
-        raise ConfigError(f"No cluster {cluster!r} is known" if cluster else "No cluster is known",
-                          "Pass bootstrap servers (connect('host:9092')), set CONSOLE_BOOTSTRAP_SERVERS, or start "
-                          "the sandbox (python -m console sandbox up --demo). Known: " + (", ".join(known) or "none") + ".")
+        raise ConfigError(
+            f"No cluster {cluster!r} is known" if cluster else "No cluster is known",
+            "Pass bootstrap servers (connect('host:9092')), set CONSOLE_BOOTSTRAP_SERVERS, or start "
+            "the sandbox (python -m console sandbox up --demo). Known: " + (", ".join(known) or "none") + ".",
+        )
     found = known[cluster]
     if extra or zookeeper:
-        found = ConnectionSettings({**found.properties, **extra}, zookeeper=zookeeper or found.zookeeper, name=found.name)
+        found = ConnectionSettings(
+            {**found.properties, **extra}, zookeeper=zookeeper or found.zookeeper, name=found.name
+        )
     return ClusterReader(found)

@@ -15,8 +15,21 @@ from pathlib import Path
 from typing import Any
 
 from console.core.errors import ConfigError
-from console.core.model import (SNAPSHOT_FORMAT, Broker, BrokerId, ClusterState, Finding, LogDir, Partition, ReadStatus,
-                                ReplicaLog, Severity, Source, SourceStatus, Throttles)
+from console.core.model import (
+    SNAPSHOT_FORMAT,
+    Broker,
+    BrokerId,
+    ClusterState,
+    Finding,
+    LogDir,
+    Partition,
+    ReadStatus,
+    ReplicaLog,
+    Severity,
+    Source,
+    SourceStatus,
+    Throttles,
+)
 
 _HINT = "Save a snapshot with: python -m console state --bootstrap-server HOST:PORT --json > FILE"
 
@@ -39,8 +52,11 @@ def load_state(text: str | bytes, where: str = "the snapshot") -> ClusterState:
         raise ConfigError(f"{where} is not a snapshot saved by 'state --json' (no brokers and partitions).", _HINT)
     version = doc.get("format", 1)
     if not isinstance(version, int) or version > SNAPSHOT_FORMAT:
-        raise ConfigError(f"{where} was saved by a newer console (snapshot format {version}; this one reads up to "
-                          f"{SNAPSHOT_FORMAT}).", "Upgrade the console, or save the snapshot again with this one.")
+        raise ConfigError(
+            f"{where} was saved by a newer console (snapshot format {version}; this one reads up to "
+            f"{SNAPSHOT_FORMAT}).",
+            "Upgrade the console, or save the snapshot again with this one.",
+        )
     try:
         return state_from_doc(doc)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
@@ -57,30 +73,54 @@ def _ids(v: list[Any]) -> tuple[BrokerId, ...]:
 
 def _broker(b: dict[str, Any]) -> Broker:
     return Broker(
-        id=BrokerId(int(b["id"])), host=b.get("host"), port=b.get("port"), rack=b.get("rack"),
-        registered=bool(b.get("registered", b.get("live", False))), in_api=bool(b.get("in_api", False)),
-        in_zookeeper=bool(b.get("in_zookeeper", False)), is_controller=bool(b.get("is_controller", False)),
+        id=BrokerId(int(b["id"])),
+        host=b.get("host"),
+        port=b.get("port"),
+        rack=b.get("rack"),
+        registered=bool(b.get("registered", b.get("live", False))),
+        in_api=bool(b.get("in_api", False)),
+        in_zookeeper=bool(b.get("in_zookeeper", False)),
+        is_controller=bool(b.get("is_controller", False)),
         fenced=b.get("fenced"),
-        log_dirs=tuple(LogDir(d["path"], d.get("error"), d.get("total_bytes"), d.get("usable_bytes"))
-                       for d in b.get("log_dirs", ())))
+        log_dirs=tuple(
+            LogDir(d["path"], d.get("error"), d.get("total_bytes"), d.get("usable_bytes"))
+            for d in b.get("log_dirs", ())
+        ),
+    )
 
 
 def _partition(p: dict[str, Any]) -> Partition:
     if "logs" in p:
-        logs = tuple(ReplicaLog(BrokerId(int(x["broker"])), x["log_dir"], int(x["size"]), bool(x.get("is_future", False)))
-                     for x in p["logs"])
+        logs = tuple(
+            ReplicaLog(BrokerId(int(x["broker"])), x["log_dir"], int(x["size"]), bool(x.get("is_future", False)))
+            for x in p["logs"]
+        )
     else:  # an older file: sizes only
         logs = tuple(ReplicaLog(BrokerId(int(b)), "", int(size)) for b, size in p.get("replica_bytes", {}).items())
     source = p.get("source")
     return Partition(
-        topic=str(p["topic"]), partition=int(p["partition"]), replicas=_ids(p["replicas"]), isr=_ids(p["isr"]),
-        leader=_opt_id(p.get("leader")), adding=_ids(p.get("adding_replicas", ())),
-        removing=_ids(p.get("removing_replicas", ())), source=Source(source) if source else None, logs=logs)
+        topic=str(p["topic"]),
+        partition=int(p["partition"]),
+        replicas=_ids(p["replicas"]),
+        isr=_ids(p["isr"]),
+        leader=_opt_id(p.get("leader")),
+        adding=_ids(p.get("adding_replicas", ())),
+        removing=_ids(p.get("removing_replicas", ())),
+        source=Source(source) if source else None,
+        logs=logs,
+    )
 
 
 def _finding(f: dict[str, Any]) -> Finding:
-    return Finding(f["code"], Severity(f["severity"]), f["message"], f.get("hint", ""), f.get("topic"),
-                   f.get("partition"), _opt_id(f.get("broker")))
+    return Finding(
+        f["code"],
+        Severity(f["severity"]),
+        f["message"],
+        f.get("hint", ""),
+        f.get("topic"),
+        f.get("partition"),
+        _opt_id(f.get("broker")),
+    )
 
 
 def state_from_doc(doc: dict[str, Any], partitions: tuple[Partition, ...] | None = None) -> ClusterState:

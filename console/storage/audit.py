@@ -54,14 +54,34 @@ class AuditLog:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def record(self, user: str, cluster: str, action: str, request: object, outcome: str, *,
-               ref: int | None = None, plan_hash: str | None = None, response: object = None) -> int:
+    def record(
+        self,
+        user: str,
+        cluster: str,
+        action: str,
+        request: object,
+        outcome: str,
+        *,
+        ref: int | None = None,
+        plan_hash: str | None = None,
+        response: object = None,
+    ) -> int:
         """Append an entry (durably: it is written before the request it announces); returns its id."""
         return self.db.execute(
             "INSERT INTO audit (ref, at, user, cluster, action, plan_hash, request, response, outcome) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (ref, time.time(), user, cluster, action, plan_hash, msgspec.json.encode(request).decode(),
-             None if response is None else msgspec.json.encode(response).decode(), outcome))
+            (
+                ref,
+                time.time(),
+                user,
+                cluster,
+                action,
+                plan_hash,
+                msgspec.json.encode(request).decode(),
+                None if response is None else msgspec.json.encode(response).decode(),
+                outcome,
+            ),
+        )
 
     def entries(self, cluster: str | None = None, action: str | None = None) -> list[AuditEntry]:
         """Entries oldest first, of one cluster and/or action, or all."""
@@ -72,5 +92,8 @@ class AuditLog:
                 args.append(val)
         rows = self.db.query(
             "SELECT id, ref, at, user, cluster, action, plan_hash, request, response, outcome FROM audit"
-            + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id", args)
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY id",
+            args,
+        )
         return [AuditEntry(*r) for r in rows]

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 from console.core.errors import StoreError
 
@@ -30,8 +31,10 @@ class Database:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise StoreError(f"Cannot create the console's data dir {self.path.parent}: {e.strerror or e}.",
-                             "Check that the data dir is writable (CONSOLE_DATA_DIR).") from None
+            raise StoreError(
+                f"Cannot create the console's data dir {self.path.parent}: {e.strerror or e}.",
+                "Check that the data dir is writable (CONSOLE_DATA_DIR).",
+            ) from None
         for schema in schemas:
             with self._translated("open"):
                 self._connection().executescript(schema)  # runs in its own transaction
@@ -52,12 +55,13 @@ class Database:
         try:
             yield
         except sqlite3.Error as e:
-            raise StoreError(f"Cannot {what} the console's store at {self.path}: {e}.",
-                             "Nothing was sent. Check that the data dir is writable (CONSOLE_DATA_DIR) "
-                             "and the disk is not full.") from None
+            raise StoreError(
+                f"Cannot {what} the console's store at {self.path}: {e}.",
+                "Nothing was sent. Check that the data dir is writable (CONSOLE_DATA_DIR) and the disk is not full.",
+            ) from None
 
     @contextmanager
-    def transaction(self) -> Iterator["Database"]:
+    def transaction(self) -> Iterator[Database]:
         """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on any error). Nested calls on the same
         thread join the outer transaction, so what they write commits, or not, together."""
         db = self._connection()

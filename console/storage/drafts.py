@@ -38,8 +38,10 @@ class _Stored(msgspec.Struct, array_like=True):
 
 
 def encode_plan(plan: Plan) -> bytes:
-    stored = _Stored([(e.topic, e.partition, e.replicas, e.log_dirs) for e in plan.entries],
-                     [(t, p, r) for (t, p), r in plan.basis.items()])
+    stored = _Stored(
+        [(e.topic, e.partition, e.replicas, e.log_dirs) for e in plan.entries],
+        [(t, p, r) for (t, p), r in plan.basis.items()],
+    )
     return zlib.compress(msgspec.msgpack.encode(stored), 1)
 
 
@@ -76,10 +78,14 @@ class DraftStore:
         most ``keep`` steps below it."""
         blob = None if plan is None else encode_plan(plan)
         with self.db.transaction() as db:
-            db.execute("DELETE FROM draft_steps WHERE user = ? AND cluster = ? AND (pos >= ? OR pos < ?)",
-                       (user, cluster, pos, pos - keep))
-            db.execute("INSERT INTO draft_steps (user, cluster, pos, saved_at, partitions, plan) VALUES (?, ?, ?, ?, ?, ?)",
-                       (user, cluster, pos, time.time(), 0 if plan is None else len(plan), blob))
+            db.execute(
+                "DELETE FROM draft_steps WHERE user = ? AND cluster = ? AND (pos >= ? OR pos < ?)",
+                (user, cluster, pos, pos - keep),
+            )
+            db.execute(
+                "INSERT INTO draft_steps (user, cluster, pos, saved_at, partitions, plan) VALUES (?, ?, ?, ?, ?, ?)",
+                (user, cluster, pos, time.time(), 0 if plan is None else len(plan), blob),
+            )
 
     def drop_above(self, user: str, cluster: str, pos: int) -> None:
         """Undo: the step at ``pos`` becomes the top."""
@@ -90,28 +96,37 @@ class DraftStore:
         now = time.time()
         with self.db.transaction() as db:
             db.execute("DELETE FROM draft_steps WHERE user = ? AND cluster = ?", (user, cluster))
-            db.executemany("INSERT INTO draft_steps (user, cluster, pos, saved_at, partitions, plan) VALUES (?, ?, ?, ?, ?, ?)",
-                           [(user, cluster, base + i, now, 0 if p is None else len(p), None if p is None else encode_plan(p))
-                            for i, p in enumerate(steps)])
+            db.executemany(
+                "INSERT INTO draft_steps (user, cluster, pos, saved_at, partitions, plan) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (user, cluster, base + i, now, 0 if p is None else len(p), None if p is None else encode_plan(p))
+                    for i, p in enumerate(steps)
+                ],
+            )
 
     def clear(self, user: str, cluster: str) -> None:
         self.db.execute("DELETE FROM draft_steps WHERE user = ? AND cluster = ?", (user, cluster))
 
     def load(self, user: str, cluster: str) -> Autosaved | None:
         """The autosaved stack, or None when there is none or its top is no draft."""
-        rows = self.db.query("SELECT pos, saved_at, plan FROM draft_steps WHERE user = ? AND cluster = ? ORDER BY pos",
-                             (user, cluster))
+        rows = self.db.query(
+            "SELECT pos, saved_at, plan FROM draft_steps WHERE user = ? AND cluster = ? ORDER BY pos", (user, cluster)
+        )
         if not rows or rows[-1][2] is None:
             return None
         first = len(rows) - 1  # the steps that run without a gap up to the top (two tabs may leave gaps)
         while first > 0 and rows[first - 1][0] == rows[first][0] - 1:
             first -= 1
         rows = rows[first:]
-        return Autosaved(int(rows[0][0]), [None if blob is None else decode_plan(bytes(blob)) for _, _, blob in rows],
-                         float(rows[-1][1]))
+        return Autosaved(
+            int(rows[0][0]),
+            [None if blob is None else decode_plan(bytes(blob)) for _, _, blob in rows],
+            float(rows[-1][1]),
+        )
 
     def steps(self, user: str, cluster: str) -> list[tuple[int, int]]:
         """(position, partitions) of each stored step, bottom first."""
-        rows = self.db.query("SELECT pos, partitions FROM draft_steps WHERE user = ? AND cluster = ? ORDER BY pos",
-                             (user, cluster))
+        rows = self.db.query(
+            "SELECT pos, partitions FROM draft_steps WHERE user = ? AND cluster = ? ORDER BY pos", (user, cluster)
+        )
         return [(int(p), int(n)) for p, n in rows]

@@ -98,6 +98,7 @@ def migrate(db: Database) -> None:
     """Bring a store made by an older console up to :data:`SCHEMA` (columns added since). Reads
     only, unless a column is missing; checked again under the write lock (another process may be
     migrating the same file)."""
+
     def missing() -> list[str]:
         have = {str(r[1]) for r in db.query("PRAGMA table_info(plans)")}
         return [c for c in ("parent_id", "report_json") if c not in have]
@@ -113,8 +114,17 @@ class PlanStore:
         self.db = db
         migrate(db)
 
-    def save(self, name: str, cluster: str, plan: Plan, rollback: Plan, author: str,
-             fingerprint: str | None = None, parent_id: int | None = None, report_json: str | None = None) -> int:
+    def save(
+        self,
+        name: str,
+        cluster: str,
+        plan: Plan,
+        rollback: Plan,
+        author: str,
+        fingerprint: str | None = None,
+        parent_id: int | None = None,
+        report_json: str | None = None,
+    ) -> int:
         """Save (or overwrite, by cluster and name) a plan with its rollback; returns its id.
         ``parent_id`` links it to the plan it was brought up to date from (an overwrite without one
         keeps the link it had); ``report_json`` is a generated plan's report (an overwrite replaces it:
@@ -131,25 +141,33 @@ class PlanStore:
                 return db.execute(
                     "INSERT INTO plans (name, cluster, author, created_at, updated_at, partitions, fingerprint, "
                     "plan_json, rollback_json, basis_json, report_json, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (name, cluster, author, now, *values[1:], parent_id))
-            db.execute("UPDATE plans SET author = ?, updated_at = ?, partitions = ?, fingerprint = ?, plan_json = ?, "
-                       "rollback_json = ?, basis_json = ?, report_json = ?, parent_id = COALESCE(?, parent_id) WHERE id = ?",
-                       (*values, parent_id, row[0]))
+                    (name, cluster, author, now, *values[1:], parent_id),
+                )
+            db.execute(
+                "UPDATE plans SET author = ?, updated_at = ?, partitions = ?, fingerprint = ?, plan_json = ?, "
+                "rollback_json = ?, basis_json = ?, report_json = ?, parent_id = COALESCE(?, parent_id) WHERE id = ?",
+                (*values, parent_id, row[0]),
+            )
             return int(row[0])
 
     def list(self, cluster: str | None = None) -> builtins.list[PlanSummary]:
         """Saved plans, newest first (of one cluster, or all)."""
         sql = f"SELECT {_SUMMARY} FROM plans" + (" WHERE cluster = ?" if cluster is not None else "")
-        return [PlanSummary(*r) for r in self.db.query(sql + " ORDER BY updated_at DESC",
-                                                      (cluster,) if cluster is not None else ())]
+        return [
+            PlanSummary(*r)
+            for r in self.db.query(sql + " ORDER BY updated_at DESC", (cluster,) if cluster is not None else ())
+        ]
 
     def load(self, plan_id: int) -> SavedPlan | None:
-        row = self.db.one(f"SELECT {_SUMMARY}, plan_json, rollback_json, basis_json, report_json FROM plans WHERE id = ?",
-                          (plan_id,))
+        row = self.db.one(
+            f"SELECT {_SUMMARY}, plan_json, rollback_json, basis_json, report_json FROM plans WHERE id = ?", (plan_id,)
+        )
         if row is None:
             return None
         n = _SUMMARY.count(",") + 1  # the summary's columns come first
-        basis = {(t, p): r for t, p, r in msgspec.json.decode(row[n + 2], type=list[tuple[str, int, tuple[BrokerId, ...]]])}
+        basis = {
+            (t, p): r for t, p, r in msgspec.json.decode(row[n + 2], type=list[tuple[str, int, tuple[BrokerId, ...]]])
+        }
         plan = parse_plan(row[n])
         return SavedPlan(PlanSummary(*row[:n]), Plan(plan.entries, basis), row[n + 1], row[n + 3])
 
@@ -161,20 +179,25 @@ class PlanStore:
 
     # -- approvals (two-person rule) -------------------------------------------------------------
     def approve(self, plan_id: int, approver: str, plan_hash: str) -> None:
-        self.db.execute("INSERT INTO plan_approvals (plan_id, approver, at, plan_hash) VALUES (?, ?, ?, ?)",
-                        (plan_id, approver, time.time(), plan_hash))
+        self.db.execute(
+            "INSERT INTO plan_approvals (plan_id, approver, at, plan_hash) VALUES (?, ?, ?, ?)",
+            (plan_id, approver, time.time(), plan_hash),
+        )
 
     def approvals(self, plan_id: int) -> builtins.list[Approval]:
         """Each approval of the plan, oldest first."""
-        rows = self.db.query("SELECT approver, at, plan_hash FROM plan_approvals WHERE plan_id = ? ORDER BY at",
-                             (plan_id,))
+        rows = self.db.query(
+            "SELECT approver, at, plan_hash FROM plan_approvals WHERE plan_id = ? ORDER BY at", (plan_id,)
+        )
         return [Approval(str(a), float(t), str(h)) for a, t, h in rows]
 
     # -- review notes ----------------------------------------------------------------------------
     def add_note(self, plan_id: int, author: str, note: str) -> None:
         if note.strip():
-            self.db.execute("INSERT INTO plan_notes (plan_id, author, at, note) VALUES (?, ?, ?, ?)",
-                            (plan_id, author, time.time(), note.strip()))
+            self.db.execute(
+                "INSERT INTO plan_notes (plan_id, author, at, note) VALUES (?, ?, ?, ?)",
+                (plan_id, author, time.time(), note.strip()),
+            )
 
     def notes(self, plan_id: int) -> builtins.list[Note]:
         rows = self.db.query("SELECT author, at, note FROM plan_notes WHERE plan_id = ? ORDER BY at, id", (plan_id,))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import builtins
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -97,9 +98,12 @@ outcomes (waves are numbered from 1, so it never clashes with one)."""
 def migrate(db: Database) -> None:
     """Add the columns of :data:`_ADDED_COLUMNS` an older store lacks (looked up and added in one
     ``BEGIN IMMEDIATE`` transaction, so two processes opening the store at once add each once)."""
+
     def missing() -> bool:
-        return any(column not in {str(r[1]) for r in db.query(f"PRAGMA table_info({table})")}
-                   for table, column, _ in _ADDED_COLUMNS)
+        return any(
+            column not in {str(r[1]) for r in db.query(f"PRAGMA table_info({table})")}
+            for table, column, _ in _ADDED_COLUMNS
+        )
 
     if not missing():  # the usual case: no write lock taken just to open the store
         return
@@ -160,13 +164,15 @@ class RunDetail:
 
     run: Run
     waves: tuple[Wave, ...]
-    outcomes: tuple["WaveOutcome", ...]
+    outcomes: tuple[WaveOutcome, ...]
 
     def __repr__(self) -> str:
-        return (f"<Run {self.run.id} {self.run.name!r}: {self.run.state.value}, {len(self.waves)} waves, "
-                f"cluster {self.run.cluster}>")
+        return (
+            f"<Run {self.run.id} {self.run.name!r}: {self.run.state.value}, {len(self.waves)} waves, "
+            f"cluster {self.run.cluster}>"
+        )
 
-    def to_pandas(self) -> "pd.DataFrame":
+    def to_pandas(self) -> pd.DataFrame:
         """One row per wave: state, partitions, rejected partitions, when submitted and completed."""
         import pandas as pd
 
@@ -175,10 +181,19 @@ class RunDetail:
             if not o.accepted:
                 rejected[o.wave] = rejected.get(o.wave, 0) + 1
         return pd.DataFrame(
-            [(w.number, w.state.value, len(msgspec.json.decode(w.entries_json).get("partitions", ())), rejected.get(w.number, 0),
-              pd.to_datetime(w.submitted_at, unit="s", utc=True), pd.to_datetime(w.completed_at, unit="s", utc=True))
-             for w in self.waves],
-            columns=["wave", "state", "partitions", "rejected", "submitted_at", "completed_at"])
+            [
+                (
+                    w.number,
+                    w.state.value,
+                    len(msgspec.json.decode(w.entries_json).get("partitions", ())),
+                    rejected.get(w.number, 0),
+                    pd.to_datetime(w.submitted_at, unit="s", utc=True),
+                    pd.to_datetime(w.completed_at, unit="s", utc=True),
+                )
+                for w in self.waves
+            ],
+            columns=["wave", "state", "partitions", "rejected", "submitted_at", "completed_at"],
+        )
 
 
 class _WaveOutcome(NamedTuple):
@@ -232,16 +247,48 @@ class NewRun:
     elect_leaders: bool = False
 
 
-_RUN_COLS = ("id, cluster, name, author, created_at, updated_at, state, plan_json, rollback_json, plan_hash, "
-             "rate, moves_per_broker, per_request, bytes_per_wave, path, elect_leaders")
+_RUN_COLS = (
+    "id, cluster, name, author, created_at, updated_at, state, plan_json, rollback_json, plan_hash, "
+    "rate, moves_per_broker, per_request, bytes_per_wave, path, elect_leaders"
+)
 _LEDGER_COLS = "id, run_id, wave, kind, name, key, before, added, set_at, restored_at"
 
 
 def _run(row: tuple[Any, ...]) -> Run:
-    (i, cluster, name, author, created, updated, state, plan_json, rollback_json, digest, rate, moves, per_request,
-     per_wave, path, elect) = row
-    return Run(i, cluster, name, author, created, updated, RunState(state), plan_json, rollback_json, digest, rate,
-               RunLimits(moves, per_request, per_wave), SubmitPath(path), bool(elect))
+    (
+        i,
+        cluster,
+        name,
+        author,
+        created,
+        updated,
+        state,
+        plan_json,
+        rollback_json,
+        digest,
+        rate,
+        moves,
+        per_request,
+        per_wave,
+        path,
+        elect,
+    ) = row
+    return Run(
+        i,
+        cluster,
+        name,
+        author,
+        created,
+        updated,
+        RunState(state),
+        plan_json,
+        rollback_json,
+        digest,
+        rate,
+        RunLimits(moves, per_request, per_wave),
+        SubmitPath(path),
+        bool(elect),
+    )
 
 
 class RunStore:
@@ -257,22 +304,43 @@ class RunStore:
         wanted = set(new.keys)
         with self.db.transaction() as db:
             for run_id, run_name, author, entries in db.query(
-                    "SELECT r.id, r.name, r.author, w.entries_json FROM runs r JOIN waves w ON w.run_id = r.id "
-                    f"WHERE r.cluster = ? AND r.state IN {_ACTIVE}", (new.cluster,)):
+                "SELECT r.id, r.name, r.author, w.entries_json FROM runs r JOIN waves w ON w.run_id = r.id "
+                f"WHERE r.cluster = ? AND r.state IN {_ACTIVE}",
+                (new.cluster,),
+            ):
                 clash = wanted & {(e["topic"], e["partition"]) for e in msgspec.json.decode(entries)["partitions"]}
                 if clash:
                     t, p = sorted(clash)[0]
                     raise ConflictError(
                         f"Run #{run_id} ({run_name}, by {author}) is already moving {t}-{p}"
-                        + (f" and {len(clash) - 1} more of this plan's partitions" if len(clash) > 1 else "") + ".",
-                        "Wait until that run ends (or cancel it), then review the plan again.")
+                        + (f" and {len(clash) - 1} more of this plan's partitions" if len(clash) > 1 else "")
+                        + ".",
+                        "Wait until that run ends (or cancel it), then review the plan again.",
+                    )
             run_id = db.execute(
                 f"INSERT INTO runs ({_RUN_COLS.replace('id, ', '', 1)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (new.cluster, new.name, new.author, now, now, RunState.RUNNING.value, new.plan_json, new.rollback_json,
-                 new.plan_hash, new.rate, new.limits.moves_per_broker, new.limits.per_request,
-                 new.limits.bytes_per_wave, new.path.value, int(new.elect_leaders)))
-            db.executemany("INSERT INTO waves (run_id, number, state, entries_json) VALUES (?, ?, ?, ?)",
-                           [(run_id, i + 1, WaveState.PENDING.value, w) for i, w in enumerate(new.waves)])
+                (
+                    new.cluster,
+                    new.name,
+                    new.author,
+                    now,
+                    now,
+                    RunState.RUNNING.value,
+                    new.plan_json,
+                    new.rollback_json,
+                    new.plan_hash,
+                    new.rate,
+                    new.limits.moves_per_broker,
+                    new.limits.per_request,
+                    new.limits.bytes_per_wave,
+                    new.path.value,
+                    int(new.elect_leaders),
+                ),
+            )
+            db.executemany(
+                "INSERT INTO waves (run_id, number, state, entries_json) VALUES (?, ?, ?, ?)",
+                [(run_id, i + 1, WaveState.PENDING.value, w) for i, w in enumerate(new.waves)],
+            )
             return run_id
 
     def get(self, run_id: int) -> Run | None:
@@ -292,8 +360,10 @@ class RunStore:
     def list(self, cluster: str | None = None, active_only: bool = False) -> builtins.list[Run]:
         """Runs, newest first."""
         where = [w for w, on in (("cluster = ?", cluster is not None), (f"state IN {_ACTIVE}", active_only)) if on]
-        rows = self.db.query(f"SELECT {_RUN_COLS} FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
-                             + " ORDER BY id DESC", (cluster,) if cluster is not None else ())
+        rows = self.db.query(
+            f"SELECT {_RUN_COLS} FROM runs" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id DESC",
+            (cluster,) if cluster is not None else (),
+        )
         return [_run(r) for r in rows]
 
     def set_state(self, run_id: int, new: RunState) -> RunState:
@@ -315,8 +385,10 @@ class RunStore:
         """Partitions the active runs of ``cluster`` move (submitted waves), and their run."""
         out: dict[TopicPartition, int] = {}
         for run_id, entries in self.db.query(
-                "SELECT r.id, w.entries_json FROM runs r JOIN waves w ON w.run_id = r.id "
-                f"WHERE r.cluster = ? AND r.state IN {_ACTIVE} AND w.state IN {_OPEN_WAVES}", (cluster,)):
+            "SELECT r.id, w.entries_json FROM runs r JOIN waves w ON w.run_id = r.id "
+            f"WHERE r.cluster = ? AND r.state IN {_ACTIVE} AND w.state IN {_OPEN_WAVES}",
+            (cluster,),
+        ):
             for e in msgspec.json.decode(entries)["partitions"]:
                 out[(e["topic"], e["partition"])] = int(run_id)
         return out
@@ -327,8 +399,11 @@ class RunStore:
         drives it. Returns None when taken, else the worker holding it."""
         now = time.time()
         with self.db.transaction() as db:
-            if db.changes("UPDATE runs SET owner = ?, lease_until = ? WHERE id = ? AND "
-                          "(owner IS NULL OR owner = ? OR lease_until < ?)", (owner, now + ttl_s, run_id, owner, now)):
+            if db.changes(
+                "UPDATE runs SET owner = ?, lease_until = ? WHERE id = ? AND "
+                "(owner IS NULL OR owner = ? OR lease_until < ?)",
+                (owner, now + ttl_s, run_id, owner, now),
+            ):
                 return None
             row = db.one("SELECT owner FROM runs WHERE id = ?", (run_id,))
             return str(row[0]) if row else "nobody (no such run)"
@@ -338,8 +413,11 @@ class RunStore:
 
     # -- waves and outcomes ----------------------------------------------------------------------
     def waves(self, run_id: int) -> builtins.list[Wave]:
-        rows = self.db.query("SELECT run_id, number, state, entries_json, submitted_at, completed_at FROM waves "
-                             "WHERE run_id = ? ORDER BY number", (run_id,))
+        rows = self.db.query(
+            "SELECT run_id, number, state, entries_json, submitted_at, completed_at FROM waves "
+            "WHERE run_id = ? ORDER BY number",
+            (run_id,),
+        )
         return [Wave(int(r), int(n), WaveState(s), str(e), a, b) for r, n, s, e, a, b in rows]
 
     def set_wave(self, run_id: int, number: int, new: WaveState) -> None:
@@ -348,33 +426,48 @@ class RunStore:
         with self.db.transaction() as db:
             row = db.one("SELECT state FROM waves WHERE run_id = ? AND number = ?", (run_id, number))
             if row is None:
-                raise ConsoleError(f"Run {run_id} has no wave {number}.", "List the runs with `python -m console runs`.")
+                raise ConsoleError(
+                    f"Run {run_id} has no wave {number}.", "List the runs with `python -m console runs`."
+                )
             check_wave(run_id, number, WaveState(row[0]), new)
-            db.execute("UPDATE waves SET state = ?" + (f", {stamp} = ?" if stamp else "") + " WHERE run_id = ? AND number = ?",
-                       (new.value, time.time(), run_id, number) if stamp else (new.value, run_id, number))
+            db.execute(
+                "UPDATE waves SET state = ?" + (f", {stamp} = ?" if stamp else "") + " WHERE run_id = ? AND number = ?",
+                (new.value, time.time(), run_id, number) if stamp else (new.value, run_id, number),
+            )
 
     def add_outcomes(self, run_id: int, wave: int, outcomes: Iterable[Outcome]) -> None:
         now = time.time()
-        self.db.executemany("INSERT INTO outcomes (run_id, wave, topic, partition, accepted, code, message, at) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                            [(run_id, wave, o.topic, o.partition, o.accepted, o.code, o.message, now) for o in outcomes])
+        self.db.executemany(
+            "INSERT INTO outcomes (run_id, wave, topic, partition, accepted, code, message, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(run_id, wave, o.topic, o.partition, o.accepted, o.code, o.message, now) for o in outcomes],
+        )
 
     def outcomes(self, run_id: int, wave: int | None = None) -> builtins.list[WaveOutcome]:
-        rows = self.db.query("SELECT wave, topic, partition, accepted, code, message FROM outcomes WHERE run_id = ?"
-                             + (" AND wave = ?" if wave is not None else "") + " ORDER BY wave, topic, partition",
-                             (run_id,) if wave is None else (run_id, wave))
+        rows = self.db.query(
+            "SELECT wave, topic, partition, accepted, code, message FROM outcomes WHERE run_id = ?"
+            + (" AND wave = ?" if wave is not None else "")
+            + " ORDER BY wave, topic, partition",
+            (run_id,) if wave is None else (run_id, wave),
+        )
         return [WaveOutcome(int(w), str(t), int(p), bool(a), c, m) for w, t, p, a, c, m in rows]
 
     # -- throttle ledger -------------------------------------------------------------------------
     def ledger_add(self, run_id: int, wave: int, kind: str, name: str, key: str, before: str | None, added: str) -> int:
-        return self.db.execute("INSERT INTO throttle_ledger (run_id, wave, kind, name, key, before, added, set_at) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (run_id, wave, kind, name, key, before, added, time.time()))
+        return self.db.execute(
+            "INSERT INTO throttle_ledger (run_id, wave, kind, name, key, before, added, set_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (run_id, wave, kind, name, key, before, added, time.time()),
+        )
 
     def ledger(self, run_id: int | None = None, open_only: bool = True) -> builtins.list[LedgerEntry]:
         where = [w for w, on in (("run_id = ?", run_id is not None), ("restored_at IS NULL", open_only)) if on]
-        rows = self.db.query(f"SELECT {_LEDGER_COLS} FROM throttle_ledger"
-                             + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id",
-                             (run_id,) if run_id is not None else ())
+        rows = self.db.query(
+            f"SELECT {_LEDGER_COLS} FROM throttle_ledger"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY id",
+            (run_id,) if run_id is not None else (),
+        )
         return [LedgerEntry(*r) for r in rows]
 
     def ledger_restored(self, entry_id: int, hand_over_to: int | None = None, before: str | None = None) -> None:
@@ -393,9 +486,12 @@ class RunStore:
             row = db.one("SELECT progress_at, mark FROM run_progress WHERE run_id = ?", (run_id,))
             if row is not None and row[1] == mark:
                 return float(row[0])
-            db.execute("INSERT INTO run_progress (run_id, progress_at, mark, stuck) VALUES (?, ?, ?, NULL) "
-                       "ON CONFLICT(run_id) DO UPDATE SET progress_at = excluded.progress_at, mark = excluded.mark, "
-                       "stuck = NULL", (run_id, now, mark))
+            db.execute(
+                "INSERT INTO run_progress (run_id, progress_at, mark, stuck) VALUES (?, ?, ?, NULL) "
+                "ON CONFLICT(run_id) DO UPDATE SET progress_at = excluded.progress_at, mark = excluded.mark, "
+                "stuck = NULL",
+                (run_id, now, mark),
+            )
             return now
 
     def set_stuck(self, run_id: int, why: str | None) -> None:

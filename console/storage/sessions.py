@@ -59,8 +59,10 @@ class SessionStore:
         digest = token_digest(token)
         with self.db.transaction() as db:
             db.execute("DELETE FROM sessions WHERE expires_at <= ?", (now,))
-            db.execute("INSERT INTO sessions (token_hash, user, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                       (digest, user, now, expires_at))
+            db.execute(
+                "INSERT INTO sessions (token_hash, user, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                (digest, user, now, expires_at),
+            )
         return Session(user, now, expires_at, digest[:12])
 
     def get(self, token: str | None, now: float | None = None) -> Session | None:
@@ -69,8 +71,9 @@ class SessionStore:
             return None
         now = time.time() if now is None else now
         digest = token_digest(token)
-        row = self.db.one("SELECT user, created_at, expires_at FROM sessions WHERE token_hash = ? AND expires_at > ?",
-                          (digest, now))
+        row = self.db.one(
+            "SELECT user, created_at, expires_at FROM sessions WHERE token_hash = ? AND expires_at > ?", (digest, now)
+        )
         return None if row is None else Session(str(row[0]), float(row[1]), float(row[2]), digest[:12])
 
     def delete(self, token: str | None) -> Session | None:

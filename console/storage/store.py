@@ -18,8 +18,9 @@ from console.storage.db import Database
 class Store:
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else store_file()
-        self.db = Database(self.path, (plans.SCHEMA, runs.SCHEMA, runs.PROGRESS_SCHEMA, audit.SCHEMA,
-                                        sessions.SCHEMA, drafts.SCHEMA))
+        self.db = Database(
+            self.path, (plans.SCHEMA, runs.SCHEMA, runs.PROGRESS_SCHEMA, audit.SCHEMA, sessions.SCHEMA, drafts.SCHEMA)
+        )
         self.plans = plans.PlanStore(self.db)
         self.runs = runs.RunStore(self.db)
         self.audit = audit.AuditLog(self.db)

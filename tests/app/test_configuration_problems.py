@@ -26,8 +26,10 @@ def test_cluster_tables_and_sign_in_settings_the_console_cannot_use_are_named(tm
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("CONSOLE_BOOTSTRAP_SERVERS", raising=False)
     at = AppTest.from_file(APP, default_timeout=60)
-    at.secrets["clusters"] = {"prod": {"zookeeper": "zk:2181"},
-                              "staging": {"bootstrap_servers": "s1:9092", "properties": {"sasl.oops": "x"}}}
+    at.secrets["clusters"] = {
+        "prod": {"zookeeper": "zk:2181"},
+        "staging": {"bootstrap_servers": "s1:9092", "properties": {"sasl.oops": "x"}},
+    }
     at.secrets["auth"] = {"client_id": "x"}
     at.run()
     assert not at.exception

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.test_pages import APP, env_cluster  # noqa: F401 - the fixture
+from tests.app.test_pages import APP
 
 
 def signed_in(at: AppTest) -> AppTest:
@@ -15,7 +15,7 @@ def signed_in(at: AppTest) -> AppTest:
     return at
 
 
-def test_generate_then_open_in_review(demo_sandbox, env_cluster, tmp_path):  # noqa: F811
+def test_generate_then_open_in_review(demo_sandbox, env_cluster, tmp_path):
     from console.access.auth import SANDBOX_USERS, write_users
 
     env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
@@ -28,8 +28,9 @@ def test_generate_then_open_in_review(demo_sandbox, env_cluster, tmp_path):  # n
     at.multiselect(key="drafts.generate.drain").set_value([2])
     at.button(key="FormSubmitter:generate.decommission-Generate").click().run()
     assert not at.exception
-    assert any("fewer than the 3 replicas" in e.value and "Drain fewer brokers" in e.value for e in at.error), \
-        [e.value for e in at.error]
+    assert any("fewer than the 3 replicas" in e.value and "Drain fewer brokers" in e.value for e in at.error), [
+        e.value for e in at.error
+    ]
     assert at.session_state["drafts.generate.result"] is None
 
     # topics by pattern: a pattern that is not a regular expression is named, no plan

@@ -12,8 +12,14 @@ from streamlit.testing.v1 import AppTest
 from console.core.format import human_rate
 from console.core.model import BrokerId
 from tests.conftest import point_console_at, wait_for
-from tests.integration.helpers import (clear_throttles, make_topic, reassign, set_broker_rates, throttle_topic_all,
-                                      unthrottle_and_wait)
+from tests.integration.helpers import (
+    clear_throttles,
+    make_topic,
+    reassign,
+    set_broker_rates,
+    throttle_topic_all,
+    unthrottle_and_wait,
+)
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 RATE = 20_000  # B/s: 600 KB take about half a minute
@@ -77,10 +83,18 @@ def test_runs_and_review_pages_show_rates_in_human_units(app_env, tmp_path):
     store = Store()
     with ClusterReader(settings_for(app_env)) as reader:
         state = reader.snapshot()
-        run_id = operations.start_run(store, LiveGateway(reader), "ann", state,
-                                      Plan.of([PlanEntry("ut-units", 0, (BrokerId(2),))]), "units run", 10_485_760)
-        plan_id = operations.save_plan(store, "ann", state, "test", "units plan",
-                                       Plan.of([PlanEntry("ut-units", 1, (BrokerId(2),))]))
+        run_id = operations.start_run(
+            store,
+            LiveGateway(reader),
+            "ann",
+            state,
+            Plan.of([PlanEntry("ut-units", 0, (BrokerId(2),))]),
+            "units run",
+            10_485_760,
+        )
+        plan_id = operations.save_plan(
+            store, "ann", state, "test", "units plan", Plan.of([PlanEntry("ut-units", 1, (BrokerId(2),))])
+        )
     try:
         at = AppTest.from_file(APP, default_timeout=60).run()
         at.switch_page("views/runs.py").run()  # the page's worker drives the run

@@ -21,6 +21,7 @@ def env_cluster(monkeypatch, tmp_path):
             monkeypatch.setenv("CONSOLE_ZOOKEEPER", zk)
         else:
             monkeypatch.delenv("CONSOLE_ZOOKEEPER", raising=False)
+
     return point
 
 
@@ -121,9 +122,9 @@ def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster, tmp_path):
 
 def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_path):
     from console.access.auth import SANDBOX_USERS, write_users
+    from console.plans.plan import Plan, PlanEntry
     from console.runs.gateway import LiveGateway
     from console.runs.operations import start_run
-    from console.plans.plan import Plan, PlanEntry
     from console.state.reader import ClusterReader
     from console.storage.store import Store
     from tests.conftest import settings_for, wait_for
@@ -145,8 +146,9 @@ def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_pa
 
     make_topic(demo_sandbox.bootstrap_servers, "app-run", 1, 1, 20, assignment=[[0]])
     with ClusterReader(settings_for(demo_sandbox)) as reader:
-        run_id = start_run(Store(), LiveGateway(reader), "ann", reader.snapshot(), Plan.of([PlanEntry("app-run", 0, (1,))]),
-                                                       "app run")
+        run_id = start_run(
+            Store(), LiveGateway(reader), "ann", reader.snapshot(), Plan.of([PlanEntry("app-run", 0, (1,))]), "app run"
+        )
     at.run()  # the page starts the server's worker, which drives the run
     assert not at.exception
     wait_for(lambda: Store().runs.get(run_id).state == "completed", timeout=60, what="the server's worker completed it")
@@ -175,8 +177,14 @@ def test_a_throttle_change_is_confirmed_with_what_the_brokers_report(demo_sandbo
     make_topic(demo_sandbox.bootstrap_servers, "app-rate", 1, 1, 60, assignment=[[0]])
     store = Store()
     with ClusterReader(settings_for(demo_sandbox)) as reader:
-        run_id = first_wave_sent(store, LiveGateway(reader), reader.snapshot(),
-                                 Plan.of([PlanEntry("app-rate", 0, (2,))]), "rate change", 2_000)
+        run_id = first_wave_sent(
+            store,
+            LiveGateway(reader),
+            reader.snapshot(),
+            Plan.of([PlanEntry("app-rate", 0, (2,))]),
+            "rate change",
+            2_000,
+        )
     try:
         at = AppTest.from_file(APP, default_timeout=60).run()
         at.text_input(key="auth.user").set_value("operator")

@@ -31,8 +31,9 @@ def test_review_of_a_stale_plan_brings_it_up_to_date(sandbox, monkeypatch, tmp_p
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
         drafted = reader.snapshot()
-        plan = Plan.of([PlanEntry(TOPIC, 0, (BrokerId(1), BrokerId(2))),
-                        PlanEntry(TOPIC, 1, (BrokerId(2), BrokerId(0)))]).with_basis(drafted)
+        plan = Plan.of(
+            [PlanEntry(TOPIC, 0, (BrokerId(1), BrokerId(2))), PlanEntry(TOPIC, 1, (BrokerId(2), BrokerId(0)))]
+        ).with_basis(drafted)
         old = operations.save_plan(store, "ann", drafted, "test", "spread", plan)
         # someone else moves partition 0 meanwhile: the saved plan is stale
         assert all(e is None for e in submit(bs, Plan.of([PlanEntry(TOPIC, 0, (BrokerId(0), BrokerId(2)))])).values())

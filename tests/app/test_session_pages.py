@@ -49,7 +49,7 @@ def start_from(at: AppTest, topics: list[str]) -> None:
 
 
 def draft_of(at: AppTest):
-    return at.session_state["drafts.plan"] if "drafts.plan" in at.session_state else None
+    return at.session_state["drafts.plan"] if "drafts.plan" in at.session_state else None  # noqa: SIM401 (AppTest session state has no get)
 
 
 def save_button(at: AppTest):
@@ -80,11 +80,19 @@ def test_unknown_topics_partitions_and_brokers_are_said_at_once(app_env):
     at = drafts_page(None)
     assert any("Not autosaved: sign in" in c.value for c in at.caption)
     at.segmented_control(key="drafts.source").set_value("JSON").run()
-    at.text_area[0].set_value(json.dumps({"version": 1, "partitions": [
-        {"topic": "orders", "partition": 0, "replicas": [0, 1, 2]},
-        {"topic": "orders", "partition": 99, "replicas": [0, 1, 2]},
-        {"topic": "orders", "partition": 1, "replicas": [0, 1, 7]},
-        {"topic": "no-such-topic", "partition": 0, "replicas": [0]}]})).run()
+    at.text_area[0].set_value(
+        json.dumps(
+            {
+                "version": 1,
+                "partitions": [
+                    {"topic": "orders", "partition": 0, "replicas": [0, 1, 2]},
+                    {"topic": "orders", "partition": 99, "replicas": [0, 1, 2]},
+                    {"topic": "orders", "partition": 1, "replicas": [0, 1, 7]},
+                    {"topic": "no-such-topic", "partition": 0, "replicas": [0]},
+                ],
+            }
+        )
+    ).run()
     next(b for b in at.button if b.label == "Load").click().run()
     assert not at.exception and at.metric[0].value == "4"
     warning = next(w.value for w in at.warning if "does not know" in w.value)

@@ -15,9 +15,16 @@ from console.runs.gateway import LiveGateway
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import settings_for, wait_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url, sign_in  # noqa: F401 - the fixture
-from tests.integration.helpers import (clear_throttles, first_wave_sent, in_flight, make_topic, reassign,
-                                      set_broker_rates, throttle_topic_all)
+from tests.e2e.test_live_browser import CHROMIUM_ARGS, sign_in
+from tests.integration.helpers import (
+    clear_throttles,
+    first_wave_sent,
+    in_flight,
+    make_topic,
+    reassign,
+    set_broker_rates,
+    throttle_topic_all,
+)
 
 SLOW = 2_000  # bytes/s: moves stay in flight for the whole test
 
@@ -33,8 +40,12 @@ def _in_flight(bs: str, topic: str) -> set[int]:
     return {p for _, p in in_flight(bs, topic)}
 
 
-def test_a_cancel_click_is_never_lost_when_the_set_changes_under_the_dialog(sandbox, app_url, tmp_path,  # noqa: F811
-                                                                             monkeypatch):
+def test_a_cancel_click_is_never_lost_when_the_set_changes_under_the_dialog(
+    sandbox,
+    app_url,
+    tmp_path,
+    monkeypatch,
+):
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))  # the app's data dir (see the app_url fixture)
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
     bs = sandbox.bootstrap_servers
@@ -91,7 +102,7 @@ def test_a_cancel_click_is_never_lost_when_the_set_changes_under_the_dialog(sand
         clear_throttles(bs, [0, 1, 2], [topic])
 
 
-def test_cancel_the_run_from_the_runs_page_keeps_the_click_too(sandbox, app_url, tmp_path, monkeypatch):  # noqa: F811
+def test_cancel_the_run_from_the_runs_page_keeps_the_click_too(sandbox, app_url, tmp_path, monkeypatch):
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
     bs = sandbox.bootstrap_servers
@@ -99,8 +110,14 @@ def test_cancel_the_run_from_the_runs_page_keeps_the_click_too(sandbox, app_url,
     make_topic(bs, topic, 3, 1, 200, assignment=[[0], [0], [1]])
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
-        run_id = first_wave_sent(store, LiveGateway(reader), reader.snapshot(),
-                                 Plan.of([PlanEntry(topic, p, (2,)) for p in range(3)]), "to cancel", SLOW)
+        run_id = first_wave_sent(
+            store,
+            LiveGateway(reader),
+            reader.snapshot(),
+            Plan.of([PlanEntry(topic, p, (2,)) for p in range(3)]),
+            "to cancel",
+            SLOW,
+        )
     try:
         wait_for(lambda: _in_flight(bs, topic) == {0, 1, 2}, timeout=30, what="the wave in flight")
         with sync_playwright() as pw:
@@ -130,7 +147,7 @@ def test_cancel_the_run_from_the_runs_page_keeps_the_click_too(sandbox, app_url,
         clear_throttles(bs, [0, 1, 2], [topic])
 
 
-def test_on_call_cancel_from_a_fresh_page_load(sandbox, app_url, tmp_path, monkeypatch):  # noqa: F811
+def test_on_call_cancel_from_a_fresh_page_load(sandbox, app_url, tmp_path, monkeypatch):
     """The figure for docs/BENCHMARKS.md: a signed-in operator loads the Live page and cancels
     everything in flight: two clicks, nothing typed; time from the load to the controller's answer."""
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
@@ -159,9 +176,13 @@ def test_on_call_cancel_from_a_fresh_page_load(sandbox, app_url, tmp_path, monke
             clicks += 1
             page.get_by_role("dialog").get_by_role("button", name="Send the cancel for").click()
             clicks += 1
-            wait_for(lambda: any(a.outcome != "sending" for a in Store().audit.entries(action="cancel")),
-                     timeout=30, every=0.05, what="the controller's answer")
-            answered = [a for a in Store().audit.entries(action="cancel") if a.ref is not None][0]
+            wait_for(
+                lambda: any(a.outcome != "sending" for a in Store().audit.entries(action="cancel")),
+                timeout=30,
+                every=0.05,
+                what="the controller's answer",
+            )
+            answered = next(a for a in Store().audit.entries(action="cancel") if a.ref is not None)
             took = answered.at - loaded
             print(f"on-call cancel: {clicks} clicks, nothing typed, {took:.2f} s from the page load to the answer")
             (tmp_path / "on-call.json").write_text(json.dumps({"clicks": clicks, "seconds": took}))

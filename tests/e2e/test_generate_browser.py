@@ -9,10 +9,10 @@ import shutil
 from playwright.sync_api import expect, sync_playwright
 
 from console.access.auth import SANDBOX_USERS, write_users
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url, sign_in  # noqa: F401 - the fixture
+from tests.e2e.test_live_browser import CHROMIUM_ARGS, sign_in
 
 
-def test_generate_a_plan_then_open_it_in_review(demo_sandbox, app_url, tmp_path):  # noqa: F811
+def test_generate_a_plan_then_open_it_in_review(demo_sandbox, app_url, tmp_path):
     # opening a generated plan in Review saves it: that needs the operator or approver role
     # (the app's data dir is tmp_path, see the app_url fixture)
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})

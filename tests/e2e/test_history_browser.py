@@ -9,15 +9,14 @@ from playwright.sync_api import expect, sync_playwright
 
 from console.pipeline.jobs import history_job
 from console.pipeline.spark import SparkSettings
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url  # noqa: F401 - the fixture
+from tests.e2e.test_live_browser import CHROMIUM_ARGS
 from tests.unit.timeline import timeline, write_states
 
 
-def test_history_page_draws_moves_rates_load_and_incidents(app_url, tmp_path):  # noqa: F811
+def test_history_page_draws_moves_rates_load_and_incidents(app_url, tmp_path):
     history = tmp_path / "history"  # the app's data dir is tmp_path (the app_url fixture)
     write_states(history / "snapshots", timeline())
-    history_job(str(history / "snapshots"), str(history / "tables"), SparkSettings(master="local[2]"),
-                stuck_after_s=30)
+    history_job(str(history / "snapshots"), str(history / "tables"), SparkSettings(master="local[2]"), stuck_after_s=30)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1200})

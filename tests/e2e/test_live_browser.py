@@ -15,12 +15,25 @@ from playwright.sync_api import Page, expect, sync_playwright
 
 from console.sandbox.cluster import free_port
 from tests.conftest import wait_for
-from tests.integration.helpers import (clear_throttles, make_topic, reassign, set_broker_rates, throttle_topic_all,
-                                      unthrottle_and_wait)
+from tests.integration.helpers import (
+    clear_throttles,
+    make_topic,
+    reassign,
+    set_broker_rates,
+    throttle_topic_all,
+    unthrottle_and_wait,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def sign_in(page: Page, user: str = "operator") -> None:
@@ -33,24 +46,50 @@ def sign_in(page: Page, user: str = "operator") -> None:
     sidebar.get_by_role("textbox", name="Password").fill(SANDBOX_USERS[user][0])
     sidebar.get_by_role("button", name="Sign in").click()
     expect(sidebar.get_by_text(f"Signed in as {user}")).to_be_visible(timeout=30_000)
-    wait_for(lambda: any(c["name"] == "console_session" for c in page.context.cookies()), timeout=30,
-             every=0.1, what="the session cookie")
+    wait_for(
+        lambda: any(c["name"] == "console_session" for c in page.context.cookies()),
+        timeout=30,
+        every=0.1,
+        what="the session cookie",
+    )
 
 
 @pytest.fixture
 def app_url(sandbox, tmp_path):
     port = free_port()
-    env = dict(os.environ, CONSOLE_BOOTSTRAP_SERVERS=sandbox.bootstrap_servers, CONSOLE_ZOOKEEPER=sandbox.zookeeper,
-               CONSOLE_CLUSTER_NAME="sandbox", CONSOLE_DATA_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    env = dict(
+        os.environ,
+        CONSOLE_BOOTSTRAP_SERVERS=sandbox.bootstrap_servers,
+        CONSOLE_ZOOKEEPER=sandbox.zookeeper,
+        CONSOLE_CLUSTER_NAME="sandbox",
+        CONSOLE_DATA_DIR=str(tmp_path),
+        PYTHONPATH=str(ROOT),
+    )
     log = open(tmp_path / "streamlit.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-                             "--server.headless", "true"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
 
     def healthy() -> bool:
         try:
             return urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).status == 200
         except OSError:
             return False
+
     try:
         wait_for(healthy, timeout=60, what="streamlit health")
         yield f"http://127.0.0.1:{port}"
@@ -88,7 +127,8 @@ def test_live_page_shows_in_flight_partition_and_refreshes(sandbox, app_url, tmp
             slider.focus()
             page.keyboard.press("End")
             expect(page.get_by_text(re.compile(r"every 60 s and on every ZooKeeper watch"))).to_be_visible(
-                timeout=15_000)
+                timeout=15_000
+            )
             time.sleep(2)
             reassign(bs, {("e2e-watch", 0): [2]})
             started = time.monotonic()

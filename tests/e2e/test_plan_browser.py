@@ -9,10 +9,10 @@ from playwright.sync_api import expect, sync_playwright
 
 from console.access.auth import SANDBOX_USERS, write_users
 from console.plans.plan import parse_plan
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url, sign_in  # noqa: F401 - the fixture
+from tests.e2e.test_live_browser import CHROMIUM_ARGS, sign_in
 
 
-def test_draft_review_and_download(demo_sandbox, app_url, tmp_path):  # noqa: F811
+def test_draft_review_and_download(demo_sandbox, app_url, tmp_path):
     # saving a draft needs the operator or approver role (the app's data dir is tmp_path)
     write_users(tmp_path / "users.json", {"approver": (SANDBOX_USERS["approver"][0], ["approver"])})
     with sync_playwright() as pw:
@@ -48,13 +48,14 @@ def test_draft_review_and_download(demo_sandbox, app_url, tmp_path):  # noqa: F8
         link = page.get_by_role("link", name="?plan=1").get_attribute("href")
         other = browser.new_context().new_page()
         other.goto(f"{app_url}/review{link}")
-        expect(other.get_by_role("combobox", name="Plan")).to_have_value(re.compile(r"^#1 inventory leaders on 0"),
-                                                                         timeout=30_000)
+        expect(other.get_by_role("combobox", name="Plan")).to_have_value(
+            re.compile(r"^#1 inventory leaders on 0"), timeout=30_000
+        )
         expect(other.get_by_text("Partitions", exact=True).first).to_be_visible()
         browser.close()
     plan, back = parse_plan(files["Plan JSON"]), parse_plan(files["Rollback JSON"])
     assert plan.topics == back.topics == ("inventory",)
     assert all(e.replicas[0] == 0 for e in plan.entries if 0 in e.replicas)
-    assert any(e.replicas != b.replicas for e, b in zip(plan.entries, back.entries))
+    assert any(e.replicas != b.replicas for e, b in zip(plan.entries, back.entries, strict=False))
     assert {e.key for e in plan.entries} == {e.key for e in back.entries}
     assert json.loads(files["Rollback JSON"])["version"] == 1

@@ -12,21 +12,22 @@ from console.runs import operations
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import settings_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url  # noqa: F401 - the fixture
+from tests.e2e.test_live_browser import CHROMIUM_ARGS
 from tests.integration.helpers import make_topic
 from tests.integration.test_plans_on_cluster import settle, submit
 
 TOPIC = "e2e-rebase"
 
 
-def test_bring_a_stale_plan_up_to_date(sandbox, app_url, tmp_path):  # noqa: F811
+def test_bring_a_stale_plan_up_to_date(sandbox, app_url, tmp_path):
     bs = sandbox.bootstrap_servers
     make_topic(bs, TOPIC, 2, 2, 2, assignment=[[0, 1], [1, 2]])
     store = Store(tmp_path / "console.db")  # the app's data dir (app_url points CONSOLE_DATA_DIR at tmp_path)
     with ClusterReader(settings_for(sandbox)) as reader:
         drafted = reader.snapshot()
-        plan = Plan.of([PlanEntry(TOPIC, 0, (BrokerId(1), BrokerId(2))),
-                        PlanEntry(TOPIC, 1, (BrokerId(2), BrokerId(0)))]).with_basis(drafted)
+        plan = Plan.of(
+            [PlanEntry(TOPIC, 0, (BrokerId(1), BrokerId(2))), PlanEntry(TOPIC, 1, (BrokerId(2), BrokerId(0)))]
+        ).with_basis(drafted)
         old = operations.save_plan(store, "ann", drafted, "sandbox", "e2e spread", plan)
         assert all(e is None for e in submit(bs, Plan.of([PlanEntry(TOPIC, 0, (BrokerId(0), BrokerId(2)))])).values())
         settle(reader)
@@ -43,7 +44,8 @@ def test_bring_a_stale_plan_up_to_date(sandbox, app_url, tmp_path):  # noqa: F81
         page.screenshot(path=str(tmp_path / "stale.png"), full_page=True)
         link.click()
         expect(page.get_by_role("combobox", name="Plan")).to_have_value(
-            re.compile(rf"^#{new} e2e spread \(up to date, v2\)"), timeout=30_000)
+            re.compile(rf"^#{new} e2e spread \(up to date, v2\)"), timeout=30_000
+        )
         expect(page.get_by_text(f"Rebased from plan #{old}")).to_be_visible(timeout=30_000)
         expect(page.get_by_role("heading", name="Bring up to date")).to_have_count(0)
         page.screenshot(path=str(tmp_path / "rebased.png"), full_page=True)

@@ -14,11 +14,11 @@ from console.plans.plan import Plan, PlanEntry
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import settings_for, wait_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url, sign_in  # noqa: F401 - the fixture
+from tests.e2e.test_live_browser import CHROMIUM_ARGS, sign_in
 from tests.integration.helpers import clear_throttles, make_topic
 
 
-def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monkeypatch):  # noqa: F811
+def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monkeypatch):
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))  # the app's data dir (see the app_url fixture)
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
     bs = sandbox.bootstrap_servers
@@ -27,7 +27,9 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
     with ClusterReader(settings_for(sandbox)) as reader:
         state = reader.snapshot()
         plan = Plan.of([PlanEntry("e2e-run", 0, (2,)), PlanEntry("e2e-run", 1, (2,))]).with_basis(state)
-        plan_id = store.plans.save("e2e run", cluster_key(state, "sandbox"), plan, Plan.of([]), "ann", state.fingerprint())
+        plan_id = store.plans.save(
+            "e2e run", cluster_key(state, "sandbox"), plan, Plan.of([]), "ann", state.fingerprint()
+        )
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
@@ -80,14 +82,17 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
         print(f"click to cancel request recorded and sent: {sending[0].at - clicked:.2f} s")
         wait_for(lambda: store.runs.get(1).state == "cancelled", timeout=60, what="the run marked cancelled")
         with ClusterReader(settings_for(sandbox)) as reader:
-            wait_for(lambda: [reader.snapshot().partition("e2e-run", p).replicas for p in (0, 1)] == [(0,), (1,)],
-                     timeout=30, what="back on the original replicas")
+            wait_for(
+                lambda: [reader.snapshot().partition("e2e-run", p).replicas for p in (0, 1)] == [(0,), (1,)],
+                timeout=30,
+                what="back on the original replicas",
+            )
         assert not store.runs.ledger()
     finally:
         clear_throttles(bs, [0, 1, 2], ["e2e-run"])
 
 
-def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkeypatch):  # noqa: F811
+def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkeypatch):
     """The run was started (wave 1 sent) by a console that is gone; this console's server picks it
     up as soon as anyone opens a page, and sends each wave once."""
     import json
@@ -103,8 +108,15 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
         gone = Executor(store, LiveGateway(reader), "ann")
-        run_id = start_run(gone.store, gone.cluster, gone.user, reader.snapshot(), Plan.of([PlanEntry("e2e-resume", 0, (2,)), PlanEntry("e2e-resume", 1, (2,))]),
-                            "resume", limits=WaveLimits(1))
+        run_id = start_run(
+            gone.store,
+            gone.cluster,
+            gone.user,
+            reader.snapshot(),
+            Plan.of([PlanEntry("e2e-resume", 0, (2,)), PlanEntry("e2e-resume", 1, (2,))]),
+            "resume",
+            limits=WaveLimits(1),
+        )
         assert gone.tick(run_id).did.startswith("wave 1 submitted")
     store.runs.release(run_id, gone.owner)  # that console stopped
     with sync_playwright() as pw:
@@ -112,7 +124,9 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
         page = browser.new_page()
         page.goto(app_url)
         expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=60_000)
-        wait_for(lambda: store.runs.get(run_id).state == "completed", timeout=90, what="the run completed by the server")
+        wait_for(
+            lambda: store.runs.get(run_id).state == "completed", timeout=90, what="the run completed by the server"
+        )
         browser.close()
     sent = [json.loads(a.request)["wave"] for a in store.audit.entries(action="submit-wave") if a.outcome == "sending"]
     assert sorted(sent) == [1, 2]

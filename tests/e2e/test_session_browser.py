@@ -14,7 +14,7 @@ from console.plans.plan import Plan, PlanEntry
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import settings_for, wait_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, app_url  # noqa: F401 - the fixture
+from tests.e2e.test_live_browser import CHROMIUM_ARGS
 from tests.integration.helpers import make_topic
 
 COOKIE = "console_session"
@@ -30,15 +30,21 @@ def signed_out(page: Page) -> None:
     expect(sidebar.get_by_text("Signed in as")).to_have_count(0)
 
 
-def test_sign_in_lasts_across_reloads_and_tabs_and_a_draft_comes_back(sandbox, app_url, tmp_path, monkeypatch):  # noqa: F811
+def test_sign_in_lasts_across_reloads_and_tabs_and_a_draft_comes_back(sandbox, app_url, tmp_path, monkeypatch):
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))  # the app's data dir (see the app_url fixture)
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
     make_topic(sandbox.bootstrap_servers, "e2e-session", 2, 1, 1, assignment=[[0], [1]])
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
         state = reader.snapshot()
-        shared = store.plans.save("shared", cluster_key(state, "sandbox"), Plan.of([PlanEntry("e2e-session", 0, (2,))]),
-                                  Plan.of([]), "ann", state.fingerprint())
+        shared = store.plans.save(
+            "shared",
+            cluster_key(state, "sandbox"),
+            Plan.of([PlanEntry("e2e-session", 0, (2,))]),
+            Plan.of([]),
+            "ann",
+            state.fingerprint(),
+        )
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1400, "height": 1200})
@@ -51,8 +57,11 @@ def test_sign_in_lasts_across_reloads_and_tabs_and_a_draft_comes_back(sandbox, a
         sidebar.get_by_role("textbox", name="Password").fill("operator-secret")
         sidebar.get_by_role("button", name="Sign in").click()
         signed_in_as(page, "operator")
-        cookie = wait_for(lambda: next((c for c in context.cookies() if c["name"] == COOKIE), None), timeout=30,
-                          what="the session cookie")
+        cookie = wait_for(
+            lambda: next((c for c in context.cookies() if c["name"] == COOKIE), None),
+            timeout=30,
+            what="the session cookie",
+        )
         session = store.sessions.get(cookie["value"])
         assert session is not None and session.user == "operator"
         assert cookie["expires"] == pytest.approx(session.expires_at, abs=2)
@@ -61,9 +70,17 @@ def test_sign_in_lasts_across_reloads_and_tabs_and_a_draft_comes_back(sandbox, a
         # a draft, from pasted JSON
         expect(page.get_by_text("Autosaved as you edit")).to_be_visible(timeout=30_000)
         page.get_by_text("JSON", exact=True).click()  # "Start from"
-        page.get_by_label("…or paste it").fill(json.dumps({"version": 1, "partitions": [
-            {"topic": "e2e-session", "partition": 0, "replicas": [2]},
-            {"topic": "e2e-session", "partition": 1, "replicas": [7]}]}))
+        page.get_by_label("…or paste it").fill(
+            json.dumps(
+                {
+                    "version": 1,
+                    "partitions": [
+                        {"topic": "e2e-session", "partition": 0, "replicas": [2]},
+                        {"topic": "e2e-session", "partition": 1, "replicas": [7]},
+                    ],
+                }
+            )
+        )
         page.get_by_label("…or paste it").blur()  # a text area sends its value when it loses focus
         load = page.get_by_role("button", name="Load", exact=True)
         expect(load).to_be_enabled(timeout=30_000)
@@ -92,8 +109,9 @@ def test_sign_in_lasts_across_reloads_and_tabs_and_a_draft_comes_back(sandbox, a
         page.get_by_test_id("stSidebar").get_by_role("button", name="Sign out").click()
         signed_out(page)
         assert store.sessions.get(cookie["value"]) is None
-        wait_for(lambda: not [c for c in context.cookies() if c["name"] == COOKIE], timeout=30,
-                 what="the cookie cleared")
+        wait_for(
+            lambda: not [c for c in context.cookies() if c["name"] == COOKIE], timeout=30, what="the cookie cleared"
+        )
         expect(page.get_by_text("Not autosaved: sign in")).to_be_visible(timeout=30_000)
         expect(page.get_by_text("Partitions in the draft")).to_have_count(0)  # not left on the screen
         # the other tab is signed out at its next rerun

@@ -27,15 +27,27 @@ propagation delay, KRaft fencing, min ISR other than a fixed 1. A broker that co
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Collection, Iterable, Mapping, Sequence, TypeVar
+from typing import TypeVar
 
 from console.adapters.records import Configs
 from console.core.errors import ClusterUnavailable, ConsoleError, PartiallyApplied
-from console.core.limits import (ALL_REPLICAS, BROKER_THROTTLE_KEYS, FOLLOWER_LIST, FOLLOWER_RATE,
-                                 TOPIC_THROTTLE_KEYS)
-from console.core.model import (Broker, BrokerId, ClusterState, LogDir, Outcome, Partition, ReadStatus, ReplicaLog,
-                                Source, SourceStatus, Throttles, TopicPartition)
+from console.core.limits import ALL_REPLICAS, BROKER_THROTTLE_KEYS, FOLLOWER_LIST, FOLLOWER_RATE, TOPIC_THROTTLE_KEYS
+from console.core.model import (
+    Broker,
+    BrokerId,
+    ClusterState,
+    LogDir,
+    Outcome,
+    Partition,
+    ReadStatus,
+    ReplicaLog,
+    Source,
+    SourceStatus,
+    Throttles,
+    TopicPartition,
+)
 from console.runs.gateway import Changes, ClusterGateway, Targets
 
 R = TypeVar("R")
@@ -89,16 +101,33 @@ class _Part:
 
 
 class FakeCluster:
-    def __init__(self, brokers: Mapping[int, str | None], partitions: Mapping[TopicPartition, tuple[Sequence[int], int]],
-                 *, down: Collection[int] = (), copy_rate: int = 1_000, has_zookeeper: bool = False,
-                 name: str = "fake", cluster_id: str = "fake-cluster", now: float = 1_700_000_000.0) -> None:
+    def __init__(
+        self,
+        brokers: Mapping[int, str | None],
+        partitions: Mapping[TopicPartition, tuple[Sequence[int], int]],
+        *,
+        down: Collection[int] = (),
+        copy_rate: int = 1_000,
+        has_zookeeper: bool = False,
+        name: str = "fake",
+        cluster_id: str = "fake-cluster",
+        now: float = 1_700_000_000.0,
+    ) -> None:
         """``brokers``: id → rack; ``partitions``: key → (replicas, size in bytes); every replica
         is in sync and the first leads, as after :meth:`stop_broker` of each broker ``down``."""
-        self._name, self._zk, self.cluster_id, self.clock, self.copy_rate = name, has_zookeeper, cluster_id, now, copy_rate
+        self._name, self._zk, self.cluster_id, self.clock, self.copy_rate = (
+            name,
+            has_zookeeper,
+            cluster_id,
+            now,
+            copy_rate,
+        )
         self.racks = {BrokerId(b): r for b, r in brokers.items()}
         self.live = set(self.racks)
-        self.parts = {k: _Part([BrokerId(b) for b in r], [BrokerId(b) for b in r], BrokerId(r[0]) if r else None, size)
-                      for k, (r, size) in sorted(partitions.items())}
+        self.parts = {
+            k: _Part([BrokerId(b) for b in r], [BrokerId(b) for b in r], BrokerId(r[0]) if r else None, size)
+            for k, (r, size) in sorted(partitions.items())
+        }
         for b in down:
             self.stop_broker(b)
         self.broker_configs: dict[BrokerId, dict[str, str]] = {}
@@ -110,12 +139,21 @@ class FakeCluster:
         self._faults: list[_Fault] = []
 
     @classmethod
-    def of(cls, brokers: int = 3, topics: Mapping[str, Sequence[Sequence[int]]] | None = None, size: int = 1_000,
-           *, down: Collection[int] = (), copy_rate: int = 1_000, has_zookeeper: bool = False) -> "FakeCluster":
+    def of(
+        cls,
+        brokers: int = 3,
+        topics: Mapping[str, Sequence[Sequence[int]]] | None = None,
+        size: int = 1_000,
+        *,
+        down: Collection[int] = (),
+        copy_rate: int = 1_000,
+        has_zookeeper: bool = False,
+    ) -> FakeCluster:
         """``brokers`` ids 0..n-1 on racks r0..; ``topics``: name → replicas of partition 0, 1, …"""
         parts = {(t, i): (tuple(r), size) for t, rs in (topics or {}).items() for i, r in enumerate(rs)}
-        return cls({b: f"r{b}" for b in range(brokers)}, parts, down=down, copy_rate=copy_rate,
-                   has_zookeeper=has_zookeeper)
+        return cls(
+            {b: f"r{b}" for b in range(brokers)}, parts, down=down, copy_rate=copy_rate, has_zookeeper=has_zookeeper
+        )
 
     # -- the gateway ---------------------------------------------------------------------------------
     @property
@@ -137,24 +175,62 @@ class FakeCluster:
             return ClusterState(self.clock, (), (), status=ReadStatus(DOWN, DOWN, DOWN, DOWN), name=self.name)
         no_cfg = self._take("snapshot:configs") is not None
         no_lpr = self._take("snapshot:reassignments") is not None
-        brokers = tuple(Broker(b, "fake", 9092 + b, rack, registered=b in self.live, in_api=b in self.live,
-                               is_controller=b == min(self.live, default=None),
-                               log_dirs=(LogDir("/data", None, 10**12, 10**12),) if b in self.live else ())
-                        for b, rack in sorted(self.racks.items()))
-        partitions = tuple(Partition(
-            t, n, tuple(p.replicas), tuple(p.isr), p.leader,
-            () if no_lpr else p.adding, () if no_lpr else p.removing,
-            Source.API if p.adding or p.removing else None,
-            tuple(ReplicaLog(b, "/data", p.copied.get(b, p.size)) for b in p.replicas if b in self.live))
-            for (t, n), p in self.parts.items())
-        throttles = Throttles() if no_cfg else Throttles.of(
-            {str(b): {k: v for k, v in c.items() if k in BROKER_THROTTLE_KEYS} for b, c in self.broker_configs.items()},
-            {t: {k: v for k, v in c.items() if k in TOPIC_THROTTLE_KEYS} for t, c in self.topic_configs.items()})
-        status = ReadStatus(OK, DOWN if no_lpr else OK, OK, DOWN if no_cfg else OK,
-                            OK if self._zk else SourceStatus.NOT_CONFIGURED)
-        return self._after(call, None, ClusterState(
-            self.clock, brokers, partitions, self.cluster_id, min(self.live, default=None), throttles,
-            tuple((t, 1) for t in sorted({t for t, _ in self.parts})), status=status, name=self.name))
+        brokers = tuple(
+            Broker(
+                b,
+                "fake",
+                9092 + b,
+                rack,
+                registered=b in self.live,
+                in_api=b in self.live,
+                is_controller=b == min(self.live, default=None),
+                log_dirs=(LogDir("/data", None, 10**12, 10**12),) if b in self.live else (),
+            )
+            for b, rack in sorted(self.racks.items())
+        )
+        partitions = tuple(
+            Partition(
+                t,
+                n,
+                tuple(p.replicas),
+                tuple(p.isr),
+                p.leader,
+                () if no_lpr else p.adding,
+                () if no_lpr else p.removing,
+                Source.API if p.adding or p.removing else None,
+                tuple(ReplicaLog(b, "/data", p.copied.get(b, p.size)) for b in p.replicas if b in self.live),
+            )
+            for (t, n), p in self.parts.items()
+        )
+        throttles = (
+            Throttles()
+            if no_cfg
+            else Throttles.of(
+                {
+                    str(b): {k: v for k, v in c.items() if k in BROKER_THROTTLE_KEYS}
+                    for b, c in self.broker_configs.items()
+                },
+                {t: {k: v for k, v in c.items() if k in TOPIC_THROTTLE_KEYS} for t, c in self.topic_configs.items()},
+            )
+        )
+        status = ReadStatus(
+            OK, DOWN if no_lpr else OK, OK, DOWN if no_cfg else OK, OK if self._zk else SourceStatus.NOT_CONFIGURED
+        )
+        return self._after(
+            call,
+            None,
+            ClusterState(
+                self.clock,
+                brokers,
+                partitions,
+                self.cluster_id,
+                min(self.live, default=None),
+                throttles,
+                tuple((t, 1) for t in sorted({t for t, _ in self.parts})),
+                status=status,
+                name=self.name,
+            ),
+        )
 
     def list_reassignments(self) -> Collection[TopicPartition]:
         call, fault = self._begin("list_reassignments")
@@ -185,7 +261,9 @@ class FakeCluster:
             if p is None:
                 out[k] = Outcome(*k, False, "UNKNOWN_TOPIC_OR_PARTITION", "no such partition")
             elif k in self.election_rejections:
-                out[k] = Outcome(*k, False, self.election_rejections[k], "election refused by the fake controller, as asked")
+                out[k] = Outcome(
+                    *k, False, self.election_rejections[k], "election refused by the fake controller, as asked"
+                )
             elif p.replicas[0] in p.isr and p.replicas[0] in self.live:
                 p.leader = p.replicas[0]
                 out[k] = Outcome(*k, True)
@@ -195,8 +273,9 @@ class FakeCluster:
 
     def alter_configs(self, brokers: Mapping[BrokerId, Changes], topics: Mapping[str, Changes]) -> None:
         """Applies what it can; raises ClusterUnavailable naming brokers down and unknown topics."""
-        call, fault = self._begin("alter_configs", {b: dict(c) for b, c in brokers.items()},
-                                  {t: dict(c) for t, c in topics.items()})
+        call, fault = self._begin(
+            "alter_configs", {b: dict(c) for b, c in brokers.items()}, {t: dict(c) for t, c in topics.items()}
+        )
         self._before(call, fault)
         failed = [f"broker {b}" for b in brokers if brokers[b] and b not in self.live]
         failed += [f"topic {t}" for t in topics if topics[t] and t not in self.topics]
@@ -207,18 +286,25 @@ class FakeCluster:
             if t in self.topics:
                 _apply(self.topic_configs.setdefault(t, {}), changes)
         if failed:
-            call.error = error = ClusterUnavailable("Throttle configs were not changed on " + "; ".join(failed),
-                                                    "The console retries; check that the brokers named are up.")
+            call.error = error = ClusterUnavailable(
+                "Throttle configs were not changed on " + "; ".join(failed),
+                "The console retries; check that the brokers named are up.",
+            )
             raise error
         self._after(call, fault, None)
 
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         call, fault = self._begin("describe_configs", brokers, topics)
         self._before(call, fault)
-        return self._after(call, fault, Configs(
-            {str(b): dict(c) for b in brokers if (c := self.broker_configs.get(b)) and b in self.live},
-            {t: dict(c) for t in topics if (c := self.topic_configs.get(t))},
-            {t: 1 for t in topics if t in self.topics}))
+        return self._after(
+            call,
+            fault,
+            Configs(
+                {str(b): dict(c) for b in brokers if (c := self.broker_configs.get(b)) and b in self.live},
+                {t: dict(c) for t in topics if (c := self.topic_configs.get(t))},
+                {t: 1 for t in topics if t in self.topics},
+            ),
+        )
 
     def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
         """Records the znode and applies it as the controller would (its per-partition errors are lost)."""
@@ -237,7 +323,9 @@ class FakeCluster:
     def advance(self, seconds: float) -> None:
         """Let ``seconds`` pass: adding replicas copy, join the ISR, reassignments complete."""
         self.clock += seconds
-        throttled = Counter(b for k, p in self.parts.items() for b in p.adding if b not in p.isr and self._throttled(k, b))
+        throttled = Counter(
+            b for k, p in self.parts.items() for b in p.adding if b not in p.isr and self._throttled(k, b)
+        )
         for key, p in self.parts.items():
             for b in p.adding:
                 if b in p.isr:
@@ -308,8 +396,9 @@ class FakeCluster:
         elif not target or len(set(target)) != len(target):
             return Outcome(*key, False, "INVALID_REPLICA_ASSIGNMENT", "Empty or duplicate replicas.")
         elif dead := [b for b in target if b not in original and b not in self.live]:
-            return Outcome(*key, False, "INVALID_REPLICA_ASSIGNMENT",
-                           f"Replica assignment has brokers that are not alive: {dead}.")
+            return Outcome(
+                *key, False, "INVALID_REPLICA_ASSIGNMENT", f"Replica assignment has brokers that are not alive: {dead}."
+            )
         target = tuple(target)
         p.adding = tuple(b for b in target if b not in original)
         p.removing = tuple(b for b in original if b not in target)

@@ -10,16 +10,17 @@ from console.plans.plan import Plan
 from console.runs.executor import Executor
 from console.runs.gateway import ClusterGateway
 from console.runs.operations import start_run
+from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates
 from console.storage.store import Store
-from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates  # noqa: F401 - set_broker_rates re-exported
 
 
 def admin(bs: str) -> AdminClient:
     return AdminClient({"bootstrap.servers": bs, "log_level": "0"})
 
 
-def make_topic(bs: str, name: str, partitions: int, rf: int, kbytes_per_partition: int,
-               assignment: list[list[int]] | None = None) -> None:
+def make_topic(
+    bs: str, name: str, partitions: int, rf: int, kbytes_per_partition: int, assignment: list[list[int]] | None = None
+) -> None:
     if assignment:
         create_assigned_topic(bs, name, assignment)
     else:
@@ -31,8 +32,13 @@ def make_topic(bs: str, name: str, partitions: int, rf: int, kbytes_per_partitio
 
 def throttle_topic_all(bs: str, topic: str) -> None:
     a = admin(bs)
-    res = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
-        ConfigEntry(k, "*", incremental_operation=AlterConfigOpType.SET) for k in TOPIC_THROTTLE_KEYS])
+    res = ConfigResource(
+        ResourceType.TOPIC,
+        topic,
+        incremental_configs=[
+            ConfigEntry(k, "*", incremental_operation=AlterConfigOpType.SET) for k in TOPIC_THROTTLE_KEYS
+        ],
+    )
     for f in a.incremental_alter_configs([res]).values():
         f.result()
 
@@ -40,13 +46,23 @@ def throttle_topic_all(bs: str, topic: str) -> None:
 def clear_throttles(bs: str, brokers: list[int], topics: list[str]) -> None:
     a = admin(bs)
     for b in brokers:
-        res = ConfigResource(ResourceType.BROKER, str(b), incremental_configs=[
-            ConfigEntry(k, None, incremental_operation=AlterConfigOpType.DELETE) for k in BROKER_THROTTLE_KEYS])
+        res = ConfigResource(
+            ResourceType.BROKER,
+            str(b),
+            incremental_configs=[
+                ConfigEntry(k, None, incremental_operation=AlterConfigOpType.DELETE) for k in BROKER_THROTTLE_KEYS
+            ],
+        )
         for f in a.incremental_alter_configs([res]).values():
             f.result()
     for t in topics:
-        res = ConfigResource(ResourceType.TOPIC, t, incremental_configs=[
-            ConfigEntry(k, None, incremental_operation=AlterConfigOpType.DELETE) for k in TOPIC_THROTTLE_KEYS])
+        res = ConfigResource(
+            ResourceType.TOPIC,
+            t,
+            incremental_configs=[
+                ConfigEntry(k, None, incremental_operation=AlterConfigOpType.DELETE) for k in TOPIC_THROTTLE_KEYS
+            ],
+        )
         for f in a.incremental_alter_configs([res]).values():
             f.result()
 
@@ -93,8 +109,9 @@ def unthrottle_and_wait(bs: str, brokers: list[int], timeout: float = 120) -> No
     wait_for(lambda: not in_flight(bs), timeout=timeout, what="every reassignment completed")
 
 
-def first_wave_sent(store: Store, gateway: ClusterGateway, state: ClusterState, plan: Plan, name: str,
-                    rate: int | None) -> int:
+def first_wave_sent(
+    store: Store, gateway: ClusterGateway, state: ClusterState, plan: Plan, name: str, rate: int | None
+) -> int:
     """A run started and its first wave throttled and sent by a worker that then lets go, so the
     console's server (or any worker) drives it from there; returns the run's id."""
     run_id = start_run(store, gateway, "ann", state, plan, name, rate=rate)

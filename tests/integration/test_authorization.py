@@ -6,15 +6,16 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from console.access.settings import ConnectionSettings
 from console.core.model import SourceStatus
 from console.state.reader import ClusterReader
-from console.access.settings import ConnectionSettings
 from tests.integration.helpers import make_topic
 
 
 def _settings(sandbox, user: str, zookeeper: bool = False) -> ConnectionSettings:
-    return ConnectionSettings(sandbox.sasl_properties(user), zookeeper=sandbox.zookeeper if zookeeper else None,
-                              name=user, timeout_s=5.0)
+    return ConnectionSettings(
+        sandbox.sasl_properties(user), zookeeper=sandbox.zookeeper if zookeeper else None, name=user, timeout_s=5.0
+    )
 
 
 def test_read_only_acls_are_enough_to_read_everything(sandbox):
@@ -22,7 +23,8 @@ def test_read_only_acls_are_enough_to_read_everything(sandbox):
     with ClusterReader(_settings(sandbox, "viewer")) as reader:
         state = reader.snapshot()
     assert (state.status.metadata, state.status.reassignments, state.status.log_dirs, state.status.configs) == (
-        SourceStatus.OK,) * 4
+        SourceStatus.OK,
+    ) * 4
     assert state.partition("auth-visible", 1) is not None
     assert state.logs_known and not state.findings
 
@@ -46,12 +48,28 @@ def test_principal_without_acls_gets_clear_findings_and_what_is_known(sandbox, t
 
     # The CLI, with the official tools' --command-config: a message with the fix, no trace, exit 1.
     config = tmp_path / "nobody.properties"
-    config.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
-                      "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
-                      'username="nobody" password="nobody-secret";\n')
-    done = subprocess.run([sys.executable, "-m", "console", "list", "--bootstrap-server",
-                           sandbox.sasl_bootstrap_servers, "--command-config", str(config), "--timeout", "5"],
-                          capture_output=True, text=True, timeout=60)
+    config.write_text(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+        'username="nobody" password="nobody-secret";\n'
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "console",
+            "list",
+            "--bootstrap-server",
+            sandbox.sasl_bootstrap_servers,
+            "--command-config",
+            str(config),
+            "--timeout",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "not authorised" in done.stderr and "Traceback" not in done.stderr
     assert "DESCRIBE" in done.stderr
@@ -74,25 +92,49 @@ def test_a_viewer_cannot_cancel_or_submit_from_the_cli(sandbox, tmp_path):
     throttle_topic_all(bs, "auth-move")
     reassign(bs, {("auth-move", 0): [1]})
     config = tmp_path / "viewer.properties"
-    config.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
-                      "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
-                      'username="viewer" password="viewer-secret";\n')
+    config.write_text(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+        'username="viewer" password="viewer-secret";\n'
+    )
     env = {**os.environ, "CONSOLE_DATA_DIR": str(tmp_path)}
     base = ["--bootstrap-server", sandbox.sasl_bootstrap_servers, "--command-config", str(config), "--timeout", "5"]
     try:
         with ClusterReader(settings_for(sandbox)) as reader:
             wait_for(lambda: reader.snapshot().partition("auth-move", 0).reassigning, what="move in flight")
-            done = subprocess.run([sys.executable, "-m", "console", "cancel", *base, "--topic", "auth-move",
-                                   "--include-others", "--yes", "--wait", "0"],
-                                  capture_output=True, text=True, timeout=120, env=env)
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "console",
+                    "cancel",
+                    *base,
+                    "--topic",
+                    "auth-move",
+                    "--include-others",
+                    "--yes",
+                    "--wait",
+                    "0",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=env,
+            )
             assert done.returncode == 1, done.stdout + done.stderr
             assert "not authorised" in done.stderr and "Traceback" not in done.stderr
             assert reader.snapshot().partition("auth-move", 0).reassigning  # nothing was cancelled
             plan = tmp_path / "plan.json"
-            plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": "auth-move", "partition": 0,
-                                                                      "replicas": [2]}]}))
-            done = subprocess.run([sys.executable, "-m", "console", "submit", *base, "--reassignment-json-file",
-                                   str(plan), "--yes"], capture_output=True, text=True, timeout=120, env=env)
+            plan.write_text(
+                json.dumps({"version": 1, "partitions": [{"topic": "auth-move", "partition": 0, "replicas": [2]}]})
+            )
+            done = subprocess.run(
+                [sys.executable, "-m", "console", "submit", *base, "--reassignment-json-file", str(plan), "--yes"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=env,
+            )
             assert done.returncode == 1 and "Traceback" not in done.stderr, done.stdout + done.stderr
             assert reader.snapshot().partition("auth-move", 0).target == (1,)  # still moving to 1, not 2
         outcomes = [a.outcome for a in Store(tmp_path / "console.db").audit.entries(action="cancel")]

@@ -43,12 +43,14 @@ def test_cancel_puts_the_partition_back_and_is_audited(sandbox, tmp_path, monkey
             assert "nothing was sent" in capsys.readouterr().err
             assert reader.snapshot().partition("c-move", 0).reassigning
             monkeypatch.setattr("builtins.input", lambda prompt: bs.split(",")[0])
-            assert run_cli("cancel", "--bootstrap-server", bs, "--topic", "c-move", "--include-others",
-                           "--json") == 0
+            assert run_cli("cancel", "--bootstrap-server", bs, "--topic", "c-move", "--include-others", "--json") == 0
             out = json.loads(capsys.readouterr().out)
             assert out["accepted"] == ["c-move-0"] and not out["rejected"] and not out["still_in_flight"]
-            wait_for(lambda: not (p := reader.snapshot().partition("c-move", 0)).reassigning and p.replicas == (0, 1),
-                     timeout=30, what="back on the original replicas")
+            wait_for(
+                lambda: not (p := reader.snapshot().partition("c-move", 0)).reassigning and p.replicas == (0, 1),
+                timeout=30,
+                what="back on the original replicas",
+            )
         audit = Store().audit.entries(action="cancel")
         assert [a.outcome for a in audit] == ["sending", "accepted"]
         request = json.loads(audit[0].request)
@@ -68,13 +70,19 @@ def test_cancel_works_with_the_adding_broker_down(sandbox, tmp_path, monkeypatch
         try:
             wait_for(lambda: reader.snapshot().partition("c-down", 0).reassigning, what="move in flight")
             sandbox.stop("broker-2", hard=True)
-            wait_for(lambda: (b := reader.snapshot().broker(2)) is not None and not b.live, timeout=60,
-                     what="broker 2 seen down")
+            wait_for(
+                lambda: (b := reader.snapshot().broker(2)) is not None and not b.live,
+                timeout=60,
+                what="broker 2 seen down",
+            )
             assert run_cli("cancel", "--bootstrap-server", bs, "--all", "--yes", "--json") == 0
             out = json.loads(capsys.readouterr().out)
             assert "c-down-0" in out["accepted"] and not out["still_in_flight"]
-            wait_for(lambda: not (p := reader.snapshot().partition("c-down", 0)).reassigning and p.replicas == (0, 1),
-                     timeout=30, what="back on the original replicas")
+            wait_for(
+                lambda: not (p := reader.snapshot().partition("c-down", 0)).reassigning and p.replicas == (0, 1),
+                timeout=30,
+                what="back on the original replicas",
+            )
         finally:
             sandbox.start("broker-2")
             clear_throttles(bs, BROKERS, ["c-down"])

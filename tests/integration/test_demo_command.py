@@ -9,8 +9,8 @@ import signal
 import socket
 import subprocess
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from kafka.admin import KafkaAdminClient
 
@@ -40,15 +40,23 @@ def _processes_of(data_dir: Path) -> list[str]:
 
 def _demo(tmp_path: Path, **extra: str) -> tuple[dict[str, str], Path]:
     data = tmp_path / "data"
-    return dict(os.environ, CONSOLE_DATA_DIR=str(data), PORT=str(free_port()), HEADLESS="true", PYTHONPATH=str(ROOT),
-                **extra), data
+    return dict(
+        os.environ, CONSOLE_DATA_DIR=str(data), PORT=str(free_port()), HEADLESS="true", PYTHONPATH=str(ROOT), **extra
+    ), data
 
 
 def _run_then_stop(env: dict[str, str], data: Path, check: Callable[[], None]) -> None:
     """`make demo` until its console answers, ``check``, then SIGTERM: nothing may be left running."""
     port = int(env["PORT"])
-    make = subprocess.Popen(["make", "demo"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    make = subprocess.Popen(
+        ["make", "demo"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         wait_for(lambda: _healthy(port), timeout=240, what="the console of `make demo`")
         check()
@@ -67,11 +75,18 @@ def test_make_demo_adds_demo_data_to_a_running_sandbox_and_stops_everything(tmp_
 
     def check() -> None:
         assert {"orders", "payments", "clickstream"} <= set(kp.list_topics())
-        wait_for(lambda: any(tp.topic == "payments" for tp in kp.list_partition_reassignments()), timeout=60,
-                 what="the demo reassignment in flight")
+        wait_for(
+            lambda: any(tp.topic == "payments" for tp in kp.list_partition_reassignments()),
+            timeout=60,
+            what="the demo reassignment in flight",
+        )
         snapshots = data / "history" / "snapshots" / "headers"
-        wait_for(lambda: snapshots.exists() and any(snapshots.rglob("*.parquet")), timeout=60,
-                 what="the demo collecting snapshots into the history")
+        wait_for(
+            lambda: snapshots.exists() and any(snapshots.rglob("*.parquet")),
+            timeout=60,
+            what="the demo collecting snapshots into the history",
+        )
+
     try:
         assert "payments" not in kp.list_topics()
         _run_then_stop(env, data, check)
@@ -93,6 +108,7 @@ def test_make_demo_on_six_brokers_for_the_generators(tmp_path):
             assert {"orders", "payments", "clickstream"} <= set(kp.list_topics())
         finally:
             kp.close()
+
     try:
         _run_then_stop(env, data, check)
     finally:

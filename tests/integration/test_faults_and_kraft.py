@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from console.present.text import list_text
 from console.core.model import ReplicaRole, Source, SourceStatus
-from console.state.reader import ClusterReader
+from console.present.text import list_text
 from console.state.merge import ADDING_ON_INELIGIBLE
+from console.state.reader import ClusterReader
 from tests.conftest import official, own_sandbox, settings_for, wait_for
-from tests.integration.helpers import (clear_throttles, make_topic, no_throttles_left, reassign, set_broker_rates,
-                                      throttle_topic_all)
+from tests.integration.helpers import (
+    clear_throttles,
+    make_topic,
+    no_throttles_left,
+    reassign,
+    set_broker_rates,
+    throttle_topic_all,
+)
 
 BROKERS = [0, 1, 2]
 
@@ -21,8 +27,11 @@ def finish_and_clean(reader: ClusterReader, bs: str, topics: list[str]) -> None:
     wait_for(lambda: not reader.snapshot().in_flight, timeout=120, what="completion")
     clear_throttles(bs, BROKERS, topics)
     # config changes reach every broker asynchronously (KRaft: through the metadata log)
-    wait_for(lambda: no_throttles_left(s := reader.snapshot()) or print(s.throttles), timeout=30,
-             what="no throttle left behind")
+    wait_for(
+        lambda: no_throttles_left(s := reader.snapshot()) or print(s.throttles),
+        timeout=30,
+        what="no throttle left behind",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +72,11 @@ def test_zookeeper_stopped_mid_move_keeps_the_api_view(fault_sandbox):
         wait_for(lambda: len(reader.snapshot().in_flight) == 2, what="move in flight")
         sb.stop("zookeeper")
         try:
-            state = wait_for(lambda: (s := reader.snapshot()).status.zookeeper is SourceStatus.UNAVAILABLE and s,
-                             timeout=30, what="ZooKeeper reported down")
+            state = wait_for(
+                lambda: (s := reader.snapshot()).status.zookeeper is SourceStatus.UNAVAILABLE and s,
+                timeout=30,
+                what="ZooKeeper reported down",
+            )
             assert any(f.code == "zookeeper-unavailable" and "ZooKeeper" in f.message for f in state.findings)
             assert state.status.metadata is SourceStatus.OK
             assert {p.name for p in state.in_flight} == {"f-zk-0", "f-zk-1"}
@@ -88,9 +100,15 @@ def test_broker_killed_mid_move_is_not_live_and_out_of_sync(fault_sandbox):
         sb.stop("broker-2", hard=True)
         try:
             state = wait_for(
-                lambda: (s := reader.snapshot()).broker(2) is not None and not s.broker(2).live
-                and 2 not in s.partition("f-kill", 1).isr and s,
-                timeout=60, what="broker 2 seen down")
+                lambda: (
+                    (s := reader.snapshot()).broker(2) is not None
+                    and not s.broker(2).live
+                    and 2 not in s.partition("f-kill", 1).isr
+                    and s
+                ),
+                timeout=60,
+                what="broker 2 seen down",
+            )
             b2 = state.broker(2)
             assert not b2.eligible and not b2.in_api and not b2.in_zookeeper
             assert state.partition("f-kill", 1).role(2) is ReplicaRole.OUT_OF_SYNC
@@ -114,10 +132,28 @@ def test_kraft_cluster_runs_a_throttled_plan_in_waves(kraft, tmp_path, monkeypat
     bs = kraft.bootstrap_servers
     make_topic(bs, "kr-run", 2, 1, 100, assignment=[[0], [1]])
     plan = write_plan(tmp_path / "plan.json", [("kr-run", 0, [2]), ("kr-run", 1, [2])])
-    assert cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--throttle",
-                     "5000000", "--max-moves-per-broker", "1", "--yes"]) == 0
+    assert (
+        cli.main(
+            [
+                "submit",
+                "--bootstrap-server",
+                bs,
+                "--reassignment-json-file",
+                str(plan),
+                "--throttle",
+                "5000000",
+                "--max-moves-per-broker",
+                "1",
+                "--yes",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["state"] == "completed"
     with ClusterReader(settings_for(kraft, zookeeper=False)) as reader:
-        wait_for(lambda: [reader.snapshot().partition("kr-run", p).replicas for p in (0, 1)] == [(2,), (2,)],
-                 timeout=30, what="both on broker 2")
+        wait_for(
+            lambda: [reader.snapshot().partition("kr-run", p).replicas for p in (0, 1)] == [(2,), (2,)],
+            timeout=30,
+            what="both on broker 2",
+        )
         wait_for(lambda: no_throttles_left(reader.snapshot()), timeout=30, what="no throttle left behind")

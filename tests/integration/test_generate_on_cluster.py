@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -67,8 +68,10 @@ def carry_out(six: Sandbox, reader: ClusterReader, plan_text: str, tmp: Path) ->
 def settled(reader: ClusterReader, plan_text: str) -> ClusterState | None:
     state = reader.snapshot()
     index = state.partition_index
-    ok = all(index[e.key].leader == e.replicas[0] and set(index[e.key].isr) == set(e.replicas)
-             for e in parse_plan(plan_text).entries)
+    ok = all(
+        index[e.key].leader == e.replicas[0] and set(index[e.key].isr) == set(e.replicas)
+        for e in parse_plan(plan_text).entries
+    )
     return state if ok else None
 
 
@@ -81,16 +84,20 @@ def assert_matches_after(state: ClusterState, report: dict[str, Any]) -> None:
         assert abs(size - b["bytes"]) <= max(0.05 * b["bytes"], 64 * 1024), (b, size)
 
 
-@pytest.mark.parametrize("goal", [
-    ["--fix-racks"],
-    ["--replication-factor", "3", "--topics", "gen-small"],
-    ["--rebalance", "count"],
-    ["--rebalance", "leaders"],
-    ["--decommission", "5"],
-    ["--add-brokers", "5"],
-    ["--official", "--broker-list", "0,1,2,3,4,5", "--topics", "gen-skew", "--seed", "3"],
-    ["--rebalance", "bytes", "--tolerance", "0.10"],
-], ids=lambda g: " ".join(g[:2]).lstrip("-"))
+@pytest.mark.parametrize(
+    "goal",
+    [
+        ["--fix-racks"],
+        ["--replication-factor", "3", "--topics", "gen-small"],
+        ["--rebalance", "count"],
+        ["--rebalance", "leaders"],
+        ["--decommission", "5"],
+        ["--add-brokers", "5"],
+        ["--official", "--broker-list", "0,1,2,3,4,5", "--topics", "gen-skew", "--seed", "3"],
+        ["--rebalance", "bytes", "--tolerance", "0.10"],
+    ],
+    ids=lambda g: " ".join(g[:2]).lstrip("-"),
+)
 def test_each_goal_is_accepted_by_the_official_tool_and_ends_as_the_report_says(six, reader, tmp_path, capsys, goal):
     plan_text, report = generate(six, tmp_path, capsys, *goal)
     before = reader.snapshot()
@@ -104,7 +111,11 @@ def test_each_goal_is_accepted_by_the_official_tool_and_ends_as_the_report_says(
     assert_matches_after(state, report)
     if goal[0] == "--decommission":
         assert not any(5 in p.replicas for p in state.partitions)
-        assert report["moved_replicas"] == report["lower_bound_replicas"] == sum(5 in p.replicas for p in before.partitions)
+        assert (
+            report["moved_replicas"]
+            == report["lower_bound_replicas"]
+            == sum(5 in p.replicas for p in before.partitions)
+        )
     if goal[0] == "--replication-factor":
         assert all(len(p.replicas) == 3 for p in state.partitions if p.topic == "gen-small")
 
@@ -112,7 +123,7 @@ def test_each_goal_is_accepted_by_the_official_tool_and_ends_as_the_report_says(
 def test_a_decommission_moves_far_fewer_replicas_than_the_official_generate(six, reader, tmp_path, capsys):
     state = reader.snapshot()
     topics = [t for t in state.topics if t.startswith("gen-")]
-    plan_text, report = generate(six, tmp_path, capsys, "--decommission", "4", "--topics", ",".join(topics))
+    _plan_text, report = generate(six, tmp_path, capsys, "--decommission", "4", "--topics", ",".join(topics))
     moves = tmp_path / "topics.json"
     moves.write_text(json.dumps({"version": 1, "topics": [{"topic": t} for t in topics]}))
     ran = official(six, "--generate", "--topics-to-move-json-file", str(moves), "--broker-list", "0,1,2,3,5")
@@ -121,8 +132,10 @@ def test_a_decommission_moves_far_fewer_replicas_than_the_official_generate(six,
     index = state.partition_index
     theirs = sum(len(set(e.replicas) - set(index[e.key].replicas)) for e in proposed.entries)
     ours = report["moved_replicas"]
-    print(f"decommission of broker 4 on 6 brokers: console moves {ours} replicas, --generate {theirs} "
-          f"({theirs / ours:.1f}x)")
+    print(
+        f"decommission of broker 4 on 6 brokers: console moves {ours} replicas, --generate {theirs} "
+        f"({theirs / ours:.1f}x)"
+    )
     assert ours == sum(4 in p.replicas for p in state.partitions if p.topic in topics)
     assert theirs >= 2 * ours
 

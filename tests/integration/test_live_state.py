@@ -10,11 +10,16 @@ import sys
 from kazoo.client import KazooClient
 
 from console.core.model import ReplicaRole, Source, SourceStatus
-from console.state.reader import ClusterReader
 from console.state.merge import merge
+from console.state.reader import ClusterReader
 from tests.conftest import official, settings_for, wait_for, write_plan
 from tests.integration.helpers import (
-    assignment, clear_throttles, make_topic, no_throttles_left, set_broker_rates, throttle_topic_all,
+    assignment,
+    clear_throttles,
+    make_topic,
+    no_throttles_left,
+    set_broker_rates,
+    throttle_topic_all,
 )
 
 BROKERS = [0, 1, 2]
@@ -36,14 +41,25 @@ def test_official_throttled_reassignment_matches_console(sandbox, tmp_path):
         # in flight: the console's R / AR / RR equal the official --list, line for line
         state = wait_for(lambda: (s := reader.snapshot()).in_flight and s, what="reassignment in flight")
         from console.present.text import list_text
+
         assert list_text(state).splitlines() == official_list(sandbox)
         # the CLI prints the same
-        cli = subprocess.run([sys.executable, "-m", "console", "list", "--bootstrap-server", bs,
-                              "--zookeeper", sandbox.zookeeper], capture_output=True, text=True, timeout=60)
+        cli = subprocess.run(
+            [sys.executable, "-m", "console", "list", "--bootstrap-server", bs, "--zookeeper", sandbox.zookeeper],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert cli.returncode == 0, cli.stderr
         assert cli.stdout.strip().splitlines() == official_list(sandbox)
-        listed = json.loads(subprocess.run([sys.executable, "-m", "console", "list", "--bootstrap-server", bs, "--json"],
-                                           capture_output=True, text=True, timeout=60).stdout)
+        listed = json.loads(
+            subprocess.run(
+                [sys.executable, "-m", "console", "list", "--bootstrap-server", bs, "--json"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            ).stdout
+        )
         assert [(e["topic"], e["partition"]) for e in listed["partitions"]] == [("it-move", p) for p in range(3)]
         p0 = state.partition("it-move", 0)
         assert set(p0.adding) == {2} and set(p0.removing) == {0} and p0.source is Source.API
@@ -79,9 +95,19 @@ def test_legacy_znode_submission_shows_as_legacy(sandbox):
     zk = KazooClient(hosts=sandbox.zookeeper)
     zk.start(timeout=10)
     try:
-        zk.create("/admin/reassign_partitions", json.dumps({"version": 1, "partitions": [
-            {"topic": "it-legacy", "partition": 0, "replicas": [2]},
-            {"topic": "it-legacy", "partition": 1, "replicas": [2]}]}).encode(), makepath=True)
+        zk.create(
+            "/admin/reassign_partitions",
+            json.dumps(
+                {
+                    "version": 1,
+                    "partitions": [
+                        {"topic": "it-legacy", "partition": 0, "replicas": [2]},
+                        {"topic": "it-legacy", "partition": 1, "replicas": [2]},
+                    ],
+                }
+            ).encode(),
+            makepath=True,
+        )
         with ClusterReader(settings_for(sandbox)) as reader:
             state = wait_for(lambda: len((s := reader.snapshot()).in_flight) == 2 and s, what="legacy reassignment")
             for p in state.in_flight:
@@ -92,16 +118,34 @@ def test_legacy_znode_submission_shows_as_legacy(sandbox):
             wait_for(lambda: zk.exists("/admin/reassign_partitions") is None, what="znode deleted by the controller")
             clear_throttles(bs, BROKERS, ["it-legacy"])
             # config deletes reach every broker a moment later
-            wait_for(lambda: no_throttles_left(s := reader.snapshot()) or print(s.throttles), timeout=30,
-                     what="no throttle left behind")
+            wait_for(
+                lambda: no_throttles_left(s := reader.snapshot()) or print(s.throttles),
+                timeout=30,
+                what="no throttle left behind",
+            )
     finally:
         zk.stop()
         zk.close()
 
 
 def test_unreachable_cluster_gives_a_message_not_a_trace():
-    cli = subprocess.run([sys.executable, "-m", "console", "list", "--bootstrap-server", "127.0.0.1:1",
-                          "--zookeeper", "127.0.0.1:1/x", "--timeout", "2"], capture_output=True, text=True, timeout=60)
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "console",
+            "list",
+            "--bootstrap-server",
+            "127.0.0.1:1",
+            "--zookeeper",
+            "127.0.0.1:1/x",
+            "--timeout",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert cli.returncode == 1
     assert "Traceback" not in cli.stderr and "did not answer" in cli.stderr
 
@@ -109,7 +153,7 @@ def test_unreachable_cluster_gives_a_message_not_a_trace():
 def test_snapshot_reads_the_demo_topics(demo_sandbox):
     with ClusterReader(settings_for(demo_sandbox)) as reader:
         state = reader.snapshot()
-    assert state.status.to_dict() == {k: "ok" for k in state.status.to_dict()}
+    assert state.status.to_dict() == dict.fromkeys(state.status.to_dict(), "ok")
     assert {"orders", "payments", "clickstream"} <= set(state.topics)
     assert [b.rack for b in state.brokers] == ["rack-a", "rack-b", "rack-c"]
     assert all(b.live and b.eligible and len(b.log_dirs) == 2 for b in state.brokers)

@@ -31,8 +31,12 @@ def test_there_are_notebooks_and_they_are_kept_without_outputs() -> None:
 
 
 def html_of(nb: nbformat.NotebookNode) -> str:
-    return "\n".join(str(o.get("data", {}).get("text/html", "")) for c in nb.cells if c.cell_type == "code"
-                     for o in c.get("outputs", []))
+    return "\n".join(
+        str(o.get("data", {}).get("text/html", ""))
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -51,8 +55,12 @@ def test_the_notebook_runs_against_the_sandbox(demo_sandbox, tmp_path, monkeypat
     assert not errors
     # the records display as the console's HTML: a summary and a table
     assert 'class="rc-box"' in shown, path.name
-    expected = {"01-live-state": "KIP-352", "02-review-a-plan": "Plan diff", "03-drain-a-broker": "Generated: decommission",
-                "04-history": "History of"}[path.stem]
+    expected = {
+        "01-live-state": "KIP-352",
+        "02-review-a-plan": "Plan diff",
+        "03-drain-a-broker": "Generated: decommission",
+        "04-history": "History of",
+    }[path.stem]
     assert expected in shown, path.name
     charts = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/svg+xml" in o.get("data", {})]
     assert charts, f"{path.name}: the charts are drawn (SVG, offline)"
@@ -75,7 +83,7 @@ def test_the_plan_notebook_reviews_offline_while_the_largest_topic_is_in_flight(
     for p in state.partitions:
         others = [b.id for b in state.brokers if b.id not in p.replicas]
         if p.topic == largest and others:  # adding a replica on a broker it lacks, removing its last one
-            p = replace(p, replicas=p.replicas + (others[0],), adding=(others[0],), removing=(p.replicas[-1],))
+            p = replace(p, replicas=(*p.replicas, others[0]), adding=(others[0],), removing=(p.replicas[-1],))
         moving.append(p)
     path = tmp_path / "state.json"
     path.write_text(json.dumps(state_json(replace(state, partitions=tuple(moving)))))

@@ -32,8 +32,15 @@ THROTTLE = 1_000_000
 
 def console(*args: str, **kw: object) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "console", *args], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)  # type: ignore[call-overload]
+    return subprocess.Popen(
+        [sys.executable, "-m", "console", *args],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **kw,
+    )  # type: ignore[call-overload]
 
 
 def move(sandbox, tmp_path: Path, partition: int, to: int, throttle: int, name: str) -> Path:
@@ -60,11 +67,15 @@ def collected(sandbox, tmp_path_factory: pytest.TempPathFactory):
     bs = sandbox.bootstrap_servers
     make_topic(bs, TOPIC, 3, 1, KB_PER_PARTITION, assignment=[[0], [0], [0]])
     snaps = tmp / "snapshots"
-    collector = console("collect", "--bootstrap-server", bs, "--zookeeper", sandbox.zookeeper, "--out", str(snaps),
-                        "--every", "1")
+    collector = console(
+        "collect", "--bootstrap-server", bs, "--zookeeper", sandbox.zookeeper, "--out", str(snaps), "--every", "1"
+    )
     try:
-        wait_for(lambda: any(parquet_files(snaps / "headers")) if snaps.exists() else False, timeout=60,
-                 what="the first snapshot")
+        wait_for(
+            lambda: any(parquet_files(snaps / "headers")) if snaps.exists() else False,
+            timeout=60,
+            what="the first snapshot",
+        )
         done = move(sandbox, tmp, 0, 1, THROTTLE, "first")
         took = until_done(sandbox, done)
         cancelled = move(sandbox, tmp, 1, 2, 100_000, "cancelled")
@@ -75,13 +86,15 @@ def collected(sandbox, tmp_path_factory: pytest.TempPathFactory):
         time.sleep(2)
     finally:
         collector.send_signal(signal.SIGTERM)
-        out, err = collector.communicate(timeout=30)
+        _, err = collector.communicate(timeout=30)
     assert collector.returncode == 0, err
     assert "Kept" in err and "per snapshot beyond reading the cluster" in err
     with ClusterReader(settings_for(sandbox)) as reader:
         state = reader.snapshot()
-    job = console("pipeline", "history", "--snapshots", str(snaps), "--out", str(tmp / "tables"), "--master", "local[2]")
-    out, err = job.communicate(timeout=600)
+    job = console(
+        "pipeline", "history", "--snapshots", str(snaps), "--out", str(tmp / "tables"), "--master", "local[2]"
+    )
+    _out, err = job.communicate(timeout=600)
     assert job.returncode == 0, err
     assert "history: done in" in err and "moves:" in err
     moves = pd.read_parquet(tmp / "tables" / "moves")
@@ -117,8 +130,10 @@ def test_the_calibrated_eta_of_a_second_identical_move(collected, sandbox) -> No
     est = estimate_run(state, waves, THROTTLE, calibration)
     assert est is not None and est.calibrated and est.basis.endswith("to broker 1")
     actual = until_done(sandbox, move(sandbox, tmp, 2, 1, THROTTLE, "second"))
-    print(f"second move: calibrated ETA {est.seconds:.1f} s, throttle-only {estimate_seconds(state, waves, THROTTLE):.1f} s, "
-          f"took {actual:.1f} s")
+    print(
+        f"second move: calibrated ETA {est.seconds:.1f} s, throttle-only {estimate_seconds(state, waves, THROTTLE):.1f} s, "
+        f"took {actual:.1f} s"
+    )
     assert abs(est.seconds - actual) <= 0.25 * actual, (est.seconds, actual)
 
 

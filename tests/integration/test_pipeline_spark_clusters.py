@@ -25,8 +25,14 @@ TABLES = ("moves", "copy_rates", "broker_load", "partition_counts", "incidents")
 def pipeline(job: str, snapshots: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # executors of a standalone cluster run the driver's PYSPARK_PYTHON (the generate job's planners)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
-    return subprocess.run([sys.executable, "-m", "console", "pipeline", job, "--snapshots", str(snapshots),
-                           "--out", str(out), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "console", "pipeline", job, "--snapshots", str(snapshots), "--out", str(out), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def history(snapshots: Path, out: Path, *where: str) -> subprocess.CompletedProcess[str]:
@@ -54,13 +60,18 @@ def local(snapshots: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
 def planned(out: Path) -> dict[str, pd.DataFrame]:
     """What the generate job wrote, less the seconds it took."""
     plans = {p.name: p.read_text() for p in sorted((out / "plans").glob("*.json"))}
-    return {"summary": pd.read_parquet(out / "summary").drop(columns=["message"]),
-            "units": pd.read_parquet(out / "units").drop(columns=["seconds", "message"]),
-            "plans": pd.DataFrame({"file": list(plans), "plan": list(plans.values())})}
+    return {
+        "summary": pd.read_parquet(out / "summary").drop(columns=["message"]),
+        "units": pd.read_parquet(out / "units").drop(columns=["seconds", "message"]),
+        "plans": pd.DataFrame({"file": list(plans), "plan": list(plans.values())}),
+    }
 
 
-@pytest.mark.parametrize("service, flag", [(standalone, "--master"), (connect_server, "--remote")],
-                         ids=["standalone master and worker", "Spark Connect server"])
+@pytest.mark.parametrize(
+    "service, flag",
+    [(standalone, "--master"), (connect_server, "--remote")],
+    ids=["standalone master and worker", "Spark Connect server"],
+)
 def test_history_on_a_real_spark_service(snapshots, local, tmp_path, service, flag) -> None:
     with service(tmp_path / "spark") as address:
         ran = history(snapshots, tmp_path / "tables", flag, address)
@@ -77,8 +88,9 @@ def test_history_on_a_real_spark_service(snapshots, local, tmp_path, service, fl
     assert len(local["units"]) >= 2 and len(local["plans"]) == 1
 
 
-@pytest.mark.parametrize("flag, scheme, what", [("--master", "spark", "Spark master"),
-                                                 ("--remote", "sc", "Spark Connect server")])
+@pytest.mark.parametrize(
+    "flag, scheme, what", [("--master", "spark", "Spark master"), ("--remote", "sc", "Spark Connect server")]
+)
 def test_a_spark_that_does_not_answer_is_named(snapshots, tmp_path, flag, scheme, what) -> None:
     url = f"{scheme}://127.0.0.1:{free_port()}"
     ran = history(snapshots, tmp_path / "tables", flag, url)

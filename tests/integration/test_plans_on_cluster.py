@@ -12,9 +12,9 @@ from kafka.structs import TopicPartition
 
 from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
-from console.state.reader import ClusterReader
 from console.plans.validate import errors, validate
-from tests.conftest import official, settings_for, wait_for, write_plan
+from console.state.reader import ClusterReader
+from tests.conftest import official, settings_for, wait_for
 from tests.integration.helpers import make_topic
 
 
@@ -26,8 +26,9 @@ def submit(bs: str, plan: Plan) -> dict[tuple[str, int], object]:
     """AlterPartitionReassignments straight to the controller; per partition: None or the error class."""
     kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
     try:
-        res = kp.alter_partition_reassignments({TopicPartition(e.topic, e.partition): list(e.replicas)
-                                                for e in plan.entries})
+        res = kp.alter_partition_reassignments(
+            {TopicPartition(e.topic, e.partition): list(e.replicas) for e in plan.entries}
+        )
         return {(tp.topic, tp.partition): err for tp, err in res.items()}
     finally:
         kp.close()
@@ -42,8 +43,13 @@ def test_official_tool_accepts_the_export_and_prints_the_same_rollback(sandbox, 
     make_topic(bs, "pl-oracle", 3, 2, 20, assignment=[[0, 1], [1, 2], [2, 0]])
     with ClusterReader(settings_for(sandbox)) as reader:
         state = reader.snapshot()
-        plan = Plan.of([PlanEntry("pl-oracle", 0, ids(2, 1)), PlanEntry("pl-oracle", 2, ids(1, 0)),
-                        PlanEntry("pl-oracle", 1, ids(1, 2))])
+        plan = Plan.of(
+            [
+                PlanEntry("pl-oracle", 0, ids(2, 1)),
+                PlanEntry("pl-oracle", 2, ids(1, 0)),
+                PlanEntry("pl-oracle", 1, ids(1, 2)),
+            ]
+        )
         assert not errors(validate(state, plan))
         path = tmp_path / "plan.json"
         path.write_text(plan.to_json())
@@ -56,8 +62,11 @@ def test_official_tool_accepts_the_export_and_prints_the_same_rollback(sandbox, 
         assert parse_plan(printed) == rollback(state, plan)
 
 
-@pytest.mark.parametrize("replicas", [(), (1, 1), (-1, 1), (9, 1)],
-                         ids=["empty list", "duplicate ids", "negative id", "adding on a broker not alive"])
+@pytest.mark.parametrize(
+    "replicas",
+    [(), (1, 1), (-1, 1), (9, 1)],
+    ids=["empty list", "duplicate ids", "negative id", "adding on a broker not alive"],
+)
 def test_what_the_controller_rejects_is_caught_by_validation_first(sandbox, replicas):
     bs = sandbox.bootstrap_servers
     if "pl-reject" not in ClusterReader(settings_for(sandbox, zookeeper=False)).snapshot().topics:

@@ -27,16 +27,19 @@ def test_a_stale_plan_is_brought_up_to_date_by_the_cli(sandbox, tmp_path, capsys
     connection = ["--bootstrap-server", bs, "--zookeeper", sandbox.zookeeper]
     with ClusterReader(settings_for(sandbox)) as reader:
         drafted = reader.snapshot()
-        plan = Plan.of([PlanEntry(TOPIC, 0, ids(2, 1)), PlanEntry(TOPIC, 1, ids(0, 2)),
-                        PlanEntry(TOPIC, 2, ids(1, 0))]).with_basis(drafted)
+        plan = Plan.of(
+            [PlanEntry(TOPIC, 0, ids(2, 1)), PlanEntry(TOPIC, 1, ids(0, 2)), PlanEntry(TOPIC, 2, ids(1, 0))]
+        ).with_basis(drafted)
         assert not errors(validate(drafted, plan))
         plan_file, basis_file = tmp_path / "plan.json", tmp_path / "basis.json"
         plan_file.write_text(plan.to_json())
         basis_file.write_text(rollback(drafted, plan).to_json())  # the rollback JSON saved alongside
 
         # someone else moves partition 1 elsewhere, and partition 2 to the plan's own target
-        assert all(e is None for e in submit(bs, Plan.of([PlanEntry(TOPIC, 1, ids(0, 1)),
-                                                         PlanEntry(TOPIC, 2, ids(1, 0))])).values())
+        assert all(
+            e is None
+            for e in submit(bs, Plan.of([PlanEntry(TOPIC, 1, ids(0, 1)), PlanEntry(TOPIC, 2, ids(1, 0))])).values()
+        )
         settle(reader)
         now = reader.snapshot()
         stale = [f for f in validate(now, plan) if f.code == STALE]
@@ -44,9 +47,22 @@ def test_a_stale_plan_is_brought_up_to_date_by_the_cli(sandbox, tmp_path, capsys
 
         report_file = tmp_path / "report.json"
         capsys.readouterr()
-        assert cli.main(["rebase", *connection, "--reassignment-json-file", str(plan_file),
-                         "--basis-json-file", str(basis_file), "--drop-completed",
-                         "--report-json", str(report_file)]) == 0
+        assert (
+            cli.main(
+                [
+                    "rebase",
+                    *connection,
+                    "--reassignment-json-file",
+                    str(plan_file),
+                    "--basis-json-file",
+                    str(basis_file),
+                    "--drop-completed",
+                    "--report-json",
+                    str(report_file),
+                ]
+            )
+            == 0
+        )
         out = capsys.readouterr()
         assert f"{TOPIC}-1: moved: moved by someone else: was 1,2, now 0,1" in out.err
         assert f"{TOPIC}-2: completed" in out.err and "(dropped)" in out.err
@@ -65,8 +81,19 @@ def test_a_stale_plan_is_brought_up_to_date_by_the_cli(sandbox, tmp_path, capsys
         assert json.loads(capsys.readouterr().out)["valid"] is True
         # and rebased again against its own basis (the rollback JSON of now) nothing has changed
         (tmp_path / "now.json").write_text(rollback(now, rebased).to_json())
-        assert cli.main(["rebase", *connection, "--reassignment-json-file", str(new_file),
-                         "--basis-json-file", str(tmp_path / "now.json")]) == 0
+        assert (
+            cli.main(
+                [
+                    "rebase",
+                    *connection,
+                    "--reassignment-json-file",
+                    str(new_file),
+                    "--basis-json-file",
+                    str(tmp_path / "now.json"),
+                ]
+            )
+            == 0
+        )
         assert "2 unchanged" in capsys.readouterr().err
 
         # without a basis, only what is in flight, at its target or gone can be told

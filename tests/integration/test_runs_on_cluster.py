@@ -7,25 +7,28 @@ from __future__ import annotations
 import json
 import time
 
+from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
 from console import cli
 from console.core.states import RunState, WaveState
+from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
 from console.runs.gateway import LiveGateway
 from console.runs.operations import start_run
-from console.plans.plan import Plan, PlanEntry
-from console.state.reader import ClusterReader
 from console.runs.waves import WaveLimits
+from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import settings_for, wait_for, write_plan
 from tests.integration.helpers import admin, clear_throttles, make_topic, reassign
 from tests.integration.test_faults_and_kraft import BROKERS
 
-from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
-
 
 def set_configs(bs: str, kind, name: str, values: dict[str, str]) -> None:
-    res = ConfigResource(kind, name, incremental_configs=[
-        ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET) for k, v in values.items()])
+    res = ConfigResource(
+        kind,
+        name,
+        incremental_configs=[ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET) for k, v in values.items()],
+    )
     client = admin(bs)  # kept alive until the futures resolve
     for f in client.incremental_alter_configs([res]).values():
         f.result()
@@ -40,18 +43,39 @@ def test_throttled_plan_in_waves_completes_and_restores_throttles(sandbox, tmp_p
     set_configs(bs, ResourceType.BROKER, "1", {"follower.replication.throttled.rate": "77777777"})
     try:
         with ClusterReader(settings_for(sandbox)) as reader:
-            before = wait_for(lambda: (s := reader.snapshot()).throttles.topic_map().get("r-waves") and
-                              s.throttles.broker_map().get("1") and s.throttles, what="the earlier throttles seen")
-            plan = write_plan(tmp_path / "plan.json", [("r-waves", 0, [0, 2]), ("r-waves", 1, [1, 2]),
-                                                       ("r-waves", 2, [2, 1]), ("r-waves", 3, [2, 0])])
-            code = cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan),
-                             "--throttle", "3000000", "--max-moves-per-broker", "2", "--yes"])
+            before = wait_for(
+                lambda: (
+                    (s := reader.snapshot()).throttles.topic_map().get("r-waves")
+                    and s.throttles.broker_map().get("1")
+                    and s.throttles
+                ),
+                what="the earlier throttles seen",
+            )
+            plan = write_plan(
+                tmp_path / "plan.json",
+                [("r-waves", 0, [0, 2]), ("r-waves", 1, [1, 2]), ("r-waves", 2, [2, 1]), ("r-waves", 3, [2, 0])],
+            )
+            code = cli.main(
+                [
+                    "submit",
+                    "--bootstrap-server",
+                    bs,
+                    "--reassignment-json-file",
+                    str(plan),
+                    "--throttle",
+                    "3000000",
+                    "--max-moves-per-broker",
+                    "2",
+                    "--yes",
+                ]
+            )
             out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
             assert code == 0 and out["state"] == "completed" and not out["rejected"]
             state = reader.snapshot()
             assert [state.partition("r-waves", p).replicas for p in range(4)] == [(0, 2), (1, 2), (2, 1), (2, 0)]
-            assert wait_for(lambda: reader.snapshot().throttles == before, timeout=30,
-                            what="throttles back as they were")
+            assert wait_for(
+                lambda: reader.snapshot().throttles == before, timeout=30, what="throttles back as they were"
+            )
         store = Store()
         (run,) = store.runs.list()
         assert run.state == "completed" and run.rate == 3000000
@@ -109,20 +133,31 @@ def test_cancel_of_a_run_reverts_it_and_takes_its_throttles_off(sandbox, tmp_pat
         with ClusterReader(settings_for(sandbox)) as reader:
             before = reader.snapshot().throttles
             executor = Executor(Store(), LiveGateway(reader), "ann")
-            run_id = start_run(executor.store, executor.cluster, executor.user, reader.snapshot(), plan, "slow", rate=2000)
+            run_id = start_run(
+                executor.store, executor.cluster, executor.user, reader.snapshot(), plan, "slow", rate=2000
+            )
             assert executor.tick(run_id).did == "wave 1 submitted (2 partitions)"
             wait_for(lambda: len(reader.snapshot().in_flight) == 2, what="both moving")
             # the rate changes while the wave runs
             assert cli.main(["throttle", "--bootstrap-server", bs, "--run", str(run_id), "--rate", "4000"]) == 0
-            wait_for(lambda: all(reader.snapshot().throttles.broker_map().get(str(b), {}).get(
-                "leader.replication.throttled.rate") == "4000" for b in (0, 1, 2)), what="new rate on brokers 0-2")
+            wait_for(
+                lambda: all(
+                    reader.snapshot().throttles.broker_map().get(str(b), {}).get("leader.replication.throttled.rate")
+                    == "4000"
+                    for b in (0, 1, 2)
+                ),
+                what="new rate on brokers 0-2",
+            )
             # a topic cancel takes the console's own run without --include-others
             assert cli.main(["cancel", "--bootstrap-server", bs, "--run", str(run_id), "--yes", "--json"]) == 0
             out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
             assert sorted(out["accepted"]) == ["r-cancel-0", "r-cancel-1"] and not out["still_in_flight"]
             # brokers learn the outcome from the controller a moment after the list empties
-            wait_for(lambda: [(s := reader.snapshot()).partition("r-cancel", p).replicas for p in (0, 1)]
-                     == [(0, 1), (1, 0)], timeout=30, what="back on the original replicas")
+            wait_for(
+                lambda: [reader.snapshot().partition("r-cancel", p).replicas for p in (0, 1)] == [(0, 1), (1, 0)],
+                timeout=30,
+                what="back on the original replicas",
+            )
             executor.tick(run_id)  # the run's worker (it holds the lease) cleans up at its next step
             store = Store()
             assert store.runs.get(run_id).state == "cancelled" and not store.runs.ledger()
@@ -144,17 +179,24 @@ def test_standalone_executor_killed_mid_run_resumes_without_sending_a_wave_twice
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     try:
         with ClusterReader(settings_for(sandbox)) as reader:
-            run_id = start_run(Store(), LiveGateway(reader), "ann", reader.snapshot(), plan, "exec", rate=30_000,
-                                                            limits=WaveLimits(1))
+            run_id = start_run(
+                Store(), LiveGateway(reader), "ann", reader.snapshot(), plan, "exec", rate=30_000, limits=WaveLimits(1)
+            )
         store = Store()
 
         def executor() -> subprocess.Popen:
-            return subprocess.Popen([sys.executable, "-m", "console", "executor", "--bootstrap-server", bs,
-                                     "--every", "0.3"], env=env, stderr=subprocess.DEVNULL)
+            return subprocess.Popen(
+                [sys.executable, "-m", "console", "executor", "--bootstrap-server", bs, "--every", "0.3"],
+                env=env,
+                stderr=subprocess.DEVNULL,
+            )
 
         first = executor()
-        wait_for(lambda: [w.state for w in store.runs.waves(run_id)][:2] == ["completed", "running"], timeout=120,
-                 what="wave 2 running")
+        wait_for(
+            lambda: [w.state for w in store.runs.waves(run_id)][:2] == ["completed", "running"],
+            timeout=120,
+            what="wave 2 running",
+        )
         first.send_signal(signal.SIGKILL)
         first.wait()
         second = executor()
@@ -163,12 +205,19 @@ def test_standalone_executor_killed_mid_run_resumes_without_sending_a_wave_twice
         finally:
             second.send_signal(signal.SIGTERM)
             second.wait(timeout=30)
-        sent = [json.loads(a.request)["wave"] for a in store.audit.entries(action="submit-wave") if a.outcome == "sending"]
+        sent = [
+            json.loads(a.request)["wave"] for a in store.audit.entries(action="submit-wave") if a.outcome == "sending"
+        ]
         assert sorted(sent) == [1, 2, 3]  # each wave once
         assert not store.runs.ledger()
         with ClusterReader(settings_for(sandbox)) as reader:
-            wait_for(lambda: [reader.snapshot().partition("r-exec", p).replicas for p in range(3)]
-                     == [(0, 2), (1, 2), (0, 2)], timeout=30, what="every partition at its target")
+            wait_for(
+                lambda: (
+                    [reader.snapshot().partition("r-exec", p).replicas for p in range(3)] == [(0, 2), (1, 2), (0, 2)]
+                ),
+                timeout=30,
+                what="every partition at its target",
+            )
     finally:
         clear_throttles(bs, BROKERS, ["r-exec"])
 
@@ -183,8 +232,14 @@ def test_sweeper_removes_throttles_nothing_needs(sandbox, tmp_path, monkeypatch,
         wait_for(lambda: "r-sweep" in reader.snapshot().throttles.topic_map(), what="the throttle seen")
         assert cli.main(["throttle", "--bootstrap-server", bs, "--sweep", "--yes"]) == 0
         assert "topic r-sweep: leader.replication.throttled.replicas = 0:0" in capsys.readouterr().err
-        wait_for(lambda: not (s := reader.snapshot()).throttles.topic_map().get("r-sweep")
-                 and "2" not in s.throttles.broker_map(), timeout=30, what="throttles gone")
+        wait_for(
+            lambda: (
+                not (s := reader.snapshot()).throttles.topic_map().get("r-sweep")
+                and "2" not in s.throttles.broker_map()
+            ),
+            timeout=30,
+            what="throttles gone",
+        )
     assert [a.outcome for a in Store().audit.entries(action="throttle-sweep")] == ["sending", "removed"]
 
 
@@ -193,18 +248,35 @@ def test_the_legacy_zookeeper_path_chosen_explicitly(sandbox, tmp_path, monkeypa
     bs = sandbox.bootstrap_servers
     make_topic(bs, "r-legacy", 2, 1, 20, assignment=[[0], [1]])
     plan = write_plan(tmp_path / "plan.json", [("r-legacy", 0, [2]), ("r-legacy", 1, [2])])
-    code = cli.main(["submit", "--bootstrap-server", bs, "--zookeeper", sandbox.zookeeper, "--reassignment-json-file",
-                     str(plan), "--path", "zookeeper", "--yes"])
+    code = cli.main(
+        [
+            "submit",
+            "--bootstrap-server",
+            bs,
+            "--zookeeper",
+            sandbox.zookeeper,
+            "--reassignment-json-file",
+            str(plan),
+            "--path",
+            "zookeeper",
+            "--yes",
+        ]
+    )
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert code == 0 and out["state"] == "completed"
     store = Store()
     (run,) = store.runs.list()
     assert run.path == "zookeeper"
     assert [(a.action, a.outcome) for a in store.audit.entries(action="submit-wave")] == [
-        ("submit-wave", "sending"), ("submit-wave", "znode created")]
+        ("submit-wave", "sending"),
+        ("submit-wave", "znode created"),
+    ]
     with ClusterReader(settings_for(sandbox)) as reader:
-        wait_for(lambda: [reader.snapshot().partition("r-legacy", p).replicas for p in (0, 1)] == [(2,), (2,)],
-                 timeout=30, what="both on broker 2")
+        wait_for(
+            lambda: [reader.snapshot().partition("r-legacy", p).replicas for p in (0, 1)] == [(2,), (2,)],
+            timeout=30,
+            what="both on broker 2",
+        )
         from kazoo.client import KazooClient
 
         zk = KazooClient(hosts=sandbox.zookeeper)
@@ -223,11 +295,20 @@ def test_cancel_keeps_completed_partitions_and_the_rollback_restores_them(sandbo
     try:
         with ClusterReader(settings_for(sandbox)) as reader:
             executor = Executor(Store(), LiveGateway(reader), "ann")
-            run_id = start_run(executor.store, executor.cluster, executor.user, reader.snapshot(), plan, "two waves", rate=3000, limits=WaveLimits(1))
+            run_id = start_run(
+                executor.store,
+                executor.cluster,
+                executor.user,
+                reader.snapshot(),
+                plan,
+                "two waves",
+                rate=3000,
+                limits=WaveLimits(1),
+            )
             store = Store()
             # wave 1 runs fast, wave 2 slowly
             store.runs.set_rate(run_id, 50_000_000)
-            while [w.state for w in store.runs.waves(run_id)][0] != "completed":
+            while next(w.state for w in store.runs.waves(run_id)) != "completed":
                 executor.tick(run_id)
                 time.sleep(0.3)
             store.runs.set_rate(run_id, 2000)
@@ -235,14 +316,20 @@ def test_cancel_keeps_completed_partitions_and_the_rollback_restores_them(sandbo
             wait_for(lambda: reader.snapshot().partition("r-back", 1).reassigning, what="wave 2 moving")
             assert cli.main(["cancel", "--bootstrap-server", bs, "--run", str(run_id), "--yes", "--json"]) == 0
             capsys.readouterr()
-            wait_for(lambda: [reader.snapshot().partition("r-back", p).replicas for p in (0, 1)] == [(2,), (1,)],
-                     timeout=30, what="the completed partition stays, the other goes back")
+            wait_for(
+                lambda: [reader.snapshot().partition("r-back", p).replicas for p in (0, 1)] == [(2,), (1,)],
+                timeout=30,
+                what="the completed partition stays, the other goes back",
+            )
             executor.tick(run_id)  # the run's worker (it holds the lease) cleans up at its next step
             assert store.runs.get(run_id).state == "cancelled"
             back = tmp_path / "rollback.json"
             back.write_text(store.runs.get(run_id).rollback_json)
             assert cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(back), "--yes"]) == 0
-            wait_for(lambda: [reader.snapshot().partition("r-back", p).replicas for p in (0, 1)] == [(0,), (1,)],
-                     timeout=30, what="the rollback restored both")
+            wait_for(
+                lambda: [reader.snapshot().partition("r-back", p).replicas for p in (0, 1)] == [(0,), (1,)],
+                timeout=30,
+                what="the rollback restored both",
+            )
     finally:
         clear_throttles(bs, BROKERS, ["r-back"])

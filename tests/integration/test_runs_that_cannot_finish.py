@@ -21,12 +21,18 @@ BROKERS = [0, 1, 2]
 SLOW = 2_000  # bytes/s: a move stays in flight for minutes
 
 
-def _first_wave_sent(store: Store, reader: ClusterReader, topic: str, to: int, name: str, stuck_after_s: float | None = None,
-                     **start: object) -> tuple[Executor, int]:
+def _first_wave_sent(
+    store: Store,
+    reader: ClusterReader,
+    topic: str,
+    to: int,
+    name: str,
+    stuck_after_s: float | None = None,
+    **start: object,
+) -> tuple[Executor, int]:
     """A run moving partition 0 of ``topic`` to broker ``to``, and its executor once the first wave is sent."""
     gateway = LiveGateway(reader)
-    run_id = start_run(store, gateway, "ann", reader.snapshot(), Plan.of([PlanEntry(topic, 0, (to,))]), name,
-                       **start)  # type: ignore[arg-type]
+    run_id = start_run(store, gateway, "ann", reader.snapshot(), Plan.of([PlanEntry(topic, 0, (to,))]), name, **start)  # type: ignore[arg-type]
     executor = Executor(store, gateway, "ann", stuck_after_s=stuck_after_s)
     assert executor.tick(run_id).did.startswith("wave 1 submitted")
     return executor, run_id
@@ -36,6 +42,7 @@ def _ticks(executor: Executor, run_id: int, until: object, timeout: float, what:
     def step() -> bool:
         executor.tick(run_id)
         return bool(until())  # type: ignore[operator]
+
     wait_for(step, timeout=timeout, every=1.0, what=what)
 
 
@@ -70,12 +77,16 @@ def test_a_run_whose_adding_broker_is_down_is_flagged_stuck_then_abandoned(sandb
     make_topic(bs, "s-stuck", 1, 1, 300, assignment=[[0]])
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
-        executor, run_id = _first_wave_sent(store, reader, "s-stuck", 2, "stuck", stuck_after_s=5, rate=SLOW,
-                                            limits=WaveLimits(1))
+        executor, run_id = _first_wave_sent(
+            store, reader, "s-stuck", 2, "stuck", stuck_after_s=5, rate=SLOW, limits=WaveLimits(1)
+        )
         try:
             sandbox.stop("broker-2", hard=True)
-            wait_for(lambda: (b := reader.snapshot().broker(2)) is not None and not b.live, timeout=60,
-                     what="broker 2 seen down")
+            wait_for(
+                lambda: (b := reader.snapshot().broker(2)) is not None and not b.live,
+                timeout=60,
+                what="broker 2 seen down",
+            )
             _ticks(executor, run_id, lambda: store.runs.stuck(run_id), 60, "the run flagged stuck")
             why = store.runs.stuck(run_id) or ""
             assert "broker 2 is down" in why and "s-stuck-0" in why, why
@@ -84,8 +95,21 @@ def test_a_run_whose_adding_broker_is_down_is_flagged_stuck_then_abandoned(sandb
             (row,) = [r for r in json.loads(capsys.readouterr().out) if r["run"] == run_id]
             assert "broker 2 is down" in row["stuck"]
             store.runs.release(run_id, executor.owner)
-            assert cli.main(["runs", "--abandon", str(run_id), "--bootstrap-server", bs, "--why", "broker 2 is gone",
-                             "--cancel-reassignments"]) == 0
+            assert (
+                cli.main(
+                    [
+                        "runs",
+                        "--abandon",
+                        str(run_id),
+                        "--bootstrap-server",
+                        bs,
+                        "--why",
+                        "broker 2 is gone",
+                        "--cancel-reassignments",
+                    ]
+                )
+                == 0
+            )
             out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
             assert out["state"] == "abandoned" and out["cancelled"][0]["partition"] == "s-stuck-0"
         except BaseException:
@@ -94,8 +118,11 @@ def test_a_run_whose_adding_broker_is_down_is_flagged_stuck_then_abandoned(sandb
         finally:
             sandbox.start("broker-2")
         assert store.runs.require(run_id).state is RunState.ABANDONED
-        wait_for(lambda: not (p := reader.snapshot().partition("s-stuck", 0)).reassigning and p.replicas == (0,),
-                 timeout=60, what="back on its original replica")
+        wait_for(
+            lambda: not (p := reader.snapshot().partition("s-stuck", 0)).reassigning and p.replicas == (0,),
+            timeout=60,
+            what="back on its original replica",
+        )
         assert [a.outcome for a in store.audit.entries(action="run-stuck")] == ["stuck"]
         # what the run set on the live brokers is off; broker 2 was down, so its rate waits in the
         # ledger for the sweeper, which takes it off once the broker is back

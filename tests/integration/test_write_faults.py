@@ -11,12 +11,12 @@ import uuid
 import pytest
 
 from console import cli
+from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
 from console.runs.gateway import LiveGateway
 from console.runs.operations import change_throttle, start_run
-from console.plans.plan import Plan, PlanEntry
-from console.state.reader import ClusterReader
 from console.runs.waves import WaveLimits
+from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import own_sandbox, settings_for, wait_for
 from tests.integration.helpers import clear_throttles, make_topic, set_broker_rates, throttle_topic_all
@@ -38,27 +38,53 @@ def test_controller_killed_mid_run_listing_and_cancel_keep_working(write_sandbox
         make_topic(bs, "w-other", 1, 1, 150, assignment=[[a]])
         throttle_topic_all(bs, "w-other")
         executor = Executor(Store(), LiveGateway(reader), "ann")
-        run_id = start_run(executor.store, executor.cluster, executor.user, reader.snapshot(), Plan.of([PlanEntry("w-ctl", 0, (b,)), PlanEntry("w-ctl", 1, (b,))]),
-                                "through a controller change", rate=3000)
+        run_id = start_run(
+            executor.store,
+            executor.cluster,
+            executor.user,
+            reader.snapshot(),
+            Plan.of([PlanEntry("w-ctl", 0, (b,)), PlanEntry("w-ctl", 1, (b,))]),
+            "through a controller change",
+            rate=3000,
+        )
         assert executor.tick(run_id).did.startswith("wave 1 submitted")
         reassign(bs, {("w-other", 0): [b]})  # somebody else's move, to cancel later
         wait_for(lambda: len(reader.snapshot().in_flight) == 3, what="three partitions moving")
         sb.stop(f"broker-{controller}", hard=True)
         try:
-            wait_for(lambda: (s := reader.snapshot()).controller not in (None, controller) and s, timeout=60,
-                     what="a new controller")
+            wait_for(
+                lambda: (s := reader.snapshot()).controller not in (None, controller) and s,
+                timeout=60,
+                what="a new controller",
+            )
             assert cli.main(["list", "--bootstrap-server", _live(bs, controller)]) == 0
             assert "w-ctl-0" in capsys.readouterr().out
-            assert cli.main(["cancel", "--bootstrap-server", _live(bs, controller), "--topic", "w-other",
-                             "--include-others", "--yes", "--json"]) == 0
+            assert (
+                cli.main(
+                    [
+                        "cancel",
+                        "--bootstrap-server",
+                        _live(bs, controller),
+                        "--topic",
+                        "w-other",
+                        "--include-others",
+                        "--yes",
+                        "--json",
+                    ]
+                )
+                == 0
+            )
             assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["accepted"] == ["w-other-0"]
             change_throttle(executor.store, executor.cluster, executor.user, run_id, 50_000_000)
             run = executor.drive(run_id, every=0.5, timeout=120)
             assert run.state == "completed"
         finally:
             sb.start(f"broker-{controller}")
-            wait_for(lambda: (x := reader.snapshot().broker(controller)) is not None and x.live, timeout=90,
-                     what="the old controller back")
+            wait_for(
+                lambda: (x := reader.snapshot().broker(controller)) is not None and x.live,
+                timeout=90,
+                what="the old controller back",
+            )
             clear_throttles(bs, BROKERS, ["w-ctl", "w-other"])
         assert not Store().runs.ledger()
 
@@ -69,23 +95,31 @@ def _live(bs: str, down: int) -> str:
     return ",".join(s for i, s in enumerate(servers) if i != down)
 
 
-def test_no_acknowledged_message_is_lost_while_a_run_moves_and_a_broker_bounces(write_sandbox, tmp_path,
-                                                                                 monkeypatch):
+def test_no_acknowledged_message_is_lost_while_a_run_moves_and_a_broker_bounces(write_sandbox, tmp_path, monkeypatch):
     from confluent_kafka import Consumer, Producer
     from confluent_kafka.admin import AdminClient, NewTopic
 
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     sb, bs = write_sandbox, write_sandbox.bootstrap_servers
     admin = AdminClient({"bootstrap.servers": bs, "log_level": "0"})
-    for f in admin.create_topics([NewTopic("w-durable", 3, 2, config={"min.insync.replicas": "2"})],
-                                 operation_timeout=30).values():
+    for f in admin.create_topics(
+        [NewTopic("w-durable", 3, 2, config={"min.insync.replicas": "2"})], operation_timeout=30
+    ).values():
         f.result()
     acked: set[int] = set()
     stop = threading.Event()
 
     def write() -> None:
-        p = Producer({"bootstrap.servers": bs, "acks": "all", "enable.idempotence": True, "linger.ms": 5,
-                      "message.timeout.ms": 60_000, "log_level": "0"})
+        p = Producer(
+            {
+                "bootstrap.servers": bs,
+                "acks": "all",
+                "enable.idempotence": True,
+                "linger.ms": 5,
+                "message.timeout.ms": 60_000,
+                "log_level": "0",
+            }
+        )
 
         def done(err, msg) -> None:
             if err is None:
@@ -107,10 +141,22 @@ def test_no_acknowledged_message_is_lost_while_a_run_moves_and_a_broker_bounces(
         with ClusterReader(settings_for(sb)) as reader:
             wait_for(lambda: len(acked) > 500, what="the producer writing")
             state = reader.snapshot()
-            plan = Plan.of(PlanEntry("w-durable", p.partition, tuple(sorted({0, 1, 2} - {p.replicas[-1]})))
-                           for p in state.partitions if p.topic == "w-durable")
+            plan = Plan.of(
+                PlanEntry("w-durable", p.partition, tuple(sorted({0, 1, 2} - {p.replicas[-1]})))
+                for p in state.partitions
+                if p.topic == "w-durable"
+            )
             executor = Executor(Store(), LiveGateway(reader), "ann")
-            run_id = start_run(executor.store, executor.cluster, executor.user, state, plan, "durable", rate=2_000_000, limits=WaveLimits(1))
+            run_id = start_run(
+                executor.store,
+                executor.cluster,
+                executor.user,
+                state,
+                plan,
+                "durable",
+                rate=2_000_000,
+                limits=WaveLimits(1),
+            )
             executor.tick(run_id)
             victim = next(b for b in BROKERS if b != state.controller)
             sb.stop(f"broker-{victim}", hard=True)
@@ -124,8 +170,15 @@ def test_no_acknowledged_message_is_lost_while_a_run_moves_and_a_broker_bounces(
         writer.join(120)
         set_broker_rates(bs, BROKERS, 100_000_000)
         clear_throttles(bs, BROKERS, ["w-durable"])
-    c = Consumer({"bootstrap.servers": bs, "group.id": uuid.uuid4().hex, "auto.offset.reset": "earliest",
-                  "enable.auto.commit": False, "log_level": "0"})
+    c = Consumer(
+        {
+            "bootstrap.servers": bs,
+            "group.id": uuid.uuid4().hex,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "log_level": "0",
+        }
+    )
     c.subscribe(["w-durable"])
     seen: set[int] = set()
     quiet = time.monotonic()

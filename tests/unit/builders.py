@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from console.core.model import BrokerId, SourceStatus
 from console.adapters.records import ApiView, BrokerInfo, PartitionMeta, Reassignment, TopicZnode, ZkView
+from console.core.model import BrokerId, SourceStatus
 
 
 def ids(*b: int) -> tuple[BrokerId, ...]:
@@ -14,28 +14,53 @@ def brokers(n: int = 3) -> tuple[BrokerInfo, ...]:
     return tuple(BrokerInfo(BrokerId(i), "127.0.0.1", 9092 + i, f"r{i}") for i in range(n))
 
 
-def api(parts: dict[tuple[str, int], tuple[list[int], list[int], int | None]],
-        lpr: dict[tuple[str, int], tuple[list[int], list[int], list[int]]] | None = None,
-        nbrokers: int = 3, controller: int = 0, **kw: object) -> ApiView:
+def api(
+    parts: dict[tuple[str, int], tuple[list[int], list[int], int | None]],
+    lpr: dict[tuple[str, int], tuple[list[int], list[int], list[int]]] | None = None,
+    nbrokers: int = 3,
+    controller: int = 0,
+    **kw: object,
+) -> ApiView:
     return ApiView(
-        cluster_id="c1", controller=BrokerId(controller), brokers=brokers(nbrokers)[: nbrokers],
-        partitions={k: PartitionMeta(ids(*r), ids(*i), BrokerId(l) if l is not None else None) for k, (r, i, l) in parts.items()},
-        reassignments=None if lpr is None else {k: Reassignment(ids(*r), ids(*a), ids(*d)) for k, (r, a, d) in lpr.items()},
+        cluster_id="c1",
+        controller=BrokerId(controller),
+        brokers=brokers(nbrokers)[:nbrokers],
+        partitions={
+            k: PartitionMeta(ids(*r), ids(*i), BrokerId(ld) if ld is not None else None)
+            for k, (r, i, ld) in parts.items()
+        },
+        reassignments=None
+        if lpr is None
+        else {k: Reassignment(ids(*r), ids(*a), ids(*d)) for k, (r, a, d) in lpr.items()},
         reassignments_status=SourceStatus.OK if lpr is not None else SourceStatus.UNAVAILABLE,
         **kw,  # type: ignore[arg-type]
     )
 
 
-def zk(topics: dict[str, dict[int, tuple[list[int], list[int], list[int], list[int], int | None]]],
-       legacy: dict[tuple[str, int], list[int]] | None = None, nbrokers: int = 3, controller: int = 0,
-       **kw: object) -> ZkView:
+def zk(
+    topics: dict[str, dict[int, tuple[list[int], list[int], list[int], list[int], int | None]]],
+    legacy: dict[tuple[str, int], list[int]] | None = None,
+    nbrokers: int = 3,
+    controller: int = 0,
+    **kw: object,
+) -> ZkView:
     """topics: topic -> partition -> (replicas, adding, removing, isr, leader)."""
     tz, states = {}, {}
     for t, parts in topics.items():
-        tz[t] = TopicZnode(3, "id", {p: ids(*v[0]) for p, v in parts.items()},
-                           {p: ids(*v[1]) for p, v in parts.items() if v[1]},
-                           {p: ids(*v[2]) for p, v in parts.items() if v[2]})
+        tz[t] = TopicZnode(
+            3,
+            "id",
+            {p: ids(*v[0]) for p, v in parts.items()},
+            {p: ids(*v[1]) for p, v in parts.items() if v[1]},
+            {p: ids(*v[2]) for p, v in parts.items() if v[2]},
+        )
         for p, v in parts.items():
             states[(t, p)] = PartitionMeta(ids(*v[0]), ids(*v[3]), BrokerId(v[4]) if v[4] is not None else None)
-    return ZkView(controller=BrokerId(controller), brokers=brokers(nbrokers), topics=tz, states=states,
-                  legacy={k: ids(*v) for k, v in (legacy or {}).items()}, **kw)  # type: ignore[arg-type]
+    return ZkView(
+        controller=BrokerId(controller),
+        brokers=brokers(nbrokers),
+        topics=tz,
+        states=states,
+        legacy={k: ids(*v) for k, v in (legacy or {}).items()},
+        **kw,
+    )  # type: ignore[arg-type]

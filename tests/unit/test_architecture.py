@@ -239,9 +239,11 @@ def test_page_scripts_have_no_stray_strings() -> None:
     import ast
 
     stray = []
-    for path in sorted((ROOT / "views").glob("*.py")) + [ROOT / "app.py"]:
+    for path in [*sorted((ROOT / "views").glob("*.py")), ROOT / "app.py"]:
         body = ast.parse(path.read_text()).body
-        stray += [f"{path.relative_to(ROOT)}:{node.lineno}" for node in body[1:]
-                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-                  and isinstance(node.value.value, str)]
+        stray += [
+            f"{path.relative_to(ROOT)}:{node.lineno}"
+            for node in body[1:]
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        ]
     assert not stray, f"bare strings drawn on the page: {stray}"

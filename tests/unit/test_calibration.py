@@ -37,10 +37,17 @@ def test_estimate_says_what_it_rests_on() -> None:
 
 
 def test_a_plan_estimate_uses_history_where_it_exists() -> None:
-    state = snap(T0, [part("a", 0, [1, 2], [1, 2], 1, sizes={1: 10_000, 2: 10_000}),
-                      part("a", 1, [2, 1], [2, 1], 2, sizes={1: 4_000, 2: 4_000})])
-    plan = parse_plan('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[3,2]},'
-                      '{"topic":"a","partition":1,"replicas":[2,4]}]}')
+    state = snap(
+        T0,
+        [
+            part("a", 0, [1, 2], [1, 2], 1, sizes={1: 10_000, 2: 10_000}),
+            part("a", 1, [2, 1], [2, 1], 2, sizes={1: 4_000, 2: 4_000}),
+        ],
+    )
+    plan = parse_plan(
+        '{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[3,2]},'
+        '{"topic":"a","partition":1,"replicas":[2,4]}]}'
+    )
     waves = plan_waves(state, plan)
     assert estimate_seconds(state, waves, 100) == pytest.approx(14_000 / 200)
     cal = Calibration("c1", {B(3): BrokerRate(B(3), 7, 50.0, 0.5, 7)})

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from console.core.model import Broker, BrokerId, ClusterState, LogDir, Partition, ReplicaLog
+from console.plans import validate as v
 from console.plans.columns import PAD, padded
 from console.plans.diff import ChangeKind, change_of, diff, partition_size
-from console.core.model import Broker, BrokerId, ClusterState, LogDir, Partition, ReplicaLog
 from console.plans.plan import ANY, Plan, PlanEntry
-from console.plans import validate as v
 
 BROKERS = range(7)
 odd_ids = st.sampled_from([-1, 2**31 - 1, 2**31, 2**40])
@@ -30,9 +31,15 @@ def clusters(draw) -> ClusterState:
     for b in BROKERS:
         if draw(st.integers(0, 5)) == 0:
             continue  # not registered: only some replica lists name it
-        brokers.append(Broker(BrokerId(b), rack=draw(st.sampled_from([None, "a", "b", "c"])), registered=True,
-                              fenced=draw(st.sampled_from([None, None, True])),
-                              log_dirs=(LogDir("/d", None, 10**6, draw(st.sampled_from([None, 10, 10**9]))),)))
+        brokers.append(
+            Broker(
+                BrokerId(b),
+                rack=draw(st.sampled_from([None, "a", "b", "c"])),
+                registered=True,
+                fenced=draw(st.sampled_from([None, None, True])),
+                log_dirs=(LogDir("/d", None, 10**6, draw(st.sampled_from([None, 10, 10**9]))),),
+            )
+        )
     parts = []
     for t in ("a", "b"):
         for p in range(draw(st.integers(1, 4))):
@@ -44,10 +51,16 @@ def clusters(draw) -> ClusterState:
                 removing = tuple(draw(st.lists(st.sampled_from(replicas[k:]), max_size=len(replicas) - k, unique=True)))
             isr = tuple(b for b in replicas if draw(st.booleans()))
             leader = draw(st.sampled_from([None, *replicas]))
-            logs = tuple(ReplicaLog(BrokerId(b), "/d", draw(st.integers(0, 5000)), draw(st.booleans()))
-                         for b in replicas if draw(st.booleans()))
-            parts.append(Partition(t, p, tuple(BrokerId(b) for b in replicas), isr, leader, tuple(adding),
-                                   tuple(removing), logs=logs))
+            logs = tuple(
+                ReplicaLog(BrokerId(b), "/d", draw(st.integers(0, 5000)), draw(st.booleans()))
+                for b in replicas
+                if draw(st.booleans())
+            )
+            parts.append(
+                Partition(
+                    t, p, tuple(BrokerId(b) for b in replicas), isr, leader, tuple(adding), tuple(removing), logs=logs
+                )
+            )
     min_isr = tuple((t, n) for t in ("a", "b") if (n := draw(st.sampled_from([0, 1, 2, 3]))))
     return ClusterState(0.0, tuple(brokers), tuple(parts), min_insync=min_isr)
 
@@ -62,7 +75,9 @@ def plans_for(draw, state: ClusterState) -> Plan:
             replicas = list(dict.fromkeys(replicas))
         dirs = None
         if draw(st.integers(0, 3)) == 0:
-            dirs = tuple(draw(st.sampled_from([ANY, "/d", "/x"])) for _ in range(len(replicas) + draw(st.integers(0, 1))))
+            dirs = tuple(
+                draw(st.sampled_from([ANY, "/d", "/x"])) for _ in range(len(replicas) + draw(st.integers(0, 1)))
+            )
         entries.append(PlanEntry(t, p, tuple(BrokerId(b) for b in replicas), dirs))
     basis = {}
     if draw(st.booleans()):
@@ -138,7 +153,7 @@ def reference_findings(state: ClusterState, plan: Plan) -> list[tuple[object, ..
                 f(v.UNKNOWN_BROKER, v.Severity.ERROR, e)
             elif not broker.eligible:
                 f(v.BROKER_NOT_ELIGIBLE, v.Severity.ERROR, e)
-        for b, path in zip(e.replicas, e.log_dirs or ()):
+        for b, path in zip(e.replicas, e.log_dirs or (), strict=False):
             broker = brokers.get(b)
             if path != ANY and broker is not None and broker.log_dirs and path not in {d.path for d in broker.log_dirs}:
                 f(v.UNKNOWN_LOG_DIR, v.Severity.ERROR, e)
@@ -194,8 +209,10 @@ def test_column_wise_diff_and_validation_equal_the_per_partition_rules(data):
         assert bool(c.in_flight[i]) == ref.in_flight
     # per broker and in total
     ref = reference_brokers(state, plan)
-    assert {b.broker: (b.replicas_after, b.leaders_after, b.bytes_after, b.arriving, b.leaving, b.bytes_in,
-                       b.bytes_out) for b in d.brokers} == ref
+    assert {
+        b.broker: (b.replicas_after, b.leaders_after, b.bytes_after, b.arriving, b.leaving, b.bytes_in, b.bytes_out)
+        for b in d.brokers
+    } == ref
     changes = list(d.changes)
     assert d.bytes_to_copy == sum(x.bytes_to_copy for x in changes)
     assert d.summary()["moving"] == len(d.moving) == sum(1 for x in changes if x.adding or x.removing)
@@ -207,8 +224,9 @@ def test_column_wise_diff_and_validation_equal_the_per_partition_rules(data):
                 flows[(x.source, b)] += 1
     assert {(f.source, f.destination): f.replicas for f in d.flows} == dict(flows)
     # findings: same codes for the same partitions, in the same order
-    found = [(f.code, f.severity.value, f.topic, f.partition) for f in v.validate(state, plan, d)
-             if f.topic is not None]
+    found = [
+        (f.code, f.severity.value, f.topic, f.partition) for f in v.validate(state, plan, d) if f.topic is not None
+    ]
     assert found == reference_findings(state, plan)
 
 
@@ -220,8 +238,9 @@ def test_padded_keeps_order_and_gives_ids_beyond_int64_distinct_stand_ins():
 
 
 def test_ids_beyond_int64_are_invalid_not_a_crash():
-    state = ClusterState(0.0, (Broker(BrokerId(0), registered=True),),
-                         (Partition("t", 0, (BrokerId(0),), (BrokerId(0),), BrokerId(0)),))
+    state = ClusterState(
+        0.0, (Broker(BrokerId(0), registered=True),), (Partition("t", 0, (BrokerId(0),), (BrokerId(0),), BrokerId(0)),)
+    )
     found = {f.code for f in v.validate(state, Plan.of([PlanEntry("t", 0, (BrokerId(10**20), BrokerId(10**21)))]))}
     assert v.NEGATIVE_BROKER in found and v.UNKNOWN_BROKER in found and v.DUPLICATE_BROKER not in found
     assert padded([[1, 2], [3, 4]])[0].tolist() == [[1, 2], [3, 4]]
@@ -231,8 +250,12 @@ def test_ids_beyond_int64_are_invalid_not_a_crash():
 def test_parsed_plan_columns_follow_the_sorted_entries():
     from console.plans.plan import parse_plan
 
-    plan = parse_plan('{"partitions":[{"topic":"b","partition":1,"replicas":[5,6]},'
-                      '{"topic":"a","partition":3,"replicas":[1]},{"topic":"a","partition":0,"replicas":[2,3,4]}]}')
+    plan = parse_plan(
+        '{"partitions":[{"topic":"b","partition":1,"replicas":[5,6]},'
+        '{"topic":"a","partition":3,"replicas":[1]},{"topic":"a","partition":0,"replicas":[2,3,4]}]}'
+    )
     assert [e.key for e in plan.entries] == [("a", 0), ("a", 3), ("b", 1)]
     target, lens = plan.target_columns
-    assert [tuple(int(x) for x in row[:n]) for row, n in zip(target, lens)] == [e.replicas for e in plan.entries]
+    assert [tuple(int(x) for x in row[:n]) for row, n in zip(target, lens, strict=False)] == [
+        e.replicas for e in plan.entries
+    ]

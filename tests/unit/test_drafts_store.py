@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from console.plans import drafting as drafts
 from console.core.errors import PlanFormatError
+from console.plans import drafting as drafts
 from console.plans.plan import Plan, PlanEntry, rollback
 from console.storage.store import Store
 from tests.unit.builders import ids
@@ -13,8 +13,9 @@ from tests.unit.test_plans import snapshot
 
 
 def test_from_assignment_records_the_basis_and_originals():
-    state = snapshot({("t", 0): [0, 1], ("t", 1): [1, 2], ("u", 0): [3, 0, 1]}, nbrokers=4,
-                     lpr={("u", 0): ([3, 0, 1], [3], [1])})
+    state = snapshot(
+        {("t", 0): [0, 1], ("t", 1): [1, 2], ("u", 0): [3, 0, 1]}, nbrokers=4, lpr={("u", 0): ([3, 0, 1], [3], [1])}
+    )
     plan = drafts.from_assignment(state, topics=["t"], partitions=[("u", 0)])
     assert [(e.key, e.replicas) for e in plan.entries] == [(("t", 0), (0, 1)), (("t", 1), (1, 2)), (("u", 0), (0, 1))]
     assert plan.basis[("u", 0)] == (3, 0, 1)

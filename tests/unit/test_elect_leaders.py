@@ -14,18 +14,19 @@ import json
 import sqlite3
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from console import cli
 from console.core.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError
 from console.core.model import BrokerId, ClusterState, SourceStatus
-from console.core.states import RunState, WaveState
+from console.core.states import RunState
 from console.plans.columns import PAD
 from console.plans.diff import change_of, diff, first_replica_changes
 from console.plans.plan import Plan, PlanEntry
@@ -48,7 +49,9 @@ READS = ("snapshot", "describe_configs", "list_reassignments")
 
 @pytest.fixture(autouse=True)
 def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
-    shim = SimpleNamespace(sleep=lambda s: None, monotonic=time.monotonic, perf_counter=time.perf_counter, time=time.time)
+    shim = SimpleNamespace(
+        sleep=lambda s: None, monotonic=time.monotonic, perf_counter=time.perf_counter, time=time.time
+    )
     monkeypatch.setattr(executor_module, "time", shim)
     monkeypatch.setattr(operations, "time", shim)
 
@@ -68,10 +71,12 @@ def plan_of(moves: list[tuple[str, int, tuple[int, ...]]]) -> Plan:
     return Plan.of(PlanEntry(t, p, ids(*r)) for t, p, r in moves)
 
 
-def start(store: Store, fake: FakeCluster, moves: list[tuple[str, int, tuple[int, ...]]] = REORDER,
-          elect: bool | None = None) -> int:
-    return operations.start_run(store, fake, "ann", fake.snapshot(), plan_of(moves), "r", limits=WaveLimits(),
-                                elect_leaders=elect)
+def start(
+    store: Store, fake: FakeCluster, moves: list[tuple[str, int, tuple[int, ...]]] = REORDER, elect: bool | None = None
+) -> int:
+    return operations.start_run(
+        store, fake, "ann", fake.snapshot(), plan_of(moves), "r", limits=WaveLimits(), elect_leaders=elect
+    )
 
 
 def ex(store: Store, fake: FakeCluster, user: str = "ann") -> Executor:
@@ -120,8 +125,11 @@ def audit(store: Store) -> list[AuditEntry]:
 
 def elections(store: Store) -> list[tuple[str, object, object]]:
     """The "elect-leaders" entries: (outcome, partitions asked, response)."""
-    return [(e.outcome, json.loads(e.request).get("partitions"), json.loads(e.response) if e.response else None)
-            for e in audit(store) if e.action == "elect-leaders"]
+    return [
+        (e.outcome, json.loads(e.request).get("partitions"), json.loads(e.response) if e.response else None)
+        for e in audit(store)
+        if e.action == "elect-leaders"
+    ]
 
 
 # -- a reorder-only plan ----------------------------------------------------------------------------
@@ -138,15 +146,25 @@ def test_a_reorder_only_run_ends_with_the_first_replicas_leading(store: Store) -
     assert leaders(fake) == {("t", 0): 1, ("t", 1): 2, ("u", 0): 0}
     assert [c.args[0] for c in fake.calls_to("elect_leaders")] == [[("t", 0), ("t", 1), ("u", 0)]]
     assert [(o.wave, o.key, o.accepted) for o in store.runs.outcomes(run_id, ELECTION_WAVE)] == [
-        (0, ("t", 0), True), (0, ("t", 1), True), (0, ("u", 0), True)]
+        (0, ("t", 0), True),
+        (0, ("t", 1), True),
+        (0, ("u", 0), True),
+    ]
     actions = [(e.action, e.outcome) for e in audit(store)]
     # after the last wave, before the run is marked completed
-    assert actions[-4:] == [("wave-complete", "completed"), ("elect-leaders", "sending"), ("elect-leaders", "accepted"),
-                            ("run-completed", "completed")]
-    (sending, asked, _), (_, _, answer) = elections(store)
+    assert actions[-4:] == [
+        ("wave-complete", "completed"),
+        ("elect-leaders", "sending"),
+        ("elect-leaders", "accepted"),
+        ("run-completed", "completed"),
+    ]
+    (_sending, asked, _), (_, _, answer) = elections(store)
     assert asked == [["t", 0, 1], ["t", 1, 2], ["u", 0, 0]]
     assert isinstance(answer, list) and [(o["topic"], o["partition"], o["accepted"]) for o in answer] == [
-        ("t", 0, True), ("t", 1, True), ("u", 0, True)]
+        ("t", 0, True),
+        ("t", 1, True),
+        ("u", 0, True),
+    ]
     assert json.loads(audit(store)[0].request)["elect_leaders"] is True  # the choice is in the submit entry
     run = store.runs.require(run_id)
     assert history.election_line(run, store.runs.outcomes(run_id)) == "Preferred leader election: 3 elected, 0 not."
@@ -204,8 +222,9 @@ def test_elections_go_in_batches_of_at_most_the_request_limit(store: Store, monk
 
 # -- a worker dying at the election ----------------------------------------------------------------------
 @pytest.mark.parametrize("applied", [False, True], ids=["before it took effect", "after it took effect"])
-def test_a_worker_that_dies_at_the_election_is_finished_by_another(store: Store, monkeypatch: pytest.MonkeyPatch,
-                                                                    applied: bool) -> None:
+def test_a_worker_that_dies_at_the_election_is_finished_by_another(
+    store: Store, monkeypatch: pytest.MonkeyPatch, applied: bool
+) -> None:
     monkeypatch.setattr(executor_module, "LEASE_S", 0.0)  # the dead worker's lease has run out
     fake = cluster()
     run_id = start(store, fake)
@@ -248,12 +267,16 @@ def test_an_election_refused_for_some_partitions_completes_the_run_with_the_fail
     assert steps[-1].did == "run completed; preferred leader election: 1 elected, 2 not"
     assert leaders(fake) == {("t", 0): 1, ("t", 1): 1, ("u", 0): 2}
     assert [(o.key, o.accepted, o.code) for o in store.runs.outcomes(run_id, ELECTION_WAVE)] == [
-        (("t", 0), True, None), (("t", 1), False, "PREFERRED_LEADER_NOT_AVAILABLE"),
-        (("u", 0), False, "PREFERRED_NOT_IN_SYNC")]
+        (("t", 0), True, None),
+        (("t", 1), False, "PREFERRED_LEADER_NOT_AVAILABLE"),
+        (("u", 0), False, "PREFERRED_NOT_IN_SYNC"),
+    ]
     assert [c.args[0] for c in fake.calls_to("elect_leaders")] == [[("t", 0), ("t", 1)]]  # u-0 is not sent
     assert [(o, a) for o, a, _ in elections(store)] == [
-        ("not sent", [["u", 0, 3]]), ("sending", [["t", 0, 1], ["t", 1, 2]]),
-        ("partly accepted", [["t", 0, 1], ["t", 1, 2]])]
+        ("not sent", [["u", 0, 3]]),
+        ("sending", [["t", 0, 1], ["t", 1, 2]]),
+        ("partly accepted", [["t", 0, 1], ["t", 1, 2]]),
+    ]
     outcomes = store.runs.outcomes(run_id)
     # the Runs page: not elected is not "rejected by the controller"
     assert history.rejected_rows(outcomes) == []
@@ -269,7 +292,8 @@ def test_a_cluster_that_refuses_elections_completes_the_run_with_every_partition
     assert steps[-1].run.state is RunState.COMPLETED
     assert len(fake.calls_to("elect_leaders")) == 1 and leaders(fake) == {("t", 0): 0, ("t", 1): 1, ("u", 0): 2}
     assert {(o.accepted, o.code) for o in store.runs.outcomes(run_id, ELECTION_WAVE)} == {
-        (False, "CLUSTER_AUTHORIZATION_FAILED")}
+        (False, "CLUSTER_AUTHORIZATION_FAILED")
+    }
     assert [o for o, _, _ in elections(store)] == ["sending", "failed"]
     assert "Grant ALTER on CLUSTER." in str(elections(store)[1][2])
 
@@ -286,7 +310,8 @@ def test_an_unavailable_controller_is_asked_again_at_the_next_tick(store: Store)
 
 
 def test_a_controller_that_never_answers_the_election_does_not_hold_the_run_forever(
-        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(executor_module, "ELECTION_ATTEMPTS", 3)
     fake = cluster()
     fake.fail_next("elect_leaders", ClusterUnavailable("Kafka did not answer ElectLeaders.", "Retry."), times=99)
@@ -304,7 +329,8 @@ def test_the_adapter_reads_each_partitions_answer(monkeypatch: pytest.MonkeyPatc
     binding of confluent-kafka 2.16 refuses them."""
     from concurrent.futures import Future
 
-    from confluent_kafka import KafkaError, KafkaException, TopicPartition as CTP
+    from confluent_kafka import KafkaError, KafkaException
+    from confluent_kafka import TopicPartition as CTP
 
     from console.access.settings import ConnectionSettings
     from console.adapters.kafka import KafkaGateway
@@ -315,17 +341,25 @@ def test_the_adapter_reads_each_partitions_answer(monkeypatch: pytest.MonkeyPatc
         def elect_leaders(self, election_type: object, partitions: list[CTP], **kw: object) -> Future[object]:
             asked.append((election_type, [(p.topic, p.partition) for p in partitions], kw))
             f: Future[object] = Future()
-            f.set_result({CTP("t", 0): None, CTP("t", 1): KafkaError(KafkaError.ELECTION_NOT_NEEDED),
-                          CTP("t", 2): KafkaError(KafkaError.PREFERRED_LEADER_NOT_AVAILABLE),
-                          CTP("t", 3): KafkaException(KafkaError(KafkaError.ELECTION_NOT_NEEDED))})
+            f.set_result(
+                {
+                    CTP("t", 0): None,
+                    CTP("t", 1): KafkaError(KafkaError.ELECTION_NOT_NEEDED),
+                    CTP("t", 2): KafkaError(KafkaError.PREFERRED_LEADER_NOT_AVAILABLE),
+                    CTP("t", 3): KafkaException(KafkaError(KafkaError.ELECTION_NOT_NEEDED)),
+                }
+            )
             return f
 
     kafka = KafkaGateway(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}, name="x", timeout_s=1.0))
     monkeypatch.setattr(kafka, "confluent", lambda: Admin())
     out = kafka.elect_leaders([("t", 0), ("t", 1), ("t", 2), ("t", 3)])
     assert [(o.key, o.accepted, o.code) for o in out.values()] == [
-        (("t", 0), True, None), (("t", 1), True, None), (("t", 2), False, "PREFERRED_LEADER_NOT_AVAILABLE"),
-        (("t", 3), True, None)]
+        (("t", 0), True, None),
+        (("t", 1), True, None),
+        (("t", 2), False, "PREFERRED_LEADER_NOT_AVAILABLE"),
+        (("t", 3), True, None),
+    ]
     assert asked[0][1] == [("t", 0), ("t", 1), ("t", 2), ("t", 3)] and asked[0][2] == {}
 
 
@@ -387,8 +421,9 @@ def test_a_store_from_before_the_election_gets_the_column_and_its_runs_read_as_o
 
 
 # -- the CLI ----------------------------------------------------------------------------------------------
-def test_the_cli_flag_and_runs_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_flag_and_runs_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     parser = cli.build_parser()
     base = ["submit", "--bootstrap-server", "b:9092", "--reassignment-json-file", "p.json"]
     assert parser.parse_args(base).no_elect_leaders is False
@@ -411,9 +446,15 @@ def test_the_review_counts_the_leaders_the_election_moves() -> None:
     assert off.summary()["leaders_changing"] == 0 and not off.elect
     assert on.summary()["leaders_changing"] == 3 and auto.elect and auto.summary()["leaders_changing"] == 3
     assert [(c.leader_before, c.leader_after, c.needs_election) for c in on.changes] == [
-        (0, 1, False), (1, 2, False), (2, 0, False)]
+        (0, 1, False),
+        (1, 2, False),
+        (2, 0, False),
+    ]
     assert [(c.leader_before, c.leader_after, c.needs_election) for c in off.changes] == [
-        (0, 0, True), (1, 1, True), (2, 2, True)]
+        (0, 0, True),
+        (1, 1, True),
+        (2, 2, True),
+    ]
     assert {b.broker: (b.leaders_before, b.leaders_after) for b in on.brokers} == {0: (1, 1), 1: (1, 1), 2: (1, 1)}
     # a preferred replica out of sync now, and not being added, is not counted as leading after
     fake = cluster()
@@ -445,4 +486,5 @@ def test_column_wise_leaders_after_the_election_equal_the_per_partition_rule(dat
                 moved[ref.leader_after] += 1
     totals = state.broker_totals
     assert {b.broker: b.leaders_after for b in d.brokers} == {
-        b.broker: totals.get(b.broker, (0, 0, 0))[1] + moved[b.broker] for b in d.brokers}
+        b.broker: totals.get(b.broker, (0, 0, 0))[1] + moved[b.broker] for b in d.brokers
+    }

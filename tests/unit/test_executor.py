@@ -11,14 +11,21 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Iterator
 
 import pytest
 
-from console.core.errors import (AuthorizationFailed, ClusterUnavailable, ConfigError, ConsoleError, IllegalTransition,
-                                 PartiallyApplied, UnsupportedByCluster)
+from console.core.errors import (
+    AuthorizationFailed,
+    ClusterUnavailable,
+    ConfigError,
+    ConsoleError,
+    IllegalTransition,
+    PartiallyApplied,
+    UnsupportedByCluster,
+)
 from console.core.limits import FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
 from console.core.model import BrokerId, TopicPartition
 from console.core.states import RunState, SubmitPath, WaveState
@@ -66,11 +73,20 @@ BEFORE = ({1: {LEADER_RATE: "5000"}}, {"t": {LEADER_LIST: "9:9"}})
 
 def configs(fake: FakeCluster) -> tuple[dict[int, dict[str, str]], dict[str, dict[str, str]]]:
     """The dynamic configs the fake holds (non-empty only)."""
-    return ({int(b): c for b, c in fake.broker_configs.items() if c}, {t: c for t, c in fake.topic_configs.items() if c})
+    return (
+        {int(b): c for b, c in fake.broker_configs.items() if c},
+        {t: c for t, c in fake.topic_configs.items() if c},
+    )
 
 
-def start(store: Store, fake: FakeCluster, moves: list[tuple[str, int, tuple[int, ...]]] = MOVES,
-          rate: int | None = RATE, limits: WaveLimits = WaveLimits(moves_per_broker=1), name: str = "r") -> int:
+def start(
+    store: Store,
+    fake: FakeCluster,
+    moves: list[tuple[str, int, tuple[int, ...]]] = MOVES,
+    rate: int | None = RATE,
+    limits: WaveLimits = WaveLimits(moves_per_broker=1),
+    name: str = "r",
+) -> int:
     plan = Plan.of(PlanEntry(t, p, ids(*r)) for t, p, r in moves)
     return operations.start_run(store, fake, "ann", fake.snapshot(), plan, name, rate=rate, limits=limits)
 
@@ -83,7 +99,9 @@ def tick(executor: Executor, run_id: int) -> Step:
         return Step(executor.store.runs.require(run_id), None, f"retrying: {e.message}")
 
 
-def run_to_end(executor: Executor, fake: FakeCluster, run_id: int, max_ticks: int = 200, step_s: float = 1.0) -> list[Step]:
+def run_to_end(
+    executor: Executor, fake: FakeCluster, run_id: int, max_ticks: int = 200, step_s: float = 1.0
+) -> list[Step]:
     steps: list[Step] = []
     for _ in range(max_ticks):
         steps.append(tick(executor, run_id))
@@ -93,7 +111,9 @@ def run_to_end(executor: Executor, fake: FakeCluster, run_id: int, max_ticks: in
     raise AssertionError(f"run {run_id} did not end in {max_ticks} ticks: {[s.did for s in steps[-5:]]}")
 
 
-def tick_until(executor: Executor, fake: FakeCluster, run_id: int, wave: int, state: WaveState, step_s: float = 1.0) -> None:
+def tick_until(
+    executor: Executor, fake: FakeCluster, run_id: int, wave: int, state: WaveState, step_s: float = 1.0
+) -> None:
     for _ in range(50):
         if waves(executor.store, run_id)[wave - 1] is state:
             return
@@ -139,8 +159,9 @@ def audit(store: Store) -> list[AuditEntry]:
     assert all(n == 1 for n in answers.values()), answers
     runs_ended = Counter(json.loads(e.request)["run"] for e in entries if e.action in ENDS)
     assert all(n == 1 for n in runs_ended.values()), runs_ended
-    completed = Counter((json.loads(e.request)["run"], json.loads(e.request)["wave"]) for e in entries
-                        if e.action == "wave-complete")
+    completed = Counter(
+        (json.loads(e.request)["run"], json.loads(e.request)["wave"]) for e in entries if e.action == "wave-complete"
+    )
     assert all(n == 1 for n in completed.values()), completed
     return entries
 
@@ -170,31 +191,54 @@ def test_a_throttled_plan_in_two_waves_completes_and_leaves_the_throttles_as_the
     steps = run_to_end(ex, fake, run_id)
 
     assert steps[-1].run.state is RunState.COMPLETED and waves(store, run_id) == [WaveState.COMPLETED] * 2
-    assert [(o.wave, o.key, o.accepted) for o in store.runs.outcomes(run_id)] == [(1, ("t", 0), True), (2, ("t", 1), True)]
+    assert [(o.wave, o.key, o.accepted) for o in store.runs.outcomes(run_id)] == [
+        (1, ("t", 0), True),
+        (2, ("t", 1), True),
+    ]
     state = fake.snapshot()
     assert [(p.replicas, p.reassigning) for p in state.partitions[:2]] == [(ids(3, 1), False), (ids(3, 2), False)]
     # each wave sent once, throttled before its request and unthrottled after it
     assert sent(fake) == [("t", 0), ("t", 1)]
     assert effects(fake) == ["alter_configs", "alter_reassignments", "alter_configs"] * 2
     first_set = fake.calls_to("alter_configs")[0].args
-    assert first_set == ({0: {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"}, 1: {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"},
-                          3: {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"}},
-                         {"t": {LEADER_LIST: "0:0,0:1,9:9", FOLLOWER_LIST: "0:3"}})
-    assert fake.calls_to("alter_configs")[1].args == ({0: {LEADER_RATE: None, FOLLOWER_RATE: None},
-                                                       1: {LEADER_RATE: "5000", FOLLOWER_RATE: None},
-                                                       3: {LEADER_RATE: None, FOLLOWER_RATE: None}},
-                                                      {"t": {LEADER_LIST: "9:9", FOLLOWER_LIST: None}})
+    assert first_set == (
+        {
+            0: {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"},
+            1: {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"},
+            3: {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"},
+        },
+        {"t": {LEADER_LIST: "0:0,0:1,9:9", FOLLOWER_LIST: "0:3"}},
+    )
+    assert fake.calls_to("alter_configs")[1].args == (
+        {
+            0: {LEADER_RATE: None, FOLLOWER_RATE: None},
+            1: {LEADER_RATE: "5000", FOLLOWER_RATE: None},
+            3: {LEADER_RATE: None, FOLLOWER_RATE: None},
+        },
+        {"t": {LEADER_LIST: "9:9", FOLLOWER_LIST: None}},
+    )
     assert fake.clock - 1_700_000_000 >= 2 * SIZE / RATE  # the copy really ran at the throttle, not at 10×
     # what was there before the run is back, exactly; nothing of the run is left
     assert configs(fake) == BEFORE
     assert store.runs.ledger(run_id) == []
     assert actions(store) == [
         ("submit", "run recorded"),
-        ("throttle-set", "sending"), ("throttle-set", "applied"), ("submit-wave", "sending"), ("submit-wave", "accepted"),
-        ("throttle-removed", "sending"), ("throttle-removed", "applied"), ("wave-complete", "completed"),
-        ("throttle-set", "sending"), ("throttle-set", "applied"), ("submit-wave", "sending"), ("submit-wave", "accepted"),
-        ("throttle-removed", "sending"), ("throttle-removed", "applied"), ("wave-complete", "completed"),
-        ("run-completed", "completed")]
+        ("throttle-set", "sending"),
+        ("throttle-set", "applied"),
+        ("submit-wave", "sending"),
+        ("submit-wave", "accepted"),
+        ("throttle-removed", "sending"),
+        ("throttle-removed", "applied"),
+        ("wave-complete", "completed"),
+        ("throttle-set", "sending"),
+        ("throttle-set", "applied"),
+        ("submit-wave", "sending"),
+        ("submit-wave", "accepted"),
+        ("throttle-removed", "sending"),
+        ("throttle-removed", "applied"),
+        ("wave-complete", "completed"),
+        ("run-completed", "completed"),
+    ]
     assert tick(ex, run_id).did == "completed" and len(fake.calls_to("alter_reassignments")) == 2  # ended: inert
 
 
@@ -204,11 +248,16 @@ def _reference(tmp_path: Path) -> tuple[list[str], object, object]:
     fake = cluster()
     run_to_end(executor(store, fake), fake, start(store, fake))
     store.close()
-    return [c.method for c in fake.calls], configs(fake), [(p.key, p.replicas, p.leader) for p in fake.snapshot().partitions]
+    return (
+        [c.method for c in fake.calls],
+        configs(fake),
+        [(p.key, p.replicas, p.leader) for p in fake.snapshot().partitions],
+    )
 
 
 def test_a_worker_that_dies_at_any_call_is_finished_by_another_with_the_same_result(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Found by this test (fixed): a worker that died after the wave's throttle was applied but before
     # the wave was marked submitting throttled the wave again on resume, the second ledger entry
     # recorded the run's own rate as "before", and restoring used that value, so the run's rate was
@@ -234,11 +283,22 @@ def test_a_worker_that_dies_at_any_call_is_finished_by_another_with_the_same_res
             second = executor(store, fake, "bob")
             run = run_to_end(second, fake, run_id)[-1].run
             where = f"call {k} ({methods[k]}, {'after' if applied else 'before'} it took effect)"
-            got = {"run": run.state, "waves": waves(store, run_id), "sent": sorted(sent(fake)), "configs": configs(fake),
-                   "partitions": [(p.key, p.replicas, p.leader) for p in fake.snapshot().partitions],
-                   "open ledger": store.runs.ledger(run_id)}
-            want = {"run": RunState.COMPLETED, "waves": [WaveState.COMPLETED] * 2, "sent": [("t", 0), ("t", 1)],
-                    "configs": want_configs, "partitions": want_partitions, "open ledger": []}
+            got = {
+                "run": run.state,
+                "waves": waves(store, run_id),
+                "sent": sorted(sent(fake)),
+                "configs": configs(fake),
+                "partitions": [(p.key, p.replicas, p.leader) for p in fake.snapshot().partitions],
+                "open ledger": store.runs.ledger(run_id),
+            }
+            want = {
+                "run": RunState.COMPLETED,
+                "waves": [WaveState.COMPLETED] * 2,
+                "sent": [("t", 0), ("t", 1)],
+                "configs": want_configs,
+                "partitions": want_partitions,
+                "open ledger": [],
+            }
             wrong += [f"{where}: {f} {got[f]} instead of {want[f]}" for f in want if got[f] != want[f]]
             audit(store)  # intent before answer, one end, one completion per wave, at every crash point
             store.close()
@@ -257,12 +317,15 @@ def test_a_cancel_mid_run_reverts_the_wave_takes_its_throttles_off_and_cancels_t
 
     ours = store.runs.active_partitions(fake.cluster_id)
     assert ours == {("t", 0): run_id}
-    result = operations.cancel(store, fake, "ann", fake.cluster_id, plan_cancel(fake.snapshot(), [("t", 0)], ours),
-                               ours, wait_s=5)
+    result = operations.cancel(
+        store, fake, "ann", fake.cluster_id, plan_cancel(fake.snapshot(), [("t", 0)], ours), ours, wait_s=5
+    )
 
     assert [o.key for o in result.accepted] == [("t", 0)] and result.left == (("t", 0),) and not result.still_in_flight
     back = fake.snapshot().partition("t", 0)
-    assert back is not None and not back.reassigning and set(back.replicas) == {0, 1} and back.size_on(BrokerId(3)) is None
+    assert (
+        back is not None and not back.reassigning and set(back.replicas) == {0, 1} and back.size_on(BrokerId(3)) is None
+    )
     # the run's worker holds its lease: the cancel leaves the clean-up to it (never two at once)
     assert store.runs.require(run_id).state is RunState.RUNNING
     tick(ex, run_id)
@@ -270,9 +333,14 @@ def test_a_cancel_mid_run_reverts_the_wave_takes_its_throttles_off_and_cancels_t
     assert run.state is RunState.CANCELLED and waves(store, run_id) == [WaveState.CANCELLED, WaveState.CANCELLED]
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
     assert actions(store)[-7:] == [
-        ("submit-wave", "accepted"), ("cancel", "sending"), ("cancel", "accepted"),
-        ("cancel-complete", "left the in-flight list"), ("throttle-removed", "sending"),
-        ("throttle-removed", "applied"), ("run-cancelled", "cancelled")]
+        ("submit-wave", "accepted"),
+        ("cancel", "sending"),
+        ("cancel", "accepted"),
+        ("cancel-complete", "left the in-flight list"),
+        ("throttle-removed", "sending"),
+        ("throttle-removed", "applied"),
+        ("run-cancelled", "cancelled"),
+    ]
     for _ in range(5):  # the worker's later ticks send nothing more
         tick(ex, run_id)
         fake.advance(5)
@@ -288,7 +356,9 @@ def test_a_cancel_without_a_worker_cleans_up_at_once(store: Store) -> None:
     tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
     store.runs.release(run_id, ex.owner)  # the worker stopped (and said so)
     ours = store.runs.active_partitions(fake.cluster_id)
-    operations.cancel(store, fake, "bob", fake.cluster_id, plan_cancel(fake.snapshot(), list(ours), ours), ours, wait_s=5)
+    operations.cancel(
+        store, fake, "bob", fake.cluster_id, plan_cancel(fake.snapshot(), list(ours), ours), ours, wait_s=5
+    )
     assert store.runs.require(run_id).state is RunState.CANCELLED
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
 
@@ -319,8 +389,10 @@ def test_an_unavailable_controller_is_retried_at_the_next_tick_without_sending_t
 def test_an_authorization_failure_fails_the_run_with_the_reason_and_takes_its_throttles_off(store: Store) -> None:
     fake = cluster()
     run_id = start(store, fake)
-    fake.fail_next("alter_reassignments", AuthorizationFailed("Not authorised to alter partition reassignments.",
-                                                              "Grant ALTER on the CLUSTER resource."))
+    fake.fail_next(
+        "alter_reassignments",
+        AuthorizationFailed("Not authorised to alter partition reassignments.", "Grant ALTER on the CLUSTER resource."),
+    )
     steps = run_to_end(executor(store, fake), fake, run_id)
 
     assert len(steps) == 1 and steps[0].did.startswith("run failed: Not authorised")
@@ -330,8 +402,13 @@ def test_an_authorization_failure_fails_the_run_with_the_reason_and_takes_its_th
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
     entries = audit(store)
     assert [(e.action, e.outcome) for e in entries if (e.action, e.outcome) != ("submit-wave", "failed")][1:] == [
-        ("throttle-set", "sending"), ("throttle-set", "applied"), ("submit-wave", "sending"), ("throttle-removed", "sending"),
-        ("throttle-removed", "applied"), ("run-failed", "failed")]
+        ("throttle-set", "sending"),
+        ("throttle-set", "applied"),
+        ("submit-wave", "sending"),
+        ("throttle-removed", "sending"),
+        ("throttle-removed", "applied"),
+        ("run-failed", "failed"),
+    ]
     assert "Grant ALTER on the CLUSTER resource." in (entries[-1].response or "")
     assert "Not authorised" in (entries[-1].response or "")
 
@@ -373,8 +450,11 @@ def test_an_abandoned_run_leaves_no_throttle_and_the_sweeper_removes_what_nothin
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
     p = fake.snapshot().partition("t", 0)
     assert p is not None and p.reassigning  # what the run started is left as it is
-    assert actions(store)[-3:] == [("throttle-removed", "sending"), ("throttle-removed", "applied"),
-                                   ("run-abandoned", "abandoned")]
+    assert actions(store)[-3:] == [
+        ("throttle-removed", "sending"),
+        ("throttle-removed", "applied"),
+        ("run-abandoned", "abandoned"),
+    ]
     with pytest.raises(ConfigError, match="nothing to abandon"):
         operations.abandon(store, fake, "ann", run_id)
     assert tick(ex, run_id).did == "abandoned" and sent(fake) == [("t", 0)]
@@ -540,7 +620,9 @@ def test_a_run_whose_topic_is_deleted_mid_run_ends_with_the_reason(store: Store)
     gone = [o for o in store.runs.outcomes(run_id) if o.code == "PARTITION_GONE"]
     assert [(o.name, o.message) for o in gone] == [("t-0", "its topic was deleted")]
     assert ("partitions-gone", "no longer waited for") in actions(store)
-    assert configs(fake) == ({1: {LEADER_RATE: "5000"}}, {}) and store.runs.ledger(run_id) == []  # t's configs went with it
+    assert (
+        configs(fake) == ({1: {LEADER_RATE: "5000"}}, {}) and store.runs.ledger(run_id) == []
+    )  # t's configs went with it
 
 
 def test_a_run_that_makes_no_progress_is_flagged_stuck_naming_the_broker(store: Store) -> None:
@@ -565,10 +647,11 @@ def test_abandon_can_cancel_the_runs_reassignments_too(store: Store) -> None:
     run_id = start(store, fake, [("t", 0, (0, 3))])
     ex = executor(store, fake)
     tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
-    step, report = operations.abandon(store, fake, "ann", run_id, why="broker 3 is being retired",
-                                      cancel_reassignments=True)
+    step, report = operations.abandon(
+        store, fake, "ann", run_id, why="broker 3 is being retired", cancel_reassignments=True
+    )
     assert step.run.state is RunState.ABANDONED and report is not None
-    assert [r["outcome"] for r in report.rows()][0].startswith("cancel")
+    assert next(r["outcome"] for r in report.rows()).startswith("cancel")
     p = fake.snapshot().partition("t", 0)
     assert p is not None and not p.reassigning and p.replicas == (0, 1)
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []

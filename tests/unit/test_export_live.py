@@ -1,29 +1,40 @@
 from console.core.format import page, table_text
+from console.core.model import PartitionHealth, ReplicaLog
 from console.present import live
 from console.present.text import list_json, list_text, state_json, state_text
-from console.core.model import PartitionHealth, ReplicaLog
 from console.state.merge import merge
 from tests.unit.builders import api
 
 
 def snapshot():
-    a = api({("t", 0): ([4, 5, 6, 1, 2, 3], [1, 2, 3], 1), ("t", 1): ([1, 2, 3], [1, 2, 3], 2),
-              ("a", 0): ([1, 2], [1], 1)},
-             lpr={("t", 0): ([4, 5, 6, 1, 2, 3], [4, 5, 6], [1, 2, 3])}, nbrokers=7)
+    a = api(
+        {("t", 0): ([4, 5, 6, 1, 2, 3], [1, 2, 3], 1), ("t", 1): ([1, 2, 3], [1, 2, 3], 2), ("a", 0): ([1, 2], [1], 1)},
+        lpr={("t", 0): ([4, 5, 6, 1, 2, 3], [4, 5, 6], [1, 2, 3])},
+        nbrokers=7,
+    )
     return merge(a, None)
 
 
 def test_list_text_is_the_official_shape():
     assert list_text(snapshot()) == (
-        "Current partition reassignments:\n"
-        "t-0: replicas: 4,5,6,1,2,3. adding: 4,5,6. removing: 1,2,3.")
+        "Current partition reassignments:\nt-0: replicas: 4,5,6,1,2,3. adding: 4,5,6. removing: 1,2,3."
+    )
     empty = merge(api({("t", 0): ([1], [1], 1)}, lpr={}), None)
     assert list_text(empty) == "No partition reassignments found."
 
 
 def test_list_json_shape():
     (entry,) = list_json(snapshot())["partitions"]
-    assert list(entry) == ["topic", "partition", "replicas", "adding_replicas", "removing_replicas", "isr", "leader", "source"]
+    assert list(entry) == [
+        "topic",
+        "partition",
+        "replicas",
+        "adding_replicas",
+        "removing_replicas",
+        "isr",
+        "leader",
+        "source",
+    ]
     assert entry["source"] == "api"
 
 
@@ -60,6 +71,7 @@ def test_counts_and_cells():
 
 def test_partition_rows_progress():
     from dataclasses import replace
+
     s = snapshot()
     p = replace(s.in_flight[0], logs=(ReplicaLog(1, "/d", 1000), ReplicaLog(4, "/d", 500)))
     (row,) = live.partition_rows(s, [p])
@@ -74,8 +86,24 @@ def test_state_text_names_brokers_in_flight_and_counts():
     text = state_text(snapshot())
     assert "7 brokers" in text and "3 partitions, 1 reassigning, 1 truly under-replicated" in text
     in_flight = text.split("In flight:\n", 1)[1].splitlines()
-    assert in_flight[0].split() == ["partition", "R", "I", "AR", "RR", "leader", "source", "adding", "detail",
-                                    "left", "to", "copy", "leader", "throttle", "follower", "throttle"]
+    assert in_flight[0].split() == [
+        "partition",
+        "R",
+        "I",
+        "AR",
+        "RR",
+        "leader",
+        "source",
+        "adding",
+        "detail",
+        "left",
+        "to",
+        "copy",
+        "leader",
+        "throttle",
+        "follower",
+        "throttle",
+    ]
     assert in_flight[1].split()[:5] == ["t-0", "4,5,6,1,2,3", "1,2,3", "4,5,6", "1,2,3"]
     assert "1: none" in in_flight[1] and "4: none; 5: none; 6: none" in in_flight[1]  # nothing throttled
     assert "Sources: metadata ok, reassignments ok, log dirs ok" in text
@@ -85,4 +113,7 @@ def test_state_text_names_brokers_in_flight_and_counts():
 
 def test_table_text_aligns_columns():
     assert table_text([{"a": 1, "b": "xyz"}, {"a": 22, "b": None}], ["a", "b"]).splitlines() == [
-        "a   b", "1   xyz", "22"]
+        "a   b",
+        "1   xyz",
+        "22",
+    ]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from console.core.errors import ConfigError, GoalImpossible
 from console.core.model import Broker, BrokerId, ClusterState, Partition, ReadStatus, ReplicaLog, SourceStatus
-from console.plans.generate import GenerateOptions, Generated, Goal, Metric, _rack_aware, _rack_unaware, generate
+from console.plans.generate import Generated, GenerateOptions, Goal, Metric, _rack_aware, _rack_unaware, generate
 from console.plans.validate import errors, validate
 from console.present.text import state_json
 from console.state.snapshot_file import load_state
@@ -29,9 +29,16 @@ class Shape:
     seed: int
 
 
-shapes = st.builds(Shape, brokers=st.integers(1, 40), racks=st.integers(0, 6), down=st.integers(0, 3),
-                   partitions=st.integers(1, 120), rf=st.integers(1, 4), in_flight=st.sampled_from([0.0, 0.1, 0.3]),
-                   seed=st.integers(0, 2**16))
+shapes = st.builds(
+    Shape,
+    brokers=st.integers(1, 40),
+    racks=st.integers(0, 6),
+    down=st.integers(0, 3),
+    partitions=st.integers(1, 120),
+    rf=st.integers(1, 4),
+    in_flight=st.sampled_from([0.0, 0.1, 0.3]),
+    seed=st.integers(0, 2**16),
+)
 
 
 def cluster(shape: Shape) -> ClusterState:
@@ -40,8 +47,17 @@ def cluster(shape: Shape) -> ClusterState:
     rnd = random.Random(shape.seed)
     n = shape.brokers
     down = set(rnd.sample(range(n), min(shape.down, n - 1)))
-    brokers = tuple(Broker(BrokerId(i), "h", 9092, f"r{i % shape.racks}" if shape.racks else None,
-                           registered=i not in down, in_api=i not in down) for i in range(n))
+    brokers = tuple(
+        Broker(
+            BrokerId(i),
+            "h",
+            9092,
+            f"r{i % shape.racks}" if shape.racks else None,
+            registered=i not in down,
+            in_api=i not in down,
+        )
+        for i in range(n)
+    )
     parts = []
     for k in range(shape.partitions):
         topic, p = f"t{k % 4}", k // 4
@@ -56,7 +72,7 @@ def cluster(shape: Shape) -> ClusterState:
         if spare and rnd.random() < shape.in_flight:
             new = BrokerId(rnd.choice(spare))
             removing = [target[-1]]
-            target = target[:-1] + [new]
+            target = [*target[:-1], new]
             adding = [new]
             replicas = target + removing
         isr = tuple(b for b in replicas if b not in down and b not in adding)
@@ -72,13 +88,16 @@ def goals(state: ClusterState, rnd: random.Random) -> list[GenerateOptions]:
     live = [b.id for b in state.brokers if b.eligible]
     excluded = tuple(rnd.sample(ids, 1)) if len(ids) > 3 and rnd.random() < 0.5 else ()
     return [
-        GenerateOptions(Goal.DECOMMISSION, tuple(rnd.sample(ids, min(len(ids), rnd.choice([1, 1, 2])))),
-                        exclude_brokers=excluded),
+        GenerateOptions(
+            Goal.DECOMMISSION, tuple(rnd.sample(ids, min(len(ids), rnd.choice([1, 1, 2])))), exclude_brokers=excluded
+        ),
         GenerateOptions(Goal.ADD_BROKERS, (live[-1],)),
         GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT, exclude_brokers=excluded),
         GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES, max_moves=rnd.choice([None, 5])),
         GenerateOptions(Goal.REBALANCE, metric=Metric.LEADERS),
-        GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=rnd.randint(1, 4), topics=(state.partitions[0].topic,)),
+        GenerateOptions(
+            Goal.REPLICATION_FACTOR, replication_factor=rnd.randint(1, 4), topics=(state.partitions[0].topic,)
+        ),
         GenerateOptions(Goal.FIX_RACKS, exclude_topics="t3"),
         GenerateOptions(Goal.OFFICIAL, brokers=tuple(live), topics=state.topics[:2], seed=rnd.randint(0, 9)),
     ]
@@ -112,9 +131,13 @@ def check(state: ClusterState, options: GenerateOptions, made: Generated) -> Non
         if drained:
             assert not new & drained, "a drained broker still holds a replica"
             assert old - drained <= new, "a decommission moved a replica off a broker that is not drained"
-        if options.goal in (Goal.DECOMMISSION, Goal.REBALANCE, Goal.ADD_BROKERS, Goal.FIX_RACKS) and state.brokers[0].rack:
-            assert len(racks_of(state, e.replicas)) >= min(len(racks_of(state, p.replicas)), len(e.replicas)) or drained, \
-                "a move lowered the number of racks a partition spans"
+        if (
+            options.goal in (Goal.DECOMMISSION, Goal.REBALANCE, Goal.ADD_BROKERS, Goal.FIX_RACKS)
+            and state.brokers[0].rack
+        ):
+            assert (
+                len(racks_of(state, e.replicas)) >= min(len(racks_of(state, p.replicas)), len(e.replicas)) or drained
+            ), "a move lowered the number of racks a partition spans"
     if drained:
         rows = {e.key: e for e in plan.entries}
         for p in state.partitions:
@@ -184,15 +207,18 @@ def test_impossible_goals_name_the_reason() -> None:
         generate(state, GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=5, topics=("t0",)))
 
 
-@pytest.mark.parametrize("options, words", [
-    (GenerateOptions(Goal.DECOMMISSION, (99,)), "no broker 99"),
-    (GenerateOptions(Goal.REBALANCE, topics=("nope",)), "No topic nope"),
-    (GenerateOptions(Goal.REBALANCE, exclude_topics="("), "not a regular expression"),
-    (GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=0, topics=("t0",)), "1 or more"),
-    (GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=2), "Name the topics"),
-    (GenerateOptions(Goal.REBALANCE, max_moves=-1), "--max-moves"),
-    (GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES, tolerance=5), "fraction of the mean"),
-])
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        (GenerateOptions(Goal.DECOMMISSION, (99,)), "no broker 99"),
+        (GenerateOptions(Goal.REBALANCE, topics=("nope",)), "No topic nope"),
+        (GenerateOptions(Goal.REBALANCE, exclude_topics="("), "not a regular expression"),
+        (GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=0, topics=("t0",)), "1 or more"),
+        (GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=2), "Name the topics"),
+        (GenerateOptions(Goal.REBALANCE, max_moves=-1), "--max-moves"),
+        (GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES, tolerance=5), "fraction of the mean"),
+    ],
+)
 def test_unusable_input_is_refused_with_a_message(options: GenerateOptions, words: str) -> None:
     state = cluster(Shape(brokers=4, racks=2, down=0, partitions=20, rf=2, in_flight=0.0, seed=3))
     with pytest.raises(ConfigError, match=words):
@@ -227,21 +253,40 @@ def test_the_public_surface_has_the_generators() -> None:
     made = console.generate(state, console.GenerateOptions(console.Goal.DECOMMISSION, (1,)))
     assert made.report.moved_replicas == sum(1 in p.replicas for p in state.partitions)
     with pytest.raises(console.GoalImpossible):
-        console.generate(state, console.GenerateOptions(console.Goal.REPLICATION_FACTOR, replication_factor=9,
-                                                        topics=("t0",)))
+        console.generate(
+            state, console.GenerateOptions(console.Goal.REPLICATION_FACTOR, replication_factor=9, topics=("t0",))
+        )
 
 
 def test_official_matches_kafkas_assignment_for_a_fixed_start() -> None:
     """AdminUtils' own test cases (fixed start index 0, so replica shift 0)."""
+
     class Fixed(random.Random):
         def randrange(self, *a: int, **k: int) -> int:  # type: ignore[override]
             return 0
 
     assert _rack_unaware([0, 1, 2, 3, 4], 10, 3, Fixed()) == [
-        [0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 0], [4, 0, 1], [0, 2, 3], [1, 3, 4], [2, 4, 0], [3, 0, 1], [4, 1, 2]]
+        [0, 1, 2],
+        [1, 2, 3],
+        [2, 3, 4],
+        [3, 4, 0],
+        [4, 0, 1],
+        [0, 2, 3],
+        [1, 3, 4],
+        [2, 4, 0],
+        [3, 0, 1],
+        [4, 1, 2],
+    ]
     racks = {0: 1, 1: 3, 2: 3, 3: 2, 4: 2, 5: 1}  # rack1..rack3 as codes
     assert _rack_aware(list(racks), racks, 7, 3, Fixed()) == [
-        [0, 3, 1], [3, 1, 5], [1, 5, 4], [5, 4, 2], [4, 2, 0], [2, 0, 3], [0, 4, 2]]
+        [0, 3, 1],
+        [3, 1, 5],
+        [1, 5, 4],
+        [5, 4, 2],
+        [4, 2, 0],
+        [2, 0, 3],
+        [0, 4, 2],
+    ]
 
 
 def test_report_round_trips_and_reads_as_text() -> None:
@@ -250,8 +295,18 @@ def test_report_round_trips_and_reads_as_text() -> None:
     state = cluster(Shape(brokers=6, racks=3, down=1, partitions=60, rf=3, in_flight=0.1, seed=2))
     made = generate(state, GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT))
     d = made.report.to_dict()
-    for key in ("goal", "moved_replicas", "moved_bytes", "lower_bound_replicas", "lower_bound_bytes", "brokers_before",
-                "brokers_after", "rack_violations_before", "rack_violations_after", "seconds"):
+    for key in (
+        "goal",
+        "moved_replicas",
+        "moved_bytes",
+        "lower_bound_replicas",
+        "lower_bound_bytes",
+        "brokers_before",
+        "brokers_after",
+        "rack_violations_before",
+        "rack_violations_after",
+        "seconds",
+    ):
         assert key in d
     assert set(d["brokers_after"][0]) >= {"replicas", "leaders", "bytes"}
     assert Report.from_dict(json.loads(json.dumps(d))).to_dict() == d
@@ -266,7 +321,7 @@ def test_a_rack_is_drained_as_its_brokers_are() -> None:
     by_ids = generate(state, GenerateOptions(Goal.DECOMMISSION, on_r1))
     assert by_rack.plan == by_ids.plan and by_rack.report.moved_replicas == by_ids.report.moved_replicas > 0
     assert by_rack.report.goal == f"decommission rack r1 ({','.join(map(str, on_r1))})"
-    with pytest.raises(ConfigError, match="No broker on rack r9 in this cluster .its racks: r0, r1, r2"):
+    with pytest.raises(ConfigError, match=r"No broker on rack r9 in this cluster .its racks: r0, r1, r2"):
         generate(state, GenerateOptions(Goal.DECOMMISSION, racks=("r9",)))
     with pytest.raises(ConfigError, match="decommission goal only"):
         generate(state, GenerateOptions(Goal.REBALANCE, racks=("r1",)))

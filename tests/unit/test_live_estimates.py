@@ -11,30 +11,51 @@ import pytest
 
 from console.core.format import human_rate, plural, table_text
 from console.core.limits import FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
-from console.core.model import (Broker, BrokerId, ClusterState, Finding, Partition, ReadStatus, ReplicaLog,
-                                ReplicaProgress, ReplicaRole, Severity, SourceStatus, Throttles)
+from console.core.model import (
+    Broker,
+    BrokerId,
+    ClusterState,
+    Finding,
+    Partition,
+    ReadStatus,
+    ReplicaLog,
+    ReplicaProgress,
+    ReplicaRole,
+    Severity,
+    SourceStatus,
+    Throttles,
+)
 from console.core.states import RunState, WaveState
-from console.present import findings as findings_view, history, live, review
+from console.present import findings as findings_view
+from console.present import history, live, review
 from console.runs.progress import CopyTracker
 from console.storage.audit import AuditEntry
 from console.storage.runs import Run, RunLimits, Wave
 
 MB = 1024 * 1024
-OK = ReadStatus(metadata=SourceStatus.OK, reassignments=SourceStatus.OK, log_dirs=SourceStatus.OK,
-                configs=SourceStatus.OK)
+OK = ReadStatus(
+    metadata=SourceStatus.OK, reassignments=SourceStatus.OK, log_dirs=SourceStatus.OK, configs=SourceStatus.OK
+)
 
 
 def b(*ids: int) -> tuple[BrokerId, ...]:
     return tuple(BrokerId(i) for i in ids)
 
 
-def moving(copied: dict[int, int], leader_bytes: int = 100 * MB, topic: str = "t", partition: int = 0,
-           isr: tuple[int, ...] = (1, 2)) -> Partition:
+def moving(
+    copied: dict[int, int],
+    leader_bytes: int = 100 * MB,
+    topic: str = "t",
+    partition: int = 0,
+    isr: tuple[int, ...] = (1, 2),
+) -> Partition:
     """t-0 moving from 1,2 to 3,4 (leader 1); ``copied``: bytes on each adding broker present."""
-    logs = (ReplicaLog(BrokerId(1), "/d", leader_bytes), ReplicaLog(BrokerId(2), "/d", leader_bytes)) + tuple(
-        ReplicaLog(BrokerId(k), "/d", v) for k, v in copied.items())
-    return Partition(topic, partition, b(3, 4, 1, 2), b(*isr), BrokerId(1), adding=b(3, 4), removing=b(1, 2),
-                     logs=logs)
+    logs = (
+        ReplicaLog(BrokerId(1), "/d", leader_bytes),
+        ReplicaLog(BrokerId(2), "/d", leader_bytes),
+        *tuple(ReplicaLog(BrokerId(k), "/d", v) for k, v in copied.items()),
+    )
+    return Partition(topic, partition, b(3, 4, 1, 2), b(*isr), BrokerId(1), adding=b(3, 4), removing=b(1, 2), logs=logs)
 
 
 def state(at: float, *parts: Partition, throttles: Throttles = Throttles(), status: ReadStatus = OK) -> ClusterState:
@@ -191,8 +212,9 @@ def no_none(rows: list[dict[str, object]], allowed: tuple[str, ...] = ()) -> Non
 def test_live_and_overview_rows_have_no_none_and_human_values():
     p = moving({3: 0, 4: 0})
     still = Partition("a", 0, b(1, 2), b(1), None)  # offline, not moving
-    thr = Throttles.of({"1": {LEADER_RATE: "10485760"}, "<default>": {FOLLOWER_RATE: "1048576"}},
-                       {"t": {LEADER_LIST: "*"}})
+    thr = Throttles.of(
+        {"1": {LEADER_RATE: "10485760"}, "<default>": {FOLLOWER_RATE: "1048576"}}, {"t": {LEADER_LIST: "*"}}
+    )
     s = state(1.0, p, still, throttles=thr)
     rows = live.partition_rows(s, [p, still], runs={}, rates={})
     no_none(rows, allowed=("progress",))  # a number for the bar, or empty (the bar draws nothing)
@@ -202,21 +224,26 @@ def test_live_and_overview_rows_have_no_none_and_human_values():
     assert live.throttle_rows(s) == [
         {"entity": "broker 1", "config": LEADER_RATE, "value": "10.0 MB/s"},
         {"entity": "every broker (default)", "config": FOLLOWER_RATE, "value": "1.0 MB/s"},
-        {"entity": "topic t", "config": LEADER_LIST, "value": "*"}]
+        {"entity": "topic t", "config": LEADER_LIST, "value": "*"},
+    ]
 
 
 def test_findings_rows_say_where_in_words_and_every_hint_in_full():
     long_hint = "Wait for the broker to come back, or replace it in the plan: " + "x" * 300
-    fs = [Finding("INFO_ONLY", Severity.INFO, "fyi"),
-          Finding("BROKER_DOWN", Severity.ERROR, "down", long_hint, topic="t", partition=3, broker=BrokerId(2)),
-          Finding("BROKER_DOWN", Severity.ERROR, "down", long_hint, topic="t", partition=4, broker=BrokerId(2)),
-          Finding("TOPIC_X", Severity.WARNING, "w", "check $HOME", topic="t")]
+    fs = [
+        Finding("INFO_ONLY", Severity.INFO, "fyi"),
+        Finding("BROKER_DOWN", Severity.ERROR, "down", long_hint, topic="t", partition=3, broker=BrokerId(2)),
+        Finding("BROKER_DOWN", Severity.ERROR, "down", long_hint, topic="t", partition=4, broker=BrokerId(2)),
+        Finding("TOPIC_X", Severity.WARNING, "w", "check $HOME", topic="t"),
+    ]
     rows = findings_view.finding_rows(fs)
     no_none(rows)
     assert [r["severity"] for r in rows] == ["error", "error", "warning", "info"]
     assert [r["where"] for r in rows] == ["partition t-3 on broker 2", "partition t-4 on broker 2", "topic t", ""]
-    assert findings_view.finding_hints(fs) == [("BROKER_DOWN", "2 findings", long_hint),
-                                               ("TOPIC_X", "1 finding", "check $HOME")]
+    assert findings_view.finding_hints(fs) == [
+        ("BROKER_DOWN", "2 findings", long_hint),
+        ("TOPIC_X", "1 finding", "check $HOME"),
+    ]
 
 
 def run(rate: int | None, state_: RunState = RunState.RUNNING) -> Run:
@@ -224,8 +251,16 @@ def run(rate: int | None, state_: RunState = RunState.RUNNING) -> Run:
 
 
 def test_runs_rows_and_text_show_the_throttle_human_and_no_none():
-    waves = [Wave(7, 1, WaveState.RUNNING, json.dumps({"version": 1, "partitions": [
-        {"topic": "t", "partition": 0, "replicas": [3, 4]}]}), None, None)]
+    waves = [
+        Wave(
+            7,
+            1,
+            WaveState.RUNNING,
+            json.dumps({"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [3, 4]}]}),
+            None,
+            None,
+        )
+    ]
     rows = history.run_rows([run(10_485_760), run(None)], {7: waves})
     no_none(rows)
     assert [r["throttle"] for r in rows] == ["10.0 MB/s", "not throttled"]
@@ -254,9 +289,18 @@ def test_review_rows_in_words_and_human_bytes_while_diff_json_keeps_its_fields()
     from console.plans.diff import diff
     from console.plans.plan import Plan, PlanEntry
 
-    s = state(1.0, Partition("t", 0, b(1, 2), b(1, 2), BrokerId(1),
-                             logs=(ReplicaLog(BrokerId(1), "/d", 3 * MB), ReplicaLog(BrokerId(2), "/d", 3 * MB))),
-              Partition("t", 1, b(2), b(), None))
+    s = state(
+        1.0,
+        Partition(
+            "t",
+            0,
+            b(1, 2),
+            b(1, 2),
+            BrokerId(1),
+            logs=(ReplicaLog(BrokerId(1), "/d", 3 * MB), ReplicaLog(BrokerId(2), "/d", 3 * MB)),
+        ),
+        Partition("t", 1, b(2), b(), None),
+    )
     d = diff(s, Plan.of([PlanEntry("t", 0, b(3, 2)), PlanEntry("t", 1, b(3))]))
     racks = review.rack_map(s)
     changes = review.change_rows(d, racks)
@@ -278,7 +322,10 @@ def test_review_rows_in_words_and_human_bytes_while_diff_json_keeps_its_fields()
 
 
 def test_plain_text_tables_and_plurals_read_as_words():
-    assert table_text([{"a": True, "b": None}, {"a": False, "b": 1}], ["a", "b"]).splitlines() == ["a    b", "yes",
-                                                                                                  "no   1"]
+    assert table_text([{"a": True, "b": None}, {"a": False, "b": 1}], ["a", "b"]).splitlines() == [
+        "a    b",
+        "yes",
+        "no   1",
+    ]
     assert (plural(1, "error"), plural(2, "error"), plural(1_000, "wave")) == ("1 error", "2 errors", "1,000 waves")
     assert human_rate(10 * MB) == "10.0 MB/s" and human_rate(2048) == "2.0 KB/s"

@@ -1,4 +1,5 @@
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from console.core.model import Partition, PartitionHealth, ReplicaLog, ReplicaRole
 from tests.unit.builders import ids

@@ -20,23 +20,37 @@ from console.storage.runs import NewRun, RunLimits
 from console.storage.store import Store
 from tests.unit.test_generate import Shape, cluster
 
-STATE = replace(cluster(Shape(brokers=6, racks=3, down=1, partitions=120, rf=3, in_flight=0.2, seed=3)),
-                name="demo", cluster_id="abc")
+STATE = replace(
+    cluster(Shape(brokers=6, racks=3, down=1, partitions=120, rf=3, in_flight=0.2, seed=3)),
+    name="demo",
+    cluster_id="abc",
+)
 
 
 def a_plan():
     ids = sorted(b.id for b in STATE.brokers)
-    entries = [{"topic": p.topic, "partition": p.partition, "replicas": [ids[(ids.index(b) + 1) % len(ids)] for b in p.replicas]}
-               for p in STATE.partitions[:40]] + [{"topic": "nope", "partition": 0, "replicas": [ids[0]]}]
+    entries = [
+        {
+            "topic": p.topic,
+            "partition": p.partition,
+            "replicas": [ids[(ids.index(b) + 1) % len(ids)] for b in p.replicas],
+        }
+        for p in STATE.partitions[:40]
+    ] + [{"topic": "nope", "partition": 0, "replicas": [ids[0]]}]
     return parse_plan(json.dumps({"version": 1, "partitions": entries}))
 
 
 def test_text_reprs_are_one_short_line() -> None:
     plan = a_plan()
     made = generate(STATE, GenerateOptions(Goal.DECOMMISSION, (1,)))
-    for obj, words in ((STATE, "<ClusterState demo: 6 brokers, 120 partitions"), (plan, "<Plan: 41 partitions"),
-                       (diff(STATE, plan), "<PlanDiff: 41 partitions"), (validate(STATE, plan), "<Findings: "),
-                       (made, "<Generated: decommission 1"), (made.report, "<Report: decommission 1")):
+    for obj, words in (
+        (STATE, "<ClusterState demo: 6 brokers, 120 partitions"),
+        (plan, "<Plan: 41 partitions"),
+        (diff(STATE, plan), "<PlanDiff: 41 partitions"),
+        (validate(STATE, plan), "<Findings: "),
+        (made, "<Generated: decommission 1"),
+        (made.report, "<Report: decommission 1"),
+    ):
         text = repr(obj)
         assert text.startswith(words) and "\n" not in text and len(text) < 400, text
 
@@ -69,7 +83,9 @@ def test_big_tables_are_cut_with_the_total_and_to_pandas_has_every_row() -> None
     assert "Plan diff: 41 partitions" in shown and "to copy" in shown and "Movement between brokers" in shown
     assert len(d.to_pandas()) == 41 and set(d.to_pandas().kind) >= {"unknown partition"}
     assert len(notebook.diff_parts(d).charts) == 2
-    assert set(d.brokers_to_pandas().broker) == {b.id for b in STATE.brokers} | {b for e in plan.entries for b in e.replicas}
+    assert set(d.brokers_to_pandas().broker) == {b.id for b in STATE.brokers} | {
+        b for e in plan.entries for b in e.replicas
+    }
 
 
 def test_findings_lead_with_errors_and_warnings() -> None:
@@ -89,14 +105,18 @@ def test_a_generated_plan_shows_its_report_chart_and_plan() -> None:
     assert "Generated: decommission 1" in html and "least possible" in html and "Balance" in html
     assert parts.charts and len(made.to_pandas()) == len(made.plan)
     per_broker = made.report.to_pandas()
-    assert per_broker.set_index("broker").loc[1, "replicas_after"] <= per_broker.set_index("broker").loc[1, "replicas_before"]
+    assert (
+        per_broker.set_index("broker").loc[1, "replicas_after"]
+        <= per_broker.set_index("broker").loc[1, "replicas_before"]
+    )
 
 
 def test_a_run_shows_its_waves(tmp_path) -> None:
     store = Store(tmp_path / "store.db")
     wave = '{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]}'
-    run_id = store.runs.create(NewRun("c1", "drain 4", "ann", wave, wave, "h", [wave, wave], [("t", 0)], 1000,
-                                      RunLimits(5, 500, None)))
+    run_id = store.runs.create(
+        NewRun("c1", "drain 4", "ann", wave, wave, "h", [wave, wave], [("t", 0)], 1000, RunLimits(5, 500, None))
+    )
     detail = store.runs.detail(run_id)
     assert repr(detail).startswith(f"<Run {run_id} 'drain 4': ")
     html = notebook.html(detail)

@@ -33,8 +33,17 @@ def fleet_cluster(seed: int) -> ClusterState:
     rnd = random.Random(seed)
     racks = 0 if seed == 0 else rnd.randint(2, 3)  # cluster 0 has no racks: draining a rack does not fit it
     brokers = 3 if seed == 1 else rnd.randint(4, 9)  # cluster 1: draining a rack leaves fewer brokers than RF
-    state = cluster(Shape(brokers=brokers, racks=racks, down=rnd.randint(0, 1), partitions=rnd.randint(8, 60),
-                          rf=3 if seed == 1 else rnd.randint(1, 3), in_flight=rnd.choice([0.0, 0.2]), seed=seed))
+    state = cluster(
+        Shape(
+            brokers=brokers,
+            racks=racks,
+            down=rnd.randint(0, 1),
+            partitions=rnd.randint(8, 60),
+            rf=3 if seed == 1 else rnd.randint(1, 3),
+            in_flight=rnd.choice([0.0, 0.2]),
+            seed=seed,
+        )
+    )
     return canonical(replace(state, cluster_id=f"cl-{seed}", name=f"cluster {seed}", taken_at=T0 + seed))
 
 
@@ -54,8 +63,11 @@ def in_process(state: ClusterState, options: GenerateOptions) -> tuple[UnitStatu
         return UnitStatus.IMPOSSIBLE, None, None
     except ConfigError:
         return UnitStatus.UNUSABLE, None, None
-    return (UnitStatus.PLANNED if len(made.plan) else UnitStatus.MET, made.plan.to_json() if len(made.plan) else None,
-            made.report.to_dict())
+    return (
+        UnitStatus.PLANNED if len(made.plan) else UnitStatus.MET,
+        made.plan.to_json() if len(made.plan) else None,
+        made.report.to_dict(),
+    )
 
 
 def without_time(report: dict[str, Any]) -> dict[str, Any]:
@@ -65,16 +77,19 @@ def without_time(report: dict[str, Any]) -> dict[str, Any]:
 def read_out(out: Path, cluster: str) -> tuple[str | None, dict[str, Any] | None]:
     name = cluster_dir(cluster)
     plan, report = out / "plans" / f"{name}.json", out / "reports" / f"{name}.json"
-    return (plan.read_text() if plan.exists() else None,
-            json.loads(report.read_text()) if report.exists() else None)
+    return (plan.read_text() if plan.exists() else None, json.loads(report.read_text()) if report.exists() else None)
 
 
-@pytest.mark.parametrize("options", [
-    GenerateOptions(Goal.DECOMMISSION, racks=("r1",)),
-    GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT, exclude_topics="t3"),
-    GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES),
-    GenerateOptions(Goal.FIX_RACKS),
-], ids=lambda o: o.describe())
+@pytest.mark.parametrize(
+    "options",
+    [
+        GenerateOptions(Goal.DECOMMISSION, racks=("r1",)),
+        GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT, exclude_topics="t3"),
+        GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES),
+        GenerateOptions(Goal.FIX_RACKS),
+    ],
+    ids=lambda o: o.describe(),
+)
 def test_each_cluster_gets_the_in_process_plan_and_report(fleet, tmp_path, options) -> None:
     states, root = fleet
     out = tmp_path / "out"
@@ -107,7 +122,9 @@ def test_each_cluster_gets_the_in_process_plan_and_report(fleet, tmp_path, optio
         _, report = read_out(out, key)
         assert report is not None
         mine = brokers[brokers.cluster == key].sort_values("broker")
-        assert mine.replicas_after.tolist() == [b["replicas"] for b in sorted(report["brokers_after"], key=lambda b: b["broker"])]
+        assert mine.replicas_after.tolist() == [
+            b["replicas"] for b in sorted(report["brokers_after"], key=lambda b: b["broker"])
+        ]
     manifest = json.loads((out / "_generate.json").read_text())
     assert manifest["inputs"]["goal"] == options.describe()
 
@@ -128,8 +145,20 @@ def test_per_topic_each_topic_is_planned_on_its_own_and_joined(fleet, tmp_path) 
             entries += made.plan.entries
             reports.append((topic, made.report))
         got_plan, got_report = read_out(out, key)
-        want = "" if not entries else parse_plan(json.dumps({"version": 1, "partitions": [
-            {"topic": e.topic, "partition": e.partition, "replicas": list(e.replicas)} for e in entries]})).to_json()
+        want = (
+            ""
+            if not entries
+            else parse_plan(
+                json.dumps(
+                    {
+                        "version": 1,
+                        "partitions": [
+                            {"topic": e.topic, "partition": e.partition, "replicas": list(e.replicas)} for e in entries
+                        ],
+                    }
+                )
+            ).to_json()
+        )
         assert (got_plan or "") == want, key
         merged = merge_reports(options.describe() + " per topic", reports).to_dict()
         assert got_report is not None and without_time(got_report) == without_time(merged)
@@ -141,14 +170,16 @@ def test_per_topic_each_topic_is_planned_on_its_own_and_joined(fleet, tmp_path) 
 def test_bad_input_is_refused_before_spark_and_nothing_is_written(fleet, tmp_path) -> None:
     _, root = fleet
     out = tmp_path / "out"
-    for options, said in ((GenerateOptions(Goal.REBALANCE, exclude_topics="("), "not a regular expression"),
-                          (GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=2), "Name the topics"),
-                          (GenerateOptions(Goal.FIX_RACKS, racks=("r1",)), "decommission goal only")):
+    for options, said in (
+        (GenerateOptions(Goal.REBALANCE, exclude_topics="("), "not a regular expression"),
+        (GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=2), "Name the topics"),
+        (GenerateOptions(Goal.FIX_RACKS, racks=("r1",)), "decommission goal only"),
+    ):
         with pytest.raises(ConfigError, match=said):
             generate_job(str(root / "snapshots"), options, str(out), SPARK)
     with pytest.raises(ConfigError, match="not in the history"):
         generate_job(str(root / "snapshots"), GenerateOptions(Goal.FIX_RACKS), str(out), SPARK, clusters=["nope"])
-    with pytest.raises(ConfigError, match="does not exist|No snapshot"):
+    with pytest.raises(ConfigError, match=r"does not exist|No snapshot"):
         generate_job(str(tmp_path / "nowhere"), GenerateOptions(Goal.FIX_RACKS), str(out), SPARK)
     assert not out.exists() or not [p for p in out.iterdir() if not p.name.startswith(".")]
 
@@ -160,19 +191,19 @@ def test_the_cli_runs_the_job_and_says_which_clusters_could_not_be_planned(fleet
     out = tmp_path / "out"
     base = ["pipeline", "generate", "--master", "local[2]", "--snapshots", str(root / "snapshots"), "--out", str(out)]
     # a rack drained across the fleet: cl-0 has no racks and cl-1 too few brokers, so exit 1
-    assert main(base + ["--decommission-rack", "r1", "--throttle", "1000"]) == 1
+    assert main([*base, "--decommission-rack", "r1", "--throttle", "1000"]) == 1
     err = capsys.readouterr().err
     assert "cl-0: unusable; No broker on rack r1" in err and "cl-1: impossible;" in err, err
     assert "2 of 8 cluster(s) not fully planned" in err
     assert "cl-2: planned; decommission rack r1 (" in err and "Copying takes about" in err
     assert "plans: 6 file(s)" in err and "summary: 8 row(s)" in err
     # every cluster planned: exit 0
-    assert main(base + ["--rebalance", "leaders", "--cluster", "cl-2", "--cluster", "cl-3"]) == 0
+    assert main([*base, "--rebalance", "leaders", "--cluster", "cl-2", "--cluster", "cl-3"]) == 0
     assert sorted(pd.read_parquet(out / "summary").cluster) == ["cl-2", "cl-3"]
     # input that cannot be used: exit 2, the tables of the last run untouched
-    assert main(base + ["--rebalance", "count", "--exclude-topics", "("]) == 2
-    assert main(base + ["--decommission-rack", " , "]) == 2
-    assert main(base + ["--fix-racks", "--at", "yesterday"]) == 2
+    assert main([*base, "--rebalance", "count", "--exclude-topics", "("]) == 2
+    assert main([*base, "--decommission-rack", " , "]) == 2
+    assert main([*base, "--fix-racks", "--at", "yesterday"]) == 2
     assert "not a regular expression" in capsys.readouterr().err
     assert sorted(pd.read_parquet(out / "summary").cluster) == ["cl-2", "cl-3"]
 
@@ -182,20 +213,25 @@ def test_a_python_worker_that_fails_is_named_with_what_to_install() -> None:
 
     from console.pipeline.spark import SparkJobFailed, job_failed
 
-    said = job_failed("Planning", PythonException(
-        "An exception was thrown from the Python worker. Please see the stack trace below.\nTraceback (most recent "
-        "call last):\n  File \"x.py\", line 1, in <module>\nModuleNotFoundError: No module named 'msgspec'\n"))
+    said = job_failed(
+        "Planning",
+        PythonException(
+            "An exception was thrown from the Python worker. Please see the stack trace below.\nTraceback (most recent "
+            "call last):\n  File \"x.py\", line 1, in <module>\nModuleNotFoundError: No module named 'msgspec'\n"
+        ),
+    )
     assert isinstance(said, SparkJobFailed)
     assert said.message == "Planning failed in a Spark Python worker: ModuleNotFoundError: No module named 'msgspec'"
     assert "PYSPARK_PYTHON" in said.hint
 
 
 def test_per_topic_a_topic_a_cluster_lacks_is_said_as_for_the_whole_cluster(fleet, tmp_path) -> None:
-    states, root = fleet
+    _states, root = fleet
     out = tmp_path / "out"
     options = GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT, topics=("t1", "nope"))
-    result = generate_job(str(root / "snapshots"), options, str(out), SPARK, clusters=["cl-2"], per_topic=True,
-                          throttle=1000)
+    result = generate_job(
+        str(root / "snapshots"), options, str(out), SPARK, clusters=["cl-2"], per_topic=True, throttle=1000
+    )
     summary = pd.read_parquet(out / "summary").iloc[0]
     assert summary.status == "partial" and summary.units == 2 and summary.units_failed == 1
     assert "Not planned: topic nope: No topic nope in this cluster." in summary.message

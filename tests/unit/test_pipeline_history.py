@@ -4,8 +4,9 @@ job that fails leaves the previous tables as they were."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -16,17 +17,21 @@ from console.pipeline.jobs import JobResult, history_job
 from console.pipeline.spark import SparkSettings
 from tests.unit.timeline import EVERY, T0, timeline, write_states
 
+
 @pytest.fixture(scope="module")
 def snapshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_states(tmp_path_factory.mktemp("snapshots"), timeline())
 
 
 @pytest.fixture(scope="module")
-def history(snapshots: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[JobResult, dict[str, pd.DataFrame]]]:
+def history(
+    snapshots: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[JobResult, dict[str, pd.DataFrame]]]:
     out = tmp_path_factory.mktemp("tables")
     stages: list[str] = []
-    result = history_job(str(snapshots), str(out), SparkSettings(master="local[2]"), stuck_after_s=30,
-                         report=stages.append)
+    result = history_job(
+        str(snapshots), str(out), SparkSettings(master="local[2]"), stuck_after_s=30, report=stages.append
+    )
     assert stages[0].startswith("Checking") and "Finding moves" in stages
     tables = {t: pd.read_parquet(out / t) for t in result.tables}
     yield result, tables
@@ -104,7 +109,9 @@ def test_the_manifest_says_what_ran(history: Any) -> None:
     assert manifest is not None and manifest["tables"]["moves"] == 6 and manifest["inputs"]["stuck_after_s"] == 30
 
 
-def test_a_failed_job_leaves_the_previous_tables(history: Any, snapshots: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_job_leaves_the_previous_tables(
+    history: Any, snapshots: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     result, _ = history
     from console.pipeline import history as H
     from console.pipeline.spark import SparkJobFailed

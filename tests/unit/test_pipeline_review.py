@@ -33,16 +33,38 @@ THROTTLE = 1_000
 
 def random_cluster(seed: int) -> ClusterState:
     rnd = random.Random(seed)
-    state = cluster(Shape(brokers=rnd.randint(1, 9), racks=rnd.randint(0, 4), down=rnd.randint(0, 2),
-                          partitions=rnd.randint(1, 60), rf=rnd.randint(1, 3), in_flight=rnd.choice([0.0, 0.2, 0.5]),
-                          seed=seed))
-    brokers = tuple(replace(b, log_dirs=(LogDir("/data/a", usable_bytes=rnd.choice([None, 10**9, 500])),
-                                         LogDir("/data/b")) if rnd.random() < 0.7 else ())
-                    for b in state.brokers)
+    state = cluster(
+        Shape(
+            brokers=rnd.randint(1, 9),
+            racks=rnd.randint(0, 4),
+            down=rnd.randint(0, 2),
+            partitions=rnd.randint(1, 60),
+            rf=rnd.randint(1, 3),
+            in_flight=rnd.choice([0.0, 0.2, 0.5]),
+            seed=seed,
+        )
+    )
+    brokers = tuple(
+        replace(
+            b,
+            log_dirs=(LogDir("/data/a", usable_bytes=rnd.choice([None, 10**9, 500])), LogDir("/data/b"))
+            if rnd.random() < 0.7
+            else (),
+        )
+        for b in state.brokers
+    )
     brokers += (Broker(BrokerId(50 + seed), rack="r0", registered=False),)  # known, not registered
     min_isr = tuple((t, rnd.randint(1, 3)) for t in state.topics if rnd.random() < 0.6)
-    return canonical(replace(state, brokers=brokers, min_insync=min_isr, cluster_id=f"cl-{seed}",
-                             name=f"cluster {seed}", taken_at=T0 + seed))
+    return canonical(
+        replace(
+            state,
+            brokers=brokers,
+            min_insync=min_isr,
+            cluster_id=f"cl-{seed}",
+            name=f"cluster {seed}",
+            taken_at=T0 + seed,
+        )
+    )
 
 
 def random_plan(state: ClusterState, seed: int) -> Plan:
@@ -61,7 +83,7 @@ def random_plan(state: ClusterState, seed: int) -> Plan:
             k = max(1, min(len(ids), len(p.replicas) + rnd.choice([-1, 0, 0, 0, 1])))
             target = rnd.sample(ids, k)
         if rnd.random() < 0.05:
-            target = [999] + target[1:]
+            target = [999, *target[1:]]
         entry: dict[str, Any] = {"topic": p.topic, "partition": p.partition, "replicas": target}
         if rnd.random() < 0.1:
             entry["log_dirs"] = [rnd.choice(["any", "/data/a", "/nowhere"]) for _ in target]
@@ -89,23 +111,48 @@ def reviewed(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, tuple[
         plans[key] = str(path)
         older.append(replace(state, taken_at=state.taken_at - 3600, partitions=state.partitions[:1]))
     write_states(root / "snapshots", older + [s for s, _ in fleet.values()])  # the last snapshot is reviewed
-    result = review_job(str(root / "snapshots"), plans, str(root / "out"), SparkSettings(master="local[2]"),
-                        throttle=THROTTLE)
+    result = review_job(
+        str(root / "snapshots"), plans, str(root / "out"), SparkSettings(master="local[2]"), throttle=THROTTLE
+    )
     return fleet, result, root / "out"
 
 
 def test_the_diff_per_partition_is_the_in_process_one(reviewed) -> None:
-    fleet, result, out = reviewed
+    fleet, _result, out = reviewed
     table = pd.read_parquet(out / "partitions")
     for key, (state, plan) in fleet.items():
         got = table[table.cluster == key].sort_values("idx")
         d = diff(state, plan)
-        want = [(c.kind.value, list(c.current), list(c.target), list(c.adding), list(c.removing), c.leader_before,
-                 c.leader_after, c.in_flight, c.size, c.bytes_to_copy) for c in d.changes]
-        have = [(r.kind, list(r.current), list(r.target), list(r.adding), list(r.removing),
-                 None if pd.isna(r.leader_before) else int(r.leader_before),
-                 None if pd.isna(r.leader_after) else int(r.leader_after), bool(r.in_flight),
-                 None if pd.isna(r.size) else int(r.size), int(r.bytes_to_copy)) for r in got.itertuples()]
+        want = [
+            (
+                c.kind.value,
+                list(c.current),
+                list(c.target),
+                list(c.adding),
+                list(c.removing),
+                c.leader_before,
+                c.leader_after,
+                c.in_flight,
+                c.size,
+                c.bytes_to_copy,
+            )
+            for c in d.changes
+        ]
+        have = [
+            (
+                r.kind,
+                list(r.current),
+                list(r.target),
+                list(r.adding),
+                list(r.removing),
+                None if pd.isna(r.leader_before) else int(r.leader_before),
+                None if pd.isna(r.leader_after) else int(r.leader_after),
+                bool(r.in_flight),
+                None if pd.isna(r.size) else int(r.size),
+                int(r.bytes_to_copy),
+            )
+            for r in got.itertuples()
+        ]
         assert have == want, key
 
 
@@ -116,13 +163,29 @@ def test_brokers_and_flows_are_the_in_process_ones(reviewed) -> None:
         d = diff(state, plan)
         got = brokers[brokers.cluster == key].drop(columns="cluster")
         have = [tuple(None if pd.isna(v) else v for v in r) for r in got.itertuples(index=False)]
-        want = [(int(b.broker), b.rack, b.known, b.replicas_before, b.replicas_after, b.arriving, b.leaving,
-                 b.leaders_before, b.leaders_after, b.bytes_before, b.bytes_after, b.bytes_in, b.bytes_out)
-                for b in sorted(d.brokers, key=lambda b: b.broker)]
+        want = [
+            (
+                int(b.broker),
+                b.rack,
+                b.known,
+                b.replicas_before,
+                b.replicas_after,
+                b.arriving,
+                b.leaving,
+                b.leaders_before,
+                b.leaders_after,
+                b.bytes_before,
+                b.bytes_after,
+                b.bytes_in,
+                b.bytes_out,
+            )
+            for b in sorted(d.brokers, key=lambda b: b.broker)
+        ]
         assert have == want, key
         f = flows[flows.cluster == key]
-        assert [tuple(int(x) for x in r) for r in f[["source", "destination", "replicas", "bytes"]].itertuples(index=False)] \
-            == sorted((int(x.source), int(x.destination), x.replicas, x.bytes) for x in d.flows), key
+        assert [
+            tuple(int(x) for x in r) for r in f[["source", "destination", "replicas", "bytes"]].itertuples(index=False)
+        ] == sorted((int(x.source), int(x.destination), x.replicas, x.bytes) for x in d.flows), key
 
 
 def test_findings_are_the_in_process_ones_in_the_same_order(reviewed) -> None:
@@ -131,11 +194,21 @@ def test_findings_are_the_in_process_ones_in_the_same_order(reviewed) -> None:
     codes = set()
     for key, (state, plan) in fleet.items():
         got = table[table.cluster == key].sort_values("rank")
-        have = [(r.code, r.severity, None if pd.isna(r.topic) else r.topic,
-                 None if pd.isna(r.partition) else int(r.partition), None if pd.isna(r.broker) else int(r.broker),
-                 r.message, r.hint) for r in got.itertuples()]
-        want = [(f.code, f.severity.value, f.topic, f.partition, f.broker, f.message, f.hint)
-                for f in validate(state, plan)]
+        have = [
+            (
+                r.code,
+                r.severity,
+                None if pd.isna(r.topic) else r.topic,
+                None if pd.isna(r.partition) else int(r.partition),
+                None if pd.isna(r.broker) else int(r.broker),
+                r.message,
+                r.hint,
+            )
+            for r in got.itertuples()
+        ]
+        want = [
+            (f.code, f.severity.value, f.topic, f.partition, f.broker, f.message, f.hint) for f in validate(state, plan)
+        ]
         assert have == want, key
         codes |= {w[0] for w in want}
     assert len(codes) >= 12, f"the random plans exercise most checks: {sorted(codes)}"
@@ -163,16 +236,23 @@ def test_a_plan_for_a_cluster_not_in_the_history_or_unusable_is_refused(reviewed
     snapshots = str(out.parent / "snapshots")
     some = next(iter(fleet))
     with pytest.raises(ConfigError, match="not in the history"):
-        review_job(snapshots, {"nope": str(out.parent / "plan-0.json")}, str(tmp_path / "o"),
-                   SparkSettings(master="local[2]"))
-    with pytest.raises(ConfigError, match="clusters .*say which one"):
-        review_job(snapshots, {None: str(out.parent / "plan-0.json")}, str(tmp_path / "o"),
-                   SparkSettings(master="local[2]"))
+        review_job(
+            snapshots, {"nope": str(out.parent / "plan-0.json")}, str(tmp_path / "o"), SparkSettings(master="local[2]")
+        )
+    with pytest.raises(ConfigError, match=r"clusters .*say which one"):
+        review_job(
+            snapshots, {None: str(out.parent / "plan-0.json")}, str(tmp_path / "o"), SparkSettings(master="local[2]")
+        )
     bad = tmp_path / "bad.json"
     bad.write_text('{"version":1,"partitions":[{"topic":"t","partition":"x"}]}')
     with pytest.raises(PlanFormatError):
         review_job(snapshots, {some: str(bad)}, str(tmp_path / "o"), SparkSettings(master="local[2]"))
     with pytest.raises(ConfigError, match="No snapshot of"):
-        review_job(snapshots, {some: str(out.parent / "plan-0.json")}, str(tmp_path / "o"),
-                   SparkSettings(master="local[2]"), at=T0 - 10 * 3600)
+        review_job(
+            snapshots,
+            {some: str(out.parent / "plan-0.json")},
+            str(tmp_path / "o"),
+            SparkSettings(master="local[2]"),
+            at=T0 - 10 * 3600,
+        )
     assert not (tmp_path / "o").exists() or not any(p for p in (tmp_path / "o").iterdir() if not p.name.startswith("."))

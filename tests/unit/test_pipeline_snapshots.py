@@ -18,8 +18,16 @@ from console.core.errors import ConfigError
 from console.core.model import BrokerId, ClusterState, ReadStatus, ReplicaLog, Source, SourceStatus, Throttles
 from console.pipeline.collect import HEADERS, REPLICAS, SnapshotWriter, collect
 from console.pipeline.datasets import check_snapshots, parquet_files
-from console.pipeline.snapshots import (HEADER_SCHEMA, REPLICA_SCHEMA, ROWS_FORMAT, canonical, header_table,
-                                        replica_rows, replica_table, state_from_tables)
+from console.pipeline.snapshots import (
+    HEADER_SCHEMA,
+    REPLICA_SCHEMA,
+    ROWS_FORMAT,
+    canonical,
+    header_table,
+    replica_rows,
+    replica_table,
+    state_from_tables,
+)
 from tests.unit.test_generate import Shape, cluster, shapes
 from tests.unit.timeline import T0, part, snap, throttled
 
@@ -31,12 +39,21 @@ def decorate(state: ClusterState, seed: int) -> ClusterState:
     for p in state.partitions:
         logs = p.logs
         if p.replicas and rnd.random() < 0.1:
-            logs = logs + (ReplicaLog(p.replicas[0], "/other", rnd.randint(0, 99), True),)
+            logs = (*logs, ReplicaLog(p.replicas[0], "/other", rnd.randint(0, 99), True))
         source = rnd.choice([Source.API, Source.ZOOKEEPER]) if p.reassigning else None
         parts.append(replace(p, logs=logs, source=source, isr=tuple(reversed(p.isr))))
     moving = [p for p in state.partitions if p.reassigning]
-    thr = (throttled(1000 + seed, moving[0].topic, [f"{moving[0].partition}:{b}" for b in moving[0].replicas],
-                     ["*"], [b.id for b in state.brokers]) if moving else Throttles())
+    thr = (
+        throttled(
+            1000 + seed,
+            moving[0].topic,
+            [f"{moving[0].partition}:{b}" for b in moving[0].replicas],
+            ["*"],
+            [b.id for b in state.brokers],
+        )
+        if moving
+        else Throttles()
+    )
     return replace(state, partitions=tuple(parts), throttles=thr, taken_at=T0 + seed / 7, name="prod-eu")
 
 
@@ -50,13 +67,22 @@ def test_a_snapshot_round_trips_through_its_rows(shape: Shape, seed: int) -> Non
 
 
 def test_rows_carry_the_replica_its_partition_and_the_throttles_in_force() -> None:
-    state = snap(T0, [part("a", 0, [3, 1, 2], [1, 2], 1, adding=[3], removing=[1], sizes={1: 10, 2: 10, 3: 4})],
-                 throttles=throttled(500, "a", ["0:1", "0:2"], ["0:3"], [1, 2, 3]))
+    state = snap(
+        T0,
+        [part("a", 0, [3, 1, 2], [1, 2], 1, adding=[3], removing=[1], sizes={1: 10, 2: 10, 3: 4})],
+        throttles=throttled(500, "a", ["0:1", "0:2"], ["0:3"], [1, 2, 3]),
+    )
     rows = list(replica_rows(state))
     assert [(r["broker"], r["position"], r["adding"], r["removing"], r["is_leader"], r["in_isr"]) for r in rows] == [
-        (3, 0, True, False, False, False), (1, 1, False, True, True, True), (2, 2, False, False, False, True)]
+        (3, 0, True, False, False, False),
+        (1, 1, False, True, True, True),
+        (2, 2, False, False, False, True),
+    ]
     assert [(r["leader_throttled"], r["follower_throttled"], r["follower_rate"]) for r in rows] == [
-        (False, True, 500), (True, False, 500), (True, False, 500)]
+        (False, True, 500),
+        (True, False, 500),
+        (True, False, 500),
+    ]
     assert {r["reassigning"] for r in rows} == {True} and {r["under_replicated"] for r in rows} == {False}
     assert rows[0]["bytes"] == 4 and rows[0]["rack"] == "r1" and rows[0]["leader"] == 1
 
@@ -68,9 +94,10 @@ def test_the_writer_appends_two_files_per_snapshot_by_cluster_and_date(tmp_path:
         assert written.rows == 2 and written.bytes > 0 and written.cluster == "c1"
     for name in (REPLICAS, HEADERS):
         files = list(parquet_files(tmp_path / name))
-        assert len(files) == 3 and all(f.parent.name == "date=2026-09-21" and f.parent.parent.name == "cluster=c1"
-                                       for f in files)
-    assert not [p for p in tmp_path.rglob(".*")], "no temporary file is left"
+        assert len(files) == 3 and all(
+            f.parent.name == "date=2026-09-21" and f.parent.parent.name == "cluster=c1" for f in files
+        )
+    assert not list(tmp_path.rglob(".*")), "no temporary file is left"
     check_snapshots(str(tmp_path))
 
 
@@ -88,8 +115,15 @@ def test_collect_keeps_only_snapshots_the_cluster_answered(tmp_path: Path) -> No
     def sleep(s: float) -> None:
         now[0] += s
 
-    kept = collect(Reader(), SnapshotWriter(tmp_path), every_s=10, for_s=30, on_snapshot=seen.append,
-                   clock=lambda: now[0], sleep=sleep)
+    kept = collect(
+        Reader(),
+        SnapshotWriter(tmp_path),
+        every_s=10,
+        for_s=30,
+        on_snapshot=seen.append,
+        clock=lambda: now[0],
+        sleep=sleep,
+    )
     assert kept == 2 and len(seen) == 3 and seen[1] is down
     with pytest.raises(ConfigError, match="positive"):
         collect(Reader(), SnapshotWriter(tmp_path), every_s=0)
@@ -100,15 +134,18 @@ def _written(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("case, message", [
-    ("missing", "does not exist"),
-    ("empty", "has no snapshots"),
-    ("no headers", "headers/ is missing or empty"),
-    ("other schema", "missing column.s. taken_at, partition, broker"),
-    ("wrong type", "partition is string"),
-    ("newer", "newer console"),
-    ("corrupt", "not a readable Parquet file"),
-])
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("missing", "does not exist"),
+        ("empty", "has no snapshots"),
+        ("no headers", "headers/ is missing or empty"),
+        ("other schema", "missing column.s. taken_at, partition, broker"),
+        ("wrong type", "partition is string"),
+        ("newer", "newer console"),
+        ("corrupt", "not a readable Parquet file"),
+    ],
+)
 def test_a_bad_snapshot_directory_is_named_with_what_to_do(tmp_path: Path, case: str, message: str) -> None:
     root = tmp_path / "snaps"
     if case == "empty":
@@ -127,8 +164,9 @@ def test_a_bad_snapshot_directory_is_named_with_what_to_do(tmp_path: Path, case:
         elif case == "newer":
             h = next(parquet_files(root / HEADERS))
             t = pq.read_table(h)
-            pq.write_table(t.set_column(t.schema.get_field_index("format"), "format",
-                                        pa.array([ROWS_FORMAT + 1], pa.int16())), h)
+            pq.write_table(
+                t.set_column(t.schema.get_field_index("format"), "format", pa.array([ROWS_FORMAT + 1], pa.int16())), h
+            )
         elif case == "corrupt":
             one.write_bytes(one.read_bytes()[: len(one.read_bytes()) // 2])
     with pytest.raises(ConfigError, match=message) as e:
@@ -161,8 +199,21 @@ def test_the_commands_exit_2_on_a_bad_snapshot_directory_before_starting_spark(t
 def test_collect_from_a_cluster_that_never_answers_keeps_nothing_and_says_so(tmp_path: Path, capsys) -> None:
     from console.cli import main
 
-    code = main(["collect", "--bootstrap-server", "127.0.0.1:1", "--timeout", "1", "--out", str(tmp_path),
-                 "--every", "1", "--for", "1"])
+    code = main(
+        [
+            "collect",
+            "--bootstrap-server",
+            "127.0.0.1:1",
+            "--timeout",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--every",
+            "1",
+            "--for",
+            "1",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 1 and "the cluster never answered; nothing was kept" in err
     assert not list(parquet_files(tmp_path))
@@ -172,14 +223,55 @@ def test_review_refuses_an_unreadable_plan_or_time_before_starting_spark(tmp_pat
     from console.cli import main
 
     root = _written(tmp_path / "snaps")
-    assert main(["pipeline", "review", "--snapshots", str(root), "--reassignment-json-file", str(tmp_path / "nope.json"),
-                 "--out", str(tmp_path / "o")]) == 2
+    assert (
+        main(
+            [
+                "pipeline",
+                "review",
+                "--snapshots",
+                str(root),
+                "--reassignment-json-file",
+                str(tmp_path / "nope.json"),
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        == 2
+    )
     assert "Cannot read" in capsys.readouterr().err
     (tmp_path / "bad.json").write_text('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[]}]}')
-    assert main(["pipeline", "review", "--snapshots", str(root), "--reassignment-json-file", str(tmp_path / "bad.json"),
-                 "--out", str(tmp_path / "o")]) == 2
+    assert (
+        main(
+            [
+                "pipeline",
+                "review",
+                "--snapshots",
+                str(root),
+                "--reassignment-json-file",
+                str(tmp_path / "bad.json"),
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        == 2
+    )
     assert "The plan cannot be used" in capsys.readouterr().err
-    assert main(["pipeline", "review", "--snapshots", str(root), "--reassignment-json-file", str(tmp_path / "bad.json"),
-                 "--out", str(tmp_path / "o"), "--at", "yesterday"]) == 2
+    assert (
+        main(
+            [
+                "pipeline",
+                "review",
+                "--snapshots",
+                str(root),
+                "--reassignment-json-file",
+                str(tmp_path / "bad.json"),
+                "--out",
+                str(tmp_path / "o"),
+                "--at",
+                "yesterday",
+            ]
+        )
+        == 2
+    )
     assert "--at takes epoch seconds or an ISO 8601 time" in capsys.readouterr().err
     assert not (tmp_path / "o").exists(), "nothing written"

@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from console.plans.diff import ChangeKind, diff
-from console.core.model import BrokerId, LogDir
-from console.core.errors import PlanFormatError
-from console.plans.plan import Plan, PlanEntry, apply, parse_plan, parse_topics_to_move, rollback
 from console.adapters.records import BrokerLogDirs
-from console.state.merge import merge
+from console.core.errors import PlanFormatError
+from console.core.model import BrokerId, LogDir
 from console.plans import validate as v
+from console.plans.diff import ChangeKind, diff
+from console.plans.plan import Plan, PlanEntry, apply, parse_plan, parse_topics_to_move, rollback
+from console.state.merge import merge
 from tests.unit.builders import api, ids
 
 # -- strategies --------------------------------------------------------------------------------
@@ -24,8 +25,12 @@ replica_lists = st.lists(st.integers(0, 2**31 - 1), min_size=1, max_size=6, uniq
 @st.composite
 def entries(draw):
     replicas = tuple(BrokerId(b) for b in draw(replica_lists))
-    dirs = draw(st.one_of(st.none(), st.lists(st.sampled_from(["any", "/data/a", "/data/b"]),
-                                                min_size=len(replicas), max_size=len(replicas))))
+    dirs = draw(
+        st.one_of(
+            st.none(),
+            st.lists(st.sampled_from(["any", "/data/a", "/data/b"]), min_size=len(replicas), max_size=len(replicas)),
+        )
+    )
     if dirs is not None and all(d == "any" for d in dirs):
         dirs = None
     return PlanEntry(draw(topic_names), draw(st.integers(0, 10_000)), replicas, tuple(dirs) if dirs else None)
@@ -46,13 +51,15 @@ def snapshot(parts, nbrokers=4, lpr=None, sizes=None, usable=None, min_isr=None)
 
 # -- the official format -------------------------------------------------------------------------
 def test_writes_exactly_what_the_official_tool_prints():
-    plan = Plan.of([PlanEntry("foo", 1, ids(2, 3)), PlanEntry("bar", 0, ids(1)), PlanEntry("foo", 0, ids(1, 2),
-                                                                                             ("any", "/d"))])
+    plan = Plan.of(
+        [PlanEntry("foo", 1, ids(2, 3)), PlanEntry("bar", 0, ids(1)), PlanEntry("foo", 0, ids(1, 2), ("any", "/d"))]
+    )
     assert plan.to_json() == (
         '{"version":1,"partitions":['
         '{"topic":"bar","partition":0,"replicas":[1],"log_dirs":["any"]},'
         '{"topic":"foo","partition":0,"replicas":[1,2],"log_dirs":["any","/d"]},'
-        '{"topic":"foo","partition":1,"replicas":[2,3],"log_dirs":["any","any"]}]}')
+        '{"topic":"foo","partition":1,"replicas":[2,3],"log_dirs":["any","any"]}]}'
+    )
 
 
 @given(plans)
@@ -66,38 +73,49 @@ def test_reads_the_official_tool_minimal_form():
     assert plan.entries == (PlanEntry("t", 0, ids(3, 1), None),)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("nope", "not JSON"),
-    (b"\xff\xfe", "not"),
-    ("[]", "top level"),
-    ('{"version":2,"partitions":[]}', "Not supported version field value 2"),
-    ('{"version":1}', 'no "partitions"'),
-    ('{"partitions":{}}', "not a list"),
-    ('{"partitions":[]}', "Partition reassignment list cannot be empty"),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":[]}]}', "Partition replica list cannot be empty"),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1,1]}]}', "the same broker appears twice"),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":[-1]}]}', "must be integers from 0 to 2147483647"),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1.5]}]}', "must be integers from 0 to 2147483647"),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":[true]}]}', "must be integers from 0 to 2147483647"),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":["1"]}]}', "must be integers from 0 to 2147483647"),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":[2147483648]}]}', "from 0 to 2147483647, not [2147483648]"),
-    ('{"partitions":[{"topic":"t","partition":2147483648,"replicas":[1]}]}', '"partition" must be an integer from 0'),
-    ('{"partitions":[{"topic":"t","partition":"0","replicas":[1]}]}', '"partition" must be'),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"log_dirs":[["any"]]}]}', "list of strings"),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"log_dirs":"any"}]}', "list of strings"),
-    ('{"partitions":[{"topic":"t","replicas":[1]}]}', '"partition" is missing'),
-    ('{"partitions":[{"partition":0,"replicas":[1]}]}', '"topic" is missing'),
-    ('{"partitions":[{"topic":"t","partition":0}]}', '"replicas" is missing'),
-    ('{"partitions":[{"topic":"a b","partition":0,"replicas":[1]}]}', "characters other than"),
-    ('{"partitions":[{"topic":"..","partition":0,"replicas":[1]}]}', "not allowed"),
-    ('{"partitions":[{"topic":"' + "x" * 250 + '","partition":0,"replicas":[1]}]}', "longer than 249"),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1,2],"log_dirs":["any"]}]}', "Size of replicas list"),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"log_dirs":["rel"]}]}', "absolute path"),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1]},{"topic":"t","partition":0,"replicas":[2]}]}',
-     "entry 1 (t-0): the same partition is already in entry 0"),
-    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"extra":1}]}', "unknown fields"),
-    ('{"partitions":[3]}', "entry 0: not a JSON object"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("nope", "not JSON"),
+        (b"\xff\xfe", "not"),
+        ("[]", "top level"),
+        ('{"version":2,"partitions":[]}', "Not supported version field value 2"),
+        ('{"version":1}', 'no "partitions"'),
+        ('{"partitions":{}}', "not a list"),
+        ('{"partitions":[]}', "Partition reassignment list cannot be empty"),
+        ('{"partitions":[{"topic":"t","partition":0,"replicas":[]}]}', "Partition replica list cannot be empty"),
+        ('{"partitions":[{"topic":"t","partition":0,"replicas":[1,1]}]}', "the same broker appears twice"),
+        ('{"partitions":[{"topic":"t","partition":0,"replicas":[-1]}]}', "must be integers from 0 to 2147483647"),
+        ('{"partitions":[{"topic":"t","partition":0,"replicas":[1.5]}]}', "must be integers from 0 to 2147483647"),
+        ('{"partitions":[{"topic":"t","partition":0,"replicas":[true]}]}', "must be integers from 0 to 2147483647"),
+        ('{"partitions":[{"topic":"t","partition":0,"replicas":["1"]}]}', "must be integers from 0 to 2147483647"),
+        (
+            '{"partitions":[{"topic":"t","partition":0,"replicas":[2147483648]}]}',
+            "from 0 to 2147483647, not [2147483648]",
+        ),
+        (
+            '{"partitions":[{"topic":"t","partition":2147483648,"replicas":[1]}]}',
+            '"partition" must be an integer from 0',
+        ),
+        ('{"partitions":[{"topic":"t","partition":"0","replicas":[1]}]}', '"partition" must be'),
+        ('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"log_dirs":[["any"]]}]}', "list of strings"),
+        ('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"log_dirs":"any"}]}', "list of strings"),
+        ('{"partitions":[{"topic":"t","replicas":[1]}]}', '"partition" is missing'),
+        ('{"partitions":[{"partition":0,"replicas":[1]}]}', '"topic" is missing'),
+        ('{"partitions":[{"topic":"t","partition":0}]}', '"replicas" is missing'),
+        ('{"partitions":[{"topic":"a b","partition":0,"replicas":[1]}]}', "characters other than"),
+        ('{"partitions":[{"topic":"..","partition":0,"replicas":[1]}]}', "not allowed"),
+        ('{"partitions":[{"topic":"' + "x" * 250 + '","partition":0,"replicas":[1]}]}', "longer than 249"),
+        ('{"partitions":[{"topic":"t","partition":0,"replicas":[1,2],"log_dirs":["any"]}]}', "Size of replicas list"),
+        ('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"log_dirs":["rel"]}]}', "absolute path"),
+        (
+            '{"partitions":[{"topic":"t","partition":0,"replicas":[1]},{"topic":"t","partition":0,"replicas":[2]}]}',
+            "entry 1 (t-0): the same partition is already in entry 0",
+        ),
+        ('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"extra":1}]}', "unknown fields"),
+        ('{"partitions":[3]}', "entry 0: not a JSON object"),
+    ],
+)
 def test_malformed_files_name_the_entry_and_the_problem(text, expected):
     with pytest.raises(PlanFormatError) as e:
         parse_plan(text)
@@ -105,30 +123,49 @@ def test_malformed_files_name_the_entry_and_the_problem(text, expected):
 
 
 def test_every_problem_is_reported_and_nothing_is_half_parsed():
-    text = json.dumps({"partitions": [{"topic": "ok", "partition": 0, "replicas": [1]},
-                                      {"topic": "t", "partition": 1, "replicas": []},
-                                      {"topic": "t", "partition": 2, "replicas": [2, 2]}]})
+    text = json.dumps(
+        {
+            "partitions": [
+                {"topic": "ok", "partition": 0, "replicas": [1]},
+                {"topic": "t", "partition": 1, "replicas": []},
+                {"topic": "t", "partition": 2, "replicas": [2, 2]},
+            ]
+        }
+    )
     with pytest.raises(PlanFormatError) as e:
         parse_plan(text)
     assert len(e.value.problems) == 2 and "entry 1" in e.value.problems[0] and "entry 2" in e.value.problems[1]
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.sampled_from(
-        ["t", "any", "/d", "a b", "", "topic", "partition", "replicas", "log_dirs", "version", "partitions"]),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["topic", "partition", "replicas", "log_dirs", "version", "partitions", "x"]), inner,
-        max_size=5),
-    max_leaves=25)
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.floats(allow_nan=False)
+    | st.sampled_from(
+        ["t", "any", "/d", "a b", "", "topic", "partition", "replicas", "log_dirs", "version", "partitions"]
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["topic", "partition", "replicas", "log_dirs", "version", "partitions", "x"]),
+            inner,
+            max_size=5,
+        )
+    ),
+    max_leaves=25,
+)
 
 
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(
-    json_values.map(json.dumps),
-    st.builds(lambda ps: json.dumps({"version": 1, "partitions": ps}), st.lists(json_values, max_size=5)),
-    st.binary(max_size=60),
-    st.text(max_size=60),
-))
+@given(
+    st.one_of(
+        json_values.map(json.dumps),
+        st.builds(lambda ps: json.dumps({"version": 1, "partitions": ps}), st.lists(json_values, max_size=5)),
+        st.binary(max_size=60),
+        st.text(max_size=60),
+    )
+)
 def test_generated_malformed_files_give_clear_errors_and_no_exception_escapes(text):
     try:
         plan = parse_plan(text)
@@ -152,8 +189,10 @@ def reassign_to(origin, target):
     return [b for b in full if b not in origin], [b for b in full if b not in target]
 
 
-@given(st.lists(st.integers(0, 7), min_size=1, max_size=4, unique=True),
-       st.lists(st.integers(0, 7), min_size=1, max_size=4, unique=True))
+@given(
+    st.lists(st.integers(0, 7), min_size=1, max_size=4, unique=True),
+    st.lists(st.integers(0, 7), min_size=1, max_size=4, unique=True),
+)
 def test_diff_adding_and_removing_follow_the_controller(origin, target):
     state = snapshot({("t", 0): origin}, nbrokers=8)
     (c,) = diff(state, Plan.of([PlanEntry("t", 0, ids(*target))])).changes
@@ -164,8 +203,9 @@ def test_diff_adding_and_removing_follow_the_controller(origin, target):
 
 def test_in_flight_partition_keeps_its_original_replicas():
     # R = [4,5,6,1,2,3], AR = [4,5,6], RR = [1,2,3]; a new plan to [1,7,8] moves from the originals
-    state = snapshot({("t", 0): [4, 5, 6, 1, 2, 3]}, nbrokers=9,
-                     lpr={("t", 0): ([4, 5, 6, 1, 2, 3], [4, 5, 6], [1, 2, 3])})
+    state = snapshot(
+        {("t", 0): [4, 5, 6, 1, 2, 3]}, nbrokers=9, lpr={("t", 0): ([4, 5, 6, 1, 2, 3], [4, 5, 6], [1, 2, 3])}
+    )
     (c,) = diff(state, Plan.of([PlanEntry("t", 0, ids(1, 7, 8))])).changes
     assert c.current == (1, 2, 3) and c.adding == (7, 8) and c.removing == (2, 3) and c.in_flight
     (back,) = diff(state, Plan.of([PlanEntry("t", 0, ids(1, 2, 3))])).changes
@@ -189,11 +229,15 @@ def test_per_broker_and_movement_bytes():
 @st.composite
 def cluster_and_plan(draw):
     n = draw(st.integers(3, 6))
-    parts = {("t", p): draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3, unique=True))
-             for p in range(draw(st.integers(1, 6)))}
+    parts = {
+        ("t", p): draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3, unique=True))
+        for p in range(draw(st.integers(1, 6)))
+    }
     chosen = draw(st.lists(st.sampled_from(sorted(parts)), min_size=1, unique=True))
-    plan = Plan.of(PlanEntry(t, p, ids(*draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3, unique=True))))
-                   for t, p in chosen)
+    plan = Plan.of(
+        PlanEntry(t, p, ids(*draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3, unique=True))))
+        for t, p in chosen
+    )
     return snapshot(parts, nbrokers=n), plan
 
 
@@ -214,7 +258,8 @@ def test_applying_a_plan_then_its_rollback_gives_the_snapshot_back(cp):
 def test_rollback_of_in_flight_partition_is_its_original():
     state = snapshot({("t", 0): [4, 1, 2]}, nbrokers=5, lpr={("t", 0): ([4, 1, 2], [4], [2])})
     assert rollback(state, Plan.of([PlanEntry("t", 0, ids(3, 1))])).to_json() == (
-        '{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2],"log_dirs":["any","any"]}]}')
+        '{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2],"log_dirs":["any","any"]}]}'
+    )
 
 
 # -- validation ----------------------------------------------------------------------------------
@@ -236,7 +281,10 @@ def test_unknown_topic_partition_broker_and_ineligible_broker_are_errors():
 
 def test_what_the_controller_rejects_is_caught_for_plans_built_in_code():
     state = snapshot({("t", 0): [0, 1]}, nbrokers=3)
-    found = codes(state, PlanEntry("t", 0, ()), )
+    found = codes(
+        state,
+        PlanEntry("t", 0, ()),
+    )
     assert v.EMPTY_REPLICAS in found
     assert v.DUPLICATE_BROKER in codes(state, PlanEntry("t", 0, ids(1, 1)))
     assert v.NEGATIVE_BROKER in codes(state, PlanEntry("t", 0, ids(-1, 1)))
@@ -261,7 +309,9 @@ def test_no_change_reorder_in_flight_stale_space_and_size():
     stale = codes(state, PlanEntry("t", 0, ids(2, 1)), basis={("t", 0): ids(0, 3)})
     assert stale[v.STALE].severity.value == "error"
     flight = snapshot({("t", 0): [3, 0, 1]}, nbrokers=4, lpr={("t", 0): ([3, 0, 1], [3], [1])})
-    assert "keeps its original replicas 0,1" in codes(flight, PlanEntry("t", 0, ids(2, 0)))[v.ALREADY_REASSIGNING].message
+    assert (
+        "keeps its original replicas 0,1" in codes(flight, PlanEntry("t", 0, ids(2, 0)))[v.ALREADY_REASSIGNING].message
+    )
     big = snapshot({("t", p): [0] for p in range(2100)}, nbrokers=2)
     found = {f.code for f in v.validate(big, Plan.of(PlanEntry("t", p, ids(1)) for p in range(2100)))}
     assert v.TOO_LARGE in found
@@ -270,5 +320,6 @@ def test_no_change_reorder_in_flight_stale_space_and_size():
 def test_errors_come_first():
     state = snapshot({("t", 0): [0, 1]}, nbrokers=3)
     found = v.validate(state, Plan.of([PlanEntry("a", 0, ids(0)), PlanEntry("t", 0, ids(0, 1))]))
-    assert [f.severity.value for f in found] == sorted((f.severity.value for f in found),
-                                                       key=["error", "warning", "info"].index)
+    assert [f.severity.value for f in found] == sorted(
+        (f.severity.value for f in found), key=["error", "warning", "info"].index
+    )

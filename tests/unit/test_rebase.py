@@ -7,14 +7,14 @@ import json
 import sqlite3
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from console import cli
 from console.core.errors import ConfigError
 from console.plans import validate as v
 from console.plans.plan import Plan, PlanEntry, rollback
-from console.plans.rebase import (KINDS, RebaseOptions, Since, count_rows, rebase, report_json, report_rows,
-                                  report_text)
+from console.plans.rebase import KINDS, RebaseOptions, Since, count_rows, rebase, report_json, report_rows, report_text
 from console.runs import operations
 from console.storage.store import Store
 from tests.unit.builders import ids
@@ -29,11 +29,24 @@ def kinds(report):
 # reassigned, t-2 finished at the plan's target, t-3 did not change, t-9 and topic gone-0 are gone.
 NOW = {("t", 0): [2, 3], ("t", 1): [3, 0, 1], ("t", 2): [1, 2], ("t", 3): [0, 1]}
 IN_FLIGHT = {("t", 1): ([3, 0, 1], [3], [1])}
-PLAN = Plan.of([PlanEntry("t", 0, ids(1, 2)), PlanEntry("t", 1, ids(0, 2)), PlanEntry("t", 2, ids(1, 2)),
-                PlanEntry("t", 3, ids(1, 2), ("any", "/data/a")), PlanEntry("t", 9, ids(0, 1)),
-                PlanEntry("gone", 0, ids(0, 1))],
-               {("t", 0): ids(0, 1), ("t", 1): ids(0, 1), ("t", 2): ids(0, 1), ("t", 3): ids(0, 1),
-                ("t", 9): ids(0, 1), ("gone", 0): ids(0, 1)})
+PLAN = Plan.of(
+    [
+        PlanEntry("t", 0, ids(1, 2)),
+        PlanEntry("t", 1, ids(0, 2)),
+        PlanEntry("t", 2, ids(1, 2)),
+        PlanEntry("t", 3, ids(1, 2), ("any", "/data/a")),
+        PlanEntry("t", 9, ids(0, 1)),
+        PlanEntry("gone", 0, ids(0, 1)),
+    ],
+    {
+        ("t", 0): ids(0, 1),
+        ("t", 1): ids(0, 1),
+        ("t", 2): ids(0, 1),
+        ("t", 3): ids(0, 1),
+        ("t", 9): ids(0, 1),
+        ("gone", 0): ids(0, 1),
+    },
+)
 
 
 @pytest.fixture
@@ -43,10 +56,22 @@ def state():
 
 def test_each_kind_of_change_since_the_draft(state):
     report = rebase(state, PLAN)
-    assert kinds(report) == {("t", 0): Since.MOVED, ("t", 1): Since.IN_FLIGHT, ("t", 2): Since.COMPLETED,
-                             ("t", 3): Since.UNCHANGED, ("t", 9): Since.GONE, ("gone", 0): Since.GONE}
-    assert report.counts == {Since.GONE: 2, Since.IN_FLIGHT: 1, Since.COMPLETED: 1, Since.MOVED: 1,
-                             Since.UNCHANGED: 1, Since.NO_BASIS: 0}
+    assert kinds(report) == {
+        ("t", 0): Since.MOVED,
+        ("t", 1): Since.IN_FLIGHT,
+        ("t", 2): Since.COMPLETED,
+        ("t", 3): Since.UNCHANGED,
+        ("t", 9): Since.GONE,
+        ("gone", 0): Since.GONE,
+    }
+    assert report.counts == {
+        Since.GONE: 2,
+        Since.IN_FLIGHT: 1,
+        Since.COMPLETED: 1,
+        Since.MOVED: 1,
+        Since.UNCHANGED: 1,
+        Since.NO_BASIS: 0,
+    }
     assert list(report.counts) == list(KINDS)
     # changed: what the stale finding and the unknown-partition errors report
     assert report.changed == 5 and not next(r for r in report.rows if r.key == ("t", 3)).changed
@@ -80,8 +105,14 @@ def test_a_reorder_is_not_completed():
 
 def test_without_a_basis_only_in_flight_completed_and_gone_are_told(state):
     report = rebase(state, Plan(PLAN.entries, {}))
-    assert kinds(report) == {("t", 0): Since.NO_BASIS, ("t", 1): Since.IN_FLIGHT, ("t", 2): Since.COMPLETED,
-                             ("t", 3): Since.NO_BASIS, ("t", 9): Since.GONE, ("gone", 0): Since.GONE}
+    assert kinds(report) == {
+        ("t", 0): Since.NO_BASIS,
+        ("t", 1): Since.IN_FLIGHT,
+        ("t", 2): Since.COMPLETED,
+        ("t", 3): Since.NO_BASIS,
+        ("t", 9): Since.GONE,
+        ("gone", 0): Since.GONE,
+    }
     assert report.changed == 0 and not report.has_basis
     assert "No basis given" in report_text(report)
     # a basis for some partitions only: those are told, the rest are not
@@ -92,19 +123,26 @@ def test_without_a_basis_only_in_flight_completed_and_gone_are_told(state):
 def test_default_keeps_every_target_and_takes_the_current_replicas_as_basis(state):
     report = rebase(state, PLAN)
     assert report.plan.entries == PLAN.entries  # targets and chosen log dirs as they were
-    assert report.plan.basis == {("t", 0): ids(2, 3), ("t", 1): ids(3, 0, 1), ("t", 2): ids(1, 2),
-                                 ("t", 3): ids(0, 1)}  # a gone partition has no basis
+    assert report.plan.basis == {
+        ("t", 0): ids(2, 3),
+        ("t", 1): ids(3, 0, 1),
+        ("t", 2): ids(1, 2),
+        ("t", 3): ids(0, 1),
+    }  # a gone partition has no basis
     assert report.dropped == () and report.left_to_do == 3  # t-0, t-1 and t-3; t-2 is at its target
     found = {f.code for f in v.validate(state, report.plan)}
     assert v.STALE not in found and v.STALE in {f.code for f in v.validate(state, PLAN)}
     assert {v.UNKNOWN_TOPIC, v.UNKNOWN_PARTITION} <= found  # kept, the gone ones stay errors
 
 
-@pytest.mark.parametrize("options, dropped", [
-    (RebaseOptions(drop_completed=True), {("t", 2)}),
-    (RebaseOptions(drop_gone=True), {("t", 9), ("gone", 0)}),
-    (RebaseOptions(drop_completed=True, drop_gone=True), {("t", 2), ("t", 9), ("gone", 0)}),
-])
+@pytest.mark.parametrize(
+    "options, dropped",
+    [
+        (RebaseOptions(drop_completed=True), {("t", 2)}),
+        (RebaseOptions(drop_gone=True), {("t", 9), ("gone", 0)}),
+        (RebaseOptions(drop_completed=True, drop_gone=True), {("t", 2), ("t", 9), ("gone", 0)}),
+    ],
+)
 def test_options_drop_completed_and_gone_partitions(state, options, dropped):
     report = rebase(state, PLAN, options)
     assert set(report.dropped) == dropped
@@ -115,7 +153,8 @@ def test_options_drop_completed_and_gone_partitions(state, options, dropped):
     if options.drop_gone:
         assert not v.errors(v.validate(state, report.plan))
     assert {r["since the draft"]: r["in the new plan"] for r in count_rows(report)}["completed"] == (
-        "dropped" if options.drop_completed else "kept")
+        "dropped" if options.drop_completed else "kept"
+    )
 
 
 def test_nothing_left_to_do():
@@ -143,8 +182,14 @@ def test_rows_counts_text_and_json(state):
     report = rebase(state, PLAN, RebaseOptions(drop_gone=True))
     rows = report_rows(report)
     assert len(rows) == len(PLAN) and rows[0] == {
-        "partition": "gone-0", "since the draft": "gone", "when drafted": "0,1", "now": "gone", "target": "0,1",
-        "kept": False, "detail": "the topic no longer exists"}
+        "partition": "gone-0",
+        "since the draft": "gone",
+        "when drafted": "0,1",
+        "now": "gone",
+        "target": "0,1",
+        "kept": False,
+        "detail": "the topic no longer exists",
+    }
     assert [r["partition"] for r in report_rows(report, only_changed=True)] == ["gone-0", "t-0", "t-1", "t-2", "t-9"]
     assert len(report_rows(report, limit=2)) == 2
     assert report.counts_text() == "2 gone, 1 in flight, 1 completed, 1 moved, 1 unchanged"
@@ -173,10 +218,15 @@ def cases(draw):
             parts[("t", p)] = r
     keys = draw(st.lists(st.sampled_from([*parts, ("t", 50), ("gone", 0)]), min_size=1, unique=True))
     replicas = st.lists(st.sampled_from(brokers), min_size=1, max_size=3, unique=True).map(lambda b: ids(*b))
-    entries = [PlanEntry(t, p, draw(st.one_of(st.just(ids(*parts[(t, p)])), replicas) if (t, p) in parts else replicas))
-               for t, p in keys]
-    basis = {k: draw(st.one_of(st.just(ids(*parts[k])), replicas) if k in parts else replicas)
-             for k in keys if draw(st.booleans())}
+    entries = [
+        PlanEntry(t, p, draw(st.one_of(st.just(ids(*parts[(t, p)])), replicas) if (t, p) in parts else replicas))
+        for t, p in keys
+    ]
+    basis = {
+        k: draw(st.one_of(st.just(ids(*parts[k])), replicas) if k in parts else replicas)
+        for k in keys
+        if draw(st.booleans())
+    }
     options = RebaseOptions(draw(st.booleans()), draw(st.booleans()))
     return snapshot(parts, nbrokers=4, lpr=lpr), Plan.of(entries, basis), options
 
@@ -204,7 +254,14 @@ def test_the_rebased_plan_is_never_stale_against_its_snapshot(case):
 def test_saved_as_a_new_version_linked_to_the_old(tmp_path, state):
     store = Store(tmp_path / "console.db")
     drafted = snapshot({("t", 0): [0, 1], ("t", 1): [0, 1], ("t", 2): [0, 1], ("t", 3): [0, 1]}, nbrokers=4)
-    old = operations.save_plan(store, "ann", drafted, "c", "drain 0", Plan.of(e for e in PLAN.entries if e.key in drafted.partition_index).with_basis(drafted))
+    old = operations.save_plan(
+        store,
+        "ann",
+        drafted,
+        "c",
+        "drain 0",
+        Plan.of(e for e in PLAN.entries if e.key in drafted.partition_index).with_basis(drafted),
+    )
     new = operations.save_rebased_plan(store, "bob", state, "c", old, RebaseOptions(drop_completed=True))
     saved = store.plans.load(new)
     assert saved.summary.name == "drain 0 (up to date, v2)" and saved.summary.parent_id == old
@@ -213,10 +270,12 @@ def test_saved_as_a_new_version_linked_to_the_old(tmp_path, state):
     assert v.STALE not in {f.code for f in v.validate(state, saved.plan)}
     assert store.plans.load(old).summary.parent_id is None and len(store.plans.load(old).plan) == 4  # left as it was
     (entry,) = store.audit.entries(action="plan-rebased")
-    assert entry.user == "bob" and '"from":%d' % old in entry.request and entry.outcome == "saved"
+    assert entry.user == "bob" and f'"from":{old}' in entry.request and entry.outcome == "saved"
     # again from the old one, and from the new one: the next versions, never over another plan
-    assert store.plans.load(operations.save_rebased_plan(store, "bob", state, "c", old)).summary.name == \
-        "drain 0 (up to date, v3)"
+    assert (
+        store.plans.load(operations.save_rebased_plan(store, "bob", state, "c", old)).summary.name
+        == "drain 0 (up to date, v3)"
+    )
     v4 = store.plans.load(operations.save_rebased_plan(store, "bob", state, "c", new))
     assert v4.summary.name == "drain 0 (up to date, v4)" and v4.summary.parent_id == new
     # re-saving it from the Drafts page (no parent given) keeps the link
@@ -231,7 +290,9 @@ def test_saved_as_a_new_version_linked_to_the_old(tmp_path, state):
 def test_nothing_left_is_refused_and_nothing_saved(tmp_path):
     store = Store(tmp_path / "console.db")
     drafted = snapshot({("t", 0): [0, 1]}, nbrokers=3)
-    old = operations.save_plan(store, "ann", drafted, "c", "p", Plan.of([PlanEntry("t", 0, ids(1, 2))]).with_basis(drafted))
+    old = operations.save_plan(
+        store, "ann", drafted, "c", "p", Plan.of([PlanEntry("t", 0, ids(1, 2))]).with_basis(drafted)
+    )
     done = snapshot({("t", 0): [1, 2]}, nbrokers=3)
     with pytest.raises(ConfigError, match="Nothing is left"):
         operations.save_rebased_plan(store, "bob", done, "c", old, RebaseOptions(drop_completed=True))

@@ -4,17 +4,18 @@ the store's run records (conflicts, ledger hand-over)."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from console.core.errors import ConflictError
+from console.core.limits import FOLLOWER_LIST, LEADER_LIST
+from console.core.model import BrokerId
+from console.core.states import RunState
 from console.plans.diff import change_of
 from console.plans.plan import Plan, PlanEntry
-from console.core.limits import FOLLOWER_LIST, LEADER_LIST
 from console.runs.throttles import merged, unmerged, wave_throttle
 from console.runs.waves import WaveLimits, plan_waves
 from console.state.merge import merge
-from console.core.model import BrokerId
-from console.core.errors import ConflictError
-from console.core.states import RunState
 from console.storage.runs import NewRun, RunLimits
 from console.storage.store import Store
 from tests.unit.builders import api, ids
@@ -27,9 +28,16 @@ def cluster(n_partitions: int = 12, nbrokers: int = 6):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 11), st.lists(st.integers(0, 5), min_size=1, max_size=3, unique=True)),
-                min_size=1, max_size=12, unique_by=lambda x: x[0]),
-       st.integers(1, 4), st.integers(1, 5))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 11), st.lists(st.integers(0, 5), min_size=1, max_size=3, unique=True)),
+        min_size=1,
+        max_size=12,
+        unique_by=lambda x: x[0],
+    ),
+    st.integers(1, 4),
+    st.integers(1, 5),
+)
 def test_waves_hold_every_moving_entry_once_within_the_limits(entries, per_broker, per_request):
     state = cluster()
     plan = Plan.of(PlanEntry("t", p, ids(*r)) for p, r in entries)
@@ -73,12 +81,18 @@ def test_merge_keeps_what_is_set_and_removal_takes_only_what_was_added():
 def test_store_refuses_a_second_run_on_the_same_partitions_and_hands_over_rates(tmp_path):
     store = Store(tmp_path / "c.db")
     wave = Plan.of([PlanEntry("t", 0, ids(1, 2))]).to_json()
-    first = store.runs.create(NewRun("c1", "a", "ann", wave, wave, "h", [wave], [("t", 0)], 1000, RunLimits(5, 500, None)))
+    first = store.runs.create(
+        NewRun("c1", "a", "ann", wave, wave, "h", [wave], [("t", 0)], 1000, RunLimits(5, 500, None))
+    )
     with pytest.raises(ConflictError, match=r"Run #1 \(a, by ann\) is already moving t-0"):
         store.runs.create(NewRun("c1", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 500, None)))
-    store.runs.create(NewRun("c2", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 500, None)))  # another cluster
+    store.runs.create(
+        NewRun("c2", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 500, None))
+    )  # another cluster
     store.runs.set_state(first, RunState.COMPLETED)
-    second = store.runs.create(NewRun("c1", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 500, None)))
+    second = store.runs.create(
+        NewRun("c1", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 500, None))
+    )
     assert [w.state for w in store.runs.waves(second)] == ["pending"]
     a = store.runs.ledger_add(first, 1, "broker", "0", "leader.replication.throttled.rate", None, "1000")
     b = store.runs.ledger_add(second, 1, "broker", "0", "leader.replication.throttled.rate", "1000", "2000")
@@ -95,12 +109,21 @@ def test_leftover_throttles_are_those_nothing_in_flight_needs():
 
     meta = {("t", 0): ([1, 2, 0], [1, 0], 1), ("u", 0): ([0, 1], [0, 1], 0)}
     state = merge(api(meta, lpr={("t", 0): ([1, 2, 0], [2], [0])}, nbrokers=4), None)
-    state = replace(state, throttles=Throttles.of(
-        {"1": {"leader.replication.throttled.rate": "100"}, "3": {"follower.replication.throttled.rate": "100"}},
-        {"t": {"leader.replication.throttled.replicas": "0:1"}, "u": {"follower.replication.throttled.replicas": "*"}}))
+    state = replace(
+        state,
+        throttles=Throttles.of(
+            {"1": {"leader.replication.throttled.rate": "100"}, "3": {"follower.replication.throttled.rate": "100"}},
+            {
+                "t": {"leader.replication.throttled.replicas": "0:1"},
+                "u": {"follower.replication.throttled.replicas": "*"},
+            },
+        ),
+    )
     left = {(lo.kind, lo.name, lo.key) for lo in leftover_throttles(state)}
-    assert left == {("broker", "3", "follower.replication.throttled.rate"),
-                    ("topic", "u", "follower.replication.throttled.replicas")}
+    assert left == {
+        ("broker", "3", "follower.replication.throttled.rate"),
+        ("topic", "u", "follower.replication.throttled.replicas"),
+    }
 
 
 def test_eta_before_the_run_and_progress_during_it():
@@ -116,14 +139,18 @@ def test_eta_before_the_run_and_progress_during_it():
     assert human_duration(0.08) == "under a second"
     progress = Progress(stuck_after_s=10)
     assert progress.rate() is None and bytes_left(state, [("t", 0)]) == 0  # not moving
-    from console.state.merge import merge as merge_views
     from console.adapters.records import BrokerLogDirs
     from console.core.model import LogDir
+    from console.state.merge import merge as merge_views
 
     def moving(t: float, copied: int):
         meta = {("t", 0): ([3, 0], [0], 0)}
-        logs = tuple(BrokerLogDirs(BrokerId(b), (LogDir("/d", None, 10**9, 10**9),),
-                                   (("t", 0, "/d", 4000 if b == 0 else copied, False),)) for b in (0, 3))
+        logs = tuple(
+            BrokerLogDirs(
+                BrokerId(b), (LogDir("/d", None, 10**9, 10**9),), (("t", 0, "/d", 4000 if b == 0 else copied, False),)
+            )
+            for b in (0, 3)
+        )
         return merge_views(api(meta, lpr={("t", 0): ([3, 0], [3], [0])}, nbrokers=4, log_dirs=logs), None, taken_at=t)
 
     for t, copied in ((100.0, 1000), (102.0, 3000), (120.0, 3000)):

@@ -29,8 +29,10 @@ def store(tmp_path):
 
 @pytest.fixture(scope="module")
 def users():
-    return Users({"ann": hash_password("ann-secret"), "vic": hash_password("vic-secret")},
-                 {"ann": frozenset({OPERATOR}), "vic": frozenset({VIEWER})})
+    return Users(
+        {"ann": hash_password("ann-secret"), "vic": hash_password("vic-secret")},
+        {"ann": frozenset({OPERATOR}), "vic": frozenset({VIEWER})},
+    )
 
 
 # -- sessions ------------------------------------------------------------------------------------
@@ -56,8 +58,10 @@ def test_wrong_password_or_unknown_user_opens_nothing_and_is_audited(store, user
     assert operations.sign_in(store, users, "ann", "wrong", 3600) is None
     assert operations.sign_in(store, users, "mallory", "x", 3600) is None
     assert store.sessions.count() == 0
-    assert [(a.user, a.outcome) for a in store.audit.entries(action="sign-in")] == [("ann", "refused"),
-                                                                                    ("mallory", "refused")]
+    assert [(a.user, a.outcome) for a in store.audit.entries(action="sign-in")] == [
+        ("ann", "refused"),
+        ("mallory", "refused"),
+    ]
 
 
 def test_sessions_expire(store, users):
@@ -74,8 +78,17 @@ def test_tampered_unknown_or_malformed_tokens_sign_nobody_in(store, users):
     signed = operations.sign_in(store, users, "ann", "ann-secret", 3600)
     token = signed.token
     flipped = token[:-1] + ("A" if token[-1] != "A" else "B")
-    for bad in (flipped, token + "x", token[:-1], "A" * 43, "", None, "a b", "'; DROP TABLE sessions; --",
-                token_digest(token)):
+    for bad in (
+        flipped,
+        token + "x",
+        token[:-1],
+        "A" * 43,
+        "",
+        None,
+        "a b",
+        "'; DROP TABLE sessions; --",
+        token_digest(token),
+    ):
         assert operations.resume_session(store, users, bad) is None, bad
     assert not operations.sign_out(store, flipped)
     assert operations.resume_session(store, users, token) is not None  # the real one still works
@@ -160,7 +173,7 @@ def test_undo_steps_kept_are_bounded(store):
     stack = [None] + [_plan(i % 4) for i in range(30)]
     operations.autosave_stack(store, "bob", "k", stack)
     saved = store.drafts.load("bob", "k")
-    assert saved.steps == stack[-operations.UNDO_STEPS_KEPT - 1:] and saved.base == len(stack) - len(saved.steps)
+    assert saved.steps == stack[-operations.UNDO_STEPS_KEPT - 1 :] and saved.base == len(stack) - len(saved.steps)
 
 
 def test_a_gap_left_by_two_tabs_cuts_the_history_there(store):
@@ -176,11 +189,20 @@ def test_unknown_topics_partitions_and_brokers_in_a_line_each():
     state = snapshot({("t", 0): [0, 1], ("t", 1): [1, 2]}, nbrokers=3)
     draft = drafts.from_assignment(state, topics=["t"])
     assert unknown_lines(validate(state, draft), state, draft) == []
-    draft = Plan.of([*draft.entries, PlanEntry("t", 7, ids(0)), PlanEntry("gone", 0, ids(1)), PlanEntry("gone", 1, ids(1)),
-                     PlanEntry("t", 9, ids(2))])
+    draft = Plan.of(
+        [
+            *draft.entries,
+            PlanEntry("t", 7, ids(0)),
+            PlanEntry("gone", 0, ids(1)),
+            PlanEntry("gone", 1, ids(1)),
+            PlanEntry("t", 9, ids(2)),
+        ]
+    )
     draft = drafts.replace_broker(draft, 2, 9, keys=[("t", 1)])
     lines = unknown_lines(validate(state, draft), state, draft)
     assert lines == ["Unknown topic: gone (2 entries)", "Unknown partitions: t-7, t-9", "Unknown broker: 9 (in t-1)"]
     many = Plan.of([PlanEntry("t", p, ids(0)) for p in range(2, 12)])
-    assert unknown_lines(validate(state, many), state, many) == ["Unknown partitions: t-2, t-3, t-4, t-5, t-6 and 5 more"]
+    assert unknown_lines(validate(state, many), state, many) == [
+        "Unknown partitions: t-2, t-3, t-4, t-5, t-6 and 5 more"
+    ]
     assert unknown_lines(validate(state, Plan(())), state, Plan(())) == []

@@ -1,7 +1,7 @@
 import pytest
 
-from console.core.errors import ConfigError
 from console.access.settings import load_command_config, parse_properties, settings_from_args, to_kafka_python
+from console.core.errors import ConfigError
 
 
 def test_properties_syntax():
@@ -11,9 +11,11 @@ def test_properties_syntax():
 
 def test_command_config_java_names(tmp_path):
     f = tmp_path / "client.properties"
-    f.write_text('security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n'
-                 'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required '
-                 'username="alice" password="s3cr\\"et";\nssl.truststore.location=/etc/ca.pem\n')
+    f.write_text(
+        "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+        'username="alice" password="s3cr\\"et";\nssl.truststore.location=/etc/ca.pem\n'
+    )
     props = load_command_config(f)
     assert props["sasl.username"] == "alice" and props["sasl.password"] == 's3cr\\"et'
     assert props["ssl.ca.location"] == "/etc/ca.pem"

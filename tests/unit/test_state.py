@@ -1,8 +1,8 @@
 """The merge of the Admin API and ZooKeeper views, and the findings where they disagree."""
 
-from console.state import merge as S
-from console.core.model import Severity, Source, SourceStatus
 from console.adapters.records import ApiView, ZkView
+from console.core.model import Severity, Source, SourceStatus
+from console.state import merge as S
 from tests.unit.builders import api, ids, zk
 
 T = ("t", 0)
@@ -76,8 +76,12 @@ def test_topic_only_in_one_view_and_replicas_mismatch():
 
 
 def test_api_down_falls_back_to_zookeeper():
-    down = ApiView(metadata_status=SourceStatus.UNAVAILABLE, reassignments_status=SourceStatus.UNAVAILABLE,
-                   log_dirs_status=SourceStatus.UNAVAILABLE, configs_status=SourceStatus.UNAVAILABLE)
+    down = ApiView(
+        metadata_status=SourceStatus.UNAVAILABLE,
+        reassignments_status=SourceStatus.UNAVAILABLE,
+        log_dirs_status=SourceStatus.UNAVAILABLE,
+        configs_status=SourceStatus.UNAVAILABLE,
+    )
     z = zk({"t": {0: ([4, 1, 2], [4], [2], [1, 2], 1)}}, nbrokers=5)
     s = S.merge(down, z)
     p = s.partition("t", 0)
@@ -105,8 +109,13 @@ def test_dead_broker_not_live_and_adding_on_it_stalls():
 
 def test_throttles_api_over_zookeeper():
     a = api({T: ([0], [0], 0)}, lpr={}, broker_throttles={"0": {"leader.replication.throttled.rate": "100"}})
-    z = zk({"t": {0: ([0], [], [], [0], 0)}}, broker_throttles={"0": {"leader.replication.throttled.rate": "5"},
-                                                               "<default>": {"follower.replication.throttled.rate": "7"}})
+    z = zk(
+        {"t": {0: ([0], [], [], [0], 0)}},
+        broker_throttles={
+            "0": {"leader.replication.throttled.rate": "5"},
+            "<default>": {"follower.replication.throttled.rate": "7"},
+        },
+    )
     thr = S.merge(a, z).throttles.broker_map()
     assert thr["0"]["leader.replication.throttled.rate"] == "100"
     assert thr["<default>"]["follower.replication.throttled.rate"] == "7"
@@ -116,7 +125,10 @@ def test_fingerprint_changes_with_assignment_only():
     a1 = api({T: ([0, 1], [0, 1], 0)}, lpr={})
     a2 = api({T: ([0, 1], [0], 0)}, lpr={})
     a3 = api({T: ([1, 0], [0, 1], 0)}, lpr={})
-    f = lambda a: S.merge(a, None).fingerprint()  # noqa: E731
+
+    def f(a):
+        return S.merge(a, None).fingerprint()
+
     assert f(a1) == f(a2) != f(a3)
 
 
@@ -126,4 +138,7 @@ def test_replica_rows_flatten_every_replica():
 
     rows = list(replica_rows(S.merge(a, None, name="c")))
     assert [(r["broker"], r["adding"], r["removing"], r["is_leader"]) for r in rows] == [
-        (4, True, False, False), (1, False, False, True), (2, False, True, False)]
+        (4, True, False, False),
+        (1, False, False, True),
+        (2, False, True, False),
+    ]

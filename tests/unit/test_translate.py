@@ -10,19 +10,22 @@ from console.adapters.kafka import translate
 from console.core.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError, UnsupportedByCluster
 
 
-@pytest.mark.parametrize("exc, kind", [
-    (kerr.ClusterAuthorizationFailedError(), AuthorizationFailed),
-    (kerr.TopicAuthorizationFailedError(), AuthorizationFailed),
-    (kerr.UnsupportedVersionError(), UnsupportedByCluster),
-    (kerr.IncompatibleBrokerVersion("ListPartitionReassignments"), UnsupportedByCluster),
-    (kerr.KafkaTimeoutError(), ClusterUnavailable),
-    (kerr.BrokerNotAvailableError(), ClusterUnavailable),
-    (kerr.UnrecognizedBrokerVersion(), UnsupportedByCluster),
-    (KafkaException(KafkaError(KafkaError.CLUSTER_AUTHORIZATION_FAILED)), AuthorizationFailed),
-    (KafkaException(KafkaError(KafkaError.UNSUPPORTED_VERSION)), UnsupportedByCluster),
-    (KafkaException(KafkaError(KafkaError._TRANSPORT)), ClusterUnavailable),
-    (OSError("connection refused"), ClusterUnavailable),
-])
+@pytest.mark.parametrize(
+    "exc, kind",
+    [
+        (kerr.ClusterAuthorizationFailedError(), AuthorizationFailed),
+        (kerr.TopicAuthorizationFailedError(), AuthorizationFailed),
+        (kerr.UnsupportedVersionError(), UnsupportedByCluster),
+        (kerr.IncompatibleBrokerVersion("ListPartitionReassignments"), UnsupportedByCluster),
+        (kerr.KafkaTimeoutError(), ClusterUnavailable),
+        (kerr.BrokerNotAvailableError(), ClusterUnavailable),
+        (kerr.UnrecognizedBrokerVersion(), UnsupportedByCluster),
+        (KafkaException(KafkaError(KafkaError.CLUSTER_AUTHORIZATION_FAILED)), AuthorizationFailed),
+        (KafkaException(KafkaError(KafkaError.UNSUPPORTED_VERSION)), UnsupportedByCluster),
+        (KafkaException(KafkaError(KafkaError._TRANSPORT)), ClusterUnavailable),
+        (OSError("connection refused"), ClusterUnavailable),
+    ],
+)
 def test_translate_names_the_cause_and_the_fix(exc, kind):
     err = translate(exc, "ListPartitionReassignments")
     assert type(err) is kind

@@ -7,11 +7,11 @@ import sqlite3
 import kafka.errors as ke
 import pytest
 
-from console.state.merge import merge
-from console.storage.store import Store
 from console.adapters.kafka import NO_ANSWER, outcome_of
 from console.core.model import split_outcomes
 from console.runs.cancel import keys_of, plan_cancel
+from console.state.merge import merge
+from console.storage.store import Store
 from tests.unit.builders import api
 
 
@@ -50,10 +50,14 @@ def test_outcomes_carry_the_brokers_own_error():
 def test_audit_log_is_append_only(tmp_path):
     store = Store(tmp_path / "c.db")
     first = store.audit.record("ann", "c1", "cancel", {"cancel": [["t", 0]]}, "sending")
-    store.audit.record("ann", "c1", "cancel", {"cancel": [["t", 0]]}, "accepted", ref=first, response=[{"accepted": True}])
+    store.audit.record(
+        "ann", "c1", "cancel", {"cancel": [["t", 0]]}, "accepted", ref=first, response=[{"accepted": True}]
+    )
     entries = store.audit.entries(cluster="c1")
     assert [(e.user, e.action, e.outcome, e.ref) for e in entries] == [
-        ("ann", "cancel", "sending", None), ("ann", "cancel", "accepted", first)]
+        ("ann", "cancel", "sending", None),
+        ("ann", "cancel", "accepted", first),
+    ]
     db = sqlite3.connect(tmp_path / "c.db")
     for sql in ("UPDATE audit SET outcome = 'x'", "DELETE FROM audit"):
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):

@@ -3,11 +3,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
-from console.core.model import (Broker, BrokerId, ClusterState, Partition, ReadStatus, ReplicaLog, SourceStatus,
-                                Throttles)
+from console.core.model import (
+    Broker,
+    BrokerId,
+    ClusterState,
+    Partition,
+    ReadStatus,
+    ReplicaLog,
+    SourceStatus,
+    Throttles,
+)
 
 T0 = 1_790_000_000.0
 """2026-09-21 (UTC), a whole number of seconds."""
@@ -19,28 +27,65 @@ def ids(xs: Iterable[int]) -> tuple[BrokerId, ...]:
     return tuple(BrokerId(x) for x in xs)
 
 
-def part(topic: str, number: int, replicas: Iterable[int], isr: Iterable[int], leader: int | None,
-         adding: Iterable[int] = (), removing: Iterable[int] = (), sizes: Mapping[int, int] | None = None) -> Partition:
-    return Partition(topic, number, ids(replicas), ids(isr), None if leader is None else BrokerId(leader), ids(adding),
-                     ids(removing), logs=tuple(ReplicaLog(BrokerId(b), f"/data/{b}", s) for b, s in (sizes or {}).items()))
+def part(
+    topic: str,
+    number: int,
+    replicas: Iterable[int],
+    isr: Iterable[int],
+    leader: int | None,
+    adding: Iterable[int] = (),
+    removing: Iterable[int] = (),
+    sizes: Mapping[int, int] | None = None,
+) -> Partition:
+    return Partition(
+        topic,
+        number,
+        ids(replicas),
+        ids(isr),
+        None if leader is None else BrokerId(leader),
+        ids(adding),
+        ids(removing),
+        logs=tuple(ReplicaLog(BrokerId(b), f"/data/{b}", s) for b, s in (sizes or {}).items()),
+    )
 
 
-def snap(taken_at: float, partitions: Iterable[Partition], brokers: int = 4, throttles: Throttles | None = None,
-         cluster_id: str = "c1", name: str = "demo") -> ClusterState:
+def snap(
+    taken_at: float,
+    partitions: Iterable[Partition],
+    brokers: int = 4,
+    throttles: Throttles | None = None,
+    cluster_id: str = "c1",
+    name: str = "demo",
+) -> ClusterState:
     return ClusterState(
-        taken_at=taken_at, brokers=tuple(Broker(BrokerId(i), "h", 9092 + i, f"r{i % 2}", registered=True, in_api=True)
-                                         for i in range(1, brokers + 1)),
-        partitions=tuple(sorted(partitions, key=lambda p: p.key)), cluster_id=cluster_id, name=name,
+        taken_at=taken_at,
+        brokers=tuple(
+            Broker(BrokerId(i), "h", 9092 + i, f"r{i % 2}", registered=True, in_api=True) for i in range(1, brokers + 1)
+        ),
+        partitions=tuple(sorted(partitions, key=lambda p: p.key)),
+        cluster_id=cluster_id,
+        name=name,
         throttles=throttles or Throttles(),
-        status=ReadStatus(SourceStatus.OK, SourceStatus.OK, SourceStatus.OK, SourceStatus.OK))
+        status=ReadStatus(SourceStatus.OK, SourceStatus.OK, SourceStatus.OK, SourceStatus.OK),
+    )
 
 
-def throttled(rate: int, topic: str, leaders: Iterable[str], followers: Iterable[str], brokers: Iterable[int]) -> Throttles:
+def throttled(
+    rate: int, topic: str, leaders: Iterable[str], followers: Iterable[str], brokers: Iterable[int]
+) -> Throttles:
     """Throttles as ``--throttle`` sets them: ``rate`` on each broker, the lists on ``topic``."""
-    return Throttles.of({str(b): {"leader.replication.throttled.rate": str(rate),
-                                  "follower.replication.throttled.rate": str(rate)} for b in brokers},
-                        {topic: {"leader.replication.throttled.replicas": ",".join(leaders),
-                                 "follower.replication.throttled.replicas": ",".join(followers)}})
+    return Throttles.of(
+        {
+            str(b): {"leader.replication.throttled.rate": str(rate), "follower.replication.throttled.rate": str(rate)}
+            for b in brokers
+        },
+        {
+            topic: {
+                "leader.replication.throttled.replicas": ",".join(leaders),
+                "follower.replication.throttled.replicas": ",".join(followers),
+            }
+        },
+    )
 
 
 def timeline() -> list[ClusterState]:
@@ -59,8 +104,9 @@ def timeline() -> list[ClusterState]:
         if i < 2:
             ps.append(part("a", 0, [1, 2], [1, 2], 1, sizes={1: 1000, 2: 1000}))
         elif i < 6:
-            ps.append(part("a", 0, [3, 2, 1], [2, 1], 1, adding=[3], removing=[1],
-                           sizes={1: 1000, 2: 1000, 3: (i - 2) * 250}))
+            ps.append(
+                part("a", 0, [3, 2, 1], [2, 1], 1, adding=[3], removing=[1], sizes={1: 1000, 2: 1000, 3: (i - 2) * 250})
+            )
         else:
             ps.append(part("a", 0, [3, 2], [3, 2], 3, sizes={3: 1000, 2: 1000}))
         if 2 <= i < 4:
