@@ -15,7 +15,7 @@ The users file (``CONSOLE_USERS_FILE``, default ``<data dir>/users.json``)::
 file and without Streamlit authentication, everyone is a viewer.
 
 A sign-in against the users file opens a server-side session
-(:func:`console.runs.operations.sign_in`, lasting :func:`session_ttl_s`); each use takes the
+(:func:`console.services.sessions.sign_in`, lasting :func:`session_ttl_s`); each use takes the
 user's roles from the file as it is then (:meth:`Users.identity_of`).
 """
 

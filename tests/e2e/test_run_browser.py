@@ -100,7 +100,7 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
     from console.moves.waves import WaveLimits
     from console.runs.executor import Executor
     from console.runs.gateway import LiveGateway
-    from console.runs.operations import start_run
+    from console.services import runs as run_service
 
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     bs = sandbox.bootstrap_servers
@@ -108,7 +108,7 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
         gone = Executor(store, LiveGateway(reader), "ann")
-        run_id = start_run(
+        run_id = run_service.start_run(
             gone.store,
             gone.cluster,
             gone.user,

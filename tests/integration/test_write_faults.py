@@ -15,7 +15,7 @@ from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
 from console.runs.gateway import LiveGateway
-from console.runs.operations import change_throttle, start_run
+from console.services import runs as run_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import own_sandbox, settings_for, wait_for
@@ -38,7 +38,7 @@ def test_controller_killed_mid_run_listing_and_cancel_keep_working(write_sandbox
         make_topic(bs, "w-other", 1, 1, 150, assignment=[[a]])
         throttle_topic_all(bs, "w-other")
         executor = Executor(Store(), LiveGateway(reader), "ann")
-        run_id = start_run(
+        run_id = run_service.start_run(
             executor.store,
             executor.cluster,
             executor.user,
@@ -75,7 +75,7 @@ def test_controller_killed_mid_run_listing_and_cancel_keep_working(write_sandbox
                 == 0
             )
             assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["accepted"] == ["w-other-0"]
-            change_throttle(executor.store, executor.cluster, executor.user, run_id, 50_000_000)
+            run_service.change_throttle(executor.store, executor.cluster, executor.user, run_id, 50_000_000)
             run = executor.drive(run_id, every=0.5, timeout=120)
             assert run.state == "completed"
         finally:
@@ -147,7 +147,7 @@ def test_no_acknowledged_message_is_lost_while_a_run_moves_and_a_broker_bounces(
                 if p.topic == "w-durable"
             )
             executor = Executor(Store(), LiveGateway(reader), "ann")
-            run_id = start_run(
+            run_id = run_service.start_run(
                 executor.store,
                 executor.cluster,
                 executor.user,
