@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from console.access.auth import Identity
 from console.access.settings import ConnectionSettings
 from console.core.model import cluster_key
 from console.moves.cancel import plan_cancel
@@ -82,7 +83,7 @@ def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int
         n_flight = len(plan.cancel)
         t0 = time.perf_counter()
         result = cancel_service.cancel(
-            store, LiveGateway(reader), "bench", cluster_key(state, "bench"), plan, {}, wait_s=120
+            store, LiveGateway(reader), Identity.cli("bench"), cluster_key(state, "bench"), plan, {}, wait_s=120
         )
         total = time.perf_counter() - t0
         assert len(result.accepted) == n_flight and not result.still_in_flight, result
@@ -107,12 +108,13 @@ def bench_throttle(reader: ClusterReader, store: Store, bs: str, rate: int, mbyt
     run_id = run_service.start_run(
         executor.store,
         executor.cluster,
-        executor.user,
+        Identity.cli(executor.user),
         reader.snapshot(),
         plan,
         "throttle",
         rate=rate,
         limits=WaveLimits(5),
+        users=None,
     )
     executor.tick(run_id)  # throttles, then submits the wave
     samples: list[tuple[float, int]] = []

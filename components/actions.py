@@ -13,7 +13,7 @@ import streamlit as st
 from components import deps, keys, widgets
 from console.access.auth import load_users
 from console.access.settings import ConnectionSettings
-from console.core.errors import ConflictError, ConsoleError
+from console.core.errors import ConflictError, ConsoleError, NotPermitted
 from console.core.format import human_duration, human_rate, plural
 from console.core.model import ClusterState, TopicPartition, cluster_key
 from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
@@ -110,7 +110,7 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
                 report = cancel_service.cancel_seen(
                     deps.store(),
                     deps.gateway(settings),
-                    me.name,
+                    me,
                     seen.cluster,
                     plan,
                     seen.ours,
@@ -153,7 +153,7 @@ def abandon_dialog(settings: ConnectionSettings, run_id: int) -> None:
     why = st.text_input("Why (for the audit log)", key=keys.RUNS_ABANDON_WHY)
     if st.button("Abandon the run", type="primary", icon=":material/block:", key="actions.abandon_send"):
         try:
-            _step, report = run_service.abandon(deps.store(), deps.gateway(settings), me.name, run_id, why, cancel_too)
+            _step, report = run_service.abandon(deps.store(), deps.gateway(settings), me, run_id, why, cancel_too)
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
             return
@@ -249,9 +249,19 @@ def submit_dialog(
     ):
         try:
             run_id = run_service.start_run(
-                store, deps.gateway(settings), me.name, state, plan, name, rate, limits, elect_leaders=elect
+                store,
+                deps.gateway(settings),
+                me,
+                state,
+                plan,
+                name,
+                rate,
+                limits,
+                elect_leaders=elect,
+                users=load_users(),
+                plan_id=plan_id,
             )
-        except ConflictError as e:
+        except (ConflictError, NotPermitted) as e:
             st.error(f"{e.message} {e.hint}")
             return
         deps.worker(settings)  # the server's worker drives it from here

@@ -509,6 +509,7 @@ def _cancel(args: argparse.Namespace) -> int:
     """Cancel for on-call: read what is in flight, say what cancel means, send, wait, record."""
     import getpass
 
+    from console.access.auth import Identity
     from console.core.model import cluster_key
     from console.moves.cancel import keys_of, plan_cancel
     from console.runs.gateway import LiveGateway
@@ -571,7 +572,14 @@ def _cancel(args: argparse.Namespace) -> int:
                 return 1
         # sent for what was shown, as the cluster is now (a partition may have completed meanwhile)
         report = cancel_service.cancel_seen(
-            store, LiveGateway(reader), user, cluster, plan, ours, force_at_risk=args.force_at_risk, wait_s=args.wait
+            store,
+            LiveGateway(reader),
+            Identity.cli(user),
+            cluster,
+            plan,
+            ours,
+            force_at_risk=args.force_at_risk,
+            wait_s=args.wait,
         )
     result = report.result
     rejected = result.rejected if result is not None else ()
@@ -598,7 +606,7 @@ def _submit(args: argparse.Namespace) -> int:
     """Preflight (the plan is reviewed now), confirmation, then the run, driven here."""
     import getpass
 
-    from console.access.auth import load_users
+    from console.access.auth import Identity, load_users
     from console.core.format import human_bytes, human_duration
     from console.core.states import RunState, SubmitPath
     from console.moves.waves import WaveLimits
@@ -625,7 +633,8 @@ def _submit(args: argparse.Namespace) -> int:
         )
     limits = WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request, args.max_bytes_per_wave)
     store = Store()
-    refusal = run_service.two_person_problem(store, load_users(), args.plan_id, plan)
+    users = load_users()
+    refusal = run_service.two_person_problem(store, users, args.plan_id, plan)
     if refusal:
         print(f"Refused: {refusal} Nothing was sent.", file=sys.stderr)
         return 1
@@ -701,7 +710,7 @@ def _submit(args: argparse.Namespace) -> int:
         run_id = run_service.start_run(
             store,
             gateway,
-            user,
+            Identity.cli(user),
             state,
             plan,
             args.name or path.name,
@@ -709,6 +718,8 @@ def _submit(args: argparse.Namespace) -> int:
             limits,
             SubmitPath(args.path),
             elect_leaders=elect,
+            users=users,
+            plan_id=args.plan_id,
         )
         print(f"Run {run_id} recorded.", file=sys.stderr)
         if args.detach:
@@ -744,6 +755,7 @@ def _submit(args: argparse.Namespace) -> int:
 def _throttle(args: argparse.Namespace) -> int:
     import getpass
 
+    from console.access.auth import Identity
     from console.moves.throttles import leftover_throttles
     from console.present.live import throttle_value_text
     from console.runs.gateway import LiveGateway
@@ -768,7 +780,7 @@ def _throttle(args: argparse.Namespace) -> int:
             ):
                 print("Not confirmed: nothing was changed.", file=sys.stderr)
                 return 1
-            run_service.sweep(store, LiveGateway(reader), getpass.getuser(), left)
+            run_service.sweep(store, LiveGateway(reader), Identity.cli(getpass.getuser()), left)
         print(f"Removed {plural(len(left), 'throttle setting')}.", file=sys.stderr)
         return 0
     if args.rate is None or args.rate <= 0:
@@ -777,7 +789,7 @@ def _throttle(args: argparse.Namespace) -> int:
     if run is None or not run.active:
         raise ConfigError(f"Run {args.run} is not running.", "List the runs with `python -m console runs`.")
     with _connect(args) as reader:
-        run_service.change_throttle(store, LiveGateway(reader), getpass.getuser(), args.run, args.rate)
+        run_service.change_throttle(store, LiveGateway(reader), Identity.cli(getpass.getuser()), args.run, args.rate)
     print(f"Run {args.run}: throttle set to {human_rate(args.rate)}.", file=sys.stderr)
     return 0
 
@@ -830,6 +842,7 @@ def _abandon(args: argparse.Namespace, store: Store) -> int:
     """Stop driving a run for good: throttles off, reassignments left alone (cancel separately)."""
     import getpass
 
+    from console.access.auth import Identity
     from console.runs.gateway import LiveGateway
     from console.services import runs as run_service
 
@@ -845,7 +858,7 @@ def _abandon(args: argparse.Namespace, store: Store) -> int:
         step, report = run_service.abandon(
             store,
             LiveGateway(reader),
-            getpass.getuser(),
+            Identity.cli(getpass.getuser()),
             args.abandon,
             args.why or "",
             cancel_reassignments=args.cancel_reassignments,

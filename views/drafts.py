@@ -223,9 +223,7 @@ with st.expander("Generate a plan", expanded=draft is None):
                 help=None if may_save else me.why_not("save plans"),
             ):
                 try:
-                    plan_id = plan_service.save_plan(
-                        deps.store(), me.name, state, settings.name, name, generated, report
-                    )
+                    plan_id = plan_service.save_plan(deps.store(), me, state, settings.name, name, generated, report)
                 except ConsoleError as e:
                     st.error(f"{e.message} {e.hint}")
                 else:
@@ -349,7 +347,7 @@ with st.form("save"):
         "Save draft", type="primary", disabled=not may_save, help=None if may_save else me.why_not("save plans")
     ):
         try:
-            plan_id = plan_service.save_plan(deps.store(), me.name, state, settings.name, name, draft)
+            plan_id = plan_service.save_plan(deps.store(), me, state, settings.name, name, draft)
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
         else:

@@ -61,7 +61,7 @@ if left:
         st.caption(me.why_not("throttle"))
     elif st.button("Remove these throttles", icon=":material/cleaning_services:"):
         try:
-            run_service.sweep(deps.store(), deps.gateway(settings), me.name, left)
+            run_service.sweep(deps.store(), deps.gateway(settings), me, left)
             st.success("Removed. They disappear from this page at the next refresh.")
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")

@@ -8,6 +8,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from console.access.auth import Identity
 from console.core.errors import ConsoleError, PartiallyApplied
 from console.core.format import plural
 from console.core.model import (
@@ -20,6 +21,7 @@ from console.core.model import (
 from console.moves.cancel import CancelPlan, CancelVerdict, recheck
 from console.runs.executor import Executor
 from console.runs.gateway import ClusterGateway
+from console.services.guard import require
 from console.storage.store import Store
 
 
@@ -58,7 +60,7 @@ class CancelReport:
 def cancel_seen(
     store: Store,
     cluster: ClusterGateway,
-    user: str,
+    who: Identity,
     cluster_id: str,
     seen: CancelPlan,
     ours: dict[TopicPartition, int],
@@ -68,14 +70,17 @@ def cancel_seen(
     """Cancel the set the operator saw (``seen``, planned when the dialog opened or the command
     read the cluster) as the cluster is now: partitions that completed meanwhile stay moved,
     those no longer in flight are left alone, the rest are cancelled. Never a silent no-op: every
-    call is audited and every partition gets a verdict."""
+    call is audited and every partition gets a verdict. ``who`` needs the operator role."""
+    asked_for = [[t, p] for t, p in (x.key for x in seen.cancel)]
+    require(store, who, "cancel", cluster_id, {"asked": asked_for})
+    user = who.name
     checked = recheck(seen, cluster.snapshot(), force_at_risk)
     send, verdicts = checked.send, dict(checked.verdicts)
     not_sent = {partition_name(*k): v.name.lower() for k, (v, _) in verdicts.items()}
-    asked: dict[str, object] = {"asked": [[t, p] for t, p in (x.key for x in seen.cancel)], "not_sent": not_sent}
+    asked: dict[str, object] = {"asked": asked_for, "not_sent": not_sent}
     result = None
     if send:
-        result = cancel(store, cluster, user, cluster_id, CancelPlan(tuple(send), (), (), ()), ours, wait_s, asked)
+        result = cancel(store, cluster, who, cluster_id, CancelPlan(tuple(send), (), (), ()), ours, wait_s, asked)
         left = set(result.left)
         for o in result.accepted:
             verdicts[o.key] = (CancelVerdict.CANCELLED if o.key in left else CancelVerdict.ACCEPTED, "")
@@ -92,7 +97,7 @@ def cancel_seen(
 def cancel(
     store: Store,
     cluster: ClusterGateway,
-    user: str,
+    who: Identity,
     cluster_id: str,
     plan: CancelPlan,
     ours: dict[TopicPartition, int],
@@ -101,8 +106,11 @@ def cancel(
 ) -> CancelResult:
     """Send ``plan`` (audited before and after), wait up to ``wait_s`` for the partitions to leave
     ListPartitionReassignments, then clean up after the console's runs among them (their
-    throttles come off, they end as cancelled). ``note`` goes into the audited request."""
+    throttles come off, they end as cancelled). ``note`` goes into the audited request. ``who``
+    needs the operator role."""
     request = {"cancel": [[t, p] for t, p in plan.targets], **(note or {})}
+    require(store, who, "cancel", cluster_id, request)
+    user = who.name
     intent = store.audit.record(user, cluster_id, "cancel", request, "sending")
     t0 = time.perf_counter()
     try:

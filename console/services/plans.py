@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Iterable
 
+from console.access.auth import Identity
 from console.core.errors import ConfigError
 from console.core.model import (
     ClusterState,
@@ -15,19 +16,28 @@ from console.core.model import (
 from console.plans.plan import Plan, plan_hash, rollback
 from console.plans.quality import Report
 from console.plans.rebase import RebaseOptions, rebase
+from console.services.guard import require
 from console.storage.store import Store
 
 
 def save_plan(
-    store: Store, user: str, state: ClusterState, cluster_name: str, name: str, plan: Plan, report: Report | None = None
+    store: Store,
+    who: Identity,
+    state: ClusterState,
+    cluster_name: str,
+    name: str,
+    plan: Plan,
+    report: Report | None = None,
 ) -> int:
     """Save a draft (or overwrite the cluster's plan of that name) with its rollback against
     ``state`` and the basis for the stale check, and a generated plan's quality ``report``;
-    returns its id."""
+    returns its id. ``who`` needs the operator or the approver role."""
     key = cluster_key(state, cluster_name)
     detail: dict[str, object] = {"plan": None, "name": name.strip(), "partitions": len(plan)}
     if report is not None:
         detail |= {"generated": report.goal, "moved_replicas": report.moved_replicas, "moved_bytes": report.moved_bytes}
+    require(store, who, "save plans", key, detail)
+    user = who.name
     with store.transaction():
         plan_id = store.plans.save(
             name,
@@ -59,7 +69,7 @@ def rebased_name(name: str, taken: Iterable[str]) -> str:
 
 def save_rebased_plan(
     store: Store,
-    user: str,
+    who: Identity,
     state: ClusterState,
     cluster_name: str,
     parent_id: int,
@@ -68,7 +78,11 @@ def save_rebased_plan(
     """Bring saved plan ``parent_id`` up to date against ``state`` (:func:`console.plans.rebase.rebase`:
     the same targets, the current replicas as the basis, optionally without completed or gone
     partitions) and save it as a new plan linked to it, under a new version name (never over
-    another plan); returns its id."""
+    another plan); returns its id. Every reader may (as the Review page lets them): the new version
+    changes no plan and sends nothing."""
+    key = cluster_key(state, cluster_name)
+    require(store, who, "rebase", key, {"from": parent_id})
+    user = who.name
     parent = store.plans.load(parent_id)
     if parent is None:
         raise ConfigError(f"Plan {parent_id} is not in the store.", "Pick a saved plan.")
@@ -78,7 +92,6 @@ def save_rebased_plan(
             f"Nothing is left of plan {parent_id} once brought up to date ({report.counts_text()}).",
             "Nothing to save: keep the completed or gone partitions, or draft a new plan.",
         )
-    key = cluster_key(state, cluster_name)
     with store.transaction():
         name = rebased_name(parent.summary.name, (s.name for s in store.plans.list(key)))
         plan_id = store.plans.save(
@@ -102,6 +115,7 @@ def save_rebased_plan(
     return plan_id
 
 
-def add_note(store: Store, user: str, plan_id: int, note: str) -> None:
-    """A review note on a saved plan (blank notes are ignored)."""
-    store.plans.add_note(plan_id, user, note)
+def add_note(store: Store, who: Identity, plan_id: int, note: str) -> None:
+    """A review note on a saved plan (blank notes are ignored); every reader may add one (the
+    ``note`` action of :data:`console.access.auth.OPEN_TO_ALL`)."""
+    store.plans.add_note(plan_id, who.name, note)

@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from console.access.auth import Users, approval_problem
+from console.access.auth import Identity, Users, approval_problem
 from console.core.calibration import Calibration, Estimate
 from console.core.errors import ConfigError, ConsoleError
 from console.core.limits import FOLLOWER_RATE
@@ -39,6 +39,7 @@ from console.plans.validate import validate
 from console.runs.executor import Executor, Step
 from console.runs.gateway import ClusterGateway
 from console.services.cancel import CancelReport, cancel_seen
+from console.services.guard import refuse, require
 from console.storage.runs import NewRun, RunLimits
 from console.storage.store import Store
 
@@ -105,7 +106,7 @@ def two_person_problem(store: Store, users: Users | None, plan_id: int | None, p
 def start_run(
     store: Store,
     cluster: ClusterGateway,
-    user: str,
+    who: Identity,
     state: ClusterState,
     plan: Plan,
     name: str,
@@ -113,13 +114,32 @@ def start_run(
     limits: WaveLimits = WaveLimits(),
     path: SubmitPath = SubmitPath.API,
     elect_leaders: bool | None = None,
+    *,
+    users: Users | None,
+    plan_id: int | None = None,
 ) -> int:
     """Record a run of ``plan`` (refused when another active run moves the same partitions, with
     :class:`console.core.errors.ConflictError`); a worker drives it from there. The caller ran
-    :func:`preflight` and had it confirmed. ``path`` ZOOKEEPER submits through the pre-2.4 znode
-    (needs ZooKeeper; cannot be cancelled). ``elect_leaders``: the run ends with a preferred
-    leader election of its partitions; None: when the plan changes some partition's first replica
-    (:func:`console.plans.diff.first_replica_changes`)."""
+    :func:`preflight` and had it confirmed. ``who`` needs the operator role, and with the
+    two-person rule of ``users`` on, ``plan`` must be saved plan ``plan_id`` approved by someone
+    else (:func:`two_person_problem`); else :class:`console.core.errors.NotPermitted`. ``path``
+    ZOOKEEPER submits through the pre-2.4 znode (needs ZooKeeper; cannot be cancelled).
+    ``elect_leaders``: the run ends with a preferred leader election of its partitions; None: when
+    the plan changes some partition's first replica (:func:`console.plans.diff.first_replica_changes`)."""
+    key = cluster_key(state, cluster.name)
+    asked = {"name": name, "plan": plan_id, "partitions": len(plan)}
+    require(store, who, "submit", key, asked)
+    problem = two_person_problem(store, users, plan_id, plan)
+    if problem is not None:
+        refuse(
+            store,
+            who,
+            "submit",
+            key,
+            problem,
+            "Save the plan, have someone other than its author approve it, and submit the saved plan.",
+            asked,
+        )
     if elect_leaders is None:
         elect_leaders = first_replica_changes(state, plan)
     if path is SubmitPath.ZOOKEEPER and not cluster.has_zookeeper:
@@ -132,13 +152,12 @@ def start_run(
     waves = plan_waves(state, plan, limits)
     text = plan.to_json()
     digest = plan_hash(plan, text)
-    key = cluster_key(state, cluster.name)
     with store.transaction():
         run_id = store.runs.create(
             NewRun(
                 key,
                 name,
-                user,
+                who.name,
                 text,
                 rollback(state, plan).to_json(),
                 digest,
@@ -151,7 +170,7 @@ def start_run(
             )
         )
         store.audit.record(
-            user,
+            who.name,
             key,
             "submit",
             {
@@ -168,8 +187,11 @@ def start_run(
     return run_id
 
 
-def approve(store: Store, user: str, cluster_id: str, plan_id: int) -> None:
-    """Approve saved plan ``plan_id`` as it is now (a later change needs a new approval)."""
+def approve(store: Store, who: Identity, cluster_id: str, plan_id: int) -> None:
+    """Approve saved plan ``plan_id`` as it is now (a later change needs a new approval); ``who``
+    needs the approver role and must not be its author."""
+    require(store, who, "approve", cluster_id, {"plan": plan_id})
+    user = who.name
     saved = store.plans.load(plan_id)
     if saved is None:
         raise ConfigError(f"Plan {plan_id} is not in the store.", "Pick a saved plan.")
@@ -187,33 +209,38 @@ def _positive_rate(rate: int) -> None:
         raise ConfigError("The throttle must be a positive number of bytes/s.", "For example 10485760 (10 MB/s).")
 
 
-def _change(store: Store, user: str, run_id: int, to: RunState) -> None:
+def _change(store: Store, who: Identity, action: str, run_id: int, to: RunState) -> None:
+    run = store.runs.require(run_id)
+    require(store, who, action, run.cluster, {"run": run_id}, plan_hash=run.plan_hash)
     with store.transaction():
         run = store.runs.require(run_id)
         store.runs.set_state(run_id, to)
-        store.audit.record(user, run.cluster, f"run-{to}", {"run": run_id}, to.value, plan_hash=run.plan_hash)
+        store.audit.record(who.name, run.cluster, f"run-{to}", {"run": run_id}, to.value, plan_hash=run.plan_hash)
 
 
-def pause(store: Store, user: str, run_id: int) -> None:
+def pause(store: Store, who: Identity, run_id: int) -> None:
     """The current wave finishes; the next one waits for :func:`resume`."""
-    _change(store, user, run_id, RunState.PAUSED)
+    _change(store, who, "pause", run_id, RunState.PAUSED)
 
 
-def resume(store: Store, user: str, run_id: int) -> None:
-    _change(store, user, run_id, RunState.RUNNING)
+def resume(store: Store, who: Identity, run_id: int) -> None:
+    _change(store, who, "resume", run_id, RunState.RUNNING)
 
 
-def stop(store: Store, user: str, run_id: int) -> None:
+def stop(store: Store, who: Identity, run_id: int) -> None:
     """The current wave finishes; no later wave is sent."""
-    _change(store, user, run_id, RunState.STOPPING)
+    _change(store, who, "stop", run_id, RunState.STOPPING)
 
 
 def change_throttle(
-    store: Store, cluster: ClusterGateway, user: str, run_id: int, rate: int, confirm_s: float = 10.0
+    store: Store, cluster: ClusterGateway, who: Identity, run_id: int, rate: int, confirm_s: float = 10.0
 ) -> dict[str, str | None]:
-    """Change the throttle of an active run: the brokers its running wave throttles get the new
-    rate at once, later waves are throttled at it. Returns the follower rate each of those brokers
-    reports afterwards (read back for up to ``confirm_s``)."""
+    """Change the throttle of an active run (``who`` needs the operator role): the brokers its
+    running wave throttles get the new rate at once, later waves are throttled at it. Returns the
+    follower rate each of those brokers reports afterwards (read back for up to ``confirm_s``)."""
+    run = store.runs.require(run_id)
+    require(store, who, "throttle", run.cluster, {"run": run_id, "rate": rate}, plan_hash=run.plan_hash)
+    user = who.name
     _positive_rate(rate)
     with store.transaction():
         run = store.runs.require(run_id)
@@ -252,35 +279,47 @@ def change_throttle(
 
 
 def abandon(
-    store: Store, cluster: ClusterGateway, user: str, run_id: int, why: str = "", cancel_reassignments: bool = False
+    store: Store, cluster: ClusterGateway, who: Identity, run_id: int, why: str = "", cancel_reassignments: bool = False
 ) -> tuple[Step, CancelReport | None]:
-    """Stop driving an active run for good: its throttles come off through the ledger and its
-    unfinished waves are skipped. The reassignments it started are left as they are, unless
-    ``cancel_reassignments``: then they are cancelled too (back to their original replicas)."""
+    """Stop driving an active run for good (``who`` needs the operator role): its throttles come
+    off through the ledger and its unfinished waves are skipped. The reassignments it started are
+    left as they are, unless ``cancel_reassignments``: then they are cancelled too (back to their
+    original replicas)."""
     run = store.runs.require(run_id)
+    require(
+        store,
+        who,
+        "abandon",
+        run.cluster,
+        {"run": run_id, "why": why, "cancel_reassignments": cancel_reassignments},
+        plan_hash=run.plan_hash,
+    )
     if not run.active:
         raise ConfigError(
             f"Run {run_id} is {run.state}: there is nothing to abandon.", "List the runs with `python -m console runs`."
         )
     moving = [k for k, r in store.runs.active_partitions(run.cluster).items() if r == run_id]
-    step = Executor(store, cluster, user).finish(
+    step = Executor(store, cluster, who.name).finish(
         run, RunState.ABANDONED, {"why": why, "cancel_reassignments": cancel_reassignments}
     )
     report = None
     if cancel_reassignments and moving:
         state = cluster.snapshot()
         report = cancel_seen(
-            store, cluster, user, run.cluster, plan_cancel(state, moving, include_others=True), {}, wait_s=30.0
+            store, cluster, who, run.cluster, plan_cancel(state, moving, include_others=True), {}, wait_s=30.0
         )
     return step, report
 
 
 # -- after a run -----------------------------------------------------------------------------------
-def rollback_as_plan(store: Store, user: str, state: ClusterState, cluster_name: str, run_id: int) -> int:
-    """The rollback of a run as a saved plan, to review and submit like any other; returns its id."""
+def rollback_as_plan(store: Store, who: Identity, state: ClusterState, cluster_name: str, run_id: int) -> int:
+    """The rollback of a run as a saved plan, to review and submit like any other (``who`` needs a
+    role that saves plans); returns its id."""
     run = store.runs.require(run_id)
-    back = parse_plan(run.rollback_json).with_basis(state)
     key = cluster_key(state, cluster_name)
+    require(store, who, "save plans", key, {"rollback of run": run_id}, plan_hash=run.plan_hash)
+    user = who.name
+    back = parse_plan(run.rollback_json).with_basis(state)
     with store.transaction():
         plan_id = store.plans.save(
             f"rollback of run {run.id}", key, back, parse_plan(run.plan_json), user, state.fingerprint()
@@ -296,8 +335,10 @@ def rollback_as_plan(store: Store, user: str, state: ClusterState, cluster_name:
     return plan_id
 
 
-def sweep(store: Store, cluster: ClusterGateway, user: str, leftovers: Iterable[Leftover]) -> None:
-    """Remove throttles nothing needs (audited before and after); ledger entries for them are closed."""
+def sweep(store: Store, cluster: ClusterGateway, who: Identity, leftovers: Iterable[Leftover]) -> None:
+    """Remove throttles nothing needs (``who`` needs the operator role; audited before and after);
+    ledger entries for them are closed."""
+    user = who.name
     chosen = list(leftovers)
     brokers: dict[BrokerId, dict[str, str | None]] = defaultdict(dict)
     topics: dict[str, dict[str, str | None]] = defaultdict(dict)
@@ -311,6 +352,7 @@ def sweep(store: Store, cluster: ClusterGateway, user: str, leftovers: Iterable[
         "brokers": {str(b): sorted(k) for b, k in brokers.items()},
         "topics": {t: sorted(k) for t, k in topics.items()},
     }
+    require(store, who, "sweep", key, request)
     intent = store.audit.record(user, key, "throttle-sweep", request, "sending")
     cluster.alter_configs(brokers, topics)
     swept = {(lo.kind, lo.name, lo.key) for lo in chosen}

@@ -8,7 +8,7 @@ import time
 
 from playwright.sync_api import expect, sync_playwright
 
-from console.access.auth import SANDBOX_USERS, write_users
+from console.access.auth import SANDBOX_USERS, Identity, write_users
 from console.core.model import cluster_key
 from console.plans.plan import Plan, PlanEntry
 from console.state.reader import ClusterReader
@@ -111,11 +111,12 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
         run_id = run_service.start_run(
             gone.store,
             gone.cluster,
-            gone.user,
+            Identity.cli(gone.user),
             reader.snapshot(),
             Plan.of([PlanEntry("e2e-resume", 0, (2,)), PlanEntry("e2e-resume", 1, (2,))]),
             "resume",
             limits=WaveLimits(1),
+            users=None,
         )
         assert gone.tick(run_id).did.startswith("wave 1 submitted")
     store.runs.release(run_id, gone.owner)  # that console stopped

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from console import cli
+from console.access.auth import Identity
 from console.core.states import RunState
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
@@ -33,7 +34,14 @@ def _first_wave_sent(
     """A run moving partition 0 of ``topic`` to broker ``to``, and its executor once the first wave is sent."""
     gateway = LiveGateway(reader)
     run_id = run_service.start_run(
-        store, gateway, "ann", reader.snapshot(), Plan.of([PlanEntry(topic, 0, (to,))]), name, **start
+        store,
+        gateway,
+        Identity.cli("ann"),
+        reader.snapshot(),
+        Plan.of([PlanEntry(topic, 0, (to,))]),
+        name,
+        **start,
+        users=None,
     )  # type: ignore[arg-type]
     executor = Executor(store, gateway, "ann", stuck_after_s=stuck_after_s)
     assert executor.tick(run_id).did.startswith("wave 1 submitted")

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from console import cli
+from console.access.auth import Identity
 from console.core.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError
 from console.core.model import BrokerId, ClusterState, SourceStatus
 from console.core.states import RunState
@@ -77,7 +78,15 @@ def start(
     store: Store, fake: FakeCluster, moves: list[tuple[str, int, tuple[int, ...]]] = REORDER, elect: bool | None = None
 ) -> int:
     return run_service.start_run(
-        store, fake, "ann", fake.snapshot(), plan_of(moves), "r", limits=WaveLimits(), elect_leaders=elect
+        store,
+        fake,
+        Identity.cli("ann"),
+        fake.snapshot(),
+        plan_of(moves),
+        "r",
+        limits=WaveLimits(),
+        elect_leaders=elect,
+        users=None,
     )
 
 
