@@ -13,14 +13,15 @@ import streamlit as st
 from components import deps, keys, widgets
 from console.access.auth import load_users
 from console.access.settings import ConnectionSettings
-from console.core.errors import ConflictError, ConsoleError
+from console.core.errors import ConflictError, ConsoleError, NotPermitted
 from console.core.format import human_duration, human_rate, plural
 from console.core.model import ClusterState, TopicPartition, cluster_key
 from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
 from console.moves.waves import WaveLimits
 from console.plans.diff import first_replica_changes
 from console.plans.plan import Plan
-from console.runs import operations
+from console.services import cancel as cancel_service
+from console.services import runs as run_service
 
 
 def _closed() -> None:
@@ -106,10 +107,10 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
     ):
         with st.status("Sending the cancel to the controller…", expanded=True) as status:
             try:
-                report = operations.cancel_seen(
+                report = cancel_service.cancel_seen(
                     deps.store(),
                     deps.gateway(settings),
-                    me.name,
+                    me,
                     seen.cluster,
                     plan,
                     seen.ours,
@@ -152,7 +153,7 @@ def abandon_dialog(settings: ConnectionSettings, run_id: int) -> None:
     why = st.text_input("Why (for the audit log)", key=keys.RUNS_ABANDON_WHY)
     if st.button("Abandon the run", type="primary", icon=":material/block:", key="actions.abandon_send"):
         try:
-            _step, report = operations.abandon(deps.store(), deps.gateway(settings), me.name, run_id, why, cancel_too)
+            _step, report = run_service.abandon(deps.store(), deps.gateway(settings), me, run_id, why, cancel_too)
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
             return
@@ -165,7 +166,7 @@ def abandon_dialog(settings: ConnectionSettings, run_id: int) -> None:
 
 def two_person_problem(plan_id: int | None, plan: Plan) -> str | None:
     """Why the two-person rule (when the users file turns it on) blocks submitting, or None."""
-    return operations.two_person_problem(deps.store(), load_users(), plan_id, plan)
+    return run_service.two_person_problem(deps.store(), load_users(), plan_id, plan)
 
 
 @st.dialog("Submit the plan", width="large", on_dismiss=_closed)
@@ -194,7 +195,7 @@ def submit_dialog(
     state = reader.snapshot()
     # the plan is checked again against the cluster as it is now; a partition that moved since
     # the review is a "stale" error
-    pre = operations.preflight(
+    pre = run_service.preflight(
         state, plan.with_basis(reviewed) if not plan.basis else plan, limits, rate, deps.calibration(state, settings)
     )
     bad = pre.errors
@@ -247,10 +248,20 @@ def submit_dialog(
         help="Started: see the Runs page." if started is not None else None,
     ):
         try:
-            run_id = operations.start_run(
-                store, deps.gateway(settings), me.name, state, plan, name, rate, limits, elect_leaders=elect
+            run_id = run_service.start_run(
+                store,
+                deps.gateway(settings),
+                me,
+                state,
+                plan,
+                name,
+                rate,
+                limits,
+                elect_leaders=elect,
+                users=load_users(),
+                plan_id=plan_id,
             )
-        except ConflictError as e:
+        except (ConflictError, NotPermitted) as e:
             st.error(f"{e.message} {e.hint}")
             return
         deps.worker(settings)  # the server's worker drives it from here

@@ -87,7 +87,7 @@ def _reader(key: str) -> ClusterReader:
 
 
 def gateway(settings: ConnectionSettings) -> LiveGateway:
-    """What the run operations and the executor use to change the cluster (over the shared reader)."""
+    """What the services and the executor use to change the cluster (over the shared reader)."""
     return LiveGateway(reader(settings))
 
 

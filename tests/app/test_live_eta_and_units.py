@@ -69,10 +69,11 @@ def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(app_env):
 
 
 def test_runs_and_review_pages_show_rates_in_human_units(app_env, tmp_path):
-    from console.access.auth import SANDBOX_USERS, write_users
+    from console.access.auth import SANDBOX_USERS, Identity, write_users
     from console.plans.plan import Plan, PlanEntry
-    from console.runs import operations
     from console.runs.gateway import LiveGateway
+    from console.services import plans as plan_service
+    from console.services import runs as run_service
     from console.state.reader import ClusterReader
     from console.storage.store import Store
     from tests.conftest import settings_for
@@ -83,17 +84,18 @@ def test_runs_and_review_pages_show_rates_in_human_units(app_env, tmp_path):
     store = Store()
     with ClusterReader(settings_for(app_env)) as reader:
         state = reader.snapshot()
-        run_id = operations.start_run(
+        run_id = run_service.start_run(
             store,
             LiveGateway(reader),
-            "ann",
+            Identity.cli("ann"),
             state,
             Plan.of([PlanEntry("ut-units", 0, (BrokerId(2),))]),
             "units run",
             10_485_760,
+            users=None,
         )
-        plan_id = operations.save_plan(
-            store, "ann", state, "test", "units plan", Plan.of([PlanEntry("ut-units", 1, (BrokerId(2),))])
+        plan_id = plan_service.save_plan(
+            store, Identity.cli("ann"), state, "test", "units plan", Plan.of([PlanEntry("ut-units", 1, (BrokerId(2),))])
         )
     try:
         at = AppTest.from_file(APP, default_timeout=60).run()

@@ -121,10 +121,10 @@ def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster, tmp_path):
 
 
 def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_path):
-    from console.access.auth import SANDBOX_USERS, write_users
+    from console.access.auth import SANDBOX_USERS, Identity, write_users
     from console.plans.plan import Plan, PlanEntry
     from console.runs.gateway import LiveGateway
-    from console.runs.operations import start_run
+    from console.services import runs as run_service
     from console.state.reader import ClusterReader
     from console.storage.store import Store
     from tests.conftest import settings_for, wait_for
@@ -146,8 +146,14 @@ def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_pa
 
     make_topic(demo_sandbox.bootstrap_servers, "app-run", 1, 1, 20, assignment=[[0]])
     with ClusterReader(settings_for(demo_sandbox)) as reader:
-        run_id = start_run(
-            Store(), LiveGateway(reader), "ann", reader.snapshot(), Plan.of([PlanEntry("app-run", 0, (1,))]), "app run"
+        run_id = run_service.start_run(
+            Store(),
+            LiveGateway(reader),
+            Identity.cli("ann"),
+            reader.snapshot(),
+            Plan.of([PlanEntry("app-run", 0, (1,))]),
+            "app run",
+            users=None,
         )
     at.run()  # the page starts the server's worker, which drives the run
     assert not at.exception

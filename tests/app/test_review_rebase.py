@@ -8,9 +8,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from console.access.auth import Identity
 from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry
-from console.runs import operations
+from console.services import plans as plan_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import settings_for
@@ -34,7 +35,7 @@ def test_review_of_a_stale_plan_brings_it_up_to_date(sandbox, monkeypatch, tmp_p
         plan = Plan.of(
             [PlanEntry(TOPIC, 0, (BrokerId(1), BrokerId(2))), PlanEntry(TOPIC, 1, (BrokerId(2), BrokerId(0)))]
         ).with_basis(drafted)
-        old = operations.save_plan(store, "ann", drafted, "test", "spread", plan)
+        old = plan_service.save_plan(store, Identity.cli("ann"), drafted, "test", "spread", plan)
         # someone else moves partition 0 meanwhile: the saved plan is stale
         assert all(e is None for e in submit(bs, Plan.of([PlanEntry(TOPIC, 0, (BrokerId(0), BrokerId(2)))])).values())
         settle(reader)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic, ResourceType
 
+from console.access.auth import Identity
 from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
 from console.core.model import ClusterState
 from console.plans.plan import Plan
 from console.runs.executor import Executor
 from console.runs.gateway import ClusterGateway
-from console.runs.operations import start_run
 from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates
+from console.services import runs as run_service
 from console.storage.store import Store
 
 
@@ -114,7 +115,7 @@ def first_wave_sent(
 ) -> int:
     """A run started and its first wave throttled and sent by a worker that then lets go, so the
     console's server (or any worker) drives it from there; returns the run's id."""
-    run_id = start_run(store, gateway, "ann", state, plan, name, rate=rate)
+    run_id = run_service.start_run(store, gateway, Identity.cli("ann"), state, plan, name, rate=rate, users=None)
     first = Executor(store, gateway, "ann")
     assert first.tick(run_id).did.startswith("wave 1 submitted")
     store.runs.release(run_id, first.owner)

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from console import cli
+from console.access.auth import Identity
 from console.core.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError
 from console.core.model import BrokerId, ClusterState, SourceStatus
 from console.core.states import RunState
@@ -33,8 +34,9 @@ from console.plans.diff import change_of, diff, first_replica_changes
 from console.plans.plan import Plan, PlanEntry
 from console.present import history
 from console.runs import executor as executor_module
-from console.runs import operations
 from console.runs.executor import Executor, Step
+from console.services import cancel as cancel_service
+from console.services import runs as run_service
 from console.storage.audit import AuditEntry
 from console.storage.runs import ELECTION_WAVE
 from console.storage.store import Store
@@ -53,7 +55,8 @@ def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
         sleep=lambda s: None, monotonic=time.monotonic, perf_counter=time.perf_counter, time=time.time
     )
     monkeypatch.setattr(executor_module, "time", shim)
-    monkeypatch.setattr(operations, "time", shim)
+    monkeypatch.setattr(run_service, "time", shim)
+    monkeypatch.setattr(cancel_service, "time", shim)
 
 
 @pytest.fixture
@@ -74,8 +77,16 @@ def plan_of(moves: list[tuple[str, int, tuple[int, ...]]]) -> Plan:
 def start(
     store: Store, fake: FakeCluster, moves: list[tuple[str, int, tuple[int, ...]]] = REORDER, elect: bool | None = None
 ) -> int:
-    return operations.start_run(
-        store, fake, "ann", fake.snapshot(), plan_of(moves), "r", limits=WaveLimits(), elect_leaders=elect
+    return run_service.start_run(
+        store,
+        fake,
+        Identity.cli("ann"),
+        fake.snapshot(),
+        plan_of(moves),
+        "r",
+        limits=WaveLimits(),
+        elect_leaders=elect,
+        users=None,
     )
 
 
