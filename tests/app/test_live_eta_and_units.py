@@ -4,14 +4,13 @@ ETA, the throttle in force), and the Runs and Review pages show rates in units a
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from console.core.format import human_rate
 from console.core.model import BrokerId
-from tests.conftest import point_console_at, wait_for
+from tests.app.pages import APP
 from tests.integration.helpers import (
     clear_throttles,
     make_topic,
@@ -20,8 +19,8 @@ from tests.integration.helpers import (
     throttle_topic_all,
     unthrottle_and_wait,
 )
+from tests.support import point_console_at, wait_for
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 RATE = 20_000  # B/s: 600 KB take about half a minute
 
 
@@ -75,7 +74,7 @@ def test_runs_and_review_pages_show_rates_in_human_units(app_env, tmp_path):
     from console.runs.gateway import LiveGateway
     from console.state.reader import ClusterReader
     from console.storage.store import Store
-    from tests.conftest import settings_for
+    from tests.support import settings_for
 
     bs = app_env.bootstrap_servers
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})

@@ -14,8 +14,7 @@ from console.plans.plan import Plan, PlanEntry
 from console.runs.gateway import LiveGateway
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for, wait_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, sign_in
+from tests.e2e.browser import CHROMIUM_ARGS, sign_in
 from tests.integration.helpers import (
     clear_throttles,
     first_wave_sent,
@@ -25,6 +24,7 @@ from tests.integration.helpers import (
     set_broker_rates,
     throttle_topic_all,
 )
+from tests.support import settings_for, wait_for
 
 SLOW = 2_000  # bytes/s: moves stay in flight for the whole test
 

@@ -21,8 +21,8 @@ from console.plans.plan import Plan, PlanEntry
 from console.runs.progress import estimate_run, estimate_seconds
 from console.runs.waves import plan_waves
 from console.state.reader import ClusterReader
-from tests.conftest import official, settings_for, wait_for
 from tests.integration.helpers import in_flight, make_topic
+from tests.support import official, settings_for, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPIC = "pipeline-moves"

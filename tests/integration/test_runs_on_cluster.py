@@ -18,9 +18,8 @@ from console.runs.operations import start_run
 from console.runs.waves import WaveLimits
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for, wait_for, write_plan
-from tests.integration.helpers import admin, clear_throttles, make_topic, reassign
-from tests.integration.test_faults_and_kraft import BROKERS
+from tests.integration.helpers import BROKERS, admin, clear_throttles, make_topic, reassign
+from tests.support import settings_for, wait_for, write_plan
 
 
 def set_configs(bs: str, kind, name: str, values: dict[str, str]) -> None:

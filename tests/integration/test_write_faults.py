@@ -18,9 +18,15 @@ from console.runs.operations import change_throttle, start_run
 from console.runs.waves import WaveLimits
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import own_sandbox, settings_for, wait_for
-from tests.integration.helpers import clear_throttles, make_topic, set_broker_rates, throttle_topic_all
-from tests.integration.test_faults_and_kraft import BROKERS, reassign
+from tests.integration.helpers import (
+    BROKERS,
+    clear_throttles,
+    make_topic,
+    reassign,
+    set_broker_rates,
+    throttle_topic_all,
+)
+from tests.support import own_sandbox, settings_for, wait_for
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,7 @@ from console.plans.plan import Plan, PlanEntry, rollback
 from console.plans.rebase import KINDS, RebaseOptions, Since, count_rows, rebase, report_json, report_rows, report_text
 from console.runs import operations
 from console.storage.store import Store
-from tests.unit.builders import ids
-from tests.unit.test_plans import snapshot
+from tests.unit.builders import ids, snapshot
 
 
 def kinds(report):

@@ -17,14 +17,7 @@ from console.present.drafts import unknown_lines
 from console.runs import operations
 from console.storage.drafts import decode_plan, encode_plan
 from console.storage.sessions import token_digest
-from console.storage.store import Store
-from tests.unit.builders import ids
-from tests.unit.test_plans import snapshot
-
-
-@pytest.fixture
-def store(tmp_path):
-    return Store(tmp_path / "console.db")
+from tests.unit.builders import ids, snapshot
 
 
 @pytest.fixture(scope="module")
