@@ -3,8 +3,6 @@ ETA, the throttle in force), and the Runs and Review pages show rates in units a
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -53,8 +51,13 @@ def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(app_env):
         assert first["leader throttle"] == f"0: {human_rate(RATE)}"
         assert first["follower throttle"] == f"1: {human_rate(RATE)}"
         assert str(first["left to copy"]).endswith("KB")
-        time.sleep(3)  # the next refresh: a new snapshot, the growth of broker 1's log measured
-        at.run()
+        eta_metric = labels.index("ETA (all in flight)")
+
+        def measured() -> bool:  # a later refresh: a new snapshot, the growth of broker 1's log measured
+            at.run()
+            return bool(at.exception) or at.metric[eta_metric].value != "measuring…"
+
+        wait_for(measured, timeout=30, every=1.0, what="a refresh that measured the copy rate")
         assert not at.exception
         later = live_row(at, "ut-eta-0")
         if later["state"] == "reassigning" and later["ETA"] != "copied":

@@ -7,7 +7,7 @@ import time
 
 from playwright.sync_api import expect, sync_playwright
 
-from tests.e2e.browser import CHROMIUM_ARGS
+from tests.e2e.browser import CHROMIUM_ARGS, script_run_done
 from tests.integration.helpers import (
     clear_throttles,
     make_topic,
@@ -49,7 +49,7 @@ def test_live_page_shows_in_flight_partition_and_refreshes(sandbox, app_url, tmp
             expect(page.get_by_text(re.compile(r"every 60 s and on every ZooKeeper watch"))).to_be_visible(
                 timeout=15_000
             )
-            time.sleep(2)
+            script_run_done(page)  # the run that drew the caption ends by noting the ZooKeeper generation
             reassign(bs, {("e2e-watch", 0): [2]})
             started = time.monotonic()
             expect(page.get_by_text("e2e-watch-0", exact=True).first).to_be_attached(timeout=30_000)
