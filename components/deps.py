@@ -12,8 +12,8 @@ import streamlit as st
 from console.access.clusters import cluster_problems, discover
 from console.access.settings import ConnectionSettings
 from console.core.model import ClusterState, cluster_key
+from console.moves.progress import CopyTracker
 from console.runs.gateway import LiveGateway
-from console.runs.progress import CopyTracker
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 
