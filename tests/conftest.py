@@ -5,7 +5,7 @@ Plain helpers shared by the tiers are in tests/support.py."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -60,15 +60,18 @@ def demo_sandbox(sandbox: Sandbox) -> Sandbox:
     return sandbox
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    outcome = yield
-    rep = outcome.get_result()
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test's report ends with the tail of each running cluster's broker logs."""
+    rep = yield
     if rep.when == "call" and rep.failed and SANDBOXES:
         for sb in SANDBOXES:
             for log_file in sorted(Path(sb.data_dir, "logs").glob("*-server.log")):
                 tail = log_file.read_text(errors="replace").splitlines()[-25:]
                 rep.sections.append((f"{log_file.name} ({sb.mode})", "\n".join(tail)))
+    return rep
 
 
 os.environ.setdefault("PYTHONUNBUFFERED", "1")

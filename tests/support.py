@@ -45,7 +45,10 @@ def point_console_at(sb: Sandbox, monkeypatch: pytest.MonkeyPatch, data_dir: Pat
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(data_dir))
     monkeypatch.setenv("CONSOLE_BOOTSTRAP_SERVERS", sb.bootstrap_servers)
     monkeypatch.setenv("CONSOLE_CLUSTER_NAME", "test")
-    monkeypatch.setenv("CONSOLE_ZOOKEEPER", sb.zookeeper)
+    if sb.zookeeper:
+        monkeypatch.setenv("CONSOLE_ZOOKEEPER", sb.zookeeper)
+    else:  # KRaft
+        monkeypatch.delenv("CONSOLE_ZOOKEEPER", raising=False)
 
 
 def settings_for(sb: Sandbox, zookeeper: bool = True) -> ConnectionSettings:

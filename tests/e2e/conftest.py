@@ -24,7 +24,7 @@ def app_url(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
     env = dict(
         os.environ,
         CONSOLE_BOOTSTRAP_SERVERS=sandbox.bootstrap_servers,
-        CONSOLE_ZOOKEEPER=sandbox.zookeeper,
+        CONSOLE_ZOOKEEPER=sandbox.zookeeper or "",
         CONSOLE_CLUSTER_NAME="sandbox",
         CONSOLE_DATA_DIR=str(tmp_path),
         PYTHONPATH=str(ROOT),
@@ -50,7 +50,8 @@ def app_url(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
 
         def healthy() -> bool:
             try:
-                return urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).status == 200
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as answer:
+                    return int(answer.status) == 200
             except OSError:
                 return False
 

@@ -72,8 +72,8 @@ def zk(
         topics=tz,
         states=states,
         legacy={k: ids(*v) for k, v in (legacy or {}).items()},
-        **kw,
-    )  # type: ignore[arg-type]
+        **kw,  # type: ignore[arg-type]
+    )
 
 
 def snapshot(

@@ -86,7 +86,7 @@ odd_ids = st.sampled_from([-1, 2**31 - 1, 2**31, 2**40])
 
 
 @st.composite
-def clusters(draw) -> ClusterState:
+def clusters(draw: st.DrawFn) -> ClusterState:
     brokers = []
     for b in BROKERS:
         if draw(st.integers(0, 5)) == 0:
@@ -103,8 +103,11 @@ def clusters(draw) -> ClusterState:
     parts = []
     for t in ("a", "b"):
         for p in range(draw(st.integers(1, 4))):
-            replicas = draw(st.lists(st.sampled_from(BROKERS), min_size=1, max_size=5, unique=True))
-            adding = removing = ()
+            replicas = [
+                BrokerId(b) for b in draw(st.lists(st.sampled_from(BROKERS), min_size=1, max_size=5, unique=True))
+            ]
+            adding: tuple[BrokerId, ...] = ()
+            removing: tuple[BrokerId, ...] = ()
             if len(replicas) > 1 and draw(st.booleans()):  # in flight: some adding, some removing
                 k = draw(st.integers(1, len(replicas) - 1))
                 adding = tuple(replicas[:k])
@@ -116,17 +119,13 @@ def clusters(draw) -> ClusterState:
                 for b in replicas
                 if draw(st.booleans())
             )
-            parts.append(
-                Partition(
-                    t, p, tuple(BrokerId(b) for b in replicas), isr, leader, tuple(adding), tuple(removing), logs=logs
-                )
-            )
+            parts.append(Partition(t, p, tuple(replicas), isr, leader, tuple(adding), tuple(removing), logs=logs))
     min_isr = tuple((t, n) for t in ("a", "b") if (n := draw(st.sampled_from([0, 1, 2, 3]))))
     return ClusterState(0.0, tuple(brokers), tuple(parts), min_insync=min_isr)
 
 
 @st.composite
-def plans_for(draw, state: ClusterState) -> Plan:
+def plans_for(draw: st.DrawFn, state: ClusterState) -> Plan:
     keys = [p.key for p in state.partitions] + [("a", 9), ("zz", 0)]
     entries = []
     for t, p in draw(st.lists(st.sampled_from(keys), min_size=1, unique=True)):
