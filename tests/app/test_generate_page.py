@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.test_pages import APP
+from tests.app.pages import APP
 
 
 def signed_in(at: AppTest) -> AppTest:

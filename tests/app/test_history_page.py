@@ -4,15 +4,12 @@ page's ETA from history for a move in flight."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import point_console_at
+from tests.app.pages import APP
+from tests.support import point_console_at
 from tests.unit.timeline import timeline, write_states
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 @pytest.fixture

@@ -3,15 +3,12 @@ ETA, the throttle in force), and the Runs and Review pages show rates in units a
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from console.core.format import human_rate
 from console.core.model import BrokerId
-from tests.conftest import point_console_at, wait_for
+from tests.app.pages import APP
 from tests.integration.helpers import (
     clear_throttles,
     make_topic,
@@ -20,8 +17,8 @@ from tests.integration.helpers import (
     throttle_topic_all,
     unthrottle_and_wait,
 )
+from tests.support import point_console_at, wait_for
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 RATE = 20_000  # B/s: 600 KB take about half a minute
 
 
@@ -54,8 +51,13 @@ def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(app_env):
         assert first["leader throttle"] == f"0: {human_rate(RATE)}"
         assert first["follower throttle"] == f"1: {human_rate(RATE)}"
         assert str(first["left to copy"]).endswith("KB")
-        time.sleep(3)  # the next refresh: a new snapshot, the growth of broker 1's log measured
-        at.run()
+        eta_metric = labels.index("ETA (all in flight)")
+
+        def measured() -> bool:  # a later refresh: a new snapshot, the growth of broker 1's log measured
+            at.run()
+            return bool(at.exception) or at.metric[eta_metric].value != "measuring…"
+
+        wait_for(measured, timeout=30, every=1.0, what="a refresh that measured the copy rate")
         assert not at.exception
         later = live_row(at, "ut-eta-0")
         if later["state"] == "reassigning" and later["ETA"] != "copied":
@@ -76,7 +78,7 @@ def test_runs_and_review_pages_show_rates_in_human_units(app_env, tmp_path):
     from console.services import runs as run_service
     from console.state.reader import ClusterReader
     from console.storage.store import Store
-    from tests.conftest import settings_for
+    from tests.support import settings_for
 
     bs = app_env.bootstrap_servers
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})

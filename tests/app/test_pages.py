@@ -2,27 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-
-
-@pytest.fixture
-def env_cluster(monkeypatch, tmp_path):
-    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))  # no sandbox discovered from the default place
-
-    def point(bs: str, zk: str | None = None) -> None:
-        monkeypatch.setenv("CONSOLE_BOOTSTRAP_SERVERS", bs)
-        monkeypatch.setenv("CONSOLE_CLUSTER_NAME", "test")
-        if zk:
-            monkeypatch.setenv("CONSOLE_ZOOKEEPER", zk)
-        else:
-            monkeypatch.delenv("CONSOLE_ZOOKEEPER", raising=False)
-
-    return point
+from tests.app.pages import APP
 
 
 def test_live_and_overview_on_the_sandbox(demo_sandbox, env_cluster):
@@ -127,8 +109,8 @@ def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_pa
     from console.services import runs as run_service
     from console.state.reader import ClusterReader
     from console.storage.store import Store
-    from tests.conftest import settings_for, wait_for
     from tests.integration.helpers import make_topic
+    from tests.support import settings_for, wait_for
 
     env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
@@ -175,8 +157,8 @@ def test_a_throttle_change_is_confirmed_with_what_the_brokers_report(demo_sandbo
     from console.runs.gateway import LiveGateway
     from console.state.reader import ClusterReader
     from console.storage.store import Store
-    from tests.conftest import settings_for, wait_for
     from tests.integration.helpers import clear_throttles, first_wave_sent, make_topic
+    from tests.support import settings_for, wait_for
 
     env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})

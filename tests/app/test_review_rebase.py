@@ -4,7 +4,6 @@ saves the new version linked to the old, and links to reviewing it."""
 from __future__ import annotations
 
 import getpass
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
@@ -14,11 +13,10 @@ from console.plans.plan import Plan, PlanEntry
 from console.services import plans as plan_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for
-from tests.integration.helpers import make_topic
-from tests.integration.test_plans_on_cluster import settle, submit
+from tests.app.pages import APP
+from tests.integration.helpers import make_topic, settle, submit
+from tests.support import settings_for
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TOPIC = "app-rebase"
 
 

@@ -4,7 +4,6 @@ once, and a signed-in user's draft is autosaved and comes back in a new session.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -12,9 +11,8 @@ from streamlit.testing.v1.errors import AppTestError
 
 from console.access.auth import SANDBOX_USERS, write_users
 from console.storage.store import Store
-from tests.conftest import point_console_at
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+from tests.app.pages import APP
+from tests.support import point_console_at
 
 
 @pytest.fixture

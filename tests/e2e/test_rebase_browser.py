@@ -12,10 +12,9 @@ from console.plans.plan import Plan, PlanEntry
 from console.services import plans as plan_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS
-from tests.integration.helpers import make_topic
-from tests.integration.test_plans_on_cluster import settle, submit
+from tests.e2e.browser import CHROMIUM_ARGS
+from tests.integration.helpers import make_topic, settle, submit
+from tests.support import settings_for
 
 TOPIC = "e2e-rebase"
 

@@ -13,9 +13,9 @@ from console.core.model import cluster_key
 from console.plans.plan import Plan, PlanEntry
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for, wait_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, sign_in
+from tests.e2e.browser import CHROMIUM_ARGS, sign_in
 from tests.integration.helpers import clear_throttles, make_topic
+from tests.support import settings_for, wait_for
 
 
 def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monkeypatch):

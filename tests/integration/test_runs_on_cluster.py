@@ -5,7 +5,6 @@ sends a wave twice."""
 from __future__ import annotations
 
 import json
-import time
 
 from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
@@ -19,9 +18,8 @@ from console.runs.gateway import LiveGateway
 from console.services import runs as run_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for, wait_for, write_plan
-from tests.integration.helpers import admin, clear_throttles, make_topic, reassign
-from tests.integration.test_faults_and_kraft import BROKERS
+from tests.integration.helpers import BROKERS, admin, clear_throttles, make_topic, reassign
+from tests.support import settings_for, wait_for, write_plan
 
 
 def set_configs(bs: str, kind, name: str, values: dict[str, str]) -> None:
@@ -336,9 +334,12 @@ def test_cancel_keeps_completed_partitions_and_the_rollback_restores_them(sandbo
             store = Store()
             # wave 1 runs fast, wave 2 slowly
             store.runs.set_rate(run_id, 50_000_000)
-            while next(w.state for w in store.runs.waves(run_id)) != "completed":
+
+            def wave_1_completed() -> bool:
                 executor.tick(run_id)
-                time.sleep(0.3)
+                return next(w.state for w in store.runs.waves(run_id)) == "completed"
+
+            wait_for(wave_1_completed, timeout=120, every=0.3, what="wave 1 completed")
             store.runs.set_rate(run_id, 2000)
             executor.tick(run_id)  # wave 2: throttled at 2 KB/s, submitted
             wait_for(lambda: reader.snapshot().partition("r-back", 1).reassigning, what="wave 2 moving")

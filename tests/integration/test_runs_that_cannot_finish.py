@@ -15,10 +15,9 @@ from console.runs.gateway import LiveGateway
 from console.services import runs as run_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for, wait_for
-from tests.integration.helpers import admin, clear_throttles, make_topic, no_throttles_left
+from tests.integration.helpers import BROKERS, admin, clear_throttles, make_topic, no_throttles_left
+from tests.support import settings_for, wait_for
 
-BROKERS = [0, 1, 2]
 SLOW = 2_000  # bytes/s: a move stays in flight for minutes
 
 

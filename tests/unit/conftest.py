@@ -1,4 +1,5 @@
-"""Fixtures of the unit tier."""
+"""The unit tier's fixtures: the pure core and the write path on the in-memory fake cluster; no
+Kafka cluster, no browser (a test asking for the ``sandbox`` fixture here is refused at collection)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,11 @@ def service_world(tmp_path: Path) -> Iterator[ServiceWorld]:
     fake.calls.clear()
     yield ServiceWorld(store, fake, state, plan_id, plan, run_id)
     store.close()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """An empty store in ``tmp_path``, closed after the test."""
+    s = Store(tmp_path / "c.db")
+    yield s
+    s.close()

@@ -14,7 +14,6 @@ import json
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -42,7 +41,7 @@ from console.storage.runs import ELECTION_WAVE
 from console.storage.store import Store
 from tests.fakes.cluster import Crash, FakeCluster
 from tests.unit.builders import ids
-from tests.unit.test_columns import clusters, plans_for
+from tests.unit.strategies import clusters, plans_for
 
 REORDER = [("t", 0, (1, 0)), ("t", 1, (2, 1)), ("u", 0, (0, 2))]
 """Reorders only: t-0 on (0,1), t-1 on (1,2), u-0 on (2,0) get another first replica."""
@@ -57,13 +56,6 @@ def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(executor_module, "time", shim)
     monkeypatch.setattr(run_service, "time", shim)
     monkeypatch.setattr(cancel_service, "time", shim)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "c.db")
-    yield s
-    s.close()
 
 
 def cluster(brokers: int = 3, **topics: list[tuple[int, ...]]) -> FakeCluster:

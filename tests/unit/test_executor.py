@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -173,13 +172,6 @@ def audit(store: Store) -> list[AuditEntry]:
 
 def actions(store: Store) -> list[tuple[str, str]]:
     return [(e.action, e.outcome) for e in audit(store)]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "c.db")
-    yield s
-    s.close()
 
 
 def executor(store: Store, fake: FakeCluster, user: str = "ann") -> Executor:

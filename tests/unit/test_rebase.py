@@ -18,8 +18,7 @@ from console.plans.plan import Plan, PlanEntry, rollback
 from console.plans.rebase import KINDS, RebaseOptions, Since, count_rows, rebase, report_json, report_rows, report_text
 from console.services import plans as plan_service
 from console.storage.store import Store
-from tests.unit.builders import ids
-from tests.unit.test_plans import snapshot
+from tests.unit.builders import ids, snapshot
 
 
 def kinds(report):

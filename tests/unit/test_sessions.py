@@ -18,14 +18,7 @@ from console.services import drafts as draft_service
 from console.services import sessions as session_service
 from console.storage.drafts import decode_plan, encode_plan
 from console.storage.sessions import token_digest
-from console.storage.store import Store
-from tests.unit.builders import ids
-from tests.unit.test_plans import snapshot
-
-
-@pytest.fixture
-def store(tmp_path):
-    return Store(tmp_path / "console.db")
+from tests.unit.builders import ids, snapshot
 
 
 @pytest.fixture(scope="module")
