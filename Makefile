@@ -4,7 +4,7 @@ PY    := .venv/bin/python
 PIP   := .venv/bin/pip
 STAMP := .venv/.installed
 
-.PHONY: demo test test-unit setup system-packages jars clean-sandbox
+.PHONY: demo dev test test-unit setup system-packages jars clean-sandbox
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@test -x $(PY) || python3 -m venv .venv
@@ -25,6 +25,10 @@ setup: system-packages $(STAMP) jars
 ## Start the local sandbox cluster with demo data and open the console (Ctrl-C stops both).
 demo: setup
 	@scripts/demo.sh
+
+## `make demo` with Streamlit's development settings: reruns on save (docs/DEVELOPMENT.md).
+dev: setup
+	@DEV=1 scripts/demo.sh
 
 ## Run the whole test suite: unit, integration (real cluster), app, end-to-end (real browser).
 test: setup
