@@ -425,7 +425,7 @@ def down(data_dir: Path | None = None, log: Log = _stderr, timeout: float = 30.0
     if live:
         log(f"Stopping {', '.join(p.name for p in live)} ...")
     _terminate(brokers, hard=False, timeout=timeout)
-    _terminate(controllers, hard=False, timeout=timeout)
+    _terminate_voters(controllers, sum(p.controller for p in sb.procs), timeout=timeout)
     _terminate(zk, hard=False, timeout=timeout)
     for p in sb.procs:
         _wait_port_free(p.port, 10.0)
@@ -452,6 +452,34 @@ def _terminate(procs: list[Proc], hard: bool, timeout: float) -> None:
                 _reap(p.pid)
                 time.sleep(0.05)
         _reap(p.pid)
+
+
+NO_QUORUM_GRACE = 2.0
+"""Seconds a KRaft voter is given to exit once its quorum is lost, before it is killed."""
+
+
+def _terminate_voters(procs: list[Proc], voters: int, timeout: float) -> None:
+    """Stop the KRaft voters together. A broker's controlled shutdown needs the controllers' answer,
+    so once fewer than a majority of the ``voters`` run, the rest can never finish theirs: they are
+    killed after a short grace (the sandbox's data is thrown away by the next ``up`` anyway)."""
+    for p in procs:
+        if p.alive():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(p.pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    lost: float | None = None
+    while time.monotonic() < deadline:
+        for p in procs:
+            _reap(p.pid)
+        alive = [p for p in procs if p.alive()]
+        if not alive:
+            return
+        if len(alive) < voters // 2 + 1:
+            lost = lost or time.monotonic()
+            if time.monotonic() - lost > NO_QUORUM_GRACE:
+                break
+        time.sleep(0.1)
+    _terminate(procs, hard=True, timeout=timeout)
 
 
 def _reap(pid: int) -> None:
