@@ -109,9 +109,11 @@ def ensure_classpath(log: Log = _stderr, version: str | None = None) -> Path:
     )
     jars = sorted(f.name for f in tmp.glob("*.jar"))
     if proc.returncode != 0 or f"kafka_2.13-{release}.jar" not in jars or f"kafka-tools-{release}.jar" not in jars:
-        said = (proc.stdout + proc.stderr).strip()
-        tail = "\n".join(said.splitlines()[-15:])
+        said = _ANSI.sub("", proc.stdout + proc.stderr).strip()
+        tail = "\n".join([ln for ln in said.splitlines() if not _MAVEN_BOILERPLATE.search(ln)][-15:])
         shutil.rmtree(tmp, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            libs.parent.rmdir()  # only when empty: nothing fetched for this release
         if "Could not find artifact" in said or "could not be resolved" in said:
             raise SandboxError(
                 f"Maven has no Kafka {release} jars (server and tools of that release are both needed).",
@@ -126,6 +128,9 @@ def ensure_classpath(log: Log = _stderr, version: str | None = None) -> Path:
     tmp.rename(libs)
     return libs
 
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_MAVEN_BOILERPLATE = re.compile(r"^\[ERROR\] *$|re-run Maven|Re-run Maven|For more information about|\[Help 1\] http")
 
 COMPLETE = ".complete"
 """Written last into a release's libs dir: the release and the jars Maven fetched for it."""

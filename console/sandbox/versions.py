@@ -12,9 +12,10 @@ from enum import StrEnum
 
 from console.core.errors import SandboxError
 
-DEFAULT_KAFKA = "4.3.1"
+DEFAULT_KAFKA = "4.4.0"
 """The newest 4.x release whose server (``kafka_2.13``) and tools (``kafka-tools``) jars both resolve
-and start a sandbox the official tools work against."""
+(4.4.0 both, with their dependency trees; no 4.4.1 or 4.5.0 yet) and start a sandbox the official
+tools of the same release work against."""
 ZOOKEEPER_KAFKA = "3.9.1"
 """The release ZooKeeper mode starts when none is named: 3.9 is the last line with ZooKeeper."""
 
