@@ -298,7 +298,7 @@ class Sandbox:
             return
         if not _wait_port_free(p.port, 20.0):
             raise SandboxError(f"Port {p.port} of {name} is still taken; cannot restart it.")
-        if self.mode is Mode.ZOOKEEPER and name.startswith("broker-"):
+        if self.mode == Mode.ZOOKEEPER and name.startswith("broker-"):
             self._wait_unregistered(int(name.split("-")[1]), timeout)
         p.pid = _spawn(p)
         self.save()
@@ -561,7 +561,9 @@ def _missing_class(p: Proc, cls: str, tail: str) -> SandboxError:
     lost = missing_jars(libs) if classpath else []
     if lost:
         return SandboxError(
-            f"{p.name}: the cached Kafka classpath lost {len(lost)} jars ({', '.join(lost[:3])}...); {cls} is missing.",
+            f"{p.name}: {cls} is missing: the cached Kafka classpath lost "
+            + ", ".join(lost[:3])
+            + (f" and {len(lost) - 3} more jars." if len(lost) > 3 else "."),
             f"Delete {libs.parent} and run again to fetch the jars again.\n{tail}",
         )
     release = _release_of(libs)

@@ -153,7 +153,10 @@ def test_a_jar_lost_from_the_cache_is_fetched_again(tmp_path: Path) -> None:
         ["kafka_2.13-4.3.1.jar"],
         "Exception in thread main java.lang.NoClassDefFoundError: org/apache/kafka/raft/RaftManager\n",
     )
-    assert "lost 1 jars (kafka-raft-4.3.1.jar" in e.message
+    assert (
+        e.message
+        == "broker-0: org.apache.kafka.raft.RaftManager is missing: the cached Kafka classpath lost kafka-raft-4.3.1.jar."
+    )
     assert e.hint.startswith(f"Delete {tmp_path / 'kafka-x'} and run again")
 
 
