@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from console.cli_goals import read_file
-from console.core.errors import ConfigError, ConsoleError
+from console.core.errors import ConfigError, ConsoleError, DiskError
 from console.core.format import human_rate, plural
 from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
 from console.core.model import ClusterState, Finding, SourceStatus
@@ -261,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "pipeline": _pipeline,
         }
         return handlers.get(args.command, _read)(args)  # list, state: read the cluster
-    except ConfigError as e:
+    except (ConfigError, DiskError) as e:  # input that cannot be used: a path that cannot be written too
         _err(e)
         return 2
     except ConsoleError as e:
@@ -456,7 +456,7 @@ def _write_json(path: str, doc: object, option: str) -> None:
     try:
         Path(path).write_text(json.dumps(doc))
     except OSError as e:
-        raise ConfigError(f"Cannot write {path}: {e.strerror or e}.", f"Check the path given to {option}.") from None
+        raise DiskError(f"Cannot write {path}: {e.strerror or e}.", f"Check the path given to {option}.") from None
 
 
 def _generate(args: argparse.Namespace) -> int:

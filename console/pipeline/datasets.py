@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from console.core.errors import ConfigError
+from console.core.errors import ConfigError, DiskError
 from console.pipeline.collect import HEADERS, REPLICAS
 from console.pipeline.snapshots import HEADER_SCHEMA, REPLICA_SCHEMA, ROWS_FORMAT, newer_format
 
@@ -196,7 +196,7 @@ class Output:
         try:
             self.tmp.mkdir(parents=True)
         except OSError as e:
-            raise ConfigError(
+            raise DiskError(
                 f"Cannot write under {self.root}: {e.strerror or e}.", "Give --out a directory this user can write."
             ) from None
         self.tables: dict[str, int] = {}

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,3 +24,13 @@ def env_cluster(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[...
             monkeypatch.delenv("CONSOLE_ZOOKEEPER", raising=False)
 
     return point
+
+
+@pytest.fixture(autouse=True)
+def no_internal_error(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """app.py shows a bug in a page as an internal-error box (logged with its traceback) instead of
+    an exception on the page: a test that saw one fails, as it would have on the exception."""
+    with caplog.at_level(logging.ERROR, logger="console.app"):
+        yield
+    bugs = [r for r in caplog.records if r.name == "console.app" and r.levelno >= logging.ERROR]
+    assert not bugs, "a page hit a bug:\n" + "\n".join(caplog.text.splitlines()[-40:])
