@@ -56,7 +56,7 @@ _PUBLIC = {
     "Generated": "console.plans.generate",
     "Report": "console.plans.quality",
     "PlanDiff": "console.plans.diff",
-    "read_state": "console.state.snapshot_file",
+    "read_state": "console.state.document",
     # runs
     "Store": "console.storage.store",
     "RunState": "console.core.states",
@@ -112,8 +112,8 @@ if TYPE_CHECKING:
     from console.plans.rebase import rebase
     from console.plans.validate import validate
     from console.runs.gateway import LiveGateway
+    from console.state.document import read_state
     from console.state.reader import ClusterReader, connect
-    from console.state.snapshot_file import read_state
     from console.storage.runs import RunDetail
     from console.storage.store import Store
 

@@ -334,7 +334,8 @@ def _sandbox(args: argparse.Namespace) -> int:
 
 
 def _read(args: argparse.Namespace) -> int:
-    from console.present.text import list_json, list_text, state_json
+    from console.present.text import list_json, list_text
+    from console.state.document import state_json
 
     with _connect(args) as reader:
         state = reader.snapshot()
@@ -445,7 +446,7 @@ def _rebase(args: argparse.Namespace) -> int:
 def _snapshot(args: argparse.Namespace) -> ClusterState:
     """The snapshot from --state-file, or read from the cluster now."""
     if getattr(args, "state_file", None):
-        from console.state.snapshot_file import read_state
+        from console.state.document import read_state
 
         return read_state(args.state_file)
     with _connect(args) as reader:

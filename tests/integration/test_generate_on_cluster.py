@@ -144,7 +144,7 @@ def test_a_saved_snapshot_gives_the_same_plan_as_the_live_cluster(six, reader, t
     assert cli.main(["state", "--bootstrap-server", six.bootstrap_servers, "--zookeeper", six.zookeeper, "--json"]) == 0
     saved = tmp_path / "state.json"
     saved.write_text(capsys.readouterr().out)
-    from console.state.snapshot_file import read_state
+    from console.state.document import read_state
 
     live = reader.snapshot()
     offline = read_state(saved)
