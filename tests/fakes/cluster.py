@@ -374,6 +374,14 @@ class FakeCluster:
             if p.leader is None and b in p.isr:
                 p.leader = b
 
+    def create_topic(self, name: str, assignment: Sequence[Sequence[int]], size: int = 1_000) -> None:
+        """A new topic: partition i on ``assignment[i]`` (the first live one leads), each live replica in sync."""
+        for i, r in enumerate(assignment):
+            replicas = [BrokerId(b) for b in r]
+            isr = [b for b in replicas if b in self.live]
+            self.parts[(name, i)] = _Part(replicas, isr, isr[0] if isr else None, size)
+        self.parts = dict(sorted(self.parts.items()))
+
     def delete_topic(self, name: str) -> None:
         self.parts = {k: p for k, p in self.parts.items() if k[0] != name}
         self.topic_configs.pop(name, None)

@@ -1,0 +1,64 @@
+"""Fixtures of the app tier: the console (AppTest) on the in-memory fake cluster, or on a real one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from components import deps
+from console.access.auth import SANDBOX_USERS, write_users
+from console.sandbox.cluster import Sandbox
+from tests.conftest import point_console_at
+from tests.fakes.app import AppCluster, FakeParts, demo_cluster
+
+
+@pytest.fixture
+def fake_cluster(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[AppCluster]:
+    """The console on an in-memory fake of the demo sandbox (brokers 0-2 on racks rack-a..c, the
+    demo topics), named "test", with its data (store, users file) in ``tmp_path``. The pages read
+    it and the server's worker drives runs on it; the test changes it with ``fake_cluster.held()``."""
+    cluster = AppCluster(demo_cluster())
+    factory = FakeParts(cluster)
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("CONSOLE_BOOTSTRAP_SERVERS", "fake-broker:9092")
+    monkeypatch.setenv("CONSOLE_CLUSTER_NAME", "test")
+    monkeypatch.delenv("CONSOLE_ZOOKEEPER", raising=False)
+    deps.use_parts(factory)
+    try:
+        yield cluster
+    finally:
+        deps.use_parts(None)
+        factory.stop()
+
+
+@pytest.fixture
+def sandbox_users(tmp_path: Path) -> Path:
+    """The sandbox's users (viewer, operator, approver, admin) in the data dir's users file."""
+    path = tmp_path / "users.json"
+    write_users(path, {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+    return path
+
+
+@pytest.fixture
+def env_cluster(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[..., None]:
+    """Point the console at a real cluster by its addresses (named "test"), data in ``tmp_path``."""
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))  # no sandbox discovered from the default place
+
+    def point(bs: str, zk: str | None = None) -> None:
+        monkeypatch.setenv("CONSOLE_BOOTSTRAP_SERVERS", bs)
+        monkeypatch.setenv("CONSOLE_CLUSTER_NAME", "test")
+        if zk:
+            monkeypatch.setenv("CONSOLE_ZOOKEEPER", zk)
+        else:
+            monkeypatch.delenv("CONSOLE_ZOOKEEPER", raising=False)
+
+    return point
+
+
+@pytest.fixture
+def console_on_sandbox(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Sandbox:
+    """The console on the real sandbox (named "test"), data in ``tmp_path``: for what tests Kafka itself."""
+    point_console_at(sandbox, monkeypatch, tmp_path)
+    return sandbox
