@@ -159,8 +159,8 @@ from console.pipeline.snapshots import state_from_tables
 from console.plans.plan import parse_plan, rollback
 from console.plans.diff import diff
 from console.plans.validate import validate
-from console.runs.waves import plan_waves
-from console.runs.progress import estimate_run
+from console.moves.waves import plan_waves
+from console.moves.progress import estimate_run
 root, plan_path = sys.argv[1], sys.argv[2]
 t0 = time.perf_counter()
 state = state_from_tables(ds.dataset(root + "/headers", partitioning="hive").to_table(),

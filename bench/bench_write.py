@@ -29,13 +29,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from console.access.settings import ConnectionSettings
 from console.core.model import cluster_key
+from console.moves.cancel import plan_cancel
+from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs import operations
-from console.runs.cancel import plan_cancel
 from console.runs.executor import Executor
 from console.runs.gateway import LiveGateway
 from console.runs.operations import start_run
-from console.runs.waves import WaveLimits
 from console.sandbox import cluster
 from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates
 from console.state.reader import ClusterReader

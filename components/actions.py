@@ -16,11 +16,11 @@ from console.access.settings import ConnectionSettings
 from console.core.errors import ConflictError, ConsoleError
 from console.core.format import human_duration, human_rate, plural
 from console.core.model import ClusterState, TopicPartition, cluster_key
+from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
+from console.moves.waves import WaveLimits
 from console.plans.diff import first_replica_changes
 from console.plans.plan import Plan
 from console.runs import operations
-from console.runs.cancel import CancelPlan, plan_cancel
-from console.runs.waves import WaveLimits
 
 
 def _closed() -> None:
@@ -121,7 +121,7 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
                 st.error(f"{e.message} {e.hint}")
                 st.session_state[keys.LAST_ACTION] = f"Cancel by {me.name} was not taken: {e.message}"
                 return
-            rejected = report.count(operations.CancelVerdict.REJECTED)
+            rejected = report.count(CancelVerdict.REJECTED)
             status.update(
                 label="Cancel sent" if report.result is not None else "Nothing left to cancel",
                 state="error" if rejected else "complete",

@@ -14,8 +14,8 @@ from components.parts import Collecting, Parts, PartsFactory, Reader, live_parts
 from console.access.clusters import cluster_problems, discover
 from console.access.settings import ConnectionSettings
 from console.core.model import ClusterState, cluster_key
+from console.moves.progress import CopyTracker
 from console.runs.gateway import ClusterGateway
-from console.runs.progress import CopyTracker
 from console.storage.store import Store
 
 if TYPE_CHECKING:

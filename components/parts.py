@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from console.access.settings import ConnectionSettings
 from console.core.model import ClusterState
+from console.moves.progress import CopyTracker
 from console.runs.gateway import ClusterGateway
-from console.runs.progress import CopyTracker
 from console.storage.store import Store
 
 if TYPE_CHECKING:

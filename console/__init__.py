@@ -61,13 +61,13 @@ _PUBLIC = {
     "Store": "console.storage.store",
     "RunState": "console.core.states",
     "WaveState": "console.core.states",
-    "WaveLimits": "console.runs.waves",
-    "plan_waves": "console.runs.waves",
-    "plan_estimate": "console.runs.waves",
-    "estimate_run": "console.runs.progress",
+    "WaveLimits": "console.moves.waves",
+    "plan_waves": "console.moves.waves",
+    "plan_estimate": "console.moves.waves",
+    "estimate_run": "console.moves.progress",
     "RunDetail": "console.storage.runs",
     "LiveGateway": "console.runs.gateway",
-    "plan_cancel": "console.runs.cancel",
+    "plan_cancel": "console.moves.cancel",
     "operations": "console.runs.operations",
     # history (the Spark pipeline; the readers need no Spark)
     "replica_rows": "console.pipeline.snapshots",
@@ -95,6 +95,9 @@ if TYPE_CHECKING:
     from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, GoalImpossible, PlanFormatError
     from console.core.model import Broker, BrokerId, ClusterState, Finding, Findings, Partition, Severity
     from console.core.states import RunState, WaveState
+    from console.moves.cancel import plan_cancel
+    from console.moves.progress import estimate_run
+    from console.moves.waves import WaveLimits, plan_estimate, plan_waves
     from console.pipeline.calibration import load_calibration
     from console.pipeline.collect import SnapshotWriter
     from console.pipeline.jobs import JobResult, generate_job, history_job, review_job
@@ -108,10 +111,7 @@ if TYPE_CHECKING:
     from console.plans.rebase import rebase
     from console.plans.validate import validate
     from console.runs import operations
-    from console.runs.cancel import plan_cancel
     from console.runs.gateway import LiveGateway
-    from console.runs.progress import estimate_run
-    from console.runs.waves import WaveLimits, plan_estimate, plan_waves
     from console.state.reader import ClusterReader, connect
     from console.state.snapshot_file import read_state
     from console.storage.runs import RunDetail

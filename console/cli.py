@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from console.cli_goals import read_file
 from console.core.errors import ConfigError, ConsoleError
 from console.core.format import human_rate, plural
+from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
 from console.core.model import ClusterState, Finding, SourceStatus
 
 if TYPE_CHECKING:
@@ -147,9 +148,17 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--reassignment-json-file", required=True, help="the plan, in the official format")
     sm.add_argument("--throttle", type=int, help="replication throttle in bytes/s while the run moves data")
     sm.add_argument(
-        "--max-moves-per-broker", type=int, default=5, help="adding replicas per broker per wave (default 5)"
+        "--max-moves-per-broker",
+        type=int,
+        default=MOVES_PER_BROKER,
+        help=f"adding replicas per broker per wave (default {MOVES_PER_BROKER})",
     )
-    sm.add_argument("--max-partitions-per-request", type=int, default=500, help="partitions per wave (default 500)")
+    sm.add_argument(
+        "--max-partitions-per-request",
+        type=int,
+        default=PARTITIONS_PER_WAVE,
+        help=f"partitions per wave (default {PARTITIONS_PER_WAVE})",
+    )
     sm.add_argument("--max-bytes-per-wave", type=int, help="bytes to copy per wave (default: no limit)")
     sm.add_argument("--name", help="a name for the run (default: the file name)")
     sm.add_argument("--detach", action="store_true", help="record the run and leave it to a running executor")
@@ -453,8 +462,8 @@ def _write_json(path: str, doc: object, option: str) -> None:
 def _generate(args: argparse.Namespace) -> int:
     """A plan for a goal: the plan on stdout, the report on stderr."""
     from console.cli_goals import goal_options
+    from console.moves.waves import WaveLimits, plan_estimate
     from console.plans.generate import generate
-    from console.runs.waves import WaveLimits, plan_estimate
 
     options = goal_options(args)
     state = _snapshot(args)
@@ -501,8 +510,8 @@ def _cancel(args: argparse.Namespace) -> int:
     import getpass
 
     from console.core.model import cluster_key
+    from console.moves.cancel import keys_of, plan_cancel
     from console.runs import operations
-    from console.runs.cancel import keys_of, plan_cancel
     from console.runs.gateway import LiveGateway
     from console.storage.store import Store
 
@@ -592,13 +601,13 @@ def _submit(args: argparse.Namespace) -> int:
     from console.access.auth import load_users
     from console.core.format import human_bytes, human_duration
     from console.core.states import RunState, SubmitPath
+    from console.moves.waves import WaveLimits
     from console.plans.diff import first_replica_changes
     from console.plans.plan import parse_plan
     from console.present.findings import findings_text
     from console.runs import operations
     from console.runs.executor import Executor
     from console.runs.gateway import LiveGateway
-    from console.runs.waves import WaveLimits
     from console.storage.runs import ELECTION_WAVE
     from console.storage.store import Store
 
@@ -735,10 +744,10 @@ def _submit(args: argparse.Namespace) -> int:
 def _throttle(args: argparse.Namespace) -> int:
     import getpass
 
+    from console.moves.throttles import leftover_throttles
     from console.present.live import throttle_value_text
     from console.runs import operations
     from console.runs.gateway import LiveGateway
-    from console.runs.throttles import leftover_throttles
     from console.storage.store import Store
 
     store = Store()

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from console.cli_goals import add_goal_args
 from console.core.format import human_bytes, human_duration, timestamp
+from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
 from console.core.paths import history_dir
 
 if TYPE_CHECKING:
@@ -80,9 +81,17 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser], conne
     rv.add_argument("--out", required=True, help="where the tables go (a local directory)")
     rv.add_argument("--throttle", type=int, metavar="B/s", help="estimate the duration at this replication throttle")
     rv.add_argument(
-        "--max-moves-per-broker", type=int, default=5, help="adding replicas per broker per wave (default 5)"
+        "--max-moves-per-broker",
+        type=int,
+        default=MOVES_PER_BROKER,
+        help=f"adding replicas per broker per wave (default {MOVES_PER_BROKER})",
     )
-    rv.add_argument("--max-partitions-per-request", type=int, default=500, help="partitions per wave (default 500)")
+    rv.add_argument(
+        "--max-partitions-per-request",
+        type=int,
+        default=PARTITIONS_PER_WAVE,
+        help=f"partitions per wave (default {PARTITIONS_PER_WAVE})",
+    )
     ge = jobs.add_parser(
         "generate",
         help="a plan generator on every cluster of the history (or every topic): a plan "
@@ -210,7 +219,7 @@ def run_pipeline(args: argparse.Namespace) -> int:
     bar = _Bar()
     if args.job == "generate":
         from console.cli_goals import goal_options
-        from console.runs.waves import WaveLimits
+        from console.moves.waves import WaveLimits
 
         result = generate_job(
             args.snapshots,
@@ -226,7 +235,7 @@ def run_pipeline(args: argparse.Namespace) -> int:
             tasks=bar.tasks,
         )
     elif args.job == "review":
-        from console.runs.waves import WaveLimits
+        from console.moves.waves import WaveLimits
 
         result = review_job(
             args.snapshots,

@@ -11,13 +11,13 @@ from components import autosave, deps, keys, widgets
 from console.core.errors import ConfigError, ConsoleError, PlanFormatError
 from console.core.format import human_bytes, plural
 from console.core.model import BrokerId, cluster_key
+from console.moves.waves import plan_estimate
 from console.plans import drafting as drafts
 from console.plans.generate import GenerateOptions, Goal, Metric, generate, topics_matching
 from console.plans.plan import Plan, parse_plan
 from console.plans.validate import validate
 from console.present.drafts import unknown_lines
 from console.runs import operations
-from console.runs.waves import plan_estimate
 
 PAGE_SIZE = 100
 

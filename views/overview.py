@@ -9,9 +9,9 @@ import streamlit as st
 from components import deps, keys, widgets
 from console.core.errors import ConsoleError
 from console.core.format import plural
+from console.moves.throttles import leftover_throttles
 from console.present import charts, live
 from console.runs import operations
-from console.runs.throttles import leftover_throttles
 
 st.header("Cluster overview")
 settings = widgets.require_cluster()

@@ -11,7 +11,9 @@ import streamlit as st
 from components import actions, deps, keys, widgets
 from console.core.errors import ConsoleError, PlanFormatError
 from console.core.format import human_bytes, human_rate, plural
+from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE, REQUEST_LIMIT
 from console.core.model import ClusterState, Finding, Severity, cluster_key
+from console.moves.waves import WaveLimits
 from console.plans.diff import PlanDiff, diff
 from console.plans.plan import Plan, parse_plan, plan_hash, rollback
 from console.plans.quality import Report
@@ -20,7 +22,6 @@ from console.plans.validate import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC, coun
 from console.present import charts, review
 from console.present import findings as findings_view
 from console.runs import operations
-from console.runs.waves import WaveLimits
 
 PAGE_SIZE = 50
 SHOWN_FINDINGS = 2_000
@@ -315,8 +316,8 @@ else:
     s1, s2, s3 = st.columns(3)
     kb = s1.number_input("Throttle (KB/s, 0: none)", 0, 10_000_000, 10_000, step=1_000, key=keys.REVIEW_RATE)
     s1.caption(f"= {human_rate(int(kb) * KB)} per broker (1 KB = 1024 bytes)" if kb else "= not throttled")
-    moves = s2.number_input("Adding replicas per broker per wave", 1, 100, 5, key=keys.REVIEW_MOVES)
-    per_wave = s3.number_input("Partitions per wave", 1, 2_000, 500, key=keys.REVIEW_PER_WAVE)
+    moves = s2.number_input("Adding replicas per broker per wave", 1, 100, MOVES_PER_BROKER, key=keys.REVIEW_MOVES)
+    per_wave = s3.number_input("Partitions per wave", 1, REQUEST_LIMIT, PARTITIONS_PER_WAVE, key=keys.REVIEW_PER_WAVE)
     if st.button("Submit…", type="primary", icon=":material/play_arrow:"):
         st.session_state.pop(keys.SUBMIT_STARTED, None)  # a new submission
         actions.open_dialog(

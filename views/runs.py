@@ -13,10 +13,10 @@ from console.core.errors import ConsoleError
 from console.core.format import human_bytes, human_duration, human_rate, plural
 from console.core.model import cluster_key
 from console.core.states import RunState, SubmitPath, WaveState
+from console.moves.progress import Progress, bytes_left, estimate_run
 from console.plans.plan import parse_plan
 from console.present import history
 from console.runs import operations
-from console.runs.progress import Progress, bytes_left, estimate_run
 from console.storage.store import Store
 
 st.header("Runs")

@@ -9,6 +9,10 @@ MAX_TOPIC_LENGTH = 249
 
 REQUEST_LIMIT = 2_000
 """Partitions per AlterPartitionReassignments request the console sends at most."""
+MOVES_PER_BROKER = 5
+"""Adding replicas per broker in one wave, unless the operator says otherwise."""
+PARTITIONS_PER_WAVE = 500
+"""Partitions in one wave (one request), unless the operator says otherwise (at most :data:`REQUEST_LIMIT`)."""
 ZNODE_LIMIT_BYTES = 1_000_000
 """ZooKeeper's default jute.maxbuffer (~1 MB): the legacy znode path must stay well under it."""
 

@@ -26,11 +26,11 @@ from typing import Any
 import pyarrow as pa
 
 from console.core.errors import ConfigError, GoalImpossible
+from console.moves.waves import WaveLimits
 from console.pipeline.snapshots import StoredSnapshot, state_from_rows
 from console.plans.generate import GenerateOptions, chosen_topics, generate
 from console.plans.plan import Plan, parse_plan
 from console.plans.quality import Report, merge_reports
-from console.runs.waves import WaveLimits
 
 
 class UnitStatus(str, Enum):
@@ -104,7 +104,7 @@ class Planner:
 
     def plan(self, cluster: str, topic: str | None, rows: pa.Table) -> dict[str, Any]:
         """One unit's row: the generator on the snapshot the rows hold."""
-        from console.runs.waves import plan_estimate
+        from console.moves.waves import plan_estimate
 
         started = perf_counter()
         snap = self.snapshots[cluster]

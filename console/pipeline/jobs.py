@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
 
+    from console.moves.waves import WaveLimits
     from console.plans.generate import GenerateOptions
-    from console.runs.waves import WaveLimits
 
 Report = Callable[[str], None]
 """Receives one line per stage ("Reading the snapshots", "Writing moves")."""
@@ -258,10 +258,10 @@ def review_job(
     from pyspark.sql import functions as F
 
     from console.core.model import BrokerId
+    from console.moves.waves import WaveLimits
     from console.pipeline import review as R
     from console.plans.plan import parse_plan
     from console.plans.validate import plan_size_findings, space_findings
-    from console.runs.waves import WaveLimits
     from console.state.snapshot_file import state_from_doc
 
     started = time.monotonic()
@@ -453,9 +453,9 @@ def generate_job(
     import pyarrow.parquet as pq
     from pyspark.sql import functions as F
 
+    from console.moves.waves import WaveLimits
     from console.pipeline import fleet
     from console.plans.generate import check_options
-    from console.runs.waves import WaveLimits
 
     started = time.monotonic()
     check_options(options)
@@ -647,8 +647,8 @@ def _cut_waves(
     """Waves (first fit, in plan order, as a run cuts them) of each cluster's moving entries; per
     cluster, how many waves and the ETA at ``throttle`` (None when unthrottled or a size is unknown)."""
     from console.core.model import BrokerId
-    from console.runs.progress import WaveLoad, estimate_waves, load_of
-    from console.runs.waves import first_fit
+    from console.moves.progress import WaveLoad, estimate_waves, load_of
+    from console.moves.waves import first_fit
 
     rows: list[tuple[str, int, int]] = []
     out: dict[str, tuple[int, float | None]] = {}

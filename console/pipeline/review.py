@@ -1,7 +1,7 @@
 """The review job's transforms: a plan against a stored snapshot at fleet scale, on Spark.
 
 The same answers as the in-process core (:func:`console.plans.diff.diff`,
-:func:`console.plans.validate.validate`, :func:`console.runs.waves.plan_waves`,
+:func:`console.plans.validate.validate`, :func:`console.moves.waves.plan_waves`,
 :func:`console.plans.plan.rollback`), row for row: a property test holds them to it. Every
 transform takes and gives DataFrames with a ``cluster`` column, so one job reviews a plan per
 cluster for a whole fleet. Built-in functions and higher-order array functions only (no Python

@@ -96,7 +96,7 @@ def partition_rows(
     """One table row per partition: R / I / AR / RR, leader, source, progress, bytes left, the
     throttle in force on its leader and adding replicas, (with ``runs``) which of the console's
     runs started it ("elsewhere" for a reassignment in flight the console did not start), and
-    (with ``rates``, the copy rates a :class:`console.runs.progress.CopyTracker` observed) the
+    (with ``rates``, the copy rates a :class:`console.moves.progress.CopyTracker` observed) the
     copy rate and ETA.
 
     Every cell is text or a number, never None, except ``progress`` (a number for the progress
@@ -148,7 +148,7 @@ def partition_rows(
 
 # -- copy rate, bytes left, ETA ----------------------------------------------------------------
 ReplicaKey = tuple[str, int, BrokerId]
-"""An adding replica: topic, partition, broker (as :class:`console.runs.progress.CopyTracker` keys its rates)."""
+"""An adding replica: topic, partition, broker (as :class:`console.moves.progress.CopyTracker` keys its rates)."""
 
 MEASURING = "measuring…"
 NO_VALUE = "—"

@@ -39,10 +39,10 @@ from console.core.model import (
     split_outcomes,
 )
 from console.core.states import RunState, SubmitPath, WaveState, wave_end_for
+from console.moves.progress import waiting_on
+from console.moves.throttles import merged, unmerged, wave_throttle
 from console.plans.plan import PlanEntry, parse_plan
 from console.runs.gateway import ClusterGateway
-from console.runs.progress import waiting_on
-from console.runs.throttles import merged, unmerged, wave_throttle
 from console.storage.runs import ELECTION_WAVE, Run, Wave
 from console.storage.store import Store
 

@@ -26,19 +26,17 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 
 from console.access.auth import Identity, Users, approval_problem
 from console.core.calibration import Calibration, Estimate
 from console.core.errors import ConfigError, ConsoleError, PartiallyApplied
-from console.core.format import ids_text, plural
+from console.core.format import plural
 from console.core.limits import FOLLOWER_RATE
 from console.core.model import (
     BrokerId,
     ClusterState,
     Finding,
     Outcome,
-    Partition,
     Severity,
     TopicPartition,
     cluster_key,
@@ -47,17 +45,17 @@ from console.core.model import (
     split_outcomes,
 )
 from console.core.states import RunState, SubmitPath
+from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel, recheck
+from console.moves.progress import estimate_run
+from console.moves.throttles import Leftover
+from console.moves.waves import WaveLimits, plan_waves
 from console.plans.diff import diff, first_replica_changes
 from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
 from console.plans.quality import Report
 from console.plans.rebase import RebaseOptions, rebase
 from console.plans.validate import validate
-from console.runs.cancel import CancelPlan, plan_cancel
 from console.runs.executor import Executor, Step
 from console.runs.gateway import ClusterGateway
-from console.runs.progress import estimate_run
-from console.runs.throttles import Leftover
-from console.runs.waves import WaveLimits, plan_waves
 from console.storage.runs import NewRun, RunLimits
 from console.storage.store import Store
 
@@ -370,27 +368,6 @@ class CancelResult:
     still_in_flight: tuple[TopicPartition, ...]
 
 
-class CancelVerdict(StrEnum):
-    """What became of one partition an operator asked to cancel."""
-
-    CANCELLED = "cancelled: back to its original replicas"
-    ACCEPTED = "cancel accepted, still leaving the in-flight list"
-    REJECTED = "rejected by the controller"
-    COMPLETED = "already completed: stays moved (its rollback JSON undoes it)"
-    GONE = "no longer in flight (cancelled elsewhere, or its topic is gone)"
-    AT_RISK = "not sent: its original replicas are all out of sync now (needs the override)"
-
-
-_SHORT = {
-    CancelVerdict.CANCELLED: "cancelled",
-    CancelVerdict.ACCEPTED: "accepted (still leaving the list)",
-    CancelVerdict.REJECTED: "rejected",
-    CancelVerdict.COMPLETED: "already completed (they stay moved)",
-    CancelVerdict.GONE: "no longer in flight",
-    CancelVerdict.AT_RISK: "not sent (at risk)",
-}
-
-
 @dataclass(frozen=True)
 class CancelReport:
     """The outcome of a cancel of the set an operator saw, partition by partition."""
@@ -407,7 +384,7 @@ class CancelReport:
         return [{"partition": partition_name(*k), "outcome": v.value, "detail": d} for k, v, d in self.verdicts]
 
     def summary(self) -> str:
-        parts = [f"{plural(n, 'partition')} {_SHORT[v]}" for v in CancelVerdict if (n := self.count(v))]
+        parts = [f"{plural(n, 'partition')} {v.short}" for v in CancelVerdict if (n := self.count(v))]
         took = f" in {self.result.seconds_to_accept:.2f} s" if self.result is not None else ""
         return "; ".join(parts) + took + "."
 
@@ -426,27 +403,8 @@ def cancel_seen(
     read the cluster) as the cluster is now: partitions that completed meanwhile stay moved,
     those no longer in flight are left alone, the rest are cancelled. Never a silent no-op: every
     call is audited and every partition gets a verdict."""
-    now = cluster.snapshot()
-    index = now.partition_index
-    send: list[Partition] = []
-    verdicts: dict[TopicPartition, tuple[CancelVerdict, str]] = {}
-    for p in seen.cancel:
-        q = index.get(p.key)
-        if q is not None and q.reassigning:
-            if not force_at_risk and not set(q.original) & set(q.isr):
-                verdicts[p.key] = (
-                    CancelVerdict.AT_RISK,
-                    f"original replicas {ids_text(q.original)}, in sync {ids_text(q.isr)}",
-                )
-            else:
-                send.append(q)
-        elif q is not None and q.replicas == p.target:
-            verdicts[p.key] = (CancelVerdict.COMPLETED, f"now on {ids_text(q.replicas)}")
-        else:
-            verdicts[p.key] = (
-                CancelVerdict.GONE,
-                f"now on {ids_text(q.replicas)}" if q is not None else "partition gone",
-            )
+    checked = recheck(seen, cluster.snapshot(), force_at_risk)
+    send, verdicts = checked.send, dict(checked.verdicts)
     not_sent = {partition_name(*k): v.name.lower() for k, (v, _) in verdicts.items()}
     asked: dict[str, object] = {"asked": [[t, p] for t, p in (x.key for x in seen.cancel)], "not_sent": not_sent}
     result = None

@@ -97,10 +97,10 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
     up as soon as anyone opens a page, and sends each wave once."""
     import json
 
+    from console.moves.waves import WaveLimits
     from console.runs.executor import Executor
     from console.runs.gateway import LiveGateway
     from console.runs.operations import start_run
-    from console.runs.waves import WaveLimits
 
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     bs = sandbox.bootstrap_servers

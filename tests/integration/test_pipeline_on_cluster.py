@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 
 from console.core.model import BrokerId
+from console.moves.progress import estimate_run, estimate_seconds
+from console.moves.waves import plan_waves
 from console.pipeline.calibration import load_calibration
 from console.pipeline.datasets import parquet_files
 from console.plans.plan import Plan, PlanEntry
-from console.runs.progress import estimate_run, estimate_seconds
-from console.runs.waves import plan_waves
 from console.state.reader import ClusterReader
 from tests.conftest import official, settings_for, wait_for
 from tests.integration.helpers import in_flight, make_topic

@@ -11,11 +11,11 @@ from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource
 
 from console import cli
 from console.core.states import RunState, WaveState
+from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
 from console.runs.gateway import LiveGateway
 from console.runs.operations import start_run
-from console.runs.waves import WaveLimits
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import settings_for, wait_for, write_plan

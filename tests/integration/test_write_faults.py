@@ -11,11 +11,11 @@ import uuid
 import pytest
 
 from console import cli
+from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
 from console.runs.gateway import LiveGateway
 from console.runs.operations import change_throttle, start_run
-from console.runs.waves import WaveLimits
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.conftest import own_sandbox, settings_for, wait_for

@@ -23,6 +23,19 @@ TOP_LAYER = frozenset({"console", "console.cli", "console.cli_goals", "console.c
 
 Graph = dict[str, set[str]]
 
+# The rules on top of "no cycle": what some subpackages of console/ may import (of the console).
+ONLY_IMPORTS: Mapping[str, Set[str]] = {
+    "core": frozenset(),
+    # the pure arithmetic of moving replicas (waves, throttle lists, progress, cancel verdicts)
+    "moves": frozenset({"core", "plans"}),
+}
+NEVER_IMPORTS: Mapping[str, Set[str]] = {
+    # the read-only pipeline uses the arithmetic of moves/, never the write path or the services
+    "pipeline": frozenset({"runs", "services"}),
+}
+FRONT_ENDS = ("app", "views", "components")
+"""The app's modules: no module of console/ imports them (the services least of all)."""
+
 
 def module_name(path: Path) -> str:
     """`console/core/model.py` -> `console.core.model`; `components/__init__.py` -> `components`."""
@@ -247,3 +260,30 @@ def test_page_scripts_have_no_stray_strings() -> None:
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
         ]
     assert not stray, f"bare strings drawn on the page: {stray}"
+
+
+def test_package_rules() -> None:
+    packages = package_graph(module_graph())
+    broken = [
+        f"  {p} imports {', '.join(sorted(packages.get(p, set()) - allowed))} (it may import only "
+        f"{', '.join(sorted(allowed)) or 'nothing of the console'})"
+        for p, allowed in ONLY_IMPORTS.items()
+        if packages.get(p, set()) - allowed
+    ] + [
+        f"  {p} imports {', '.join(sorted(packages.get(p, set()) & never))}"
+        for p, never in NEVER_IMPORTS.items()
+        if packages.get(p, set()) & never
+    ]
+    assert not broken, "package rules broken:\n" + "\n".join(broken) + "\npackage graph:\n" + render(packages)
+
+
+def test_console_never_imports_the_app() -> None:
+    graph = module_graph()
+    offenders = [
+        f"  {module} imports {target}"
+        for module in sorted(graph)
+        if console_layer(module) is not None
+        for target in sorted(graph[module])
+        if target.split(".")[0] in FRONT_ENDS
+    ]
+    assert not offenders, "console/ (the services least of all) must not import the app:\n" + "\n".join(offenders)

@@ -6,9 +6,9 @@ import pytest
 
 from console.core.calibration import BrokerRate, Calibration, Estimate, receive_time
 from console.core.model import BrokerId
+from console.moves.progress import estimate_run, estimate_seconds
+from console.moves.waves import plan_waves
 from console.plans.plan import parse_plan
-from console.runs.progress import estimate_run, estimate_seconds
-from console.runs.waves import plan_waves
 from tests.unit.timeline import T0, part, snap
 
 B = BrokerId

@@ -27,6 +27,7 @@ from console import cli
 from console.core.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError
 from console.core.model import BrokerId, ClusterState, SourceStatus
 from console.core.states import RunState
+from console.moves.waves import WaveLimits
 from console.plans.columns import PAD
 from console.plans.diff import change_of, diff, first_replica_changes
 from console.plans.plan import Plan, PlanEntry
@@ -34,7 +35,6 @@ from console.present import history
 from console.runs import executor as executor_module
 from console.runs import operations
 from console.runs.executor import Executor, Step
-from console.runs.waves import WaveLimits
 from console.storage.audit import AuditEntry
 from console.storage.runs import ELECTION_WAVE
 from console.storage.store import Store

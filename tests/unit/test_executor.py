@@ -29,13 +29,13 @@ from console.core.errors import (
 from console.core.limits import FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
 from console.core.model import BrokerId, TopicPartition
 from console.core.states import RunState, SubmitPath, WaveState
+from console.moves.cancel import plan_cancel
+from console.moves.throttles import leftover_throttles
+from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs import executor as executor_module
 from console.runs import operations
-from console.runs.cancel import plan_cancel
 from console.runs.executor import Executor, Step
-from console.runs.throttles import leftover_throttles
-from console.runs.waves import WaveLimits
 from console.storage.audit import AuditEntry
 from console.storage.store import Store
 from tests.fakes.cluster import Crash, FakeCluster

@@ -26,9 +26,9 @@ from console.core.model import (
     Throttles,
 )
 from console.core.states import RunState, WaveState
+from console.moves.progress import CopyTracker
 from console.present import findings as findings_view
 from console.present import history, live, review
-from console.runs.progress import CopyTracker
 from console.storage.audit import AuditEntry
 from console.storage.runs import Run, RunLimits, Wave
 

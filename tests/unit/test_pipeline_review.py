@@ -17,13 +17,13 @@ import pytest
 
 from console.core.errors import ConfigError, PlanFormatError
 from console.core.model import Broker, BrokerId, ClusterState, LogDir
+from console.moves.waves import plan_estimate, plan_waves
 from console.pipeline.jobs import review_job
 from console.pipeline.snapshots import canonical, cluster_dir
 from console.pipeline.spark import SparkSettings
 from console.plans.diff import diff
 from console.plans.plan import Plan, parse_plan, rollback
 from console.plans.validate import validate
-from console.runs.waves import plan_estimate, plan_waves
 from tests.unit.test_generate import Shape, cluster
 from tests.unit.timeline import T0, write_states
 

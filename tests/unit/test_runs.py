@@ -11,10 +11,10 @@ from console.core.errors import ConflictError
 from console.core.limits import FOLLOWER_LIST, LEADER_LIST
 from console.core.model import BrokerId
 from console.core.states import RunState
+from console.moves.throttles import merged, unmerged, wave_throttle
+from console.moves.waves import WaveLimits, plan_waves
 from console.plans.diff import change_of
 from console.plans.plan import Plan, PlanEntry
-from console.runs.throttles import merged, unmerged, wave_throttle
-from console.runs.waves import WaveLimits, plan_waves
 from console.state.merge import merge
 from console.storage.runs import NewRun, RunLimits
 from console.storage.store import Store
@@ -105,7 +105,7 @@ def test_leftover_throttles_are_those_nothing_in_flight_needs():
     from dataclasses import replace
 
     from console.core.model import Throttles
-    from console.runs.throttles import leftover_throttles
+    from console.moves.throttles import leftover_throttles
 
     meta = {("t", 0): ([1, 2, 0], [1, 0], 1), ("u", 0): ([0, 1], [0, 1], 0)}
     state = merge(api(meta, lpr={("t", 0): ([1, 2, 0], [2], [0])}, nbrokers=4), None)
@@ -128,7 +128,7 @@ def test_leftover_throttles_are_those_nothing_in_flight_needs():
 
 def test_eta_before_the_run_and_progress_during_it():
     from console.core.format import human_duration
-    from console.runs.progress import Progress, bytes_left, estimate_seconds
+    from console.moves.progress import Progress, bytes_left, estimate_seconds
 
     state = snapshot({("t", p): [p % 3] for p in range(4)}, nbrokers=4, sizes={("t", p): 4000 for p in range(4)})
     plan = Plan.of([PlanEntry("t", p, ids(3)) for p in range(4)])  # 4 × 4000 bytes from brokers 0,1,2 to 3

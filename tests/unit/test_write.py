@@ -9,7 +9,7 @@ import pytest
 
 from console.adapters.kafka import NO_ANSWER, outcome_of
 from console.core.model import split_outcomes
-from console.runs.cancel import keys_of, plan_cancel
+from console.moves.cancel import keys_of, plan_cancel
 from console.state.merge import merge
 from console.storage.store import Store
 from tests.unit.builders import api

@@ -1,7 +1,8 @@
 """Waves: a reviewed plan cut into bounded pieces (pure).
 
-Waves bound how much moves at once: adding replicas per broker (default 5), partitions per
-request (default 500, never more than :data:`console.core.limits.REQUEST_LIMIT`) and,
+Waves bound how much moves at once: adding replicas per broker (default
+:data:`console.core.limits.MOVES_PER_BROKER`), partitions per request (default
+:data:`console.core.limits.PARTITIONS_PER_WAVE`, never more than :data:`console.core.limits.REQUEST_LIMIT`) and,
 optionally, bytes per wave. Entries are placed first-fit, in plan order, so a wave is as full
 as the limits allow. Entries that change nothing are not sent.
 """
@@ -11,17 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from console.core.limits import REQUEST_LIMIT
+from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE, REQUEST_LIMIT
 from console.core.model import ClusterState
+from console.moves.progress import estimate_seconds
 from console.plans.diff import ChangeKind, change_of
 from console.plans.plan import Plan, PlanEntry
-from console.runs.progress import estimate_seconds
 
 
 @dataclass(frozen=True)
 class WaveLimits:
-    moves_per_broker: int = 5
-    partitions: int = 500
+    moves_per_broker: int = MOVES_PER_BROKER
+    partitions: int = PARTITIONS_PER_WAVE
     bytes: int | None = None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from console.core.format import ids_text, plural
 from console.core.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
@@ -99,3 +100,68 @@ def keys_of(state: ClusterState, topic: str, partitions: Iterable[int] = ()) -> 
     """The partitions of ``topic`` (all, or those numbered) in the snapshot."""
     numbers = set(partitions)
     return [p.key for p in state.partitions if p.topic == topic and (not numbers or p.partition in numbers)]
+
+
+# -- what became of each partition asked for ---------------------------------------------------------
+class CancelVerdict(StrEnum):
+    """What became of one partition an operator asked to cancel."""
+
+    CANCELLED = "cancelled: back to its original replicas"
+    ACCEPTED = "cancel accepted, still leaving the in-flight list"
+    REJECTED = "rejected by the controller"
+    COMPLETED = "already completed: stays moved (its rollback JSON undoes it)"
+    GONE = "no longer in flight (cancelled elsewhere, or its topic is gone)"
+    AT_RISK = "not sent: its original replicas are all out of sync now (needs the override)"
+
+    @property
+    def short(self) -> str:
+        """The verdict in a summary line ("3 partitions <short>")."""
+        return _SHORT[self]
+
+
+_SHORT = {
+    CancelVerdict.CANCELLED: "cancelled",
+    CancelVerdict.ACCEPTED: "accepted (still leaving the list)",
+    CancelVerdict.REJECTED: "rejected",
+    CancelVerdict.COMPLETED: "already completed (they stay moved)",
+    CancelVerdict.GONE: "no longer in flight",
+    CancelVerdict.AT_RISK: "not sent (at risk)",
+}
+
+
+@dataclass(frozen=True)
+class SeenNow:
+    """The set an operator saw to cancel, against the cluster as it is now."""
+
+    send: tuple[Partition, ...]
+    """Still in flight (as they are now): to cancel."""
+    verdicts: dict[TopicPartition, tuple[CancelVerdict, str]]
+    """The others, each with its verdict and a detail: not sent."""
+
+
+def recheck(seen: CancelPlan, now: ClusterState, force_at_risk: bool = False) -> SeenNow:
+    """What is left of ``seen`` (planned when the dialog opened or the command read the cluster) to
+    cancel against ``now``: partitions that completed meanwhile stay moved, those no longer in flight
+    are left alone, those whose original replicas are all out of sync now are not sent without
+    ``force_at_risk``; the rest are sent."""
+    index = now.partition_index
+    send: list[Partition] = []
+    verdicts: dict[TopicPartition, tuple[CancelVerdict, str]] = {}
+    for p in seen.cancel:
+        q = index.get(p.key)
+        if q is not None and q.reassigning:
+            if not force_at_risk and not set(q.original) & set(q.isr):
+                verdicts[p.key] = (
+                    CancelVerdict.AT_RISK,
+                    f"original replicas {ids_text(q.original)}, in sync {ids_text(q.isr)}",
+                )
+            else:
+                send.append(q)
+        elif q is not None and q.replicas == p.target:
+            verdicts[p.key] = (CancelVerdict.COMPLETED, f"now on {ids_text(q.replicas)}")
+        else:
+            verdicts[p.key] = (
+                CancelVerdict.GONE,
+                f"now on {ids_text(q.replicas)}" if q is not None else "partition gone",
+            )
+    return SeenNow(tuple(send), verdicts)
