@@ -4,7 +4,7 @@ PY    := .venv/bin/python
 PIP   := .venv/bin/pip
 STAMP := .venv/.installed
 
-.PHONY: demo test setup system-packages jars clean-sandbox
+.PHONY: demo dev test test-unit setup system-packages jars clean-sandbox
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@test -x $(PY) || python3 -m venv .venv
@@ -26,9 +26,17 @@ setup: system-packages $(STAMP) jars
 demo: setup
 	@scripts/demo.sh
 
+## `make demo` with Streamlit's development settings: reruns on save (docs/DEVELOPMENT.md).
+dev: setup
+	@DEV=1 scripts/demo.sh
+
 ## Run the whole test suite: unit, integration (real cluster), app, end-to-end (real browser).
 test: setup
 	PYTHONPATH=. $(PY) -m pytest $(PYTEST_ARGS)
+
+## The unit tier only (no cluster, no browser; a few minutes at most): the inner loop.
+test-unit: $(STAMP)
+	PYTHONPATH=. $(PY) -m pytest tests/unit -m unit $(PYTEST_ARGS)
 
 clean-sandbox:
 	-PYTHONPATH=. $(PY) -m console sandbox down

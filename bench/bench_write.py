@@ -27,17 +27,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from console.access.auth import Identity
 from console.access.settings import ConnectionSettings
 from console.core.model import cluster_key
 from console.moves.cancel import plan_cancel
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
-from console.runs import operations
 from console.runs.executor import Executor
 from console.runs.gateway import LiveGateway
-from console.runs.operations import start_run
 from console.sandbox import cluster
 from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates
+from console.services import cancel as cancel_service
+from console.services import runs as run_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 
@@ -81,8 +82,8 @@ def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int
         plan = plan_cancel(state, None)
         n_flight = len(plan.cancel)
         t0 = time.perf_counter()
-        result = operations.cancel(
-            store, LiveGateway(reader), "bench", cluster_key(state, "bench"), plan, {}, wait_s=120
+        result = cancel_service.cancel(
+            store, LiveGateway(reader), Identity.cli("bench"), cluster_key(state, "bench"), plan, {}, wait_s=120
         )
         total = time.perf_counter() - t0
         assert len(result.accepted) == n_flight and not result.still_in_flight, result
@@ -104,15 +105,16 @@ def bench_throttle(reader: ClusterReader, store: Store, bs: str, rate: int, mbyt
     fill(bs, "throttled", 2, mbytes * 1024)
     plan = Plan.of([PlanEntry("throttled", 0, (0, 2)), PlanEntry("throttled", 1, (0, 2))])
     executor = Executor(store, LiveGateway(reader), "bench")
-    run_id = start_run(
+    run_id = run_service.start_run(
         executor.store,
         executor.cluster,
-        executor.user,
+        Identity.cli(executor.user),
         reader.snapshot(),
         plan,
         "throttle",
         rate=rate,
         limits=WaveLimits(5),
+        users=None,
     )
     executor.tick(run_id)  # throttles, then submits the wave
     samples: list[tuple[float, int]] = []

@@ -16,8 +16,12 @@ def views(
     per_topic: int = 100,
     reassigning: float = 0.02,
     seed: int = 1,
+    in_flight: int | None = None,
 ) -> tuple[ApiView, ZkView]:
+    """``reassigning``: the share of partitions in flight, drawn at random; ``in_flight``: exactly
+    that many instead (chosen at random)."""
     rnd = random.Random(seed)
+    moving = set(random.Random(seed + 1).sample(range(partitions), in_flight)) if in_flight is not None else None
     binfo = tuple(BrokerInfo(BrokerId(i), f"10.0.0.{i}", 9092, f"rack-{i % 5}") for i in range(brokers))
     parts: dict[tuple[str, int], PartitionMeta] = {}
     lpr: dict[tuple[str, int], Reassignment] = {}
@@ -29,7 +33,7 @@ def views(
         adding: tuple[BrokerId, ...] = ()
         removing: tuple[BrokerId, ...] = ()
         replicas = r
-        if rnd.random() < reassigning:
+        if (n in moving) if moving is not None else rnd.random() < reassigning:
             new = BrokerId(rnd.choice([b for b in range(brokers) if b not in r]))
             adding, removing = (new,), (r[-1],)
             replicas = (new, *r)

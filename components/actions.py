@@ -12,17 +12,18 @@ from typing import Any
 import streamlit as st
 
 from components import deps, keys, widgets
-from console.access.auth import load_users
+from console.access.auth import Identity, load_users
 from console.access.settings import ConnectionSettings
-from console.core.errors import ConflictError, ConsoleError
+from console.core.errors import ConflictError, ConsoleError, NotPermitted
 from console.core.format import human_duration, human_rate, plural
 from console.core.model import ClusterState, TopicPartition, cluster_key
 from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
 from console.moves.waves import WaveLimits
 from console.plans.diff import first_replica_changes
 from console.plans.plan import Plan
-from console.runs import operations
-from console.runs.operations import CancelReport
+from console.services import cancel as cancel_service
+from console.services import runs as run_service
+from console.services.cancel import CancelReport
 
 
 def _closed() -> None:
@@ -80,7 +81,7 @@ class SentCancel:
     """A cancel sent from the dialog, followed as its partitions leave the in-flight list."""
 
     report: CancelReport
-    by: str
+    by: Identity
     sent_at: float
     """``time.monotonic()`` when the controller answered."""
     finished: bool = False
@@ -88,7 +89,7 @@ class SentCancel:
     those that left were cleaned up and the outcome audited."""
 
 
-def _send_cancel(settings: ConnectionSettings, seen: SeenCancel, user: str) -> None:
+def _send_cancel(settings: ConnectionSettings, seen: SeenCancel, me: Identity) -> None:
     """The Send button's callback: the click is recorded and the cancel sent before the dialog is
     drawn again, without waiting for the partitions to leave the in-flight list (the dialog's
     outcome fragment follows them)."""
@@ -96,10 +97,10 @@ def _send_cancel(settings: ConnectionSettings, seen: SeenCancel, user: str) -> N
         return  # sent already: a click is never sent twice
     override = bool(st.session_state.get(keys.CANCEL_OVERRIDE))
     try:
-        report = operations.cancel_seen(
+        report = cancel_service.cancel_seen(
             deps.store(),
             deps.gateway(settings),
-            user,
+            me,
             seen.cluster,
             seen.plan,
             seen.ours,
@@ -108,11 +109,11 @@ def _send_cancel(settings: ConnectionSettings, seen: SeenCancel, user: str) -> N
         )
     except ConsoleError as e:
         st.session_state[keys.CANCEL_FAILED] = f"{e.message} {e.hint}"
-        st.session_state[keys.LAST_ACTION] = f"Cancel by {user} was not taken: {e.message}"
+        st.session_state[keys.LAST_ACTION] = f"Cancel by {me.name} was not taken: {e.message}"
         return
     st.session_state.pop(keys.CANCEL_FAILED, None)
-    st.session_state[keys.CANCEL_SENT] = SentCancel(report, user, time.monotonic())
-    st.session_state[keys.LAST_ACTION] = f"Cancel by {user}: {report.summary()}"
+    st.session_state[keys.CANCEL_SENT] = SentCancel(report, me, time.monotonic())
+    st.session_state[keys.LAST_ACTION] = f"Cancel by {me.name}: {report.summary()}"
 
 
 def _follow(settings: ConnectionSettings, seen: SeenCancel, sent: SentCancel) -> SentCancel:
@@ -128,7 +129,7 @@ def _follow(settings: ConnectionSettings, seen: SeenCancel, sent: SentCancel) ->
     done = report.settled or time.monotonic() - sent.sent_at >= CANCEL_FOLLOW_S
     if done and report.result is not None:
         try:
-            operations.finish_cancel(
+            cancel_service.finish_cancel(
                 deps.store(), deps.gateway(settings), sent.by, seen.cluster, report.result, seen.ours
             )
         except ConsoleError as e:
@@ -145,7 +146,7 @@ def _cancel_outcome(settings: ConnectionSettings, seen: SeenCancel) -> None:
     if not sent.finished:
         sent = _follow(settings, seen, sent)
         st.session_state[keys.CANCEL_SENT] = sent
-        st.session_state[keys.LAST_ACTION] = f"Cancel by {sent.by}: {sent.report.summary()}"
+        st.session_state[keys.LAST_ACTION] = f"Cancel by {sent.by.name}: {sent.report.summary()}"
     st.markdown(f"**Outcome:** {sent.report.summary()}")
     st.dataframe(sent.report.rows(), hide_index=True, width="stretch")
     if not sent.finished:
@@ -192,7 +193,7 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
         disabled=not override or sent is not None,
         icon=":material/cancel:",
         on_click=_send_cancel,
-        args=(settings, seen, me.name),
+        args=(settings, seen, me),
     )
     failed: str | None = st.session_state.get(keys.CANCEL_FAILED)
     if failed is not None:
@@ -224,7 +225,7 @@ def abandon_dialog(settings: ConnectionSettings, run_id: int) -> None:
     why = st.text_input("Why (for the audit log)", key=keys.RUNS_ABANDON_WHY)
     if st.button("Abandon the run", type="primary", icon=":material/block:", key="actions.abandon_send"):
         try:
-            _step, report = operations.abandon(deps.store(), deps.gateway(settings), me.name, run_id, why, cancel_too)
+            _step, report = run_service.abandon(deps.store(), deps.gateway(settings), me, run_id, why, cancel_too)
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
             return
@@ -237,7 +238,7 @@ def abandon_dialog(settings: ConnectionSettings, run_id: int) -> None:
 
 def two_person_problem(plan_id: int | None, plan: Plan) -> str | None:
     """Why the two-person rule (when the users file turns it on) blocks submitting, or None."""
-    return operations.two_person_problem(deps.store(), load_users(), plan_id, plan)
+    return run_service.two_person_problem(deps.store(), load_users(), plan_id, plan)
 
 
 @st.dialog("Submit the plan", width="large", on_dismiss=_closed)
@@ -266,7 +267,7 @@ def submit_dialog(
     state = reader.snapshot()
     # the plan is checked again against the cluster as it is now; a partition that moved since
     # the review is a "stale" error
-    pre = operations.preflight(
+    pre = run_service.preflight(
         state, plan.with_basis(reviewed) if not plan.basis else plan, limits, rate, deps.calibration(state, settings)
     )
     bad = pre.errors
@@ -319,10 +320,20 @@ def submit_dialog(
         help="Started: see the Runs page." if started is not None else None,
     ):
         try:
-            run_id = operations.start_run(
-                store, deps.gateway(settings), me.name, state, plan, name, rate, limits, elect_leaders=elect
+            run_id = run_service.start_run(
+                store,
+                deps.gateway(settings),
+                me,
+                state,
+                plan,
+                name,
+                rate,
+                limits,
+                elect_leaders=elect,
+                users=load_users(),
+                plan_id=plan_id,
             )
-        except ConflictError as e:
+        except (ConflictError, NotPermitted) as e:
             st.error(f"{e.message} {e.hint}")
             return
         deps.worker(settings)  # the server's worker drives it from here

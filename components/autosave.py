@@ -1,7 +1,7 @@
 """The Drafts page's draft kept in the store as it is edited, per user and cluster.
 
 The session holds the draft (``keys.DRAFT``) and its undo history (``keys.DRAFT_HISTORY``) as
-before; every change is written through (:func:`console.runs.operations.autosave_draft` and
+before; every change is written through (:func:`console.services.drafts.autosave_draft` and
 friends), and a page load with no draft in the session brings the user's autosaved draft for the
 cluster back, with its last undo steps. Only signed-in people (users file or Streamlit's own
 sign-in) have an autosave: without a sign-in there is no one to keep the draft for, and visitors
@@ -20,7 +20,7 @@ from components import deps, keys
 from console.access.auth import Identity
 from console.core.errors import ConsoleError
 from console.plans.plan import Plan
-from console.runs import operations
+from console.services import drafts as draft_service
 
 AUTOSAVED_SOURCES = ("users file", "streamlit")
 
@@ -68,7 +68,7 @@ def sync(me: Identity, cluster: str) -> Owner | None:
         return None
     if before is None and draft is not None:  # drafted before signing in: keep it, now autosaved
         st.session_state[keys.DRAFT_BASE] = 0
-        _write("adopted", operations.autosave_stack, owner.user, owner.cluster, [*history, draft])
+        _write("adopted", draft_service.autosave_stack, owner.user, owner.cluster, [*history, draft])
         return owner
     _clear_session()
     _restore(owner)
@@ -104,17 +104,19 @@ def _top() -> int:
 def pushed(owner: Owner | None) -> None:
     """The session's draft just changed (its history grew by one): save it."""
     if owner is not None:
-        _write("change", operations.autosave_draft, owner.user, owner.cluster, _top(), st.session_state.get(keys.DRAFT))
+        _write(
+            "change", draft_service.autosave_draft, owner.user, owner.cluster, _top(), st.session_state.get(keys.DRAFT)
+        )
 
 
 def undone(owner: Owner | None) -> None:
     """Undo just took the session's draft one step back."""
     if owner is not None:
-        _write("undo", operations.autosave_undo, owner.user, owner.cluster, _top())
+        _write("undo", draft_service.autosave_undo, owner.user, owner.cluster, _top())
 
 
 def discarded(owner: Owner | None) -> None:
     st.session_state[keys.DRAFT_BASE] = 0
     st.session_state.pop(keys.DRAFT_RESTORED, None)
     if owner is not None:
-        _write("discard", operations.discard_autosave, owner.user, owner.cluster)
+        _write("discard", draft_service.discard_autosave, owner.user, owner.cluster)

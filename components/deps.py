@@ -3,6 +3,7 @@ its parts (reader, gateway, worker, copy tracker, collector), built by ``compone
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import replace
@@ -15,6 +16,7 @@ from console.access.clusters import cluster_problems, discover
 from console.access.settings import ConnectionSettings
 from console.core.model import ClusterState, cluster_key
 from console.moves.progress import CopyTracker
+from console.present import live
 from console.runs.gateway import ClusterGateway
 from console.storage.store import Store
 
@@ -123,7 +125,7 @@ def reader(settings: ConnectionSettings) -> Reader:
 
 
 def gateway(settings: ConnectionSettings) -> ClusterGateway:
-    """What the run operations and the executor use to change the cluster (over the shared reader)."""
+    """What the services and the executor use to change the cluster (over the shared reader)."""
     return parts(settings).gateway
 
 
@@ -176,3 +178,54 @@ def collector(settings: ConnectionSettings) -> BackgroundCollector | None:
     """The server's collector for a cluster when ``CONSOLE_COLLECT_EVERY`` (seconds) is set: appends
     snapshots to the history while the console runs (off by default). None when off."""
     return parts(settings).collector
+
+
+# -- the Live page's view model, once per snapshot for every session showing it -------------------
+def _snapshot_key(settings: ConnectionSettings, state: ClusterState) -> str:
+    """A snapshot's identity: its cluster and when it was taken (the reader shares one snapshot
+    object between the sessions; a session's last good one keeps its own time)."""
+    return json.dumps([settings.name, state.cluster_id, state.taken_at])
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _live_summary(
+    snapshot: str, learned_from: str, _state: ClusterState, _tracker: CopyTracker, _calibration: Calibration | None
+) -> live.LiveSummary:
+    return live.summary(_state, _tracker.rates(), _calibration)
+
+
+def live_summary(settings: ConnectionSettings, state: ClusterState, tracker: CopyTracker) -> live.LiveSummary:
+    """The Live page's counts, totals and ETAs for ``state`` (``tracker`` has observed it): computed
+    by the first session that shows the snapshot, shared by the others."""
+    cal = calibration(state, settings) if state.in_flight else None
+    learned_from = json.dumps([cal.cluster, cal.made_at] if cal is not None else None)
+    return _live_summary(_snapshot_key(settings, state), learned_from, state, tracker, cal)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _live_page(
+    snapshot: str,
+    filters: str,
+    number: int,
+    size: int,
+    cluster: str,
+    _state: ClusterState,
+    _flt: live.LiveFilter,
+    _rates: Mapping[live.ReplicaKey, float],
+) -> live.LivePage:
+    return live.live_page(_state, _flt, number, size, store().runs.active_partitions(cluster), _rates)
+
+
+def live_page(
+    settings: ConnectionSettings,
+    state: ClusterState,
+    flt: live.LiveFilter,
+    number: int,
+    size: int,
+    rates: Mapping[live.ReplicaKey, float],
+) -> live.LivePage:
+    """A page of the Live table and its picture for ``state`` and the filters ``flt`` (with the
+    runs of the console that started each partition): computed once per snapshot, filters and
+    page, shared by the sessions looking at the same ones."""
+    cluster = cluster_key(state, settings.name)
+    return _live_page(_snapshot_key(settings, state), repr(flt), number, size, cluster, state, flt, rates)

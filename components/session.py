@@ -1,6 +1,6 @@
 """Sign-in against the users file that lasts across reloads and tabs.
 
-Signing in opens a server-side session (:func:`console.runs.operations.sign_in`: a row in the
+Signing in opens a server-side session (:func:`console.services.sessions.sign_in`: a row in the
 store, expiring after ``CONSOLE_SESSION_HOURS``, default 12 h) and hands the browser its opaque
 random token in the ``console_session`` cookie. Streamlit can only set a cookie from the page's
 JavaScript, so the cookie is not HttpOnly; it holds nothing but the token, which means something
@@ -21,7 +21,7 @@ import streamlit as st
 from components import deps, keys
 from console.access.auth import Identity, Users, session_ttl_s
 from console.core.errors import ConsoleError
-from console.runs import operations
+from console.services import sessions as session_service
 
 COOKIE = "console_session"
 
@@ -45,7 +45,7 @@ def identity(users: Users) -> Identity | None:
             return None
         token = cookie
     try:
-        who = operations.resume_session(deps.store(), users, token)
+        who = session_service.resume_session(deps.store(), users, token)
     except ConsoleError as e:
         st.sidebar.error(f"Cannot check the sign-in: {e.message} {e.hint}")
         return None
@@ -57,10 +57,10 @@ def identity(users: Users) -> Identity | None:
     return who
 
 
-def sign_in(users: Users, name: str, password: str) -> operations.SignedIn | None:
+def sign_in(users: Users, name: str, password: str) -> session_service.SignedIn | None:
     """Check the password and open a session for this tab (its cookie is written by
     :func:`keep_cookie` on the next run); None for an unknown user or a wrong password."""
-    signed = operations.sign_in(deps.store(), users, name, password, session_ttl_s())
+    signed = session_service.sign_in(deps.store(), users, name, password, session_ttl_s())
     if signed is not None:
         st.session_state[keys.SESSION_TOKEN] = signed.token
         st.session_state[keys.SESSION_COOKIE] = (signed.token, signed.expires_at)
@@ -74,7 +74,7 @@ def sign_out() -> str | None:
     token = st.session_state.get(keys.SESSION_TOKEN)
     if token is not None:
         try:
-            operations.sign_out(deps.store(), token)
+            session_service.sign_out(deps.store(), token)
         except ConsoleError as e:
             return f"Not signed out: {e.message} {e.hint}"
         st.session_state[keys.SESSION_ENDED] = token

@@ -24,6 +24,13 @@ if TYPE_CHECKING:
 SHARED_SNAPSHOT_AGE_S = 1.5
 
 
+def shared_age(interval_s: float) -> float:
+    """How old a shared snapshot may be for a page refreshing every ``interval_s``: up to a second
+    less than the interval, so that however many sessions refresh, the cluster is read about once
+    an interval, and each session's next refresh (even a little early) still finds a newer one."""
+    return max(SHARED_SNAPSHOT_AGE_S, interval_s - 1.0)
+
+
 def current_cluster() -> ConnectionSettings | None:
     known = deps.clusters()
     name = st.session_state.get(keys.CLUSTER)
@@ -57,13 +64,16 @@ def no_cluster() -> None:
     )
 
 
-def load_snapshot(settings: ConnectionSettings, last_good_key: str) -> tuple[ClusterState | None, bool]:
-    """A fresh snapshot, or the last good one when the cluster stops answering.
+def load_snapshot(
+    settings: ConnectionSettings, last_good_key: str, max_age_s: float = SHARED_SNAPSHOT_AGE_S
+) -> tuple[ClusterState | None, bool]:
+    """A fresh snapshot (one another session read at most ``max_age_s`` ago is shared), or the last
+    good one when the cluster stops answering.
 
     Returns (state, fresh). ``fresh`` is False when the state shown is the last good picture.
     """
     try:
-        state = deps.reader(settings).snapshot(max_age_s=SHARED_SNAPSHOT_AGE_S)
+        state = deps.reader(settings).snapshot(max_age_s=max_age_s)
     except ConfigError as e:  # settings the clients refuse: say which, never crash the page
         st.error(f"**{e.message}** {e.hint}")
         return None, False

@@ -68,7 +68,7 @@ _PUBLIC = {
     "RunDetail": "console.storage.runs",
     "LiveGateway": "console.runs.gateway",
     "plan_cancel": "console.moves.cancel",
-    "operations": "console.runs.operations",
+    "services": "console.services",
     # history (the Spark pipeline; the readers need no Spark)
     "replica_rows": "console.pipeline.snapshots",
     "SnapshotWriter": "console.pipeline.collect",
@@ -86,11 +86,12 @@ _PUBLIC = {
     "ClusterUnavailable": "console.core.errors",
     "GoalImpossible": "console.core.errors",
 }
-_MODULES = {"operations"}
+_MODULES = {"services"}
 """Names that stand for a whole module rather than one of its attributes."""
 __all__ = sorted(_PUBLIC)
 
 if TYPE_CHECKING:
+    from console import services
     from console.access.settings import ConnectionSettings, settings_from_args
     from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, GoalImpossible, PlanFormatError
     from console.core.model import Broker, BrokerId, ClusterState, Finding, Findings, Partition, Severity
@@ -110,7 +111,6 @@ if TYPE_CHECKING:
     from console.plans.quality import Report
     from console.plans.rebase import rebase
     from console.plans.validate import validate
-    from console.runs import operations
     from console.runs.gateway import LiveGateway
     from console.state.reader import ClusterReader, connect
     from console.state.snapshot_file import read_state

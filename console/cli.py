@@ -509,10 +509,11 @@ def _cancel(args: argparse.Namespace) -> int:
     """Cancel for on-call: read what is in flight, say what cancel means, send, wait, record."""
     import getpass
 
+    from console.access.auth import Identity
     from console.core.model import cluster_key
     from console.moves.cancel import keys_of, plan_cancel
-    from console.runs import operations
     from console.runs.gateway import LiveGateway
+    from console.services import cancel as cancel_service
     from console.storage.store import Store
 
     if args.partition and not args.topic:
@@ -570,8 +571,15 @@ def _cancel(args: argparse.Namespace) -> int:
                 print("Not confirmed: nothing was sent.", file=sys.stderr)
                 return 1
         # sent for what was shown, as the cluster is now (a partition may have completed meanwhile)
-        report = operations.cancel_seen(
-            store, LiveGateway(reader), user, cluster, plan, ours, force_at_risk=args.force_at_risk, wait_s=args.wait
+        report = cancel_service.cancel_seen(
+            store,
+            LiveGateway(reader),
+            Identity.cli(user),
+            cluster,
+            plan,
+            ours,
+            force_at_risk=args.force_at_risk,
+            wait_s=args.wait,
         )
     result = report.result
     rejected = result.rejected if result is not None else ()
@@ -598,16 +606,16 @@ def _submit(args: argparse.Namespace) -> int:
     """Preflight (the plan is reviewed now), confirmation, then the run, driven here."""
     import getpass
 
-    from console.access.auth import load_users
+    from console.access.auth import Identity, load_users
     from console.core.format import human_bytes, human_duration
     from console.core.states import RunState, SubmitPath
     from console.moves.waves import WaveLimits
     from console.plans.diff import first_replica_changes
     from console.plans.plan import parse_plan
     from console.present.findings import findings_text
-    from console.runs import operations
     from console.runs.executor import Executor
     from console.runs.gateway import LiveGateway
+    from console.services import runs as run_service
     from console.storage.runs import ELECTION_WAVE
     from console.storage.store import Store
 
@@ -625,7 +633,8 @@ def _submit(args: argparse.Namespace) -> int:
         )
     limits = WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request, args.max_bytes_per_wave)
     store = Store()
-    refusal = operations.two_person_problem(store, load_users(), args.plan_id, plan)
+    users = load_users()
+    refusal = run_service.two_person_problem(store, users, args.plan_id, plan)
     if refusal:
         print(f"Refused: {refusal} Nothing was sent.", file=sys.stderr)
         return 1
@@ -637,7 +646,7 @@ def _submit(args: argparse.Namespace) -> int:
             _print_findings(state)
             print("Refused: the cluster's state could not be read in full; nothing was sent.", file=sys.stderr)
             return 1
-        pre = operations.preflight(state, plan, limits, args.throttle, _calibration(state, name))
+        pre = run_service.preflight(state, plan, limits, args.throttle, _calibration(state, name))
         bad, warn = pre.errors, pre.warnings
         if bad:
             print(findings_text(bad), file=sys.stderr)
@@ -698,10 +707,10 @@ def _submit(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         gateway = LiveGateway(reader)
-        run_id = operations.start_run(
+        run_id = run_service.start_run(
             store,
             gateway,
-            user,
+            Identity.cli(user),
             state,
             plan,
             args.name or path.name,
@@ -709,6 +718,8 @@ def _submit(args: argparse.Namespace) -> int:
             limits,
             SubmitPath(args.path),
             elect_leaders=elect,
+            users=users,
+            plan_id=args.plan_id,
         )
         print(f"Run {run_id} recorded.", file=sys.stderr)
         if args.detach:
@@ -744,10 +755,11 @@ def _submit(args: argparse.Namespace) -> int:
 def _throttle(args: argparse.Namespace) -> int:
     import getpass
 
+    from console.access.auth import Identity
     from console.moves.throttles import leftover_throttles
     from console.present.live import throttle_value_text
-    from console.runs import operations
     from console.runs.gateway import LiveGateway
+    from console.services import runs as run_service
     from console.storage.store import Store
 
     store = Store()
@@ -768,7 +780,7 @@ def _throttle(args: argparse.Namespace) -> int:
             ):
                 print("Not confirmed: nothing was changed.", file=sys.stderr)
                 return 1
-            operations.sweep(store, LiveGateway(reader), getpass.getuser(), left)
+            run_service.sweep(store, LiveGateway(reader), Identity.cli(getpass.getuser()), left)
         print(f"Removed {plural(len(left), 'throttle setting')}.", file=sys.stderr)
         return 0
     if args.rate is None or args.rate <= 0:
@@ -777,7 +789,7 @@ def _throttle(args: argparse.Namespace) -> int:
     if run is None or not run.active:
         raise ConfigError(f"Run {args.run} is not running.", "List the runs with `python -m console runs`.")
     with _connect(args) as reader:
-        operations.change_throttle(store, LiveGateway(reader), getpass.getuser(), args.run, args.rate)
+        run_service.change_throttle(store, LiveGateway(reader), Identity.cli(getpass.getuser()), args.run, args.rate)
     print(f"Run {args.run}: throttle set to {human_rate(args.rate)}.", file=sys.stderr)
     return 0
 
@@ -830,8 +842,9 @@ def _abandon(args: argparse.Namespace, store: Store) -> int:
     """Stop driving a run for good: throttles off, reassignments left alone (cancel separately)."""
     import getpass
 
-    from console.runs import operations
+    from console.access.auth import Identity
     from console.runs.gateway import LiveGateway
+    from console.services import runs as run_service
 
     if not args.bootstrap_server:
         raise ConfigError(
@@ -842,10 +855,10 @@ def _abandon(args: argparse.Namespace, store: Store) -> int:
     if run is None:
         raise ConfigError(f"Run {args.abandon} is not in the store.", "List the runs with `python -m console runs`.")
     with _connect(args) as reader:
-        step, report = operations.abandon(
+        step, report = run_service.abandon(
             store,
             LiveGateway(reader),
-            getpass.getuser(),
+            Identity.cli(getpass.getuser()),
             args.abandon,
             args.why or "",
             cancel_reassignments=args.cancel_reassignments,

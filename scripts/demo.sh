@@ -5,7 +5,8 @@
 # Spark every HISTORY_EVERY seconds (default 300, the first after a minute), so the History page
 # and the calibrated ETAs have something to show. Ctrl-C or SIGTERM stops Streamlit, the collector,
 # the history job and the sandbox, leaving no process or port behind. BROKERS=6 starts six brokers
-# (two per rack).
+# (two per rack). DEV=1 (`make dev`) runs Streamlit with its development settings: the file
+# watcher, rerun on save and a full collection after each run (docs/DEVELOPMENT.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -47,6 +48,10 @@ collect_pid=$!
   done
 ) &
 history_pid=$!
-.venv/bin/streamlit run app.py --server.port "${PORT:-8501}" --server.headless "${HEADLESS:-false}" &
+dev=()
+if [ -n "${DEV:-}" ]; then
+  dev=(--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true)
+fi
+.venv/bin/streamlit run app.py --server.port "${PORT:-8501}" --server.headless "${HEADLESS:-false}" "${dev[@]}" &
 st_pid=$!
 wait "$st_pid"

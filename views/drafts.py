@@ -17,7 +17,7 @@ from console.plans.generate import GenerateOptions, Goal, Metric, generate, topi
 from console.plans.plan import Plan, parse_plan
 from console.plans.validate import validate
 from console.present.drafts import unknown_lines
-from console.runs import operations
+from console.services import plans as plan_service
 
 PAGE_SIZE = 100
 
@@ -223,7 +223,7 @@ with st.expander("Generate a plan", expanded=draft is None):
                 help=None if may_save else me.why_not("save plans"),
             ):
                 try:
-                    plan_id = operations.save_plan(deps.store(), me.name, state, settings.name, name, generated, report)
+                    plan_id = plan_service.save_plan(deps.store(), me, state, settings.name, name, generated, report)
                 except ConsoleError as e:
                     st.error(f"{e.message} {e.hint}")
                 else:
@@ -347,7 +347,7 @@ with st.form("save"):
         "Save draft", type="primary", disabled=not may_save, help=None if may_save else me.why_not("save plans")
     ):
         try:
-            plan_id = operations.save_plan(deps.store(), me.name, state, settings.name, name, draft)
+            plan_id = plan_service.save_plan(deps.store(), me, state, settings.name, name, draft)
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
         else:

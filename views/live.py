@@ -8,10 +8,9 @@ from datetime import datetime, timedelta
 import streamlit as st
 
 from components import actions, deps, keys, widgets
-from console.core.calibration import bytes_to_receive, calibrated, follower_throttles
-from console.core.format import human_bytes, human_duration, page, page_count
+from console.core.format import human_bytes, human_duration, page_count
 from console.core.model import PartitionHealth, cluster_key
-from console.present import charts, live
+from console.present import live
 
 PAGE_SIZE = 50
 
@@ -26,7 +25,7 @@ in_flight_only = c3.toggle("Only partitions in flight", value=True, key=keys.LIV
 
 @st.fragment(run_every=None if paused else timedelta(seconds=interval))
 def live_panel() -> None:
-    state, fresh = widgets.load_snapshot(settings, keys.LIVE_LAST_GOOD)
+    state, fresh = widgets.load_snapshot(settings, keys.LIVE_LAST_GOOD, widgets.shared_age(interval))
     if state is None:
         return
     widgets.source_banner(state)
@@ -48,9 +47,8 @@ def live_panel() -> None:
     )
     tracker = deps.copy_tracker(settings)
     tracker.observe(state)
-    rates = tracker.rates()
-    n = live.counts(state)
-    total = live.total_estimate(state, rates)
+    view = deps.live_summary(settings, state, tracker)  # once per snapshot, for every session showing it
+    n, total, learned = view.counts, view.total, view.learned
     m = st.columns(4)
     m[0].metric("Reassigning partitions", n.reassigning)
     m[1].metric("Truly under-replicated", n.under_replicated, help="KIP-352: replicas still being added do not count.")
@@ -63,11 +61,6 @@ def live_panel() -> None:
         help="Growth of the adding replicas' logs over the last refreshes (up to a minute), summed.",
     )
     t[1].metric("Left to copy", human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
-    learned = (
-        calibrated(bytes_to_receive(state), follower_throttles(state), deps.calibration(state, settings))
-        if state.in_flight
-        else None
-    )
     measuring = total.phase is live.CopyPhase.MEASURING
     t[2].metric(
         "ETA (all in flight)",
@@ -102,10 +95,9 @@ def live_panel() -> None:
         if pages > 1
         else 1
     )
-    shown, _ = page(parts, int(number), PAGE_SIZE)
-    runs = deps.store().runs.active_partitions(cluster_key(state, settings.name))
+    shown = deps.live_page(settings, state, flt, int(number), PAGE_SIZE, view.rates)  # shared like the summary
     st.dataframe(
-        live.partition_rows(state, shown, runs, rates),
+        list(shown.rows),
         hide_index=True,
         width="stretch",
         placeholder="—",
@@ -136,7 +128,7 @@ def live_panel() -> None:
         },
     )
     st.subheader("Replicas by broker")
-    st.altair_chart(charts.replica_grid(live.replica_cells(state, shown), [p.name for p in shown]), width="stretch")
+    st.vega_lite_chart(shown.chart, width="stretch")
 
 
 live_panel()
@@ -146,7 +138,7 @@ st.caption(
     "For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
     "original replicas; completed ones stay where they are. The dialog shows exactly what is sent."
 )
-now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
+now = deps.reader(settings).snapshot(max_age_s=widgets.shared_age(interval))
 in_flight = {p.name: p.key for p in now.in_flight}
 scope = st.radio(
     "Cancel", ["Everything in flight", "A topic", "Chosen partitions"], horizontal=True, key=keys.LIVE_CANCEL_SCOPE

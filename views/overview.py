@@ -11,7 +11,7 @@ from console.core.errors import ConsoleError
 from console.core.format import plural
 from console.moves.throttles import leftover_throttles
 from console.present import charts, live
-from console.runs import operations
+from console.services import runs as run_service
 
 st.header("Cluster overview")
 settings = widgets.require_cluster()
@@ -61,7 +61,7 @@ if left:
         st.caption(me.why_not("throttle"))
     elif st.button("Remove these throttles", icon=":material/cleaning_services:"):
         try:
-            operations.sweep(deps.store(), deps.gateway(settings), me.name, left)
+            run_service.sweep(deps.store(), deps.gateway(settings), me, left)
             st.success("Removed. They disappear from this page at the next refresh.")
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")

@@ -21,7 +21,8 @@ from console.plans.rebase import RebaseOptions, Since, rebase, report_rows
 from console.plans.validate import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC, counts, validate
 from console.present import charts, review
 from console.present import findings as findings_view
-from console.runs import operations
+from console.services import plans as plan_service
+from console.services import runs as run_service
 
 PAGE_SIZE = 50
 SHOWN_FINDINGS = 2_000
@@ -214,8 +215,8 @@ if plan_id is not None and plan.basis and any(f.code in changed_codes for f in f
         )
         if st.button("Save as a new plan, up to date", icon=":material/update:", disabled=not up.plan.entries):
             try:
-                new_id = operations.save_rebased_plan(
-                    store, widgets.current_user(), state, settings.name, plan_id, chosen
+                new_id = plan_service.save_rebased_plan(
+                    store, widgets.identity(), state, settings.name, plan_id, chosen
                 )
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
@@ -300,7 +301,7 @@ if plan_id is not None:
         and st.button("Approve this plan", icon=":material/verified:")
     ):
         try:
-            operations.approve(store, me.name, cluster, plan_id)
+            run_service.approve(store, me, cluster, plan_id)
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
         else:
@@ -357,5 +358,5 @@ if plan_id is not None:
     with st.form("note", clear_on_submit=True):
         text = st.text_area("Add a note", key=keys.REVIEW_NOTE)
         if st.form_submit_button("Add note"):
-            operations.add_note(store, widgets.current_user(), plan_id, text)
+            plan_service.add_note(store, widgets.identity(), plan_id, text)
             st.rerun()

@@ -8,6 +8,7 @@ from datetime import timedelta
 import streamlit as st
 
 from components import actions, deps, keys, widgets
+from console.access.auth import Identity
 from console.core.calibration import bytes_to_receive, calibrated
 from console.core.errors import ConsoleError
 from console.core.format import human_bytes, human_duration, human_rate, plural
@@ -16,7 +17,7 @@ from console.core.states import RunState, SubmitPath, WaveState
 from console.moves.progress import Progress, bytes_left, estimate_run
 from console.plans.plan import parse_plan
 from console.present import history
-from console.runs import operations
+from console.services import runs as run_service
 from console.storage.store import Store
 
 st.header("Runs")
@@ -133,25 +134,25 @@ else:
     if run.active and me.can("pause"):
         c1, c2, c3, c4 = st.columns(4)
 
-        def change(operation: Callable[[Store, str, int], None]) -> None:
+        def change(operation: Callable[[Store, Identity, int], None]) -> None:
             try:
-                operation(store, me.name, run_id)
+                operation(store, me, run_id)
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
                 return
             st.rerun()
 
         if run.state is RunState.RUNNING and c1.button("Pause before the next wave", icon=":material/pause:"):
-            change(operations.pause)
+            change(run_service.pause)
         if run.state is RunState.PAUSED and c1.button("Resume", icon=":material/play_arrow:"):
-            change(operations.resume)
+            change(run_service.resume)
         if run.state is not RunState.STOPPING and c2.button("Stop after this wave", icon=":material/stop:"):
-            change(operations.stop)
+            change(run_service.stop)
         rate = c3.number_input("Throttle (B/s)", 1, 10**12, run.rate or 10_000_000, key=keys.RUNS_RATE)
         c3.caption(f"= {human_rate(int(rate))} per broker")
         if c3.button("Change the throttle"):
             try:
-                reported = operations.change_throttle(store, deps.gateway(settings), me.name, run_id, int(rate))
+                reported = run_service.change_throttle(store, deps.gateway(settings), me, run_id, int(rate))
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
             else:
@@ -196,8 +197,13 @@ else:
         mime="application/json",
         icon=":material/undo:",
     )
-    if not run.active and d3.button("Roll back (review it first)", icon=":material/history:"):
-        plan_id = operations.rollback_as_plan(store, me.name, state, settings.name, run.id)
+    if not run.active and d3.button(
+        "Roll back (review it first)",
+        icon=":material/history:",
+        disabled=not me.can("save plans"),
+        help=None if me.can("save plans") else me.why_not("save plans"),
+    ):
+        plan_id = run_service.rollback_as_plan(store, me, state, settings.name, run.id)
         st.page_link(
             "views/review.py",
             label=f"Review the rollback (plan {plan_id})",

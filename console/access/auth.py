@@ -1,7 +1,8 @@
 """Who may do what: roles, and the local users file (hashed passwords) used when Streamlit's own
 authentication is not configured.
 
-Roles: **viewer** reads; **operator** submits, cancels and changes throttles; **approver**
+Roles: **viewer** reads; **operator** submits, cancels, pauses, resumes, stops, abandons, changes
+throttles and sweeps leftover ones; **operator** or **approver** saves plans; **approver**
 approves plans (with the two-person rule, a plan is submitted only after someone other than its
 author approved it). Cancel needs only the operator role and never waits for an approval.
 
@@ -15,7 +16,7 @@ The users file (``CONSOLE_USERS_FILE``, default ``<data dir>/users.json``)::
 file and without Streamlit authentication, everyone is a viewer.
 
 A sign-in against the users file opens a server-side session
-(:func:`console.runs.operations.sign_in`, lasting :func:`session_ttl_s`); each use takes the
+(:func:`console.services.sessions.sign_in`, lasting :func:`session_ttl_s`); each use takes the
 user's roles from the file as it is then (:meth:`Users.identity_of`).
 """
 
@@ -36,9 +37,24 @@ from console.core.paths import users_file
 
 VIEWER, OPERATOR, APPROVER = "viewer", "operator", "approver"
 ROLES = (VIEWER, OPERATOR, APPROVER)
-NEEDS = {"submit": OPERATOR, "cancel": OPERATOR, "throttle": OPERATOR, "pause": OPERATOR, "approve": APPROVER}
+NEEDS = {
+    "submit": OPERATOR,
+    "cancel": OPERATOR,
+    "abandon": OPERATOR,
+    "throttle": OPERATOR,
+    "sweep": OPERATOR,
+    "pause": OPERATOR,
+    "resume": OPERATOR,
+    "stop": OPERATOR,
+    "approve": APPROVER,
+}
 NEEDS_ONE_OF = {"save plans": (OPERATOR, APPROVER)}
 """Actions any one of several roles allows."""
+OPEN_TO_ALL = frozenset({"note", "rebase"})
+"""Actions that change the store and that every reader may do (a review note; a saved plan
+brought up to date, as a new version)."""
+CLI_USER = "command line"
+"""The source of the command line's identity: it has every role (the cluster's ACLs decide)."""
 SESSION_HOURS = 12.0
 """How long a sign-in against the users file lasts by default (``CONSOLE_SESSION_HOURS``)."""
 SANDBOX_USERS = {
@@ -74,6 +90,12 @@ class Identity:
     roles: frozenset[str] = frozenset({VIEWER})
     source: str = "local"
     """"streamlit", "users file", or "nobody configured users"."""
+
+    @classmethod
+    def cli(cls, name: str) -> Identity:
+        """Who acts from the command line: every role, as before roles existed there (what the
+        command may do on the cluster is for the cluster's ACLs, ``--command-config``, to say)."""
+        return cls(name, frozenset(ROLES), CLI_USER)
 
     def can(self, action: str) -> bool:
         if action in NEEDS_ONE_OF:

@@ -10,6 +10,7 @@ pages, the CLI and notebooks handle one tree::
     ├── ClusterUnavailable            Kafka does not answer (timeout, connection refused, no controller)
     ├── ZooKeeperUnavailable          ZooKeeper does not answer or the session is lost
     ├── AuthorizationFailed           the cluster answered "not authorised" for an operation
+    ├── NotPermitted                  the console's roles or approval rules refuse an action (nothing is sent)
     ├── UnsupportedByCluster          the broker is too old for an API (e.g. before Kafka 2.4)
     ├── ReassignmentBusy              the legacy /admin/reassign_partitions znode is still there
     ├── PartiallyApplied              a request in several batches stopped part-way (``outcomes``: what was applied)
@@ -73,6 +74,11 @@ class ZooKeeperUnavailable(ConsoleError):
 
 class AuthorizationFailed(ConsoleError):
     """The cluster refused an operation for lack of permissions."""
+
+
+class NotPermitted(ConsoleError):
+    """The acting identity may not do this (its roles, or the two-person rule): the console refused
+    it before writing or sending anything but the audit entry that says so."""
 
 
 class UnsupportedByCluster(ConsoleError):

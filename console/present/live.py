@@ -1,7 +1,10 @@
 """View models for the Live and Overview screens (pure; the pages only render these).
 
 Everything here is sized for big clusters: filters run in one pass, tables come a page at a
-time, and the broker × partition picture is built only for the rows on screen.
+time, and the broker × partition picture is built only for the rows on screen. What one refresh
+of the Live page shows is two records, :class:`LiveSummary` (per snapshot) and :class:`LivePage`
+(per snapshot, filters and page), which the app computes once and shares between the sessions
+showing the same snapshot.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from console.core.format import human_bytes, human_duration, human_rate, percent_text
+from console.core.calibration import Calibration, Estimate, bytes_to_receive, calibrated, follower_throttles
+from console.core.format import human_bytes, human_duration, human_rate, page, percent_text
 from console.core.format import ids_text as _ids
 from console.core.limits import BROKER_THROTTLE_KEYS, FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
 from console.core.model import (
@@ -61,6 +65,11 @@ class LiveCounts:
 
 
 def counts(state: ClusterState) -> LiveCounts:
+    """The Live page's counts; computed once per snapshot and kept with it (the totals use them too)."""
+    return state.memo("live.counts", _counts)
+
+
+def _counts(state: ClusterState) -> LiveCounts:
     adding = copied = stalled = 0
     to_copy = 0
     known = state.logs_known
@@ -260,6 +269,62 @@ def total_estimate(state: ClusterState, rates: Mapping[ReplicaKey, float]) -> Co
     if rate <= 0:
         return CopyEstimate(CopyPhase.STALLED if left else CopyPhase.COPYING, left=left, rate=0.0, eta_s=0.0)
     return CopyEstimate(CopyPhase.COPYING, left=left, rate=rate, eta_s=left / rate)
+
+
+# -- one refresh of the Live page -----------------------------------------------------------------
+@dataclass(frozen=True)
+class LiveSummary:
+    """The figures at the top of the Live page for one snapshot: the same whatever the filters."""
+
+    counts: LiveCounts
+    total: CopyEstimate
+    """Everything in flight: bytes left, copy rate, ETA."""
+    rates: Mapping[ReplicaKey, float]
+    """The copy rates observed up to this snapshot (as :func:`partition_rows` takes them)."""
+    learned: Estimate | None
+    """What is left to copy at the rates past moves showed; None without history or nothing in flight."""
+
+
+def summary(state: ClusterState, rates: Mapping[ReplicaKey, float], calibration: Calibration | None) -> LiveSummary:
+    learned = (
+        calibrated(bytes_to_receive(state), follower_throttles(state), calibration)
+        if state.in_flight and calibration is not None
+        else None
+    )
+    return LiveSummary(counts(state), total_estimate(state, rates), rates, learned)
+
+
+@dataclass(frozen=True)
+class LivePage:
+    """One page of the Live table and the broker × partition picture of the same partitions."""
+
+    number: int
+    """The page shown (1-based; clamped to the pages there are)."""
+    pages: int
+    rows: tuple[dict[str, Any], ...]
+    """:func:`partition_rows` of the page."""
+    chart: dict[str, Any]
+    """The broker × partition picture of the page as a Vega-Lite spec (data inline), built and
+    validated once: drawing it again costs no chart building."""
+
+
+def live_page(
+    state: ClusterState,
+    f: LiveFilter,
+    number: int,
+    size: int,
+    runs: Mapping[tuple[str, int], int] | None = None,
+    rates: Mapping[ReplicaKey, float] | None = None,
+) -> LivePage:
+    """Page ``number`` of the partitions ``f`` selects, ``size`` rows a page: the table's rows and
+    the picture's spec (only the partitions on the page are drawn)."""
+    from console.present.charts import replica_grid
+
+    shown, pages = page(select(state, f), number, size)
+    spec = replica_grid(replica_cells(state, shown), [p.name for p in shown]).to_dict()
+    if spec.get("config") == {"view": {"continuousWidth": 300, "continuousHeight": 300}}:
+        del spec["config"]  # Altair's default theme: the app draws its charts with its own
+    return LivePage(min(max(1, number), pages), pages, tuple(partition_rows(state, shown, runs, rates)), spec)
 
 
 # -- throttles in force --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""What the executor and the run operations need from a cluster, and nothing more.
+"""What the executor and the services need from a cluster, and nothing more.
 
 :class:`ClusterGateway` is the seam between the write path and Kafka: the executor, the cancel
 and the sweeper only ever talk to one. :class:`LiveGateway` is the real one (the Admin API

@@ -1,10 +1,12 @@
-"""A real local Kafka 3.9 cluster started from Maven Central jars.
+"""A real local Kafka cluster (4.x in KRaft mode, 3.9.x in KRaft or ZooKeeper mode) started from
+Maven Central jars.
 
-``up`` fetches the pinned classpath (``pom.xml`` beside this file) once into a cache, then
-starts ZooKeeper and three brokers (or three combined KRaft nodes) on free loopback ports,
-brokers spread over three racks, each with two log dirs, and waits until the cluster answers. Every
-process runs in its own session; the state file ``sandbox.json`` in the data dir records them,
-so ``status`` and ``down`` work from any later process.
+``up`` fetches the classpath of the release asked for (``pom.xml`` beside this file; server and
+tools of the same version) once into a cache of its own, then starts ZooKeeper and the brokers, or
+the KRaft nodes (the first three brokers are also the controllers), on free loopback ports, brokers
+spread over three racks, each with two log dirs, a SASL/PLAIN listener with ACLs beside the plain
+one, and waits until the cluster answers. Every process runs in its own session; the state file
+``sandbox.json`` in the data dir records them, so ``status`` and ``down`` work from any later process.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -26,15 +29,29 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from console.core.errors import SandboxError
+from console.sandbox.versions import (
+    UP_DEFAULT,
+    ZOOKEEPER_KAFKA,
+    KafkaRelease,
+    Mode,
+    parse_release,
+    sandbox_options,
+)
 
 POM = Path(__file__).with_name("pom.xml")
 STATE_FILE = "sandbox.json"
 CHROOT = "/sandbox"
 RACKS = ("rack-a", "rack-b", "rack-c")
 """Broker i is on RACKS[i % 3]: three racks, so a 6-broker sandbox has two brokers per rack."""
-# SASL/PLAIN users of the ZooKeeper-mode sandbox's second listener (ACLs enforced there):
-# admin is a super user, viewer holds the read-only ACLs the console needs, nobody holds none.
+KRAFT_CONTROLLERS = 3
+"""In KRaft mode brokers 0..2 are also the controllers (a quorum of three); brokers after them are brokers only."""
+# SASL/PLAIN users of the sandbox's second listener (ACLs enforced there): admin is a super user,
+# viewer holds the read-only ACLs the console needs, nobody holds none.
 SASL_USERS = {"admin": "admin-secret", "viewer": "viewer-secret", "nobody": "nobody-secret"}
+AUTHORIZERS = {
+    Mode.ZOOKEEPER: "kafka.security.authorizer.AclAuthorizer",
+    Mode.KRAFT: "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+}
 _JVM = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k", "-Djava.awt.headless=true"]
 
 Log = Callable[[str], None]
@@ -60,18 +77,19 @@ def cache_dir() -> Path:
 # --------------------------------------------------------------------------------------------
 # The classpath
 # --------------------------------------------------------------------------------------------
-def ensure_classpath(log: Log = _stderr) -> Path:
-    """The directory of jars for the pinned pom; fetched with Maven on first use."""
-    digest = hashlib.sha256(POM.read_bytes()).hexdigest()[:12]
-    libs = cache_dir() / f"kafka-{digest}" / "libs"
-    if (libs / ".complete").exists():
+def ensure_classpath(log: Log = _stderr, version: str | None = None) -> Path:
+    """The directory of jars of Kafka ``version`` (server and tools; ``UP_DEFAULT``'s release when
+    None), fetched with Maven from the pom on first use and cached apart from every other release's."""
+    release = parse_release(version) if version is not None else UP_DEFAULT.release
+    libs = libs_dir(release)
+    if (libs / COMPLETE).exists():
         return libs
     _require("java", "Install a Java 17 runtime (Debian: apt-get install openjdk-17-jre-headless).")
     mvn = _require("mvn", "Install Maven (Debian: apt-get install maven).")
     tmp = libs.with_name(f"libs.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    log(f"Fetching Apache Kafka jars with Maven into {libs} (first run only) ...")
+    log(f"Fetching Apache Kafka {release} jars with Maven into {libs} (first run of this release only) ...")
     proc = subprocess.run(
         [
             mvn,
@@ -79,6 +97,9 @@ def ensure_classpath(log: Log = _stderr) -> Path:
             "-B",
             "-f",
             str(POM),
+            f"-Dkafka.version={release}",
+            "-P",
+            f"kafka{release.major}",
             "dependency:copy-dependencies",
             "-DincludeScope=runtime",
             f"-DoutputDirectory={tmp}",
@@ -86,17 +107,48 @@ def ensure_classpath(log: Log = _stderr) -> Path:
         capture_output=True,
         text=True,
     )
-    if proc.returncode != 0 or not any(tmp.glob("kafka_2.13-*.jar")):
-        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+    jars = sorted(f.name for f in tmp.glob("*.jar"))
+    if proc.returncode != 0 or f"kafka_2.13-{release}.jar" not in jars or f"kafka-tools-{release}.jar" not in jars:
+        said = _ANSI.sub("", proc.stdout + proc.stderr).strip()
+        tail = "\n".join([ln for ln in said.splitlines() if not _MAVEN_BOILERPLATE.search(ln)][-15:])
         shutil.rmtree(tmp, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            libs.parent.rmdir()  # only when empty: nothing fetched for this release
+        if "Could not find artifact" in said or "could not be resolved" in said:
+            raise SandboxError(
+                f"Maven has no Kafka {release} jars (server and tools of that release are both needed).",
+                f"Name a release whose server and tools are both published. Maven said:\n{tail}",
+            )
         raise SandboxError(
-            "Maven could not fetch the Kafka jars.",
+            f"Maven could not fetch the Kafka {release} jars.",
             f"Check that Maven Central is reachable and ~/.m2/settings.xml is sane. Maven said:\n{tail}",
         )
-    (tmp / ".complete").write_text(digest)
+    (tmp / COMPLETE).write_text(json.dumps({"kafka_version": str(release), "jars": jars}))
     shutil.rmtree(libs, ignore_errors=True)
     tmp.rename(libs)
     return libs
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_MAVEN_BOILERPLATE = re.compile(r"^\[ERROR\] *$|re-run Maven|Re-run Maven|For more information about|\[Help 1\] http")
+
+COMPLETE = ".complete"
+"""Written last into a release's libs dir: the release and the jars Maven fetched for it."""
+
+
+def libs_dir(release: KafkaRelease) -> Path:
+    """Where ``release``'s jars are cached: named by the release and a digest of the pom and release."""
+    digest = hashlib.sha256(POM.read_bytes() + str(release).encode()).hexdigest()[:12]
+    return cache_dir() / f"kafka-{release}-{digest}" / "libs"
+
+
+def missing_jars(libs: Path) -> list[str]:
+    """The jars fetched into ``libs`` that are no longer there (a cache damaged since)."""
+    try:
+        jars = json.loads((libs / COMPLETE).read_text())["jars"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [str(j) for j in jars if not (libs / str(j)).is_file()]
 
 
 def _require(cmd: str, hint: str) -> str:
@@ -145,6 +197,8 @@ class Proc:
     log: str
     port: int
     pid: int = 0
+    controller: bool = False
+    """A KRaft controller (alone or with a broker in the same process)."""
 
     def alive(self) -> bool:
         return pid_alive(self.pid)
@@ -152,7 +206,7 @@ class Proc:
 
 @dataclass
 class Sandbox:
-    mode: str  # "zookeeper" | "kraft"
+    mode: Mode
     data_dir: str
     kafka_classpath: str
     bootstrap_servers: str
@@ -161,6 +215,10 @@ class Sandbox:
     procs: list[Proc] = field(default_factory=list)
     started_at: float = 0.0
     sasl_bootstrap_servers: str | None = None
+    kafka_version: str = ZOOKEEPER_KAFKA
+    """The release of the server and tools jars (sandboxes started before releases were chosen ran 3.9.1)."""
+    controller_bootstrap_servers: str | None = None
+    """KRaft: the controllers' listeners (``--bootstrap-controller``, Admin ``bootstrap.controllers``)."""
 
     def info(self) -> dict[str, object]:
         """The one-line JSON object ``sandbox up`` and ``sandbox status`` print."""
@@ -170,7 +228,9 @@ class Sandbox:
             "brokers": self.brokers,
             "kafka_classpath": self.kafka_classpath,
             "data_dir": self.data_dir,
-            "mode": self.mode,
+            "mode": str(self.mode),
+            "kafka_version": self.kafka_version,
+            "bootstrap_controllers": self.controller_bootstrap_servers,
             "sasl": None
             if self.sasl_bootstrap_servers is None
             else {
@@ -181,9 +241,12 @@ class Sandbox:
         }
 
     def sasl_properties(self, user: str) -> dict[str, str]:
-        """librdkafka properties for ``user`` on the SASL listener (ZooKeeper mode only)."""
+        """librdkafka properties for ``user`` on the SASL listener."""
         if self.sasl_bootstrap_servers is None:
-            raise SandboxError("This sandbox has no SASL listener (KRaft mode).")
+            raise SandboxError(
+                "This sandbox has no SASL listener (it was started before KRaft sandboxes had one).",
+                "Run `sandbox down` and `sandbox up` again.",
+            )
         return {
             "bootstrap.servers": self.sasl_bootstrap_servers,
             "security.protocol": "SASL_PLAINTEXT",
@@ -191,6 +254,13 @@ class Sandbox:
             "sasl.username": user,
             "sasl.password": SASL_USERS[user],
         }
+
+    def tool_argv(self, main: str, *args: str, heap: str = "256m") -> list[str]:
+        """The command line of an official Kafka tool (``main``, e.g.
+        ``org.apache.kafka.tools.reassign.ReassignPartitionsCommand``) from this sandbox's jars, logging
+        to ``tools-server.log`` beside the brokers' logs through the logging of its release."""
+        jvm = _Jvm(self.kafka_classpath, Path(self.data_dir), parse_release(self.kafka_version))
+        return _java(jvm, "tools", main, *args, heap=heap)
 
     def proc(self, name: str) -> Proc:
         for p in self.procs:
@@ -212,6 +282,7 @@ class Sandbox:
         except (OSError, ValueError):
             return None
         raw["procs"] = [Proc(**p) for p in raw.get("procs", [])]
+        raw["mode"] = Mode(raw["mode"])
         return Sandbox(**raw)
 
     # -- fault injection and recovery (tests, demos) -----------------------------------------
@@ -227,7 +298,7 @@ class Sandbox:
             return
         if not _wait_port_free(p.port, 20.0):
             raise SandboxError(f"Port {p.port} of {name} is still taken; cannot restart it.")
-        if self.mode == "zookeeper" and name.startswith("broker-"):
+        if self.mode == Mode.ZOOKEEPER and name.startswith("broker-"):
             self._wait_unregistered(int(name.split("-")[1]), timeout)
         p.pid = _spawn(p)
         self.save()
@@ -279,30 +350,43 @@ def status(data_dir: Path | None = None) -> Sandbox | None:
 
 def up(
     data_dir: Path | None = None,
-    kraft: bool = False,
+    kafka_version: str | None = None,
+    zookeeper: bool = False,
     brokers: int = 3,
     log: Log = _stderr,
     timeout: float = 120.0,
+    kraft: bool = False,
 ) -> Sandbox:
-    """Start a fresh sandbox in ``data_dir`` (or return the one already running there)."""
+    """Start a fresh sandbox in ``data_dir`` (or return the one already running there).
+
+    ``kafka_version``: a 4.x or 3.9.x release; ``zookeeper``: ZooKeeper mode (3.x only);
+    ``kraft``: KRaft mode. The choice is checked before anything starts; see
+    ``versions.sandbox_options`` for what is chosen when nothing is asked for."""
+    options = sandbox_options(kafka_version, zookeeper=zookeeper, kraft=kraft)
+    if brokers < 1:
+        raise SandboxError(f"A sandbox needs at least one broker (asked for {brokers}).")
     data = (data_dir or default_data_dir()).resolve()
     running = status(data)
     if running is not None:
-        log(f"A sandbox already runs in {data}.")
+        log(f"A sandbox already runs in {data} (Kafka {running.kafka_version}, {running.mode}).")
+        if (running.kafka_version, running.mode) != (options.kafka_version, options.mode):
+            log(f"It was kept: run `sandbox down` first to start Kafka {options.kafka_version} ({options.mode}).")
         return running
-    libs = ensure_classpath(log)
+    release = options.release
+    libs = ensure_classpath(log, str(release))
     _require("java", "Install a Java 17 runtime (Debian: apt-get install openjdk-17-jre-headless).")
-    for sub in ("zk", "kraft", "logs", "config", *tuple(f"broker-{i}" for i in range(8))):
+    for sub in ("zk", "kraft", "logs", "config", *tuple(f"broker-{i}" for i in range(max(8, brokers)))):
         shutil.rmtree(data / sub, ignore_errors=True)
     (data / "logs").mkdir(parents=True, exist_ok=True)
     (data / "config").mkdir(parents=True, exist_ok=True)
     _write_log4j(data)
-    classpath = f"{libs}/*"
-    sb = (_plan_kraft if kraft else _plan_zookeeper)(data, classpath, brokers)
+    jvm = _Jvm(f"{libs}/*", data, release)
+    kraft_mode = options.mode is Mode.KRAFT
+    sb = (_plan_kraft if kraft_mode else _plan_zookeeper)(jvm, brokers)
     sb.started_at = time.time()
     try:
-        if kraft:
-            _format_kraft(sb, data, classpath, log)
+        if kraft_mode:
+            _format_kraft(sb, jvm, log)
         sb.save()
         for p in sb.procs:
             if p.name == "zookeeper":
@@ -324,7 +408,10 @@ def up(
     except BaseException:
         down(data, log=lambda _m: None)
         raise
-    log(f"Sandbox ready: {sb.bootstrap_servers}" + (f", ZooKeeper {sb.zookeeper}" if sb.zookeeper else ""))
+    log(
+        f"Sandbox ready: Kafka {sb.kafka_version} ({sb.mode}), {sb.bootstrap_servers}"
+        + (f", ZooKeeper {sb.zookeeper}" if sb.zookeeper else "")
+    )
     return sb
 
 
@@ -335,11 +422,15 @@ def down(data_dir: Path | None = None, log: Log = _stderr, timeout: float = 30.0
     if sb is None:
         return False
     live = [p for p in sb.procs if p.alive()]
-    brokers = [p for p in live if p.name != "zookeeper"]
+    # brokers first (a KRaft broker's controlled shutdown needs the controllers), then the
+    # controllers, ZooKeeper last
+    brokers = [p for p in live if p.name != "zookeeper" and not p.controller]
+    controllers = [p for p in live if p.controller]
     zk = [p for p in live if p.name == "zookeeper"]
     if live:
         log(f"Stopping {', '.join(p.name for p in live)} ...")
     _terminate(brokers, hard=False, timeout=timeout)
+    _terminate_voters(controllers, sum(p.controller for p in sb.procs), timeout=timeout)
     _terminate(zk, hard=False, timeout=timeout)
     for p in sb.procs:
         _wait_port_free(p.port, 10.0)
@@ -366,6 +457,34 @@ def _terminate(procs: list[Proc], hard: bool, timeout: float) -> None:
                 _reap(p.pid)
                 time.sleep(0.05)
         _reap(p.pid)
+
+
+NO_QUORUM_GRACE = 2.0
+"""Seconds a KRaft voter is given to exit once its quorum is lost, before it is killed."""
+
+
+def _terminate_voters(procs: list[Proc], voters: int, timeout: float) -> None:
+    """Stop the KRaft voters together. A broker's controlled shutdown needs the controllers' answer,
+    so once fewer than a majority of the ``voters`` run, the rest can never finish theirs: they are
+    killed after a short grace (the sandbox's data is thrown away by the next ``up`` anyway)."""
+    for p in procs:
+        if p.alive():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(p.pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    lost: float | None = None
+    while time.monotonic() < deadline:
+        for p in procs:
+            _reap(p.pid)
+        alive = [p for p in procs if p.alive()]
+        if not alive:
+            return
+        if len(alive) < voters // 2 + 1:
+            lost = lost or time.monotonic()
+            if time.monotonic() - lost > NO_QUORUM_GRACE:
+                break
+        time.sleep(0.1)
+    _terminate(procs, hard=True, timeout=timeout)
 
 
 def _reap(pid: int) -> None:
@@ -410,6 +529,9 @@ def _wait_port_free(port: int, timeout: float) -> bool:
     return False
 
 
+_MISSING_CLASS = re.compile(r"(?:ClassNotFoundException|NoClassDefFoundError):? +([\w.$/]+)")
+
+
 def _start_failure(p: Proc) -> SandboxError:
     text = ""
     for f in (p.log, str(Path(p.log).with_name(f"{p.name}-server.log"))):
@@ -423,12 +545,52 @@ def _start_failure(p: Proc) -> SandboxError:
         )
     if "UnsupportedClassVersionError" in text:
         return SandboxError(f"{p.name} needs a newer Java.", "Install Java 17.")
-    if "ClassNotFoundException" in text or "NoClassDefFoundError" in text:
-        return SandboxError(
-            f"{p.name}: the Kafka classpath is incomplete.",
-            f"Delete {cache_dir()} and run again to refetch the jars.\n{tail}",
-        )
+    missing = _MISSING_CLASS.search(text)
+    if missing is not None:
+        return _missing_class(p, missing[1].replace("/", "."), tail)
     return SandboxError(f"{p.name} exited during start-up.", f"Its log ({p.log}) ends with:\n{tail}")
+
+
+_ZOOKEEPER_PACKAGES = ("org.apache.zookeeper.", "com.codahale.metrics.", "io.dropwizard.metrics", "kafka.zk.")
+
+
+def _missing_class(p: Proc, cls: str, tail: str) -> SandboxError:
+    """A class not on the classpath: fetching again helps only when the cache lost jars it had."""
+    classpath = p.argv[p.argv.index("-cp") + 1] if "-cp" in p.argv else ""
+    libs = Path(classpath.removesuffix("/*"))
+    lost = missing_jars(libs) if classpath else []
+    if lost:
+        return SandboxError(
+            f"{p.name}: {cls} is missing: the cached Kafka classpath lost "
+            + ", ".join(lost[:3])
+            + (f" and {len(lost) - 3} more jars." if len(lost) > 3 else "."),
+            f"Delete {libs.parent} and run again to fetch the jars again.\n{tail}",
+        )
+    release = _release_of(libs)
+    if release is None:  # not a classpath this sandbox fetched and recorded: a fresh fetch is the best bet
+        return SandboxError(
+            f"{p.name}: {cls} is not on the Kafka classpath ({classpath}).",
+            f"Delete {cache_dir()} and run again to fetch the jars again.\n{tail}",
+        )
+    # ZooKeeper itself, its metrics (Dropwizard's, brought by Kafka 3 only) and Kafka's ZooKeeper client
+    zookeeper_class = p.name == "zookeeper" or cls.startswith(_ZOOKEEPER_PACKAGES)
+    if zookeeper_class and not release.has_zookeeper:
+        return SandboxError(
+            f"{p.name}: Kafka {release} has no ZooKeeper ({cls} is not part of it).",
+            "Kafka 4 has no ZooKeeper mode; use --kafka 3.9.1 --zookeeper",
+        )
+    return SandboxError(
+        f"{p.name}: {cls} is not on the classpath of Kafka {release}, and fetching the jars "
+        "again would not bring it: the release's dependencies do not include it.",
+        f"The sandbox's pom ({POM}) lacks a dependency for this release. Its log ({p.log}) ends with:\n{tail}",
+    )
+
+
+def _release_of(libs: Path) -> KafkaRelease | None:
+    try:
+        return parse_release(str(json.loads((libs / COMPLETE).read_text())["kafka_version"]))
+    except (OSError, ValueError, KeyError, TypeError, SandboxError):
+        return None
 
 
 def _wait_zk(p: Proc, timeout: float) -> None:
@@ -472,16 +634,31 @@ def _wait_cluster(sb: Sandbox, timeout: float) -> None:
 # --------------------------------------------------------------------------------------------
 # Configuration files
 # --------------------------------------------------------------------------------------------
-def _java(classpath: str, data: Path, name: str, main: str, *args: str, heap: str = "512m") -> list[str]:
+@dataclass(frozen=True)
+class _Jvm:
+    """What every JVM of one sandbox shares: the jars, the data dir, the release (for its logging)."""
+
+    classpath: str
+    data: Path
+    release: KafkaRelease
+
+
+def _java(jvm: _Jvm, name: str, main: str, *args: str, heap: str = "512m") -> list[str]:
     java = shutil.which("java") or "java"
+    config = jvm.data / "config"
+    logging = (  # Kafka 3 logs through log4j 1 (reload4j), Kafka 4 through log4j2
+        f"-Dlog4j.configuration=file:{config / 'log4j.properties'}"
+        if jvm.release.major < 4
+        else f"-Dlog4j2.configurationFile={config / 'log4j2.properties'}"
+    )
     return [
         java,
         f"-Xmx{heap}",
         *_JVM,
         "-cp",
-        classpath,
-        f"-Dlog4j.configuration=file:{data / 'config' / 'log4j.properties'}",
-        f"-Dkafka.logs.dir={data / 'logs'}",
+        jvm.classpath,
+        logging,
+        f"-Dkafka.logs.dir={jvm.data / 'logs'}",
         f"-Dsandbox.name={name}",
         main,
         *args,
@@ -504,6 +681,27 @@ def _write_log4j(data: Path) -> None:
         "log4j.logger.org.apache.zookeeper=WARN\n"
         "log4j.logger.state.change.logger=INFO\n"
         "log4j.logger.kafka.controller=INFO\n"
+    )
+    # the same for Kafka 4's log4j2 (without a configuration each process prints "No configuration found")
+    (data / "config" / "log4j2.properties").write_text(
+        "status = warn\n"
+        "name = sandbox\n"
+        "appender.file.type = File\n"
+        "appender.file.name = file\n"
+        "appender.file.fileName = ${sys:kafka.logs.dir}/${sys:sandbox.name}-server.log\n"
+        "appender.file.layout.type = PatternLayout\n"
+        "appender.file.layout.pattern = [%d] %p %m (%c)%n\n"
+        "rootLogger.level = INFO\n"
+        "rootLogger.appenderRef.file.ref = file\n"
+        + "".join(
+            f"logger.{key}.name = {name}\nlogger.{key}.level = {level}\n"
+            for key, name, level in (
+                ("request", "kafka.request.logger", "WARN"),
+                ("cleaner", "kafka.log.LogCleaner", "WARN"),
+                ("statechange", "state.change.logger", "INFO"),
+                ("controller", "kafka.controller", "INFO"),
+            )
+        )
     )
 
 
@@ -561,21 +759,42 @@ def _grant_viewer(sb: Sandbox) -> None:
         future.result()
 
 
-def _sasl_listener(port: int, sasl_port: int) -> dict[str, object]:
-    """A PLAINTEXT listener (inter-broker, anonymous super user) and a SASL/PLAIN one with ACLs."""
+def _sasl(mode: Mode) -> dict[str, object]:
+    """SASL/PLAIN for the sandbox users on the SASL_PLAINTEXT listener, ACLs enforced by the mode's
+    authorizer; the PLAINTEXT listeners (inter-broker, and the controllers') are anonymous super users."""
     users = " ".join(f'user_{u}="{pw}"' for u, pw in SASL_USERS.items())
     return {
-        "listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
-        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
-        "inter.broker.listener.name": "PLAINTEXT",
         "sasl.enabled.mechanisms": "PLAIN",
         "listener.name.sasl_plaintext.plain.sasl.jaas.config": f"org.apache.kafka.common.security.plain.PlainLoginModule required {users};",
-        "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
+        "authorizer.class.name": AUTHORIZERS[mode],
         "super.users": "User:ANONYMOUS;User:admin",
     }
 
 
-def _plan_zookeeper(data: Path, classpath: str, n: int) -> Sandbox:
+def _sasl_listener(port: int, sasl_port: int) -> dict[str, object]:
+    """A PLAINTEXT listener (inter-broker, anonymous super user) and a SASL/PLAIN one with ACLs."""
+    return {
+        "listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
+        "inter.broker.listener.name": "PLAINTEXT",
+        **_sasl(Mode.ZOOKEEPER),
+    }
+
+
+def _broker_proc(jvm: _Jvm, i: int, port: int, props: dict[str, object], controller: bool = False) -> Proc:
+    path = jvm.data / "config" / f"broker-{i}.properties"
+    _write_props(path, props)
+    return Proc(
+        f"broker-{i}",
+        _java(jvm, f"broker-{i}", "kafka.Kafka", str(path)),
+        str(jvm.data / "logs" / f"broker-{i}.out"),
+        port,
+        controller=controller,
+    )
+
+
+def _plan_zookeeper(jvm: _Jvm, n: int) -> Sandbox:
+    data = jvm.data
     zk_port, *rest = free_ports(1 + 2 * n)
     ports, sasl_ports = rest[:n], rest[n:]
     cfg = data / "config"
@@ -595,8 +814,7 @@ def _plan_zookeeper(data: Path, classpath: str, n: int) -> Sandbox:
         Proc(
             "zookeeper",
             _java(
-                classpath,
-                data,
+                jvm,
                 "zookeeper",
                 "org.apache.zookeeper.server.quorum.QuorumPeerMain",
                 str(cfg / "zookeeper.properties"),
@@ -607,7 +825,7 @@ def _plan_zookeeper(data: Path, classpath: str, n: int) -> Sandbox:
         )
     ]
     zk = f"127.0.0.1:{zk_port}{CHROOT}"
-    brokers = []
+    brokers: list[dict[str, object]] = []
     for i, port in enumerate(ports):
         props = {
             "broker.id": i,
@@ -617,69 +835,72 @@ def _plan_zookeeper(data: Path, classpath: str, n: int) -> Sandbox:
             "zookeeper.connection.timeout.ms": 10000,
             **_broker_common(data, i, port),
         }
-        _write_props(cfg / f"broker-{i}.properties", props)
-        procs.append(
-            Proc(
-                f"broker-{i}",
-                _java(classpath, data, f"broker-{i}", "kafka.Kafka", str(cfg / f"broker-{i}.properties")),
-                str(data / "logs" / f"broker-{i}.out"),
-                port,
-            )
-        )
+        procs.append(_broker_proc(jvm, i, port, props))
         brokers.append({"id": i, "rack": RACKS[i % len(RACKS)], "port": port})
     return Sandbox(
-        "zookeeper",
+        Mode.ZOOKEEPER,
         str(data),
-        classpath,
+        jvm.classpath,
         ",".join(f"127.0.0.1:{p}" for p in ports),
         zk,
         brokers,
         procs,
         sasl_bootstrap_servers=",".join(f"127.0.0.1:{p}" for p in sasl_ports),
+        kafka_version=str(jvm.release),
     )
 
 
-def _plan_kraft(data: Path, classpath: str, n: int) -> Sandbox:
-    both = free_ports(2 * n)
-    ports, cports = both[:n], both[n:]
+def _plan_kraft(jvm: _Jvm, n: int) -> Sandbox:
+    """Brokers 0..2 are broker and controller in one process (a quorum of three, as few JVMs as
+    possible); brokers from 3 on are brokers only, so a 6-broker sandbox keeps a quorum of three."""
+    data = jvm.data
+    k = min(n, KRAFT_CONTROLLERS)
+    all_ports = free_ports(2 * n + k)
+    ports, sasl_ports, cports = all_ports[:n], all_ports[n : 2 * n], all_ports[2 * n :]
     voters = ",".join(f"{i}@127.0.0.1:{c}" for i, c in enumerate(cports))
-    cfg = data / "config"
     procs, brokers = [], []
-    for i, (port, cport) in enumerate(zip(ports, cports, strict=False)):
+    for i, port in enumerate(ports):
+        controller = i < k
+        listeners = f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_ports[i]}"
         props = {
-            "process.roles": "broker,controller",
+            "process.roles": "broker,controller" if controller else "broker",
             "node.id": i,
             "controller.quorum.voters": voters,
-            "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{cport}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+            "listeners": listeners + (f",CONTROLLER://127.0.0.1:{cports[i]}" if controller else ""),
+            "advertised.listeners": listeners,
             "controller.listener.names": "CONTROLLER",
             "inter.broker.listener.name": "PLAINTEXT",
-            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "listener.security.protocol.map": (
+                "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT"
+            ),
+            **_sasl(Mode.KRAFT),
             "metadata.log.dir": data / "kraft" / f"meta-{i}",
             **_broker_common(data, i, port),
         }
-        _write_props(cfg / f"broker-{i}.properties", props)
-        procs.append(
-            Proc(
-                f"broker-{i}",
-                _java(classpath, data, f"broker-{i}", "kafka.Kafka", str(cfg / f"broker-{i}.properties")),
-                str(data / "logs" / f"broker-{i}.out"),
-                port,
-            )
-        )
+        procs.append(_broker_proc(jvm, i, port, props, controller=controller))
         brokers.append({"id": i, "rack": RACKS[i % len(RACKS)], "port": port})
-    return Sandbox("kraft", str(data), classpath, ",".join(f"127.0.0.1:{p}" for p in ports), None, brokers, procs)
+    return Sandbox(
+        Mode.KRAFT,
+        str(data),
+        jvm.classpath,
+        ",".join(f"127.0.0.1:{p}" for p in ports),
+        None,
+        brokers,
+        procs,
+        sasl_bootstrap_servers=",".join(f"127.0.0.1:{p}" for p in sasl_ports),
+        kafka_version=str(jvm.release),
+        controller_bootstrap_servers=",".join(f"127.0.0.1:{c}" for c in cports),
+    )
 
 
-def _format_kraft(sb: Sandbox, data: Path, classpath: str, log: Log) -> None:
+def _format_kraft(sb: Sandbox, jvm: _Jvm, log: Log) -> None:
     cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
     log(f"Formatting KRaft storage (cluster id {cluster_id}) ...")
     running = []
     for p in sb.procs:
         props = p.argv[-1]
         argv = _java(
-            classpath,
-            data,
+            jvm,
             f"format-{p.name}",
             "kafka.tools.StorageTool",
             "format",
@@ -698,9 +919,16 @@ def _format_kraft(sb: Sandbox, data: Path, classpath: str, log: Log) -> None:
 
 
 @contextlib.contextmanager
-def running(data_dir: Path, kraft: bool = False, log: Log = _stderr) -> Iterator[Sandbox]:
+def running(
+    data_dir: Path,
+    kraft: bool = False,
+    log: Log = _stderr,
+    kafka_version: str | None = None,
+    zookeeper: bool = False,
+    brokers: int = 3,
+) -> Iterator[Sandbox]:
     """A sandbox for the duration of a ``with`` block (tests, benchmarks)."""
-    sb = up(data_dir, kraft=kraft, log=log)
+    sb = up(data_dir, kafka_version, zookeeper=zookeeper, brokers=brokers, log=log, kraft=kraft)
     try:
         yield sb
     finally:

@@ -60,7 +60,7 @@ class PlanSummary:
     partitions: int
     fingerprint: str | None
     parent_id: int | None = None
-    """The plan this one was brought up to date from (:func:`console.runs.operations.save_rebased_plan`)."""
+    """The plan this one was brought up to date from (:func:`console.services.plans.save_rebased_plan`)."""
 
 
 @dataclass(frozen=True)

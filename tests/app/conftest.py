@@ -1,4 +1,5 @@
-"""Fixtures of the app tier: the console (AppTest) on the in-memory fake cluster, or on a real one."""
+"""The app tier's fixtures (AppTest runs the pages in-process): the console on the in-memory fake
+cluster for what tests a page, or on a real cluster for what tests Kafka itself."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 from components import deps
 from console.access.auth import SANDBOX_USERS, write_users
 from console.sandbox.cluster import Sandbox
-from tests.conftest import point_console_at
 from tests.fakes.app import AppCluster, FakeParts, demo_cluster
+from tests.support import point_console_at
 
 
 @pytest.fixture
@@ -43,8 +44,9 @@ def sandbox_users(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def env_cluster(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[..., None]:
-    """Point the console at a real cluster by its addresses (named "test"), data in ``tmp_path``."""
-    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))  # no sandbox discovered from the default place
+    """``env_cluster(bootstrap, zookeeper=None)`` points the console at a cluster named "test" through
+    its environment; its data dir is ``tmp_path`` (no sandbox discovered from the default place)."""
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
 
     def point(bs: str, zk: str | None = None) -> None:
         monkeypatch.setenv("CONSOLE_BOOTSTRAP_SERVERS", bs)

@@ -16,8 +16,8 @@ from console.core.states import RunState
 from console.moves.cancel import CancelVerdict
 from console.plans.plan import Plan, PlanEntry
 from console.storage.store import Store
-from tests.conftest import wait_for
 from tests.integration.helpers import first_wave_sent
+from tests.support import wait_for
 
 LAG_S = 6.0
 

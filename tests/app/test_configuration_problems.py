@@ -3,11 +3,9 @@ configured" or a silent drop to viewer)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+from tests.app.pages import APP
 
 
 def test_a_malformed_secrets_file_is_named_with_its_error(tmp_path, monkeypatch):

@@ -3,11 +3,9 @@ one shows its report, and "Open in Review" saves it with its report for the Revi
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+from tests.app.pages import APP
 
 
 def signed_in(at: AppTest) -> AppTest:

@@ -4,13 +4,10 @@ page's ETA from history for a move in flight."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
+from tests.app.pages import APP
 from tests.unit.timeline import timeline, write_states
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def test_history_page_updates_and_shows_moves_rates_load_and_incidents(fake_cluster, monkeypatch, tmp_path):

@@ -3,14 +3,11 @@ throttle in force), and the Runs and Review pages show rates in units a person r
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
 from console.core.format import human_rate
 from console.core.model import BrokerId
-from tests.conftest import wait_for
+from tests.app.pages import APP
 from tests.integration.helpers import (
     clear_throttles,
     make_topic,
@@ -19,8 +16,8 @@ from tests.integration.helpers import (
     throttle_topic_all,
     unthrottle_and_wait,
 )
+from tests.support import wait_for
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 RATE = 20_000  # B/s: 600 KB take about half a minute
 
 
@@ -47,8 +44,13 @@ def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(console_on_sa
         assert first["leader throttle"] == f"0: {human_rate(RATE)}"
         assert first["follower throttle"] == f"1: {human_rate(RATE)}"
         assert str(first["left to copy"]).endswith("KB")
-        time.sleep(3)  # the next refresh: a new snapshot, the growth of broker 1's log measured
-        at.run()
+        eta_metric = labels.index("ETA (all in flight)")
+
+        def measured() -> bool:  # a later refresh: a new snapshot, the growth of broker 1's log measured
+            at.run()
+            return bool(at.exception) or at.metric[eta_metric].value != "measuring…"
+
+        wait_for(measured, timeout=30, every=1.0, what="a refresh that measured the copy rate")
         assert not at.exception
         later = live_row(at, "ut-eta-0")
         if later["state"] == "reassigning" and later["ETA"] != "copied":
@@ -62,26 +64,28 @@ def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(console_on_sa
 
 
 def test_runs_and_review_pages_show_rates_in_human_units(fake_cluster, sandbox_users):
-    from console.access.auth import SANDBOX_USERS
+    from console.access.auth import SANDBOX_USERS, Identity
     from console.plans.plan import Plan, PlanEntry
-    from console.runs import operations
+    from console.services import plans as plan_service
+    from console.services import runs as run_service
     from console.storage.store import Store
 
     with fake_cluster.held() as fake:
         fake.create_topic("ut-units", [[0], [1]], size=20 * 1024)
     store = Store()
     state = fake_cluster.snapshot()
-    run_id = operations.start_run(
+    run_id = run_service.start_run(
         store,
         fake_cluster,
-        "ann",
+        Identity.cli("ann"),
         state,
         Plan.of([PlanEntry("ut-units", 0, (BrokerId(2),))]),
         "units run",
         10_485_760,
+        users=None,
     )
-    plan_id = operations.save_plan(
-        store, "ann", state, "test", "units plan", Plan.of([PlanEntry("ut-units", 1, (BrokerId(2),))])
+    plan_id = plan_service.save_plan(
+        store, Identity.cli("ann"), state, "test", "units plan", Plan.of([PlanEntry("ut-units", 1, (BrokerId(2),))])
     )
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.switch_page("views/runs.py").run()  # the page's worker drives the run

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+from tests.app.pages import APP
 
 
 def test_live_and_overview_pages(fake_cluster):
@@ -100,10 +98,11 @@ def test_drafts_and_review_pages(fake_cluster, sandbox_users):
 
 
 def test_sign_in_roles_runs_page_and_audit_log(fake_cluster, sandbox_users):
+    from console.access.auth import Identity
     from console.plans.plan import Plan, PlanEntry
-    from console.runs.operations import start_run
+    from console.services import runs as run_service
     from console.storage.store import Store
-    from tests.conftest import wait_for
+    from tests.support import wait_for
 
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception
@@ -119,8 +118,14 @@ def test_sign_in_roles_runs_page_and_audit_log(fake_cluster, sandbox_users):
 
     with fake_cluster.held() as fake:
         fake.create_topic("app-run", [[0]], size=20 * 1024)
-    run_id = start_run(
-        Store(), fake_cluster, "ann", fake_cluster.snapshot(), Plan.of([PlanEntry("app-run", 0, (1,))]), "app run"
+    run_id = run_service.start_run(
+        Store(),
+        fake_cluster,
+        Identity.cli("ann"),
+        fake_cluster.snapshot(),
+        Plan.of([PlanEntry("app-run", 0, (1,))]),
+        "app run",
+        users=None,
     )
     at.run()  # the page starts the server's worker, which drives the run
     assert not at.exception
@@ -139,8 +144,8 @@ def test_sign_in_roles_runs_page_and_audit_log(fake_cluster, sandbox_users):
 def test_a_throttle_change_is_confirmed_with_what_the_brokers_report(fake_cluster, sandbox_users):
     from console.plans.plan import Plan, PlanEntry
     from console.storage.store import Store
-    from tests.conftest import wait_for
     from tests.integration.helpers import first_wave_sent
+    from tests.support import wait_for
 
     with fake_cluster.held() as fake:
         fake.create_topic("app-rate", [[0]], size=60 * 1024)

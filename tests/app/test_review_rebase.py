@@ -4,17 +4,17 @@ up to date", saves the new version linked to the old, and links to reviewing it.
 from __future__ import annotations
 
 import getpass
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from console.access.auth import Identity
 from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry
-from console.runs import operations
+from console.services import plans as plan_service
 from console.storage.store import Store
-from tests.conftest import wait_for
+from tests.app.pages import APP
+from tests.support import wait_for
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TOPIC = "app-rebase"
 
 
@@ -26,7 +26,7 @@ def test_review_of_a_stale_plan_brings_it_up_to_date(fake_cluster):
     plan = Plan.of(
         [PlanEntry(TOPIC, 0, (BrokerId(1), BrokerId(2))), PlanEntry(TOPIC, 1, (BrokerId(2), BrokerId(0)))]
     ).with_basis(drafted)
-    old = operations.save_plan(store, "ann", drafted, "test", "spread", plan)
+    old = plan_service.save_plan(store, Identity.cli("ann"), drafted, "test", "spread", plan)
     # someone else moves partition 0 meanwhile: the saved plan is stale
     moved = fake_cluster.alter_reassignments({(TOPIC, 0): (BrokerId(0), BrokerId(2))})
     assert all(o.accepted for o in moved.values())

@@ -4,7 +4,6 @@ once, and a signed-in user's draft is autosaved and comes back in a new session.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -12,8 +11,8 @@ from streamlit.testing.v1.errors import AppTestError
 
 from console.access.auth import SANDBOX_USERS
 from console.storage.store import Store
+from tests.app.pages import APP
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 pytestmark = pytest.mark.usefixtures("fake_cluster", "sandbox_users")
 
 

@@ -5,17 +5,18 @@ Also the on-call figure: from a fresh load of the Live page to the cancel accept
 from __future__ import annotations
 
 import json
+import re
 import time
+from datetime import datetime
 
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import Page, expect, sync_playwright
 
 from console.access.auth import SANDBOX_USERS, write_users
 from console.plans.plan import Plan, PlanEntry
 from console.runs.gateway import LiveGateway
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for, wait_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, sign_in
+from tests.e2e.browser import CHROMIUM_ARGS, sign_in
 from tests.integration.helpers import (
     clear_throttles,
     first_wave_sent,
@@ -25,6 +26,7 @@ from tests.integration.helpers import (
     set_broker_rates,
     throttle_topic_all,
 )
+from tests.support import settings_for, wait_for
 
 SLOW = 2_000  # bytes/s: moves stay in flight for the whole test
 
@@ -38,6 +40,23 @@ def _cancel_elsewhere(bs: str, topic: str, partition: int) -> None:
 
 def _in_flight(bs: str, topic: str) -> set[int]:
     return {p for _, p in in_flight(bs, topic)}
+
+
+def refreshed_after(page: Page, moment: float) -> None:
+    """Wait until the Live panel shows a snapshot taken after ``moment`` (its caption's time, to the
+    second, is a later second)."""
+    caption = page.get_by_text(re.compile(r"last refreshed \d\d:\d\d:\d\d")).first
+    after = datetime.fromtimestamp(moment)
+
+    def shown_later() -> bool:
+        found = re.search(r"last refreshed (\d\d):(\d\d):(\d\d)", caption.inner_text())
+        if found is None:
+            return False
+        h, m, s = (int(x) for x in found.groups())
+        ahead = (h * 3600 + m * 60 + s) - (after.hour * 3600 + after.minute * 60 + after.second)
+        return 0 < ahead % 86_400 < 3600  # across midnight too
+
+    wait_for(shown_later, timeout=30, every=0.25, what="the Live panel refreshed")
 
 
 def test_a_cancel_click_is_never_lost_when_the_set_changes_under_the_dialog(
@@ -79,7 +98,9 @@ def test_a_cancel_click_is_never_lost_when_the_set_changes_under_the_dialog(
 
             # while the dialog is open, one partition is cancelled elsewhere and the page refreshes
             _cancel_elsewhere(bs, topic, 0)
-            time.sleep(6)  # the Live panel refreshes every 5 s: the picture under the dialog changed
+            refreshed_after(
+                page, time.time()
+            )  # the Live panel refreshes every 5 s: the picture under the dialog changed
             expect(send).to_be_visible()  # the dialog still shows what the operator saw
             send.click()
             expect(dialog.get_by_text("Outcome:")).to_be_visible(timeout=60_000)

@@ -9,7 +9,7 @@ import shutil
 from playwright.sync_api import expect, sync_playwright
 
 from console.access.auth import SANDBOX_USERS, write_users
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, sign_in
+from tests.e2e.browser import CHROMIUM_ARGS, sign_in
 
 
 def test_generate_a_plan_then_open_it_in_review(demo_sandbox, app_url, tmp_path):

@@ -9,7 +9,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from console.pipeline.jobs import history_job
 from console.pipeline.spark import SparkSettings
-from tests.e2e.test_live_browser import CHROMIUM_ARGS
+from tests.e2e.browser import CHROMIUM_ARGS
 from tests.unit.timeline import timeline, write_states
 
 

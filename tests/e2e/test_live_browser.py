@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
-import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
-from console.sandbox.cluster import free_port
-from tests.conftest import wait_for
+from tests.e2e.browser import CHROMIUM_ARGS, script_run_done
 from tests.integration.helpers import (
     clear_throttles,
     make_topic,
@@ -23,79 +16,6 @@ from tests.integration.helpers import (
     throttle_topic_all,
     unthrottle_and_wait,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def sign_in(page: Page, user: str = "operator") -> None:
-    """Sign in from the sidebar as a sandbox user; wait for the session cookie the page writes a
-    moment after the sign-in (a reload needs it)."""
-    from console.access.auth import SANDBOX_USERS
-
-    sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_label("User").fill(user)
-    sidebar.get_by_role("textbox", name="Password").fill(SANDBOX_USERS[user][0])
-    sidebar.get_by_role("button", name="Sign in").click()
-    expect(sidebar.get_by_text(f"Signed in as {user}")).to_be_visible(timeout=30_000)
-    wait_for(
-        lambda: any(c["name"] == "console_session" for c in page.context.cookies()),
-        timeout=30,
-        every=0.1,
-        what="the session cookie",
-    )
-
-
-@pytest.fixture
-def app_url(sandbox, tmp_path):
-    port = free_port()
-    env = dict(
-        os.environ,
-        CONSOLE_BOOTSTRAP_SERVERS=sandbox.bootstrap_servers,
-        CONSOLE_ZOOKEEPER=sandbox.zookeeper,
-        CONSOLE_CLUSTER_NAME="sandbox",
-        CONSOLE_DATA_DIR=str(tmp_path),
-        PYTHONPATH=str(ROOT),
-    )
-    log = open(tmp_path / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-
-    def healthy() -> bool:
-        try:
-            return urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).status == 200
-        except OSError:
-            return False
-
-    try:
-        wait_for(healthy, timeout=60, what="streamlit health")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_live_page_shows_in_flight_partition_and_refreshes(sandbox, app_url, tmp_path):
@@ -129,7 +49,7 @@ def test_live_page_shows_in_flight_partition_and_refreshes(sandbox, app_url, tmp
             expect(page.get_by_text(re.compile(r"every 60 s and on every ZooKeeper watch"))).to_be_visible(
                 timeout=15_000
             )
-            time.sleep(2)
+            script_run_done(page)  # the run that drew the caption ends by noting the ZooKeeper generation
             reassign(bs, {("e2e-watch", 0): [2]})
             started = time.monotonic()
             expect(page.get_by_text("e2e-watch-0", exact=True).first).to_be_attached(timeout=30_000)

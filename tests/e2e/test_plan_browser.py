@@ -9,7 +9,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from console.access.auth import SANDBOX_USERS, write_users
 from console.plans.plan import parse_plan
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, sign_in
+from tests.e2e.browser import CHROMIUM_ARGS, sign_in
 
 
 def test_draft_review_and_download(demo_sandbox, app_url, tmp_path):

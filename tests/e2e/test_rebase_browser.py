@@ -6,15 +6,15 @@ import re
 
 from playwright.sync_api import expect, sync_playwright
 
+from console.access.auth import Identity
 from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry
-from console.runs import operations
+from console.services import plans as plan_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS
-from tests.integration.helpers import make_topic
-from tests.integration.test_plans_on_cluster import settle, submit
+from tests.e2e.browser import CHROMIUM_ARGS
+from tests.integration.helpers import make_topic, settle, submit
+from tests.support import settings_for
 
 TOPIC = "e2e-rebase"
 
@@ -28,7 +28,7 @@ def test_bring_a_stale_plan_up_to_date(sandbox, app_url, tmp_path):
         plan = Plan.of(
             [PlanEntry(TOPIC, 0, (BrokerId(1), BrokerId(2))), PlanEntry(TOPIC, 1, (BrokerId(2), BrokerId(0)))]
         ).with_basis(drafted)
-        old = operations.save_plan(store, "ann", drafted, "sandbox", "e2e spread", plan)
+        old = plan_service.save_plan(store, Identity.cli("ann"), drafted, "sandbox", "e2e spread", plan)
         assert all(e is None for e in submit(bs, Plan.of([PlanEntry(TOPIC, 0, (BrokerId(0), BrokerId(2)))])).values())
         settle(reader)
     with sync_playwright() as pw:

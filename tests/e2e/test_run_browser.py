@@ -8,14 +8,14 @@ import time
 
 from playwright.sync_api import expect, sync_playwright
 
-from console.access.auth import SANDBOX_USERS, write_users
+from console.access.auth import SANDBOX_USERS, Identity, write_users
 from console.core.model import cluster_key
 from console.plans.plan import Plan, PlanEntry
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for, wait_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS, sign_in
+from tests.e2e.browser import CHROMIUM_ARGS, sign_in
 from tests.integration.helpers import clear_throttles, make_topic
+from tests.support import settings_for, wait_for
 
 
 def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monkeypatch):
@@ -100,7 +100,7 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
     from console.moves.waves import WaveLimits
     from console.runs.executor import Executor
     from console.runs.gateway import LiveGateway
-    from console.runs.operations import start_run
+    from console.services import runs as run_service
 
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     bs = sandbox.bootstrap_servers
@@ -108,14 +108,15 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
         gone = Executor(store, LiveGateway(reader), "ann")
-        run_id = start_run(
+        run_id = run_service.start_run(
             gone.store,
             gone.cluster,
-            gone.user,
+            Identity.cli(gone.user),
             reader.snapshot(),
             Plan.of([PlanEntry("e2e-resume", 0, (2,)), PlanEntry("e2e-resume", 1, (2,))]),
             "resume",
             limits=WaveLimits(1),
+            users=None,
         )
         assert gone.tick(run_id).did.startswith("wave 1 submitted")
     store.runs.release(run_id, gone.owner)  # that console stopped

@@ -13,9 +13,9 @@ from console.core.model import cluster_key
 from console.plans.plan import Plan, PlanEntry
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for, wait_for
-from tests.e2e.test_live_browser import CHROMIUM_ARGS
+from tests.e2e.browser import CHROMIUM_ARGS
 from tests.integration.helpers import make_topic
+from tests.support import settings_for, wait_for
 
 COOKIE = "console_session"
 

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic, ResourceType
 
+from console.access.auth import Identity
 from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
 from console.core.model import ClusterState
 from console.plans.plan import Plan
 from console.runs.executor import Executor
 from console.runs.gateway import ClusterGateway
-from console.runs.operations import start_run
 from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates
+from console.services import runs as run_service
+from console.state.reader import ClusterReader
 from console.storage.store import Store
+from tests.support import wait_for
+
+BROKERS = [0, 1, 2]
+"""The sandbox's brokers."""
 
 
 def admin(bs: str) -> AdminClient:
@@ -90,6 +96,26 @@ def reassign(bs: str, targets: dict[tuple[str, int], list[int] | None]) -> None:
     assert all(e is None or getattr(e, "errno", 0) == 0 for e in res.values()), res
 
 
+def submit(bs: str, plan: Plan) -> dict[tuple[str, int], object]:
+    """AlterPartitionReassignments straight to the controller; per partition: None or the error class."""
+    from kafka.admin import KafkaAdminClient
+    from kafka.structs import TopicPartition
+
+    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
+    try:
+        res = kp.alter_partition_reassignments(
+            {TopicPartition(e.topic, e.partition): list(e.replicas) for e in plan.entries}
+        )
+        return {(tp.topic, tp.partition): err for tp, err in res.items()}
+    finally:
+        kp.close()
+
+
+def settle(reader: ClusterReader) -> None:
+    """Wait until no reassignment is in flight."""
+    wait_for(lambda: not reader.snapshot().in_flight, timeout=120, what="reassignments to complete")
+
+
 def in_flight(bs: str, topic: str | None = None) -> set[tuple[str, int]]:
     """The partitions ListPartitionReassignments lists (of ``topic``, or all)."""
     from kafka.admin import KafkaAdminClient
@@ -103,8 +129,6 @@ def in_flight(bs: str, topic: str | None = None) -> set[tuple[str, int]]:
 
 def unthrottle_and_wait(bs: str, brokers: list[int], timeout: float = 120) -> None:
     """Lift the broker rates a test lowered and wait until nothing is moving any more."""
-    from tests.conftest import wait_for
-
     set_broker_rates(bs, brokers, 50_000_000)
     wait_for(lambda: not in_flight(bs), timeout=timeout, what="every reassignment completed")
 
@@ -114,7 +138,7 @@ def first_wave_sent(
 ) -> int:
     """A run started and its first wave throttled and sent by a worker that then lets go, so the
     console's server (or any worker) drives it from there; returns the run's id."""
-    run_id = start_run(store, gateway, "ann", state, plan, name, rate=rate)
+    run_id = run_service.start_run(store, gateway, Identity.cli("ann"), state, plan, name, rate=rate, users=None)
     first = Executor(store, gateway, "ann")
     assert first.tick(run_id).did.startswith("wave 1 submitted")
     store.runs.release(run_id, first.owner)

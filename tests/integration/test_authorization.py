@@ -82,9 +82,8 @@ def test_a_viewer_cannot_cancel_or_submit_from_the_cli(sandbox, tmp_path):
     import os
 
     from console.storage.store import Store
-    from tests.conftest import settings_for, wait_for
-    from tests.integration.helpers import clear_throttles, set_broker_rates, throttle_topic_all
-    from tests.integration.test_faults_and_kraft import reassign
+    from tests.integration.helpers import clear_throttles, reassign, set_broker_rates, throttle_topic_all
+    from tests.support import settings_for, wait_for
 
     bs = sandbox.bootstrap_servers
     make_topic(bs, "auth-move", 1, 1, 200, assignment=[[0]])

@@ -8,9 +8,15 @@ import json
 from console import cli
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for, wait_for
-from tests.integration.helpers import clear_throttles, make_topic, set_broker_rates, throttle_topic_all
-from tests.integration.test_faults_and_kraft import BROKERS, reassign
+from tests.integration.helpers import (
+    BROKERS,
+    clear_throttles,
+    make_topic,
+    reassign,
+    set_broker_rates,
+    throttle_topic_all,
+)
+from tests.support import settings_for, wait_for
 
 
 def slow_move(sb, topic: str, kbytes: int = 400) -> None:

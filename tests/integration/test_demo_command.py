@@ -16,7 +16,7 @@ from kafka.admin import KafkaAdminClient
 
 from console.sandbox import cluster
 from console.sandbox.cluster import free_port
-from tests.conftest import wait_for
+from tests.support import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 

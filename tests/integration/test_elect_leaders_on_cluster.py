@@ -11,8 +11,8 @@ from console import cli
 from console.state.reader import ClusterReader
 from console.storage.runs import ELECTION_WAVE
 from console.storage.store import Store
-from tests.conftest import settings_for, wait_for, write_plan
 from tests.integration.helpers import make_topic
+from tests.support import settings_for, wait_for, write_plan
 
 ASSIGNMENT = [[0, 1], [1, 2], [2, 0]]
 REORDERED = [[1, 0], [2, 1], [0, 2]]

@@ -9,8 +9,8 @@ from console.core.model import ReplicaRole, Source, SourceStatus
 from console.present.text import list_text
 from console.state.merge import ADDING_ON_INELIGIBLE
 from console.state.reader import ClusterReader
-from tests.conftest import official, own_sandbox, settings_for, wait_for
 from tests.integration.helpers import (
+    BROKERS,
     clear_throttles,
     make_topic,
     no_throttles_left,
@@ -18,8 +18,7 @@ from tests.integration.helpers import (
     set_broker_rates,
     throttle_topic_all,
 )
-
-BROKERS = [0, 1, 2]
+from tests.support import official, own_sandbox, settings_for, wait_for
 
 
 def finish_and_clean(reader: ClusterReader, bs: str, topics: list[str]) -> None:
@@ -126,7 +125,7 @@ def test_kraft_cluster_runs_a_throttled_plan_in_waves(kraft, tmp_path, monkeypat
     import json
 
     from console import cli
-    from tests.conftest import write_plan
+    from tests.support import write_plan
 
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     bs = kraft.bootstrap_servers

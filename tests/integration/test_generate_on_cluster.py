@@ -21,8 +21,8 @@ from console.plans.validate import errors, validate
 from console.runs.gateway import LiveGateway
 from console.sandbox.cluster import Sandbox
 from console.state.reader import ClusterReader
-from tests.conftest import official, own_sandbox, settings_for, wait_for
 from tests.integration.helpers import make_topic
+from tests.support import official, own_sandbox, settings_for, wait_for
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ from kazoo.client import KazooClient
 from console.core.model import ReplicaRole, Source, SourceStatus
 from console.state.merge import merge
 from console.state.reader import ClusterReader
-from tests.conftest import official, settings_for, wait_for, write_plan
 from tests.integration.helpers import (
+    BROKERS,
     assignment,
     clear_throttles,
     make_topic,
@@ -21,8 +21,7 @@ from tests.integration.helpers import (
     set_broker_rates,
     throttle_topic_all,
 )
-
-BROKERS = [0, 1, 2]
+from tests.support import official, settings_for, wait_for, write_plan
 
 
 def official_list(sb) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 from nbclient import NotebookClient
 
 from console import connect
-from tests.conftest import point_console_at
+from tests.support import point_console_at
 from tests.unit.timeline import timeline, write_states
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,8 +21,8 @@ from console.pipeline.calibration import load_calibration
 from console.pipeline.datasets import parquet_files
 from console.plans.plan import Plan, PlanEntry
 from console.state.reader import ClusterReader
-from tests.conftest import official, settings_for, wait_for
 from tests.integration.helpers import in_flight, make_topic
+from tests.support import official, settings_for, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPIC = "pipeline-moves"
@@ -52,6 +52,11 @@ def move(sandbox, tmp_path: Path, partition: int, to: int, throttle: int, name: 
     return path
 
 
+def snapshots_kept(snaps: Path) -> int:
+    """How many snapshots the collector has written under ``snaps`` (one header file each)."""
+    return sum(1 for _ in parquet_files(snaps / "headers"))
+
+
 def until_done(sandbox, path: Path) -> float:
     """Seconds until the move in ``path`` completed; the official --verify then lifts its throttles."""
     start = time.monotonic()
@@ -79,11 +84,13 @@ def collected(sandbox, tmp_path_factory: pytest.TempPathFactory):
         done = move(sandbox, tmp, 0, 1, THROTTLE, "first")
         took = until_done(sandbox, done)
         cancelled = move(sandbox, tmp, 1, 2, 100_000, "cancelled")
-        time.sleep(4)
+        kept = snapshots_kept(snaps)
+        wait_for(lambda: snapshots_kept(snaps) >= kept + 4, what="four snapshots of the move in flight")
         ran = official(sandbox, "--cancel", "--reassignment-json-file", str(cancelled))
         assert ran.returncode == 0, ran.stdout + ran.stderr
         wait_for(lambda: not in_flight(bs, TOPIC), timeout=60, what="the cancel")
-        time.sleep(2)
+        kept = snapshots_kept(snaps)
+        wait_for(lambda: snapshots_kept(snaps) >= kept + 2, what="two snapshots after the cancel")
     finally:
         collector.send_signal(signal.SIGTERM)
         _, err = collector.communicate(timeout=30)
@@ -147,6 +154,6 @@ def test_the_servers_background_collector_appends_snapshots_until_stopped(sandbo
         finally:
             collector.stop()
         kept = collector.kept
-        time.sleep(2)
+        time.sleep(2)  # what is tested: time passes (two collection periods) and a stopped collector keeps nothing
         assert collector.kept == kept and collector.problem is None
         assert len(list(parquet_files(tmp_path / "headers"))) == kept

@@ -7,35 +7,17 @@ import random
 import re
 
 import pytest
-from kafka.admin import KafkaAdminClient
-from kafka.structs import TopicPartition
 
 from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
 from console.plans.validate import errors, validate
 from console.state.reader import ClusterReader
-from tests.conftest import official, settings_for, wait_for
-from tests.integration.helpers import make_topic
+from tests.integration.helpers import make_topic, settle, submit
+from tests.support import official, settings_for
 
 
 def ids(*b: int) -> tuple[BrokerId, ...]:
     return tuple(BrokerId(x) for x in b)
-
-
-def submit(bs: str, plan: Plan) -> dict[tuple[str, int], object]:
-    """AlterPartitionReassignments straight to the controller; per partition: None or the error class."""
-    kp = KafkaAdminClient(bootstrap_servers=bs.split(","))
-    try:
-        res = kp.alter_partition_reassignments(
-            {TopicPartition(e.topic, e.partition): list(e.replicas) for e in plan.entries}
-        )
-        return {(tp.topic, tp.partition): err for tp, err in res.items()}
-    finally:
-        kp.close()
-
-
-def settle(reader: ClusterReader) -> None:
-    wait_for(lambda: not reader.snapshot().in_flight, timeout=120, what="reassignments to complete")
 
 
 def test_official_tool_accepts_the_export_and_prints_the_same_rollback(sandbox, tmp_path):

@@ -10,9 +10,8 @@ from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
 from console.plans.validate import STALE, errors, validate
 from console.state.reader import ClusterReader
-from tests.conftest import settings_for
-from tests.integration.helpers import make_topic
-from tests.integration.test_plans_on_cluster import settle, submit
+from tests.integration.helpers import make_topic, settle, submit
+from tests.support import settings_for
 
 TOPIC = "rb-stale"
 

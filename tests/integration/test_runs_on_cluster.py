@@ -5,22 +5,21 @@ sends a wave twice."""
 from __future__ import annotations
 
 import json
-import time
 
 from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
 from console import cli
+from console.access.auth import Identity
 from console.core.states import RunState, WaveState
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
 from console.runs.gateway import LiveGateway
-from console.runs.operations import start_run
+from console.services import runs as run_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for, wait_for, write_plan
-from tests.integration.helpers import admin, clear_throttles, make_topic, reassign
-from tests.integration.test_faults_and_kraft import BROKERS
+from tests.integration.helpers import BROKERS, admin, clear_throttles, make_topic, reassign
+from tests.support import settings_for, wait_for, write_plan
 
 
 def set_configs(bs: str, kind, name: str, values: dict[str, str]) -> None:
@@ -96,7 +95,9 @@ def test_second_run_on_the_same_partitions_is_refused(sandbox, tmp_path, monkeyp
     make_topic(bs, "r-clash", 1, 2, 10, assignment=[[0, 1]])
     plan = Plan.of([PlanEntry("r-clash", 0, (1, 2))])
     with ClusterReader(settings_for(sandbox)) as reader:
-        run_id = start_run(Store(), LiveGateway(reader), "ann", reader.snapshot(), plan, "first")
+        run_id = run_service.start_run(
+            Store(), LiveGateway(reader), Identity.cli("ann"), reader.snapshot(), plan, "first", users=None
+        )
     path = tmp_path / "p.json"
     path.write_text(plan.to_json())
     assert cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(path), "--yes"]) == 1
@@ -110,7 +111,16 @@ def test_a_resumed_run_never_sends_a_wave_twice(sandbox, tmp_path, monkeypatch):
     make_topic(bs, "r-resume", 2, 2, 20, assignment=[[0, 1], [1, 0]])
     plan = Plan.of([PlanEntry("r-resume", 0, (0, 2)), PlanEntry("r-resume", 1, (1, 2))])
     with ClusterReader(settings_for(sandbox)) as reader:
-        run_id = start_run(Store(), LiveGateway(reader), "ann", reader.snapshot(), plan, "resume", limits=WaveLimits(1))
+        run_id = run_service.start_run(
+            Store(),
+            LiveGateway(reader),
+            Identity.cli("ann"),
+            reader.snapshot(),
+            plan,
+            "resume",
+            limits=WaveLimits(1),
+            users=None,
+        )
     store = Store()
     # the first worker wrote its intent and sent wave 1, then stopped before recording the answer
     store.runs.set_wave(run_id, 1, WaveState.SUBMITTING)
@@ -133,8 +143,15 @@ def test_cancel_of_a_run_reverts_it_and_takes_its_throttles_off(sandbox, tmp_pat
         with ClusterReader(settings_for(sandbox)) as reader:
             before = reader.snapshot().throttles
             executor = Executor(Store(), LiveGateway(reader), "ann")
-            run_id = start_run(
-                executor.store, executor.cluster, executor.user, reader.snapshot(), plan, "slow", rate=2000
+            run_id = run_service.start_run(
+                executor.store,
+                executor.cluster,
+                Identity.cli(executor.user),
+                reader.snapshot(),
+                plan,
+                "slow",
+                rate=2000,
+                users=None,
             )
             assert executor.tick(run_id).did == "wave 1 submitted (2 partitions)"
             wait_for(lambda: len(reader.snapshot().in_flight) == 2, what="both moving")
@@ -179,8 +196,16 @@ def test_standalone_executor_killed_mid_run_resumes_without_sending_a_wave_twice
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     try:
         with ClusterReader(settings_for(sandbox)) as reader:
-            run_id = start_run(
-                Store(), LiveGateway(reader), "ann", reader.snapshot(), plan, "exec", rate=30_000, limits=WaveLimits(1)
+            run_id = run_service.start_run(
+                Store(),
+                LiveGateway(reader),
+                Identity.cli("ann"),
+                reader.snapshot(),
+                plan,
+                "exec",
+                rate=30_000,
+                limits=WaveLimits(1),
+                users=None,
             )
         store = Store()
 
@@ -295,22 +320,26 @@ def test_cancel_keeps_completed_partitions_and_the_rollback_restores_them(sandbo
     try:
         with ClusterReader(settings_for(sandbox)) as reader:
             executor = Executor(Store(), LiveGateway(reader), "ann")
-            run_id = start_run(
+            run_id = run_service.start_run(
                 executor.store,
                 executor.cluster,
-                executor.user,
+                Identity.cli(executor.user),
                 reader.snapshot(),
                 plan,
                 "two waves",
                 rate=3000,
                 limits=WaveLimits(1),
+                users=None,
             )
             store = Store()
             # wave 1 runs fast, wave 2 slowly
             store.runs.set_rate(run_id, 50_000_000)
-            while next(w.state for w in store.runs.waves(run_id)) != "completed":
+
+            def wave_1_completed() -> bool:
                 executor.tick(run_id)
-                time.sleep(0.3)
+                return next(w.state for w in store.runs.waves(run_id)) == "completed"
+
+            wait_for(wave_1_completed, timeout=120, every=0.3, what="wave 1 completed")
             store.runs.set_rate(run_id, 2000)
             executor.tick(run_id)  # wave 2: throttled at 2 KB/s, submitted
             wait_for(lambda: reader.snapshot().partition("r-back", 1).reassigning, what="wave 2 moving")

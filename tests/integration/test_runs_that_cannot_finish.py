@@ -6,18 +6,18 @@ from __future__ import annotations
 import json
 
 from console import cli
+from console.access.auth import Identity
 from console.core.states import RunState
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
 from console.runs.gateway import LiveGateway
-from console.runs.operations import start_run
+from console.services import runs as run_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import settings_for, wait_for
-from tests.integration.helpers import admin, clear_throttles, make_topic, no_throttles_left
+from tests.integration.helpers import BROKERS, admin, clear_throttles, make_topic, no_throttles_left
+from tests.support import settings_for, wait_for
 
-BROKERS = [0, 1, 2]
 SLOW = 2_000  # bytes/s: a move stays in flight for minutes
 
 
@@ -32,7 +32,16 @@ def _first_wave_sent(
 ) -> tuple[Executor, int]:
     """A run moving partition 0 of ``topic`` to broker ``to``, and its executor once the first wave is sent."""
     gateway = LiveGateway(reader)
-    run_id = start_run(store, gateway, "ann", reader.snapshot(), Plan.of([PlanEntry(topic, 0, (to,))]), name, **start)  # type: ignore[arg-type]
+    run_id = run_service.start_run(
+        store,
+        gateway,
+        Identity.cli("ann"),
+        reader.snapshot(),
+        Plan.of([PlanEntry(topic, 0, (to,))]),
+        name,
+        **start,
+        users=None,
+    )  # type: ignore[arg-type]
     executor = Executor(store, gateway, "ann", stuck_after_s=stuck_after_s)
     assert executor.tick(run_id).did.startswith("wave 1 submitted")
     return executor, run_id

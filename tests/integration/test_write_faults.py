@@ -11,16 +11,23 @@ import uuid
 import pytest
 
 from console import cli
+from console.access.auth import Identity
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
 from console.runs.gateway import LiveGateway
-from console.runs.operations import change_throttle, start_run
+from console.services import runs as run_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.conftest import own_sandbox, settings_for, wait_for
-from tests.integration.helpers import clear_throttles, make_topic, set_broker_rates, throttle_topic_all
-from tests.integration.test_faults_and_kraft import BROKERS, reassign
+from tests.integration.helpers import (
+    BROKERS,
+    clear_throttles,
+    make_topic,
+    reassign,
+    set_broker_rates,
+    throttle_topic_all,
+)
+from tests.support import own_sandbox, settings_for, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -38,14 +45,15 @@ def test_controller_killed_mid_run_listing_and_cancel_keep_working(write_sandbox
         make_topic(bs, "w-other", 1, 1, 150, assignment=[[a]])
         throttle_topic_all(bs, "w-other")
         executor = Executor(Store(), LiveGateway(reader), "ann")
-        run_id = start_run(
+        run_id = run_service.start_run(
             executor.store,
             executor.cluster,
-            executor.user,
+            Identity.cli(executor.user),
             reader.snapshot(),
             Plan.of([PlanEntry("w-ctl", 0, (b,)), PlanEntry("w-ctl", 1, (b,))]),
             "through a controller change",
             rate=3000,
+            users=None,
         )
         assert executor.tick(run_id).did.startswith("wave 1 submitted")
         reassign(bs, {("w-other", 0): [b]})  # somebody else's move, to cancel later
@@ -75,7 +83,9 @@ def test_controller_killed_mid_run_listing_and_cancel_keep_working(write_sandbox
                 == 0
             )
             assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["accepted"] == ["w-other-0"]
-            change_throttle(executor.store, executor.cluster, executor.user, run_id, 50_000_000)
+            run_service.change_throttle(
+                executor.store, executor.cluster, Identity.cli(executor.user), run_id, 50_000_000
+            )
             run = executor.drive(run_id, every=0.5, timeout=120)
             assert run.state == "completed"
         finally:
@@ -147,24 +157,26 @@ def test_no_acknowledged_message_is_lost_while_a_run_moves_and_a_broker_bounces(
                 if p.topic == "w-durable"
             )
             executor = Executor(Store(), LiveGateway(reader), "ann")
-            run_id = start_run(
+            run_id = run_service.start_run(
                 executor.store,
                 executor.cluster,
-                executor.user,
+                Identity.cli(executor.user),
                 state,
                 plan,
                 "durable",
                 rate=2_000_000,
                 limits=WaveLimits(1),
+                users=None,
             )
             executor.tick(run_id)
             victim = next(b for b in BROKERS if b != state.controller)
             sb.stop(f"broker-{victim}", hard=True)
-            time.sleep(3)
+            time.sleep(3)  # the fault under test: the broker stays down a few seconds mid-run, then comes back
             sb.start(f"broker-{victim}")
             run = executor.drive(run_id, every=0.5, timeout=180)
             assert run.state == "completed", run
-        time.sleep(2)
+        after = len(acked)
+        wait_for(lambda: len(acked) >= after + 500, what="the producer acknowledged after the run too")
     finally:
         stop.set()
         writer.join(120)

@@ -1,9 +1,19 @@
-"""Small builders for ApiView / ZkView in unit tests of the pure core (no Kafka here)."""
+"""Small builders for ApiView / ZkView, and snapshots merged from them, in unit tests of the pure
+core (no Kafka here)."""
 
 from __future__ import annotations
 
-from console.adapters.records import ApiView, BrokerInfo, PartitionMeta, Reassignment, TopicZnode, ZkView
-from console.core.model import BrokerId, SourceStatus
+from console.adapters.records import (
+    ApiView,
+    BrokerInfo,
+    BrokerLogDirs,
+    PartitionMeta,
+    Reassignment,
+    TopicZnode,
+    ZkView,
+)
+from console.core.model import BrokerId, ClusterState, LogDir, SourceStatus
+from console.state.merge import merge
 
 
 def ids(*b: int) -> tuple[BrokerId, ...]:
@@ -62,5 +72,24 @@ def zk(
         topics=tz,
         states=states,
         legacy={k: ids(*v) for k, v in (legacy or {}).items()},
-        **kw,
-    )  # type: ignore[arg-type]
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def snapshot(
+    parts: dict[tuple[str, int], list[int]],
+    nbrokers: int = 4,
+    lpr: dict[tuple[str, int], tuple[list[int], list[int], list[int]]] | None = None,
+    sizes: dict[tuple[str, int], int] | None = None,
+    usable: dict[int, int] | None = None,
+    min_isr: dict[str, int] | None = None,
+) -> ClusterState:
+    """parts: (topic, partition) -> replicas (all in sync, first leads)."""
+    meta: dict[tuple[str, int], tuple[list[int], list[int], int | None]] = {
+        k: (list(r), list(r), r[0]) for k, r in parts.items()
+    }
+    logs = []
+    for b in range(nbrokers):
+        reps = tuple((t, p, "/data/a", (sizes or {}).get((t, p), 1000), False) for (t, p), r in parts.items() if b in r)
+        logs.append(BrokerLogDirs(BrokerId(b), (LogDir("/data/a", None, 10**9, (usable or {}).get(b, 10**9)),), reps))
+    return merge(api(meta, lpr=lpr or {}, nbrokers=nbrokers, log_dirs=tuple(logs), min_insync=min_isr or {}), None)

@@ -15,74 +15,12 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from console.core.model import Broker, BrokerId, ClusterState, LogDir, Partition, ReplicaLog
+from console.core.model import Broker, BrokerId, ClusterState, Partition
 from console.plans import validate as v
 from console.plans.columns import PAD, padded
 from console.plans.diff import ChangeKind, change_of, diff, partition_size
 from console.plans.plan import ANY, Plan, PlanEntry
-
-BROKERS = range(7)
-odd_ids = st.sampled_from([-1, 2**31 - 1, 2**31, 2**40])
-
-
-@st.composite
-def clusters(draw) -> ClusterState:
-    brokers = []
-    for b in BROKERS:
-        if draw(st.integers(0, 5)) == 0:
-            continue  # not registered: only some replica lists name it
-        brokers.append(
-            Broker(
-                BrokerId(b),
-                rack=draw(st.sampled_from([None, "a", "b", "c"])),
-                registered=True,
-                fenced=draw(st.sampled_from([None, None, True])),
-                log_dirs=(LogDir("/d", None, 10**6, draw(st.sampled_from([None, 10, 10**9]))),),
-            )
-        )
-    parts = []
-    for t in ("a", "b"):
-        for p in range(draw(st.integers(1, 4))):
-            replicas = draw(st.lists(st.sampled_from(BROKERS), min_size=1, max_size=5, unique=True))
-            adding = removing = ()
-            if len(replicas) > 1 and draw(st.booleans()):  # in flight: some adding, some removing
-                k = draw(st.integers(1, len(replicas) - 1))
-                adding = tuple(replicas[:k])
-                removing = tuple(draw(st.lists(st.sampled_from(replicas[k:]), max_size=len(replicas) - k, unique=True)))
-            isr = tuple(b for b in replicas if draw(st.booleans()))
-            leader = draw(st.sampled_from([None, *replicas]))
-            logs = tuple(
-                ReplicaLog(BrokerId(b), "/d", draw(st.integers(0, 5000)), draw(st.booleans()))
-                for b in replicas
-                if draw(st.booleans())
-            )
-            parts.append(
-                Partition(
-                    t, p, tuple(BrokerId(b) for b in replicas), isr, leader, tuple(adding), tuple(removing), logs=logs
-                )
-            )
-    min_isr = tuple((t, n) for t in ("a", "b") if (n := draw(st.sampled_from([0, 1, 2, 3]))))
-    return ClusterState(0.0, tuple(brokers), tuple(parts), min_insync=min_isr)
-
-
-@st.composite
-def plans_for(draw, state: ClusterState) -> Plan:
-    keys = [p.key for p in state.partitions] + [("a", 9), ("zz", 0)]
-    entries = []
-    for t, p in draw(st.lists(st.sampled_from(keys), min_size=1, unique=True)):
-        replicas = draw(st.lists(st.one_of(st.sampled_from([*BROKERS, 7]), odd_ids), max_size=5))
-        if draw(st.booleans()):
-            replicas = list(dict.fromkeys(replicas))
-        dirs = None
-        if draw(st.integers(0, 3)) == 0:
-            dirs = tuple(
-                draw(st.sampled_from([ANY, "/d", "/x"])) for _ in range(len(replicas) + draw(st.integers(0, 1)))
-            )
-        entries.append(PlanEntry(t, p, tuple(BrokerId(b) for b in replicas), dirs))
-    basis = {}
-    if draw(st.booleans()):
-        basis = {k: p.replicas if draw(st.booleans()) else () for k, p in state.partition_index.items()}
-    return Plan.of(entries, basis)
+from tests.unit.strategies import clusters, plans_for
 
 
 # -- the reference: one partition at a time ------------------------------------------------------

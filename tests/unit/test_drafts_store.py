@@ -8,8 +8,7 @@ from console.core.errors import PlanFormatError
 from console.plans import drafting as drafts
 from console.plans.plan import Plan, PlanEntry, rollback
 from console.storage.store import Store
-from tests.unit.builders import ids
-from tests.unit.test_plans import snapshot
+from tests.unit.builders import ids, snapshot
 
 
 def test_from_assignment_records_the_basis_and_originals():

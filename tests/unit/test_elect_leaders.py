@@ -14,7 +14,6 @@ import json
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -24,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from console import cli
+from console.access.auth import Identity
 from console.core.errors import AuthorizationFailed, ClusterUnavailable, ConsoleError
 from console.core.model import BrokerId, ClusterState, SourceStatus
 from console.core.states import RunState
@@ -33,14 +33,15 @@ from console.plans.diff import change_of, diff, first_replica_changes
 from console.plans.plan import Plan, PlanEntry
 from console.present import history
 from console.runs import executor as executor_module
-from console.runs import operations
 from console.runs.executor import Executor, Step
+from console.services import cancel as cancel_service
+from console.services import runs as run_service
 from console.storage.audit import AuditEntry
 from console.storage.runs import ELECTION_WAVE
 from console.storage.store import Store
 from tests.fakes.cluster import Crash, FakeCluster
 from tests.unit.builders import ids
-from tests.unit.test_columns import clusters, plans_for
+from tests.unit.strategies import clusters, plans_for
 
 REORDER = [("t", 0, (1, 0)), ("t", 1, (2, 1)), ("u", 0, (0, 2))]
 """Reorders only: t-0 on (0,1), t-1 on (1,2), u-0 on (2,0) get another first replica."""
@@ -53,14 +54,8 @@ def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
         sleep=lambda s: None, monotonic=time.monotonic, perf_counter=time.perf_counter, time=time.time
     )
     monkeypatch.setattr(executor_module, "time", shim)
-    monkeypatch.setattr(operations, "time", shim)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "c.db")
-    yield s
-    s.close()
+    monkeypatch.setattr(run_service, "time", shim)
+    monkeypatch.setattr(cancel_service, "time", shim)
 
 
 def cluster(brokers: int = 3, **topics: list[tuple[int, ...]]) -> FakeCluster:
@@ -74,8 +69,16 @@ def plan_of(moves: list[tuple[str, int, tuple[int, ...]]]) -> Plan:
 def start(
     store: Store, fake: FakeCluster, moves: list[tuple[str, int, tuple[int, ...]]] = REORDER, elect: bool | None = None
 ) -> int:
-    return operations.start_run(
-        store, fake, "ann", fake.snapshot(), plan_of(moves), "r", limits=WaveLimits(), elect_leaders=elect
+    return run_service.start_run(
+        store,
+        fake,
+        Identity.cli("ann"),
+        fake.snapshot(),
+        plan_of(moves),
+        "r",
+        limits=WaveLimits(),
+        elect_leaders=elect,
+        users=None,
     )
 
 

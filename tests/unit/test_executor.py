@@ -1,6 +1,6 @@
 """The executor driven through whole runs against an in-memory controller (tests/fakes/cluster.py).
 
-Each test runs a real store, starts a run with :func:`operations.start_run`, ticks the executor
+Each test runs a real store, starts a run with :func:`run_service.start_run`, ticks the executor
 while the fake's clock moves, and checks three things: the store (run and wave states,
 outcomes, the throttle ledger), the audit log (intent before answer, one answer per intent, one
 end per run) and the fake cluster (what was sent, how often, and the configs left behind).
@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from console.access.auth import Identity
 from console.core.errors import (
     AuthorizationFailed,
     ClusterUnavailable,
@@ -34,8 +34,9 @@ from console.moves.throttles import leftover_throttles
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs import executor as executor_module
-from console.runs import operations
 from console.runs.executor import Executor, Step
+from console.services import cancel as cancel_service
+from console.services import runs as run_service
 from console.storage.audit import AuditEntry
 from console.storage.store import Store
 from tests.fakes.cluster import Crash, FakeCluster
@@ -51,11 +52,12 @@ ENDS = {"run-completed", "run-cancelled", "run-failed", "run-stopped", "run-aban
 # -- the world ---------------------------------------------------------------------------------------
 @pytest.fixture(autouse=True)
 def no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """No real sleep anywhere in the executor or the operations (settle/poll/cancel waits)."""
+    """No real sleep anywhere in the executor or the services (settle/poll/cancel waits)."""
     slept: list[float] = []
     shim = SimpleNamespace(sleep=slept.append, monotonic=time.monotonic, perf_counter=time.perf_counter, time=time.time)
     monkeypatch.setattr(executor_module, "time", shim)
-    monkeypatch.setattr(operations, "time", shim)
+    monkeypatch.setattr(run_service, "time", shim)
+    monkeypatch.setattr(cancel_service, "time", shim)
     return slept
 
 
@@ -88,7 +90,9 @@ def start(
     name: str = "r",
 ) -> int:
     plan = Plan.of(PlanEntry(t, p, ids(*r)) for t, p, r in moves)
-    return operations.start_run(store, fake, "ann", fake.snapshot(), plan, name, rate=rate, limits=limits)
+    return run_service.start_run(
+        store, fake, Identity.cli("ann"), fake.snapshot(), plan, name, rate=rate, limits=limits, users=None
+    )
 
 
 def tick(executor: Executor, run_id: int) -> Step:
@@ -168,13 +172,6 @@ def audit(store: Store) -> list[AuditEntry]:
 
 def actions(store: Store) -> list[tuple[str, str]]:
     return [(e.action, e.outcome) for e in audit(store)]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "c.db")
-    yield s
-    s.close()
 
 
 def executor(store: Store, fake: FakeCluster, user: str = "ann") -> Executor:
@@ -317,8 +314,14 @@ def test_a_cancel_mid_run_reverts_the_wave_takes_its_throttles_off_and_cancels_t
 
     ours = store.runs.active_partitions(fake.cluster_id)
     assert ours == {("t", 0): run_id}
-    result = operations.cancel(
-        store, fake, "ann", fake.cluster_id, plan_cancel(fake.snapshot(), [("t", 0)], ours), ours, wait_s=5
+    result = cancel_service.cancel(
+        store,
+        fake,
+        Identity.cli("ann"),
+        fake.cluster_id,
+        plan_cancel(fake.snapshot(), [("t", 0)], ours),
+        ours,
+        wait_s=5,
     )
 
     assert [o.key for o in result.accepted] == [("t", 0)] and result.left == (("t", 0),) and not result.still_in_flight
@@ -356,8 +359,14 @@ def test_a_cancel_without_a_worker_cleans_up_at_once(store: Store) -> None:
     tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
     store.runs.release(run_id, ex.owner)  # the worker stopped (and said so)
     ours = store.runs.active_partitions(fake.cluster_id)
-    operations.cancel(
-        store, fake, "bob", fake.cluster_id, plan_cancel(fake.snapshot(), list(ours), ours), ours, wait_s=5
+    cancel_service.cancel(
+        store,
+        fake,
+        Identity.cli("bob"),
+        fake.cluster_id,
+        plan_cancel(fake.snapshot(), list(ours), ours),
+        ours,
+        wait_s=5,
     )
     assert store.runs.require(run_id).state is RunState.CANCELLED
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
@@ -442,7 +451,7 @@ def test_an_abandoned_run_leaves_no_throttle_and_the_sweeper_removes_what_nothin
     tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
     assert configs(fake) != BEFORE  # wave 1 is throttled
 
-    step, _ = operations.abandon(store, fake, "ann", run_id, why="the topic's owner asked")
+    step, _ = run_service.abandon(store, fake, Identity.cli("ann"), run_id, why="the topic's owner asked")
 
     assert step.run.state is RunState.ABANDONED
     assert waves(store, run_id)[1] is WaveState.SKIPPED  # never sent
@@ -456,7 +465,7 @@ def test_an_abandoned_run_leaves_no_throttle_and_the_sweeper_removes_what_nothin
         ("run-abandoned", "abandoned"),
     ]
     with pytest.raises(ConfigError, match="nothing to abandon"):
-        operations.abandon(store, fake, "ann", run_id)
+        run_service.abandon(store, fake, Identity.cli("ann"), run_id)
     assert tick(ex, run_id).did == "abandoned" and sent(fake) == [("t", 0)]
 
     # throttles someone left behind: broker 2 (in no moving partition) and topic u (nothing moving)
@@ -464,7 +473,7 @@ def test_an_abandoned_run_leaves_no_throttle_and_the_sweeper_removes_what_nothin
     fake.topic_configs["u"] = {LEADER_LIST: "0:2"}
     left = leftover_throttles(fake.snapshot())
     assert {(lo.kind, lo.name, lo.key) for lo in left} == {("broker", "2", FOLLOWER_RATE), ("topic", "u", LEADER_LIST)}
-    operations.sweep(store, fake, "ann", left)
+    run_service.sweep(store, fake, Identity.cli("ann"), left)
     assert configs(fake) == BEFORE  # t is moving and broker 1 takes part: theirs stay
     assert actions(store)[-2:] == [("throttle-sweep", "sending"), ("throttle-sweep", "removed")]
     assert leftover_throttles(fake.snapshot()) == []
@@ -483,7 +492,7 @@ def test_a_throttle_on_a_broker_that_is_down_is_kept_in_the_ledger_and_swept_lat
     fake.start_broker(0)
     assert configs(fake)[0][0] == {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"}
     left = leftover_throttles(fake.snapshot())
-    operations.sweep(store, fake, "ann", [lo for lo in left if lo.kind == "broker" and lo.name == "0"])
+    run_service.sweep(store, fake, Identity.cli("ann"), [lo for lo in left if lo.kind == "broker" and lo.name == "0"])
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
 
 
@@ -498,14 +507,14 @@ def _first_wave_sent(store: Store) -> tuple[FakeCluster, int, Executor]:
 
 def test_pause_holds_the_next_wave_until_resume(store: Store) -> None:
     fake, run_id, ex = _first_wave_sent(store)
-    operations.pause(store, "ann", run_id)
+    run_service.pause(store, Identity.cli("ann"), run_id)
     for _ in range(20):
         step = tick(ex, run_id)
         fake.advance(1)
     assert step.did == "paused" and waves(store, run_id) == [WaveState.COMPLETED, WaveState.PENDING]
     assert sent(fake) == [("t", 0)] and configs(fake) == BEFORE  # nothing throttled while it waits
 
-    operations.resume(store, "ann", run_id)
+    run_service.resume(store, Identity.cli("ann"), run_id)
     assert run_to_end(ex, fake, run_id)[-1].run.state is RunState.COMPLETED
     assert sent(fake) == [("t", 0), ("t", 1)] and configs(fake) == BEFORE
     kinds = [a for a, _ in actions(store)]
@@ -513,17 +522,17 @@ def test_pause_holds_the_next_wave_until_resume(store: Store) -> None:
     assert kinds.index("run-paused") < kinds.index("run-running") < last_submit  # wave 2 went after the resume
 
     before = len(store.audit.entries())
-    for change in (operations.resume, operations.pause, operations.stop):
+    for change in (run_service.resume, run_service.pause, run_service.stop):
         with pytest.raises(IllegalTransition, match=f"Run {run_id} is completed"):
-            change(store, "ann", run_id)
+            change(store, Identity.cli("ann"), run_id)
     assert len(store.audit.entries()) == before  # a refused change writes nothing
     with pytest.raises(ConfigError):
-        operations.change_throttle(store, fake, "ann", run_id, 2 * RATE)
+        run_service.change_throttle(store, fake, Identity.cli("ann"), run_id, 2 * RATE)
 
 
 def test_stop_lets_the_current_wave_finish_and_skips_the_rest(store: Store) -> None:
     fake, run_id, ex = _first_wave_sent(store)
-    operations.stop(store, "ann", run_id)
+    run_service.stop(store, Identity.cli("ann"), run_id)
     steps = run_to_end(ex, fake, run_id)
 
     assert steps[-1].run.state is RunState.STOPPED
@@ -532,9 +541,9 @@ def test_stop_lets_the_current_wave_finish_and_skips_the_rest(store: Store) -> N
     kinds = [a for a, _ in actions(store)]
     assert kinds[-3:] == ["throttle-removed", "wave-complete", "run-stopped"] and "run-stopping" in kinds
     with pytest.raises(IllegalTransition):
-        operations.resume(store, "ann", run_id)
+        run_service.resume(store, Identity.cli("ann"), run_id)
     with pytest.raises(IllegalTransition):
-        operations.pause(store, "ann", run_id)
+        run_service.pause(store, Identity.cli("ann"), run_id)
 
 
 # -- 8. a request applied in part ----------------------------------------------------------------------------
@@ -581,7 +590,7 @@ def test_a_new_rate_reaches_the_running_wave_and_the_end_restores_what_was_befor
     run_id = start(store, fake)
     ex = executor(store, fake)
     tick(ex, run_id)
-    operations.change_throttle(store, fake, "ann", run_id, 4 * RATE)
+    run_service.change_throttle(store, fake, Identity.cli("ann"), run_id, 4 * RATE)
     assert configs(fake)[0][3] == {LEADER_RATE: "4000", FOLLOWER_RATE: "4000"}
     fake.advance(1)  # 4,000 bytes/s now: copied in one second
     p = fake.snapshot().partition("t", 0)
@@ -647,8 +656,8 @@ def test_abandon_can_cancel_the_runs_reassignments_too(store: Store) -> None:
     run_id = start(store, fake, [("t", 0, (0, 3))])
     ex = executor(store, fake)
     tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
-    step, report = operations.abandon(
-        store, fake, "ann", run_id, why="broker 3 is being retired", cancel_reassignments=True
+    step, report = run_service.abandon(
+        store, fake, Identity.cli("ann"), run_id, why="broker 3 is being retired", cancel_reassignments=True
     )
     assert step.run.state is RunState.ABANDONED and report is not None
     assert next(r["outcome"] for r in report.rows()).startswith("cancel")

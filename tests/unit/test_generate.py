@@ -4,83 +4,17 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from console.core.errors import ConfigError, GoalImpossible
-from console.core.model import Broker, BrokerId, ClusterState, Partition, ReadStatus, ReplicaLog, SourceStatus
+from console.core.model import BrokerId, ClusterState
 from console.plans.generate import Generated, GenerateOptions, Goal, Metric, _rack_aware, _rack_unaware, generate
 from console.plans.validate import errors, validate
 from console.present.text import state_json
 from console.state.snapshot_file import load_state
-
-
-@dataclass(frozen=True)
-class Shape:
-    brokers: int
-    racks: int
-    down: int
-    partitions: int
-    rf: int
-    in_flight: float
-    seed: int
-
-
-shapes = st.builds(
-    Shape,
-    brokers=st.integers(1, 40),
-    racks=st.integers(0, 6),
-    down=st.integers(0, 3),
-    partitions=st.integers(1, 120),
-    rf=st.integers(1, 4),
-    in_flight=st.sampled_from([0.0, 0.1, 0.3]),
-    seed=st.integers(0, 2**16),
-)
-
-
-def cluster(shape: Shape) -> ClusterState:
-    """A random cluster: skewed (Pareto) sizes, some brokers down (still named by replica lists),
-    some partitions in flight, replicas placed anywhere (racks ignored: some partitions break them)."""
-    rnd = random.Random(shape.seed)
-    n = shape.brokers
-    down = set(rnd.sample(range(n), min(shape.down, n - 1)))
-    brokers = tuple(
-        Broker(
-            BrokerId(i),
-            "h",
-            9092,
-            f"r{i % shape.racks}" if shape.racks else None,
-            registered=i not in down,
-            in_api=i not in down,
-        )
-        for i in range(n)
-    )
-    parts = []
-    for k in range(shape.partitions):
-        topic, p = f"t{k % 4}", k // 4
-        rf = min(shape.rf, n)
-        r = rnd.sample(range(n), rf)
-        if rnd.random() < 0.3:  # a crowded corner
-            r = rnd.sample(range(min(n, max(rf, 3))), rf)
-        size = int(rnd.paretovariate(1.1) * 1000) if rnd.random() > 0.05 else 0
-        target = [BrokerId(b) for b in r]
-        replicas, adding, removing = list(target), [], []
-        spare = [b for b in range(n) if b not in r]
-        if spare and rnd.random() < shape.in_flight:
-            new = BrokerId(rnd.choice(spare))
-            removing = [target[-1]]
-            target = [*target[:-1], new]
-            adding = [new]
-            replicas = target + removing
-        isr = tuple(b for b in replicas if b not in down and b not in adding)
-        leader = isr[0] if isr else None
-        logs = tuple(ReplicaLog(b, "/d", size) for b in replicas if b not in adding)
-        parts.append(Partition(topic, p, tuple(replicas), isr, leader, tuple(adding), tuple(removing), logs=logs))
-    status = ReadStatus(SourceStatus.OK, SourceStatus.OK, SourceStatus.OK, SourceStatus.OK)
-    return ClusterState(1.0, brokers, tuple(sorted(parts, key=lambda p: p.key)), cluster_id="c", status=status)
+from tests.unit.strategies import Shape, cluster, shapes
 
 
 def goals(state: ClusterState, rnd: random.Random) -> list[GenerateOptions]:

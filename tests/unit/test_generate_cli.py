@@ -10,7 +10,7 @@ import pytest
 from console import cli
 from console.plans.plan import parse_plan
 from console.present.text import state_json
-from tests.unit.test_generate import Shape, cluster
+from tests.unit.strategies import Shape, cluster
 
 
 @pytest.fixture

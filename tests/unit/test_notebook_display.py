@@ -18,7 +18,7 @@ from console.plans.validate import validate
 from console.present import notebook
 from console.storage.runs import NewRun, RunLimits
 from console.storage.store import Store
-from tests.unit.test_generate import Shape, cluster
+from tests.unit.strategies import Shape, cluster
 
 STATE = replace(
     cluster(Shape(brokers=6, racks=3, down=1, partitions=120, rf=3, in_flight=0.2, seed=3)),

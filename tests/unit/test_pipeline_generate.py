@@ -22,7 +22,7 @@ from console.pipeline.spark import SparkSettings
 from console.plans.generate import GenerateOptions, Goal, Metric, generate
 from console.plans.plan import parse_plan
 from console.plans.quality import merge_reports
-from tests.unit.test_generate import Shape, cluster
+from tests.unit.strategies import Shape, cluster
 from tests.unit.timeline import T0, write_states
 
 SPARK = SparkSettings(master="local[2]")

@@ -24,7 +24,7 @@ from console.pipeline.spark import SparkSettings
 from console.plans.diff import diff
 from console.plans.plan import Plan, parse_plan, rollback
 from console.plans.validate import validate
-from tests.unit.test_generate import Shape, cluster
+from tests.unit.strategies import Shape, cluster
 from tests.unit.timeline import T0, write_states
 
 CLUSTERS = 10

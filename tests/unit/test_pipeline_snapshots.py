@@ -28,7 +28,7 @@ from console.pipeline.snapshots import (
     replica_table,
     state_from_tables,
 )
-from tests.unit.test_generate import Shape, cluster, shapes
+from tests.unit.strategies import Shape, cluster, shapes
 from tests.unit.timeline import T0, part, snap, throttled
 
 

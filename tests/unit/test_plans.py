@@ -8,14 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from console.adapters.records import BrokerLogDirs
 from console.core.errors import PlanFormatError
-from console.core.model import BrokerId, LogDir
+from console.core.model import BrokerId
 from console.plans import validate as v
 from console.plans.diff import ChangeKind, diff
 from console.plans.plan import Plan, PlanEntry, apply, parse_plan, parse_topics_to_move, rollback
-from console.state.merge import merge
-from tests.unit.builders import api, ids
+from tests.unit.builders import ids, snapshot
 
 # -- strategies --------------------------------------------------------------------------------
 topic_names = st.from_regex(r"[a-zA-Z0-9._-]{1,20}", fullmatch=True).filter(lambda t: t not in (".", ".."))
@@ -37,16 +35,6 @@ def entries(draw):
 
 
 plans = st.lists(entries(), min_size=1, max_size=30, unique_by=lambda e: (e.topic, e.partition)).map(Plan.of)
-
-
-def snapshot(parts, nbrokers=4, lpr=None, sizes=None, usable=None, min_isr=None):
-    """parts: (topic, partition) -> replicas (all in sync, first leads)."""
-    meta = {k: (r, r, r[0]) for k, r in parts.items()}
-    logs = []
-    for b in range(nbrokers):
-        reps = tuple((t, p, "/data/a", (sizes or {}).get((t, p), 1000), False) for (t, p), r in parts.items() if b in r)
-        logs.append(BrokerLogDirs(BrokerId(b), (LogDir("/data/a", None, 10**9, (usable or {}).get(b, 10**9)),), reps))
-    return merge(api(meta, lpr=lpr or {}, nbrokers=nbrokers, log_dirs=tuple(logs), min_insync=min_isr or {}), None)
 
 
 # -- the official format -------------------------------------------------------------------------

@@ -11,14 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from console import cli
+from console.access.auth import Identity
 from console.core.errors import ConfigError
 from console.plans import validate as v
 from console.plans.plan import Plan, PlanEntry, rollback
 from console.plans.rebase import KINDS, RebaseOptions, Since, count_rows, rebase, report_json, report_rows, report_text
-from console.runs import operations
+from console.services import plans as plan_service
 from console.storage.store import Store
-from tests.unit.builders import ids
-from tests.unit.test_plans import snapshot
+from tests.unit.builders import ids, snapshot
 
 
 def kinds(report):
@@ -254,15 +254,17 @@ def test_the_rebased_plan_is_never_stale_against_its_snapshot(case):
 def test_saved_as_a_new_version_linked_to_the_old(tmp_path, state):
     store = Store(tmp_path / "console.db")
     drafted = snapshot({("t", 0): [0, 1], ("t", 1): [0, 1], ("t", 2): [0, 1], ("t", 3): [0, 1]}, nbrokers=4)
-    old = operations.save_plan(
+    old = plan_service.save_plan(
         store,
-        "ann",
+        Identity.cli("ann"),
         drafted,
         "c",
         "drain 0",
         Plan.of(e for e in PLAN.entries if e.key in drafted.partition_index).with_basis(drafted),
     )
-    new = operations.save_rebased_plan(store, "bob", state, "c", old, RebaseOptions(drop_completed=True))
+    new = plan_service.save_rebased_plan(
+        store, Identity.cli("bob"), state, "c", old, RebaseOptions(drop_completed=True)
+    )
     saved = store.plans.load(new)
     assert saved.summary.name == "drain 0 (up to date, v2)" and saved.summary.parent_id == old
     assert saved.summary.author == "bob" and saved.plan.keys == (("t", 0), ("t", 1), ("t", 3))
@@ -273,13 +275,13 @@ def test_saved_as_a_new_version_linked_to_the_old(tmp_path, state):
     assert entry.user == "bob" and f'"from":{old}' in entry.request and entry.outcome == "saved"
     # again from the old one, and from the new one: the next versions, never over another plan
     assert (
-        store.plans.load(operations.save_rebased_plan(store, "bob", state, "c", old)).summary.name
+        store.plans.load(plan_service.save_rebased_plan(store, Identity.cli("bob"), state, "c", old)).summary.name
         == "drain 0 (up to date, v3)"
     )
-    v4 = store.plans.load(operations.save_rebased_plan(store, "bob", state, "c", new))
+    v4 = store.plans.load(plan_service.save_rebased_plan(store, Identity.cli("bob"), state, "c", new))
     assert v4.summary.name == "drain 0 (up to date, v4)" and v4.summary.parent_id == new
     # re-saving it from the Drafts page (no parent given) keeps the link
-    operations.save_plan(store, "bob", state, "c", v4.summary.name, v4.plan)
+    plan_service.save_plan(store, Identity.cli("bob"), state, "c", v4.summary.name, v4.plan)
     assert store.plans.load(v4.summary.id).summary.parent_id == new
     assert {s.id: s.parent_id for s in store.plans.list("c1")}[v4.summary.id] == new
     # deleting the parent leaves the child (and its link number) alone
@@ -290,21 +292,21 @@ def test_saved_as_a_new_version_linked_to_the_old(tmp_path, state):
 def test_nothing_left_is_refused_and_nothing_saved(tmp_path):
     store = Store(tmp_path / "console.db")
     drafted = snapshot({("t", 0): [0, 1]}, nbrokers=3)
-    old = operations.save_plan(
-        store, "ann", drafted, "c", "p", Plan.of([PlanEntry("t", 0, ids(1, 2))]).with_basis(drafted)
+    old = plan_service.save_plan(
+        store, Identity.cli("ann"), drafted, "c", "p", Plan.of([PlanEntry("t", 0, ids(1, 2))]).with_basis(drafted)
     )
     done = snapshot({("t", 0): [1, 2]}, nbrokers=3)
     with pytest.raises(ConfigError, match="Nothing is left"):
-        operations.save_rebased_plan(store, "bob", done, "c", old, RebaseOptions(drop_completed=True))
+        plan_service.save_rebased_plan(store, Identity.cli("bob"), done, "c", old, RebaseOptions(drop_completed=True))
     assert [s.id for s in store.plans.list()] == [old] and not store.audit.entries(action="plan-rebased")
     with pytest.raises(ConfigError, match="not in the store"):
-        operations.save_rebased_plan(store, "bob", done, "c", 999)
+        plan_service.save_rebased_plan(store, Identity.cli("bob"), done, "c", 999)
 
 
 def test_rebased_names():
-    assert operations.rebased_name("x", []) == "x (up to date, v2)"
-    assert operations.rebased_name("x (up to date, v2)", ["x (up to date, v2)"]) == "x (up to date, v3)"
-    assert operations.rebased_name("x", ["x (up to date, v7)", "y (up to date, v9)"]) == "x (up to date, v8)"
+    assert plan_service.rebased_name("x", []) == "x (up to date, v2)"
+    assert plan_service.rebased_name("x (up to date, v2)", ["x (up to date, v2)"]) == "x (up to date, v3)"
+    assert plan_service.rebased_name("x", ["x (up to date, v7)", "y (up to date, v9)"]) == "x (up to date, v8)"
 
 
 def test_an_existing_database_gets_the_parent_column(tmp_path):
@@ -325,7 +327,7 @@ def test_an_existing_database_gets_the_parent_column(tmp_path):
     old = store.plans.load(1)
     assert old.summary.parent_id is None and old.plan.basis == {("t", 0): ids(0, 1)}
     state = snapshot({("t", 0): [0, 2]}, nbrokers=3)
-    new = operations.save_rebased_plan(store, "bob", state, "c", 1)
+    new = plan_service.save_rebased_plan(store, Identity.cli("bob"), state, "c", 1)
     assert store.plans.load(new).summary.parent_id == 1
     Store(path).close()  # opening a migrated store again migrates nothing
     cols = [r[1] for r in sqlite3.connect(path).execute("PRAGMA table_info(plans)")]

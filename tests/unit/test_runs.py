@@ -18,8 +18,7 @@ from console.plans.plan import Plan, PlanEntry
 from console.state.merge import merge
 from console.storage.runs import NewRun, RunLimits
 from console.storage.store import Store
-from tests.unit.builders import api, ids
-from tests.unit.test_plans import snapshot
+from tests.unit.builders import api, ids, snapshot
 
 
 def cluster(n_partitions: int = 12, nbrokers: int = 6):

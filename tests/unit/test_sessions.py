@@ -14,17 +14,11 @@ from console.plans import drafting as drafts
 from console.plans.plan import Plan, PlanEntry
 from console.plans.validate import validate
 from console.present.drafts import unknown_lines
-from console.runs import operations
+from console.services import drafts as draft_service
+from console.services import sessions as session_service
 from console.storage.drafts import decode_plan, encode_plan
 from console.storage.sessions import token_digest
-from console.storage.store import Store
-from tests.unit.builders import ids
-from tests.unit.test_plans import snapshot
-
-
-@pytest.fixture
-def store(tmp_path):
-    return Store(tmp_path / "console.db")
+from tests.unit.builders import ids, snapshot
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +31,7 @@ def users():
 
 # -- sessions ------------------------------------------------------------------------------------
 def test_sign_in_opens_a_session_that_a_second_tab_resumes_and_sign_out_ends_everywhere(store, users):
-    signed = operations.sign_in(store, users, "ann", "ann-secret", 3600)
+    signed = session_service.sign_in(store, users, "ann", "ann-secret", 3600)
     assert signed is not None and signed.identity == Identity("ann", frozenset({OPERATOR}), "users file")
     assert signed.expires_at == pytest.approx(time.time() + 3600, abs=5)
     # the store keeps only the token's digest
@@ -45,18 +39,18 @@ def test_sign_in_opens_a_session_that_a_second_tab_resumes_and_sign_out_ends_eve
     assert store.db.query("SELECT token_hash FROM sessions") == [(token_digest(signed.token),)]
     # every tab holding the cookie is the same session
     for _ in range(2):
-        assert operations.resume_session(store, users, signed.token) == signed.identity
-    assert operations.sign_out(store, signed.token)
-    assert operations.resume_session(store, users, signed.token) is None
-    assert not operations.sign_out(store, signed.token)  # already ended: nothing to audit
+        assert session_service.resume_session(store, users, signed.token) == signed.identity
+    assert session_service.sign_out(store, signed.token)
+    assert session_service.resume_session(store, users, signed.token) is None
+    assert not session_service.sign_out(store, signed.token)  # already ended: nothing to audit
     audit = [(a.user, a.cluster, a.action, a.outcome) for a in store.audit.entries()]
     assert audit == [("ann", "*", "sign-in", "signed in"), ("ann", "*", "sign-out", "signed out")]
     assert signed.token not in json.dumps([a.request for a in store.audit.entries()])
 
 
 def test_wrong_password_or_unknown_user_opens_nothing_and_is_audited(store, users):
-    assert operations.sign_in(store, users, "ann", "wrong", 3600) is None
-    assert operations.sign_in(store, users, "mallory", "x", 3600) is None
+    assert session_service.sign_in(store, users, "ann", "wrong", 3600) is None
+    assert session_service.sign_in(store, users, "mallory", "x", 3600) is None
     assert store.sessions.count() == 0
     assert [(a.user, a.outcome) for a in store.audit.entries(action="sign-in")] == [
         ("ann", "refused"),
@@ -65,7 +59,7 @@ def test_wrong_password_or_unknown_user_opens_nothing_and_is_audited(store, user
 
 
 def test_sessions_expire(store, users):
-    signed = operations.sign_in(store, users, "ann", "ann-secret", 60)
+    signed = session_service.sign_in(store, users, "ann", "ann-secret", 60)
     now = time.time()
     assert store.sessions.get(signed.token, now=now + 59) is not None
     assert store.sessions.get(signed.token, now=now + 61) is None
@@ -75,7 +69,7 @@ def test_sessions_expire(store, users):
 
 
 def test_tampered_unknown_or_malformed_tokens_sign_nobody_in(store, users):
-    signed = operations.sign_in(store, users, "ann", "ann-secret", 3600)
+    signed = session_service.sign_in(store, users, "ann", "ann-secret", 3600)
     token = signed.token
     flipped = token[:-1] + ("A" if token[-1] != "A" else "B")
     for bad in (
@@ -89,17 +83,17 @@ def test_tampered_unknown_or_malformed_tokens_sign_nobody_in(store, users):
         "'; DROP TABLE sessions; --",
         token_digest(token),
     ):
-        assert operations.resume_session(store, users, bad) is None, bad
-    assert not operations.sign_out(store, flipped)
-    assert operations.resume_session(store, users, token) is not None  # the real one still works
+        assert session_service.resume_session(store, users, bad) is None, bad
+    assert not session_service.sign_out(store, flipped)
+    assert session_service.resume_session(store, users, token) is not None  # the real one still works
 
 
 def test_a_session_takes_the_users_file_as_it_is_now(store, users):
-    signed = operations.sign_in(store, users, "ann", "ann-secret", 3600)
+    signed = session_service.sign_in(store, users, "ann", "ann-secret", 3600)
     promoted = Users(users.passwords, {**users.roles, "ann": frozenset({OPERATOR, APPROVER})})
-    assert operations.resume_session(store, promoted, signed.token).roles == {OPERATOR, APPROVER}
+    assert session_service.resume_session(store, promoted, signed.token).roles == {OPERATOR, APPROVER}
     removed = Users({"vic": users.passwords["vic"]}, {"vic": frozenset({VIEWER})})
-    assert operations.resume_session(store, removed, signed.token) is None
+    assert session_service.resume_session(store, removed, signed.token) is None
 
 
 def test_session_hours(monkeypatch):
@@ -138,48 +132,48 @@ def test_autosave_push_undo_discard(store):
     a, b, c = _plan(1), _plan(1, 2), _plan(3)
     assert store.drafts.load("ann", "k") is None
     # the page's stack: history [None], draft a; then b; then c
-    operations.autosave_draft(store, "ann", "k", 1, a)
-    operations.autosave_draft(store, "ann", "k", 2, b)
-    operations.autosave_draft(store, "ann", "k", 3, c)
+    draft_service.autosave_draft(store, "ann", "k", 1, a)
+    draft_service.autosave_draft(store, "ann", "k", 2, b)
+    draft_service.autosave_draft(store, "ann", "k", 3, c)
     saved = store.drafts.load("ann", "k")
     assert saved.draft == c and saved.history == [a, b] and saved.base == 1
     assert saved.draft.basis == c.basis
-    operations.autosave_undo(store, "ann", "k", 2)  # Undo: b is the draft again
+    draft_service.autosave_undo(store, "ann", "k", 2)  # Undo: b is the draft again
     saved = store.drafts.load("ann", "k")
     assert saved.draft == b and saved.history == [a]
-    operations.autosave_draft(store, "ann", "k", 3, a)  # a new change after an undo drops what was above
+    draft_service.autosave_draft(store, "ann", "k", 3, a)  # a new change after an undo drops what was above
     assert store.drafts.load("ann", "k").steps == [a, b, a]
     # per user and per cluster
     assert store.drafts.load("bob", "k") is None and store.drafts.load("ann", "other") is None
-    operations.discard_autosave(store, "ann", "k")
+    draft_service.discard_autosave(store, "ann", "k")
     assert store.drafts.load("ann", "k") is None and store.drafts.steps("ann", "k") == []
 
 
 def test_undo_back_to_no_draft_restores_nothing(store):
-    operations.autosave_stack(store, "ann", "k", [None, _plan(1)])
+    draft_service.autosave_stack(store, "ann", "k", [None, _plan(1)])
     assert store.drafts.load("ann", "k").history == [None]
-    operations.autosave_undo(store, "ann", "k", 0)
+    draft_service.autosave_undo(store, "ann", "k", 0)
     assert store.drafts.load("ann", "k") is None
 
 
 def test_undo_steps_kept_are_bounded(store):
     for pos in range(1, 40):
-        operations.autosave_draft(store, "ann", "k", pos, _plan(pos % 4))
+        draft_service.autosave_draft(store, "ann", "k", pos, _plan(pos % 4))
     steps = store.drafts.steps("ann", "k")
-    assert len(steps) == operations.UNDO_STEPS_KEPT + 1 and steps[-1][0] == 39
-    assert operations.undo_steps_kept(10) == operations.UNDO_STEPS_KEPT
-    assert operations.undo_steps_kept(operations.UNDO_PARTITIONS_KEPT) == 1
+    assert len(steps) == draft_service.UNDO_STEPS_KEPT + 1 and steps[-1][0] == 39
+    assert draft_service.undo_steps_kept(10) == draft_service.UNDO_STEPS_KEPT
+    assert draft_service.undo_steps_kept(draft_service.UNDO_PARTITIONS_KEPT) == 1
     # a whole stack (a draft adopted at sign-in) keeps the same tail, at its own positions
     stack = [None] + [_plan(i % 4) for i in range(30)]
-    operations.autosave_stack(store, "bob", "k", stack)
+    draft_service.autosave_stack(store, "bob", "k", stack)
     saved = store.drafts.load("bob", "k")
-    assert saved.steps == stack[-operations.UNDO_STEPS_KEPT - 1 :] and saved.base == len(stack) - len(saved.steps)
+    assert saved.steps == stack[-draft_service.UNDO_STEPS_KEPT - 1 :] and saved.base == len(stack) - len(saved.steps)
 
 
 def test_a_gap_left_by_two_tabs_cuts_the_history_there(store):
     a, b, c = _plan(1), _plan(2), _plan(3)
-    operations.autosave_stack(store, "ann", "k", [a, b], base=0)
-    operations.autosave_draft(store, "ann", "k", 5, c)  # another tab, further along
+    draft_service.autosave_stack(store, "ann", "k", [a, b], base=0)
+    draft_service.autosave_draft(store, "ann", "k", 5, c)  # another tab, further along
     saved = store.drafts.load("ann", "k")
     assert saved.draft == c and saved.history == [] and saved.base == 5
 

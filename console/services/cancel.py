@@ -1,0 +1,216 @@
+"""Cancel (a partition, a topic, a run, everything): :func:`cancel_seen`, the set an operator saw
+sent as the cluster is at the click, over :func:`cancel`, which sends it, waits for the partitions
+to leave the in-flight list and cleans up after the console's runs among them (:func:`finish_cancel`).
+A caller that does not wait (the cancel dialog: ``wait_s=0``) follows the partitions itself
+(:meth:`CancelReport.leaving`) and calls :func:`finish_cancel` once they left."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field, replace
+
+from console.access.auth import Identity
+from console.core.errors import ConsoleError, PartiallyApplied
+from console.core.format import plural
+from console.core.model import (
+    Outcome,
+    TopicPartition,
+    outcome_word,
+    partition_name,
+    split_outcomes,
+)
+from console.moves.cancel import CancelPlan, CancelVerdict, recheck
+from console.runs.executor import Executor
+from console.runs.gateway import ClusterGateway
+from console.services.guard import require
+from console.storage.store import Store
+
+
+# -- cancel and abandon ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CancelResult:
+    accepted: tuple[Outcome, ...]
+    rejected: tuple[Outcome, ...]
+    seconds_to_accept: float
+    left: tuple[TopicPartition, ...]
+    """Accepted and gone from the in-flight list."""
+    still_in_flight: tuple[TopicPartition, ...]
+    request: Mapping[str, object] = field(default_factory=dict)
+    """The request as audited (the entry after the wait repeats it)."""
+    intent: int | None = None
+    """The audit entry written before the request (the entry after the wait refers to it)."""
+
+    def leaving(self, in_flight: Collection[TopicPartition]) -> CancelResult:
+        """Those still in flight that ``in_flight`` (ListPartitionReassignments now) no longer lists have left."""
+        listed = set(in_flight)
+        still = tuple(k for k in self.still_in_flight if k in listed)
+        left = tuple(sorted({o.key for o in self.accepted} - set(still)))
+        return replace(self, left=left, still_in_flight=still)
+
+
+@dataclass(frozen=True)
+class CancelReport:
+    """The outcome of a cancel of the set an operator saw, partition by partition."""
+
+    verdicts: tuple[tuple[TopicPartition, CancelVerdict, str], ...]
+    """(partition, verdict, detail such as the controller's error), in the order asked."""
+    result: CancelResult | None
+    """The request's result; None when nothing was left to send."""
+
+    def count(self, verdict: CancelVerdict) -> int:
+        return sum(1 for _, v, _ in self.verdicts if v is verdict)
+
+    def rows(self) -> list[dict[str, str]]:
+        return [{"partition": partition_name(*k), "outcome": v.value, "detail": d} for k, v, d in self.verdicts]
+
+    def summary(self) -> str:
+        parts = [f"{plural(n, 'partition')} {v.short}" for v in CancelVerdict if (n := self.count(v))]
+        took = f" in {self.result.seconds_to_accept:.2f} s" if self.result is not None else ""
+        return "; ".join(parts) + took + "."
+
+    @property
+    def settled(self) -> bool:
+        """Nothing accepted is still leaving the in-flight list."""
+        return self.result is None or not self.result.still_in_flight
+
+    def leaving(self, in_flight: Collection[TopicPartition]) -> CancelReport:
+        """The report once those no longer in ``in_flight`` (ListPartitionReassignments now) have left:
+        accepted becomes cancelled, partition by partition (a cancel sent with ``wait_s=0``, followed)."""
+        if self.result is None:
+            return self
+        result = self.result.leaving(in_flight)
+        left = set(result.left)
+        verdicts = tuple(
+            (k, CancelVerdict.CANCELLED, d) if v is CancelVerdict.ACCEPTED and k in left else (k, v, d)
+            for k, v, d in self.verdicts
+        )
+        return CancelReport(verdicts, result)
+
+
+def cancel_seen(
+    store: Store,
+    cluster: ClusterGateway,
+    who: Identity,
+    cluster_id: str,
+    seen: CancelPlan,
+    ours: dict[TopicPartition, int],
+    force_at_risk: bool = False,
+    wait_s: float = 60.0,
+) -> CancelReport:
+    """Cancel the set the operator saw (``seen``, planned when the dialog opened or the command
+    read the cluster) as the cluster is now: partitions that completed meanwhile stay moved,
+    those no longer in flight are left alone, the rest are cancelled. Never a silent no-op: every
+    call is audited and every partition gets a verdict. ``who`` needs the operator role."""
+    asked_for = [[t, p] for t, p in (x.key for x in seen.cancel)]
+    require(store, who, "cancel", cluster_id, {"asked": asked_for})
+    user = who.name
+    checked = recheck(seen, cluster.snapshot(), force_at_risk)
+    send, verdicts = checked.send, dict(checked.verdicts)
+    not_sent = {partition_name(*k): v.name.lower() for k, (v, _) in verdicts.items()}
+    asked: dict[str, object] = {"asked": asked_for, "not_sent": not_sent}
+    result = None
+    if send:
+        result = cancel(store, cluster, who, cluster_id, CancelPlan(tuple(send), (), (), ()), ours, wait_s, asked)
+        left = set(result.left)
+        for o in result.accepted:
+            verdicts[o.key] = (CancelVerdict.CANCELLED if o.key in left else CancelVerdict.ACCEPTED, "")
+        for o in result.rejected:
+            verdicts[o.key] = (CancelVerdict.REJECTED, f"{o.code}: {o.message}")
+    else:
+        store.audit.record(
+            user, cluster_id, "cancel", {"cancel": [], **asked}, "nothing left to cancel", response=not_sent
+        )
+    order = [p.key for p in seen.cancel]
+    return CancelReport(tuple((k, *verdicts[k]) for k in order if k in verdicts), result)
+
+
+def cancel(
+    store: Store,
+    cluster: ClusterGateway,
+    who: Identity,
+    cluster_id: str,
+    plan: CancelPlan,
+    ours: dict[TopicPartition, int],
+    wait_s: float = 60.0,
+    note: Mapping[str, object] | None = None,
+) -> CancelResult:
+    """Send ``plan`` (audited before and after), wait up to ``wait_s`` for the partitions to leave
+    ListPartitionReassignments, then clean up after the console's runs among them (their
+    throttles come off, they end as cancelled). ``note`` goes into the audited request. ``who``
+    needs the operator role."""
+    request = {"cancel": [[t, p] for t, p in plan.targets], **(note or {})}
+    require(store, who, "cancel", cluster_id, request)
+    user = who.name
+    intent = store.audit.record(user, cluster_id, "cancel", request, "sending")
+    t0 = time.perf_counter()
+    try:
+        outcomes = cluster.alter_reassignments(plan.targets)
+    except ConsoleError as e:
+        done = e.outcomes if isinstance(e, PartiallyApplied) else {}
+        store.audit.record(
+            user,
+            cluster_id,
+            "cancel",
+            request,
+            "failed",
+            ref=intent,
+            response={"error": e.message, "outcomes": [o.to_dict() for o in done.values()]},
+        )
+        raise
+    took = time.perf_counter() - t0
+    accepted, rejected = split_outcomes(outcomes.values())
+    store.audit.record(
+        user,
+        cluster_id,
+        "cancel",
+        request,
+        outcome_word(len(accepted), len(rejected)),
+        ref=intent,
+        response=[o.to_dict() for o in outcomes.values()],
+    )
+    result = CancelResult(
+        tuple(accepted), tuple(rejected), took, (), tuple(sorted(o.key for o in accepted)), request, intent
+    )
+    if wait_s <= 0:
+        return result  # followed by the caller (result.leaving), then finish_cancel
+    deadline = time.monotonic() + wait_s
+    while result.still_in_flight and time.monotonic() < deadline:
+        try:
+            result = result.leaving(cluster.list_reassignments())
+        except ConsoleError:
+            pass  # the controller may be moving: ask again
+        if result.still_in_flight:
+            time.sleep(0.25)
+    finish_cancel(store, cluster, who, cluster_id, result, ours)
+    return result
+
+
+def finish_cancel(
+    store: Store,
+    cluster: ClusterGateway,
+    who: Identity,
+    cluster_id: str,
+    result: CancelResult,
+    ours: Mapping[TopicPartition, int],
+) -> None:
+    """After waiting for a cancel's partitions to leave the in-flight list (``result`` as they are
+    now): the console's runs among those that left are cleaned up (their throttles come off, they
+    end as cancelled; a run its worker holds is left to the worker), and what became of them is
+    audited. ``who`` needs the operator role."""
+    require(store, who, "cancel", cluster_id, result.request)
+    executor = Executor(store, cluster, who.name)
+    for run_id in sorted({ours[k] for k in result.left if k in ours}):
+        try:
+            executor.after_cancel(run_id)  # the run's throttles come off now
+        except ConsoleError:
+            pass  # its worker cleans up at its next step
+    store.audit.record(
+        who.name,
+        cluster_id,
+        "cancel-complete",
+        result.request,
+        "left the in-flight list" if not result.still_in_flight else "still in flight",
+        ref=result.intent,
+        response={"left": result.left, "still_in_flight": sorted(result.still_in_flight)},
+    )

@@ -1,0 +1,121 @@
+"""Saved plans: :func:`save_plan`, :func:`save_rebased_plan` (a stale plan brought up to date, as
+a new version named by :func:`rebased_name`), :func:`add_note` (a review note)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+from console.access.auth import Identity
+from console.core.errors import ConfigError
+from console.core.model import (
+    ClusterState,
+    cluster_key,
+)
+from console.plans.plan import Plan, plan_hash, rollback
+from console.plans.quality import Report
+from console.plans.rebase import RebaseOptions, rebase
+from console.services.guard import require
+from console.storage.store import Store
+
+
+def save_plan(
+    store: Store,
+    who: Identity,
+    state: ClusterState,
+    cluster_name: str,
+    name: str,
+    plan: Plan,
+    report: Report | None = None,
+) -> int:
+    """Save a draft (or overwrite the cluster's plan of that name) with its rollback against
+    ``state`` and the basis for the stale check, and a generated plan's quality ``report``;
+    returns its id. ``who`` needs the operator or the approver role."""
+    key = cluster_key(state, cluster_name)
+    detail: dict[str, object] = {"plan": None, "name": name.strip(), "partitions": len(plan)}
+    if report is not None:
+        detail |= {"generated": report.goal, "moved_replicas": report.moved_replicas, "moved_bytes": report.moved_bytes}
+    require(store, who, "save plans", key, detail)
+    user = who.name
+    with store.transaction():
+        plan_id = store.plans.save(
+            name,
+            key,
+            plan,
+            rollback(state, plan),
+            user,
+            state.fingerprint(),
+            report_json=None if report is None else json.dumps(report.to_dict()),
+        )
+        store.audit.record(user, key, "plan-saved", {**detail, "plan": plan_id}, "saved", plan_hash=plan_hash(plan))
+    return plan_id
+
+
+_UP_TO_DATE = re.compile(r"^(?P<base>.*) \(up to date, v(?P<version>\d+)\)$")
+
+
+def rebased_name(name: str, taken: Iterable[str]) -> str:
+    """``<name> (up to date, vN)``: N one more than any version of the same base name in ``taken``
+    (and than ``name``'s own), at least 2; a rebased plan's base name is its parent's."""
+    m = _UP_TO_DATE.match(name)
+    base, version = (m["base"], int(m["version"])) if m else (name, 1)
+    for other in taken:
+        o = _UP_TO_DATE.match(other)
+        if o and o["base"] == base:
+            version = max(version, int(o["version"]))
+    return f"{base} (up to date, v{version + 1})"
+
+
+def save_rebased_plan(
+    store: Store,
+    who: Identity,
+    state: ClusterState,
+    cluster_name: str,
+    parent_id: int,
+    options: RebaseOptions | None = None,
+) -> int:
+    """Bring saved plan ``parent_id`` up to date against ``state`` (:func:`console.plans.rebase.rebase`:
+    the same targets, the current replicas as the basis, optionally without completed or gone
+    partitions) and save it as a new plan linked to it, under a new version name (never over
+    another plan); returns its id. Every reader may (as the Review page lets them): the new version
+    changes no plan and sends nothing."""
+    key = cluster_key(state, cluster_name)
+    require(store, who, "rebase", key, {"from": parent_id})
+    user = who.name
+    parent = store.plans.load(parent_id)
+    if parent is None:
+        raise ConfigError(f"Plan {parent_id} is not in the store.", "Pick a saved plan.")
+    report = rebase(state, parent.plan, options)
+    if not report.plan.entries:
+        raise ConfigError(
+            f"Nothing is left of plan {parent_id} once brought up to date ({report.counts_text()}).",
+            "Nothing to save: keep the completed or gone partitions, or draft a new plan.",
+        )
+    with store.transaction():
+        name = rebased_name(parent.summary.name, (s.name for s in store.plans.list(key)))
+        plan_id = store.plans.save(
+            name, key, report.plan, rollback(state, report.plan), user, state.fingerprint(), parent_id=parent_id
+        )
+        store.audit.record(
+            user,
+            key,
+            "plan-rebased",
+            {
+                "plan": plan_id,
+                "from": parent_id,
+                "name": name,
+                "partitions": len(report.plan),
+                "dropped": len(report.dropped),
+                "since": {k.value: n for k, n in report.counts.items() if n},
+            },
+            "saved",
+            plan_hash=plan_hash(report.plan),
+        )
+    return plan_id
+
+
+def add_note(store: Store, who: Identity, plan_id: int, note: str) -> None:
+    """A review note on a saved plan (blank notes are ignored); every reader may add one (the
+    ``note`` action of :data:`console.access.auth.OPEN_TO_ALL`)."""
+    store.plans.add_note(plan_id, who.name, note)

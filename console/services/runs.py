@@ -1,0 +1,364 @@
+"""What changes a run, before, during and after it: what a submission would send
+(:func:`preflight`) and whether the two-person rule lets it go (:func:`two_person_problem`),
+:func:`start_run`, :func:`approve`; :func:`pause`, :func:`resume`, :func:`stop`,
+:func:`change_throttle`, :func:`abandon`; :func:`rollback_as_plan` and :func:`sweep` (throttles
+nothing needs).
+
+Pages and the CLI collect input, call one of these and render what comes back; neither writes
+to the store nor talks to a cluster directly. Each writes its audit entry in the same transaction
+as the state change it records (or, for a request to the cluster, the intent before the request
+and the answer after it).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from console.access.auth import Identity, Users, approval_problem
+from console.core.calibration import Calibration, Estimate
+from console.core.errors import ConfigError, ConsoleError
+from console.core.limits import FOLLOWER_RATE
+from console.core.model import (
+    BrokerId,
+    ClusterState,
+    Finding,
+    Severity,
+    cluster_key,
+)
+from console.core.states import RunState, SubmitPath
+from console.moves.cancel import plan_cancel
+from console.moves.progress import estimate_run
+from console.moves.throttles import Leftover
+from console.moves.waves import WaveLimits, plan_waves
+from console.plans.diff import diff, first_replica_changes
+from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
+from console.plans.validate import validate
+from console.runs.executor import Executor, Step
+from console.runs.gateway import ClusterGateway
+from console.services.cancel import CancelReport, cancel_seen
+from console.services.guard import refuse, require
+from console.storage.runs import NewRun, RunLimits
+from console.storage.store import Store
+
+
+# -- before a run ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Preflight:
+    """What submitting ``plan`` against the cluster as it is now would do."""
+
+    findings: list[Finding]
+    waves: list[tuple[PlanEntry, ...]]
+    bytes_to_copy: int
+    estimate: Estimate | None
+    """How long copying takes: calibrated from past moves where the destinations have history, else
+    at the throttle; None when neither applies (unthrottled, no history) or sizes are unknown."""
+
+    @property
+    def eta_s(self) -> float | None:
+        return None if self.estimate is None else self.estimate.seconds
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is Severity.WARNING]
+
+    @property
+    def partitions(self) -> int:
+        return sum(map(len, self.waves))
+
+
+def preflight(
+    state: ClusterState,
+    plan: Plan,
+    limits: WaveLimits = WaveLimits(),
+    rate: int | None = None,
+    calibration: Calibration | None = None,
+) -> Preflight:
+    d = diff(state, plan)
+    waves = plan_waves(state, plan, limits)
+    return Preflight(validate(state, plan, d), waves, d.bytes_to_copy, estimate_run(state, waves, rate, calibration))
+
+
+def two_person_problem(store: Store, users: Users | None, plan_id: int | None, plan: Plan) -> str | None:
+    """Why the two-person rule (when the users file turns it on) does not let ``plan`` be
+    submitted yet, or None. ``plan`` must be the content of saved plan ``plan_id``."""
+    if users is None or not users.two_person_rule:
+        return None
+    if plan_id is None:
+        return (
+            "The two-person rule is on: save the plan so that someone else can approve it, and submit the saved plan."
+        )
+    saved = store.plans.load(plan_id)
+    if saved is None:
+        return f"Plan {plan_id} is not in the store."
+    digest = plan_hash(plan)
+    if plan_hash(saved.plan) != digest:
+        return f"This is not the content of saved plan {plan_id}."
+    return approval_problem(saved.summary.author, store.plans.approvals(plan_id), digest)
+
+
+def start_run(
+    store: Store,
+    cluster: ClusterGateway,
+    who: Identity,
+    state: ClusterState,
+    plan: Plan,
+    name: str,
+    rate: int | None = None,
+    limits: WaveLimits = WaveLimits(),
+    path: SubmitPath = SubmitPath.API,
+    elect_leaders: bool | None = None,
+    *,
+    users: Users | None,
+    plan_id: int | None = None,
+) -> int:
+    """Record a run of ``plan`` (refused when another active run moves the same partitions, with
+    :class:`console.core.errors.ConflictError`); a worker drives it from there. The caller ran
+    :func:`preflight` and had it confirmed. ``who`` needs the operator role, and with the
+    two-person rule of ``users`` on, ``plan`` must be saved plan ``plan_id`` approved by someone
+    else (:func:`two_person_problem`); else :class:`console.core.errors.NotPermitted`. ``path``
+    ZOOKEEPER submits through the pre-2.4 znode (needs ZooKeeper; cannot be cancelled).
+    ``elect_leaders``: the run ends with a preferred leader election of its partitions; None: when
+    the plan changes some partition's first replica (:func:`console.plans.diff.first_replica_changes`)."""
+    key = cluster_key(state, cluster.name)
+    asked = {"name": name, "plan": plan_id, "partitions": len(plan)}
+    require(store, who, "submit", key, asked)
+    problem = two_person_problem(store, users, plan_id, plan)
+    if problem is not None:
+        refuse(
+            store,
+            who,
+            "submit",
+            key,
+            problem,
+            "Save the plan, have someone other than its author approve it, and submit the saved plan.",
+            asked,
+        )
+    if elect_leaders is None:
+        elect_leaders = first_replica_changes(state, plan)
+    if path is SubmitPath.ZOOKEEPER and not cluster.has_zookeeper:
+        raise ConfigError(
+            "The ZooKeeper path needs the cluster's ZooKeeper connect string.",
+            "Give --zookeeper (or configure it for the cluster).",
+        )
+    if rate is not None:
+        _positive_rate(rate)
+    waves = plan_waves(state, plan, limits)
+    text = plan.to_json()
+    digest = plan_hash(plan, text)
+    with store.transaction():
+        run_id = store.runs.create(
+            NewRun(
+                key,
+                name,
+                who.name,
+                text,
+                rollback(state, plan).to_json(),
+                digest,
+                [Plan(w).to_json() for w in waves],
+                [e.key for w in waves for e in w],
+                rate,
+                RunLimits(limits.moves_per_broker, limits.partitions, limits.bytes),
+                path,
+                elect_leaders,
+            )
+        )
+        store.audit.record(
+            who.name,
+            key,
+            "submit",
+            {
+                "run": run_id,
+                "name": name,
+                "waves": len(waves),
+                "rate": rate,
+                "path": path.value,
+                "elect_leaders": elect_leaders,
+            },
+            "run recorded",
+            plan_hash=digest,
+        )
+    return run_id
+
+
+def approve(store: Store, who: Identity, cluster_id: str, plan_id: int) -> None:
+    """Approve saved plan ``plan_id`` as it is now (a later change needs a new approval); ``who``
+    needs the approver role and must not be its author."""
+    require(store, who, "approve", cluster_id, {"plan": plan_id})
+    user = who.name
+    saved = store.plans.load(plan_id)
+    if saved is None:
+        raise ConfigError(f"Plan {plan_id} is not in the store.", "Pick a saved plan.")
+    if saved.summary.author == user:
+        raise ConfigError("The author of a plan cannot approve it.", "Ask someone else with the approver role.")
+    digest = plan_hash(saved.plan)
+    with store.transaction():
+        store.plans.approve(plan_id, user, digest)
+        store.audit.record(user, cluster_id, "approve", {"plan": plan_id}, "approved", plan_hash=digest)
+
+
+# -- during a run ----------------------------------------------------------------------------------
+def _positive_rate(rate: int) -> None:
+    if rate <= 0:
+        raise ConfigError("The throttle must be a positive number of bytes/s.", "For example 10485760 (10 MB/s).")
+
+
+def _change(store: Store, who: Identity, action: str, run_id: int, to: RunState) -> None:
+    run = store.runs.require(run_id)
+    require(store, who, action, run.cluster, {"run": run_id}, plan_hash=run.plan_hash)
+    with store.transaction():
+        run = store.runs.require(run_id)
+        store.runs.set_state(run_id, to)
+        store.audit.record(who.name, run.cluster, f"run-{to}", {"run": run_id}, to.value, plan_hash=run.plan_hash)
+
+
+def pause(store: Store, who: Identity, run_id: int) -> None:
+    """The current wave finishes; the next one waits for :func:`resume`."""
+    _change(store, who, "pause", run_id, RunState.PAUSED)
+
+
+def resume(store: Store, who: Identity, run_id: int) -> None:
+    _change(store, who, "resume", run_id, RunState.RUNNING)
+
+
+def stop(store: Store, who: Identity, run_id: int) -> None:
+    """The current wave finishes; no later wave is sent."""
+    _change(store, who, "stop", run_id, RunState.STOPPING)
+
+
+def change_throttle(
+    store: Store, cluster: ClusterGateway, who: Identity, run_id: int, rate: int, confirm_s: float = 10.0
+) -> dict[str, str | None]:
+    """Change the throttle of an active run (``who`` needs the operator role): the brokers its
+    running wave throttles get the new rate at once, later waves are throttled at it. Returns the
+    follower rate each of those brokers reports afterwards (read back for up to ``confirm_s``)."""
+    run = store.runs.require(run_id)
+    require(store, who, "throttle", run.cluster, {"run": run_id, "rate": rate}, plan_hash=run.plan_hash)
+    user = who.name
+    _positive_rate(rate)
+    with store.transaction():
+        run = store.runs.require(run_id)
+        if not run.active:
+            raise ConfigError(
+                f"Run {run_id} is {run.state}: its throttle cannot change.",
+                "List the runs with `python -m console runs`.",
+            )
+        brokers = sorted({e.name for e in store.runs.ledger(run_id) if e.kind == "broker"})
+        store.runs.set_rate(run_id, rate)
+        request = {"run": run_id, "rate": rate, "brokers": brokers}
+        intent = store.audit.record(user, run.cluster, "throttle-rate", request, "sending", plan_hash=run.plan_hash)
+    try:
+        Executor(store, cluster, user).apply_rate(run, rate)
+    except ConsoleError as e:
+        store.audit.record(
+            user,
+            run.cluster,
+            "throttle-rate",
+            request,
+            "failed",
+            ref=intent,
+            plan_hash=run.plan_hash,
+            response={"error": e.message},
+        )
+        raise
+    store.audit.record(user, run.cluster, "throttle-rate", request, "applied", ref=intent, plan_hash=run.plan_hash)
+    ids = tuple(BrokerId(int(b)) for b in brokers)
+    deadline = time.monotonic() + confirm_s
+    while True:
+        got = cluster.describe_configs(ids, ())
+        reported = {str(b): got.brokers.get(str(b), {}).get(FOLLOWER_RATE) for b in ids}
+        if all(v == str(rate) for v in reported.values()) or time.monotonic() > deadline:
+            return reported
+        time.sleep(0.2)
+
+
+def abandon(
+    store: Store, cluster: ClusterGateway, who: Identity, run_id: int, why: str = "", cancel_reassignments: bool = False
+) -> tuple[Step, CancelReport | None]:
+    """Stop driving an active run for good (``who`` needs the operator role): its throttles come
+    off through the ledger and its unfinished waves are skipped. The reassignments it started are
+    left as they are, unless ``cancel_reassignments``: then they are cancelled too (back to their
+    original replicas)."""
+    run = store.runs.require(run_id)
+    require(
+        store,
+        who,
+        "abandon",
+        run.cluster,
+        {"run": run_id, "why": why, "cancel_reassignments": cancel_reassignments},
+        plan_hash=run.plan_hash,
+    )
+    if not run.active:
+        raise ConfigError(
+            f"Run {run_id} is {run.state}: there is nothing to abandon.", "List the runs with `python -m console runs`."
+        )
+    moving = [k for k, r in store.runs.active_partitions(run.cluster).items() if r == run_id]
+    step = Executor(store, cluster, who.name).finish(
+        run, RunState.ABANDONED, {"why": why, "cancel_reassignments": cancel_reassignments}
+    )
+    report = None
+    if cancel_reassignments and moving:
+        state = cluster.snapshot()
+        report = cancel_seen(
+            store, cluster, who, run.cluster, plan_cancel(state, moving, include_others=True), {}, wait_s=30.0
+        )
+    return step, report
+
+
+# -- after a run -----------------------------------------------------------------------------------
+def rollback_as_plan(store: Store, who: Identity, state: ClusterState, cluster_name: str, run_id: int) -> int:
+    """The rollback of a run as a saved plan, to review and submit like any other (``who`` needs a
+    role that saves plans); returns its id."""
+    run = store.runs.require(run_id)
+    key = cluster_key(state, cluster_name)
+    require(store, who, "save plans", key, {"rollback of run": run_id}, plan_hash=run.plan_hash)
+    user = who.name
+    back = parse_plan(run.rollback_json).with_basis(state)
+    with store.transaction():
+        plan_id = store.plans.save(
+            f"rollback of run {run.id}", key, back, parse_plan(run.plan_json), user, state.fingerprint()
+        )
+        store.audit.record(
+            user,
+            key,
+            "rollback-drafted",
+            {"run": run_id, "plan": plan_id},
+            "saved for review",
+            plan_hash=plan_hash(back),
+        )
+    return plan_id
+
+
+def sweep(store: Store, cluster: ClusterGateway, who: Identity, leftovers: Iterable[Leftover]) -> None:
+    """Remove throttles nothing needs (``who`` needs the operator role; audited before and after);
+    ledger entries for them are closed."""
+    user = who.name
+    chosen = list(leftovers)
+    brokers: dict[BrokerId, dict[str, str | None]] = defaultdict(dict)
+    topics: dict[str, dict[str, str | None]] = defaultdict(dict)
+    for lo in chosen:
+        if lo.kind == "topic":
+            topics[lo.name][lo.key] = None
+        elif lo.name.isdigit():  # "<default>" broker configs are not the console's to remove
+            brokers[BrokerId(int(lo.name))][lo.key] = None
+    key = cluster_key(cluster.snapshot(), cluster.name)
+    request = {
+        "brokers": {str(b): sorted(k) for b, k in brokers.items()},
+        "topics": {t: sorted(k) for t, k in topics.items()},
+    }
+    require(store, who, "sweep", key, request)
+    intent = store.audit.record(user, key, "throttle-sweep", request, "sending")
+    cluster.alter_configs(brokers, topics)
+    swept = {(lo.kind, lo.name, lo.key) for lo in chosen}
+    with store.transaction():
+        for e in store.runs.ledger():
+            run = store.runs.get(e.run_id)
+            if (e.kind, e.name, e.key) in swept and (run is None or not run.active):
+                store.runs.ledger_restored(e.id)
+        store.audit.record(user, key, "throttle-sweep", request, "removed", ref=intent)

@@ -1,0 +1,63 @@
+"""The e2e tier's fixtures: the console served by `streamlit run` on the session's sandbox."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from console.sandbox.cluster import Sandbox, free_port
+from tests.e2e.browser import ROOT
+from tests.support import wait_for
+
+
+@pytest.fixture
+def app_url(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
+    """`streamlit run app.py` on the sandbox (named "sandbox"), its data dir ``tmp_path``, its output
+    in ``tmp_path / "streamlit.log"``; the URL once it answers its health check."""
+    port = free_port()
+    env = dict(
+        os.environ,
+        CONSOLE_BOOTSTRAP_SERVERS=sandbox.bootstrap_servers,
+        CONSOLE_ZOOKEEPER=sandbox.zookeeper or "",
+        CONSOLE_CLUSTER_NAME="sandbox",
+        CONSOLE_DATA_DIR=str(tmp_path),
+        PYTHONPATH=str(ROOT),
+    )
+    with open(tmp_path / "streamlit.log", "w") as log:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                str(ROOT / "app.py"),
+                "--server.port",
+                str(port),
+                "--server.headless",
+                "true",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+
+        def healthy() -> bool:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as answer:
+                    return int(answer.status) == 200
+            except OSError:
+                return False
+
+        try:
+            wait_for(healthy, timeout=60, what="streamlit health")
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            proc.terminate()
+            proc.wait(10)

@@ -1,0 +1,103 @@
+"""Helpers shared by the tiers that run against a real sandbox cluster (integration, app, e2e):
+plain functions, imported by test modules and conftest files. The fixtures are in conftest.py."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+from console.access.settings import ConnectionSettings
+from console.sandbox import cluster
+from console.sandbox.cluster import Sandbox
+
+T = TypeVar("T")
+
+SANDBOXES: list[Sandbox] = []
+"""The clusters running for this session; a failed test's report shows the tail of their logs."""
+
+
+def log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def own_sandbox(
+    tmp_path_factory: pytest.TempPathFactory, name: str, kraft: bool = False, brokers: int = 3
+) -> Iterator[Sandbox]:
+    """A cluster of a module's own (for tests that break brokers, or need more brokers), stopped with
+    the module: ``yield from own_sandbox(...)`` in a module-scoped fixture."""
+    data = tmp_path_factory.mktemp(name)
+    sb = cluster.up(data, kraft=kraft, brokers=brokers, log=print)
+    SANDBOXES.append(sb)
+    yield sb
+    cluster.down(data, log=print)
+    SANDBOXES.remove(sb)
+
+
+def point_console_at(sb: Sandbox, monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
+    """The console (AppTest or `streamlit run` started after this) on ``sb``, named "test", with its
+    data (store, users file) in ``data_dir``."""
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("CONSOLE_BOOTSTRAP_SERVERS", sb.bootstrap_servers)
+    monkeypatch.setenv("CONSOLE_CLUSTER_NAME", "test")
+    if sb.zookeeper:
+        monkeypatch.setenv("CONSOLE_ZOOKEEPER", sb.zookeeper)
+    else:  # KRaft
+        monkeypatch.delenv("CONSOLE_ZOOKEEPER", raising=False)
+
+
+def settings_for(sb: Sandbox, zookeeper: bool = True) -> ConnectionSettings:
+    return ConnectionSettings(
+        {"bootstrap.servers": sb.bootstrap_servers},
+        zookeeper=sb.zookeeper if zookeeper else None,
+        name="sandbox",
+        timeout_s=5.0,
+    )
+
+
+def official(sb: Sandbox, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the official ReassignPartitionsCommand from the fetched jars."""
+    return subprocess.run(
+        [
+            "java",
+            "-Xmx256m",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            sb.kafka_classpath,
+            "-Dlog4j.configuration=file:" + str(Path(sb.data_dir) / "config" / "log4j.properties"),
+            f"-Dkafka.logs.dir={sb.data_dir}/logs",
+            "-Dsandbox.name=tools",
+            "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
+            "--bootstrap-server",
+            sb.bootstrap_servers,
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def wait_for(cond: Callable[[], T], timeout: float = 60.0, every: float = 0.5, what: str = "condition") -> T:
+    """``cond()`` called every ``every`` seconds until it returns something true, which is returned;
+    an AssertionError naming ``what`` and the last answer after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = cond()
+        if last:
+            return last
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what} (last: {last!r})")
+
+
+def write_plan(path: Path, entries: list[tuple[str, int, list[int]]]) -> Path:
+    path.write_text(
+        json.dumps({"version": 1, "partitions": [{"topic": t, "partition": p, "replicas": r} for t, p, r in entries]})
+    )
+    return path

@@ -1,0 +1,144 @@
+"""Random clusters and plans for the property tests of the pure core (hypothesis strategies and
+seeded builders): clusters of a given :class:`Shape` (many brokers, skewed sizes, some in flight),
+and small odd clusters with plans against them (duplicate, negative or huge ids, log dirs, stale
+bases)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+from console.core.model import Broker, BrokerId, ClusterState, LogDir, Partition, ReadStatus, ReplicaLog, SourceStatus
+from console.plans.plan import ANY, Plan, PlanEntry
+
+
+# -- clusters of a shape ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Shape:
+    brokers: int
+    racks: int
+    down: int
+    partitions: int
+    rf: int
+    in_flight: float
+    seed: int
+
+
+shapes = st.builds(
+    Shape,
+    brokers=st.integers(1, 40),
+    racks=st.integers(0, 6),
+    down=st.integers(0, 3),
+    partitions=st.integers(1, 120),
+    rf=st.integers(1, 4),
+    in_flight=st.sampled_from([0.0, 0.1, 0.3]),
+    seed=st.integers(0, 2**16),
+)
+
+
+def cluster(shape: Shape) -> ClusterState:
+    """A random cluster: skewed (Pareto) sizes, some brokers down (still named by replica lists),
+    some partitions in flight, replicas placed anywhere (racks ignored: some partitions break them)."""
+    rnd = random.Random(shape.seed)
+    n = shape.brokers
+    down = set(rnd.sample(range(n), min(shape.down, n - 1)))
+    brokers = tuple(
+        Broker(
+            BrokerId(i),
+            "h",
+            9092,
+            f"r{i % shape.racks}" if shape.racks else None,
+            registered=i not in down,
+            in_api=i not in down,
+        )
+        for i in range(n)
+    )
+    parts = []
+    for k in range(shape.partitions):
+        topic, p = f"t{k % 4}", k // 4
+        rf = min(shape.rf, n)
+        r = rnd.sample(range(n), rf)
+        if rnd.random() < 0.3:  # a crowded corner
+            r = rnd.sample(range(min(n, max(rf, 3))), rf)
+        size = int(rnd.paretovariate(1.1) * 1000) if rnd.random() > 0.05 else 0
+        target = [BrokerId(b) for b in r]
+        replicas, adding, removing = list(target), [], []
+        spare = [b for b in range(n) if b not in r]
+        if spare and rnd.random() < shape.in_flight:
+            new = BrokerId(rnd.choice(spare))
+            removing = [target[-1]]
+            target = [*target[:-1], new]
+            adding = [new]
+            replicas = target + removing
+        isr = tuple(b for b in replicas if b not in down and b not in adding)
+        leader = isr[0] if isr else None
+        logs = tuple(ReplicaLog(b, "/d", size) for b in replicas if b not in adding)
+        parts.append(Partition(topic, p, tuple(replicas), isr, leader, tuple(adding), tuple(removing), logs=logs))
+    status = ReadStatus(SourceStatus.OK, SourceStatus.OK, SourceStatus.OK, SourceStatus.OK)
+    return ClusterState(1.0, brokers, tuple(sorted(parts, key=lambda p: p.key)), cluster_id="c", status=status)
+
+
+# -- odd clusters and plans ------------------------------------------------------------------------
+BROKERS = range(7)
+odd_ids = st.sampled_from([-1, 2**31 - 1, 2**31, 2**40])
+
+
+@st.composite
+def clusters(draw: st.DrawFn) -> ClusterState:
+    brokers = []
+    for b in BROKERS:
+        if draw(st.integers(0, 5)) == 0:
+            continue  # not registered: only some replica lists name it
+        brokers.append(
+            Broker(
+                BrokerId(b),
+                rack=draw(st.sampled_from([None, "a", "b", "c"])),
+                registered=True,
+                fenced=draw(st.sampled_from([None, None, True])),
+                log_dirs=(LogDir("/d", None, 10**6, draw(st.sampled_from([None, 10, 10**9]))),),
+            )
+        )
+    parts = []
+    for t in ("a", "b"):
+        for p in range(draw(st.integers(1, 4))):
+            replicas = [
+                BrokerId(b) for b in draw(st.lists(st.sampled_from(BROKERS), min_size=1, max_size=5, unique=True))
+            ]
+            adding: tuple[BrokerId, ...] = ()
+            removing: tuple[BrokerId, ...] = ()
+            if len(replicas) > 1 and draw(st.booleans()):  # in flight: some adding, some removing
+                k = draw(st.integers(1, len(replicas) - 1))
+                adding = tuple(replicas[:k])
+                removing = tuple(draw(st.lists(st.sampled_from(replicas[k:]), max_size=len(replicas) - k, unique=True)))
+            isr = tuple(b for b in replicas if draw(st.booleans()))
+            leader = draw(st.sampled_from([None, *replicas]))
+            logs = tuple(
+                ReplicaLog(BrokerId(b), "/d", draw(st.integers(0, 5000)), draw(st.booleans()))
+                for b in replicas
+                if draw(st.booleans())
+            )
+            parts.append(Partition(t, p, tuple(replicas), isr, leader, tuple(adding), tuple(removing), logs=logs))
+    min_isr = tuple((t, n) for t in ("a", "b") if (n := draw(st.sampled_from([0, 1, 2, 3]))))
+    return ClusterState(0.0, tuple(brokers), tuple(parts), min_insync=min_isr)
+
+
+@st.composite
+def plans_for(draw: st.DrawFn, state: ClusterState) -> Plan:
+    keys = [p.key for p in state.partitions] + [("a", 9), ("zz", 0)]
+    entries = []
+    for t, p in draw(st.lists(st.sampled_from(keys), min_size=1, unique=True)):
+        replicas = draw(st.lists(st.one_of(st.sampled_from([*BROKERS, 7]), odd_ids), max_size=5))
+        if draw(st.booleans()):
+            replicas = list(dict.fromkeys(replicas))
+        dirs = None
+        if draw(st.integers(0, 3)) == 0:
+            dirs = tuple(
+                draw(st.sampled_from([ANY, "/d", "/x"])) for _ in range(len(replicas) + draw(st.integers(0, 1)))
+            )
+        entries.append(PlanEntry(t, p, tuple(BrokerId(b) for b in replicas), dirs))
+    basis = {}
+    if draw(st.booleans()):
+        basis = {k: p.replicas if draw(st.booleans()) else () for k, p in state.partition_index.items()}
+    return Plan.of(entries, basis)

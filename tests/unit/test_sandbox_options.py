@@ -1,0 +1,189 @@
+"""The sandbox's choice of Kafka release and mode, checked before anything starts; its KRaft plan;
+the hints of a start that fails on a missing class. No process is started here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from console.core.errors import SandboxError
+from console.sandbox import cluster
+from console.sandbox.cluster import COMPLETE, Proc, Sandbox
+from console.sandbox.versions import (
+    DEFAULT_KAFKA,
+    UP_DEFAULT,
+    ZOOKEEPER_KAFKA,
+    Mode,
+    SandboxOptions,
+    parse_release,
+    sandbox_options,
+)
+
+
+def test_nothing_asked_for_is_the_default_sandbox() -> None:
+    assert sandbox_options() == UP_DEFAULT
+
+
+def test_a_4x_release_runs_in_kraft_mode() -> None:
+    assert sandbox_options("4.3.1") == SandboxOptions("4.3.1", Mode.KRAFT)
+    assert sandbox_options("4.0.0", kraft=True) == SandboxOptions("4.0.0", Mode.KRAFT)
+    assert parse_release(DEFAULT_KAFKA).major == 4
+
+
+def test_modes_asked_for_explicitly() -> None:
+    assert sandbox_options(zookeeper=True) == SandboxOptions(ZOOKEEPER_KAFKA, Mode.ZOOKEEPER)
+    assert sandbox_options("3.9.0", zookeeper=True) == SandboxOptions("3.9.0", Mode.ZOOKEEPER)
+    assert sandbox_options("3.9.1", kraft=True) == SandboxOptions("3.9.1", Mode.KRAFT)
+    assert sandbox_options(kraft=True).mode is Mode.KRAFT
+
+
+def test_zookeeper_mode_on_kafka_4_is_refused() -> None:
+    with pytest.raises(SandboxError) as e:
+        sandbox_options("4.3.1", zookeeper=True)
+    assert e.value.message == "Kafka 4 has no ZooKeeper mode; use --kafka 3.9.1 --zookeeper"
+
+
+def test_both_modes_at_once_are_refused() -> None:
+    with pytest.raises(SandboxError, match="not both"):
+        sandbox_options("3.9.1", zookeeper=True, kraft=True)
+
+
+@pytest.mark.parametrize("text", ["3.8.1", "2.8.2", "5.0.0", "3.10.0"])
+def test_unsupported_releases_are_refused_with_what_is_supported(text: str) -> None:
+    with pytest.raises(SandboxError) as e:
+        sandbox_options(text)
+    assert e.value.message == f"Kafka {text} is not supported by the sandbox."
+    assert "4.x" in e.value.hint and "3.9.x" in e.value.hint
+
+
+@pytest.mark.parametrize("text", ["4.3", "latest", "4.3.1-rc0", "v4.3.1", ""])
+def test_what_is_not_a_release_is_refused(text: str) -> None:
+    with pytest.raises(SandboxError, match="is not a Kafka release"):
+        sandbox_options(text)
+
+
+def test_up_refuses_zookeeper_on_kafka_4_before_anything_starts(tmp_path: Path, monkeypatch) -> None:
+    def must_not_run(*_a: object, **_k: object) -> None:
+        raise AssertionError("started something")
+
+    for name in ("ensure_classpath", "_spawn", "status", "_format_kraft"):
+        monkeypatch.setattr(cluster, name, must_not_run)
+    data = tmp_path / "sb"
+    with pytest.raises(SandboxError, match="Kafka 4 has no ZooKeeper mode"):
+        cluster.up(data, kafka_version="4.3.1", zookeeper=True, log=must_not_run)
+    assert not data.exists()
+
+
+def _jvm(tmp_path: Path, version: str) -> cluster._Jvm:
+    (tmp_path / "config").mkdir(exist_ok=True)
+    return cluster._Jvm("/jars/*", tmp_path, parse_release(version))
+
+
+def _props(path: Path) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in path.read_text().splitlines())
+
+
+def test_a_six_broker_kraft_plan_keeps_a_quorum_of_three_on_three_racks(tmp_path: Path) -> None:
+    sb = cluster._plan_kraft(_jvm(tmp_path, "4.3.1"), 6)
+    assert (sb.mode, sb.kafka_version, sb.zookeeper) == (Mode.KRAFT, "4.3.1", None)
+    assert [b["rack"] for b in sb.brokers] == ["rack-a", "rack-b", "rack-c"] * 2
+    assert [p.controller for p in sb.procs] == [True] * 3 + [False] * 3
+    props = [_props(tmp_path / "config" / f"broker-{i}.properties") for i in range(6)]
+    assert [p["process.roles"] for p in props] == ["broker,controller"] * 3 + ["broker"] * 3
+    assert len({p["controller.quorum.voters"] for p in props}) == 1
+    assert props[0]["controller.quorum.voters"].count("@") == 3
+    assert sb.controller_bootstrap_servers is not None and sb.controller_bootstrap_servers.count(",") == 2
+    for i, p in enumerate(props):
+        assert p["authorizer.class.name"] == "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+        assert p["super.users"] == "User:ANONYMOUS;User:admin"
+        assert p["log.dirs"] == f"{tmp_path}/broker-{i}/d1,{tmp_path}/broker-{i}/d2"
+        assert ("CONTROLLER://" in p["listeners"]) == (i < 3)
+        assert "SASL_PLAINTEXT://" in p["listeners"] and "CONTROLLER" not in p["advertised.listeners"]
+    assert sb.sasl_bootstrap_servers is not None and sb.sasl_bootstrap_servers.count(",") == 5
+
+
+def test_each_release_logs_through_its_own_log4j(tmp_path: Path) -> None:
+    kafka4 = cluster._java(_jvm(tmp_path, "4.3.1"), "tools", "Main")
+    kafka3 = cluster._java(_jvm(tmp_path, "3.9.1"), "tools", "Main")
+    assert f"-Dlog4j2.configurationFile={tmp_path}/config/log4j2.properties" in kafka4
+    assert not any(a.startswith("-Dlog4j.configuration=") for a in kafka4)
+    assert f"-Dlog4j.configuration=file:{tmp_path}/config/log4j.properties" in kafka3
+    cluster._write_log4j(tmp_path)
+    assert "${sys:sandbox.name}-server.log" in (tmp_path / "config" / "log4j2.properties").read_text()
+
+
+def test_the_printed_json_gains_the_release_and_mode_and_old_state_files_load(tmp_path: Path) -> None:
+    sb = cluster._plan_kraft(_jvm(tmp_path, "4.3.1"), 3)
+    info = sb.info()
+    assert (info["kafka_version"], info["mode"]) == ("4.3.1", "kraft")
+    assert {"bootstrap_servers", "zookeeper", "brokers", "kafka_classpath", "data_dir", "sasl"} <= set(info)
+    assert json.loads(json.dumps(info))["mode"] == "kraft"
+    sb.save()
+    assert Sandbox.load(tmp_path) == sb
+    old = json.loads((tmp_path / cluster.STATE_FILE).read_text())  # a state file from before releases were chosen
+    del old["kafka_version"], old["controller_bootstrap_servers"]
+    for p in old["procs"]:
+        del p["controller"]
+    old["mode"] = "zookeeper"
+    (tmp_path / cluster.STATE_FILE).write_text(json.dumps(old))
+    loaded = Sandbox.load(tmp_path)
+    assert loaded is not None and (loaded.kafka_version, loaded.mode) == ("3.9.1", Mode.ZOOKEEPER)
+
+
+# -- hints of a start that fails on a missing class ---------------------------------------------
+def _failed_start(tmp_path: Path, version: str | None, jars: list[str], present: list[str], log: str) -> SandboxError:
+    libs = tmp_path / "kafka-x" / "libs"
+    libs.mkdir(parents=True)
+    if version is not None:
+        (libs / COMPLETE).write_text(json.dumps({"kafka_version": version, "jars": jars}))
+    for jar in present:
+        (libs / jar).write_bytes(b"PK")
+    out = tmp_path / "broker-0.out"
+    out.write_text(log)
+    return cluster._start_failure(Proc("broker-0", ["java", "-cp", f"{libs}/*", "kafka.Kafka"], str(out), 1))
+
+
+def test_a_jar_lost_from_the_cache_is_fetched_again(tmp_path: Path) -> None:
+    e = _failed_start(
+        tmp_path,
+        "4.3.1",
+        ["kafka_2.13-4.3.1.jar", "kafka-raft-4.3.1.jar"],
+        ["kafka_2.13-4.3.1.jar"],
+        "Exception in thread main java.lang.NoClassDefFoundError: org/apache/kafka/raft/RaftManager\n",
+    )
+    assert (
+        e.message
+        == "broker-0: org.apache.kafka.raft.RaftManager is missing: the cached Kafka classpath lost kafka-raft-4.3.1.jar."
+    )
+    assert e.hint.startswith(f"Delete {tmp_path / 'kafka-x'} and run again")
+
+
+def test_zookeeper_classes_on_kafka_4_are_not_fetched_again(tmp_path: Path) -> None:
+    e = _failed_start(
+        tmp_path,
+        "4.3.1",
+        ["kafka_2.13-4.3.1.jar"],
+        ["kafka_2.13-4.3.1.jar"],
+        "java.lang.NoClassDefFoundError: com/codahale/metrics/Reservoir\n",
+    )
+    assert "Kafka 4.3.1 has no ZooKeeper" in e.message
+    assert "Delete" not in e.hint and "--kafka 3.9.1 --zookeeper" in e.hint
+
+
+def test_a_class_the_release_does_not_depend_on_is_not_fetched_again(tmp_path: Path) -> None:
+    e = _failed_start(
+        tmp_path,
+        "3.9.1",
+        ["kafka_2.13-3.9.1.jar"],
+        ["kafka_2.13-3.9.1.jar"],
+        "Caused by: java.lang.ClassNotFoundException: org.example.Missing\n",
+    )
+    assert "org.example.Missing is not on the classpath of Kafka 3.9.1" in e.message
+    assert "fetching the jars again would not bring it" in e.message and "Delete" not in e.hint
+
+
+def test_an_unrecorded_classpath_is_fetched_again(tmp_path: Path) -> None:
+    e = _failed_start(tmp_path, None, [], [], "java.lang.ClassNotFoundException: kafka.Kafka\n")
+    assert "Delete" in e.hint

@@ -1,0 +1,116 @@
+"""The tests' own layout: fixtures in conftest.py files, shared helpers in helper modules, and no
+test module imported by anything (pytest collects each test module once, on its own; a test module
+that imports another one runs on that module's fixtures and helpers by accident). One directory per
+tier, each a registered marker; the unit tier never starts a Kafka cluster.
+
+Imports are read with `ast` from every .py file under tests/, at any depth (inside functions too).
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TESTS = ROOT / "tests"
+CLUSTER_FIXTURES = {"sandbox", "demo_sandbox"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def python_files() -> list[Path]:
+    return sorted(p for p in TESTS.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def imported(path: Path) -> Iterator[tuple[int, str]]:
+    return imports_in(path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py")
+
+
+def imports_in(source: str, module: str, is_package: bool = False) -> Iterator[tuple[int, str]]:
+    """(line, module) of every import in ``source`` (of ``module``); ``from a import b`` gives both
+    ``a`` and ``a.b`` (``b`` may be a module), relative imports made absolute."""
+    tree = ast.parse(source)
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            yield node.lineno, base
+            for alias in node.names:
+                yield node.lineno, f"{base}.{alias.name}"
+
+
+def is_test_module(module: str) -> bool:
+    parts = module.split(".")
+    return parts[0] == "tests" and (parts[-1].startswith("test_") or parts[-1] == "conftest")
+
+
+def test_no_module_under_tests_imports_a_test_module_or_a_conftest() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for path in python_files()
+        for line, module in imported(path)
+        if is_test_module(module)
+    ]
+    assert not found, (
+        "fixtures go to a conftest.py (tests/conftest.py for every tier, tests/<tier>/conftest.py for one), "
+        "shared functions and constants to a helper module (tests/support.py, tests/<tier>/...):\n" + "\n".join(found)
+    )
+
+
+def test_the_layout_check_sees_every_spelling_of_a_test_module_import() -> None:
+    for source in (
+        "from tests.unit.test_plans import snapshot",
+        "from tests.unit import test_plans",
+        "import tests.e2e.test_live_browser",
+        "from .test_plans import snapshot",
+        "from . import conftest",
+        "def f():\n    from tests.conftest import wait_for",
+    ):
+        assert any(is_test_module(m) for _, m in imports_in(source, "tests.unit.sample")), source
+    for source in ("from tests.unit.builders import ids", "from .builders import ids", "import tests.support"):
+        assert not any(is_test_module(m) for _, m in imports_in(source, "tests.unit.sample")), source
+
+
+def tiers() -> set[str]:
+    return {p.parent.relative_to(TESTS).parts[0] for p in TESTS.rglob("test_*.py") if p.parent != TESTS}
+
+
+def test_each_tier_is_a_registered_marker_and_a_test_path() -> None:
+    pytest_config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]
+    options = pytest_config["ini_options"]
+    markers = {m.split(":")[0].strip() for m in options["markers"]}
+    assert tiers() == {"unit", "integration", "app", "e2e"}
+    assert tiers() <= markers
+    assert sorted(options["testpaths"]) == sorted(f"tests/{t}" for t in tiers())
+    assert "--strict-markers" in options["addopts"].split()
+
+
+def test_no_unit_test_asks_for_a_cluster() -> None:
+    # tests/conftest.py refuses it at collection too; this names the line
+    found = []
+    for path in sorted((TESTS / "unit").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = {a.arg for a in node.args.args + node.args.kwonlyargs}
+                if names & CLUSTER_FIXTURES:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and node.module in ("console.sandbox.cluster", "tests.support")
+                and any(a.name in ("up", "own_sandbox") for a in node.names)
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {node.module}")
+    assert not found, "the unit tier starts no Kafka cluster: move these to tests/integration:\n" + "\n".join(found)
