@@ -19,7 +19,7 @@ from console.core.model import (
     split_outcomes,
 )
 from console.moves.cancel import CancelPlan, CancelVerdict, recheck
-from console.runs.executor import Executor
+from console.runs.executor import clean_up_after_cancel
 from console.runs.gateway import ClusterGateway
 from console.services.guard import require
 from console.storage.store import Store
@@ -148,12 +148,7 @@ def cancel(
         if waiting:
             time.sleep(0.25)
     left = tuple(sorted({o.key for o in accepted} - waiting))
-    executor = Executor(store, cluster, user)
-    for run_id in sorted({ours[k] for k in left if k in ours}):
-        try:
-            executor.after_cancel(run_id)  # the run's throttles come off now
-        except ConsoleError:
-            pass  # its worker cleans up at its next step
+    clean_up_after_cancel(store, cluster, user, (ours[k] for k in left if k in ours))  # throttles off now
     if wait_s > 0:
         store.audit.record(
             user,
