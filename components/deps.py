@@ -11,9 +11,9 @@ import streamlit as st
 
 from console.access.clusters import cluster_problems, discover
 from console.access.settings import ConnectionSettings
+from console.adapters.gateway import LiveGateway
 from console.core.model import ClusterState, cluster_key
 from console.moves.progress import CopyTracker
-from console.runs.gateway import LiveGateway
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 
@@ -88,7 +88,7 @@ def _reader(key: str) -> ClusterReader:
 
 def gateway(settings: ConnectionSettings) -> LiveGateway:
     """What the services and the executor use to change the cluster (over the shared reader)."""
-    return LiveGateway(reader(settings))
+    return reader(settings).gateway()
 
 
 def reader(settings: ConnectionSettings) -> ClusterReader:

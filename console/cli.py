@@ -512,7 +512,6 @@ def _cancel(args: argparse.Namespace) -> int:
     from console.access.auth import Identity
     from console.core.model import cluster_key
     from console.moves.cancel import keys_of, plan_cancel
-    from console.runs.gateway import LiveGateway
     from console.services import cancel as cancel_service
     from console.storage.store import Store
 
@@ -573,7 +572,7 @@ def _cancel(args: argparse.Namespace) -> int:
         # sent for what was shown, as the cluster is now (a partition may have completed meanwhile)
         report = cancel_service.cancel_seen(
             store,
-            LiveGateway(reader),
+            reader.gateway(),
             Identity.cli(user),
             cluster,
             plan,
@@ -614,7 +613,6 @@ def _submit(args: argparse.Namespace) -> int:
     from console.plans.plan import parse_plan
     from console.present.findings import findings_text
     from console.runs.executor import Executor
-    from console.runs.gateway import LiveGateway
     from console.services import runs as run_service
     from console.storage.runs import ELECTION_WAVE
     from console.storage.store import Store
@@ -706,7 +704,7 @@ def _submit(args: argparse.Namespace) -> int:
                 "(roll back afterwards if needed).",
                 file=sys.stderr,
             )
-        gateway = LiveGateway(reader)
+        gateway = reader.gateway()
         run_id = run_service.start_run(
             store,
             gateway,
@@ -758,7 +756,6 @@ def _throttle(args: argparse.Namespace) -> int:
     from console.access.auth import Identity
     from console.moves.throttles import leftover_throttles
     from console.present.live import throttle_value_text
-    from console.runs.gateway import LiveGateway
     from console.services import runs as run_service
     from console.storage.store import Store
 
@@ -780,7 +777,7 @@ def _throttle(args: argparse.Namespace) -> int:
             ):
                 print("Not confirmed: nothing was changed.", file=sys.stderr)
                 return 1
-            run_service.sweep(store, LiveGateway(reader), Identity.cli(getpass.getuser()), left)
+            run_service.sweep(store, reader.gateway(), Identity.cli(getpass.getuser()), left)
         print(f"Removed {plural(len(left), 'throttle setting')}.", file=sys.stderr)
         return 0
     if args.rate is None or args.rate <= 0:
@@ -789,7 +786,7 @@ def _throttle(args: argparse.Namespace) -> int:
     if run is None or not run.active:
         raise ConfigError(f"Run {args.run} is not running.", "List the runs with `python -m console runs`.")
     with _connect(args) as reader:
-        run_service.change_throttle(store, LiveGateway(reader), Identity.cli(getpass.getuser()), args.run, args.rate)
+        run_service.change_throttle(store, reader.gateway(), Identity.cli(getpass.getuser()), args.run, args.rate)
     print(f"Run {args.run}: throttle set to {human_rate(args.rate)}.", file=sys.stderr)
     return 0
 
@@ -798,14 +795,13 @@ def _executor(args: argparse.Namespace) -> int:
     import getpass
     import signal
 
-    from console.runs.gateway import LiveGateway
     from console.runs.worker import Worker
     from console.storage.store import Store
 
     with _connect(args) as reader:
         worker = Worker(
             Store(),
-            LiveGateway(reader),
+            reader.gateway(),
             getpass.getuser(),
             args.every,
             progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr, flush=True),
@@ -843,7 +839,6 @@ def _abandon(args: argparse.Namespace, store: Store) -> int:
     import getpass
 
     from console.access.auth import Identity
-    from console.runs.gateway import LiveGateway
     from console.services import runs as run_service
 
     if not args.bootstrap_server:
@@ -857,7 +852,7 @@ def _abandon(args: argparse.Namespace, store: Store) -> int:
     with _connect(args) as reader:
         step, report = run_service.abandon(
             store,
-            LiveGateway(reader),
+            reader.gateway(),
             Identity.cli(getpass.getuser()),
             args.abandon,
             args.why or "",

@@ -71,7 +71,6 @@ def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(app_env):
 def test_runs_and_review_pages_show_rates_in_human_units(app_env, tmp_path):
     from console.access.auth import SANDBOX_USERS, Identity, write_users
     from console.plans.plan import Plan, PlanEntry
-    from console.runs.gateway import LiveGateway
     from console.services import plans as plan_service
     from console.services import runs as run_service
     from console.state.reader import ClusterReader
@@ -86,7 +85,7 @@ def test_runs_and_review_pages_show_rates_in_human_units(app_env, tmp_path):
         state = reader.snapshot()
         run_id = run_service.start_run(
             store,
-            LiveGateway(reader),
+            reader.gateway(),
             Identity.cli("ann"),
             state,
             Plan.of([PlanEntry("ut-units", 0, (BrokerId(2),))]),

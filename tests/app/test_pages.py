@@ -123,7 +123,6 @@ def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster, tmp_path):
 def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_path):
     from console.access.auth import SANDBOX_USERS, Identity, write_users
     from console.plans.plan import Plan, PlanEntry
-    from console.runs.gateway import LiveGateway
     from console.services import runs as run_service
     from console.state.reader import ClusterReader
     from console.storage.store import Store
@@ -148,7 +147,7 @@ def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_pa
     with ClusterReader(settings_for(demo_sandbox)) as reader:
         run_id = run_service.start_run(
             Store(),
-            LiveGateway(reader),
+            reader.gateway(),
             Identity.cli("ann"),
             reader.snapshot(),
             Plan.of([PlanEntry("app-run", 0, (1,))]),
@@ -172,7 +171,6 @@ def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_pa
 def test_a_throttle_change_is_confirmed_with_what_the_brokers_report(demo_sandbox, env_cluster, tmp_path):
     from console.access.auth import SANDBOX_USERS, write_users
     from console.plans.plan import Plan, PlanEntry
-    from console.runs.gateway import LiveGateway
     from console.state.reader import ClusterReader
     from console.storage.store import Store
     from tests.conftest import settings_for, wait_for
@@ -185,7 +183,7 @@ def test_a_throttle_change_is_confirmed_with_what_the_brokers_report(demo_sandbo
     with ClusterReader(settings_for(demo_sandbox)) as reader:
         run_id = first_wave_sent(
             store,
-            LiveGateway(reader),
+            reader.gateway(),
             reader.snapshot(),
             Plan.of([PlanEntry("app-rate", 0, (2,))]),
             "rate change",
