@@ -89,8 +89,7 @@ def assemble(
 
 def live_parts(settings: ConnectionSettings, store: Store, collecting: Collecting | None) -> Parts:
     """A real cluster: one long-lived, thread-safe reader, and the gateway over it."""
-    from console.runs.gateway import LiveGateway
     from console.state.reader import ClusterReader
 
     reader = ClusterReader(settings)
-    return assemble(settings, reader, LiveGateway(reader), store, collecting)
+    return assemble(settings, reader, reader.gateway(), store, collecting)

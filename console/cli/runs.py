@@ -136,7 +136,6 @@ def cancel(args: argparse.Namespace) -> int:
     from console.access.auth import Identity
     from console.core.model import cluster_key
     from console.moves.cancel import keys_of, plan_cancel
-    from console.runs.gateway import LiveGateway
     from console.services import cancel as cancel_service
     from console.storage.store import Store
 
@@ -195,7 +194,7 @@ def cancel(args: argparse.Namespace) -> int:
         # sent for what was shown, as the cluster is now (a partition may have completed meanwhile)
         report = cancel_service.cancel_seen(
             store,
-            LiveGateway(reader),
+            reader.gateway(),
             Identity.cli(user),
             cluster,
             plan,
@@ -236,7 +235,6 @@ def submit(args: argparse.Namespace) -> int:
     from console.plans.plan import parse_plan
     from console.present.findings import findings_text
     from console.runs.executor import Executor
-    from console.runs.gateway import LiveGateway
     from console.services import runs as run_service
     from console.storage.runs import ELECTION_WAVE
     from console.storage.store import Store
@@ -316,7 +314,7 @@ def submit(args: argparse.Namespace) -> int:
                 "(roll back afterwards if needed).",
                 file=sys.stderr,
             )
-        gateway = LiveGateway(reader)
+        gateway = reader.gateway()
         run_id = run_service.start_run(
             store,
             gateway,
@@ -368,7 +366,6 @@ def throttle(args: argparse.Namespace) -> int:
     from console.access.auth import Identity
     from console.moves.throttles import leftover_throttles
     from console.present.live import throttle_value_text
-    from console.runs.gateway import LiveGateway
     from console.services import runs as run_service
     from console.storage.store import Store
 
@@ -386,7 +383,7 @@ def throttle(args: argparse.Namespace) -> int:
             ):
                 print("Not confirmed: nothing was changed.", file=sys.stderr)
                 return Exit.FAILED
-            run_service.sweep(store, LiveGateway(reader), Identity.cli(getpass.getuser()), left)
+            run_service.sweep(store, reader.gateway(), Identity.cli(getpass.getuser()), left)
         print(f"Removed {plural(len(left), 'throttle setting')}.", file=sys.stderr)
         return Exit.OK
     if args.rate is None or args.rate <= 0:
@@ -395,7 +392,7 @@ def throttle(args: argparse.Namespace) -> int:
     if run is None or not run.active:
         raise ConfigError(f"Run {args.run} is not running.", "List the runs with `python -m console runs`.")
     with connect(args) as reader:
-        run_service.change_throttle(store, LiveGateway(reader), Identity.cli(getpass.getuser()), args.run, args.rate)
+        run_service.change_throttle(store, reader.gateway(), Identity.cli(getpass.getuser()), args.run, args.rate)
     print(f"Run {args.run}: throttle set to {human_rate(args.rate)}.", file=sys.stderr)
     return Exit.OK
 
@@ -404,14 +401,13 @@ def executor(args: argparse.Namespace) -> int:
     import getpass
     import signal
 
-    from console.runs.gateway import LiveGateway
     from console.runs.worker import Worker
     from console.storage.store import Store
 
     with connect(args) as reader:
         worker = Worker(
             Store(),
-            LiveGateway(reader),
+            reader.gateway(),
             getpass.getuser(),
             args.every,
             progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr, flush=True),
@@ -449,7 +445,6 @@ def abandon(args: argparse.Namespace, store: Store) -> int:
     import getpass
 
     from console.access.auth import Identity
-    from console.runs.gateway import LiveGateway
     from console.services import runs as run_service
 
     if not args.bootstrap_server:
@@ -463,7 +458,7 @@ def abandon(args: argparse.Namespace, store: Store) -> int:
     with connect(args) as reader:
         step, report = run_service.abandon(
             store,
-            LiveGateway(reader),
+            reader.gateway(),
             Identity.cli(getpass.getuser()),
             args.abandon,
             args.why or "",

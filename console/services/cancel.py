@@ -21,7 +21,7 @@ from console.core.model import (
     split_outcomes,
 )
 from console.moves.cancel import CancelPlan, CancelVerdict, recheck
-from console.runs.executor import Executor
+from console.runs.executor import clean_up_after_cancel
 from console.runs.gateway import ClusterGateway
 from console.services.guard import require
 from console.storage.store import Store
@@ -199,12 +199,7 @@ def finish_cancel(
     end as cancelled; a run its worker holds is left to the worker), and what became of them is
     audited. ``who`` needs the operator role."""
     require(store, who, "cancel", cluster_id, result.request)
-    executor = Executor(store, cluster, who.name)
-    for run_id in sorted({ours[k] for k in result.left if k in ours}):
-        try:
-            executor.after_cancel(run_id)  # the run's throttles come off now
-        except ConsoleError:
-            pass  # its worker cleans up at its next step
+    clean_up_after_cancel(store, cluster, who.name, (ours[k] for k in result.left if k in ours))  # throttles off now
     store.audit.record(
         who.name,
         cluster_id,

@@ -18,7 +18,6 @@ from console import cli
 from console.core.model import ClusterState
 from console.plans.plan import parse_plan
 from console.plans.validate import errors, validate
-from console.runs.gateway import LiveGateway
 from console.sandbox.cluster import Sandbox
 from console.state.reader import ClusterReader
 from tests.integration.helpers import make_topic
@@ -61,7 +60,7 @@ def carry_out(six: Sandbox, reader: ClusterReader, plan_text: str, tmp: Path) ->
     wait_for(lambda: not reader.snapshot().in_flight, timeout=120, what="the reassignments to complete")
     done = official(six, "--verify", "--reassignment-json-file", str(path))  # also removes the throttles it set
     assert done.returncode == 0, done.stdout + done.stderr
-    LiveGateway(reader).elect_leaders([e.key for e in plan.entries])
+    reader.gateway().elect_leaders([e.key for e in plan.entries])
     return wait_for(lambda: settled(reader, plan_text), timeout=60, what="preferred leaders to lead")
 
 
