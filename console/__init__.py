@@ -1,6 +1,7 @@
 """An operator console for Apache Kafka partition reassignment: the public surface.
 
-One import gives what notebooks, scripts and the CLI use::
+One import gives what notebooks and scripts use (the app and the CLI import the modules they
+need directly)::
 
     from console import connect, parse_plan, diff, validate, rollback, Store
 
