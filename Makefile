@@ -34,7 +34,7 @@ dev: setup
 test: setup
 	PYTHONPATH=. $(PY) -m pytest $(PYTEST_ARGS)
 
-## The unit tier only (no cluster, no browser; a few minutes at most): the inner loop.
+## The unit tier only (no cluster, no browser; under 3 minutes): the inner loop.
 test-unit: $(STAMP)
 	PYTHONPATH=. $(PY) -m pytest tests/unit -m unit $(PYTEST_ARGS)
 
