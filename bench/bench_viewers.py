@@ -61,6 +61,7 @@ CHROMIUM_ARGS = [
 ]
 OLD_FLAGS = ["--server.fileWatcherType", "auto", "--runner.postScriptGC", "true"]
 SECOND_MOVE = "clickstream"  # with the demo's `payments` move: 30 partitions in flight
+THROTTLE = 2_000  # B/s per broker: the moves last about half an hour, well beyond a round
 TICKS = os.sysconf("SC_CLK_TCK")
 
 # Counts, in the page, each change of the "last refreshed HH:MM:SS" caption (and when it was first seen).
@@ -94,6 +95,10 @@ class Round:
     settings: str
     viewers: int
     seconds: float
+    in_flight: tuple[int, int]
+    """Partitions in flight when the minute started and when it ended."""
+    server_cpu_s_loading: float
+    """The server's CPU seconds while the N pages loaded."""
     refreshes_min: int
     refreshes_median: float
     pages_served: int
@@ -164,7 +169,7 @@ def start_moves(env: dict[str, str]) -> dict[str, Any]:
     info: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     from kafka.admin import KafkaAdminClient
 
-    from console.sandbox.demo import start_demo_reassignment
+    from console.sandbox.demo import set_broker_rates, start_demo_reassignment
 
     bs = info["bootstrap_servers"]
     kp = KafkaAdminClient(bootstrap_servers=bs.split(","), client_id="bench-viewers")
@@ -172,8 +177,10 @@ def start_moves(env: dict[str, str]) -> dict[str, Any]:
         moving = {tp.topic for tp in kp.list_partition_reassignments()}
     finally:
         kp.close()
+    brokers = [int(b["id"]) for b in info["brokers"]]
     if SECOND_MOVE not in moving:
-        start_demo_reassignment(bs, [int(b["id"]) for b in info["brokers"]], topic=SECOND_MOVE, log=log)
+        start_demo_reassignment(bs, brokers, topic=SECOND_MOVE, log=log)
+    set_broker_rates(bs, brokers, THROTTLE)
     return info
 
 
@@ -257,7 +264,8 @@ def one_round(
     from console.access.auth import SANDBOX_USERS
 
     info = start_moves(env)
-    moving = in_flight(info["bootstrap_servers"])
+    bs = info["bootstrap_servers"]
+    moving = in_flight(bs)
     proc, url = start_server(settings, env, data)
     browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
     try:
@@ -269,7 +277,7 @@ def one_round(
         expect(oncall.get_by_text("Replicas by broker")).to_be_visible(timeout=300_000)
         viewers = browser.new_context(viewport={"width": 1400, "height": 1100})
         pages = []
-        opened = time.monotonic()
+        opened, cpu_opened = time.monotonic(), cpu_s(proc.pid)
         for _ in range(n):
             page = viewers.new_page()
             page.goto(url, wait_until="commit")
@@ -284,6 +292,8 @@ def one_round(
                 loaded.append(time.monotonic() - opened)
             except AssertionError:
                 pass
+        cpu_loading = cpu_s(proc.pid) - cpu_opened
+        moving = in_flight(bs)
         log(f"  {settings}, {n} viewers ({moving} partitions in flight): {len(loaded)} pages loaded, watching ...")
         cpu0, browser0, t0 = cpu_s(proc.pid), tree_cpu_s(browser_pid(browser)), time.monotonic()
         start_ms = time.time() * 1000
@@ -301,13 +311,18 @@ def one_round(
             for i in sorted({0, len(pages) // 2, len(pages) - 1}):
                 pages[i].screenshot(path=str(shots / f"{settings}-{n}-viewer{i + 1}.png"), full_page=True)
         load = os.getloadavg()[0]
-        dialog, answer, total, outcome = cancel_everything(oncall)  # while the N still watch
+        moving_end = in_flight(bs)
+        dialog, answer, total, outcome = (
+            cancel_everything(oncall) if moving_end else (None, None, None, "nothing in flight")
+        )  # while the N still watch
         if shots is not None:
             oncall.screenshot(path=str(shots / f"{settings}-{n}-oncall.png"), full_page=True)
         return Round(
             settings,
             n,
             elapsed,
+            (moving, moving_end),
+            cpu_loading,
             min(counts, default=0),
             statistics.median(counts) if counts else 0.0,
             len(loaded),
@@ -380,14 +395,16 @@ def main() -> None:
         if not a.keep_sandbox:
             subprocess.run([PY, "-m", "console", "sandbox", "down"], cwd=ROOT, env=env, check=False)
     print(
-        "| settings | viewers | pages served | refreshes in the minute, slowest page (median) | slowest load | "
-        "server CPU-s / min | server RSS (peak) | browser CPU-s / min | cancel: click → dialog, → answer, in all | load avg |"
+        "| settings | viewers | in flight | pages served | refreshes in the minute, slowest page (median) | slowest load "
+        "(server CPU-s) | server CPU-s / min | server RSS (peak) | browser CPU-s / min | cancel: click → dialog, → answer, "
+        "in all | load avg |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rounds:
         print(
-            f"| {r.settings} | {r.viewers} | {r.pages_served}/{r.viewers} | {r.refreshes_min} ({fmt(r.refreshes_median)}) | "
-            f"{fmt(r.slowest_load_s)} s | {fmt(r.server_cpu_s_per_min)} | {r.server_rss_mib:.0f} MiB ({r.server_peak_mib:.0f}) | "
+            f"| {r.settings} | {r.viewers} | {r.in_flight[0]}→{r.in_flight[1]} | {r.pages_served}/{r.viewers} | "
+            f"{r.refreshes_min} ({fmt(r.refreshes_median)}) | {fmt(r.slowest_load_s)} s ({fmt(r.server_cpu_s_loading)}) | "
+            f"{fmt(r.server_cpu_s_per_min)} | {r.server_rss_mib:.0f} MiB ({r.server_peak_mib:.0f}) | "
             f"{fmt(r.browser_cpu_s_per_min)} | {fmt(r.cancel_dialog_s, 2)} s, {fmt(r.cancel_answer_s, 2)} s, "
             f"{fmt(r.cancel_total_s, 2)} s ({r.cancel_outcome}) | {r.load_avg:.1f} |"
         )
