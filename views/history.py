@@ -27,8 +27,7 @@ RANGES = {
     "Last week": pd.Timedelta(days=7),
     "All": None,
 }
-RECENT_S = 300.0
-"""A snapshot this recent (seconds) means something is collecting, when this server does not."""
+RECENT_S = 300.0  # a snapshot this recent (seconds) means something collects, when this server does not
 
 st.header("History")
 settings = widgets.require_cluster()
