@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components import deps, keys, widgets
+from components.errors import run_page
 
 st.set_page_config(page_title="Reassignment console", page_icon=":material/swap_horiz:", layout="wide")
 
@@ -42,4 +43,4 @@ page = st.navigation(
         st.Page("views/history.py", title="History", icon=":material/timeline:"),
     ]
 )
-page.run()
+run_page(page)  # a bug in a page: an internal-error box with a reference to the log, not a traceback

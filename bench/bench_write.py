@@ -34,7 +34,6 @@ from console.moves.cancel import plan_cancel
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
-from console.runs.gateway import LiveGateway
 from console.sandbox import cluster
 from console.sandbox.demo import create_assigned_topic, fill, set_broker_rates
 from console.services import cancel as cancel_service
@@ -83,7 +82,7 @@ def bench_cancel(reader: ClusterReader, store: Store, bs: str, n: int, runs: int
         n_flight = len(plan.cancel)
         t0 = time.perf_counter()
         result = cancel_service.cancel(
-            store, LiveGateway(reader), Identity.cli("bench"), cluster_key(state, "bench"), plan, {}, wait_s=120
+            store, reader.gateway(), Identity.cli("bench"), cluster_key(state, "bench"), plan, {}, wait_s=120
         )
         total = time.perf_counter() - t0
         assert len(result.accepted) == n_flight and not result.still_in_flight, result
@@ -104,7 +103,7 @@ def bench_throttle(reader: ClusterReader, store: Store, bs: str, rate: int, mbyt
     create_assigned_topic(bs, "throttled", [[0, 1], [0, 1]])
     fill(bs, "throttled", 2, mbytes * 1024)
     plan = Plan.of([PlanEntry("throttled", 0, (0, 2)), PlanEntry("throttled", 1, (0, 2))])
-    executor = Executor(store, LiveGateway(reader), "bench")
+    executor = Executor(store, reader.gateway(), "bench")
     run_id = run_service.start_run(
         executor.store,
         executor.cluster,

@@ -3,15 +3,16 @@ Each shows exactly what will be sent, asks for confirmation, and records who did
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 import streamlit as st
 
 from components import deps, keys, widgets
-from console.access.auth import load_users
+from console.access.auth import Identity, load_users
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConflictError, ConsoleError, NotPermitted
 from console.core.format import human_duration, human_rate, plural
@@ -22,6 +23,7 @@ from console.plans.diff import first_replica_changes
 from console.plans.plan import Plan
 from console.services import cancel as cancel_service
 from console.services import runs as run_service
+from console.services.cancel import CancelReport
 
 
 def _closed() -> None:
@@ -63,7 +65,93 @@ def open_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | None
         plan_cancel(state, scope, ours, include_others), cluster, ours, state.taken_at
     )
     st.session_state.pop(keys.CANCEL_SENT, None)
+    st.session_state.pop(keys.CANCEL_FAILED, None)
     open_dialog(cancel_dialog, settings)
+
+
+CANCEL_FOLLOW_S = 15.0
+"""How long the dialog follows a cancel's partitions leaving the in-flight list before it cleans up
+after the runs among those that left and records what became of them."""
+CANCEL_POLL_S = 0.5
+"""How often the dialog asks the controller which partitions are still in flight."""
+
+
+@dataclass(frozen=True)
+class SentCancel:
+    """A cancel sent from the dialog, followed as its partitions leave the in-flight list."""
+
+    report: CancelReport
+    by: Identity
+    sent_at: float
+    """``time.monotonic()`` when the controller answered."""
+    finished: bool = False
+    """Followed to the end (every partition left, or ``CANCEL_FOLLOW_S`` passed): the runs among
+    those that left were cleaned up and the outcome audited."""
+
+
+def _send_cancel(settings: ConnectionSettings, seen: SeenCancel, me: Identity) -> None:
+    """The Send button's callback: the click is recorded and the cancel sent before the dialog is
+    drawn again, without waiting for the partitions to leave the in-flight list (the dialog's
+    outcome fragment follows them)."""
+    if st.session_state.get(keys.CANCEL_SENT) is not None:
+        return  # sent already: a click is never sent twice
+    override = bool(st.session_state.get(keys.CANCEL_OVERRIDE))
+    try:
+        report = cancel_service.cancel_seen(
+            deps.store(),
+            deps.gateway(settings),
+            me,
+            seen.cluster,
+            seen.plan,
+            seen.ours,
+            force_at_risk=bool(seen.plan.at_risk and override),
+            wait_s=0,
+        )
+    except ConsoleError as e:
+        st.session_state[keys.CANCEL_FAILED] = f"{e.message} {e.hint}"
+        st.session_state[keys.LAST_ACTION] = f"Cancel by {me.name} was not taken: {e.message}"
+        return
+    st.session_state.pop(keys.CANCEL_FAILED, None)
+    st.session_state[keys.CANCEL_SENT] = SentCancel(report, me, time.monotonic())
+    st.session_state[keys.LAST_ACTION] = f"Cancel by {me.name}: {report.summary()}"
+
+
+def _follow(settings: ConnectionSettings, seen: SeenCancel, sent: SentCancel) -> SentCancel:
+    """One look at which of the cancel's partitions are still in flight; at the end, the clean-up
+    after the runs among those that left (their throttles come off; a run its worker drives is
+    left to the worker, which also cleans up when the dialog is closed before the end)."""
+    report = sent.report
+    if not report.settled:
+        try:
+            report = report.leaving(deps.gateway(settings).list_reassignments())
+        except ConsoleError:
+            pass  # the controller may be moving: ask again at the next run
+    done = report.settled or time.monotonic() - sent.sent_at >= CANCEL_FOLLOW_S
+    if done and report.result is not None:
+        try:
+            cancel_service.finish_cancel(
+                deps.store(), deps.gateway(settings), sent.by, seen.cluster, report.result, seen.ours
+            )
+        except ConsoleError as e:
+            st.error(f"{e.message} {e.hint}")
+    return replace(sent, report=report, finished=done)
+
+
+@st.fragment(run_every=CANCEL_POLL_S)
+def _cancel_outcome(settings: ConnectionSettings, seen: SeenCancel) -> None:
+    """The outcome of the cancel sent, partition by partition, as the partitions leave the list."""
+    sent: SentCancel | None = st.session_state.get(keys.CANCEL_SENT)
+    if sent is None:
+        return
+    if not sent.finished:
+        sent = _follow(settings, seen, sent)
+        st.session_state[keys.CANCEL_SENT] = sent
+        st.session_state[keys.LAST_ACTION] = f"Cancel by {sent.by.name}: {sent.report.summary()}"
+    st.markdown(f"**Outcome:** {sent.report.summary()}")
+    st.dataframe(sent.report.rows(), hide_index=True, width="stretch")
+    if not sent.finished:
+        st.caption("Following the partitions as they leave the in-flight list…")
+    st.caption("Partitions that had completed stay where they are; their rollback JSON is on the Runs page.")
 
 
 @st.dialog("Cancel reassignments", width="large", on_dismiss=_closed)
@@ -97,43 +185,27 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
         "Sent for these partitions as the cluster is when you press the button: one that completed "
         "meanwhile stays moved, one no longer in flight is left alone."
     )
-    sent = st.session_state.get(keys.CANCEL_SENT)
-    if st.button(
+    sent: SentCancel | None = st.session_state.get(keys.CANCEL_SENT)
+    st.button(
         f"Send the cancel for {plural(len(plan.cancel), 'partition')}",
         type="primary",
         key=keys.CANCEL_SEND,
         disabled=not override or sent is not None,
         icon=":material/cancel:",
-    ):
-        with st.status("Sending the cancel to the controller…", expanded=True) as status:
-            try:
-                report = cancel_service.cancel_seen(
-                    deps.store(),
-                    deps.gateway(settings),
-                    me,
-                    seen.cluster,
-                    plan,
-                    seen.ours,
-                    force_at_risk=bool(plan.at_risk and override),
-                    wait_s=15.0,
-                )
-            except ConsoleError as e:
-                status.update(label="The cancel was not taken", state="error")
-                st.error(f"{e.message} {e.hint}")
-                st.session_state[keys.LAST_ACTION] = f"Cancel by {me.name} was not taken: {e.message}"
-                return
-            rejected = report.count(CancelVerdict.REJECTED)
-            status.update(
-                label="Cancel sent" if report.result is not None else "Nothing left to cancel",
-                state="error" if rejected else "complete",
-            )
-        st.session_state[keys.CANCEL_SENT] = report
-        st.session_state[keys.LAST_ACTION] = f"Cancel by {me.name}: {report.summary()}"
-        st.rerun(scope="fragment")  # the dialog again: the button off, the outcome below it
+        on_click=_send_cancel,
+        args=(settings, seen, me),
+    )
+    failed: str | None = st.session_state.get(keys.CANCEL_FAILED)
+    if failed is not None:
+        st.status("The cancel was not taken", state="error")
+        st.error(failed)
     if sent is not None:
-        st.markdown(f"**Outcome:** {sent.summary()}")
-        st.dataframe(sent.rows(), hide_index=True, width="stretch")
-        st.caption("Partitions that had completed stay where they are; their rollback JSON is on the Runs page.")
+        rejected = sent.report.count(CancelVerdict.REJECTED)
+        st.status(
+            "Cancel sent" if sent.report.result is not None else "Nothing left to cancel",
+            state="error" if rejected else "complete",
+        )
+        _cancel_outcome(settings, seen)
 
 
 @st.dialog("Abandon the run", width="large", on_dismiss=_closed)

@@ -1,21 +1,23 @@
-"""The only place that builds clients and cached loaders (docs/ARCHITECTURE.md: the app keeps one reader, store and worker per cluster)."""
+"""The only place that keeps clients and cached loaders: one store per data dir, and per cluster
+its parts (reader, gateway, worker, copy tracker, collector), built by ``components/parts.py``."""
 
 from __future__ import annotations
 
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from components.parts import Collecting, Parts, PartsFactory, Reader, live_parts
 from console.access.clusters import cluster_problems, discover
 from console.access.settings import ConnectionSettings
 from console.core.model import ClusterState, cluster_key
 from console.moves.progress import CopyTracker
 from console.present import live
-from console.runs.gateway import LiveGateway
-from console.state.reader import ClusterReader
+from console.runs.gateway import ClusterGateway
 from console.storage.store import Store
 
 if TYPE_CHECKING:
@@ -80,33 +82,6 @@ def clusters() -> dict[str, ConnectionSettings]:
 
 
 @st.cache_resource(show_spinner=False)
-def _reader(key: str) -> ClusterReader:
-    raw = json.loads(key)
-    return ClusterReader(
-        ConnectionSettings(raw["properties"], zookeeper=raw["zookeeper"], name=raw["name"], timeout_s=raw["timeout_s"])
-    )
-
-
-def gateway(settings: ConnectionSettings) -> LiveGateway:
-    """What the services and the executor use to change the cluster (over the shared reader)."""
-    return LiveGateway(reader(settings))
-
-
-def reader(settings: ConnectionSettings) -> ClusterReader:
-    """One long-lived, thread-safe reader per cluster, shared by every session."""
-    key = json.dumps(
-        {
-            "properties": dict(settings.properties),
-            "zookeeper": settings.zookeeper,
-            "name": settings.name,
-            "timeout_s": min(settings.timeout_s, 5.0),
-        },
-        sort_keys=True,
-    )
-    return _reader(key)
-
-
-@st.cache_resource(show_spinner=False)
 def _store(path: str) -> Store:
     return Store(path)
 
@@ -118,49 +93,52 @@ def store() -> Store:
     return _store(str(store_file()))
 
 
+_factory: PartsFactory = live_parts
+
+
+def use_parts(factory: PartsFactory | None) -> None:
+    """Build clusters' parts with ``factory`` from now on (tests: over the in-memory fake cluster);
+    None: the real clusters again. Parts built before are forgotten (not stopped)."""
+    global _factory
+    _factory = factory or live_parts
+    _parts.clear()
+
+
 @st.cache_resource(show_spinner=False)
-def _worker(key: str) -> Worker:
-    import getpass
+def _parts(settings: ConnectionSettings, store_path: str, collecting: Collecting | None) -> Parts:
+    return _factory(settings, _store(store_path), collecting)
 
-    from console.runs.worker import Worker
 
-    raw = json.loads(key)
-    settings = ConnectionSettings(
-        raw["properties"], zookeeper=raw["zookeeper"], name=raw["name"], timeout_s=raw["timeout_s"]
-    )
-    return Worker(_store(raw["store"]), gateway(settings), f"console-server ({getpass.getuser()})").start()
+def parts(settings: ConnectionSettings) -> Parts:
+    """A cluster's reader, gateway, worker, copy tracker and collector: built on first use, one
+    set per cluster, shared by every session (the worker starts with them)."""
+    from console.core.paths import history_dir
+
+    every = collect_every()
+    collecting = Collecting(history_dir() / "snapshots", every) if every else None
+    return _parts(replace(settings, timeout_s=min(settings.timeout_s, 5.0)), str(store().path), collecting)
+
+
+def reader(settings: ConnectionSettings) -> Reader:
+    """One long-lived, thread-safe reader per cluster, shared by every session."""
+    return parts(settings).reader
+
+
+def gateway(settings: ConnectionSettings) -> ClusterGateway:
+    """What the services and the executor use to change the cluster (over the shared reader)."""
+    return parts(settings).gateway
 
 
 def worker(settings: ConnectionSettings) -> Worker:
     """The server's worker for a cluster: drives its unfinished runs (started on first use, one
     per cluster, shared by every session; a standalone executor may run as well)."""
-    key = json.dumps(
-        {
-            "properties": dict(settings.properties),
-            "zookeeper": settings.zookeeper,
-            "name": settings.name,
-            "timeout_s": min(settings.timeout_s, 5.0),
-            "store": str(store().path),
-        },
-        sort_keys=True,
-    )
-    return _worker(key)
-
-
-@st.cache_resource(show_spinner=False)
-def _copy_tracker(key: str) -> CopyTracker:
-    return CopyTracker()
+    return parts(settings).worker
 
 
 def copy_tracker(settings: ConnectionSettings) -> CopyTracker:
     """Copy rates observed across refreshes, one tracker per cluster shared by every session
     watching it (they share the reader's snapshots, so each snapshot is counted once)."""
-    return _copy_tracker(
-        json.dumps(
-            {"properties": dict(settings.properties), "zookeeper": settings.zookeeper, "name": settings.name},
-            sort_keys=True,
-        )
-    )
+    return parts(settings).copy_tracker
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -184,15 +162,6 @@ def calibration(state: ClusterState, settings: ConnectionSettings) -> Calibratio
     return _calibration(str(tables), cluster_key(state, settings.name), stamp)
 
 
-@st.cache_resource(show_spinner=False)
-def _collector(key: str, root: str, every_s: float) -> BackgroundCollector:
-    from console.pipeline.collect import BackgroundCollector
-
-    raw = json.loads(key)
-    settings = ConnectionSettings(raw["properties"], zookeeper=raw["zookeeper"], name=raw["name"])
-    return BackgroundCollector(reader(settings), root, every_s).start()
-
-
 def collect_every() -> float | None:
     """``CONSOLE_COLLECT_EVERY`` in seconds (at least 1); 0 when unset; None when not a positive number."""
     every = os.environ.get("CONSOLE_COLLECT_EVERY", "").strip()
@@ -208,16 +177,7 @@ def collect_every() -> float | None:
 def collector(settings: ConnectionSettings) -> BackgroundCollector | None:
     """The server's collector for a cluster when ``CONSOLE_COLLECT_EVERY`` (seconds) is set: appends
     snapshots to the history while the console runs (off by default). None when off."""
-    from console.core.paths import history_dir
-
-    seconds = collect_every()
-    if not seconds:
-        return None
-    key = json.dumps(
-        {"properties": dict(settings.properties), "zookeeper": settings.zookeeper, "name": settings.name},
-        sort_keys=True,
-    )
-    return _collector(key, str(history_dir() / "snapshots"), seconds)
+    return parts(settings).collector
 
 
 # -- the Live page's view model, once per snapshot for every session showing it -------------------

@@ -192,10 +192,6 @@ def sign_in_box() -> None:
                 st.rerun()
 
 
-def current_user() -> str:
-    return identity().name
-
-
 def findings_table(findings: Sequence[Finding]) -> None:
     """Findings as a table (errors first; message and hint in wide columns: a click on a cell shows
     all of it) and, below it, every distinct hint in full."""

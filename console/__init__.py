@@ -56,7 +56,7 @@ _PUBLIC = {
     "Generated": "console.plans.generate",
     "Report": "console.plans.quality",
     "PlanDiff": "console.plans.diff",
-    "read_state": "console.state.snapshot_file",
+    "read_state": "console.state.document",
     # runs
     "Store": "console.storage.store",
     "RunState": "console.core.states",
@@ -66,7 +66,7 @@ _PUBLIC = {
     "plan_estimate": "console.moves.waves",
     "estimate_run": "console.moves.progress",
     "RunDetail": "console.storage.runs",
-    "LiveGateway": "console.runs.gateway",
+    "LiveGateway": "console.adapters.gateway",
     "plan_cancel": "console.moves.cancel",
     "services": "console.services",
     # history (the Spark pipeline; the readers need no Spark)
@@ -93,6 +93,7 @@ __all__ = sorted(_PUBLIC)
 if TYPE_CHECKING:
     from console import services
     from console.access.settings import ConnectionSettings, settings_from_args
+    from console.adapters.gateway import LiveGateway
     from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, GoalImpossible, PlanFormatError
     from console.core.model import Broker, BrokerId, ClusterState, Finding, Findings, Partition, Severity
     from console.core.states import RunState, WaveState
@@ -111,9 +112,8 @@ if TYPE_CHECKING:
     from console.plans.quality import Report
     from console.plans.rebase import rebase
     from console.plans.validate import validate
-    from console.runs.gateway import LiveGateway
+    from console.state.document import read_state
     from console.state.reader import ClusterReader, connect
-    from console.state.snapshot_file import read_state
     from console.storage.runs import RunDetail
     from console.storage.store import Store
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,16 +44,55 @@ _IGNORED_JAVA = {"ssl.truststore.type", "ssl.keystore.type", "ssl.truststore.pas
 _JAAS = re.compile(r'(username|password)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 
+class Properties(Mapping[str, str]):
+    """Connection properties that cannot change and hash by their content, so settings can key a cache."""
+
+    __slots__ = ("_items", "_map")
+
+    def __init__(self, properties: Mapping[str, str] | None = None) -> None:
+        self._map = dict(properties or {})
+        self._items = tuple(sorted(self._map.items()))
+
+    def __getitem__(self, key: str) -> str:
+        return self._map[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._map)
+
+    def __len__(self) -> int:
+        return len(self._map)
+
+    def __hash__(self) -> int:
+        return hash(self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Properties):
+            return self._items == other._items
+        return isinstance(other, Mapping) and self._map == dict(other.items())
+
+    def __repr__(self) -> str:
+        return f"Properties({self._map!r})"
+
+    def __reduce__(self) -> tuple[type[Properties], tuple[dict[str, str]]]:
+        return Properties, (dict(self._items),)
+
+
 @dataclass(frozen=True)
 class ConnectionSettings:
-    """How to reach one cluster: Kafka properties and, optionally, a ZooKeeper connect string."""
+    """How to reach one cluster: Kafka properties and, optionally, a ZooKeeper connect string.
+
+    Immutable and hashable (the properties are kept as :class:`Properties`), so one cluster's
+    settings can key a cache directly."""
 
     properties: Mapping[str, str]
     zookeeper: str | None = None
     name: str = ""
     timeout_s: float = 10.0
     zookeeper_timeout_s: float = 5.0
-    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.properties, Properties):
+            object.__setattr__(self, "properties", Properties(self.properties))
 
     @property
     def bootstrap_servers(self) -> str:

@@ -14,7 +14,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from functools import partial
+from dataclasses import dataclass
+from functools import cache, partial
 from typing import Any, TypeVar
 
 from console.access.settings import ConnectionSettings
@@ -25,6 +26,8 @@ from console.core.errors import (
     ConfigError,
     ConsoleError,
     PartiallyApplied,
+    ReassignmentBusy,
+    RequestRefused,
     UnsupportedByCluster,
 )
 from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
@@ -36,39 +39,224 @@ for _name in ("kafka", "kafka.conn", "kafka.client", "kafka.admin"):
 T = TypeVar("T")
 
 
+_UNAVAILABLE_HINT = "Check that the bootstrap servers are right and reachable, and that the brokers run."
+_AUTH_HINT = (
+    "Grant the console's principal DESCRIBE on CLUSTER and on the topics "
+    "(ALTER on CLUSTER to change assignments), or pass credentials with --command-config."
+)
+_UNSUPPORTED_HINT = (
+    "ListPartitionReassignments needs Kafka 2.4 or newer; DescribeLogDirs sizes need 1.1. "
+    "With ZooKeeper given, the console falls back to the znodes."
+)
+_SETTINGS_HINT = "Fix the property named (librdkafka names) in the cluster's settings or command-config file."
+_REFUSED_HINTS = {
+    3: "A topic or partition named is not in the cluster (deleted meanwhile?): read the cluster again.",
+    39: "A target names a broker the cluster does not have, or one broker twice: check the plan against the brokers.",
+    85: "Nothing was in flight for it any more: the reassignment may have completed meanwhile.",
+}
+_REFUSED_HINT = "Nothing of this request was applied; Kafka's reason is above."
+
+
+@dataclass(frozen=True)
+class KafkaProblem:
+    """A library error as Kafka names it, and what the console makes of it."""
+
+    kind: type[ConsoleError]
+    name: str
+    """Kafka's name for it (``NOT_CONTROLLER``, librdkafka's ``_TIMED_OUT``), or the library's class name."""
+    text: str
+    retriable: bool
+    """Kafka says asking again may succeed (the controller moved, a timeout, a connection lost)."""
+    code: int | None = None
+    """Kafka's error code (librdkafka's own are negative); None for an error of the client itself."""
+
+
+@cache
+def _kinds() -> dict[int, type[ConsoleError]]:
+    """Error codes the console names (confluent-kafka's constants: Kafka's codes, and librdkafka's own,
+    which are negative), and the console's error for each. Kafka's codes not here become
+    :class:`ClusterUnavailable` when Kafka calls them retriable, else :class:`RequestRefused`."""
+    from confluent_kafka import KafkaError as E
+
+    kinds: dict[int, type[ConsoleError]] = {}
+    for code in (
+        E.CLUSTER_AUTHORIZATION_FAILED,
+        E.TOPIC_AUTHORIZATION_FAILED,
+        E.GROUP_AUTHORIZATION_FAILED,
+        E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+        E.DELEGATION_TOKEN_AUTHORIZATION_FAILED,
+        E.SASL_AUTHENTICATION_FAILED,
+        E._AUTHENTICATION,
+    ):
+        kinds[code] = AuthorizationFailed
+    for code in (E.UNSUPPORTED_VERSION, E._UNSUPPORTED_FEATURE):
+        kinds[code] = UnsupportedByCluster
+    for code in (
+        E.NOT_CONTROLLER,
+        E.BROKER_NOT_AVAILABLE,
+        E.REQUEST_TIMED_OUT,
+        E.NETWORK_EXCEPTION,
+        E._TIMED_OUT,
+        E._TIMED_OUT_QUEUE,
+        E._MSG_TIMED_OUT,
+        E._TRANSPORT,
+        E._ALL_BROKERS_DOWN,
+        E._RESOLVE,
+        E._SSL,
+        E._DESTROY,
+        E._WAIT_COORD,
+        E._NODE_UPDATE,
+        E._UNKNOWN_BROKER,
+        E._BAD_MSG,
+        E._FAIL,
+    ):
+        kinds[code] = ClusterUnavailable
+    for code in (
+        E.UNKNOWN_TOPIC_OR_PART,
+        E.INVALID_REPLICA_ASSIGNMENT,
+        E.NO_REASSIGNMENT_IN_PROGRESS,
+        E.POLICY_VIOLATION,
+        E._UNKNOWN_TOPIC,
+        E._UNKNOWN_PARTITION,
+    ):
+        kinds[code] = RequestRefused
+    kinds[E.REASSIGNMENT_IN_PROGRESS] = ReassignmentBusy
+    return kinds
+
+
+@cache
+def _local_retriable() -> frozenset[int]:
+    """librdkafka's own codes (negative) for a request that may succeed when sent again."""
+    from confluent_kafka import KafkaError as E
+
+    return frozenset(
+        (E._TIMED_OUT, E._TIMED_OUT_QUEUE, E._MSG_TIMED_OUT, E._TRANSPORT, E._ALL_BROKERS_DOWN, E._WAIT_COORD)
+    )
+
+
+def _kafka_retriable(code: int) -> bool:
+    """Whether Kafka calls its error ``code`` retriable (kafka-python's table follows Kafka's own)."""
+    from kafka import errors as ke
+
+    return code in ke.kafka_errors and bool(ke.kafka_errors[code].retriable)
+
+
+def _local(code: int) -> bool:
+    """librdkafka's own error codes are -200 to -100; Kafka's are -1 (UNKNOWN_SERVER_ERROR) and up."""
+    return code <= -100
+
+
+def _by_code(code: int, retriable: bool) -> type[ConsoleError] | None:
+    kind = _kinds().get(code)
+    if kind is None and not _local(code):  # Kafka's answer, not named: asking again may help, or it will not
+        kind = ClusterUnavailable if retriable else RequestRefused
+    return kind  # None: librdkafka's own code not named (_INVALID_ARG, _STATE, ...): the console misused it
+
+
+def _from_confluent(exc: BaseException) -> KafkaProblem | None:
+    from confluent_kafka import KafkaError, KafkaException
+
+    if not isinstance(exc, KafkaException) or not exc.args:
+        return None
+    err = exc.args[0]
+    if isinstance(err, int):
+        err = KafkaError(err)
+    if not isinstance(err, KafkaError):
+        return None
+    code = err.code()
+    retriable = bool(err.retriable()) or (code in _local_retriable() if _local(code) else _kafka_retriable(code))
+    kind = _by_code(code, retriable)
+    return None if kind is None else KafkaProblem(kind, str(err.name()), str(err.str()), retriable, code)
+
+
+def _from_kafka_python(exc: BaseException) -> KafkaProblem | None:
+    from kafka import errors as ke
+
+    if isinstance(exc, RuntimeError) and _raised_in(exc, "kafka.admin.", "_send_request_to_controller"):
+        # kafka-python answers NOT_CONTROLLER, after its one retry, with this RuntimeError
+        return KafkaProblem(ClusterUnavailable, "NOT_CONTROLLER", str(exc), True, ke.NotControllerError.errno)
+    if not isinstance(exc, ke.KafkaError):
+        return None
+    retriable = bool(exc.retriable)
+    kind: type[ConsoleError] | None
+    if isinstance(exc, ke.BrokerResponseError):  # Kafka's answer, with its code
+        kind = _by_code(int(exc.errno), retriable)
+        if kind is RequestRefused:  # Kafka's name and description say why
+            return KafkaProblem(kind, str(exc.message), str(exc.description), retriable, exc.errno)
+    elif isinstance(exc, ke.UnrecognizedBrokerVersion):
+        kind = UnsupportedByCluster
+    elif isinstance(exc, ke.KafkaConfigurationError):
+        kind = ConfigError
+    elif isinstance(exc, ke.UnknownBrokerIdError):
+        # a node id its metadata no longer has: the controller the client held has gone (stale metadata)
+        kind, retriable = ClusterUnavailable, True
+    elif retriable:  # the client's own: a connection lost, a timeout, no node ready
+        kind = ClusterUnavailable
+    else:  # the client refused how it was called (IllegalArgumentError, ...): the console's bug
+        return None
+    if kind is None:
+        return None
+    return KafkaProblem(kind, type(exc).__name__, str(exc), retriable, getattr(exc, "errno", None))
+
+
+def _raised_in(exc: BaseException, module: str, function: str) -> bool:
+    """Whether ``exc`` was raised by ``function`` of a module under ``module`` (its innermost frame)."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    frame = tb.tb_frame
+    return str(frame.f_globals.get("__name__", "")).startswith(module) and frame.f_code.co_name == function
+
+
+def problem_of(exc: BaseException) -> KafkaProblem | None:
+    """What a confluent-kafka or kafka-python error (or a network error under them) means; None
+    for anything else, which is not the cluster's doing."""
+    found = _from_confluent(exc) or _from_kafka_python(exc)
+    if found is not None:
+        return found
+    if isinstance(exc, (TimeoutError, ConnectionError)):  # futures' result(timeout=...), a socket
+        return KafkaProblem(ClusterUnavailable, type(exc).__name__, str(exc), True)
+    if isinstance(exc, OSError):  # a host name that does not resolve, a network that is down
+        return KafkaProblem(ClusterUnavailable, type(exc).__name__, str(exc), False)
+    return None
+
+
+def retriable(exc: BaseException) -> bool:
+    """Whether Kafka calls ``exc`` retriable: the same request may succeed when sent again."""
+    found = problem_of(exc)
+    return found is not None and found.retriable
+
+
 def translate(exc: BaseException, what: str) -> ConsoleError:
-    """Turn a confluent-kafka or kafka-python error into the console's own error."""
+    """A confluent-kafka or kafka-python error as the console's own error, by its type and Kafka's
+    error code (never by the words of its message).
+
+    Anything else is not the cluster's doing: it is raised again as itself (a bug surfaces as one,
+    and is never reported as a cluster that does not answer)."""
     if isinstance(exc, ConsoleError):
         return exc
-    name = type(exc).__name__
-    text = str(exc)
-    code = ""
-    if exc.args and hasattr(exc.args[0], "name"):  # confluent KafkaError inside KafkaException
-        try:
-            code = str(exc.args[0].name())
-            text = str(exc.args[0].str())
-        except Exception:
-            pass
-    blob = f"{name} {code} {text}".upper()
-    if "AUTHORIZATION" in blob or ("SASL" in blob and "AUTHENTICATION" in blob):
-        return AuthorizationFailed(
-            f"The cluster refused {what}: not authorised ({code or name}).",
-            "Grant the console's principal DESCRIBE on CLUSTER and on the topics "
-            "(ALTER on CLUSTER to change assignments), or pass credentials with --command-config.",
+    found = problem_of(exc)
+    if found is None:
+        raise exc
+    if found.kind is AuthorizationFailed:
+        return AuthorizationFailed(f"The cluster refused {what}: not authorised ({found.name}).", _AUTH_HINT)
+    if found.kind is UnsupportedByCluster:
+        return UnsupportedByCluster(f"The cluster does not support {what}.", _UNSUPPORTED_HINT)
+    if found.kind is ConfigError:
+        return ConfigError(f"The connection settings are not usable for {what}: {found.text}.", _SETTINGS_HINT)
+    if found.kind is ReassignmentBusy:
+        return ReassignmentBusy(
+            f"Kafka refused {what}: a reassignment is in progress ({found.name}).",
+            "Wait until the reassignments in flight complete (or cancel them), then send again.",
         )
-    if any(
-        k in blob
-        for k in ("UNSUPPORTEDVERSION", "UNSUPPORTED_VERSION", "INCOMPATIBLEBROKERVERSION", "UNRECOGNIZEDBROKERVERSION")
-    ):
-        return UnsupportedByCluster(
-            f"The cluster does not support {what}.",
-            "ListPartitionReassignments needs Kafka 2.4 or newer; DescribeLogDirs sizes need 1.1. "
-            "With ZooKeeper given, the console falls back to the znodes.",
+    if found.kind is RequestRefused:
+        return RequestRefused(
+            f"Kafka refused {what}: {found.name}: {found.text}.",
+            _REFUSED_HINTS.get(found.code or 0, _REFUSED_HINT),
         )
-    return ClusterUnavailable(
-        f"Kafka did not answer {what}: {text or name}.",
-        "Check that the bootstrap servers are right and reachable, and that the brokers run.",
-    )
+    return ClusterUnavailable(f"Kafka did not answer {what}: {found.text or found.name}.", _UNAVAILABLE_HINT)
 
 
 CONFIGS_PARTIAL = "configs-partial"
@@ -129,12 +317,14 @@ class KafkaGateway:
                 "socket.connection.setup.timeout.ms": str(int(self.settings.timeout_s * 1000)),
             }
             conf.update(self.settings.to_confluent())
+            from confluent_kafka import KafkaException
+
             try:
                 self._confluent = AdminClient(conf)
-            except Exception as e:
+            except (KafkaException, TypeError, ValueError) as e:  # a property or value librdkafka refuses
                 raise ConfigError(
                     f"The connection settings of {self.settings.name or 'the cluster'} are not usable: {e}.",
-                    "Fix the property named (librdkafka names) in the cluster's settings or command-config file.",
+                    _SETTINGS_HINT,
                 ) from None
         return self._confluent
 
@@ -323,20 +513,21 @@ class KafkaGateway:
     def _to_controller(
         self, what: str, fn: Callable[[Any], T], attempts: int, done: dict[TopicPartition, Outcome]
     ) -> T:
-        """``fn`` on the kafka-python client; again (fresh client, fresh controller id) while the
-        controller is moving or not answering."""
+        """``fn`` on the kafka-python client; again (fresh client, fresh controller id) while Kafka
+        calls the error retriable (the controller moving, a timeout, a connection lost). Anything
+        that is not a Kafka error is raised as itself, at once."""
         delay = 0.2
         for attempt in range(attempts):
             try:
                 with self._lock:
                     return fn(self.kafka_python())
             except Exception as e:
-                err = translate(e, what)
-                retry = isinstance(err, ClusterUnavailable) or "controller" in str(e).lower()
+                err = translate(e, what)  # raises ``e`` itself when it is not a Kafka error
+                again = retriable(e)
                 with self._lock:
                     self._drop_kp()
-                if not retry or attempt == attempts - 1:
-                    if isinstance(err, ClusterUnavailable):
+                if not again or attempt == attempts - 1:
+                    if again and isinstance(err, ClusterUnavailable):
                         err = ClusterUnavailable(
                             f"The controller did not take {what} after {attempts} attempts: {e}.",
                             "Nothing of this request was applied. Check that a controller is elected "
@@ -402,14 +593,14 @@ class KafkaGateway:
         b_out: dict[str, dict[str, str]] = {}
         t_out: dict[str, dict[str, str]] = {}
         min_isr: dict[str, int] = {}
-        errors: list[Exception] = []
+        errors: list[ConsoleError] = []
         missing_brokers: list[str] = []
         missing_topics: list[str] = []
         for res, fut in futures.items():
             try:
                 cfg = fut.result(timeout=self.settings.timeout_s + 1)
             except Exception as e:
-                errors.append(e)
+                errors.append(translate(e, "DescribeConfigs"))  # raises ``e`` itself when it is not a Kafka error
                 (missing_brokers if res.restype == ResourceType.BROKER else missing_topics).append(res.name)
                 continue
             keys = BROKER_THROTTLE_KEYS if res.restype == ResourceType.BROKER else TOPIC_THROTTLE_KEYS
@@ -424,7 +615,7 @@ class KafkaGateway:
             if res.restype == ResourceType.TOPIC and entry is not None and str(entry.value).isdigit():
                 min_isr[res.name] = int(entry.value)
         if errors and len(errors) == len(futures):
-            raise translate(errors[0], "DescribeConfigs")
+            raise errors[0]
         return Configs(b_out, t_out, min_isr, tuple(sorted(missing_brokers, key=int)), tuple(sorted(missing_topics)))
 
     def read(self) -> ApiView:

@@ -51,26 +51,41 @@ LEGACY_ZNODE_MAX = 500_000
 
 
 def translate(exc: BaseException, what: str) -> ConsoleError:
+    """A kazoo error as the console's own error, by its type. Anything else is not ZooKeeper's
+    doing: it is raised again as itself (a bug surfaces as one)."""
     from kazoo import exceptions as ke
     from kazoo.handlers.threading import KazooTimeoutError
 
     if isinstance(exc, ConsoleError):
         return exc
-    if isinstance(exc, (ke.NoAuthError, ke.AuthFailedError)):
+    if isinstance(exc, (ke.NoAuthError, ke.AuthFailedError, ke.SASLException, ke.SessionClosedRequireSaslError)):
         return AuthorizationFailed(
             f"ZooKeeper refused {what}: not authorised.",
             "Check the ZooKeeper ACLs and the console's credentials (SASL/digest).",
         )
     if isinstance(
-        exc, (KazooTimeoutError, ke.ConnectionLoss, ke.SessionExpiredError, ke.ConnectionClosedError, TimeoutError)
+        exc,
+        (
+            KazooTimeoutError,
+            ke.ConnectionLoss,
+            ke.ConnectionDropped,
+            ke.SessionExpiredError,  # and ConnectionClosedError
+            ke.OperationTimeoutError,
+            ke.RequestTimeoutError,
+            ke.ZookeeperStoppedError,
+            TimeoutError,
+            ConnectionError,
+        ),
     ):
         return ZooKeeperUnavailable(
             f"ZooKeeper did not answer {what}.",
             "Check the connect string (host:port/chroot) and that ZooKeeper runs. The Admin API view stays available.",
         )
-    return ZooKeeperUnavailable(
-        f"ZooKeeper failed on {what}: {type(exc).__name__} {exc}.", "Check the connect string (host:port/chroot)."
-    )
+    if isinstance(exc, (ke.KazooException, OSError)):  # another answer of ZooKeeper's, a host that does not resolve
+        return ZooKeeperUnavailable(
+            f"ZooKeeper failed on {what}: {type(exc).__name__} {exc}.", "Check the connect string (host:port/chroot)."
+        )
+    raise exc
 
 
 class ZkReader:
@@ -101,11 +116,9 @@ class ZkReader:
             try:
                 zk.start(timeout=self.timeout_s)
             except Exception as e:
-                try:
+                with contextlib.suppress(Exception):  # a client that fails to stop is dropped anyway
                     zk.stop()
                     zk.close()
-                except Exception:
-                    pass
                 raise translate(e, f"a connection to {self.connect}") from None
             self._zk = zk
             return zk
@@ -179,11 +192,12 @@ class ZkReader:
         return out
 
     def read(self) -> ZkView:
-        """Everything ZooKeeper says; never raises for ZooKeeper trouble (see ``status``)."""
+        """Everything ZooKeeper says; never raises for ZooKeeper trouble (see ``status``), only for
+        a bug."""
         try:
             return self._read()
         except Exception as e:
-            err = translate(e, "a read")
+            err = translate(e, "a read")  # raises ``e`` itself when it is not ZooKeeper's
             status = SourceStatus.UNAUTHORIZED if isinstance(err, AuthorizationFailed) else SourceStatus.UNAVAILABLE
             with self._lock:
                 if self._zk is not None and not self._zk.connected:

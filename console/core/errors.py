@@ -6,22 +6,32 @@ pages, the CLI and notebooks handle one tree::
 
     ConsoleError                      anything the console reports to an operator
     ├── ConfigError                   bad connection settings, command-config or users file, bad CLI input
-    │   └── PlanFormatError           a plan file that cannot be used (``problems`` lists why, by entry)
+    │   ├── PlanFormatError           a plan file that cannot be used (``problems`` lists why, by entry)
+    │   └── SparkError                Spark could not run a job (exit 2, as for unusable input)
+    │       ├── SparkUnavailable      the Spark master or Connect server given does not answer
+    │       └── SparkJobFailed        a job failed on its input (a corrupt file, a schema Spark cannot read)
     ├── ClusterUnavailable            Kafka does not answer (timeout, connection refused, no controller)
+    ├── RequestRefused                Kafka answered a request with an error asking again will not change
     ├── ZooKeeperUnavailable          ZooKeeper does not answer or the session is lost
     ├── AuthorizationFailed           the cluster answered "not authorised" for an operation
     ├── NotPermitted                  the console's roles or approval rules refuse an action (nothing is sent)
     ├── UnsupportedByCluster          the broker is too old for an API (e.g. before Kafka 2.4)
-    ├── ReassignmentBusy              the legacy /admin/reassign_partitions znode is still there
+    ├── ReassignmentBusy              a reassignment in progress blocks the request (the legacy znode is there)
     ├── PartiallyApplied              a request in several batches stopped part-way (``outcomes``: what was applied)
     ├── GoalImpossible                a plan generator's goal cannot be reached (drain below RF, no destination left)
     ├── IllegalTransition             a run or wave asked to go to a state it cannot reach from where it is
     ├── StoreError                    the console's SQLite store cannot be read or written
     │   └── ConflictError             another active run already moves some of the plan's partitions
+    ├── DiskError                     a file or directory the console writes (snapshots, tables, --report-json)
     ├── SandboxError                  the local sandbox cluster could not be started or stopped
     └── ZnodeFormatError              a znode Kafka wrote is not in the expected shape (also a ValueError)
 
 Every error carries ``message`` (what is wrong) and ``hint`` (what the operator can do about it).
+
+Anything else that escapes (a ``TypeError``, a library error no adapter knows) is a bug, never
+translated: the CLI and the app let it surface as one (a traceback in the log; in the browser an
+"internal error" box naming the log line). The CLI's exit code for each branch is in
+:mod:`console.cli.exits`.
 """
 
 from __future__ import annotations
@@ -64,8 +74,25 @@ class PlanFormatError(ConfigError):
         self.problems = problems
 
 
+class SparkError(ConfigError):
+    """Spark could not run a job: reported as unusable input (exit 2)."""
+
+
+class SparkUnavailable(SparkError):
+    """The Spark master or Spark Connect server given does not answer."""
+
+
+class SparkJobFailed(SparkError):
+    """A Spark job failed on its input (a corrupt file, a schema Spark cannot read)."""
+
+
 class ClusterUnavailable(ConsoleError):
     """Kafka did not answer in time, refused the connection, or has no controller."""
+
+
+class RequestRefused(ConsoleError):
+    """Kafka answered a request with an error that asking again will not change (an unknown topic,
+    an invalid replica assignment, a policy violation): nothing of the request was applied."""
 
 
 class ZooKeeperUnavailable(ConsoleError):
@@ -86,7 +113,8 @@ class UnsupportedByCluster(ConsoleError):
 
 
 class ReassignmentBusy(ConsoleError):
-    """The legacy reassignment znode exists: wait for it to go."""
+    """A reassignment in progress blocks the request: the legacy reassignment znode exists, or Kafka
+    answered REASSIGNMENT_IN_PROGRESS. Wait for it to end."""
 
 
 class PartiallyApplied(ConsoleError):
@@ -114,6 +142,11 @@ class StoreError(ConsoleError):
 
 class ConflictError(StoreError):
     """Another active run already moves some of the plan's partitions."""
+
+
+class DiskError(ConsoleError):
+    """A file or directory the console writes (snapshots, pipeline outputs, a report) could not be
+    written: a path that does not exist or is not writable, a full disk."""
 
 
 class SandboxError(ConsoleError):

@@ -654,11 +654,6 @@ class ClusterState:
         return h.hexdigest()[:16]
 
 
-SNAPSHOT_FORMAT = 1
-"""Version of a snapshot saved as JSON (``state --json``; read back by ``--state-file``): fields may
-be added, none removed or renamed."""
-
-
 def cluster_key(state: ClusterState, name: str) -> str:
     """How runs, plans and the audit log name a cluster: by its id (two names for one cluster are
     one cluster), or by its configured name when the id is not known."""

@@ -20,7 +20,7 @@ from typing import Protocol
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from console.core.errors import ConfigError, ConsoleError
+from console.core.errors import ConfigError, ConsoleError, DiskError
 from console.core.model import ClusterState, SourceStatus
 from console.pipeline.snapshots import cluster_dir, day_of, header_table, key_of, replica_table
 
@@ -61,7 +61,7 @@ class SnapshotWriter:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise ConfigError(
+            raise DiskError(
                 f"Cannot create the snapshot directory {self.root}: {e.strerror or e}.",
                 "Give --out a directory this user can write.",
             ) from None
@@ -76,7 +76,7 @@ class SnapshotWriter:
             size = write_parquet(rows, self.root / REPLICAS / where / name)
             size += write_parquet(header_table(state), self.root / HEADERS / where / name)
         except OSError as e:
-            raise ConfigError(
+            raise DiskError(
                 f"Cannot write the snapshot under {self.root}: {e.strerror or e}.",
                 "Check the disk has room and the directory is writable.",
             ) from None

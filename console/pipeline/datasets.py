@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from console.core.errors import ConfigError
+from console.core.errors import ConfigError, DiskError
 from console.pipeline.collect import HEADERS, REPLICAS
 from console.pipeline.snapshots import HEADER_SCHEMA, REPLICA_SCHEMA, ROWS_FORMAT, cluster_dir, newer_format
 
@@ -264,7 +264,7 @@ class Output:
         try:
             self.tmp.mkdir(parents=True)
         except OSError as e:
-            raise ConfigError(
+            raise DiskError(
                 f"Cannot write under {self.root}: {e.strerror or e}.", "Give --out a directory this user can write."
             ) from None
         self.tables: dict[str, int] = {}

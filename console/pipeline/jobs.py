@@ -262,7 +262,7 @@ def review_job(
     from console.pipeline import review as R
     from console.plans.plan import parse_plan
     from console.plans.validate import plan_size_findings, space_findings
-    from console.state.snapshot_file import state_from_doc
+    from console.state.document import state_from_doc
 
     started = time.monotonic()
     limits = limits or WaveLimits()

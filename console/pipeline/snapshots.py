@@ -38,8 +38,7 @@ from console.core.model import (
     cluster_key,
     replica_listed,
 )
-from console.present.text import state_header
-from console.state.snapshot_file import state_from_doc
+from console.state.document import state_from_doc, state_header
 
 ROWS_FORMAT = 1
 """Version of the stored rows: columns may be added, none removed or renamed. A header written by

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlparse
 
-from console.core.errors import ConfigError
+from console.core.errors import ConfigError, SparkJobFailed, SparkUnavailable
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -31,14 +31,6 @@ DEFAULT_MASTER = "local[*]"
 LOG_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
 """Spark's driver logs at ERROR only: the jobs print their own stages."""
 _CONNECT_TIMEOUT_S = 5.0
-
-
-class SparkUnavailable(ConfigError):
-    """The Spark master or Spark Connect server given does not answer."""
-
-
-class SparkJobFailed(ConfigError):
-    """A Spark job failed on its input (a corrupt file, a schema Spark cannot read)."""
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,9 @@ import json
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from console.adapters.kafka import CONFIGS_PARTIAL
 from console.core.errors import (
@@ -40,10 +41,11 @@ from console.core.model import (
 )
 from console.core.states import RunState, SubmitPath, WaveState, wave_end_for
 from console.moves.progress import waiting_on
-from console.moves.throttles import merged, unmerged, wave_throttle
+from console.moves.throttles import Throttle, merged, unmerged, wave_throttle
 from console.plans.plan import PlanEntry, parse_plan
+from console.runs.audited import Intent
 from console.runs.gateway import ClusterGateway
-from console.storage.runs import ELECTION_WAVE, Run, Wave
+from console.storage.runs import ELECTION_WAVE, LedgerEntry, Run, Wave
 from console.storage.store import Store
 
 LEASE_S = float(os.environ.get("CONSOLE_RUN_LEASE_S", "30"))
@@ -55,6 +57,12 @@ STUCK_AFTER_S = float(os.environ.get("CONSOLE_STUCK_AFTER_S", "300"))
 """A running wave that copies nothing and completes nothing for this long flags its run stuck."""
 GONE = "PARTITION_GONE"
 """The outcome code of an accepted partition that no longer exists (its topic was deleted)."""
+
+
+BrokerChanges = dict[BrokerId, dict[str, str | None]]
+"""Config changes per broker (None: delete the key)."""
+TopicChanges = dict[str, dict[str, str | None]]
+"""Config changes per topic (None: delete the key)."""
 
 
 @dataclass(frozen=True)
@@ -154,18 +162,12 @@ class Executor:
         self._unthrottle(run, wave.number)
         with self.store.transaction():
             self.store.runs.set_wave(run.id, wave.number, WaveState.COMPLETED)
-            self.store.audit.record(
-                self.user,
-                run.cluster,
-                "wave-complete",
-                {"run": run.id, "wave": wave.number},
-                "completed",
-                plan_hash=run.plan_hash,
-            )
+            self._record(run, "wave-complete", {"run": run.id, "wave": wave.number}, "completed")
         return Step(self.store.runs.require(run.id), wave.number, f"wave {wave.number} completed")
 
-    def after_cancel(self, run_id: int) -> Step:
-        """Clean up a run whose running wave was cancelled: throttles off, run marked cancelled.
+    def _after_cancel(self, run_id: int) -> Step:
+        """Clean up a run whose running wave was cancelled (see :func:`clean_up_after_cancel`):
+        throttles off, run marked cancelled.
         Only with the run's lease: when a worker drives the run, the worker cleans up at its next
         step (two clean-ups at once would each take the throttles off and record it)."""
         run = self.store.runs.require(run_id)
@@ -232,13 +234,11 @@ class Executor:
             ]
             with self.store.transaction():
                 self.store.runs.add_outcomes(run.id, wave.number, outcomes)
-                self.store.audit.record(
-                    self.user,
-                    run.cluster,
+                self._record(
+                    run,
                     "partitions-gone",
                     {"run": run.id, "wave": wave.number},
                     "no longer waited for",
-                    plan_hash=run.plan_hash,
                     response=[o.to_dict() for o in outcomes],
                 )
         return sorted(known | {o.key for o in new})
@@ -261,15 +261,7 @@ class Executor:
         text = f"no progress for {human_duration(idle)}: {why}"
         self.store.runs.set_stuck(run.id, text)
         if was is None:  # once, when it becomes stuck
-            self.store.audit.record(
-                self.user,
-                run.cluster,
-                "run-stuck",
-                {"run": run.id},
-                "stuck",
-                plan_hash=run.plan_hash,
-                response={"why": why},
-            )
+            self._record(run, "run-stuck", {"run": run.id}, "stuck", response={"why": why})
 
     def _cancelled(self, run: Run, wave: Wave) -> Step:
         """The wave's partitions left the list without reaching their targets: cancelled."""
@@ -289,10 +281,29 @@ class Executor:
         as not elected without a request. A partition the election fails for (or a cluster that
         refuses elections) does not fail the run; a cluster that does not answer is asked again
         at the next tick, up to :data:`ELECTION_ATTEMPTS` requests in all, after which the rest
-        is recorded as not elected and the run completes. Elections are idempotent: a worker resuming after a request whose
-        answer was never recorded records what leads already and sends the rest again."""
+        is recorded as not elected and the run completes. Elections are idempotent: a worker
+        resuming after a request whose answer was never recorded records what leads already and
+        sends the rest again."""
         if state.status.metadata is not SourceStatus.OK:  # an empty picture would look like "all gone"
             return Step(run, None, "waiting: Metadata did not answer (needed for the leader election)")
+        election = self._election(run, state)
+        send = self._give_up_election(run, election)
+        self._election_not_sent(run, election, set(send))
+        stopped = self._send_election(run, election.preferred, send)
+        if stopped is not None:
+            return stopped
+        answers = self.store.runs.outcomes(run.id, ELECTION_WAVE)
+        elected = sum(1 for o in answers if o.accepted)
+        failed = len(answers) - elected
+        return self._finish(
+            run,
+            RunState.COMPLETED,
+            response={"elected": elected, "not_elected": failed},
+            did="run completed" + (f"; preferred leader election: {elected} elected, {failed} not" if answers else ""),
+        )
+
+    def _election(self, run: Run, state: ClusterState) -> _Election:
+        """What the closing election still has to do against ``state``."""
         recorded = {o.key for o in self.store.runs.outcomes(run.id, ELECTION_WAVE)}
         index = state.partition_index
         preferred: dict[TopicPartition, BrokerId] = {}
@@ -306,144 +317,124 @@ class Executor:
             else:
                 preferred[key] = target[0]
         unanswered, errors = self._election_log(run)
-        found = sorted({k for _, keys in unanswered for k in keys} & leading)
-        out_of_sync = sorted(k for k, b in preferred.items() if b not in index[k].isr)
-        send = sorted(k for k, b in preferred.items() if b in index[k].isr)
-        if send and len(errors) >= ELECTION_ATTEMPTS:  # the moves are done: the run does not wait forever
-            request = {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in send]}
-            why = f"not elected: {len(errors)} attempts failed; the last: {errors[-1]}"
-            with self.store.transaction():
-                self.store.runs.add_outcomes(
-                    run.id, ELECTION_WAVE, [Outcome(t, p, False, "NO_ANSWER", why) for t, p in send]
-                )
-                self.store.audit.record(
-                    self.user,
-                    run.cluster,
+        return _Election(
+            preferred,
+            leading,
+            unanswered,
+            errors,
+            already=sorted({k for _, keys in unanswered for k in keys} & leading),
+            out_of_sync=sorted(k for k, b in preferred.items() if b not in index[k].isr),
+            send=sorted(k for k, b in preferred.items() if b in index[k].isr),
+        )
+
+    def _give_up_election(self, run: Run, election: _Election) -> list[TopicPartition]:
+        """What to send: nothing once :data:`ELECTION_ATTEMPTS` requests failed (the moves are
+        done: the run does not wait forever; the rest is recorded as not elected)."""
+        send, errors, preferred = election.send, election.errors, election.preferred
+        if not send or len(errors) < ELECTION_ATTEMPTS:
+            return send
+        why = f"not elected: {len(errors)} attempts failed; the last: {errors[-1]}"
+        with self.store.transaction():
+            self.store.runs.add_outcomes(
+                run.id, ELECTION_WAVE, [Outcome(t, p, False, "NO_ANSWER", why) for t, p in send]
+            )
+            self._record(
+                run,
+                "elect-leaders",
+                {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in send]},
+                "given up",
+                response={"attempts": len(errors), "error": errors[-1]},
+            )
+        return []
+
+    def _election_not_sent(self, run: Run, election: _Election, again: set[TopicPartition]) -> None:
+        """Record what needs no request: partitions found leading when the run resumed (and the
+        answer of the requests a stopped worker never recorded) and those whose preferred replica
+        is out of sync."""
+        if not election.unanswered and not election.out_of_sync:
+            return
+        preferred, leading = election.preferred, election.leading
+        with self.store.transaction():
+            self.store.runs.add_outcomes(
+                run.id,
+                ELECTION_WAVE,
+                [
+                    *(
+                        Outcome(t, p, True, "ALREADY_ELECTED", "the preferred replica led when the run resumed")
+                        for t, p in election.already
+                    ),
+                    *(
+                        Outcome(
+                            t,
+                            p,
+                            False,
+                            "PREFERRED_NOT_IN_SYNC",
+                            f"not elected: its preferred replica {preferred[(t, p)]} is not in sync",
+                        )
+                        for t, p in election.out_of_sync
+                    ),
+                ],
+            )
+            for intent, keys in election.unanswered:  # the requests of a worker that stopped before their answer
+                self._record(
+                    run,
                     "elect-leaders",
-                    request,
-                    "given up",
-                    plan_hash=run.plan_hash,
-                    response={"attempts": len(errors), "error": errors[-1]},
+                    {"run": run.id},
+                    "resumed",
+                    ref=intent,
+                    response={
+                        "already_elected": [[t, p] for t, p in keys if (t, p) in leading],
+                        "sent_again": [[t, p] for t, p in keys if (t, p) in again],
+                    },
                 )
-            send = []
-        if unanswered or out_of_sync:
-            again = set(send)
-            with self.store.transaction():
-                self.store.runs.add_outcomes(
-                    run.id,
-                    ELECTION_WAVE,
-                    [
-                        *(
-                            Outcome(t, p, True, "ALREADY_ELECTED", "the preferred replica led when the run resumed")
-                            for t, p in found
-                        ),
-                        *(
-                            Outcome(
-                                t,
-                                p,
-                                False,
-                                "PREFERRED_NOT_IN_SYNC",
-                                f"not elected: its preferred replica {preferred[(t, p)]} is not in sync",
-                            )
-                            for t, p in out_of_sync
-                        ),
-                    ],
+            if election.out_of_sync:
+                self._record(
+                    run,
+                    "elect-leaders",
+                    {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in election.out_of_sync]},
+                    "not sent",
+                    response={"error": "the preferred replica is not in sync"},
                 )
-                for intent, keys in unanswered:  # the requests of a worker that stopped before their answer
-                    self.store.audit.record(
-                        self.user,
-                        run.cluster,
-                        "elect-leaders",
-                        {"run": run.id},
-                        "resumed",
-                        ref=intent,
-                        plan_hash=run.plan_hash,
-                        response={
-                            "already_elected": [[t, p] for t, p in keys if (t, p) in leading],
-                            "sent_again": [[t, p] for t, p in keys if (t, p) in again],
-                        },
-                    )
-                if out_of_sync:
-                    self.store.audit.record(
-                        self.user,
-                        run.cluster,
-                        "elect-leaders",
-                        {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in out_of_sync]},
-                        "not sent",
-                        plan_hash=run.plan_hash,
-                        response={"error": "the preferred replica is not in sync"},
-                    )
+
+    def _send_election(
+        self, run: Run, preferred: dict[TopicPartition, BrokerId], send: list[TopicPartition]
+    ) -> Step | None:
+        """Send the election of ``send`` in requests of at most :data:`REQUEST_LIMIT` partitions;
+        a Step when the run waits for the next tick to send the rest, else None."""
         for start in range(0, len(send), REQUEST_LIMIT):
             chunk = send[start : start + REQUEST_LIMIT]
             request = {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in chunk]}
-            intent = self.store.audit.record(
-                self.user, run.cluster, "elect-leaders", request, "sending", plan_hash=run.plan_hash
-            )
+            intent = self._announce(run, "elect-leaders", request)
             try:
-                answer = self.cluster.elect_leaders(chunk)
+                answer = intent.send(
+                    partial(self.cluster.elect_leaders, chunk),
+                    answered_by_caller=(AuthorizationFailed, UnsupportedByCluster, PartiallyApplied),
+                )
             except (AuthorizationFailed, UnsupportedByCluster) as e:  # asking again will not help: none is elected
                 code = "CLUSTER_AUTHORIZATION_FAILED" if isinstance(e, AuthorizationFailed) else "UNSUPPORTED_VERSION"
+                rest = send[start:]
                 with self.store.transaction():
                     self.store.runs.add_outcomes(
                         run.id,
                         ELECTION_WAVE,
-                        [Outcome(t, p, False, code, f"{e.message} {e.hint}".strip()) for t, p in send[start:]],
+                        [Outcome(t, p, False, code, f"{e.message} {e.hint}".strip()) for t, p in rest],
                     )
-                    self.store.audit.record(
-                        self.user,
-                        run.cluster,
-                        "elect-leaders",
-                        request,
-                        "failed",
-                        ref=intent,
-                        plan_hash=run.plan_hash,
-                        response={"error": e.message, "hint": e.hint, "not_elected": len(send) - start},
-                    )
-                break
+                    intent.answer("failed", {"error": e.message, "hint": e.hint, "not_elected": len(rest)})
+                return None
             except PartiallyApplied as e:  # what was answered is recorded; the next tick sends the rest
-                with self.store.transaction():
-                    self.store.runs.add_outcomes(run.id, ELECTION_WAVE, e.outcomes.values())
-                    self.store.audit.record(
-                        self.user,
-                        run.cluster,
-                        "elect-leaders",
-                        request,
-                        "partly sent",
-                        ref=intent,
-                        plan_hash=run.plan_hash,
-                        response={"error": e.message, "outcomes": [o.to_dict() for o in e.outcomes.values()]},
-                    )
+                self._partly_answered(intent, ELECTION_WAVE, e)
                 if isinstance(e.cause, (AuthorizationFailed, UnsupportedByCluster)):
                     return Step(run, None, f"leader election partly answered: {e.message}")  # the rest: next tick
                 raise e.cause from None
-            except ConsoleError as e:  # nothing was elected: the next tick asks again
-                self._answer_failed(run, "elect-leaders", request, intent, e)
-                raise
-            outcomes = [
-                answer.get(k) or Outcome(*k, False, "NO_ANSWER", "the controller did not answer for it") for k in chunk
-            ]
-            accepted, rejected = split_outcomes(outcomes)
-            with self.store.transaction():
-                self.store.runs.add_outcomes(run.id, ELECTION_WAVE, outcomes)
-                self.store.audit.record(
-                    self.user,
-                    run.cluster,
-                    "elect-leaders",
-                    request,
-                    outcome_word(len(accepted), len(rejected)),
-                    ref=intent,
-                    plan_hash=run.plan_hash,
-                    response=[o.to_dict() for o in outcomes],
-                )
-        answers = self.store.runs.outcomes(run.id, ELECTION_WAVE)
-        elected = sum(1 for o in answers if o.accepted)
-        failed = len(answers) - elected
-        return self._finish(
-            run,
-            RunState.COMPLETED,
-            response={"elected": elected, "not_elected": failed},
-            did="run completed" + (f"; preferred leader election: {elected} elected, {failed} not" if answers else ""),
-        )
+            self._answered(
+                intent,
+                ELECTION_WAVE,
+                [
+                    answer.get(k) or Outcome(*k, False, "NO_ANSWER", "the controller did not answer for it")
+                    for k in chunk
+                ],
+            )
+        return None
 
     def _taken(self, run: Run) -> dict[TopicPartition, tuple[BrokerId, ...]]:
         """The run's partitions the controller took (neither rejected nor recorded gone), and their targets."""
@@ -485,13 +476,35 @@ class Executor:
 
     # -- the side effects, each announced in the store first ---------------------------------------
     def _submit(self, run: Run, wave: Wave, state: ClusterState, resuming: bool = False) -> Step:
+        send = self._left_to_send(run, wave, state, resuming)
+        request = {"run": run.id, "wave": wave.number, "partitions": [[t, p, list(r)] for (t, p), r in send.items()]}
+        if send and run.path is SubmitPath.ZOOKEEPER:
+            self._send_znode(run, wave, request, send)
+        elif send and not self._send_wave(run, wave, request, send):  # older than 2.4: the znode path instead
+            return self._submit(self.store.runs.require(run.id), wave, state)
+        took = [o for o in self.store.runs.outcomes(run.id, wave.number) if o.accepted]
+        if not took:  # nothing of the wave runs: stop here, nothing more is sent
+            self._unthrottle(run, wave.number)
+            self.store.runs.set_wave(run.id, wave.number, WaveState.FAILED)
+            return self._finish(self.store.runs.require(run.id), RunState.FAILED)
+        self.store.runs.set_wave(run.id, wave.number, WaveState.RUNNING)
+        return Step(
+            self.store.runs.require(run.id), wave.number, f"wave {wave.number} submitted ({len(took)} partitions)"
+        )
+
+    def _left_to_send(
+        self, run: Run, wave: Wave, state: ClusterState, resuming: bool
+    ) -> dict[TopicPartition, tuple[BrokerId, ...]]:
+        """The wave's partitions still to send, and their targets.
+
+        A wave whose answer was never recorded may have been sent: whatever the cluster shows
+        moving to, or sitting at, its target is not sent again (recorded as sent already). Brokers
+        learn a completed move from the controller a moment later, so a resumed wave looks a few
+        times."""
         recorded = {o.key for o in self.store.runs.outcomes(run.id, wave.number)}
         entries = [e for e in parse_plan(wave.entries_json).entries if e.key not in recorded]
         send: dict[TopicPartition, tuple[BrokerId, ...]] = {e.key: e.replicas for e in entries}
         found: list[Outcome] = []
-        # A wave whose answer was never recorded may have been sent: whatever the cluster shows
-        # moving to, or sitting at, its target is not sent again. Brokers learn a completed move
-        # from the controller a moment later, so a resumed wave looks a few times.
         looks = 6 if resuming else 1
         for look in range(looks):
             index = state.partition_index
@@ -512,157 +525,110 @@ class Executor:
             state = self.cluster.snapshot()
         if found:
             self.store.runs.add_outcomes(run.id, wave.number, found)
-        request = {"run": run.id, "wave": wave.number, "partitions": [[t, p, list(r)] for (t, p), r in send.items()]}
-        if send and run.path is SubmitPath.ZOOKEEPER:
-            intent = self.store.audit.record(
-                self.user,
-                run.cluster,
-                "submit-wave",
-                {**request, "path": "zookeeper"},
-                "sending",
-                plan_hash=run.plan_hash,
+        return send
+
+    def _send_znode(
+        self, run: Run, wave: Wave, request: dict[str, object], send: dict[TopicPartition, tuple[BrokerId, ...]]
+    ) -> None:
+        """The wave through the pre-2.4 znode (its intent says so)."""
+        intent = self._announce(run, "submit-wave", {**request, "path": "zookeeper"}).answered_as(request)
+        intent.send(partial(self.cluster.create_legacy_reassignment, send))
+        with self.store.transaction():
+            self.store.runs.add_outcomes(
+                run.id,
+                wave.number,
+                [Outcome(t, p, True, "ZNODE", "written to /admin/reassign_partitions") for t, p in send],
             )
-            try:
-                self.cluster.create_legacy_reassignment(send)
-            except ConsoleError as e:
-                self._answer_failed(run, "submit-wave", request, intent, e)
+            intent.answer("znode created")
+
+    def _send_wave(
+        self, run: Run, wave: Wave, request: dict[str, object], send: dict[TopicPartition, tuple[BrokerId, ...]]
+    ) -> bool:
+        """The wave through AlterPartitionReassignments; False when the cluster is older than 2.4
+        and has ZooKeeper (nothing was applied: the run takes the znode path)."""
+        intent = self._announce(run, "submit-wave", request)
+        try:
+            outcomes = intent.send(
+                partial(self.cluster.alter_reassignments, send),
+                answered_by_caller=(UnsupportedByCluster, PartiallyApplied),
+            )
+        except UnsupportedByCluster as e:
+            if not self.cluster.has_zookeeper:
+                intent.failed(e)
                 raise
             with self.store.transaction():
-                self.store.runs.add_outcomes(
-                    run.id,
-                    wave.number,
-                    [Outcome(t, p, True, "ZNODE", "written to /admin/reassign_partitions") for t, p in send],
-                )
-                self.store.audit.record(
-                    self.user, run.cluster, "submit-wave", request, "znode created", ref=intent, plan_hash=run.plan_hash
-                )
-        elif send:
-            intent = self.store.audit.record(
-                self.user, run.cluster, "submit-wave", request, "sending", plan_hash=run.plan_hash
-            )
-            try:
-                outcomes = self.cluster.alter_reassignments(send)
-            except UnsupportedByCluster as e:
-                if not self.cluster.has_zookeeper:
-                    self._answer_failed(run, "submit-wave", request, intent, e)
-                    raise
-                # a cluster older than 2.4: the znode path instead (nothing was applied)
-                with self.store.transaction():
-                    self.store.runs.set_path(run.id, SubmitPath.ZOOKEEPER)
-                    self.store.audit.record(
-                        self.user,
-                        run.cluster,
-                        "submit-wave",
-                        request,
-                        "unsupported: using the znode path",
-                        ref=intent,
-                        plan_hash=run.plan_hash,
-                    )
-                return self._submit(self.store.runs.require(run.id), wave, state)
-            except PartiallyApplied as e:  # what was applied is recorded; resuming reconciles the rest
-                with self.store.transaction():
-                    self.store.runs.add_outcomes(run.id, wave.number, e.outcomes.values())
-                    self.store.audit.record(
-                        self.user,
-                        run.cluster,
-                        "submit-wave",
-                        request,
-                        "partly sent",
-                        ref=intent,
-                        plan_hash=run.plan_hash,
-                        response={"error": e.message, "outcomes": [o.to_dict() for o in e.outcomes.values()]},
-                    )
-                raise e.cause from None
-            except ConsoleError as e:  # nothing was applied: the next tick sends again
-                self._answer_failed(run, "submit-wave", request, intent, e)
-                raise
-            accepted, rejected = split_outcomes(outcomes.values())
-            with self.store.transaction():
-                self.store.runs.add_outcomes(run.id, wave.number, outcomes.values())
-                self.store.audit.record(
-                    self.user,
-                    run.cluster,
-                    "submit-wave",
-                    request,
-                    outcome_word(len(accepted), len(rejected)),
-                    ref=intent,
-                    plan_hash=run.plan_hash,
-                    response=[o.to_dict() for o in outcomes.values()],
-                )
-        took = [o for o in self.store.runs.outcomes(run.id, wave.number) if o.accepted]
-        if not took:  # nothing of the wave runs: stop here, nothing more is sent
-            self._unthrottle(run, wave.number)
-            self.store.runs.set_wave(run.id, wave.number, WaveState.FAILED)
-            return self._finish(self.store.runs.require(run.id), RunState.FAILED)
-        self.store.runs.set_wave(run.id, wave.number, WaveState.RUNNING)
-        return Step(
-            self.store.runs.require(run.id), wave.number, f"wave {wave.number} submitted ({len(took)} partitions)"
-        )
+                self.store.runs.set_path(run.id, SubmitPath.ZOOKEEPER)
+                intent.answer("unsupported: using the znode path")
+            return False
+        except PartiallyApplied as e:  # what was applied is recorded; resuming reconciles the rest
+            self._partly_answered(intent, wave.number, e)
+            raise e.cause from None
+        self._answered(intent, wave.number, list(outcomes.values()))  # nothing applied on a failure: sent again
+        return True
+
+    def _answered(self, intent: Intent, wave: int, outcomes: list[Outcome]) -> None:
+        """The per-partition answer of a request: kept with the wave, and its audit answer."""
+        accepted, rejected = split_outcomes(outcomes)
+        with self.store.transaction():
+            self.store.runs.add_outcomes(intent.run.id, wave, outcomes)
+            intent.answer(outcome_word(len(accepted), len(rejected)), [o.to_dict() for o in outcomes])
+
+    def _partly_answered(self, intent: Intent, wave: int, e: PartiallyApplied) -> None:
+        """A request in batches that stopped part-way: what was answered is kept, and said."""
+        with self.store.transaction():
+            self.store.runs.add_outcomes(intent.run.id, wave, e.outcomes.values())
+            intent.answer("partly sent", {"error": e.message, "outcomes": [o.to_dict() for o in e.outcomes.values()]})
 
     def _throttle(self, run: Run, wave: int, state: ClusterState, entries: tuple[PlanEntry, ...]) -> None:
+        """Throttle what ``wave`` moves at the run's rate, the ledger recording what was there before."""
         if run.rate is None:
             return
         need = wave_throttle(state, entries)
-        # what was there before must be known for every broker and topic about to change: the
-        # ledger restores it later, and an unknown value would be restored as "nothing"
-        unknown = sorted(
-            {
-                f"broker {f.broker}"
-                for f in state.findings
-                if f.code == CONFIGS_PARTIAL and f.broker is not None and f.broker in need.brokers
-            }
-            | {
-                f"topic {f.topic}"
-                for f in state.findings
-                if f.code == CONFIGS_PARTIAL and f.topic is not None and f.topic in need.topics
-            }
-        )
-        if state.status.configs is not SourceStatus.OK or unknown:
-            raise ClusterUnavailable(
-                "The throttles in force could not be read "
-                + (f"for {', '.join(unknown)}" if unknown else "")
-                + "; the wave waits.",
-                "The console reads them again at its next step.",
-            )
-        brokers_now, topics_now = state.throttles.broker_map(), state.throttles.topic_map()
-        broker_changes: dict[BrokerId, dict[str, str | None]] = {}
-        topic_changes: dict[str, dict[str, str | None]] = {}
-        # a worker that stopped after setting the throttle sets it again: what the ledger holds of
-        # this run already is not recorded twice (the run's own rate is not "what was there before")
-        held = {(e.kind, e.name, e.key) for e in self.store.runs.ledger(run.id)}
+        _throttles_known(state, need)
         with self.store.transaction():
-            for b in sorted(need.brokers):
-                for key in (LEADER_RATE, FOLLOWER_RATE):
-                    if ("broker", str(b), key) not in held:
-                        self.store.runs.ledger_add(
-                            run.id, wave, "broker", str(b), key, brokers_now.get(str(b), {}).get(key), str(run.rate)
-                        )
-                    broker_changes.setdefault(b, {})[key] = str(run.rate)
-            for topic, keys in sorted(need.topics.items()):
-                for key, ours in sorted(keys.items()):
-                    before = topics_now.get(topic, {}).get(key)
-                    value = merged(before, ours)
-                    if value is None:
-                        continue
-                    added = sorted(ours - set((before or "").split(",")))
-                    self.store.runs.ledger_add(run.id, wave, "topic", topic, key, before, ",".join(added))
-                    topic_changes.setdefault(topic, {})[key] = value
-            intent = self.store.audit.record(
-                self.user,
-                run.cluster,
+            brokers, topics = self._ledger_throttle(run, wave, state, need)
+            intent = self._announce(
+                run,
                 "throttle-set",
                 {
                     "run": run.id,
                     "wave": wave,
                     "rate": run.rate,
                     "brokers": sorted(need.brokers),
-                    "topics": {t: dict(c) for t, c in topic_changes.items()},
+                    "topics": {t: dict(c) for t, c in topics.items()},
                 },
-                "sending",
-                plan_hash=run.plan_hash,
             )
-        self._configs(run, "throttle-set", intent, broker_changes, topic_changes)
-        self._await_configs(broker_changes, topic_changes)
+        self._configs(intent, brokers, topics)
+        self._await_configs(brokers, topics)
+
+    def _ledger_throttle(
+        self, run: Run, wave: int, state: ClusterState, need: Throttle
+    ) -> tuple[BrokerChanges, TopicChanges]:
+        """The config changes that throttle ``need`` at the run's rate, each recorded in the ledger
+        with what was there before. A worker that stopped after setting the throttle sets it again:
+        what the ledger holds of this run already is not recorded twice (the run's own rate is not
+        "what was there before")."""
+        brokers_now, topics_now = state.throttles.broker_map(), state.throttles.topic_map()
+        broker_changes: BrokerChanges = {}
+        topic_changes: TopicChanges = {}
+        held = {(e.kind, e.name, e.key) for e in self.store.runs.ledger(run.id)}
+        for b in sorted(need.brokers):
+            for key in (LEADER_RATE, FOLLOWER_RATE):
+                if ("broker", str(b), key) not in held:
+                    self.store.runs.ledger_add(
+                        run.id, wave, "broker", str(b), key, brokers_now.get(str(b), {}).get(key), str(run.rate)
+                    )
+                broker_changes.setdefault(b, {})[key] = str(run.rate)
+        for topic, keys in sorted(need.topics.items()):
+            for key, ours in sorted(keys.items()):
+                before = topics_now.get(topic, {}).get(key)
+                value = merged(before, ours)
+                if value is None:
+                    continue
+                added = sorted(ours - set((before or "").split(",")))
+                self.store.runs.ledger_add(run.id, wave, "topic", topic, key, before, ",".join(added))
+                topic_changes.setdefault(topic, {})[key] = value
+        return broker_changes, topic_changes
 
     def _await_configs(
         self,
@@ -701,11 +667,24 @@ class Executor:
                 "The throttles could not be read, so they were not taken off yet.",
                 "The console tries again at its next step.",
             )
+        brokers, topics, done = self._to_restore(mine, fresh)
+        request = {"run": run.id, "wave": wave, "brokers": {str(b): c for b, c in brokers.items()}, "topics": topics}
+        self._configs(self._announce(run, "throttle-removed", request), brokers, topics)
+        with self.store.transaction():
+            for i in done:
+                self.store.runs.ledger_restored(i)
+
+    def _to_restore(
+        self, mine: list[LedgerEntry], fresh: ClusterState
+    ) -> tuple[BrokerChanges, TopicChanges, list[int]]:
+        """The config changes that take ``mine`` (ledger entries) away, and the entries they close.
+        A broker rate a later run also set is handed over to it here; a broker that is down keeps
+        its entry open for the sweeper; a deleted topic's entries close (its configs went with it)."""
         topics_now = fresh.throttles.topic_map()
         live = {str(b.id) for b in fresh.brokers if b.live}
         everyone = self.store.runs.ledger()
-        broker_changes: dict[BrokerId, dict[str, str | None]] = {}
-        topic_changes: dict[str, dict[str, str | None]] = {}
+        broker_changes: BrokerChanges = {}
+        topic_changes: TopicChanges = {}
         done: list[int] = []
         handed: dict[int, str | None] = {}  # entries of this call that took over an earlier "before"
         topics_there = set(fresh.topics)
@@ -727,56 +706,35 @@ class Executor:
             elif e.name in live:  # a broker that is down keeps its entry open for the sweeper
                 broker_changes.setdefault(BrokerId(int(e.name)), {})[e.key] = before
                 done.append(e.id)
-        request = {
-            "run": run.id,
-            "wave": wave,
-            "brokers": {str(b): c for b, c in broker_changes.items()},
-            "topics": topic_changes,
-        }
-        intent = self.store.audit.record(
-            self.user, run.cluster, "throttle-removed", request, "sending", plan_hash=run.plan_hash
-        )
-        self._configs(run, "throttle-removed", intent, broker_changes, topic_changes)
-        with self.store.transaction():
-            for i in done:
-                self.store.runs.ledger_restored(i)
+        return broker_changes, topic_changes, done
 
-    def _configs(
+    def _configs(self, intent: Intent, brokers: BrokerChanges, topics: TopicChanges) -> None:
+        """IncrementalAlterConfigs, its answer recorded against its intent (as the names it changed)."""
+        answering = intent.answered_as({"brokers": sorted(brokers), "topics": sorted(topics)})
+        answering.send(partial(self.cluster.alter_configs, brokers, topics))
+        answering.answer("applied")
+
+    # -- the audit log ------------------------------------------------------------------------------
+    def _announce(self, run: Run, action: str, request: object) -> Intent:
+        """The intent of a request of ``run`` (see :class:`~console.runs.audited.Intent`)."""
+        return Intent.announce(self.store, self.user, run, action, request)
+
+    def _record(
         self,
         run: Run,
         action: str,
-        intent: int,
-        brokers: dict[BrokerId, dict[str, str | None]],
-        topics: dict[str, dict[str, str | None]],
-    ) -> None:
-        """IncrementalAlterConfigs, its answer recorded against its intent."""
-        try:
-            self.cluster.alter_configs(brokers, topics)
-        except ConsoleError as e:
-            self._answer_failed(run, action, {"brokers": sorted(brokers), "topics": sorted(topics)}, intent, e)
-            raise
-        self.store.audit.record(
-            self.user,
-            run.cluster,
-            action,
-            {"brokers": sorted(brokers), "topics": sorted(topics)},
-            "applied",
-            ref=intent,
-            plan_hash=run.plan_hash,
+        request: object,
+        outcome: str,
+        *,
+        ref: int | None = None,
+        response: object = None,
+    ) -> int:
+        """An audit entry about ``run`` that is not the answer of a request sent now."""
+        return self.store.audit.record(
+            self.user, run.cluster, action, request, outcome, ref=ref, plan_hash=run.plan_hash, response=response
         )
 
-    def _answer_failed(self, run: Run, action: str, request: object, intent: int, e: ConsoleError) -> None:
-        self.store.audit.record(
-            self.user,
-            run.cluster,
-            action,
-            request,
-            "failed",
-            ref=intent,
-            plan_hash=run.plan_hash,
-            response={"error": e.message, "hint": e.hint},
-        )
-
+    # -- ending a run -------------------------------------------------------------------------------
     def _fail(self, run: Run, why: str) -> Step:
         try:
             self._unthrottle(run, None)
@@ -808,17 +766,68 @@ class Executor:
                 if w.state.open:
                     self.store.runs.set_wave(run.id, w.number, end)
             self.store.runs.set_state(run.id, how)
-            self.store.audit.record(
-                self.user,
-                run.cluster,
-                f"run-{how}",
-                {"run": run.id, **(request or {})},
-                how.value,
-                plan_hash=run.plan_hash,
-                response=response,
-            )
+            self._record(run, f"run-{how}", {"run": run.id, **(request or {})}, how.value, response=response)
         self.store.runs.release(run.id, self.owner)
         return Step(self.store.runs.require(run.id), None, did or f"run {how}")
+
+
+@dataclass(frozen=True)
+class _Election:
+    """What a run's closing election still has to do, against a snapshot."""
+
+    preferred: dict[TopicPartition, BrokerId]
+    """Partitions whose preferred (first target) replica does not lead, and that replica."""
+    leading: set[TopicPartition]
+    """Partitions whose preferred replica leads."""
+    unanswered: list[tuple[int, list[TopicPartition]]]
+    """Requests a stopped worker sent without recording their answer (intent id, partitions)."""
+    errors: list[str]
+    """The errors of the requests that failed so far."""
+    already: list[TopicPartition]
+    """Of the unanswered requests' partitions, those leading now."""
+    out_of_sync: list[TopicPartition]
+    """Preferred replica not in sync: not sent."""
+    send: list[TopicPartition]
+    """To send."""
+
+
+def clean_up_after_cancel(store: Store, cluster: ClusterGateway, user: str, run_ids: Iterable[int]) -> list[Step]:
+    """After a cancel the controller took, each run among ``run_ids`` whose running wave it ended
+    has its throttles taken off and ends as cancelled, now: the one place a cancel's clean-up is
+    driven from outside a run's worker. A run a worker drives (it holds the lease) is left to that
+    worker, which cleans up at its next step; so is one the cluster does not answer for now."""
+    executor = Executor(store, cluster, user)
+    steps = []
+    for run_id in sorted(set(run_ids)):
+        try:
+            steps.append(executor._after_cancel(run_id))
+        except ConsoleError:
+            pass  # its worker cleans up at its next step
+    return steps
+
+
+def _throttles_known(state: ClusterState, need: Throttle) -> None:
+    """What was there before must be known for every broker and topic about to change: the
+    ledger restores it later, and an unknown value would be restored as "nothing"."""
+    unknown = sorted(
+        {
+            f"broker {f.broker}"
+            for f in state.findings
+            if f.code == CONFIGS_PARTIAL and f.broker is not None and f.broker in need.brokers
+        }
+        | {
+            f"topic {f.topic}"
+            for f in state.findings
+            if f.code == CONFIGS_PARTIAL and f.topic is not None and f.topic in need.topics
+        }
+    )
+    if state.status.configs is not SourceStatus.OK or unknown:
+        raise ClusterUnavailable(
+            "The throttles in force could not be read "
+            + (f"for {', '.join(unknown)}" if unknown else "")
+            + "; the wave waits.",
+            "The console reads them again at its next step.",
+        )
 
 
 def _done(p: Partition | None, target: tuple[BrokerId, ...]) -> bool:

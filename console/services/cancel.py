@@ -1,12 +1,14 @@
 """Cancel (a partition, a topic, a run, everything): :func:`cancel_seen`, the set an operator saw
 sent as the cluster is at the click, over :func:`cancel`, which sends it, waits for the partitions
-to leave the in-flight list and cleans up after the console's runs among them."""
+to leave the in-flight list and cleans up after the console's runs among them (:func:`finish_cancel`).
+A caller that does not wait (the cancel dialog: ``wait_s=0``) follows the partitions itself
+(:meth:`CancelReport.leaving`) and calls :func:`finish_cancel` once they left."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field, replace
 
 from console.access.auth import Identity
 from console.core.errors import ConsoleError, PartiallyApplied
@@ -19,7 +21,7 @@ from console.core.model import (
     split_outcomes,
 )
 from console.moves.cancel import CancelPlan, CancelVerdict, recheck
-from console.runs.executor import Executor
+from console.runs.executor import clean_up_after_cancel
 from console.runs.gateway import ClusterGateway
 from console.services.guard import require
 from console.storage.store import Store
@@ -34,6 +36,17 @@ class CancelResult:
     left: tuple[TopicPartition, ...]
     """Accepted and gone from the in-flight list."""
     still_in_flight: tuple[TopicPartition, ...]
+    request: Mapping[str, object] = field(default_factory=dict)
+    """The request as audited (the entry after the wait repeats it)."""
+    intent: int | None = None
+    """The audit entry written before the request (the entry after the wait refers to it)."""
+
+    def leaving(self, in_flight: Collection[TopicPartition]) -> CancelResult:
+        """Those still in flight that ``in_flight`` (ListPartitionReassignments now) no longer lists have left."""
+        listed = set(in_flight)
+        still = tuple(k for k in self.still_in_flight if k in listed)
+        left = tuple(sorted({o.key for o in self.accepted} - set(still)))
+        return replace(self, left=left, still_in_flight=still)
 
 
 @dataclass(frozen=True)
@@ -55,6 +68,24 @@ class CancelReport:
         parts = [f"{plural(n, 'partition')} {v.short}" for v in CancelVerdict if (n := self.count(v))]
         took = f" in {self.result.seconds_to_accept:.2f} s" if self.result is not None else ""
         return "; ".join(parts) + took + "."
+
+    @property
+    def settled(self) -> bool:
+        """Nothing accepted is still leaving the in-flight list."""
+        return self.result is None or not self.result.still_in_flight
+
+    def leaving(self, in_flight: Collection[TopicPartition]) -> CancelReport:
+        """The report once those no longer in ``in_flight`` (ListPartitionReassignments now) have left:
+        accepted becomes cancelled, partition by partition (a cancel sent with ``wait_s=0``, followed)."""
+        if self.result is None:
+            return self
+        result = self.result.leaving(in_flight)
+        left = set(result.left)
+        verdicts = tuple(
+            (k, CancelVerdict.CANCELLED, d) if v is CancelVerdict.ACCEPTED and k in left else (k, v, d)
+            for k, v, d in self.verdicts
+        )
+        return CancelReport(verdicts, result)
 
 
 def cancel_seen(
@@ -138,30 +169,43 @@ def cancel(
         ref=intent,
         response=[o.to_dict() for o in outcomes.values()],
     )
-    waiting = {o.key for o in accepted}
+    result = CancelResult(
+        tuple(accepted), tuple(rejected), took, (), tuple(sorted(o.key for o in accepted)), request, intent
+    )
+    if wait_s <= 0:
+        return result  # followed by the caller (result.leaving), then finish_cancel
     deadline = time.monotonic() + wait_s
-    while waiting and wait_s > 0 and time.monotonic() < deadline:
+    while result.still_in_flight and time.monotonic() < deadline:
         try:
-            waiting &= set(cluster.list_reassignments())
+            result = result.leaving(cluster.list_reassignments())
         except ConsoleError:
             pass  # the controller may be moving: ask again
-        if waiting:
+        if result.still_in_flight:
             time.sleep(0.25)
-    left = tuple(sorted({o.key for o in accepted} - waiting))
-    executor = Executor(store, cluster, user)
-    for run_id in sorted({ours[k] for k in left if k in ours}):
-        try:
-            executor.after_cancel(run_id)  # the run's throttles come off now
-        except ConsoleError:
-            pass  # its worker cleans up at its next step
-    if wait_s > 0:
-        store.audit.record(
-            user,
-            cluster_id,
-            "cancel-complete",
-            request,
-            "left the in-flight list" if not waiting else "still in flight",
-            ref=intent,
-            response={"left": left, "still_in_flight": sorted(waiting)},
-        )
-    return CancelResult(tuple(accepted), tuple(rejected), took, left, tuple(sorted(waiting)))
+    finish_cancel(store, cluster, who, cluster_id, result, ours)
+    return result
+
+
+def finish_cancel(
+    store: Store,
+    cluster: ClusterGateway,
+    who: Identity,
+    cluster_id: str,
+    result: CancelResult,
+    ours: Mapping[TopicPartition, int],
+) -> None:
+    """After waiting for a cancel's partitions to leave the in-flight list (``result`` as they are
+    now): the console's runs among those that left are cleaned up (their throttles come off, they
+    end as cancelled; a run its worker holds is left to the worker), and what became of them is
+    audited. ``who`` needs the operator role."""
+    require(store, who, "cancel", cluster_id, result.request)
+    clean_up_after_cancel(store, cluster, who.name, (ours[k] for k in result.left if k in ours))  # throttles off now
+    store.audit.record(
+        who.name,
+        cluster_id,
+        "cancel-complete",
+        result.request,
+        "left the in-flight list" if not result.still_in_flight else "still in flight",
+        ref=result.intent,
+        response={"left": result.left, "still_in_flight": sorted(result.still_in_flight)},
+    )

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from console.access.auth import Identity, Users, approval_problem
 from console.core.calibration import Calibration, Estimate
-from console.core.errors import ConfigError, ConsoleError
+from console.core.errors import ConfigError, ConsoleError, NotPermitted
 from console.core.limits import FOLLOWER_RATE
 from console.core.model import (
     BrokerId,
@@ -196,7 +196,7 @@ def approve(store: Store, who: Identity, cluster_id: str, plan_id: int) -> None:
     if saved is None:
         raise ConfigError(f"Plan {plan_id} is not in the store.", "Pick a saved plan.")
     if saved.summary.author == user:
-        raise ConfigError("The author of a plan cannot approve it.", "Ask someone else with the approver role.")
+        raise NotPermitted("The author of a plan cannot approve it.", "Ask someone else with the approver role.")
     digest = plan_hash(saved.plan)
     with store.transaction():
         store.plans.approve(plan_id, user, digest)

@@ -7,6 +7,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from console.access.settings import ConnectionSettings
+from console.adapters.gateway import LiveGateway
 from console.adapters.kafka import KafkaGateway
 from console.adapters.zookeeper import ZkReader
 from console.core.model import ClusterState
@@ -24,6 +25,11 @@ class ClusterReader:
         self._shared_lock = threading.Lock()
         self._last: ClusterState | None = None
         self._last_generation = -1
+
+    def gateway(self) -> LiveGateway:
+        """The write path's gateway to this cluster, over this reader's connections (its snapshots
+        are this reader's)."""
+        return LiveGateway(self.settings.name, self.kafka, self.zookeeper, self.snapshot)
 
     def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
         """A fresh snapshot; never raises for an unreachable cluster (see ``state.status``).

@@ -1,4 +1,4 @@
-"""The Drafts page's Generate section on the real sandbox: an impossible goal says why, a possible
+"""The Drafts page's Generate section on the fake cluster: an impossible goal says why, a possible
 one shows its report, and "Open in Review" saves it with its report for the Review page."""
 
 from __future__ import annotations
@@ -15,11 +15,7 @@ def signed_in(at: AppTest) -> AppTest:
     return at
 
 
-def test_generate_then_open_in_review(demo_sandbox, env_cluster, tmp_path):
-    from console.access.auth import SANDBOX_USERS, write_users
-
-    env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
-    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+def test_generate_then_open_in_review(fake_cluster, sandbox_users):
     at = signed_in(AppTest.from_file(APP, default_timeout=60).run())
     at.switch_page("views/drafts.py").run()
     assert not at.exception and at.header[0].value == "Drafts"

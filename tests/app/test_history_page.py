@@ -4,23 +4,15 @@ page's ETA from history for a move in flight."""
 
 from __future__ import annotations
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.pages import APP
-from tests.support import point_console_at
 from tests.unit.timeline import timeline, write_states
 
 
-@pytest.fixture
-def history_env(sandbox, monkeypatch, tmp_path):
-    point_console_at(sandbox, monkeypatch, tmp_path / "data")
+def test_history_page_updates_and_shows_moves_rates_load_and_incidents(fake_cluster, monkeypatch, tmp_path):
     monkeypatch.setenv("CONSOLE_HISTORY_DIR", str(tmp_path / "history"))
     write_states(tmp_path / "history" / "snapshots", timeline())
-    return tmp_path / "history"
-
-
-def test_history_page_updates_and_shows_moves_rates_load_and_incidents(history_env):
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.switch_page("views/history.py").run()
     assert not at.exception
@@ -53,8 +45,7 @@ def keys_update() -> str:
     return keys.HISTORY_UPDATE
 
 
-def test_a_collect_setting_that_is_not_a_number_is_named_in_the_sidebar(sandbox, monkeypatch, tmp_path):
-    point_console_at(sandbox, monkeypatch, tmp_path)
+def test_a_collect_setting_that_is_not_a_number_is_named_in_the_sidebar(fake_cluster, monkeypatch, tmp_path):
     monkeypatch.setenv("CONSOLE_COLLECT_EVERY", "often")
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception

@@ -1,9 +1,8 @@
-"""AppTest against the sandbox: the Live page says when a move in flight will finish (copy rate,
-ETA, the throttle in force), and the Runs and Review pages show rates in units a person reads."""
+"""AppTest: the Live page says when a move in flight on the sandbox will finish (copy rate, ETA, the
+throttle in force), and the Runs and Review pages show rates in units a person reads (on the fake cluster)."""
 
 from __future__ import annotations
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from console.core.format import human_rate
@@ -17,15 +16,9 @@ from tests.integration.helpers import (
     throttle_topic_all,
     unthrottle_and_wait,
 )
-from tests.support import point_console_at, wait_for
+from tests.support import wait_for
 
 RATE = 20_000  # B/s: 600 KB take about half a minute
-
-
-@pytest.fixture
-def app_env(sandbox, monkeypatch, tmp_path):
-    point_console_at(sandbox, monkeypatch, tmp_path)
-    return sandbox
 
 
 def live_row(at: AppTest, name: str) -> dict[str, object]:
@@ -35,8 +28,8 @@ def live_row(at: AppTest, name: str) -> dict[str, object]:
     return rows[0]
 
 
-def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(app_env):
-    bs = app_env.bootstrap_servers
+def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(console_on_sandbox):
+    bs = console_on_sandbox.bootstrap_servers
     make_topic(bs, "ut-eta", 1, 1, 600, assignment=[[0]])
     set_broker_rates(bs, [0, 1, 2], RATE)
     throttle_topic_all(bs, "ut-eta")
@@ -70,58 +63,50 @@ def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(app_env):
         clear_throttles(bs, [0, 1, 2], ["ut-eta"])
 
 
-def test_runs_and_review_pages_show_rates_in_human_units(app_env, tmp_path):
-    from console.access.auth import SANDBOX_USERS, Identity, write_users
+def test_runs_and_review_pages_show_rates_in_human_units(fake_cluster, sandbox_users):
+    from console.access.auth import SANDBOX_USERS, Identity
     from console.plans.plan import Plan, PlanEntry
-    from console.runs.gateway import LiveGateway
     from console.services import plans as plan_service
     from console.services import runs as run_service
-    from console.state.reader import ClusterReader
     from console.storage.store import Store
-    from tests.support import settings_for
 
-    bs = app_env.bootstrap_servers
-    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
-    make_topic(bs, "ut-units", 2, 1, 20, assignment=[[0], [1]])
+    with fake_cluster.held() as fake:
+        fake.create_topic("ut-units", [[0], [1]], size=20 * 1024)
     store = Store()
-    with ClusterReader(settings_for(app_env)) as reader:
-        state = reader.snapshot()
-        run_id = run_service.start_run(
-            store,
-            LiveGateway(reader),
-            Identity.cli("ann"),
-            state,
-            Plan.of([PlanEntry("ut-units", 0, (BrokerId(2),))]),
-            "units run",
-            10_485_760,
-            users=None,
-        )
-        plan_id = plan_service.save_plan(
-            store, Identity.cli("ann"), state, "test", "units plan", Plan.of([PlanEntry("ut-units", 1, (BrokerId(2),))])
-        )
-    try:
-        at = AppTest.from_file(APP, default_timeout=60).run()
-        at.switch_page("views/runs.py").run()  # the page's worker drives the run
-        assert not at.exception
-        runs = at.dataframe[0].value
-        assert "throttle B/s" not in runs.columns
-        assert list(runs[runs["run"] == run_id]["throttle"]) == ["10.0 MB/s"]
-        assert any(f"**Run {run_id}**" in md.value and "throttle 10.0 MB/s" in md.value for md in at.markdown)
-        wait_for(lambda: Store().runs.get(run_id).state == "completed", timeout=60, what="the run completed")
+    state = fake_cluster.snapshot()
+    run_id = run_service.start_run(
+        store,
+        fake_cluster,
+        Identity.cli("ann"),
+        state,
+        Plan.of([PlanEntry("ut-units", 0, (BrokerId(2),))]),
+        "units run",
+        10_485_760,
+        users=None,
+    )
+    plan_id = plan_service.save_plan(
+        store, Identity.cli("ann"), state, "test", "units plan", Plan.of([PlanEntry("ut-units", 1, (BrokerId(2),))])
+    )
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("views/runs.py").run()  # the page's worker drives the run
+    assert not at.exception
+    runs = at.dataframe[0].value
+    assert "throttle B/s" not in runs.columns
+    assert list(runs[runs["run"] == run_id]["throttle"]) == ["10.0 MB/s"]
+    assert any(f"**Run {run_id}**" in md.value and "throttle 10.0 MB/s" in md.value for md in at.markdown)
+    wait_for(lambda: Store().runs.get(run_id).state == "completed", timeout=60, what="the run completed")
 
-        # an operator reviewing a plan: the throttle typed in KB/s is confirmed in the unit pages show
-        at.text_input(key="auth.user").set_value("operator")
-        at.text_input(key="auth.password").set_value(SANDBOX_USERS["operator"][0])
-        at.button(key="FormSubmitter:sign_in-Sign in").click().run()
-        at.query_params["plan"] = str(plan_id)
-        at.switch_page("views/review.py").run()
-        assert not at.exception and at.header[0].value == "Review a plan"
-        assert any(c.value.startswith("= 9.8 MB/s per broker") for c in at.caption)  # 10,000 KB/s of 1024 bytes
-        at.number_input(key="review.rate").set_value(2).run()
-        assert any(c.value.startswith("= 2.0 KB/s per broker") for c in at.caption)
-        at.segmented_control(key="review.view").set_value("Movement").run()
-        flows = next(d.value for d in at.dataframe if "to copy" in d.value.columns)
-        assert list(flows.columns) == ["from broker", "to broker", "replicas", "to copy"]
-        assert all(str(v).endswith(("B", "KB", "MB")) for v in flows["to copy"])
-    finally:
-        clear_throttles(bs, [0, 1, 2], ["ut-units"])
+    # an operator reviewing a plan: the throttle typed in KB/s is confirmed in the unit pages show
+    at.text_input(key="auth.user").set_value("operator")
+    at.text_input(key="auth.password").set_value(SANDBOX_USERS["operator"][0])
+    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
+    at.query_params["plan"] = str(plan_id)
+    at.switch_page("views/review.py").run()
+    assert not at.exception and at.header[0].value == "Review a plan"
+    assert any(c.value.startswith("= 9.8 MB/s per broker") for c in at.caption)  # 10,000 KB/s of 1024 bytes
+    at.number_input(key="review.rate").set_value(2).run()
+    assert any(c.value.startswith("= 2.0 KB/s per broker") for c in at.caption)
+    at.segmented_control(key="review.view").set_value("Movement").run()
+    flows = next(d.value for d in at.dataframe if "to copy" in d.value.columns)
+    assert list(flows.columns) == ["from broker", "to broker", "replicas", "to copy"]
+    assert all(str(v).endswith(("B", "KB", "MB")) for v in flows["to copy"])

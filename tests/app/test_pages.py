@@ -1,4 +1,4 @@
-"""AppTest over every page: against the real sandbox, with no cluster, and with a cluster that stops answering."""
+"""AppTest over every page: on the fake cluster, with no cluster, and with a real cluster that stops answering."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from streamlit.testing.v1 import AppTest
 from tests.app.pages import APP
 
 
-def test_live_and_overview_on_the_sandbox(demo_sandbox, env_cluster):
-    env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
+def test_live_and_overview_pages(fake_cluster):
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception
     assert at.header[0].value == "Live reassignments"
@@ -48,11 +47,7 @@ def test_cluster_that_stops_answering_keeps_the_last_good_picture(sandbox, env_c
     assert not at.exception and "not answering" in at.error[0].value
 
 
-def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster, tmp_path):
-    from console.access.auth import SANDBOX_USERS, write_users
-
-    env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
-    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+def test_drafts_and_review_pages(fake_cluster, sandbox_users):
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.text_input(key="auth.user").set_value("approver")  # saving a draft needs the operator or approver role
     at.text_input(key="auth.password").set_value("approver-secret")
@@ -102,18 +97,13 @@ def test_drafts_and_review_on_the_sandbox(demo_sandbox, env_cluster, tmp_path):
     assert any("RF 2 is fine for orders" in md.value for md in at.markdown)
 
 
-def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_path):
-    from console.access.auth import SANDBOX_USERS, Identity, write_users
+def test_sign_in_roles_runs_page_and_audit_log(fake_cluster, sandbox_users):
+    from console.access.auth import Identity
     from console.plans.plan import Plan, PlanEntry
-    from console.runs.gateway import LiveGateway
     from console.services import runs as run_service
-    from console.state.reader import ClusterReader
     from console.storage.store import Store
-    from tests.integration.helpers import make_topic
-    from tests.support import settings_for, wait_for
+    from tests.support import wait_for
 
-    env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
-    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception
     at.text_input(key="auth.user").set_value("viewer")
@@ -126,17 +116,17 @@ def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_pa
     at.switch_page("views/runs.py").run()
     assert not at.exception and "No runs yet" in at.info[0].value
 
-    make_topic(demo_sandbox.bootstrap_servers, "app-run", 1, 1, 20, assignment=[[0]])
-    with ClusterReader(settings_for(demo_sandbox)) as reader:
-        run_id = run_service.start_run(
-            Store(),
-            LiveGateway(reader),
-            Identity.cli("ann"),
-            reader.snapshot(),
-            Plan.of([PlanEntry("app-run", 0, (1,))]),
-            "app run",
-            users=None,
-        )
+    with fake_cluster.held() as fake:
+        fake.create_topic("app-run", [[0]], size=20 * 1024)
+    run_id = run_service.start_run(
+        Store(),
+        fake_cluster,
+        Identity.cli("ann"),
+        fake_cluster.snapshot(),
+        Plan.of([PlanEntry("app-run", 0, (1,))]),
+        "app run",
+        users=None,
+    )
     at.run()  # the page starts the server's worker, which drives the run
     assert not at.exception
     wait_for(lambda: Store().runs.get(run_id).state == "completed", timeout=60, what="the server's worker completed it")
@@ -151,41 +141,33 @@ def test_sign_in_roles_runs_page_and_audit_log(demo_sandbox, env_cluster, tmp_pa
     assert any("viewer may not cancel" in c.value for c in at.caption)
 
 
-def test_a_throttle_change_is_confirmed_with_what_the_brokers_report(demo_sandbox, env_cluster, tmp_path):
-    from console.access.auth import SANDBOX_USERS, write_users
+def test_a_throttle_change_is_confirmed_with_what_the_brokers_report(fake_cluster, sandbox_users):
     from console.plans.plan import Plan, PlanEntry
-    from console.runs.gateway import LiveGateway
-    from console.state.reader import ClusterReader
     from console.storage.store import Store
-    from tests.integration.helpers import clear_throttles, first_wave_sent, make_topic
-    from tests.support import settings_for, wait_for
+    from tests.integration.helpers import first_wave_sent
+    from tests.support import wait_for
 
-    env_cluster(demo_sandbox.bootstrap_servers, demo_sandbox.zookeeper)
-    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
-    make_topic(demo_sandbox.bootstrap_servers, "app-rate", 1, 1, 60, assignment=[[0]])
+    with fake_cluster.held() as fake:
+        fake.create_topic("app-rate", [[0]], size=60 * 1024)
     store = Store()
-    with ClusterReader(settings_for(demo_sandbox)) as reader:
-        run_id = first_wave_sent(
-            store,
-            LiveGateway(reader),
-            reader.snapshot(),
-            Plan.of([PlanEntry("app-rate", 0, (2,))]),
-            "rate change",
-            2_000,
-        )
-    try:
-        at = AppTest.from_file(APP, default_timeout=60).run()
-        at.text_input(key="auth.user").set_value("operator")
-        at.text_input(key="auth.password").set_value("operator-secret")
-        at.button(key="FormSubmitter:sign_in-Sign in").click().run()
-        at.switch_page("views/runs.py").run()
-        assert not at.exception
-        at.number_input(key="runs.rate").set_value(1_048_576).run()
-        next(b for b in at.button if b.label == "Change the throttle").click().run()
-        assert not at.exception
-        done = " ".join(s.value for s in at.success)
-        assert "set to 1.0 MB/s" in done and "the brokers now report" in done and "broker 0: 1.0 MB/s" in done, done
-        assert "1.0 MB/s" in " ".join(map(str, at.dataframe[0].value.iloc[0].tolist()))  # the runs table has it
-        wait_for(lambda: store.runs.require(run_id).state == "completed", timeout=90, what="the run completed")
-    finally:
-        clear_throttles(demo_sandbox.bootstrap_servers, [0, 1, 2], ["app-rate"])
+    run_id = first_wave_sent(
+        store,
+        fake_cluster,
+        fake_cluster.snapshot(),
+        Plan.of([PlanEntry("app-rate", 0, (2,))]),
+        "rate change",
+        2_000,
+    )
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.text_input(key="auth.user").set_value("operator")
+    at.text_input(key="auth.password").set_value("operator-secret")
+    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
+    at.switch_page("views/runs.py").run()
+    assert not at.exception
+    at.number_input(key="runs.rate").set_value(1_048_576).run()
+    next(b for b in at.button if b.label == "Change the throttle").click().run()
+    assert not at.exception
+    done = " ".join(s.value for s in at.success)
+    assert "set to 1.0 MB/s" in done and "the brokers now report" in done and "broker 0: 1.0 MB/s" in done, done
+    assert "1.0 MB/s" in " ".join(map(str, at.dataframe[0].value.iloc[0].tolist()))  # the runs table has it
+    wait_for(lambda: store.runs.require(run_id).state == "completed", timeout=90, what="the run completed")

@@ -1,5 +1,5 @@
-"""AppTest: the Review page of a saved plan made stale by a real move offers "Bring up to date",
-saves the new version linked to the old, and links to reviewing it."""
+"""AppTest: the Review page of a saved plan made stale by a move (on the fake cluster) offers "Bring
+up to date", saves the new version linked to the old, and links to reviewing it."""
 
 from __future__ import annotations
 
@@ -11,32 +11,26 @@ from console.access.auth import Identity
 from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry
 from console.services import plans as plan_service
-from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.app.pages import APP
-from tests.integration.helpers import make_topic, settle, submit
-from tests.support import settings_for
+from tests.support import wait_for
 
 TOPIC = "app-rebase"
 
 
-def test_review_of_a_stale_plan_brings_it_up_to_date(sandbox, monkeypatch, tmp_path):
-    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("CONSOLE_BOOTSTRAP_SERVERS", sandbox.bootstrap_servers)
-    monkeypatch.setenv("CONSOLE_CLUSTER_NAME", "test")
-    monkeypatch.setenv("CONSOLE_ZOOKEEPER", sandbox.zookeeper)
-    bs = sandbox.bootstrap_servers
-    make_topic(bs, TOPIC, 2, 2, 2, assignment=[[0, 1], [1, 2]])
+def test_review_of_a_stale_plan_brings_it_up_to_date(fake_cluster):
+    with fake_cluster.held() as fake:
+        fake.create_topic(TOPIC, [[0, 1], [1, 2]], size=2 * 1024)
     store = Store()
-    with ClusterReader(settings_for(sandbox)) as reader:
-        drafted = reader.snapshot()
-        plan = Plan.of(
-            [PlanEntry(TOPIC, 0, (BrokerId(1), BrokerId(2))), PlanEntry(TOPIC, 1, (BrokerId(2), BrokerId(0)))]
-        ).with_basis(drafted)
-        old = plan_service.save_plan(store, Identity.cli("ann"), drafted, "test", "spread", plan)
-        # someone else moves partition 0 meanwhile: the saved plan is stale
-        assert all(e is None for e in submit(bs, Plan.of([PlanEntry(TOPIC, 0, (BrokerId(0), BrokerId(2)))])).values())
-        settle(reader)
+    drafted = fake_cluster.snapshot()
+    plan = Plan.of(
+        [PlanEntry(TOPIC, 0, (BrokerId(1), BrokerId(2))), PlanEntry(TOPIC, 1, (BrokerId(2), BrokerId(0)))]
+    ).with_basis(drafted)
+    old = plan_service.save_plan(store, Identity.cli("ann"), drafted, "test", "spread", plan)
+    # someone else moves partition 0 meanwhile: the saved plan is stale
+    moved = fake_cluster.alter_reassignments({(TOPIC, 0): (BrokerId(0), BrokerId(2))})
+    assert all(o.accepted for o in moved.values())
+    wait_for(lambda: not fake_cluster.snapshot().in_flight, timeout=120, what="reassignments to complete")
 
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["plan"] = str(old)

@@ -9,17 +9,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.errors import AppTestError
 
-from console.access.auth import SANDBOX_USERS, write_users
+from console.access.auth import SANDBOX_USERS
 from console.storage.store import Store
 from tests.app.pages import APP
-from tests.support import point_console_at
 
-
-@pytest.fixture
-def app_env(demo_sandbox, monkeypatch, tmp_path):
-    point_console_at(demo_sandbox, monkeypatch, tmp_path)
-    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
-    return tmp_path
+pytestmark = pytest.mark.usefixtures("fake_cluster", "sandbox_users")
 
 
 def sign_in(at: AppTest, user: str) -> None:
@@ -54,7 +48,7 @@ def save_button(at: AppTest):
     return at.button(key="FormSubmitter:save-Save draft")
 
 
-def test_a_viewer_cannot_save_a_draft_and_is_told_why(app_env):
+def test_a_viewer_cannot_save_a_draft_and_is_told_why():
     at = drafts_page("viewer")
     start_from(at, ["orders"])
     assert at.metric[0].value == "12"
@@ -74,7 +68,7 @@ def test_a_viewer_cannot_save_a_draft_and_is_told_why(app_env):
     assert [(p.name, p.author) for p in Store().plans.list()] == [("by the approver", "approver")]
 
 
-def test_unknown_topics_partitions_and_brokers_are_said_at_once(app_env):
+def test_unknown_topics_partitions_and_brokers_are_said_at_once():
     at = drafts_page(None)
     assert any("Not autosaved: sign in" in c.value for c in at.caption)
     at.segmented_control(key="drafts.source").set_value("JSON").run()
@@ -101,7 +95,7 @@ def test_unknown_topics_partitions_and_brokers_are_said_at_once(app_env):
     assert "orders-0" not in warning
 
 
-def test_a_signed_in_users_draft_is_autosaved_and_comes_back(app_env):
+def test_a_signed_in_users_draft_is_autosaved_and_comes_back():
     at = drafts_page("operator")
     assert any("Autosaved as you edit" in c.value for c in at.caption)
     start_from(at, ["orders"])
@@ -138,7 +132,7 @@ def test_a_signed_in_users_draft_is_autosaved_and_comes_back(app_env):
     assert drafts_page("operator").session_state["drafts.plan"] is None
 
 
-def test_a_draft_started_before_signing_in_is_kept_and_autosaved(app_env):
+def test_a_draft_started_before_signing_in_is_kept_and_autosaved():
     at = drafts_page(None)
     start_from(at, ["orders"])
     sign_in(at, "operator")

@@ -13,7 +13,6 @@ from playwright.sync_api import Page, expect, sync_playwright
 
 from console.access.auth import SANDBOX_USERS, write_users
 from console.plans.plan import Plan, PlanEntry
-from console.runs.gateway import LiveGateway
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.e2e.browser import CHROMIUM_ARGS, sign_in
@@ -133,7 +132,7 @@ def test_cancel_the_run_from_the_runs_page_keeps_the_click_too(sandbox, app_url,
     with ClusterReader(settings_for(sandbox)) as reader:
         run_id = first_wave_sent(
             store,
-            LiveGateway(reader),
+            reader.gateway(),
             reader.snapshot(),
             Plan.of([PlanEntry(topic, p, (2,)) for p in range(3)]),
             "to cancel",

@@ -99,7 +99,6 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
 
     from console.moves.waves import WaveLimits
     from console.runs.executor import Executor
-    from console.runs.gateway import LiveGateway
     from console.services import runs as run_service
 
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
@@ -107,7 +106,7 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
     make_topic(bs, "e2e-resume", 2, 1, 30, assignment=[[0], [1]])
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
-        gone = Executor(store, LiveGateway(reader), "ann")
+        gone = Executor(store, reader.gateway(), "ann")
         run_id = run_service.start_run(
             gone.store,
             gone.cluster,

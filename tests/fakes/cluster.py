@@ -5,7 +5,8 @@ What it simulates:
 * a controller's reassignment algebra (KIP-455): a target sets R = target ∪ original (target
   first), AR = target − original, RR = original − target; a reassignment completes once every
   target replica is in the ISR (R becomes the target, AR/RR empty, a leader outside the target
-  moves to the first in-sync target replica); a cancel (target None) puts R back to R − AR;
+  moves to the first in-sync target replica); a cancel (target None) puts R back to R − AR, at
+  once or, with ``cancel_lag_s``, that long after the controller accepted it;
 * per-partition errors: ``UNKNOWN_TOPIC_OR_PARTITION``, ``NO_REASSIGNMENT_IN_PROGRESS``,
   ``INVALID_REPLICA_ASSIGNMENT`` (adding on a broker that is not live, empty or duplicate targets),
   and any code asked for with :meth:`FakeCluster.reject` (for elections,
@@ -137,6 +138,11 @@ class FakeCluster:
         self.election_rejections: dict[TopicPartition, str] = {}
         self.calls: list[Call] = []
         self._faults: list[_Fault] = []
+        self.cancel_lag_s = 0.0
+        """How long (fake clock) a cancelled partition stays in the in-flight list after the controller
+        accepted the cancel (0: it leaves at once); meanwhile it is listed as it was and copies nothing."""
+        self.cancelling: dict[TopicPartition, float] = {}
+        """Partitions whose accepted cancel takes effect at the given time."""
 
     @classmethod
     def of(
@@ -323,10 +329,18 @@ class FakeCluster:
     def advance(self, seconds: float) -> None:
         """Let ``seconds`` pass: adding replicas copy, join the ISR, reassignments complete."""
         self.clock += seconds
+        lag, self.cancel_lag_s = self.cancel_lag_s, 0.0
+        for key, due in list(self.cancelling.items()):
+            if due <= self.clock:
+                del self.cancelling[key]
+                self._alter(key, None)  # the cancel takes effect now
+        self.cancel_lag_s = lag
         throttled = Counter(
             b for k, p in self.parts.items() for b in p.adding if b not in p.isr and self._throttled(k, b)
         )
         for key, p in self.parts.items():
+            if key in self.cancelling:
+                continue  # being cancelled: nothing copies
             for b in p.adding:
                 if b in p.isr:
                     continue
@@ -374,6 +388,14 @@ class FakeCluster:
             if p.leader is None and b in p.isr:
                 p.leader = b
 
+    def create_topic(self, name: str, assignment: Sequence[Sequence[int]], size: int = 1_000) -> None:
+        """A new topic: partition i on ``assignment[i]`` (the first live one leads), each live replica in sync."""
+        for i, r in enumerate(assignment):
+            replicas = [BrokerId(b) for b in r]
+            isr = [b for b in replicas if b in self.live]
+            self.parts[(name, i)] = _Part(replicas, isr, isr[0] if isr else None, size)
+        self.parts = dict(sorted(self.parts.items()))
+
     def delete_topic(self, name: str) -> None:
         self.parts = {k: p for k, p in self.parts.items() if k[0] != name}
         self.topic_configs.pop(name, None)
@@ -392,6 +414,9 @@ class FakeCluster:
         if target is None:
             if not (p.adding or p.removing):
                 return Outcome(*key, False, "NO_REASSIGNMENT_IN_PROGRESS", "No reassignment in progress.")
+            if self.cancel_lag_s > 0:
+                self.cancelling.setdefault(key, self.clock + self.cancel_lag_s)
+                return Outcome(*key, True)
             target = original
         elif not target or len(set(target)) != len(target):
             return Outcome(*key, False, "INVALID_REPLICA_ASSIGNMENT", "Empty or duplicate replicas.")
@@ -399,6 +424,7 @@ class FakeCluster:
             return Outcome(
                 *key, False, "INVALID_REPLICA_ASSIGNMENT", f"Replica assignment has brokers that are not alive: {dead}."
             )
+        self.cancelling.pop(key, None)
         target = tuple(target)
         p.adding = tuple(b for b in target if b not in original)
         p.removing = tuple(b for b in original if b not in target)

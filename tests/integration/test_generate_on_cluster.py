@@ -18,7 +18,6 @@ from console import cli
 from console.core.model import ClusterState
 from console.plans.plan import parse_plan
 from console.plans.validate import errors, validate
-from console.runs.gateway import LiveGateway
 from console.sandbox.cluster import Sandbox
 from console.state.reader import ClusterReader
 from tests.integration.helpers import make_topic
@@ -61,7 +60,7 @@ def carry_out(six: Sandbox, reader: ClusterReader, plan_text: str, tmp: Path) ->
     wait_for(lambda: not reader.snapshot().in_flight, timeout=120, what="the reassignments to complete")
     done = official(six, "--verify", "--reassignment-json-file", str(path))  # also removes the throttles it set
     assert done.returncode == 0, done.stdout + done.stderr
-    LiveGateway(reader).elect_leaders([e.key for e in plan.entries])
+    reader.gateway().elect_leaders([e.key for e in plan.entries])
     return wait_for(lambda: settled(reader, plan_text), timeout=60, what="preferred leaders to lead")
 
 
@@ -144,7 +143,7 @@ def test_a_saved_snapshot_gives_the_same_plan_as_the_live_cluster(six, reader, t
     assert cli.main(["state", "--bootstrap-server", six.bootstrap_servers, "--zookeeper", six.zookeeper, "--json"]) == 0
     saved = tmp_path / "state.json"
     saved.write_text(capsys.readouterr().out)
-    from console.state.snapshot_file import read_state
+    from console.state.document import read_state
 
     live = reader.snapshot()
     offline = read_state(saved)

@@ -73,7 +73,7 @@ def test_the_notebook_runs_against_the_sandbox(demo_sandbox, tmp_path, monkeypat
 def test_the_plan_notebook_reviews_offline_while_the_largest_topic_is_in_flight(demo_sandbox, tmp_path, monkeypatch):
     """Found by running it on `make demo`: with every partition of the largest topic being
     reassigned, the example plan came out empty and parse_plan refused it."""
-    from console.present.text import state_json
+    from console.state.document import state_json
 
     with connect(demo_sandbox.bootstrap_servers) as cluster:
         state = cluster.snapshot()

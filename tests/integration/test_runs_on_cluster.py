@@ -14,7 +14,6 @@ from console.core.states import RunState, WaveState
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
-from console.runs.gateway import LiveGateway
 from console.services import runs as run_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
@@ -96,7 +95,7 @@ def test_second_run_on_the_same_partitions_is_refused(sandbox, tmp_path, monkeyp
     plan = Plan.of([PlanEntry("r-clash", 0, (1, 2))])
     with ClusterReader(settings_for(sandbox)) as reader:
         run_id = run_service.start_run(
-            Store(), LiveGateway(reader), Identity.cli("ann"), reader.snapshot(), plan, "first", users=None
+            Store(), reader.gateway(), Identity.cli("ann"), reader.snapshot(), plan, "first", users=None
         )
     path = tmp_path / "p.json"
     path.write_text(plan.to_json())
@@ -113,7 +112,7 @@ def test_a_resumed_run_never_sends_a_wave_twice(sandbox, tmp_path, monkeypatch):
     with ClusterReader(settings_for(sandbox)) as reader:
         run_id = run_service.start_run(
             Store(),
-            LiveGateway(reader),
+            reader.gateway(),
             Identity.cli("ann"),
             reader.snapshot(),
             plan,
@@ -126,7 +125,7 @@ def test_a_resumed_run_never_sends_a_wave_twice(sandbox, tmp_path, monkeypatch):
     store.runs.set_wave(run_id, 1, WaveState.SUBMITTING)
     reassign(bs, {("r-resume", 0): [0, 2]})
     with ClusterReader(settings_for(sandbox)) as reader:  # a new worker
-        run = Executor(store, LiveGateway(reader), "ann").drive(run_id, every=0.5, timeout=120)
+        run = Executor(store, reader.gateway(), "ann").drive(run_id, every=0.5, timeout=120)
         assert run.state == "completed"
         assert reader.snapshot().partition("r-resume", 1).replicas == (1, 2)
     sent = [json.loads(a.request) for a in store.audit.entries(action="submit-wave") if a.outcome == "sending"]
@@ -142,7 +141,7 @@ def test_cancel_of_a_run_reverts_it_and_takes_its_throttles_off(sandbox, tmp_pat
     try:
         with ClusterReader(settings_for(sandbox)) as reader:
             before = reader.snapshot().throttles
-            executor = Executor(Store(), LiveGateway(reader), "ann")
+            executor = Executor(Store(), reader.gateway(), "ann")
             run_id = run_service.start_run(
                 executor.store,
                 executor.cluster,
@@ -198,7 +197,7 @@ def test_standalone_executor_killed_mid_run_resumes_without_sending_a_wave_twice
         with ClusterReader(settings_for(sandbox)) as reader:
             run_id = run_service.start_run(
                 Store(),
-                LiveGateway(reader),
+                reader.gateway(),
                 Identity.cli("ann"),
                 reader.snapshot(),
                 plan,
@@ -319,7 +318,7 @@ def test_cancel_keeps_completed_partitions_and_the_rollback_restores_them(sandbo
     plan = Plan.of([PlanEntry("r-back", 0, (2,)), PlanEntry("r-back", 1, (2,))])
     try:
         with ClusterReader(settings_for(sandbox)) as reader:
-            executor = Executor(Store(), LiveGateway(reader), "ann")
+            executor = Executor(Store(), reader.gateway(), "ann")
             run_id = run_service.start_run(
                 executor.store,
                 executor.cluster,

@@ -11,7 +11,6 @@ from console.core.states import RunState
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
-from console.runs.gateway import LiveGateway
 from console.services import runs as run_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
@@ -31,7 +30,7 @@ def _first_wave_sent(
     **start: object,
 ) -> tuple[Executor, int]:
     """A run moving partition 0 of ``topic`` to broker ``to``, and its executor once the first wave is sent."""
-    gateway = LiveGateway(reader)
+    gateway = reader.gateway()
     run_id = run_service.start_run(
         store,
         gateway,

@@ -15,7 +15,6 @@ from console.access.auth import Identity
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
-from console.runs.gateway import LiveGateway
 from console.services import runs as run_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
@@ -44,7 +43,7 @@ def test_controller_killed_mid_run_listing_and_cancel_keep_working(write_sandbox
         make_topic(bs, "w-ctl", 2, 1, 150, assignment=[[a], [a]])
         make_topic(bs, "w-other", 1, 1, 150, assignment=[[a]])
         throttle_topic_all(bs, "w-other")
-        executor = Executor(Store(), LiveGateway(reader), "ann")
+        executor = Executor(Store(), reader.gateway(), "ann")
         run_id = run_service.start_run(
             executor.store,
             executor.cluster,
@@ -156,7 +155,7 @@ def test_no_acknowledged_message_is_lost_while_a_run_moves_and_a_broker_bounces(
                 for p in state.partitions
                 if p.topic == "w-durable"
             )
-            executor = Executor(Store(), LiveGateway(reader), "ann")
+            executor = Executor(Store(), reader.gateway(), "ann")
             run_id = run_service.start_run(
                 executor.store,
                 executor.cluster,

@@ -3,34 +3,23 @@ Kafka cluster, no browser (a test asking for the ``sandbox`` fixture here is ref
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from console.access.auth import APPROVER, OPERATOR, VIEWER, Identity
-from console.core.model import BrokerId, ClusterState
+from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry
+from console.runs import executor as executor_module
+from console.services import cancel as cancel_service
 from console.services import plans as plan_service
 from console.services import runs as run_service
 from console.storage.store import Store
 from tests.fakes.cluster import FakeCluster
-
-
-@dataclass(frozen=True)
-class ServiceWorld:
-    """A store and a fake cluster with something for every service to act on: a saved plan by
-    carol (not approved) and an active run of another plan, started by carol; the fake's call log
-    is empty."""
-
-    store: Store
-    fake: FakeCluster
-    state: ClusterState
-    """The cluster as the caller read it (read before the call log was emptied)."""
-    plan_id: int
-    plan: Plan
-    run_id: int
+from tests.unit.world import ServiceWorld
 
 
 @pytest.fixture
@@ -69,3 +58,16 @@ def store(tmp_path: Path) -> Iterator[Store]:
     s = Store(tmp_path / "c.db")
     yield s
     s.close()
+
+
+@pytest.fixture
+def no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """No real sleep anywhere in the executor or the services (settle/poll/cancel waits); the
+    seconds they would have slept, in order. A module uses it for every test with
+    ``pytestmark = pytest.mark.usefixtures("no_sleep")``."""
+    slept: list[float] = []
+    shim = SimpleNamespace(sleep=slept.append, monotonic=time.monotonic, perf_counter=time.perf_counter, time=time.time)
+    monkeypatch.setattr(executor_module, "time", shim)
+    monkeypatch.setattr(run_service, "time", shim)
+    monkeypatch.setattr(cancel_service, "time", shim)
+    return slept

@@ -18,8 +18,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCE_DIRS = ("console", "components", "views")
 ENTRY_SCRIPTS = ("app.py",)
 CORE = "console"
-# Modules of console/ outside any subpackage: the top layer, allowed to import anything.
-TOP_LAYER = frozenset({"console", "console.cli", "console.cli_goals", "console.cli_pipeline", "console.__main__"})
+# The top layer, allowed to import anything: the modules of console/ outside any subpackage, and the
+# command line (console/cli/).
+TOP_LAYER = frozenset({"console", "console.__main__"})
+TOP_PACKAGES = ("console.cli",)
 
 Graph = dict[str, set[str]]
 
@@ -150,7 +152,7 @@ def strongly_connected(graph: Mapping[str, Set[str]]) -> list[list[str]]:
 def console_layer(module: str) -> str | None:
     """The layer of a module: its subpackage of console/ (`core`, `plans`, ...), `console` for the
     top layer, None outside console/."""
-    if module in TOP_LAYER:
+    if module in TOP_LAYER or any(module == p or module.startswith(p + ".") for p in TOP_PACKAGES):
         return CORE
     head, _, rest = module.partition(".")
     return rest.split(".")[0] if head == CORE and rest else None

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -34,7 +32,6 @@ from console.plans.plan import Plan, PlanEntry
 from console.present import history
 from console.runs import executor as executor_module
 from console.runs.executor import Executor, Step
-from console.services import cancel as cancel_service
 from console.services import runs as run_service
 from console.storage.audit import AuditEntry
 from console.storage.runs import ELECTION_WAVE
@@ -48,14 +45,7 @@ REORDER = [("t", 0, (1, 0)), ("t", 1, (2, 1)), ("u", 0, (0, 2))]
 READS = ("snapshot", "describe_configs", "list_reassignments")
 
 
-@pytest.fixture(autouse=True)
-def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
-    shim = SimpleNamespace(
-        sleep=lambda s: None, monotonic=time.monotonic, perf_counter=time.perf_counter, time=time.time
-    )
-    monkeypatch.setattr(executor_module, "time", shim)
-    monkeypatch.setattr(run_service, "time", shim)
-    monkeypatch.setattr(cancel_service, "time", shim)
+pytestmark = pytest.mark.usefixtures("no_sleep")  # no real sleep in the executor or the services
 
 
 def cluster(brokers: int = 3, **topics: list[tuple[int, ...]]) -> FakeCluster:

@@ -9,10 +9,8 @@ end per run) and the fake cluster (what was sent, how often, and the configs lef
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -50,15 +48,7 @@ ENDS = {"run-completed", "run-cancelled", "run-failed", "run-stopped", "run-aban
 
 
 # -- the world ---------------------------------------------------------------------------------------
-@pytest.fixture(autouse=True)
-def no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """No real sleep anywhere in the executor or the services (settle/poll/cancel waits)."""
-    slept: list[float] = []
-    shim = SimpleNamespace(sleep=slept.append, monotonic=time.monotonic, perf_counter=time.perf_counter, time=time.time)
-    monkeypatch.setattr(executor_module, "time", shim)
-    monkeypatch.setattr(run_service, "time", shim)
-    monkeypatch.setattr(cancel_service, "time", shim)
-    return slept
+pytestmark = pytest.mark.usefixtures("no_sleep")  # no real sleep in the executor or the services
 
 
 def cluster(copy_rate: int = 10 * RATE, **kw: bool) -> FakeCluster:

@@ -1,7 +1,8 @@
 from console.core.format import page, table_text
 from console.core.model import PartitionHealth, ReplicaLog
 from console.present import live
-from console.present.text import list_json, list_text, state_json, state_text
+from console.present.text import list_json, list_text, state_text
+from console.state.document import state_json
 from console.state.merge import merge
 from tests.unit.builders import api
 

@@ -12,8 +12,7 @@ from console.core.errors import ConfigError, GoalImpossible
 from console.core.model import BrokerId, ClusterState
 from console.plans.generate import Generated, GenerateOptions, Goal, Metric, _rack_aware, _rack_unaware, generate
 from console.plans.validate import errors, validate
-from console.present.text import state_json
-from console.state.snapshot_file import load_state
+from console.state.document import load_state, state_json
 from tests.unit.strategies import Shape, cluster, shapes
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from console import cli
 from console.plans.plan import parse_plan
-from console.present.text import state_json
+from console.state.document import state_json
 from tests.unit.strategies import Shape, cluster
 
 

@@ -211,7 +211,8 @@ def test_the_cli_runs_the_job_and_says_which_clusters_could_not_be_planned(fleet
 def test_a_python_worker_that_fails_is_named_with_what_to_install() -> None:
     from pyspark.errors import PythonException
 
-    from console.pipeline.spark import SparkJobFailed, job_failed
+    from console.core.errors import SparkJobFailed
+    from console.pipeline.spark import job_failed
 
     said = job_failed(
         "Planning",

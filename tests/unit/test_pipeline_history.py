@@ -113,8 +113,8 @@ def test_a_failed_job_leaves_the_previous_tables(
     history: Any, snapshots: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     result, _ = history
+    from console.core.errors import SparkJobFailed
     from console.pipeline import history as H
-    from console.pipeline.spark import SparkJobFailed
 
     before = sorted(p.name for p in result.out.iterdir())
 

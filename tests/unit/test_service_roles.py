@@ -20,7 +20,7 @@ from console.services import plans as plan_service
 from console.services import runs as run_service
 from console.services.guard import REFUSED, require
 from console.storage.store import Store
-from tests.unit.conftest import ServiceWorld
+from tests.unit.world import ServiceWorld
 
 
 @dataclass(frozen=True)

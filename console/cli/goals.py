@@ -4,20 +4,13 @@ of the history): parsing them into :class:`~console.plans.generate.GenerateOptio
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from console.cli.files import read_file
 from console.core.errors import ConfigError, ConsoleError
 
 if TYPE_CHECKING:
     from console.plans.generate import GenerateOptions
-
-
-def read_file(path: str, option: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as e:
-        raise ConfigError(f"Cannot read {path}: {e.strerror or e}.", f"Check the path given to {option}.") from None
 
 
 def ids_arg(text: str | None, option: str) -> tuple[int, ...]:

@@ -8,11 +8,12 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
 from datetime import UTC
 from typing import TYPE_CHECKING
 
-from console.cli_goals import add_goal_args
+from console.cli.cluster import connect, connection_args
+from console.cli.exits import Exit
+from console.cli.goals import add_goal_args
 from console.core.format import human_bytes, human_duration, timestamp
 from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
 from console.core.paths import history_dir
@@ -22,12 +23,9 @@ if TYPE_CHECKING:
     from console.pipeline.collect import Written
     from console.pipeline.jobs import JobResult
     from console.pipeline.spark import SparkSettings
-    from console.state.reader import ClusterReader
-
-ConnectionArgs = Callable[[argparse.ArgumentParser], None]
 
 
-def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser], connection_args: ConnectionArgs) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     co = sub.add_parser(
         "collect",
         help="append snapshots of a cluster to the history (Parquet), every --every seconds",
@@ -36,6 +34,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser], conne
         "passed or Ctrl-C. The pipeline's jobs read DIR.",
     )
     connection_args(co)
+    co.set_defaults(handler=run_collect)
     co.add_argument(
         "--out",
         default=str(history_dir() / "snapshots"),
@@ -55,6 +54,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser], conne
         "with --master, a Spark Connect server with --remote. Exit 2 when the input "
         "cannot be used or Spark does not answer; nothing is written half-way.",
     )
+    pl.set_defaults(handler=run_pipeline)
     jobs = pl.add_subparsers(dest="job", required=True)
     hi = jobs.add_parser("history", help="moves, copy rates, broker load and incidents from the snapshots")
     _spark_args(hi)
@@ -218,7 +218,7 @@ def run_pipeline(args: argparse.Namespace) -> int:
 
     bar = _Bar()
     if args.job == "generate":
-        from console.cli_goals import goal_options
+        from console.cli.goals import goal_options
         from console.moves.waves import WaveLimits
 
         result = generate_job(
@@ -256,7 +256,7 @@ def run_pipeline(args: argparse.Namespace) -> int:
         )
     bar.end()
     _summary(result)
-    return 1 if result.failed else 0
+    return Exit.FAILED if result.failed else Exit.OK
 
 
 def _summary(result: JobResult) -> None:
@@ -267,7 +267,7 @@ def _summary(result: JobResult) -> None:
         print(line, file=sys.stderr)
 
 
-def run_collect(args: argparse.Namespace, connect: Callable[[argparse.Namespace], ClusterReader]) -> int:
+def run_collect(args: argparse.Namespace) -> int:
     from console.pipeline.collect import SnapshotWriter, Written, collect
 
     writer = SnapshotWriter(args.out)
@@ -322,5 +322,5 @@ def run_collect(args: argparse.Namespace, connect: Callable[[argparse.Namespace]
             "--command-config) with: python -m console state --bootstrap-server HOST:PORT",
             file=sys.stderr,
         )
-        return 1
-    return 0
+        return Exit.FAILED
+    return Exit.OK

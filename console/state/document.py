@@ -1,10 +1,13 @@
-"""A snapshot saved with ``python -m console state --json``, read back (``--state-file``): plan
-offline, on a laptop, against the cluster exactly as it was.
+"""The snapshot document: a :class:`~console.core.model.ClusterState` as JSON, written and read back
+here only.
 
-The file is what :func:`console.present.text.state_json` writes; reading it gives back the same
-:class:`~console.core.model.ClusterState` (brokers, partitions with R, I, AR, RR and every replica's
-log, throttles, min ISR, findings, what each source answered). Derived fields in the file
-(``live``, ``health``, ``progress``...) are ignored. A file that is not such a snapshot raises
+It is what ``python -m console state --json`` prints (:func:`state_json`), what ``--state-file``
+reads back to plan offline, on a laptop, against the cluster exactly as it was (:func:`read_state`),
+and, without its partitions, the header the pipeline stores beside a snapshot's replica rows
+(:func:`state_header`, :func:`state_from_doc`). Reading gives back the same ``ClusterState``
+(brokers, partitions with R, I, AR, RR and every replica's log, throttles, min ISR, findings, what
+each source answered); derived fields in the document (``live``, ``health``, ``progress``...) are
+written for readers and ignored when read. A file that is not such a snapshot raises
 :class:`~console.core.errors.ConfigError` naming what is wrong.
 """
 
@@ -16,7 +19,6 @@ from typing import Any
 
 from console.core.errors import ConfigError
 from console.core.model import (
-    SNAPSHOT_FORMAT,
     Broker,
     BrokerId,
     ClusterState,
@@ -31,9 +33,96 @@ from console.core.model import (
     Throttles,
 )
 
+SNAPSHOT_FORMAT = 1
+"""Version of the snapshot document: fields may be added, none removed or renamed."""
 _HINT = "Save a snapshot with: python -m console state --bootstrap-server HOST:PORT --json > FILE"
 
 
+# -- writing -------------------------------------------------------------------------------------------------
+def state_json(state: ClusterState) -> dict[str, Any]:
+    """The whole snapshot (what ``state --json`` prints and ``--state-file`` reads back)."""
+    doc = state_header(state)
+    doc["counts"] = {
+        "partitions": len(state.partitions),
+        "reassigning": len(state.in_flight),
+        "under_replicated": len(state.under_replicated),
+    }
+    doc["partitions"] = [partition_dict(p, state.logs_known) for p in state.partitions]
+    return doc
+
+
+def state_header(state: ClusterState) -> dict[str, Any]:
+    """Everything of the snapshot but its partitions: what the pipeline keeps beside the replica rows."""
+    return {
+        "format": SNAPSHOT_FORMAT,
+        "taken_at": state.taken_at,
+        "name": state.name,
+        "cluster_id": state.cluster_id,
+        "controller": state.controller,
+        "fingerprint": state.fingerprint(),
+        "status": state.status.to_dict(),
+        "brokers": [
+            {
+                "id": b.id,
+                "host": b.host,
+                "port": b.port,
+                "rack": b.rack,
+                "live": b.live,
+                "registered": b.registered,
+                "fenced": b.fenced,
+                "eligible": b.eligible,
+                "is_controller": b.is_controller,
+                "in_api": b.in_api,
+                "in_zookeeper": b.in_zookeeper,
+                "log_dirs": [
+                    {"path": d.path, "error": d.error, "total_bytes": d.total_bytes, "usable_bytes": d.usable_bytes}
+                    for d in b.log_dirs
+                ],
+            }
+            for b in state.brokers
+        ],
+        "throttles": {"brokers": state.throttles.broker_map(), "topics": state.throttles.topic_map()},
+        "min_insync": dict(state.min_insync),
+        "findings": [f.to_dict() for f in state.findings],
+    }
+
+
+def partition_dict(p: Partition, logs_known: bool) -> dict[str, Any]:
+    """One partition of the document: what is read back, and what is derived from it for readers."""
+    return {
+        "topic": p.topic,
+        "partition": p.partition,
+        "replicas": list(p.replicas),
+        "isr": list(p.isr),
+        "leader": p.leader,
+        "adding_replicas": list(p.adding),
+        "removing_replicas": list(p.removing),
+        "original": list(p.original),
+        "target": list(p.target),
+        "reassigning": p.reassigning,
+        "complete": p.complete,
+        "under_replicated": p.under_replicated,
+        "health": p.health.value,
+        "source": p.source.value if p.source else None,
+        "replica_bytes": {str(log.broker): log.size for log in p.logs if not log.is_future},
+        "logs": [
+            {"broker": log.broker, "log_dir": log.log_dir, "size": log.size, "is_future": log.is_future}
+            for log in p.logs
+        ],
+        "progress": [
+            {
+                "broker": r.broker,
+                "copied_bytes": r.copied_bytes,
+                "leader_bytes": r.leader_bytes,
+                "in_isr": r.in_isr,
+                "fraction": r.fraction,
+            }
+            for r in p.progress(logs_known)
+        ],
+    }
+
+
+# -- reading -------------------------------------------------------------------------------------------------
 def read_state(path: str | Path) -> ClusterState:
     """The snapshot saved in ``path``."""
     try:

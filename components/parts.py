@@ -1,0 +1,95 @@
+"""The app's parts for one cluster, built in one place: the reader the pages share, the gateway
+the write path talks to, the server's worker, the copy tracker and the history collector.
+
+``components/deps.py`` keeps one :class:`Parts` per cluster (and data dir) and hands it to the
+pages. What builds it is a :data:`PartsFactory`: :func:`live_parts` for a real cluster; tests
+hand ``deps.use_parts`` one over the in-memory fake cluster (``tests/fakes/app.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from console.access.settings import ConnectionSettings
+from console.core.model import ClusterState
+from console.moves.progress import CopyTracker
+from console.runs.gateway import ClusterGateway
+from console.storage.store import Store
+
+if TYPE_CHECKING:
+    from console.pipeline.collect import BackgroundCollector
+    from console.runs.worker import Worker
+
+
+class Reader(Protocol):
+    """What the pages read a cluster with (``console.state.reader.ClusterReader`` is the real one)."""
+
+    def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
+        """A snapshot at most ``max_age_s`` old, shared by the sessions watching the cluster."""
+
+    @property
+    def zookeeper_generation(self) -> int:
+        """Goes up each time a ZooKeeper watch fires (the pages rerun on a change)."""
+
+
+@dataclass(frozen=True)
+class Collecting:
+    """Where and how often the server appends snapshots to the history (``CONSOLE_COLLECT_EVERY``)."""
+
+    snapshots: Path
+    every_s: float
+
+
+@dataclass(frozen=True)
+class Parts:
+    """Everything the app keeps for one cluster, shared by every session watching it."""
+
+    settings: ConnectionSettings
+    reader: Reader
+    gateway: ClusterGateway
+    store: Store
+    worker: Worker
+    """Drives the cluster's unfinished runs (started when built; a standalone executor may run as well)."""
+    copy_tracker: CopyTracker
+    """Copy rates observed across refreshes (the sessions share the reader's snapshots, so each
+    snapshot is counted once)."""
+    collector: BackgroundCollector | None
+    """Appends snapshots to the history; None when the server does not collect."""
+
+    def stop(self) -> None:
+        """Stop the worker and the collector (the reader's connections close with the process)."""
+        self.worker.stop()
+        if self.collector is not None:
+            self.collector.stop()
+
+
+PartsFactory = Callable[[ConnectionSettings, Store, Collecting | None], Parts]
+"""Builds a cluster's parts over the console's store, collecting when asked."""
+
+
+def assemble(
+    settings: ConnectionSettings, reader: Reader, gateway: ClusterGateway, store: Store, collecting: Collecting | None
+) -> Parts:
+    """The parts over a reader and a gateway: the worker and the collector started."""
+    import getpass
+
+    from console.runs.worker import Worker
+
+    collector = None
+    if collecting is not None:
+        from console.pipeline.collect import BackgroundCollector
+
+        collector = BackgroundCollector(reader, collecting.snapshots, collecting.every_s).start()
+    worker = Worker(store, gateway, f"console-server ({getpass.getuser()})").start()
+    return Parts(settings, reader, gateway, store, worker, CopyTracker(), collector)
+
+
+def live_parts(settings: ConnectionSettings, store: Store, collecting: Collecting | None) -> Parts:
+    """A real cluster: one long-lived, thread-safe reader, and the gateway over it."""
+    from console.state.reader import ClusterReader
+
+    reader = ClusterReader(settings)
+    return assemble(settings, reader, reader.gateway(), store, collecting)

@@ -1,0 +1,74 @@
+"""The write path's gateway to a real cluster, made of the adapters themselves.
+
+:class:`LiveGateway` implements :class:`console.runs.gateway.ClusterGateway` (structurally: the
+adapters do not import the write path): requests through the Kafka admin adapter
+(:class:`console.adapters.kafka.KafkaGateway`), the legacy znode through the ZooKeeper adapter
+(:class:`console.adapters.zookeeper.ZkReader`), and snapshots from a source it is given (the
+cluster's :class:`console.state.reader.ClusterReader`, whose ``gateway()`` builds one over the
+same connections).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping
+
+from console.adapters.kafka import KafkaGateway
+from console.adapters.records import Configs
+from console.adapters.zookeeper import ZkReader
+from console.core.errors import ConfigError
+from console.core.model import BrokerId, ClusterState, Outcome, TopicPartition
+
+
+class LiveGateway:
+    """A real cluster: its Kafka admin adapter, its ZooKeeper adapter (None without ZooKeeper), and
+    where its snapshots come from (``snapshot(max_age_s)``)."""
+
+    def __init__(
+        self,
+        name: str,
+        kafka: KafkaGateway,
+        zookeeper: ZkReader | None,
+        snapshot: Callable[[float], ClusterState],
+    ) -> None:
+        self._name = name
+        self.kafka = kafka
+        self.zookeeper = zookeeper
+        self._snapshot = snapshot
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def has_zookeeper(self) -> bool:
+        return self.zookeeper is not None
+
+    def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
+        return self._snapshot(max_age_s)
+
+    def list_reassignments(self) -> Collection[TopicPartition]:
+        return self.kafka.list_reassignments().keys()
+
+    def alter_reassignments(
+        self, targets: Mapping[TopicPartition, tuple[BrokerId, ...] | None]
+    ) -> dict[TopicPartition, Outcome]:
+        return self.kafka.alter_reassignments(targets)
+
+    def elect_leaders(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, Outcome]:
+        return self.kafka.elect_leaders(keys)
+
+    def alter_configs(
+        self, brokers: Mapping[BrokerId, Mapping[str, str | None]], topics: Mapping[str, Mapping[str, str | None]]
+    ) -> None:
+        self.kafka.alter_configs(brokers, topics)
+
+    def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
+        return self.kafka.describe_configs(brokers, topics)
+
+    def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
+        if self.zookeeper is None:
+            raise ConfigError(
+                "The ZooKeeper path needs the cluster's ZooKeeper connect string.",
+                "Give --zookeeper (or configure it for the cluster).",
+            )
+        self.zookeeper.create_reassignment(dict(targets))

@@ -1,0 +1,32 @@
+"""The command line's exit codes, in one place (their values are part of the interface).
+
+* ``OK`` (0): done as asked (also: nothing to do, the goal is met already).
+* ``FAILED`` (1): the cluster could not give what was asked; (validate) the plan has errors;
+  (cancel, submit) the console refused, or was not confirmed, and sent nothing; (rebase) nothing is
+  left to do; (generate) the goal cannot be reached; (pipeline) a job failed on some clusters.
+* ``UNUSABLE`` (2): bad usage, settings, or an input that cannot be used (a plan file, a snapshot
+  directory, a path that cannot be written, a Spark that does not answer).
+* ``PARTLY`` (3): (cancel, submit) the controller accepted only part of the request.
+* ``INTERRUPTED`` (130): stopped with Ctrl-C.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from console.core.errors import ConfigError, ConsoleError, DiskError
+
+
+class Exit(IntEnum):
+    OK = 0
+    FAILED = 1
+    UNUSABLE = 2
+    PARTLY = 3
+    INTERRUPTED = 130
+
+
+def exit_for(error: ConsoleError) -> Exit:
+    """The exit code of a command that stopped on ``error``."""
+    if isinstance(error, (ConfigError, DiskError)):  # input that cannot be used: a path that cannot be written too
+        return Exit.UNUSABLE
+    return Exit.FAILED

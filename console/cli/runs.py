@@ -1,0 +1,486 @@
+"""``submit``, ``cancel``, ``throttle``, ``executor`` and ``runs``: the commands that change a
+cluster, each after a review and a confirmation (``--yes`` skips it), and the runs they record."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from console.cli import confirm
+from console.cli.cluster import calibration, connect, connection_args
+from console.cli.exits import Exit
+from console.cli.files import read_file
+from console.cli.output import print_findings
+from console.core.errors import ConfigError
+from console.core.format import human_rate, plural
+from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
+from console.core.model import SourceStatus
+
+if TYPE_CHECKING:
+    from console.storage.store import Store
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cc = sub.add_parser("cancel", help="cancel reassignments in flight (KIP-455: back to the original replicas)")
+    connection_args(cc)
+    scope = cc.add_mutually_exclusive_group(required=True)
+    scope.add_argument(
+        "--all", action="store_true", help="every reassignment in flight in the cluster, whoever started it"
+    )
+    scope.add_argument("--topic", help="the reassignments of this topic")
+    scope.add_argument("--run", type=int, help="the partitions in flight of this console's run")
+    cc.add_argument("--partition", type=int, action="append", default=[], help="only these partitions (with --topic)")
+    cc.add_argument(
+        "--include-others",
+        action="store_true",
+        help="also cancel reassignments this console did not start (implied by --all)",
+    )
+    cc.add_argument(
+        "--force-at-risk",
+        action="store_true",
+        help="cancel even partitions whose original replicas are all out of sync (may leave them leaderless)",
+    )
+    cc.add_argument(
+        "--wait",
+        type=float,
+        default=60.0,
+        help="seconds to wait for the partitions to leave the in-flight list (default 60; 0: do not wait)",
+    )
+    cc.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    cc.add_argument("--json", action="store_true")
+    cc.set_defaults(handler=cancel)
+
+    sm = sub.add_parser("submit", help="carry out a reassignment JSON file: reviewed, throttled, in waves")
+    connection_args(sm)
+    sm.add_argument("--reassignment-json-file", required=True, help="the plan, in the official format")
+    sm.add_argument("--throttle", type=int, help="replication throttle in bytes/s while the run moves data")
+    sm.add_argument(
+        "--max-moves-per-broker",
+        type=int,
+        default=MOVES_PER_BROKER,
+        help=f"adding replicas per broker per wave (default {MOVES_PER_BROKER})",
+    )
+    sm.add_argument(
+        "--max-partitions-per-request",
+        type=int,
+        default=PARTITIONS_PER_WAVE,
+        help=f"partitions per wave (default {PARTITIONS_PER_WAVE})",
+    )
+    sm.add_argument("--max-bytes-per-wave", type=int, help="bytes to copy per wave (default: no limit)")
+    sm.add_argument("--name", help="a name for the run (default: the file name)")
+    sm.add_argument("--detach", action="store_true", help="record the run and leave it to a running executor")
+    sm.add_argument(
+        "--path",
+        choices=["api", "zookeeper"],
+        default="api",
+        help="api: AlterPartitionReassignments (falls back to the znode on clusters older than 2.4 when "
+        "--zookeeper is given); zookeeper: the /admin/reassign_partitions znode (cannot be cancelled)",
+    )
+    sm.add_argument("--yes", action="store_true", help="do not ask: acknowledge warnings and confirm")
+    sm.add_argument(
+        "--plan-id",
+        type=int,
+        help="the saved plan this file is (needed when the two-person rule is on: it must be approved)",
+    )
+    sm.add_argument(
+        "--no-elect-leaders",
+        action="store_true",
+        help="do not end the run with a preferred leader election of its partitions (by default it does "
+        "when the plan changes some partition's first replica)",
+    )
+    sm.set_defaults(handler=submit)
+
+    th = sub.add_parser("throttle", help="change the throttle of a run in flight, or remove throttles nothing needs")
+    connection_args(th)
+    what = th.add_mutually_exclusive_group(required=True)
+    what.add_argument("--run", type=int, help="the run whose throttle changes (with --rate)")
+    what.add_argument("--sweep", action="store_true", help="remove throttles that nothing in flight needs")
+    th.add_argument("--rate", type=int, help="bytes/s")
+    th.add_argument("--yes", action="store_true", help="with --sweep: do not ask")
+    th.set_defaults(handler=throttle)
+
+    ex = sub.add_parser("executor", help="drive the cluster's unfinished runs until stopped (Ctrl-C or SIGTERM)")
+    connection_args(ex)
+    ex.add_argument("--every", type=float, default=1.0, help="seconds between steps (default 1)")
+    ex.set_defaults(handler=executor)
+
+    rn = sub.add_parser("runs", help="runs recorded by this console (newest first); --abandon ID stops driving one")
+    rn.add_argument("--cluster", help="only this cluster's runs")
+    rn.add_argument("--json", action="store_true")
+    rn.add_argument(
+        "--abandon",
+        type=int,
+        metavar="ID",
+        help="stop driving this run for good: its throttles come off, its reassignments stay as they are",
+    )
+    rn.add_argument("--why", help="with --abandon: the reason, for the audit log")
+    rn.add_argument(
+        "--cancel-reassignments",
+        action="store_true",
+        help="with --abandon: also cancel the run's reassignments in flight (back to their original replicas)",
+    )
+    rn.add_argument("--bootstrap-server", help="with --abandon: the run's cluster")
+    rn.add_argument("--zookeeper", help="with --abandon: the cluster's ZooKeeper connect string")
+    rn.add_argument("--command-config", help="with --abandon: properties file with security settings")
+    rn.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each answer (default 10)")
+    rn.set_defaults(handler=list_runs)
+
+
+def cancel(args: argparse.Namespace) -> int:
+    """Cancel for on-call: read what is in flight, say what cancel means, send, wait, record."""
+    import getpass
+
+    from console.access.auth import Identity
+    from console.core.model import cluster_key
+    from console.moves.cancel import keys_of, plan_cancel
+    from console.services import cancel as cancel_service
+    from console.storage.store import Store
+
+    if args.partition and not args.topic:
+        raise ConfigError("--partition needs --topic.", "Name the topic the partitions belong to.")
+    store = Store()
+    user = getpass.getuser()
+    with connect(args) as reader:
+        name = reader.settings.name
+        state = reader.snapshot()
+        if state.status.reassignments is not SourceStatus.OK:
+            print_findings(state)
+            print(
+                "Cannot cancel: ListPartitionReassignments did not answer (cancel needs the Admin API of "
+                "Kafka 2.4 or newer, and ALTER on CLUSTER).",
+                file=sys.stderr,
+            )
+            return Exit.FAILED
+        cluster = cluster_key(state, name)
+        ours = store.runs.active_partitions(cluster)
+        if args.run is not None:
+            keys: list[tuple[str, int]] | None = [k for k, r in ours.items() if r == args.run]
+            if not keys:
+                raise ConfigError(
+                    f"Run {args.run} has nothing in flight in this cluster.",
+                    "List the runs with `python -m console runs`.",
+                )
+        else:
+            keys = None if args.all else keys_of(state, args.topic, args.partition)
+            if keys is not None and not keys:
+                raise ConfigError(f"Topic {args.topic} has no such partitions in the cluster.", "Check the topic name.")
+        plan = plan_cancel(state, keys, ours, include_others=args.include_others)
+        for line in plan.explain():
+            print(line, file=sys.stderr)
+        if not plan.cancel:
+            print(
+                "Nothing to cancel."
+                + (
+                    " Use --include-others to cancel the reassignments this console did not start."
+                    if plan.not_ours
+                    else ""
+                ),
+                file=sys.stderr,
+            )
+            return Exit.OK if not plan.not_ours else Exit.FAILED
+        if plan.at_risk and not args.force_at_risk:
+            print(
+                "Refused: some partitions could be left without a leader; nothing was sent. "
+                "Add --force-at-risk to cancel them anyway.",
+                file=sys.stderr,
+            )
+            return Exit.FAILED
+        if not args.yes and not confirm.typed_name(f"Type the cluster's name ({name}) to send the cancel: ", name):
+            print("Not confirmed: nothing was sent.", file=sys.stderr)
+            return Exit.FAILED
+        # sent for what was shown, as the cluster is now (a partition may have completed meanwhile)
+        report = cancel_service.cancel_seen(
+            store,
+            reader.gateway(),
+            Identity.cli(user),
+            cluster,
+            plan,
+            ours,
+            force_at_risk=args.force_at_risk,
+            wait_s=args.wait,
+        )
+    result = report.result
+    rejected = result.rejected if result is not None else ()
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "accepted": [o.name for o in result.accepted] if result else [],
+                    "rejected": [o.to_dict() for o in rejected],
+                    "still_in_flight": [f"{t}-{p}" for t, p in sorted(result.still_in_flight)] if result else [],
+                    "seconds_to_accept": round(result.seconds_to_accept, 3) if result else 0.0,
+                    "outcomes": report.rows(),
+                }
+            )
+        )
+    else:
+        print(f"Cancel: {report.summary()}")
+        for row in report.rows():
+            print(f"  {row['partition']}: {row['outcome']}" + (f" ({row['detail']})" if row["detail"] else ""))
+    return Exit.OK if not rejected else Exit.PARTLY
+
+
+def submit(args: argparse.Namespace) -> int:
+    """Preflight (the plan is reviewed now), confirmation, then the run, driven here."""
+    import getpass
+
+    from console.access.auth import Identity, load_users
+    from console.core.format import human_bytes, human_duration
+    from console.core.states import RunState, SubmitPath
+    from console.moves.waves import WaveLimits
+    from console.plans.diff import first_replica_changes
+    from console.plans.plan import parse_plan
+    from console.present.findings import findings_text
+    from console.runs.executor import Executor
+    from console.services import runs as run_service
+    from console.storage.runs import ELECTION_WAVE
+    from console.storage.store import Store
+
+    path = Path(args.reassignment_json_file)
+    plan = parse_plan(read_file(str(path), "--reassignment-json-file"))
+    if args.throttle is not None and args.throttle <= 0:
+        raise ConfigError(
+            "--throttle must be a positive number of bytes/s.", "For example --throttle 10485760 (10.0 MB/s)."
+        )
+    limits = WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request, args.max_bytes_per_wave)
+    store = Store()
+    users = load_users()
+    refusal = run_service.two_person_problem(store, users, args.plan_id, plan)
+    if refusal:
+        print(f"Refused: {refusal} Nothing was sent.", file=sys.stderr)
+        return Exit.FAILED
+    user = getpass.getuser()
+    with connect(args) as reader:
+        name = reader.settings.name
+        state = reader.snapshot()
+        if state.status.metadata is not SourceStatus.OK or state.status.reassignments is not SourceStatus.OK:
+            print_findings(state)
+            print("Refused: the cluster's state could not be read in full; nothing was sent.", file=sys.stderr)
+            return Exit.FAILED
+        pre = run_service.preflight(state, plan, limits, args.throttle, calibration(state, name))
+        bad, warn = pre.errors, pre.warnings
+        if bad:
+            print(findings_text(bad), file=sys.stderr)
+            print(f"Refused: {plural(len(bad), 'error')}; nothing was sent.", file=sys.stderr)
+            return Exit.FAILED
+        if warn:
+            print(findings_text(warn), file=sys.stderr)
+            if not args.yes and not confirm.said_yes(
+                f"Acknowledge {'this warning' if len(warn) == 1 else f'these {len(warn)} warnings'}? [yes/no] "
+            ):
+                print("Not acknowledged: nothing was sent.", file=sys.stderr)
+                return Exit.FAILED
+        if not pre.waves:
+            print("Nothing to do: every partition is already at its target.", file=sys.stderr)
+            return Exit.OK
+        print(
+            f"Will send {plural(pre.partitions, 'partition')} in {plural(len(pre.waves), 'wave')} "
+            f"(at most {plural(limits.moves_per_broker, 'adding replica')} per broker, "
+            f"{plural(limits.partitions, 'partition')} per wave); "
+            f"{human_bytes(pre.bytes_to_copy)} to copy"
+            + (f"; throttled at {human_rate(args.throttle)}" if args.throttle else "; not throttled")
+            + (
+                f" (≈ {human_duration(pre.estimate.seconds)}, {pre.estimate.basis})"
+                if pre.estimate and pre.estimate.seconds
+                else ""
+            )
+            + ".",
+            file=sys.stderr,
+        )
+        elect = not args.no_elect_leaders and first_replica_changes(state, plan)
+        print(
+            "Then a preferred leader election of its partitions (--no-elect-leaders: none)."
+            if elect
+            else "No preferred leader election at the end"
+            + (" (--no-elect-leaders)." if args.no_elect_leaders else ": no partition gets another first replica."),
+            file=sys.stderr,
+        )
+        for i, w in enumerate(pre.waves, 1):
+            print(
+                f"  wave {i}: "
+                + ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:8])
+                + (f" … and {len(w) - 8} more" if len(w) > 8 else ""),
+                file=sys.stderr,
+            )
+        if not args.yes and not confirm.typed_name(f"Type the cluster's name ({name}) to start: ", name):
+            print("Not confirmed: nothing was sent.", file=sys.stderr)
+            return Exit.FAILED
+        if args.path == "zookeeper":
+            print(
+                "The ZooKeeper path cannot be cancelled: once started, the partitions move to their targets "
+                "(roll back afterwards if needed).",
+                file=sys.stderr,
+            )
+        gateway = reader.gateway()
+        run_id = run_service.start_run(
+            store,
+            gateway,
+            Identity.cli(user),
+            state,
+            plan,
+            args.name or path.name,
+            args.throttle,
+            limits,
+            SubmitPath(args.path),
+            elect_leaders=elect,
+            users=users,
+            plan_id=args.plan_id,
+        )
+        print(f"Run {run_id} recorded.", file=sys.stderr)
+        if args.detach:
+            print(run_id)
+            return Exit.OK
+        run = Executor(store, gateway, user).drive(
+            run_id, progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr)
+        )
+        failed = [o for o in store.runs.outcomes(run_id) if not o.accepted]
+    # an election that failed for some partitions leaves them led as they were: shown, not a failure
+    rejected = [o for o in failed if o.wave != ELECTION_WAVE]
+    not_elected = [o for o in failed if o.wave == ELECTION_WAVE]
+    for o in rejected:
+        print(f"Rejected in wave {o.wave}: {o.name}: {o.message}", file=sys.stderr)
+    for o in not_elected:
+        print(f"Preferred leader not elected: {o.name}: {o.code}: {o.message}", file=sys.stderr)
+    print(
+        json.dumps(
+            {
+                "run": run_id,
+                "state": run.state.value,
+                "rejected": [o.name for o in rejected],
+                "elect_leaders": elect,
+                "not_elected": [o.name for o in not_elected],
+            }
+        )
+    )
+    if run.state is not RunState.COMPLETED:
+        return Exit.FAILED
+    return Exit.PARTLY if rejected else Exit.OK
+
+
+def throttle(args: argparse.Namespace) -> int:
+    import getpass
+
+    from console.access.auth import Identity
+    from console.moves.throttles import leftover_throttles
+    from console.present.live import throttle_value_text
+    from console.services import runs as run_service
+    from console.storage.store import Store
+
+    store = Store()
+    if args.sweep:
+        with connect(args) as reader:
+            left = leftover_throttles(reader.snapshot())
+            for lo in left:
+                print(f"{lo.kind} {lo.name}: {lo.key} = {throttle_value_text(lo.key, lo.value)}", file=sys.stderr)
+            if not left:
+                print("No throttle is left over.", file=sys.stderr)
+                return Exit.OK
+            if not args.yes and not confirm.said_yes(
+                f"Remove {'this setting' if len(left) == 1 else f'these {len(left)} settings'}? [yes/no] "
+            ):
+                print("Not confirmed: nothing was changed.", file=sys.stderr)
+                return Exit.FAILED
+            run_service.sweep(store, reader.gateway(), Identity.cli(getpass.getuser()), left)
+        print(f"Removed {plural(len(left), 'throttle setting')}.", file=sys.stderr)
+        return Exit.OK
+    if args.rate is None or args.rate <= 0:
+        raise ConfigError("--rate must be a positive number of bytes/s.", "For example --rate 10485760 (10.0 MB/s).")
+    run = store.runs.get(args.run)
+    if run is None or not run.active:
+        raise ConfigError(f"Run {args.run} is not running.", "List the runs with `python -m console runs`.")
+    with connect(args) as reader:
+        run_service.change_throttle(store, reader.gateway(), Identity.cli(getpass.getuser()), args.run, args.rate)
+    print(f"Run {args.run}: throttle set to {human_rate(args.rate)}.", file=sys.stderr)
+    return Exit.OK
+
+
+def executor(args: argparse.Namespace) -> int:
+    import getpass
+    import signal
+
+    from console.runs.worker import Worker
+    from console.storage.store import Store
+
+    with connect(args) as reader:
+        worker = Worker(
+            Store(),
+            reader.gateway(),
+            getpass.getuser(),
+            args.every,
+            progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr, flush=True),
+        )
+        for sig in (signal.SIGTERM, signal.SIGINT):  # finish the step, hand the runs over, exit
+            signal.signal(sig, lambda *_: worker.stop())
+        print(
+            f"Executor driving the unfinished runs of {reader.settings.name} (Ctrl-C to stop).",
+            file=sys.stderr,
+            flush=True,
+        )
+        worker.run_forever()
+    return Exit.OK
+
+
+def list_runs(args: argparse.Namespace) -> int:
+    from console.present.history import run_json, runs_text
+    from console.storage.store import Store
+
+    store = Store()
+    if args.abandon is not None:
+        return abandon(args, store)
+    runs = [
+        (r, store.runs.waves(r.id), store.runs.stuck(r.id) if r.active else None) for r in store.runs.list(args.cluster)
+    ]
+    if args.json:
+        print(json.dumps([run_json(r, waves, stuck) for r, waves, stuck in runs]))
+    else:
+        print(runs_text(runs))  # the throttle human (``--json`` keeps ``rate`` in bytes/s)
+    return Exit.OK
+
+
+def abandon(args: argparse.Namespace, store: Store) -> int:
+    """Stop driving a run for good: throttles off, reassignments left alone (cancel separately)."""
+    import getpass
+
+    from console.access.auth import Identity
+    from console.services import runs as run_service
+
+    if not args.bootstrap_server:
+        raise ConfigError(
+            "--abandon needs --bootstrap-server: the run's throttles are taken off the cluster.",
+            "Give the cluster's bootstrap servers (and --zookeeper, --command-config as usual).",
+        )
+    run = store.runs.get(args.abandon)
+    if run is None:
+        raise ConfigError(f"Run {args.abandon} is not in the store.", "List the runs with `python -m console runs`.")
+    with connect(args) as reader:
+        step, report = run_service.abandon(
+            store,
+            reader.gateway(),
+            Identity.cli(getpass.getuser()),
+            args.abandon,
+            args.why or "",
+            cancel_reassignments=args.cancel_reassignments,
+        )
+    print(
+        f"Run {step.run.id} abandoned: its throttles are off; "
+        + (
+            f"its reassignments in flight: {report.summary()}"
+            if report is not None
+            else "its reassignments in flight were left as they are (cancel them with `python -m console cancel "
+            "--topic T --include-others`)."
+        ),
+        file=sys.stderr,
+    )
+    print(
+        json.dumps(
+            {
+                "run": step.run.id,
+                "state": step.run.state.value,
+                "cancelled": report.rows() if report is not None else [],
+            }
+        )
+    )
+    return Exit.OK

@@ -1,0 +1,67 @@
+"""``sandbox up | status | down``: a local Kafka cluster for trying things out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from console.cli.exits import Exit
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sb = sub.add_parser("sandbox", help="a local Kafka 3.9 cluster for trying things out")
+    sb.set_defaults(handler=sandbox)
+    sbsub = sb.add_subparsers(dest="action", required=True)
+    up = sbsub.add_parser("up", help="start ZooKeeper + 3 brokers (or 3 KRaft nodes); prints one JSON line")
+    up.add_argument("--kraft", action="store_true", help="KRaft mode (no ZooKeeper)")
+    up.add_argument("--data-dir", type=Path, help="where data, logs and state go")
+    up.add_argument("--brokers", type=int, default=3)
+    up.add_argument("--demo", action="store_true", help="create demo topics with a few MB each")
+    up.add_argument(
+        "--demo-reassignment", action="store_true", help="also start a throttled reassignment (implies --demo)"
+    )
+    for name, text in (
+        ("status", "print the running sandbox (exit 1 if none)"),
+        ("down", "stop every sandbox process"),
+    ):
+        a = sbsub.add_parser(name, help=text)
+        a.add_argument("--data-dir", type=Path)
+
+
+def sandbox(args: argparse.Namespace) -> int:
+    from console.sandbox import cluster
+
+    if args.action == "up":
+        sb = cluster.up(args.data_dir, kraft=args.kraft, brokers=args.brokers)
+        if args.demo or args.demo_reassignment:
+            from console.sandbox.demo import load_demo
+
+            load_demo(
+                sb.bootstrap_servers,
+                [int(b["id"]) for b in sb.brokers],  # type: ignore[call-overload]
+                reassignment=args.demo_reassignment,
+                log=lambda m: print(m, file=sys.stderr, flush=True),
+            )
+        from console.access.auth import SANDBOX_USERS, write_users
+        from console.core.paths import users_file
+
+        info = sb.info()
+        path = users_file()
+        if not path.exists():  # the console's own users for the sandbox (sandbox-only passwords)
+            write_users(path, {n: (pw, list(roles)) for n, (pw, roles) in SANDBOX_USERS.items()})
+            info["console_users"] = {n: {"password": pw, "roles": roles} for n, (pw, roles) in SANDBOX_USERS.items()}
+            info["console_users_file"] = str(path)
+        print(json.dumps(info), flush=True)
+        return Exit.OK
+    if args.action == "status":
+        running = cluster.status(args.data_dir)
+        if running is None:
+            print("No sandbox is running" + (f" in {args.data_dir}." if args.data_dir else "."), file=sys.stderr)
+            return Exit.FAILED
+        print(json.dumps(running.info()))
+        return Exit.OK
+    stopped = cluster.down(args.data_dir)
+    print("Sandbox stopped." if stopped else "No sandbox was running.", file=sys.stderr)
+    return Exit.OK

@@ -1,0 +1,88 @@
+"""AppTest: the cancel dialog never blocks the page. The click is sent at once and the script run
+ends while the partitions are still leaving the in-flight list (the fake controller lets them go
+a few seconds after it accepted the cancel); a later run of the dialog's outcome fragment shows
+them cancelled, and the run among them is cleaned up."""
+
+from __future__ import annotations
+
+import time
+
+from streamlit.testing.v1 import AppTest
+
+from components import keys
+from console.access.auth import SANDBOX_USERS
+from console.core.model import BrokerId
+from console.core.states import RunState
+from console.moves.cancel import CancelVerdict
+from console.plans.plan import Plan, PlanEntry
+from console.storage.store import Store
+from tests.integration.helpers import first_wave_sent
+from tests.support import wait_for
+
+LAG_S = 6.0
+
+
+def cancel_page() -> None:
+    """The cancel dialog on its own (AppTest runs only full reruns, so the script opens it again on
+    each run, as the dialog's fragment reruns in a browser): sign in, then everything in flight."""
+    import streamlit as st
+
+    from components import actions, keys, widgets
+
+    widgets.sign_in_box()
+    settings = widgets.require_cluster()
+    if widgets.identity().can("cancel"):
+        if keys.CANCEL_SEEN not in st.session_state:
+            actions.open_cancel(settings, None, True)
+        else:
+            actions.open_dialog(actions.cancel_dialog, settings)
+
+
+def outcome(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Outcome:**"))
+
+
+def test_the_cancel_dialog_answers_at_once_and_shows_the_outcome_as_it_arrives(fake_cluster, sandbox_users):
+    with fake_cluster.held() as fake:
+        fake.create_topic("slow", [[0], [1]], size=10**12)  # copies for ever
+        fake.cancel_lag_s = LAG_S
+    store = Store()
+    plan = Plan.of([PlanEntry("slow", 0, (BrokerId(2),)), PlanEntry("slow", 1, (BrokerId(2),))])
+    run_id = first_wave_sent(store, fake_cluster, fake_cluster.snapshot(), plan, "to cancel", None)
+    in_flight = {("slow", 0), ("slow", 1)}
+    assert set(fake_cluster.list_reassignments()) == in_flight
+
+    at = AppTest.from_function(cancel_page, default_timeout=30).run()
+    at.text_input(key="auth.user").set_value("operator")
+    at.text_input(key="auth.password").set_value(SANDBOX_USERS["operator"][0])
+    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
+    assert not at.exception
+    send = at.button(key=keys.CANCEL_SEND)
+    assert send.label == "Send the cancel for 2 partitions" and not send.disabled
+
+    t0 = time.monotonic()
+    send.click().run()
+    took = time.monotonic() - t0
+    assert not at.exception
+    # the script run ended before the controller let the partitions go: nothing waited for them
+    assert set(fake_cluster.list_reassignments()) == in_flight, f"the run took {took:.1f} s"
+    assert outcome(at).startswith("**Outcome:** 2 partitions accepted (still leaving the list)")
+    assert at.button(key=keys.CANCEL_SEND).disabled  # sent once
+    table = next(d.value for d in at.dataframe if "outcome" in d.value.columns)
+    assert list(table["outcome"]) == [CancelVerdict.ACCEPTED.value] * 2
+    sending = [a for a in store.audit.entries(action="cancel") if a.outcome == "sending"]
+    assert len(sending) == 1 and sending[0].user == "operator"
+    assert not store.audit.entries(action="cancel-complete")
+
+    wait_for(lambda: not fake_cluster.list_reassignments(), timeout=30, what="the partitions left the list")
+    at.run()  # the outcome fragment again
+    assert not at.exception
+    assert outcome(at).startswith("**Outcome:** 2 partitions cancelled")
+    table = next(d.value for d in at.dataframe if "outcome" in d.value.columns)
+    assert list(table["outcome"]) == [CancelVerdict.CANCELLED.value] * 2
+    assert [(a.outcome, a.ref) for a in store.audit.entries(action="cancel-complete")] == [
+        ("left the in-flight list", sending[0].id)
+    ]
+    # the run's throttles off and the run ended: by the dialog, or by the server's worker when it held the run
+    wait_for(lambda: store.runs.require(run_id).state is RunState.CANCELLED, timeout=30, what="the run cancelled")
+    assert at.session_state[keys.LAST_ACTION].startswith("Cancel by operator: 2 partitions cancelled")
