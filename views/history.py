@@ -58,7 +58,7 @@ elif newest is not None and now - newest <= RECENT_S:
     )
 else:
     st.caption(
-        f"{taken} Nothing is collecting: this server does not collect snapshots (set `CONSOLE_COLLECT_EVERY=30` "
+        f"{taken} Nothing seems to collect them: this server does not collect snapshots (set `CONSOLE_COLLECT_EVERY=30` "
         f"to have it do so), or run "
         f"`python -m console collect --bootstrap-server {settings.bootstrap_servers} --out {snapshots}`."
     )

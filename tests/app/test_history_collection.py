@@ -17,34 +17,23 @@ from streamlit.testing.v1 import AppTest
 
 from components import keys
 from console.pipeline.collect import SnapshotWriter
-from console.state.reader import ClusterReader
 from tests.app.pages import APP
-from tests.support import settings_for
+from tests.fakes.app import AppCluster
 
 
 @pytest.fixture
-def history(sandbox, env_cluster, monkeypatch, tmp_path) -> Path:
-    """The console on the sandbox (named "test"), its history in ``tmp_path/history``, and no
+def history(fake_cluster: AppCluster, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The console on the fake cluster (named "test"), its history in ``tmp_path/history``, and no
     collector in this server."""
-    env_cluster(sandbox.bootstrap_servers, sandbox.zookeeper)
     monkeypatch.setenv("CONSOLE_HISTORY_DIR", str(tmp_path / "history"))
     monkeypatch.delenv("CONSOLE_COLLECT_EVERY", raising=False)
     return tmp_path / "history"
 
 
-@pytest.fixture
-def cluster_id(sandbox) -> str:
-    with ClusterReader(settings_for(sandbox)) as reader:
-        cid = reader.snapshot().cluster_id
-    assert cid, "the sandbox reports its cluster id"
-    return cid
-
-
-def collect_elsewhere(snapshots: Path, sandbox, ages: list[float]) -> float:
-    """Snapshots of the sandbox written as another process's collector does, taken ``ages`` seconds
+def collect_elsewhere(snapshots: Path, cluster: AppCluster, ages: list[float]) -> float:
+    """Snapshots of ``cluster`` written as another process's collector does, taken ``ages`` seconds
     ago; the time of the newest, as stored (to the millisecond)."""
-    with ClusterReader(settings_for(sandbox)) as reader:
-        state = reader.snapshot()
+    state = replace(cluster.snapshot(), name="test")
     writer = SnapshotWriter(snapshots)
     now = time.time()
     for age in ages:
@@ -63,8 +52,8 @@ def collection_caption(at: AppTest) -> str:
     return next(c.value for c in at.caption if "snapshot" in c.value and "history job" not in c.value)
 
 
-def test_snapshots_another_process_collects_are_named_with_their_time_and_collector(history, sandbox) -> None:
-    newest = collect_elsewhere(history / "snapshots", sandbox, [25, 15, 5])
+def test_snapshots_another_process_collects_are_named_with_their_time_and_collector(history, fake_cluster) -> None:
+    newest = collect_elsewhere(history / "snapshots", fake_cluster, [25, 15, 5])
     caption = collection_caption(history_page())
     assert f"The newest snapshot of this cluster was taken at {datetime.fromtimestamp(newest):%Y-%m-%d %H:%M:%S}" in (
         caption
@@ -81,14 +70,16 @@ def test_with_no_snapshot_the_page_says_how_to_collect(history) -> None:
     assert "python -m console collect" in caption and "another process" not in caption
 
 
-def test_with_only_old_snapshots_the_page_gives_their_time_and_how_to_collect(history, sandbox) -> None:
-    newest = collect_elsewhere(history / "snapshots", sandbox, [7200, 3600])
+def test_with_only_old_snapshots_the_page_gives_their_time_and_how_to_collect(history, fake_cluster) -> None:
+    newest = collect_elsewhere(history / "snapshots", fake_cluster, [7200, 3600])
     caption = collection_caption(history_page())
     assert f"taken at {datetime.fromtimestamp(newest):%Y-%m-%d %H:%M:%S}" in caption
     assert "CONSOLE_COLLECT_EVERY=30" in caption and "another process" not in caption
 
 
-def test_the_cluster_picker_names_this_cluster_with_its_id_and_keeps_the_id_as_its_value(history, cluster_id) -> None:
+def test_the_cluster_picker_names_this_cluster_with_its_id_and_keeps_the_id_as_its_value(history, fake_cluster) -> None:
+    cluster_id = fake_cluster.snapshot().cluster_id
+    assert cluster_id
     # the clusters of the history tables, as the history job writes them (no manifest: the page
     # stops after the picker)
     counts = history / "tables" / "partition_counts"
