@@ -14,6 +14,7 @@ from console.core.errors import ConsoleError
 from console.core.format import human_duration, human_rate, plural
 from console.core.model import cluster_key
 from console.core.paths import history_dir
+from console.pipeline.datasets import newest_snapshot
 from console.pipeline.jobs import history_in_subprocess
 from console.pipeline.tables import clusters_in, load_history
 from console.present import charts
@@ -26,21 +27,39 @@ RANGES = {
     "Last week": pd.Timedelta(days=7),
     "All": None,
 }
+RECENT_S = 300.0  # a snapshot this recent (seconds) means something collects, when this server does not
 
 st.header("History")
 settings = widgets.require_cluster()
 root = history_dir()
 tables, snapshots = root / "tables", root / "snapshots"
 collector = deps.collector(settings)
+state = deps.reader(settings).snapshot(max_age_s=60)
+mine = cluster_key(state, settings.name)
+newest = newest_snapshot(snapshots, mine)
+now = time.time()
+if newest is None:
+    taken = f"No snapshot of this cluster in `{snapshots}` yet."
+else:
+    taken = (
+        f"The newest snapshot of this cluster was taken at {datetime.fromtimestamp(newest):%Y-%m-%d %H:%M:%S} "
+        f"({human_duration(max(0.0, now - newest))} ago)."
+    )
 if collector is not None:
     st.caption(
-        f"Collecting a snapshot every {collector.every_s:g} s into `{snapshots}` "
+        f"{taken} This server collects a snapshot every {collector.every_s:g} s into `{snapshots}` "
         f"({plural(collector.kept, 'snapshot')} since the server started)."
         + (f" Last attempt: {collector.problem}" if collector.problem else "")
     )
+elif newest is not None and now - newest <= RECENT_S:
+    st.caption(
+        f"{taken} Collected by another process (e.g. `make demo`'s collector or `python -m console collect`); "
+        "this server does not collect."
+    )
 else:
     st.caption(
-        f"This server does not collect snapshots (set `CONSOLE_COLLECT_EVERY=30` to have it do so), or run "
+        f"{taken} Nothing seems to collect them: this server does not collect snapshots (set `CONSOLE_COLLECT_EVERY=30` "
+        f"to have it do so), or run "
         f"`python -m console collect --bootstrap-server {settings.bootstrap_servers} --out {snapshots}`."
     )
 
@@ -68,15 +87,16 @@ if not known:
     )
     st.stop()
 
-state = deps.reader(settings).snapshot(max_age_s=60)
-mine = cluster_key(state, settings.name)
+# the names people know: this cluster's (other clusters' ids are not known without reading them)
+names = {mine: f"{settings.name} ({mine})"} if mine != settings.name else {}
 c1, c2 = st.columns([1, 2])
 cluster = c1.selectbox(
     "Cluster",
     known,
     index=known.index(mine) if mine in known else 0,
+    format_func=lambda key: names.get(key, key),
     key=keys.HISTORY_CLUSTER,
-    help="Clusters in the history, by cluster id",
+    help="Clusters in the history, by cluster id (this one with its name)",
 )
 span = c2.segmented_control("Time range", list(RANGES), default="Last day", key=keys.HISTORY_RANGE) or "Last day"
 since = pd.Timestamp.now(tz="UTC") - RANGES[span] if RANGES[span] is not None else None

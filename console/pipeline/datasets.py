@@ -6,13 +6,15 @@ empty, another schema, a newer console's rows, or a corrupt file each get a mess
 path and what to do. A URI (``s3a://``, ``hdfs://``...) is left to Spark, whose errors are
 translated the same way. Outputs go to ``OUT/.tmp-<id>/<table>`` and are renamed to
 ``OUT/<table>`` once every table is written; ``OUT/_<job>.json`` (the manifest) says what ran, when, on
-what input and how many rows each table has.
+what input and how many rows each table has. :func:`newest_snapshot` says when a cluster's newest
+snapshot was taken, from the newest day's newest file.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 import uuid
@@ -22,11 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from console.core.errors import ConfigError, DiskError
 from console.pipeline.collect import HEADERS, REPLICAS
-from console.pipeline.snapshots import HEADER_SCHEMA, REPLICA_SCHEMA, ROWS_FORMAT, newer_format
+from console.pipeline.snapshots import HEADER_SCHEMA, REPLICA_SCHEMA, ROWS_FORMAT, cluster_dir, newer_format
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -106,6 +109,71 @@ def check_snapshots(snapshots: str) -> None:
                 newest = max((int(x) for x in formats if x is not None), default=0)
                 if newest > ROWS_FORMAT:
                     raise newer_format(newest)
+
+
+_WRITTEN = re.compile(r"part-(\d{10,})-[0-9a-f]{6}\.parquet")
+"""The name the collector gives a snapshot's files (:class:`~console.pipeline.collect.SnapshotWriter`):
+its time in epoch milliseconds, then a random suffix."""
+
+
+def newest_snapshot(snapshots: str | Path, cluster: str) -> float | None:
+    """When the newest snapshot of ``cluster`` (its key: id, or name when no id) under the local
+    snapshot directory ``snapshots`` was taken (epoch seconds); None when it holds none.
+
+    Cheap however long the history: only the newest day directory with files is looked at (dates
+    are UTC, so their names sort in time). Of the collector's files (``part-<ms>-<id>.parquet``)
+    only the newest by name is opened; a file of another name (a compacted day's) is opened for
+    its ``taken_at`` column (one row per snapshot). A file that cannot be read is passed over."""
+    base = local_path(str(snapshots)) / HEADERS / f"cluster={cluster_dir(cluster)}"
+    try:
+        days = sorted((d for d in base.iterdir() if d.name.startswith("date=") and d.is_dir()), reverse=True)
+    except OSError:
+        return None
+    for day in days:
+        written: list[tuple[int, Path]] = []
+        others: list[Path] = []
+        try:
+            names = sorted(os.listdir(day))
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith((".", "_")) or not name.endswith(".parquet"):
+                continue
+            m = _WRITTEN.fullmatch(name)
+            if m:
+                written.append((int(m.group(1)), day / name))
+            else:
+                others.append(day / name)
+        # the collector's newest file first (a file that cannot be read: the one before it)
+        candidates = [p for _, p in sorted(written, reverse=True)]
+        newest: float | None = None
+        for path in candidates:
+            taken = _newest_in(path)
+            if taken is not None:
+                newest = taken
+                break
+        for path in others:
+            taken = _newest_in(path)
+            if taken is not None and (newest is None or taken > newest):
+                newest = taken
+        if newest is not None:
+            return newest
+    return None
+
+
+def _newest_in(path: Path) -> float | None:
+    """The latest ``taken_at`` in a headers file (epoch seconds); None when it has none or cannot be read."""
+    try:
+        column = pq.read_table(path, columns=["taken_at"]).column("taken_at")
+        if not pa.types.is_timestamp(column.type):
+            return None
+        latest = pc.max(column.cast(pa.int64())).as_py()  # in the column's unit, naive or not: UTC
+    except (OSError, pa.ArrowException, KeyError):
+        return None
+    return None if latest is None else latest / _PER_SECOND[column.type.unit]
+
+
+_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 
 
 @dataclass(frozen=True)
