@@ -738,18 +738,20 @@ class KafkaGateway:
             v_status = _status_of(e)
         except ValueError:  # DescribeCluster listed no broker
             v_status = SourceStatus.UNAVAILABLE
-        try:
-            features = features_of(self._with_kp("DescribeFeatures", lambda c: c.describe_features()))
-            f_status = SourceStatus.OK
-        except ConsoleError as e:
-            f_status = _status_of(e)
-        try:
-            quorum = quorum_of(self._with_kp("DescribeQuorum", lambda c: c.describe_metadata_quorum()))
-            q_status = SourceStatus.OK
-        except ConsoleError as e:
-            q_status = _status_of(e)
-        except ValueError:
-            q_status = SourceStatus.UNAVAILABLE
+        f_status = q_status = v_status
+        if v_status is not SourceStatus.UNAVAILABLE:  # a cluster that did not answer is not asked twice more
+            try:
+                features = features_of(self._with_kp("DescribeFeatures", lambda c: c.describe_features()))
+                f_status = SourceStatus.OK
+            except ConsoleError as e:
+                f_status = _status_of(e)
+            try:
+                quorum = quorum_of(self._with_kp("DescribeQuorum", lambda c: c.describe_metadata_quorum()))
+                q_status = SourceStatus.OK
+            except ConsoleError as e:
+                q_status = _status_of(e)
+            except ValueError:
+                q_status = SourceStatus.UNAVAILABLE
         return ClusterInfo(
             read_at=read_at,
             api_version=version,
