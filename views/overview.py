@@ -38,8 +38,10 @@ info = state.info
 st.markdown(f"**{summary_line(info)}**")
 if info.known:
     st.caption(f"Read {datetime.fromtimestamp(info.read_at):%H:%M:%S} (read again at most once a minute).")
-    if info.features_status is SourceStatus.OK:
+    if info.features_status is SourceStatus.OK and info.features:
         st.dataframe(cluster.feature_rows(info), hide_index=True, width="stretch")
+    elif info.features_status is SourceStatus.OK:
+        st.write("Features (DescribeFeatures): the cluster reports no feature flag.")
     else:
         st.write(f"Features (DescribeFeatures): {status_text(info.features_status)}.")
     if info.quorum is not None:

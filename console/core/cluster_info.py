@@ -196,7 +196,9 @@ def capabilities(info: ClusterInfo) -> list[Capability]:
         out.append(Capability("Eligible leader replicas", False, _features_unread(info)))
     elif elr is None:
         out.append(
-            Capability("Eligible leader replicas", False, f"the cluster does not know {ELR_VERSION} (before Kafka 4.0)")
+            Capability(
+                "Eligible leader replicas", False, f"the cluster reports no {ELR_VERSION} (it came with Kafka 4.0)"
+            )
         )
     else:
         out.append(

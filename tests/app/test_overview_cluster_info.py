@@ -83,3 +83,4 @@ def test_overview_on_a_zookeeper_cluster_says_the_quorum_is_not_available(fake_c
     text = " ".join(m.value for m in at.markdown)
     assert "Kafka 3.9 · ZooKeeper · no controller quorum (ZooKeeper mode)" in text
     assert "Controller quorum: not available on this cluster" in text
+    assert "the cluster reports no feature flag" in text

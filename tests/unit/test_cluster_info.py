@@ -195,7 +195,7 @@ def test_capabilities_are_off_with_the_reason_the_cluster_gives() -> None:
     assert not caps["DescribeTopicPartitions"].on
 
     zk = {c.name: c for c in capabilities(zookeeper_39())}
-    assert not zk["Eligible leader replicas"].on and "does not know" in zk["Eligible leader replicas"].why
+    assert not zk["Eligible leader replicas"].on and "reports no" in zk["Eligible leader replicas"].why
     assert not zk["Cordoned log dirs"].on and "not finalized" in zk["Cordoned log dirs"].why
     assert zk["Controller quorum view"].why == "DescribeQuorum: not available on this cluster"
     assert zk["ZooKeeper view"].on and zk["ZooKeeper view"].why == "ZooKeeper configured"
