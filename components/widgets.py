@@ -48,9 +48,9 @@ def require_cluster() -> ConnectionSettings:
     return settings
 
 
-def require_snapshot(settings: ConnectionSettings, last_good_key: str) -> tuple[ClusterState, bool]:
+def require_snapshot(settings: ConnectionSettings, last_good_key: str, info: bool = False) -> tuple[ClusterState, bool]:
     """``load_snapshot``, stopping the page when there is nothing to show (the error is on screen)."""
-    state, fresh = load_snapshot(settings, last_good_key)
+    state, fresh = load_snapshot(settings, last_good_key, info=info)
     if state is None:
         st.stop()
     return state, fresh
@@ -65,7 +65,7 @@ def no_cluster() -> None:
 
 
 def load_snapshot(
-    settings: ConnectionSettings, last_good_key: str, max_age_s: float = SHARED_SNAPSHOT_AGE_S
+    settings: ConnectionSettings, last_good_key: str, max_age_s: float = SHARED_SNAPSHOT_AGE_S, info: bool = False
 ) -> tuple[ClusterState | None, bool]:
     """A fresh snapshot (one another session read at most ``max_age_s`` ago is shared), or the last
     good one when the cluster stops answering.
@@ -73,7 +73,7 @@ def load_snapshot(
     Returns (state, fresh). ``fresh`` is False when the state shown is the last good picture.
     """
     try:
-        state = deps.reader(settings).snapshot(max_age_s=max_age_s)
+        state = deps.reader(settings).snapshot(max_age_s=max_age_s, info=info)
     except ConfigError as e:  # settings the clients refuse: say which, never crash the page
         st.error(f"**{e.message}** {e.hint}")
         return None, False

@@ -7,17 +7,19 @@ from datetime import datetime
 import streamlit as st
 
 from components import deps, keys, widgets
+from console.core.cluster_info import quorum_text, status_text, summary_line
 from console.core.errors import ConsoleError
 from console.core.format import plural
+from console.core.model import ClusterMode, SourceStatus
 from console.moves.throttles import leftover_throttles
-from console.present import charts, live
+from console.present import charts, cluster, live
 from console.services import runs as run_service
 
 st.header("Cluster overview")
 settings = widgets.require_cluster()
 if st.button("Refresh"):
     st.rerun()
-state, fresh = widgets.require_snapshot(settings, keys.OVERVIEW_LAST_GOOD)
+state, fresh = widgets.require_snapshot(settings, keys.OVERVIEW_LAST_GOOD, info=True)
 widgets.source_banner(state)
 st.caption(
     f"Cluster **{settings.name}** ({state.cluster_id or 'id unknown'}) · controller "
@@ -30,6 +32,27 @@ m[0].metric("Brokers live", f"{len(state.live_brokers)}/{len(state.brokers)}")
 m[1].metric("Partitions", n.partitions)
 m[2].metric("Reassigning", n.reassigning)
 m[3].metric("Truly under-replicated", n.under_replicated)
+
+st.subheader("What the cluster is")
+info = state.info
+st.markdown(f"**{summary_line(info)}**")
+if info.known:
+    st.caption(f"Read {datetime.fromtimestamp(info.read_at):%H:%M:%S} (read again at most once a minute).")
+    if info.features_status is SourceStatus.OK and info.features:
+        st.dataframe(cluster.feature_rows(info), hide_index=True, width="stretch")
+    elif info.features_status is SourceStatus.OK:
+        st.write("Features (DescribeFeatures): the cluster reports no feature flag.")
+    else:
+        st.write(f"Features (DescribeFeatures): {status_text(info.features_status)}.")
+    if info.quorum is not None:
+        st.write(f"Controller {quorum_text(info)}, high watermark {info.quorum.high_watermark}.")
+        st.dataframe(cluster.quorum_rows(info), hide_index=True, width="stretch")
+    elif info.mode is ClusterMode.ZOOKEEPER:
+        st.write("Controller quorum: not available on this cluster (ZooKeeper mode has no KRaft quorum).")
+    else:
+        st.write(f"Controller quorum (DescribeQuorum): {status_text(info.quorum_status)}.")
+    st.caption("What the console switches on from what the cluster says it supports:")
+    st.dataframe(cluster.capability_rows(info), hide_index=True, width="stretch")
 
 st.subheader("Brokers")
 rows = live.broker_rows(state)

@@ -29,7 +29,7 @@ def read(args: argparse.Namespace) -> int:
     from console.state.document import state_json
 
     with connect(args) as reader:
-        state = reader.snapshot()
+        state = reader.snapshot(info=args.command == "state")  # `list` never waits for what the cluster is
     if unreadable(state):
         print_findings(state)
         return Exit.FAILED

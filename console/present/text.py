@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from console.core.cluster_info import summary_line
 from console.core.format import human_bytes, ids_text, plural, table_text, timestamp
 from console.core.model import ClusterState
 from console.present.findings import finding_rows
@@ -53,6 +54,7 @@ def state_text(state: ClusterState) -> str:
         + (f" (id {state.cluster_id})" if state.cluster_id else "")
         + f", controller {state.controller if state.controller is not None else 'unknown'}"
         + f", read at {timestamp(state.taken_at)}.",
+        summary_line(state.info) + ".",
         "Sources: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in state.status.to_dict().items()) + ".",
         f"{plural(len(state.brokers), 'broker')} ({len(state.live_brokers)} live), {plural(n.partitions, 'partition')}, "
         f"{n.reassigning} reassigning, {n.under_replicated} truly under-replicated, {n.offline} offline.",

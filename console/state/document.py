@@ -17,14 +17,21 @@ import json
 from pathlib import Path
 from typing import Any
 
+from console.core.cluster_info import metadata_version, release
 from console.core.errors import ConfigError
 from console.core.model import (
+    ApiRange,
     Broker,
     BrokerId,
+    ClusterInfo,
+    ClusterMode,
     ClusterState,
+    Feature,
     Finding,
     LogDir,
     Partition,
+    Quorum,
+    QuorumMember,
     ReadStatus,
     ReplicaLog,
     Severity,
@@ -84,6 +91,55 @@ def state_header(state: ClusterState) -> dict[str, Any]:
         "throttles": {"brokers": state.throttles.broker_map(), "topics": state.throttles.topic_map()},
         "min_insync": dict(state.min_insync),
         "findings": [f.to_dict() for f in state.findings],
+        "cluster": info_dict(state.info),
+    }
+
+
+def _member_dict(m: QuorumMember) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "log_end_offset": m.log_end_offset,
+        "lag": m.lag,
+        "last_fetch_ms": m.last_fetch_ms,
+        "last_caught_up_ms": m.last_caught_up_ms,
+    }
+
+
+def info_dict(info: ClusterInfo) -> dict[str, Any]:
+    """What the cluster is (``cluster`` in the document); ``version`` and ``metadata_version`` are
+    derived, for readers."""
+    q = info.quorum
+    return {
+        "read_at": info.read_at,
+        "version": release(info),
+        "api_version": info.api_version,
+        "mode": info.mode.value,
+        "metadata_version": metadata_version(info),
+        "features": [
+            {
+                "name": f.name,
+                "finalized": f.finalized,
+                "min_supported": f.min_supported,
+                "max_supported": f.max_supported,
+            }
+            for f in info.features
+        ],
+        "quorum": None
+        if q is None
+        else {
+            "leader": q.leader,
+            "epoch": q.epoch,
+            "high_watermark": q.high_watermark,
+            "voters": [_member_dict(m) for m in q.voters],
+            "observers": [_member_dict(m) for m in q.observers],
+        },
+        "apis": {str(a.key): [a.min_version, a.max_version] for a in info.apis},
+        "zookeeper_configured": info.zookeeper_configured,
+        "status": {
+            "versions": info.versions_status.value,
+            "features": info.features_status.value,
+            "quorum": info.quorum_status.value,
+        },
     }
 
 
@@ -212,6 +268,56 @@ def _finding(f: dict[str, Any]) -> Finding:
     )
 
 
+def _opt_int(v: Any) -> int | None:
+    return None if v is None else int(v)
+
+
+def _member(m: dict[str, Any]) -> QuorumMember:
+    return QuorumMember(
+        int(m["id"]),
+        int(m["log_end_offset"]),
+        _opt_int(m.get("lag")),
+        _opt_int(m.get("last_fetch_ms")),
+        _opt_int(m.get("last_caught_up_ms")),
+    )
+
+
+def info_from_doc(doc: dict[str, Any] | None) -> ClusterInfo:
+    """``cluster`` of the document; an older document without it reads as unknown."""
+    if not doc:
+        return ClusterInfo()
+    q = doc.get("quorum")
+    status = doc.get("status", {})
+    return ClusterInfo(
+        read_at=float(doc.get("read_at", 0.0)),
+        api_version=doc.get("api_version"),
+        mode=ClusterMode(doc.get("mode", ClusterMode.UNKNOWN.value)),
+        features=tuple(
+            Feature(
+                str(f["name"]),
+                _opt_int(f.get("finalized")),
+                _opt_int(f.get("min_supported")),
+                _opt_int(f.get("max_supported")),
+            )
+            for f in doc.get("features", ())
+        ),
+        quorum=None
+        if q is None
+        else Quorum(
+            _opt_int(q.get("leader")),
+            int(q["epoch"]),
+            int(q["high_watermark"]),
+            tuple(_member(m) for m in q.get("voters", ())),
+            tuple(_member(m) for m in q.get("observers", ())),
+        ),
+        apis=tuple(ApiRange(int(k), int(v[0]), int(v[1])) for k, v in doc.get("apis", {}).items()),
+        zookeeper_configured=bool(doc.get("zookeeper_configured", False)),
+        versions_status=SourceStatus(status.get("versions", SourceStatus.NOT_CONFIGURED.value)),
+        features_status=SourceStatus(status.get("features", SourceStatus.NOT_CONFIGURED.value)),
+        quorum_status=SourceStatus(status.get("quorum", SourceStatus.NOT_CONFIGURED.value)),
+    )
+
+
 def state_from_doc(doc: dict[str, Any], partitions: tuple[Partition, ...] | None = None) -> ClusterState:
     """The snapshot a ``state --json`` document describes; ``partitions``, when given, stand in for
     the document's own (the pipeline keeps them as replica rows beside a header). Raises KeyError,
@@ -229,4 +335,5 @@ def state_from_doc(doc: dict[str, Any], partitions: tuple[Partition, ...] | None
         findings=tuple(_finding(f) for f in doc.get("findings", ())),
         status=ReadStatus(**{k: SourceStatus(v) for k, v in status.items() if k in ReadStatus.__slots__}),
         name=str(doc.get("name", "")),
+        info=info_from_doc(doc.get("cluster")),
     )

@@ -4,25 +4,37 @@ from __future__ import annotations
 
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 
 from console.access.settings import ConnectionSettings
 from console.adapters.gateway import LiveGateway
 from console.adapters.kafka import KafkaGateway
 from console.adapters.zookeeper import ZkReader
-from console.core.model import ClusterState
+from console.core.model import ClusterInfo, ClusterState, SourceStatus
 from console.state.merge import merge
+
+INFO_MAX_AGE_S = 60.0
+"""How long what the cluster is (version, mode, features, quorum) is kept before it is read again."""
 
 
 class ClusterReader:
-    """Long-lived and thread-safe: build one per cluster and call ``snapshot()`` as often as needed."""
+    """Long-lived and thread-safe: build one per cluster and call ``snapshot()`` as often as needed.
+
+    What the cluster is (:class:`ClusterInfo`) changes rarely: it is read only when asked for
+    (``snapshot(info=True)``: Overview, ``state``), on its own client, in parallel with the
+    snapshot, and kept ``INFO_MAX_AGE_S``; every other snapshot carries the last one read, at no
+    cost (the Live refresh and ``list`` never wait for it)."""
 
     def __init__(self, settings: ConnectionSettings) -> None:
         self.settings = settings
         self.kafka = KafkaGateway(settings)
         self.zookeeper = ZkReader(settings.zookeeper, settings.zookeeper_timeout_s) if settings.zookeeper else None
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cluster-reader")
+        self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="cluster-reader")
         self._shared_lock = threading.Lock()
+        self._info_lock = threading.Lock()
+        self._info: ClusterInfo | None = None
+        self._info_kafka: KafkaGateway | None = None
         self._last: ClusterState | None = None
         self._last_generation = -1
 
@@ -31,13 +43,40 @@ class ClusterReader:
         are this reader's)."""
         return LiveGateway(self.settings.name, self.kafka, self.zookeeper, self.snapshot)
 
-    def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
+    def snapshot(self, max_age_s: float = 0.0, info: bool = False) -> ClusterState:
         """A fresh snapshot; never raises for an unreachable cluster (see ``state.status``).
 
         With ``max_age_s``, a snapshot taken that recently is shared instead: several people
         watching the same cluster cost one read (and one snapshot in memory), not one each. A
         ZooKeeper watch that fired since then always forces a fresh read.
+
+        With ``info``, the snapshot carries what the cluster is, read at most ``INFO_MAX_AGE_S``
+        ago; without, the last one read (unknown when none was).
         """
+        pending: Future[ClusterInfo] | None = self._pool.submit(self.cluster_info) if info else None
+        state = self._snapshot(max_age_s)
+        known = pending.result() if pending is not None else self._info
+        return replace(state, info=known) if known is not None and state.info != known else state
+
+    def cluster_info(self, max_age_s: float = INFO_MAX_AGE_S) -> ClusterInfo:
+        """Version, mode, features and quorum, read at most ``max_age_s`` ago (an answer that was
+        not complete is read again next time)."""
+        with self._info_lock:
+            last = self._info
+            if last is not None and time.time() - last.read_at <= max_age_s:
+                return last
+            if self._info_kafka is None:
+                self._info_kafka = KafkaGateway(self.settings)
+            fresh = self._info_kafka.read_cluster_info(zookeeper_configured=self.zookeeper is not None)
+            answered = SourceStatus.UNAVAILABLE not in (
+                fresh.versions_status,
+                fresh.features_status,
+                fresh.quorum_status,
+            )
+            self._info = fresh if answered else None
+            return fresh
+
+    def _snapshot(self, max_age_s: float) -> ClusterState:
         if max_age_s <= 0:
             return self._read()
         with self._shared_lock:
@@ -62,6 +101,8 @@ class ClusterReader:
 
     def close(self) -> None:
         self.kafka.close()
+        if self._info_kafka is not None:
+            self._info_kafka.close()
         if self.zookeeper is not None:
             self.zookeeper.close()
         self._pool.shutdown(wait=False)

@@ -63,8 +63,8 @@ class AppCluster:
             yield self.cluster
 
     # -- the reader ------------------------------------------------------------------------------------
-    def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
-        """Always a fresh snapshot (the fake reads in no time)."""
+    def snapshot(self, max_age_s: float = 0.0, info: bool = False) -> ClusterState:
+        """Always a fresh snapshot (the fake reads in no time), always with the fake's ``info``."""
         with self.held() as fake:
             return fake.snapshot(max_age_s)
 

@@ -38,6 +38,7 @@ from console.core.limits import ALL_REPLICAS, BROKER_THROTTLE_KEYS, FOLLOWER_LIS
 from console.core.model import (
     Broker,
     BrokerId,
+    ClusterInfo,
     ClusterState,
     LogDir,
     Outcome,
@@ -143,6 +144,8 @@ class FakeCluster:
         accepted the cancel (0: it leaves at once); meanwhile it is listed as it was and copies nothing."""
         self.cancelling: dict[TopicPartition, float] = {}
         """Partitions whose accepted cancel takes effect at the given time."""
+        self.info = ClusterInfo()
+        """What the cluster says it is (version, mode, features, quorum), carried by every snapshot."""
 
     @classmethod
     def of(
@@ -235,6 +238,7 @@ class FakeCluster:
                 tuple((t, 1) for t in sorted({t for t, _ in self.parts})),
                 status=status,
                 name=self.name,
+                info=self.info,
             ),
         )
 

@@ -1,0 +1,254 @@
+"""What the cluster is: the Kafka release its brokers report, KRaft or ZooKeeper, its finalized
+features and, in KRaft, its controller quorum; and what the console switches on from them.
+
+Read through the Admin API (ApiVersions, DescribeFeatures through ApiVersions, DescribeQuorum) by
+``console.adapters.kafka``; pure records and functions here. A part the cluster did not answer keeps
+its :class:`~console.core.model.SourceStatus` (``UNSUPPORTED``: the cluster has no such request,
+said as "not available on this cluster", never an error).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from console.core.model import ClusterInfo, ClusterMode, Feature, SourceStatus
+
+METADATA_VERSION = "metadata.version"
+ELR_VERSION = "eligible.leader.replicas.version"
+KRAFT_VERSION = "kraft.version"
+
+METADATA_VERSIONS: dict[int, str] = {
+    1: "3.0-IV1",
+    2: "3.1-IV0",
+    3: "3.2-IV0",
+    4: "3.3-IV0",
+    5: "3.3-IV1",
+    6: "3.3-IV2",
+    7: "3.3-IV3",
+    8: "3.4-IV0",
+    9: "3.5-IV0",
+    10: "3.5-IV1",
+    11: "3.5-IV2",
+    12: "3.6-IV0",
+    13: "3.6-IV1",
+    14: "3.6-IV2",
+    15: "3.7-IV0",
+    16: "3.7-IV1",
+    17: "3.7-IV2",
+    18: "3.7-IV3",
+    19: "3.7-IV4",
+    20: "3.8-IV0",
+    21: "3.9-IV0",
+    22: "4.0-IV0",
+    23: "4.0-IV1",
+    24: "4.0-IV2",
+    25: "4.0-IV3",
+    26: "4.1-IV0",
+    27: "4.1-IV1",
+    28: "4.2-IV0",
+    29: "4.2-IV1",
+    30: "4.3-IV0",
+    31: "4.4-IV0",
+    32: "4.4-IV1",
+    33: "4.4-IV2",
+}
+"""``metadata.version`` feature levels and their names (Kafka's ``MetadataVersion``, read from the
+4.4.0 server jars; levels past 33 are newer than 4.4)."""
+
+CORDON_LEVEL = 30
+"""``metadata.version`` 4.3-IV0: cordoned log dirs (KIP-1066) are enforced from this level."""
+DESCRIBE_TOPIC_PARTITIONS = 75
+"""API key of DescribeTopicPartitions (ELR per partition, paged)."""
+
+
+def metadata_version_name(level: int) -> str:
+    """``33`` → ``4.4-IV2``; a level this console does not know is named by its number."""
+    known = METADATA_VERSIONS.get(level)
+    if known is not None:
+        return known
+    newest = max(METADATA_VERSIONS)
+    return f"level {level} (newer than {METADATA_VERSIONS[newest]})" if level > newest else f"level {level}"
+
+
+def release_of_level(level: int) -> str | None:
+    """The release line whose newest ``metadata.version`` is ``level`` or around it (``33`` → ``4.4``)."""
+    known = METADATA_VERSIONS.get(level)
+    return known.split("-")[0] if known is not None else None
+
+
+def level_text(feature: Feature, level: int | None = None) -> str:
+    """A feature level as people name it: ``4.4-IV2`` for ``metadata.version``, the number otherwise."""
+    lv = feature.level if level is None else level
+    return metadata_version_name(lv) if feature.name == METADATA_VERSION and lv > 0 else str(lv)
+
+
+def supported_text(feature: Feature) -> str:
+    """The range the brokers support: ``3.3-IV3 – 4.4-IV2``, ``0 – 1``."""
+    if feature.min_supported is None or feature.max_supported is None:
+        return "unknown"
+    return f"{level_text(feature, feature.min_supported)} – {level_text(feature, feature.max_supported)}"
+
+
+def metadata_version(info: ClusterInfo) -> str | None:
+    """The finalized ``metadata.version`` by name (``4.4-IV2``); None when not finalized (ZooKeeper)."""
+    mv = info.feature(METADATA_VERSION)
+    return metadata_version_name(mv.level) if mv is not None and mv.level > 0 else None
+
+
+def release(info: ClusterInfo) -> str | None:
+    """The release line the brokers run: from the newest ``metadata.version`` they support when
+    the console knows that level (exact, and 4.4 too, which kafka-python's inference from the API
+    ranges cannot tell from 4.3), else from the API ranges."""
+    mv = info.feature(METADATA_VERSION)
+    if mv is not None and mv.max_supported is not None:
+        line = release_of_level(mv.max_supported)
+        if line is not None:
+            return line
+        if mv.max_supported > max(METADATA_VERSIONS):
+            return f"newer than {release_of_level(max(METADATA_VERSIONS))}"
+    return info.api_version
+
+
+def decide_mode(quorum_status: SourceStatus, features: tuple[Feature, ...], zookeeper_configured: bool) -> ClusterMode:
+    """KRaft when DescribeQuorum answers or ``metadata.version`` is finalized; ZooKeeper when the
+    console reads a ZooKeeper for the cluster or the cluster has no DescribeQuorum; else unknown."""
+    mv = next((f for f in features if f.name == METADATA_VERSION), None)
+    if quorum_status is SourceStatus.OK or (mv is not None and mv.level > 0):
+        return ClusterMode.KRAFT
+    if zookeeper_configured or quorum_status is SourceStatus.UNSUPPORTED:
+        return ClusterMode.ZOOKEEPER
+    return ClusterMode.UNKNOWN
+
+
+def version_text(info: ClusterInfo) -> str:
+    """``Kafka 4.4 (metadata.version 4.4-IV2)``, ``Kafka 3.9``, or ``Kafka version unknown``."""
+    if release(info) is None:
+        return "Kafka version unknown"
+    mv = metadata_version(info)
+    return f"Kafka {release(info)}" + (f" (metadata.version {mv})" if mv else "")
+
+
+def status_text(status: SourceStatus) -> str:
+    """Why a part of the cluster info is missing, in words."""
+    return {
+        SourceStatus.OK: "read",
+        SourceStatus.UNSUPPORTED: "not available on this cluster",
+        SourceStatus.UNAUTHORIZED: "not authorised (DESCRIBE on CLUSTER)",
+        SourceStatus.UNAVAILABLE: "the cluster did not answer",
+        SourceStatus.NOT_CONFIGURED: "not read",
+    }[status]
+
+
+def quorum_text(info: ClusterInfo) -> str:
+    """``quorum leader 1 (epoch 3) of voters 0,1,2``, or why there is none."""
+    q = info.quorum
+    if q is None:
+        return f"quorum {status_text(info.quorum_status)}"
+    voters = ",".join(str(v.id) for v in q.voters) or "none"
+    leader = str(q.leader) if q.leader is not None else "none"
+    text = f"quorum leader {leader} (epoch {q.epoch}) of voters {voters}"
+    return text + (f", {len(q.observers)} observers" if q.observers else "")
+
+
+def summary_line(info: ClusterInfo) -> str:
+    """One line: ``Kafka 4.4 · KRaft · metadata.version 4.4-IV2 · quorum leader 1 (epoch 3) of voters 0,1,2``."""
+    if not info.known:
+        return "Kafka version, mode and features not read"
+    parts = [f"Kafka {release(info)}" if release(info) else "Kafka version unknown"]
+    parts.append({ClusterMode.KRAFT: "KRaft", ClusterMode.ZOOKEEPER: "ZooKeeper"}.get(info.mode, "mode unknown"))
+    if metadata_version(info):
+        parts.append(f"metadata.version {metadata_version(info)}")
+    if info.mode is not ClusterMode.ZOOKEEPER or info.quorum is not None:
+        parts.append(quorum_text(info))
+    else:
+        parts.append("no controller quorum (ZooKeeper mode)")
+    return " · ".join(parts)
+
+
+def ago_text(then_ms: int | None, now_s: float) -> str:
+    """``3 s ago`` (``now_s`` epoch seconds, ``then_ms`` epoch milliseconds); ``never`` for None."""
+    if then_ms is None:
+        return "never"
+    ago = max(0.0, now_s - then_ms / 1000)
+    return f"{ago:.0f} s ago" if ago < 120 else f"{ago / 60:.0f} min ago"
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """A feature of the console that depends on the cluster: on or off, and why."""
+
+    name: str
+    on: bool
+    why: str
+
+
+def _features_unread(info: ClusterInfo) -> str:
+    return f"the cluster's features were not read ({status_text(info.features_status)})"
+
+
+def capabilities(info: ClusterInfo) -> list[Capability]:
+    """What the console switches on from what the cluster says it supports (never from a guess)."""
+    out: list[Capability] = []
+    features_ok = info.features_status is SourceStatus.OK
+
+    elr = info.feature(ELR_VERSION)
+    if not features_ok:
+        out.append(Capability("Eligible leader replicas", False, _features_unread(info)))
+    elif elr is None:
+        out.append(
+            Capability(
+                "Eligible leader replicas", False, f"the cluster reports no {ELR_VERSION} (it came with Kafka 4.0)"
+            )
+        )
+    else:
+        out.append(
+            Capability("Eligible leader replicas", elr.level >= 1, f"{ELR_VERSION} is {elr.level} on this cluster")
+        )
+
+    mv = info.feature(METADATA_VERSION)
+    if not features_ok:
+        out.append(Capability("Cordoned log dirs", False, _features_unread(info)))
+    elif mv is None or mv.level == 0:
+        out.append(Capability("Cordoned log dirs", False, f"{METADATA_VERSION} is not finalized (ZooKeeper mode)"))
+    else:
+        need = metadata_version_name(CORDON_LEVEL)
+        on = mv.level >= CORDON_LEVEL
+        out.append(
+            Capability(
+                "Cordoned log dirs",
+                on,
+                f"{METADATA_VERSION} is {level_text(mv)}" + (f", {need} or later" if on else f", below {need}"),
+            )
+        )
+
+    dtp = info.api(DESCRIBE_TOPIC_PARTITIONS)
+    if info.versions_status is not SourceStatus.OK:
+        why = f"the brokers' API versions were not read ({status_text(info.versions_status)})"
+        out.append(Capability("DescribeTopicPartitions", False, why))
+    elif dtp is None:
+        out.append(Capability("DescribeTopicPartitions", False, "not every broker answers it (ApiVersions)"))
+    else:
+        out.append(
+            Capability(
+                "DescribeTopicPartitions",
+                True,
+                f"every broker answers it (v{dtp.min_version}–v{dtp.max_version})",
+            )
+        )
+
+    out.append(
+        Capability(
+            "Controller quorum view",
+            info.quorum is not None,
+            "DescribeQuorum answers"
+            if info.quorum is not None
+            else f"DescribeQuorum: {status_text(info.quorum_status)}",
+        )
+    )
+    if info.zookeeper_configured:
+        out.append(Capability("ZooKeeper view", True, "ZooKeeper configured"))
+    elif info.mode is ClusterMode.KRAFT:
+        out.append(Capability("ZooKeeper view", False, "a KRaft cluster has no ZooKeeper"))
+    else:
+        out.append(Capability("ZooKeeper view", False, "no ZooKeeper connect string given"))
+    return out
