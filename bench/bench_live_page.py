@@ -61,7 +61,7 @@ def fresh(base: ClusterState) -> ClusterState:
 def view_model_steps(base: ClusterState, runs: int) -> dict[str, float]:
     from console.core.format import page
     from console.present import charts, live
-    from console.runs.progress import CopyTracker
+    from console.moves.progress import CopyTracker
 
     tracker = CopyTracker()
     tracker.observe(dataclasses.replace(base, taken_at=time.time() - 5))
