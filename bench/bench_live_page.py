@@ -60,8 +60,8 @@ def fresh(base: ClusterState) -> ClusterState:
 
 def view_model_steps(base: ClusterState, runs: int) -> dict[str, float]:
     from console.core.format import page
+    from console.moves.progress import CopyTracker
     from console.present import charts, live
-    from console.runs.progress import CopyTracker
 
     tracker = CopyTracker()
     tracker.observe(dataclasses.replace(base, taken_at=time.time() - 5))

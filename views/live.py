@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import streamlit as st
 
 from components import actions, deps, keys, widgets
-from console.core.format import human_bytes, human_duration, page_count
+from console.core.format import human_bytes, human_duration
 from console.core.model import PartitionHealth, cluster_key
 from console.present import live
 
@@ -85,17 +85,13 @@ def live_panel() -> None:
     flt = live.LiveFilter(
         tuple(topics), tuple(int(b) for b in brokers), tuple(PartitionHealth(h) for h in healths), in_flight_only
     )
-    parts = live.select(state, flt)
-    if not parts:
+    # the page asked for (the number input below holds it), computed once and shared like the summary
+    shown = deps.live_page(settings, state, flt, int(st.session_state.get(keys.LIVE_PAGE, 1)), PAGE_SIZE, view.rates)
+    if not shown.matching:
         st.success("No partition reassignments found." if in_flight_only else "No partition matches the filters.")
         return
-    pages = page_count(len(parts), PAGE_SIZE)
-    number = (
-        st.number_input(f"Page (of {pages}; {len(parts)} partitions)", 1, pages, 1, key=keys.LIVE_PAGE)
-        if pages > 1
-        else 1
-    )
-    shown = deps.live_page(settings, state, flt, int(number), PAGE_SIZE, view.rates)  # shared like the summary
+    if shown.pages > 1:
+        st.number_input(f"Page (of {shown.pages}; {shown.matching} partitions)", 1, shown.pages, 1, key=keys.LIVE_PAGE)
     st.dataframe(
         list(shown.rows),
         hide_index=True,

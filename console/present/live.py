@@ -298,6 +298,8 @@ def summary(state: ClusterState, rates: Mapping[ReplicaKey, float], calibration:
 class LivePage:
     """One page of the Live table and the broker × partition picture of the same partitions."""
 
+    matching: int
+    """Partitions the filters select (on every page)."""
     number: int
     """The page shown (1-based; clamped to the pages there are)."""
     pages: int
@@ -305,7 +307,7 @@ class LivePage:
     """:func:`partition_rows` of the page."""
     chart: dict[str, Any]
     """The broker × partition picture of the page as a Vega-Lite spec (data inline), built and
-    validated once: drawing it again costs no chart building."""
+    validated once: drawing it again costs no chart building. Empty when no partition matches."""
 
 
 def live_page(
@@ -320,11 +322,13 @@ def live_page(
     the picture's spec (only the partitions on the page are drawn)."""
     from console.present.charts import replica_grid
 
-    shown, pages = page(select(state, f), number, size)
-    spec = replica_grid(replica_cells(state, shown), [p.name for p in shown]).to_dict()
+    parts = select(state, f)
+    shown, pages = page(parts, number, size)
+    spec = replica_grid(replica_cells(state, shown), [p.name for p in shown]).to_dict() if shown else {}
     if spec.get("config") == {"view": {"continuousWidth": 300, "continuousHeight": 300}}:
         del spec["config"]  # Altair's default theme: the app draws its charts with its own
-    return LivePage(min(max(1, number), pages), pages, tuple(partition_rows(state, shown, runs, rates)), spec)
+    rows = tuple(partition_rows(state, shown, runs, rates))
+    return LivePage(len(parts), min(max(1, number), pages), pages, rows, spec)
 
 
 # -- throttles in force --------------------------------------------------------------------------
