@@ -1,4 +1,5 @@
-"""Every st.session_state key the app uses, with its page prefix, in one place."""
+"""The st.session_state keys the pages keep across reruns, with their page prefix (widget keys are
+written inline with the same prefix)."""
 
 CLUSTER = "app.cluster"
 LIVE_LAST_GOOD = "live.last_good"

@@ -174,7 +174,7 @@ def sign_in_box() -> None:
         return
     session.forget_cookie()
     if me.source == "nobody configured users":
-        st.caption("Read only: no users are configured (see README: users file).")
+        st.caption("Read only: no users are configured (see docs/GUIDE.md, Users and roles).")
         return
     with st.form("sign_in"):
         name = st.text_input("User", key="auth.user")
