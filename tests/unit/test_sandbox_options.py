@@ -77,7 +77,7 @@ def test_up_refuses_zookeeper_on_kafka_4_before_anything_starts(tmp_path: Path, 
 
 
 def test_the_default_is_kafka_4_in_kraft_mode() -> None:
-    assert UP_DEFAULT == SandboxOptions(DEFAULT_KAFKA, Mode.KRAFT)
+    assert SandboxOptions(DEFAULT_KAFKA, Mode.KRAFT) == UP_DEFAULT
     assert sandbox_options("3.9.1") == SandboxOptions("3.9.1", Mode.KRAFT)
 
 
