@@ -17,8 +17,9 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 system-packages:
 	@scripts/system-packages.sh
 
+## The jars of the default release (Kafka 4.x) and of 3.9.1 (ZooKeeper mode): the suite runs both.
 jars: $(STAMP)
-	@PYTHONPATH=. $(PY) -c "from console.sandbox.cluster import ensure_classpath; print(ensure_classpath())" >/dev/null
+	@PYTHONPATH=. $(PY) -c "from console.sandbox.cluster import ensure_classpath; from console.sandbox.versions import DEFAULT_KAFKA, ZOOKEEPER_KAFKA; [ensure_classpath(version=v) for v in (DEFAULT_KAFKA, ZOOKEEPER_KAFKA)]" >/dev/null
 
 setup: system-packages $(STAMP) jars
 

@@ -3,7 +3,7 @@ batched read of 10,000 partition-state znodes from ZooKeeper.
 
     PYTHONPATH=. .venv/bin/python bench/bench_refresh.py [--runs 7]
 
-Starts its own sandbox in a temporary directory and stops it at the end.
+Starts its own sandbox (Kafka 3.9 in ZooKeeper mode) in a temporary directory and stops it at the end.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def main() -> None:
     from confluent_kafka.admin import AdminClient, NewTopic
     from kazoo.client import KazooClient
 
-    with tempfile.TemporaryDirectory() as d, cluster.running(Path(d), log=lambda m: None) as sb:
+    with tempfile.TemporaryDirectory() as d, cluster.running(Path(d), zookeeper=True, log=lambda m: None) as sb:
         admin = AdminClient({"bootstrap.servers": sb.bootstrap_servers, "log_level": "0"})
         t = time.perf_counter()
         new = [NewTopic(f"bench-{i:02d}", 100, 2) for i in range(20)]

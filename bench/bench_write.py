@@ -3,7 +3,7 @@ throttled run gets to its throttle.
 
     PYTHONPATH=. .venv/bin/python bench/bench_write.py [--runs 3] [--partitions 1000]
 
-Starts its own sandbox (ZooKeeper + 3 brokers) in a temporary directory and stops it at the end.
+Starts its own sandbox (Kafka 3.9: ZooKeeper + 3 brokers) in a temporary directory and stops it at the end.
 
 * **cancel**: 1,000 single-replica partitions (40 KB each; one topic, or ``--topics N``) are moved to another broker at a
   throttle of 1 B/s (so they stay in flight), then cancelled with the console's own cancel
@@ -150,9 +150,12 @@ def main() -> None:
     ap.add_argument("--topics", type=int, default=1, help="spread the cancelled partitions over this many topics")
     ap.add_argument("--skip-throttle", action="store_true")
     ap.add_argument("--skip-cancel", action="store_true")
-    ap.add_argument("--kraft", action="store_true", help="a KRaft-mode sandbox instead of ZooKeeper mode")
+    ap.add_argument("--kraft", action="store_true", help="a Kafka 4.x KRaft sandbox instead of 3.9 in ZooKeeper mode")
     a = ap.parse_args()
-    with tempfile.TemporaryDirectory() as d, cluster.running(Path(d), kraft=a.kraft, log=lambda m: None) as sb:
+    with (
+        tempfile.TemporaryDirectory() as d,
+        cluster.running(Path(d), kraft=a.kraft, zookeeper=not a.kraft, log=lambda m: None) as sb,
+    ):
         settings = ConnectionSettings(
             {"bootstrap.servers": sb.bootstrap_servers}, zookeeper=sb.zookeeper or None, name="bench", timeout_s=30.0
         )

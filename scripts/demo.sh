@@ -5,7 +5,9 @@
 # Spark every HISTORY_EVERY seconds (default 300, the first after a minute), so the History page
 # and the calibrated ETAs have something to show. Ctrl-C or SIGTERM stops Streamlit, the collector,
 # the history job and the sandbox, leaving no process or port behind. BROKERS=6 starts six brokers
-# (two per rack). DEV=1 (`make dev`) runs Streamlit with its development settings: the file
+# (two per rack). The sandbox runs Kafka 4.x in KRaft mode; KAFKA=3.9.1 names another release and
+# ZOOKEEPER=1 starts it in ZooKeeper mode (3.x only: `KAFKA=3.9.1 ZOOKEEPER=1 make demo` shows the
+# ZooKeeper view, the API-vs-ZooKeeper findings and the legacy path). DEV=1 (`make dev`) runs Streamlit with its development settings: the file
 # watcher, rerun on save and a full collection after each run (docs/DEVELOPMENT.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +32,11 @@ stop() {
 trap stop EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-info=$("$PY" -m console sandbox up --demo-reassignment ${BROKERS:+--brokers "$BROKERS"})
+up=(--demo-reassignment)
+if [ -n "${KAFKA:-}" ]; then up+=(--kafka "$KAFKA"); fi
+if [ -n "${ZOOKEEPER:-}" ]; then up+=(--zookeeper); fi
+if [ -n "${BROKERS:-}" ]; then up+=(--brokers "$BROKERS"); fi
+info=$("$PY" -m console sandbox up "${up[@]}")
 field() { printf '%s' "$info" | "$PY" -c "import json, sys; print(json.load(sys.stdin)['$1'] or '')"; }
 history=$("$PY" -c "from console.core.paths import history_dir; print(history_dir())")
 mkdir -p "$history"

@@ -17,7 +17,7 @@ from tests.support import SANDBOXES, log
 TESTS = Path(__file__).resolve().parent
 TIERS = ("unit", "integration", "app", "e2e")
 """One directory under tests/ per tier, each marked with its name (``pytest -m unit``)."""
-NEEDS_A_CLUSTER = {"sandbox", "demo_sandbox"}
+NEEDS_A_CLUSTER = {"sandbox", "demo_sandbox", "zk_sandbox", "zk_demo_sandbox", "kafka4", "any_kafka"}
 
 
 def tier_of(item: pytest.Item) -> str | None:
@@ -42,22 +42,47 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    """ZooKeeper + 3 brokers, shared by every test that does not break it."""
-    data = tmp_path_factory.mktemp("sandbox-zk")
-    sb = cluster.up(data, log=log)
+    """Kafka 4.x (``DEFAULT_KAFKA``) in KRaft mode, 3 brokers (also the controllers), shared by every
+    test that does not break it."""
+    yield from _session_sandbox(tmp_path_factory, "sandbox-kraft")
+
+
+@pytest.fixture(scope="session")
+def zk_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    """Kafka 3.9 (``ZOOKEEPER_KAFKA``) in ZooKeeper mode, ZooKeeper + 3 brokers, for the ZooKeeper-only
+    behaviour (the ZooKeeper reader and its watches, the legacy znode path, API-vs-ZooKeeper
+    findings, ACLs in ZooKeeper mode); shared by every test that does not break it."""
+    yield from _session_sandbox(tmp_path_factory, "sandbox-zk", zookeeper=True)
+
+
+def _session_sandbox(tmp_path_factory: pytest.TempPathFactory, name: str, zookeeper: bool = False) -> Iterator[Sandbox]:
+    data = tmp_path_factory.mktemp(name)
+    sb = cluster.up(data, zookeeper=zookeeper, log=log)
     SANDBOXES.append(sb)
     yield sb
     cluster.down(data, log=log)
+    SANDBOXES.remove(sb)
+
+
+def _with_demo_topics(sb: Sandbox) -> Sandbox:
+    from console.sandbox.demo import DEMO_TOPICS, create_topics, produce
+
+    small = tuple(t.__class__(t.name, t.partitions, t.replication, 0.5) for t in DEMO_TOPICS)
+    create_topics(sb.bootstrap_servers, small, log=log)
+    produce(sb.bootstrap_servers, small, log=log)
+    return sb
 
 
 @pytest.fixture(scope="session")
 def demo_sandbox(sandbox: Sandbox) -> Sandbox:
-    from console.sandbox.demo import DEMO_TOPICS, create_topics, produce
+    """The session's sandbox with the demo topics (half a megabyte each)."""
+    return _with_demo_topics(sandbox)
 
-    small = tuple(t.__class__(t.name, t.partitions, t.replication, 0.5) for t in DEMO_TOPICS)
-    create_topics(sandbox.bootstrap_servers, small, log=log)
-    produce(sandbox.bootstrap_servers, small, log=log)
-    return sandbox
+
+@pytest.fixture(scope="session")
+def zk_demo_sandbox(zk_sandbox: Sandbox) -> Sandbox:
+    """The ZooKeeper-mode sandbox with the demo topics (half a megabyte each)."""
+    return _with_demo_topics(zk_sandbox)
 
 
 @pytest.hookimpl(wrapper=True)

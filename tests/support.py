@@ -18,6 +18,10 @@ from console.sandbox.cluster import Sandbox
 
 T = TypeVar("T")
 
+OTHER_KAFKA4 = "4.3.1"
+"""A Kafka 4 release other than the default (``DEFAULT_KAFKA``), whose server and tools jars both
+resolve: the sandbox is checked on it too (tests/integration/test_sandbox_versions.py)."""
+
 SANDBOXES: list[Sandbox] = []
 """The clusters running for this session; a failed test's report shows the tail of their logs."""
 
@@ -27,16 +31,23 @@ def log(msg: str) -> None:
 
 
 def own_sandbox(
-    tmp_path_factory: pytest.TempPathFactory, name: str, kraft: bool = False, brokers: int = 3
+    tmp_path_factory: pytest.TempPathFactory,
+    name: str,
+    kraft: bool = False,
+    brokers: int = 3,
+    kafka_version: str | None = None,
+    zookeeper: bool = False,
 ) -> Iterator[Sandbox]:
-    """A cluster of a module's own (for tests that break brokers, or need more brokers), stopped with
-    the module: ``yield from own_sandbox(...)`` in a module-scoped fixture."""
+    """A cluster of a module's own (for tests that break brokers, or need more brokers; Kafka 4.x
+    KRaft unless ``kafka_version`` / ``zookeeper`` say otherwise), stopped with the module:
+    ``yield from own_sandbox(...)`` in a module-scoped fixture."""
     data = tmp_path_factory.mktemp(name)
-    sb = cluster.up(data, kraft=kraft, brokers=brokers, log=print)
+    sb = cluster.up(data, kafka_version=kafka_version, zookeeper=zookeeper, kraft=kraft, brokers=brokers, log=print)
     SANDBOXES.append(sb)
     yield sb
     cluster.down(data, log=print)
-    SANDBOXES.remove(sb)
+    if sb in SANDBOXES:
+        SANDBOXES.remove(sb)
 
 
 def point_console_at(sb: Sandbox, monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
@@ -60,23 +71,20 @@ def settings_for(sb: Sandbox, zookeeper: bool = True) -> ConnectionSettings:
     )
 
 
+def connection_args(sb: Sandbox) -> list[str]:
+    """The CLI's connection flags for ``sb``: ``--bootstrap-server``, and ``--zookeeper`` in ZooKeeper mode."""
+    return ["--bootstrap-server", sb.bootstrap_servers, *(["--zookeeper", sb.zookeeper] if sb.zookeeper else [])]
+
+
 def official(sb: Sandbox, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run the official ReassignPartitionsCommand from the fetched jars."""
+    """Run the official ReassignPartitionsCommand of the sandbox's release (its jars, its logging)."""
     return subprocess.run(
-        [
-            "java",
-            "-Xmx256m",
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            sb.kafka_classpath,
-            "-Dlog4j.configuration=file:" + str(Path(sb.data_dir) / "config" / "log4j.properties"),
-            f"-Dkafka.logs.dir={sb.data_dir}/logs",
-            "-Dsandbox.name=tools",
+        sb.tool_argv(
             "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
             "--bootstrap-server",
             sb.bootstrap_servers,
             *args,
-        ],
+        ),
         capture_output=True,
         text=True,
         timeout=timeout,

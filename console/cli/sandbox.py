@@ -8,14 +8,31 @@ import sys
 from pathlib import Path
 
 from console.cli.exits import Exit
+from console.cli.output import error
+from console.core.errors import SandboxError
+from console.sandbox.versions import DEFAULT_KAFKA, ZOOKEEPER_KAFKA, sandbox_options
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sb = sub.add_parser("sandbox", help="a local Kafka 3.9 cluster for trying things out")
+    sb = sub.add_parser(
+        "sandbox", help="a local Kafka cluster (4.x KRaft, or 3.9 KRaft or ZooKeeper) for trying things out"
+    )
     sb.set_defaults(handler=sandbox)
     sbsub = sb.add_subparsers(dest="action", required=True)
-    up = sbsub.add_parser("up", help="start ZooKeeper + 3 brokers (or 3 KRaft nodes); prints one JSON line")
-    up.add_argument("--kraft", action="store_true", help="KRaft mode (no ZooKeeper)")
+    up = sbsub.add_parser(
+        "up", help=f"start 3 KRaft nodes of Kafka {DEFAULT_KAFKA} (or another release); prints one JSON line"
+    )
+    up.add_argument(
+        "--kafka",
+        metavar="VERSION",
+        help=f"the Kafka release: 4.x or 3.9.x (default {DEFAULT_KAFKA}); server and tools jars of that release",
+    )
+    up.add_argument(
+        "--zookeeper",
+        action="store_true",
+        help=f"ZooKeeper mode (3.x only; {ZOOKEEPER_KAFKA} unless --kafka names another)",
+    )
+    up.add_argument("--kraft", action="store_true", help="KRaft mode (the default)")
     up.add_argument("--data-dir", type=Path, help="where data, logs and state go")
     up.add_argument("--brokers", type=int, default=3)
     up.add_argument("--demo", action="store_true", help="create demo topics with a few MB each")
@@ -34,7 +51,14 @@ def sandbox(args: argparse.Namespace) -> int:
     from console.sandbox import cluster
 
     if args.action == "up":
-        sb = cluster.up(args.data_dir, kraft=args.kraft, brokers=args.brokers)
+        try:  # a release or mode that cannot be is refused before anything starts
+            sandbox_options(args.kafka, zookeeper=args.zookeeper, kraft=args.kraft)
+        except SandboxError as e:
+            error(e)
+            return Exit.UNUSABLE
+        sb = cluster.up(
+            args.data_dir, kafka_version=args.kafka, zookeeper=args.zookeeper, kraft=args.kraft, brokers=args.brokers
+        )
         if args.demo or args.demo_reassignment:
             from console.sandbox.demo import load_demo
 

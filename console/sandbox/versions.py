@@ -71,9 +71,8 @@ class SandboxOptions:
         return parse_release(self.kafka_version)
 
 
-UP_DEFAULT = SandboxOptions(ZOOKEEPER_KAFKA, Mode.ZOOKEEPER)
-"""What ``up()`` starts when asked for nothing in particular (neither a release nor a mode).
-Kafka 4 by default is ``SandboxOptions(DEFAULT_KAFKA, Mode.KRAFT)``."""
+UP_DEFAULT = SandboxOptions(DEFAULT_KAFKA, Mode.KRAFT)
+"""What ``up()`` starts when asked for nothing in particular (neither a release nor a mode): Kafka 4, KRaft."""
 
 
 def sandbox_options(kafka_version: str | None = None, zookeeper: bool = False, kraft: bool = False) -> SandboxOptions:

@@ -18,8 +18,18 @@ from tests.support import wait_for
 
 @pytest.fixture
 def app_url(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
-    """`streamlit run app.py` on the sandbox (named "sandbox"), its data dir ``tmp_path``, its output
-    in ``tmp_path / "streamlit.log"``; the URL once it answers its health check."""
+    """`streamlit run app.py` on the sandbox (Kafka 4.x KRaft, named "sandbox"), its data dir
+    ``tmp_path``, its output in ``tmp_path / "streamlit.log"``; the URL once it answers its health check."""
+    yield from _serve(sandbox, tmp_path)
+
+
+@pytest.fixture
+def zk_app_url(zk_sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
+    """As ``app_url``, on the ZooKeeper-mode sandbox (Kafka 3.9), ZooKeeper given to the console."""
+    yield from _serve(zk_sandbox, tmp_path)
+
+
+def _serve(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
     port = free_port()
     env = dict(
         os.environ,

@@ -1,5 +1,6 @@
-"""Authorization on the real sandbox's SASL/PLAIN listener (AclAuthorizer): the console reads with
-read-only ACLs, and a principal without them gets clear messages and what is still known."""
+"""Authorization on the real sandbox's SASL/PLAIN listener (StandardAuthorizer on Kafka 4 KRaft;
+AclAuthorizer in ZooKeeper mode): the console reads with read-only ACLs, and a principal without them
+gets clear messages and what is still known (with ZooKeeper given, the znodes fill in)."""
 
 from __future__ import annotations
 
@@ -29,9 +30,9 @@ def test_read_only_acls_are_enough_to_read_everything(sandbox):
     assert state.logs_known and not state.findings
 
 
-def test_principal_without_acls_gets_clear_findings_and_what_is_known(sandbox, tmp_path):
-    make_topic(sandbox.bootstrap_servers, "auth-hidden", 1, 1, 10)
-    with ClusterReader(_settings(sandbox, "nobody")) as reader:
+def test_principal_without_acls_gets_clear_findings_and_what_is_known(zk_sandbox, tmp_path):
+    make_topic(zk_sandbox.bootstrap_servers, "auth-hidden", 1, 1, 10)
+    with ClusterReader(_settings(zk_sandbox, "nobody")) as reader:
         state = reader.snapshot()
     assert state.status.metadata is SourceStatus.OK  # brokers are still known
     assert len(state.brokers) == 3 and not state.partitions
@@ -42,7 +43,7 @@ def test_principal_without_acls_gets_clear_findings_and_what_is_known(sandbox, t
     assert all("DESCRIBE" in f.hint for f in state.findings)
 
     # With ZooKeeper given, the znodes fill in the partitions the Admin API hides.
-    with ClusterReader(_settings(sandbox, "nobody", zookeeper=True)) as reader:
+    with ClusterReader(_settings(zk_sandbox, "nobody", zookeeper=True)) as reader:
         state = reader.snapshot()
     assert state.partition("auth-hidden", 0) is not None
 
@@ -60,7 +61,7 @@ def test_principal_without_acls_gets_clear_findings_and_what_is_known(sandbox, t
             "console",
             "list",
             "--bootstrap-server",
-            sandbox.sasl_bootstrap_servers,
+            zk_sandbox.sasl_bootstrap_servers,
             "--command-config",
             str(config),
             "--timeout",

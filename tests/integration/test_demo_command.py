@@ -16,6 +16,7 @@ from kafka.admin import KafkaAdminClient
 
 from console.sandbox import cluster
 from console.sandbox.cluster import free_port
+from console.sandbox.versions import ZOOKEEPER_KAFKA, Mode
 from tests.support import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -108,6 +109,33 @@ def test_make_demo_on_six_brokers_for_the_generators(tmp_path):
             assert {"orders", "payments", "clickstream"} <= set(kp.list_topics())
         finally:
             kp.close()
+
+    try:
+        _run_then_stop(env, data, check)
+    finally:
+        cluster.down(data / "sandbox")
+
+
+def test_make_demo_on_kafka_3_9_in_zookeeper_mode(tmp_path):
+    """`KAFKA=3.9.1 ZOOKEEPER=1 make demo`: Kafka 3.9 in ZooKeeper mode (the default is Kafka 4.x
+    KRaft), with the demo data, collecting snapshots."""
+    env, data = _demo(tmp_path, KAFKA=ZOOKEEPER_KAFKA, ZOOKEEPER="1")
+
+    def check() -> None:
+        running = cluster.status(data / "sandbox")
+        assert running is not None
+        assert (running.kafka_version, running.mode) == (ZOOKEEPER_KAFKA, Mode.ZOOKEEPER) and running.zookeeper
+        kp = KafkaAdminClient(bootstrap_servers=running.bootstrap_servers.split(","))
+        try:
+            assert {"orders", "payments", "clickstream"} <= set(kp.list_topics())
+        finally:
+            kp.close()
+        snapshots = data / "history" / "snapshots" / "headers"
+        wait_for(
+            lambda: snapshots.exists() and any(snapshots.rglob("*.parquet")),
+            timeout=60,
+            what="the demo collecting snapshots into the history",
+        )
 
     try:
         _run_then_stop(env, data, check)

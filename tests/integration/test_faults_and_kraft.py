@@ -34,13 +34,15 @@ def finish_and_clean(reader: ClusterReader, bs: str, topics: list[str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def kraft(tmp_path_factory):
-    yield from own_sandbox(tmp_path_factory, "sandbox-kraft", kraft=True)
+def kraft(sandbox):
+    """The session's sandbox: Kafka 4.x in KRaft mode (3.9 in KRaft mode is in the cross-version set)."""
+    return sandbox
 
 
 @pytest.fixture(scope="module")
 def fault_sandbox(tmp_path_factory):
-    yield from own_sandbox(tmp_path_factory, "sandbox-faults")
+    """Kafka 3.9 in ZooKeeper mode, the module's own (its tests stop ZooKeeper and a broker)."""
+    yield from own_sandbox(tmp_path_factory, "sandbox-faults", zookeeper=True)
 
 
 def test_kraft_cluster_without_zookeeper(kraft):

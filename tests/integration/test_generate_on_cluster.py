@@ -21,7 +21,7 @@ from console.plans.validate import errors, validate
 from console.sandbox.cluster import Sandbox
 from console.state.reader import ClusterReader
 from tests.integration.helpers import make_topic
-from tests.support import official, own_sandbox, settings_for, wait_for
+from tests.support import connection_args, official, own_sandbox, settings_for, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +140,7 @@ def test_a_decommission_moves_far_fewer_replicas_than_the_official_generate(six,
 
 
 def test_a_saved_snapshot_gives_the_same_plan_as_the_live_cluster(six, reader, tmp_path, capsys):
-    assert cli.main(["state", "--bootstrap-server", six.bootstrap_servers, "--zookeeper", six.zookeeper, "--json"]) == 0
+    assert cli.main(["state", *connection_args(six), "--json"]) == 0
     saved = tmp_path / "state.json"
     saved.write_text(capsys.readouterr().out)
     from console.state.document import read_state
@@ -153,5 +153,5 @@ def test_a_saved_snapshot_gives_the_same_plan_as_the_live_cluster(six, reader, t
     goal = ["--rebalance", "count", "--seed", "5"]
     assert cli.main(["generate", "--state-file", str(saved), *goal]) == 0
     from_file = capsys.readouterr().out
-    assert cli.main(["generate", "--bootstrap-server", six.bootstrap_servers, "--zookeeper", six.zookeeper, *goal]) == 0
+    assert cli.main(["generate", *connection_args(six), *goal]) == 0
     assert capsys.readouterr().out == from_file

@@ -30,27 +30,27 @@ def official_list(sb) -> list[str]:
     return [line for line in out.stdout.strip().splitlines() if line.strip()]
 
 
-def test_official_throttled_reassignment_matches_console(sandbox, tmp_path):
-    bs = sandbox.bootstrap_servers
+def test_official_throttled_reassignment_matches_console(zk_sandbox, tmp_path):
+    bs = zk_sandbox.bootstrap_servers
     make_topic(bs, "it-move", 3, 2, 300, assignment=[[0, 1], [1, 2], [2, 0]])
     plan = write_plan(tmp_path / "plan.json", [("it-move", 0, [2, 1]), ("it-move", 1, [0, 2]), ("it-move", 2, [1, 0])])
-    ran = official(sandbox, "--execute", "--reassignment-json-file", str(plan), "--throttle", "2000")
+    ran = official(zk_sandbox, "--execute", "--reassignment-json-file", str(plan), "--throttle", "2000")
     assert ran.returncode == 0, ran.stdout + ran.stderr
-    with ClusterReader(settings_for(sandbox)) as reader:
+    with ClusterReader(settings_for(zk_sandbox)) as reader:
         # in flight: the console's R / AR / RR equal the official --list, line for line
         state = wait_for(lambda: (s := reader.snapshot()).in_flight and s, what="reassignment in flight")
         from console.present.text import list_text
 
-        assert list_text(state).splitlines() == official_list(sandbox)
+        assert list_text(state).splitlines() == official_list(zk_sandbox)
         # the CLI prints the same
         cli = subprocess.run(
-            [sys.executable, "-m", "console", "list", "--bootstrap-server", bs, "--zookeeper", sandbox.zookeeper],
+            [sys.executable, "-m", "console", "list", "--bootstrap-server", bs, "--zookeeper", zk_sandbox.zookeeper],
             capture_output=True,
             text=True,
             timeout=60,
         )
         assert cli.returncode == 0, cli.stderr
-        assert cli.stdout.strip().splitlines() == official_list(sandbox)
+        assert cli.stdout.strip().splitlines() == official_list(zk_sandbox)
         listed = json.loads(
             subprocess.run(
                 [sys.executable, "-m", "console", "list", "--bootstrap-server", bs, "--json"],
@@ -75,9 +75,9 @@ def test_official_throttled_reassignment_matches_console(sandbox, tmp_path):
         # let it finish, then both views agree again and no throttle is left behind
         set_broker_rates(bs, BROKERS, 50_000_000)
         wait_for(lambda: not reader.snapshot().in_flight, timeout=120, what="completion")
-        done = official(sandbox, "--verify", "--reassignment-json-file", str(plan))
+        done = official(zk_sandbox, "--verify", "--reassignment-json-file", str(plan))
         assert "is completed" in done.stdout, done.stdout
-        assert official_list(sandbox) == ["No partition reassignments found."]
+        assert official_list(zk_sandbox) == ["No partition reassignments found."]
         api_only = merge(reader.kafka.read(), None)
         zk_only = merge(None, reader.zookeeper.read())
         assert assignment(api_only) == assignment(zk_only)
@@ -86,12 +86,12 @@ def test_official_throttled_reassignment_matches_console(sandbox, tmp_path):
         assert no_throttles_left(final), final.throttles
 
 
-def test_legacy_znode_submission_shows_as_legacy(sandbox):
-    bs = sandbox.bootstrap_servers
+def test_legacy_znode_submission_shows_as_legacy(zk_sandbox):
+    bs = zk_sandbox.bootstrap_servers
     make_topic(bs, "it-legacy", 2, 1, 400, assignment=[[0], [1]])
     set_broker_rates(bs, BROKERS, 2000)
     throttle_topic_all(bs, "it-legacy")
-    zk = KazooClient(hosts=sandbox.zookeeper)
+    zk = KazooClient(hosts=zk_sandbox.zookeeper)
     zk.start(timeout=10)
     try:
         zk.create(
@@ -107,7 +107,7 @@ def test_legacy_znode_submission_shows_as_legacy(sandbox):
             ).encode(),
             makepath=True,
         )
-        with ClusterReader(settings_for(sandbox)) as reader:
+        with ClusterReader(settings_for(zk_sandbox)) as reader:
             state = wait_for(lambda: len((s := reader.snapshot()).in_flight) == 2 and s, what="legacy reassignment")
             for p in state.in_flight:
                 assert p.source is Source.LEGACY, p
@@ -149,8 +149,8 @@ def test_unreachable_cluster_gives_a_message_not_a_trace():
     assert "Traceback" not in cli.stderr and "did not answer" in cli.stderr
 
 
-def test_snapshot_reads_the_demo_topics(demo_sandbox):
-    with ClusterReader(settings_for(demo_sandbox)) as reader:
+def test_snapshot_reads_the_demo_topics(zk_demo_sandbox):
+    with ClusterReader(settings_for(zk_demo_sandbox)) as reader:
         state = reader.snapshot()
     assert state.status.to_dict() == dict.fromkeys(state.status.to_dict(), "ok")
     assert {"orders", "payments", "clickstream"} <= set(state.topics)
@@ -161,15 +161,15 @@ def test_snapshot_reads_the_demo_topics(demo_sandbox):
     assert state.status.zookeeper is SourceStatus.OK
 
 
-def test_shared_snapshot_and_zookeeper_watch_on_reassignment_start(sandbox):
+def test_shared_snapshot_and_zookeeper_watch_on_reassignment_start(zk_sandbox):
     from kafka.admin import KafkaAdminClient
     from kafka.structs import TopicPartition
 
-    bs = sandbox.bootstrap_servers
+    bs = zk_sandbox.bootstrap_servers
     make_topic(bs, "it-watch", 1, 1, 200, assignment=[[0]])
     set_broker_rates(bs, BROKERS, 2000)
     throttle_topic_all(bs, "it-watch")
-    with ClusterReader(settings_for(sandbox)) as reader:
+    with ClusterReader(settings_for(zk_sandbox)) as reader:
         first = reader.snapshot(max_age_s=60)
         assert reader.snapshot(max_age_s=60) is first  # shared between viewers
         generation = reader.zookeeper_generation

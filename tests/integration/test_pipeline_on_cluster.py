@@ -22,7 +22,7 @@ from console.pipeline.datasets import parquet_files
 from console.plans.plan import Plan, PlanEntry
 from console.state.reader import ClusterReader
 from tests.integration.helpers import in_flight, make_topic
-from tests.support import official, settings_for, wait_for
+from tests.support import connection_args, official, settings_for, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPIC = "pipeline-moves"
@@ -72,9 +72,7 @@ def collected(sandbox, tmp_path_factory: pytest.TempPathFactory):
     bs = sandbox.bootstrap_servers
     make_topic(bs, TOPIC, 3, 1, KB_PER_PARTITION, assignment=[[0], [0], [0]])
     snaps = tmp / "snapshots"
-    collector = console(
-        "collect", "--bootstrap-server", bs, "--zookeeper", sandbox.zookeeper, "--out", str(snaps), "--every", "1"
-    )
+    collector = console("collect", *connection_args(sandbox), "--out", str(snaps), "--every", "1")
     try:
         wait_for(
             lambda: any(parquet_files(snaps / "headers")) if snaps.exists() else False,

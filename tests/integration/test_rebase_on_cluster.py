@@ -11,7 +11,7 @@ from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
 from console.plans.validate import STALE, errors, validate
 from console.state.reader import ClusterReader
 from tests.integration.helpers import make_topic, settle, submit
-from tests.support import settings_for
+from tests.support import connection_args, settings_for
 
 TOPIC = "rb-stale"
 
@@ -23,7 +23,7 @@ def ids(*b: int) -> tuple[BrokerId, ...]:
 def test_a_stale_plan_is_brought_up_to_date_by_the_cli(sandbox, tmp_path, capsys):
     bs = sandbox.bootstrap_servers
     make_topic(bs, TOPIC, 3, 2, 5, assignment=[[0, 1], [1, 2], [2, 0]])
-    connection = ["--bootstrap-server", bs, "--zookeeper", sandbox.zookeeper]
+    connection = connection_args(sandbox)
     with ClusterReader(settings_for(sandbox)) as reader:
         drafted = reader.snapshot()
         plan = Plan.of(

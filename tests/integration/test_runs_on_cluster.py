@@ -267,9 +267,9 @@ def test_sweeper_removes_throttles_nothing_needs(sandbox, tmp_path, monkeypatch,
     assert [a.outcome for a in Store().audit.entries(action="throttle-sweep")] == ["sending", "removed"]
 
 
-def test_the_legacy_zookeeper_path_chosen_explicitly(sandbox, tmp_path, monkeypatch, capsys):
+def test_the_legacy_zookeeper_path_chosen_explicitly(zk_sandbox, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
-    bs = sandbox.bootstrap_servers
+    bs = zk_sandbox.bootstrap_servers
     make_topic(bs, "r-legacy", 2, 1, 20, assignment=[[0], [1]])
     plan = write_plan(tmp_path / "plan.json", [("r-legacy", 0, [2]), ("r-legacy", 1, [2])])
     code = cli.main(
@@ -278,7 +278,7 @@ def test_the_legacy_zookeeper_path_chosen_explicitly(sandbox, tmp_path, monkeypa
             "--bootstrap-server",
             bs,
             "--zookeeper",
-            sandbox.zookeeper,
+            zk_sandbox.zookeeper,
             "--reassignment-json-file",
             str(plan),
             "--path",
@@ -295,7 +295,7 @@ def test_the_legacy_zookeeper_path_chosen_explicitly(sandbox, tmp_path, monkeypa
         ("submit-wave", "sending"),
         ("submit-wave", "znode created"),
     ]
-    with ClusterReader(settings_for(sandbox)) as reader:
+    with ClusterReader(settings_for(zk_sandbox)) as reader:
         wait_for(
             lambda: [reader.snapshot().partition("r-legacy", p).replicas for p in (0, 1)] == [(2,), (2,)],
             timeout=30,
@@ -303,7 +303,7 @@ def test_the_legacy_zookeeper_path_chosen_explicitly(sandbox, tmp_path, monkeypa
         )
         from kazoo.client import KazooClient
 
-        zk = KazooClient(hosts=sandbox.zookeeper)
+        zk = KazooClient(hosts=zk_sandbox.zookeeper)
         zk.start(timeout=10)
         try:
             assert zk.exists("/admin/reassign_partitions") is None  # the controller deleted it when done

@@ -1,11 +1,11 @@
-"""The sandbox on Kafka 4 (KRaft): the release the brokers report, the SASL listener and its ACLs
-(StandardAuthorizer), racks, two log dirs per broker, log4j2 configured, the demo data and the
-official tools of the same release, and nothing left running after ``down``."""
+"""The sandbox on a Kafka 4 release other than the default (KRaft; the module's own cluster,
+``kafka4``): the release the brokers report, the SASL listener and its ACLs (StandardAuthorizer),
+racks, two log dirs per broker, log4j2 configured, the demo data and the official tools of the same
+release, and nothing left running after ``down``."""
 
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,18 +21,10 @@ from console.sandbox.demo import DEMO_REASSIGN_TOPIC, DEMO_TOPICS, create_topics
 from console.sandbox.versions import Mode
 from console.state.reader import ClusterReader
 from tests.integration.helpers import make_topic
+from tests.support import OTHER_KAFKA4
 
-KAFKA = "4.3.1"
+KAFKA = OTHER_KAFKA4
 REASSIGN = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"
-
-
-# to move to conftest: a module-scoped Kafka 4 KRaft sandbox of this module's own
-@pytest.fixture(scope="module")
-def kafka4(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    data = tmp_path_factory.mktemp("sandbox-kafka4")
-    sb = cluster.up(data, kafka_version=KAFKA, log=print)
-    yield sb
-    cluster.down(data, log=print)
 
 
 def settings(sb: Sandbox, user: str) -> ConnectionSettings:

@@ -76,6 +76,48 @@ def test_up_refuses_zookeeper_on_kafka_4_before_anything_starts(tmp_path: Path, 
     assert not data.exists()
 
 
+def test_the_default_is_kafka_4_in_kraft_mode() -> None:
+    assert SandboxOptions(DEFAULT_KAFKA, Mode.KRAFT) == UP_DEFAULT
+    assert sandbox_options("3.9.1") == SandboxOptions("3.9.1", Mode.KRAFT)
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--kafka", "4.3.1", "--zookeeper"], "Kafka 4 has no ZooKeeper mode; use --kafka 3.9.1 --zookeeper"),
+        (["--zookeeper", "--kraft"], "not both"),
+        (["--kafka", "3.8.1"], "is not supported by the sandbox"),
+    ],
+)
+def test_sandbox_up_refuses_what_cannot_be_before_anything_starts(
+    flags: list[str], said: str, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from console import cli
+
+    def must_not_run(*_a: object, **_k: object) -> None:
+        raise AssertionError("started something")
+
+    for name in ("up", "ensure_classpath", "_spawn", "status", "_format_kraft"):
+        monkeypatch.setattr(cluster, name, must_not_run)
+    assert cli.main(["sandbox", "up", "--data-dir", str(tmp_path / "sb"), *flags]) == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "sb").exists()
+
+
+def test_sandbox_up_passes_the_release_and_mode_asked_for(tmp_path: Path, monkeypatch, capsys) -> None:
+    from console import cli
+
+    asked: dict[str, object] = {}
+
+    def up(data_dir: Path | None, **kw: object) -> Sandbox:
+        asked.update(kw)
+        raise SandboxError("stop here")
+
+    monkeypatch.setattr(cluster, "up", up)
+    assert cli.main(["sandbox", "up", "--kafka", "3.9.1", "--zookeeper", "--brokers", "6"]) == 1
+    assert asked == {"kafka_version": "3.9.1", "zookeeper": True, "kraft": False, "brokers": 6}
+
+
 def _jvm(tmp_path: Path, version: str) -> cluster._Jvm:
     (tmp_path / "config").mkdir(exist_ok=True)
     return cluster._Jvm("/jars/*", tmp_path, parse_release(version))

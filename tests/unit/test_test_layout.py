@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
-CLUSTER_FIXTURES = {"sandbox", "demo_sandbox"}
+CLUSTER_FIXTURES = {"sandbox", "demo_sandbox", "zk_sandbox", "zk_demo_sandbox", "kafka4", "any_kafka"}
 
 
 def module_name(path: Path) -> str:
