@@ -17,7 +17,6 @@ from console.core.model import SourceStatus
 from console.plans.plan import Plan, PlanEntry
 from console.present.text import list_text
 from console.runs.executor import Executor
-from console.runs.gateway import LiveGateway
 from console.sandbox.versions import Mode
 from console.services import runs as run_service
 from console.state.reader import ClusterReader
@@ -58,7 +57,7 @@ def test_list_equals_the_official_tool_during_a_throttled_run_then_cancel(any_ka
     try:
         with ClusterReader(settings_for(any_kafka)) as reader:
             before = reader.snapshot().throttles
-            executor = Executor(Store(), LiveGateway(reader), "ann")
+            executor = Executor(Store(), reader.gateway(), "ann")
             run_id = run_service.start_run(
                 executor.store,
                 executor.cluster,
