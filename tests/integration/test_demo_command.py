@@ -35,8 +35,8 @@ def _port_free(port: int) -> bool:
 
 
 def _processes_of(data_dir: Path) -> list[str]:
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if str(data_dir) in line and "ps -eo" not in line]
+    out = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if str(data_dir) in line and "ps -ww -eo" not in line]
 
 
 def _demo(tmp_path: Path, **extra: str) -> tuple[dict[str, str], Path]:
