@@ -127,6 +127,7 @@ def live_panel() -> None:
     st.vega_lite_chart(shown.chart, width="stretch")
 
 
+opening = keys.LIVE_LAST_GOOD not in st.session_state  # the first run of the Live page in this session
 live_panel()
 
 st.subheader("Cancel reassignments")
@@ -134,7 +135,12 @@ st.caption(
     "For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
     "original replicas; completed ones stay where they are. The dialog shows exactly what is sent."
 )
-now = deps.reader(settings).snapshot(max_age_s=widgets.shared_age(interval))
+# these controls are drawn at a full rerun only: when the page opens, what can be cancelled comes
+# from a snapshot at most a second and a half old, so a reassignment that started seconds ago can be
+# picked at once; later full reruns share the refresh's snapshot
+now = deps.reader(settings).snapshot(
+    max_age_s=widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(interval)
+)
 in_flight = {p.name: p.key for p in now.in_flight}
 scope = st.radio(
     "Cancel", ["Everything in flight", "A topic", "Chosen partitions"], horizontal=True, key=keys.LIVE_CANCEL_SCOPE
