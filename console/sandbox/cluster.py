@@ -893,8 +893,20 @@ def _plan_kraft(jvm: _Jvm, n: int) -> Sandbox:
     )
 
 
+def new_cluster_id(draw: Callable[[], uuid.UUID] = uuid.uuid4) -> str:
+    """A KRaft cluster id as Kafka makes one: 22 URL-safe base64 characters.
+
+    Like Kafka's own ``Uuid.randomUuid`` it never starts with "-": the storage
+    tool would read such an id as an option and refuse to format (one id in 64).
+    """
+    while True:
+        cluster_id = base64.urlsafe_b64encode(draw().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
+
+
 def _format_kraft(sb: Sandbox, jvm: _Jvm, log: Log) -> None:
-    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    cluster_id = new_cluster_id()
     log(f"Formatting KRaft storage (cluster id {cluster_id}) ...")
     running = []
     for p in sb.procs:
