@@ -76,6 +76,18 @@ def connection_args(sb: Sandbox) -> list[str]:
     return ["--bootstrap-server", sb.bootstrap_servers, *(["--zookeeper", sb.zookeeper] if sb.zookeeper else [])]
 
 
+def kafka_configs(sb: Sandbox, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the official ConfigCommand (``kafka-configs.sh``) of the sandbox's release; it moved from
+    the core jar to the tools jar in Kafka 4.0."""
+    main = "kafka.admin.ConfigCommand" if sb.kafka_version.startswith("3.") else "org.apache.kafka.tools.ConfigCommand"
+    return subprocess.run(
+        sb.tool_argv(main, "--bootstrap-server", sb.bootstrap_servers, *args),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def official(sb: Sandbox, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run the official ReassignPartitionsCommand of the sandbox's release (its jars, its logging)."""
     return subprocess.run(

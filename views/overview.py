@@ -11,7 +11,7 @@ from console.core.cluster_info import quorum_text, status_text, summary_line
 from console.core.errors import ConsoleError
 from console.core.format import plural
 from console.core.model import ClusterMode, SourceStatus
-from console.moves.throttles import leftover_throttles
+from console.moves.throttles import cluster_default_kept, leftover_throttles
 from console.present import charts, cluster, live
 from console.services import runs as run_service
 
@@ -66,16 +66,21 @@ if thr:
 else:
     st.write("No replication throttle is set.")
 left = leftover_throttles(state)
+kept = cluster_default_kept(state, left)
+if kept:
+    st.caption(
+        "The cluster default ("
+        + ", ".join(f"{lo.key} = {live.throttle_value_text(lo.key, lo.value)}" for lo in kept)
+        + ") applies to every broker without its own rate. Someone set it on purpose, so it is not swept "
+        "here; `python -m console throttle --sweep --include-cluster-default` removes it."
+    )
 if left:
     st.warning(
         f"{plural(len(left), 'throttle setting')} that nothing in flight needs: they slow down any replica "
         "that falls out of sync."
     )
     st.dataframe(
-        [
-            {"on": f"{lo.kind} {lo.name}", "config": lo.key, "value": live.throttle_value_text(lo.key, lo.value)}
-            for lo in left
-        ],
+        [{"on": lo.where, "config": lo.key, "value": live.throttle_value_text(lo.key, lo.value)} for lo in left],
         hide_index=True,
         width="stretch",
     )
@@ -84,8 +89,16 @@ if left:
         st.caption(me.why_not("throttle"))
     elif st.button("Remove these throttles", icon=":material/cleaning_services:"):
         try:
-            run_service.sweep(deps.store(), deps.gateway(settings), me, left)
-            st.success("Removed. They disappear from this page at the next refresh.")
+            report = run_service.sweep(deps.store(), deps.gateway(settings), me, left)
+            if report.removed:
+                st.success(
+                    f"Removed {plural(len(report.removed), 'throttle setting')} (read back from the brokers). "
+                    "The table above follows at the next refresh."
+                )
+            for lo in report.still_set:
+                st.warning(f"Still set after the sweep: {lo.where}: {lo.key}.")
+            for lo in report.unconfirmed:
+                st.warning(f"Sent, but not confirmed (could not be read back): {lo.where}: {lo.key}.")
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
 
@@ -93,4 +106,8 @@ st.subheader("Findings")
 if state.findings:
     widgets.findings_table(state.findings)
 else:
-    st.write("The Admin API and ZooKeeper agree; nothing to report.")
+    st.write(
+        "The Admin API and ZooKeeper agree; nothing to report."
+        if state.status.zookeeper is SourceStatus.OK
+        else "Nothing to report."
+    )

@@ -62,6 +62,9 @@ class LiveGateway:
     ) -> None:
         self.kafka.alter_configs(brokers, topics)
 
+    def alter_cluster_default(self, changes: Mapping[str, str | None]) -> None:
+        self.kafka.alter_cluster_default(changes)
+
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         return self.kafka.describe_configs(brokers, topics)
 

@@ -33,6 +33,7 @@ from console.core.errors import (
 )
 from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
 from console.core.model import (
+    DEFAULT_BROKER,
     ApiRange,
     BrokerId,
     ClusterInfo,
@@ -614,6 +615,34 @@ class KafkaGateway:
                 "The console retries; check that the brokers named are up.",
             )
 
+    def alter_cluster_default(self, changes: Mapping[str, str | None]) -> None:
+        """IncrementalAlterConfigs on the cluster-wide default broker configs (the resource
+        ``kafka-configs --entity-default`` names: type BROKER, name ""): each key SET, or DELETEd for
+        None. Neither client takes that resource through its admin call (librdkafka refuses
+        "Invalid ConfigResource", kafka-python wants a broker id), so the request kafka-python builds
+        for it is sent to any broker, which hands it to the controller; its answer is checked here."""
+        from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType
+
+        resource = ConfigResource(
+            ConfigResourceType.BROKER,
+            "",
+            {k: (AlterConfigOp.SET, v) if v is not None else (AlterConfigOp.DELETE, None) for k, v in changes.items()},
+        )
+
+        def send(c: Any) -> None:
+            request = c._alter_configs_request([resource], incremental=True)
+
+            async def call() -> Any:
+                return await c._manager.send(request)
+
+            for answer in c._manager.run(call).responses:
+                if answer.error_code:
+                    import kafka.errors
+
+                    raise kafka.errors.for_code(answer.error_code)(answer.error_message or "")
+
+        self._with_kp("IncrementalAlterConfigs on the cluster default", send)
+
     def _to_controller(
         self, what: str, fn: Callable[[Any], T], attempts: int, done: dict[TopicPartition, Outcome]
     ) -> T:
@@ -673,7 +702,9 @@ class KafkaGateway:
 
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         """Throttles set on brokers and topics (dynamic configs only), and each topic's effective
-        ``min.insync.replicas``."""
+        ``min.insync.replicas``. A broker's own rates are keyed by its id; the cluster-wide default
+        rates (DescribeConfigs source ``DYNAMIC_DEFAULT_BROKER_CONFIG``) by ``DEFAULT_BROKER``, once,
+        never as if each broker had set them."""
         from confluent_kafka.admin import ConfigResource, ConfigSource, ResourceType
 
         admin = self.confluent()
@@ -689,11 +720,9 @@ class KafkaGateway:
             raise translate(e, "DescribeConfigs") from None
         if not futures:
             return Configs()
-        dynamic = {
-            ConfigSource.DYNAMIC_BROKER_CONFIG.value,
-            ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.value,
-            ConfigSource.DYNAMIC_TOPIC_CONFIG.value,
-        }
+        own = {ConfigSource.DYNAMIC_BROKER_CONFIG.value, ConfigSource.DYNAMIC_TOPIC_CONFIG.value}
+        default = ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.value
+        cluster_default: dict[str, str] = {}
         b_out: dict[str, dict[str, str]] = {}
         t_out: dict[str, dict[str, str]] = {}
         min_isr: dict[str, int] = {}
@@ -711,8 +740,15 @@ class KafkaGateway:
             found = {}
             for k in keys:
                 entry = cfg.get(k)
-                if entry is not None and entry.value not in (None, "") and entry.source in dynamic:
+                if entry is None:
+                    continue
+                if entry.value not in (None, "") and entry.source in own:
                     found[k] = entry.value
+                # The cluster-wide default (``--entity-default``) is in force on every broker without
+                # its own value; one that has its own still names the default among its synonyms.
+                for named in (entry, *getattr(entry, "synonyms", {}).values()):
+                    if named.name == k and named.source == default and named.value not in (None, ""):
+                        cluster_default[k] = named.value
             if found:
                 (b_out if res.restype == ResourceType.BROKER else t_out)[res.name] = found
             entry = cfg.get("min.insync.replicas")
@@ -720,6 +756,8 @@ class KafkaGateway:
                 min_isr[res.name] = int(entry.value)
         if errors and len(errors) == len(futures):
             raise errors[0]
+        if cluster_default:
+            b_out[DEFAULT_BROKER] = cluster_default
         return Configs(b_out, t_out, min_isr, tuple(sorted(missing_brokers, key=int)), tuple(sorted(missing_topics)))
 
     def read_cluster_info(self, zookeeper_configured: bool = False) -> ClusterInfo:

@@ -6,7 +6,8 @@
   left to do; (generate) the goal cannot be reached; (pipeline) a job failed on some clusters.
 * ``UNUSABLE`` (2): bad usage, settings, or an input that cannot be used (a plan file, a snapshot
   directory, a path that cannot be written, a Spark that does not answer).
-* ``PARTLY`` (3): (cancel, submit) the controller accepted only part of the request.
+* ``PARTLY`` (3): (cancel, submit) the controller accepted only part of the request; (throttle
+  --sweep) some settings were still reported set afterwards, or could not be read back.
 * ``INTERRUPTED`` (130): stopped with Ctrl-C.
 """
 

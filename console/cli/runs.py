@@ -99,6 +99,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     what.add_argument("--run", type=int, help="the run whose throttle changes (with --rate)")
     what.add_argument("--sweep", action="store_true", help="remove throttles that nothing in flight needs")
     th.add_argument("--rate", type=int, help="bytes/s")
+    th.add_argument(
+        "--include-cluster-default",
+        action="store_true",
+        help="with --sweep: also remove the cluster-wide default throttle rates (kafka-configs --entity-default) "
+        "that no broker in flight copies at; without it they are shown and kept",
+    )
     th.add_argument("--yes", action="store_true", help="with --sweep: do not ask")
     th.set_defaults(handler=throttle)
 
@@ -364,7 +370,7 @@ def throttle(args: argparse.Namespace) -> int:
     import getpass
 
     from console.access.auth import Identity
-    from console.moves.throttles import leftover_throttles
+    from console.moves.throttles import cluster_default_kept, leftover_throttles
     from console.present.live import throttle_value_text
     from console.services import runs as run_service
     from console.storage.store import Store
@@ -372,20 +378,35 @@ def throttle(args: argparse.Namespace) -> int:
     store = Store()
     if args.sweep:
         with connect(args) as reader:
-            left = leftover_throttles(reader.snapshot())
+            state = reader.snapshot()
+            left = leftover_throttles(state, include_cluster_default=args.include_cluster_default)
             for lo in left:
-                print(f"{lo.kind} {lo.name}: {lo.key} = {throttle_value_text(lo.key, lo.value)}", file=sys.stderr)
+                print(f"{lo.where}: {lo.key} = {throttle_value_text(lo.key, lo.value)}", file=sys.stderr)
+            for lo in cluster_default_kept(state, left):
+                print(
+                    f"Kept: the cluster default {lo.key} = {throttle_value_text(lo.key, lo.value)} "
+                    + (
+                        "(a broker in flight copies at it)."
+                        if args.include_cluster_default
+                        else "(set for every broker on purpose; --include-cluster-default removes it too)."
+                    ),
+                    file=sys.stderr,
+                )
             if not left:
-                print("No throttle is left over.", file=sys.stderr)
+                print("No throttle is left over: nothing was changed.", file=sys.stderr)
                 return Exit.OK
             if not args.yes and not confirm.said_yes(
                 f"Remove {'this setting' if len(left) == 1 else f'these {len(left)} settings'}? [yes/no] "
             ):
                 print("Not confirmed: nothing was changed.", file=sys.stderr)
                 return Exit.FAILED
-            run_service.sweep(store, reader.gateway(), Identity.cli(getpass.getuser()), left)
-        print(f"Removed {plural(len(left), 'throttle setting')}.", file=sys.stderr)
-        return Exit.OK
+            report = run_service.sweep(store, reader.gateway(), Identity.cli(getpass.getuser()), left)
+        print(f"Removed {plural(len(report.removed), 'throttle setting')}.", file=sys.stderr)
+        for lo in report.still_set:
+            print(f"Still set after the sweep: {lo.where}: {lo.key}.", file=sys.stderr)
+        for lo in report.unconfirmed:
+            print(f"Sent, not confirmed (could not be read back): {lo.where}: {lo.key}.", file=sys.stderr)
+        return Exit.OK if len(report.removed) == len(left) else Exit.PARTLY
     if args.rate is None or args.rate <= 0:
         raise ConfigError("--rate must be a positive number of bytes/s.", "For example --rate 10485760 (10.0 MB/s).")
     run = store.runs.get(args.run)

@@ -6,6 +6,7 @@ pages, the CLI and notebooks handle one tree::
 
     ConsoleError                      anything the console reports to an operator
     ├── ConfigError                   bad connection settings, command-config or users file, bad CLI input
+    │   ├── NotATerminal              a command asks to confirm with no terminal to ask at (add ``--yes``)
     │   ├── PlanFormatError           a plan file that cannot be used (``problems`` lists why, by entry)
     │   └── SparkError                Spark could not run a job (exit 2, as for unusable input)
     │       ├── SparkUnavailable      the Spark master or Connect server given does not answer
@@ -59,6 +60,10 @@ class ConsoleError(Exception):
 
 class ConfigError(ConsoleError):
     """Connection settings, a command-config or users file, or command-line input that cannot be used."""
+
+
+class NotATerminal(ConfigError):
+    """A command asks for confirmation and has no terminal to ask at (add ``--yes``)."""
 
 
 class PlanFormatError(ConfigError):

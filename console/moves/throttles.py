@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 
 from console.core.limits import ALL_REPLICAS, FOLLOWER_LIST, LEADER_LIST
-from console.core.model import BrokerId, ClusterState
+from console.core.model import DEFAULT_BROKER, BrokerId, ClusterState
 from console.plans.diff import PartitionChange, change_of
 from console.plans.plan import PlanEntry
 
@@ -76,32 +77,68 @@ def unmerged(current: str | None, added: Iterable[str]) -> tuple[bool, str | Non
 
 
 # -- the sweeper ---------------------------------------------------------------------------------
+class LeftoverKind(StrEnum):
+    """Where a leftover throttle is set."""
+
+    BROKER = "broker"
+    TOPIC = "topic"
+    CLUSTER_DEFAULT = "cluster default"
+    """The cluster-wide default broker configs (``kafka-configs --entity-default``): in force on
+    every broker without its own value. Someone set it on purpose; it is swept only when asked."""
+
+
 @dataclass(frozen=True)
 class Leftover:
-    """A throttle config set on a broker or topic that nothing in flight needs."""
+    """A throttle config set on a broker, a topic or as the cluster default that nothing in flight needs."""
 
-    kind: str
-    """"broker" or "topic"."""
+    kind: LeftoverKind
     name: str
+    """The broker id, the topic, or ``DEFAULT_BROKER`` for the cluster default."""
     key: str
     value: str
 
+    @property
+    def where(self) -> str:
+        """``broker 2``, ``topic t``, ``cluster default``."""
+        return str(self.kind) if self.kind is LeftoverKind.CLUSTER_DEFAULT else f"{self.kind} {self.name}"
 
-def leftover_throttles(state: ClusterState) -> list[Leftover]:
+
+def leftover_throttles(state: ClusterState, include_cluster_default: bool = False) -> list[Leftover]:
     """Throttles nothing needs: topic lists on topics with no partition in flight, and broker
-    rates on brokers no in-flight partition involves (every throttle, when nothing is in flight)."""
+    rates on brokers no in-flight partition involves (every throttle, when nothing is in flight).
+    The cluster default rates only with ``include_cluster_default``, and only those no broker in
+    flight takes as its rate (a broker in flight without its own value copies at the default)."""
     busy_topics = {p.topic for p in state.in_flight}
     busy_brokers = {str(b) for p in state.in_flight for b in p.replicas}
+    brokers = state.throttles.broker_map()
+    default = brokers.pop(DEFAULT_BROKER, {})
     out = [
-        Leftover("topic", t, k, v)
+        Leftover(LeftoverKind.TOPIC, t, k, v)
         for t, keys in state.throttles.topic_map().items()
         if t not in busy_topics
         for k, v in sorted(keys.items())
     ]
     out += [
-        Leftover("broker", b, k, v)
-        for b, keys in state.throttles.broker_map().items()
+        Leftover(LeftoverKind.BROKER, b, k, v)
+        for b, keys in brokers.items()
         if b not in busy_brokers
         for k, v in sorted(keys.items())
     ]
+    if include_cluster_default:
+        out += [
+            Leftover(LeftoverKind.CLUSTER_DEFAULT, DEFAULT_BROKER, k, v)
+            for k, v in sorted(default.items())
+            if all(k in brokers.get(b, {}) for b in busy_brokers)
+        ]
     return out
+
+
+def cluster_default_kept(state: ClusterState, left: Iterable[Leftover]) -> list[Leftover]:
+    """The cluster default rates set now that ``left`` does not sweep (for saying so)."""
+    swept = {lo.key for lo in left if lo.kind is LeftoverKind.CLUSTER_DEFAULT}
+    default = state.throttles.broker_map().get(DEFAULT_BROKER, {})
+    return [
+        Leftover(LeftoverKind.CLUSTER_DEFAULT, DEFAULT_BROKER, k, v)
+        for k, v in sorted(default.items())
+        if k not in swept
+    ]

@@ -348,13 +348,16 @@ def throttle_on(
 ) -> str:
     """The replication throttle in force for ``p``'s replica on ``broker``, as the leader (``follower``
     False) or as a follower copying: the broker's ``leader.``/``follower.replication.throttled.rate``
-    (its own, else the cluster default), when the topic's ``leader.``/``follower.replication.throttled.replicas``
+    (its own, else the cluster default, marked so), when the topic's ``leader.``/``follower.replication.throttled.replicas``
     names ``partition:broker`` or ``*``; ``none`` otherwise (not listed, or no rate set)."""
     list_key, rate_key = (FOLLOWER_LIST, FOLLOWER_RATE) if follower else (LEADER_LIST, LEADER_RATE)
     if not replica_listed(topics.get(p.topic, {}), list_key, p.partition, broker):
         return "none"
     value = broker_rate(brokers, broker, rate_key)
-    return throttle_value_text(rate_key, value) if value else "none"
+    if not value:
+        return "none"
+    own = brokers.get(str(broker), {}).get(rate_key)
+    return throttle_value_text(rate_key, value) + ("" if own else " (cluster default)")
 
 
 def throttles_in_force(
@@ -428,7 +431,7 @@ def throttle_rows(state: ClusterState) -> list[dict[str, str]]:
         for k, v in cfg:
             rows.append(
                 {
-                    "entity": f"broker {name}" if name != DEFAULT_BROKER else "every broker (default)",
+                    "entity": f"broker {name}" if name != DEFAULT_BROKER else "cluster default (every broker)",
                     "config": k,
                     "value": throttle_value_text(k, v),
                 }

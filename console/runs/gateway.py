@@ -44,8 +44,12 @@ class ClusterGateway(Protocol):
     def alter_configs(self, brokers: Mapping[BrokerId, Changes], topics: Mapping[str, Changes]) -> None:
         """IncrementalAlterConfigs on brokers and topics; raises naming every resource not changed."""
 
+    def alter_cluster_default(self, changes: Changes) -> None:
+        """IncrementalAlterConfigs on the cluster-wide default broker configs (``--entity-default``)."""
+
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
-        """The throttles (and min ISR) the brokers report now."""
+        """The throttles (and min ISR) the brokers report now; the cluster default under
+        ``DEFAULT_BROKER`` when a broker asked reports it."""
 
     def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
         """Create ``/admin/reassign_partitions`` (Kafka before 2.4)."""

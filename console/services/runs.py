@@ -22,6 +22,7 @@ from console.core.calibration import Calibration, Estimate
 from console.core.errors import ConfigError, ConsoleError, NotPermitted
 from console.core.limits import FOLLOWER_RATE
 from console.core.model import (
+    DEFAULT_BROKER,
     BrokerId,
     ClusterState,
     Finding,
@@ -31,7 +32,7 @@ from console.core.model import (
 from console.core.states import RunState, SubmitPath
 from console.moves.cancel import plan_cancel
 from console.moves.progress import estimate_run
-from console.moves.throttles import Leftover
+from console.moves.throttles import Leftover, LeftoverKind
 from console.moves.waves import WaveLimits, plan_waves
 from console.plans.diff import diff, first_replica_changes
 from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
@@ -335,30 +336,108 @@ def rollback_as_plan(store: Store, who: Identity, state: ClusterState, cluster_n
     return plan_id
 
 
-def sweep(store: Store, cluster: ClusterGateway, who: Identity, leftovers: Iterable[Leftover]) -> None:
-    """Remove throttles nothing needs (``who`` needs the operator role; audited before and after);
-    ledger entries for them are closed."""
+@dataclass(frozen=True)
+class SweepReport:
+    """What a sweep did, as the brokers report it afterwards (never what was only asked for)."""
+
+    removed: tuple[Leftover, ...] = ()
+    still_set: tuple[Leftover, ...] = ()
+    """Reported set after the sweep (a broker that had not applied it yet, someone setting it again)."""
+    unconfirmed: tuple[Leftover, ...] = ()
+    """The removal was sent but the broker (or topic) could not be read back."""
+
+
+def sweep(
+    store: Store, cluster: ClusterGateway, who: Identity, leftovers: Iterable[Leftover], confirm_s: float = 5.0
+) -> SweepReport:
+    """Remove throttles nothing needs (``who`` needs the operator role; audited before and after):
+    broker and topic configs, and the cluster default ones among ``leftovers`` (there only when the
+    operator asked for them). The configs are read back for up to ``confirm_s`` seconds and the
+    report says what is gone; ledger entries for those are closed."""
     user = who.name
-    chosen = list(leftovers)
+    chosen = list(dict.fromkeys(leftovers))
     brokers: dict[BrokerId, dict[str, str | None]] = defaultdict(dict)
     topics: dict[str, dict[str, str | None]] = defaultdict(dict)
+    default: dict[str, str | None] = {}
     for lo in chosen:
-        if lo.kind == "topic":
+        if lo.kind is LeftoverKind.TOPIC:
             topics[lo.name][lo.key] = None
-        elif lo.name.isdigit():  # "<default>" broker configs are not the console's to remove
+        elif lo.kind is LeftoverKind.CLUSTER_DEFAULT:
+            default[lo.key] = None
+        else:
             brokers[BrokerId(int(lo.name))][lo.key] = None
-    key = cluster_key(cluster.snapshot(), cluster.name)
+    state = cluster.snapshot()
+    key = cluster_key(state, cluster.name)
     request = {
         "brokers": {str(b): sorted(k) for b, k in brokers.items()},
         "topics": {t: sorted(k) for t, k in topics.items()},
+        "cluster_default": sorted(default),
     }
     require(store, who, "sweep", key, request)
+    if not chosen:
+        return SweepReport()
     intent = store.audit.record(user, key, "throttle-sweep", request, "sending")
-    cluster.alter_configs(brokers, topics)
-    swept = {(lo.kind, lo.name, lo.key) for lo in chosen}
+    try:
+        if brokers or topics:
+            cluster.alter_configs(brokers, topics)
+        if default:
+            cluster.alter_cluster_default(default)
+    except ConsoleError as failed:
+        store.audit.record(
+            user, key, "throttle-sweep", request, "failed", ref=intent, response={"error": failed.message}
+        )
+        raise
+    asked = tuple(sorted(set(brokers) | ({b.id for b in state.brokers if b.live} if default else set())))
+    report = _read_back(cluster, chosen, asked, tuple(topics), confirm_s)
+    gone = {(lo.kind, lo.name, lo.key) for lo in report.removed}
     with store.transaction():
         for e in store.runs.ledger():
             run = store.runs.get(e.run_id)
-            if (e.kind, e.name, e.key) in swept and (run is None or not run.active):
+            if (e.kind, e.name, e.key) in gone and (run is None or not run.active):
                 store.runs.ledger_restored(e.id)
-        store.audit.record(user, key, "throttle-sweep", request, "removed", ref=intent)
+        left = {
+            part: [f"{lo.where}: {lo.key}" for lo in los]
+            for part, los in (("still set", report.still_set), ("unconfirmed", report.unconfirmed))
+            if los
+        }
+        store.audit.record(
+            user,
+            key,
+            "throttle-sweep",
+            request,
+            "partly removed" if left else "removed",
+            ref=intent,
+            response=left or None,
+        )
+    return report
+
+
+def _read_back(
+    cluster: ClusterGateway,
+    chosen: list[Leftover],
+    brokers: tuple[BrokerId, ...],
+    topics: tuple[str, ...],
+    confirm_s: float,
+) -> SweepReport:
+    """Which of ``chosen`` the brokers still report, asking again until none or ``confirm_s``."""
+    deadline = time.monotonic() + confirm_s
+    while True:
+        try:
+            got = cluster.describe_configs(brokers, topics)
+        except ConsoleError:
+            return SweepReport(unconfirmed=tuple(chosen))
+        removed: list[Leftover] = []
+        still: list[Leftover] = []
+        unknown: list[Leftover] = []
+        for lo in chosen:
+            if lo.kind is LeftoverKind.TOPIC:
+                missing, now = lo.name in got.missing_topics, got.topics.get(lo.name, {})
+            elif lo.kind is LeftoverKind.CLUSTER_DEFAULT:
+                missing = len(got.missing_brokers) == len(brokers)
+                now = got.brokers.get(DEFAULT_BROKER, {})
+            else:
+                missing, now = lo.name in got.missing_brokers, got.brokers.get(lo.name, {})
+            (unknown if missing else still if lo.key in now else removed).append(lo)
+        if not still or time.monotonic() > deadline:
+            return SweepReport(tuple(removed), tuple(still), tuple(unknown))
+        time.sleep(0.2)

@@ -102,6 +102,10 @@ class AppCluster:
         with self.held() as fake:
             fake.alter_configs(brokers, topics)
 
+    def alter_cluster_default(self, changes: Changes) -> None:
+        with self.held() as fake:
+            fake.alter_cluster_default(changes)
+
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         with self.held() as fake:
             return fake.describe_configs(brokers, topics)

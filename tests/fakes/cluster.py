@@ -36,6 +36,7 @@ from console.adapters.records import Configs
 from console.core.errors import ClusterUnavailable, ConsoleError, PartiallyApplied
 from console.core.limits import ALL_REPLICAS, BROKER_THROTTLE_KEYS, FOLLOWER_LIST, FOLLOWER_RATE, TOPIC_THROTTLE_KEYS
 from console.core.model import (
+    DEFAULT_BROKER,
     Broker,
     BrokerId,
     ClusterInfo,
@@ -133,6 +134,8 @@ class FakeCluster:
         for b in down:
             self.stop_broker(b)
         self.broker_configs: dict[BrokerId, dict[str, str]] = {}
+        self.cluster_default: dict[str, str] = {}
+        """The cluster-wide default broker configs (``kafka-configs --entity-default``)."""
         self.topic_configs: dict[str, dict[str, str]] = {}
         self.legacy: dict[TopicPartition, tuple[BrokerId, ...]] = {}
         self.rejections: dict[TopicPartition, str] = {}
@@ -216,8 +219,11 @@ class FakeCluster:
             if no_cfg
             else Throttles.of(
                 {
-                    str(b): {k: v for k, v in c.items() if k in BROKER_THROTTLE_KEYS}
-                    for b, c in self.broker_configs.items()
+                    **{
+                        str(b): {k: v for k, v in c.items() if k in BROKER_THROTTLE_KEYS}
+                        for b, c in self.broker_configs.items()
+                    },
+                    DEFAULT_BROKER: {k: v for k, v in self.cluster_default.items() if k in BROKER_THROTTLE_KEYS},
                 },
                 {t: {k: v for k, v in c.items() if k in TOPIC_THROTTLE_KEYS} for t, c in self.topic_configs.items()},
             )
@@ -303,14 +309,29 @@ class FakeCluster:
             raise error
         self._after(call, fault, None)
 
+    def alter_cluster_default(self, changes: Changes) -> None:
+        """Applies ``changes`` to the cluster default; refused while no broker is up to take it."""
+        call, fault = self._begin("alter_cluster_default", dict(changes))
+        self._before(call, fault)
+        if not self.live:
+            call.error = error = ClusterUnavailable("No broker answered.", "Start a broker and try again.")
+            raise error
+        _apply(self.cluster_default, changes)
+        self._after(call, fault, None)
+
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         call, fault = self._begin("describe_configs", brokers, topics)
         self._before(call, fault)
+        default = (
+            {DEFAULT_BROKER: dict(self.cluster_default)}
+            if self.cluster_default and any(b in self.live for b in brokers)
+            else {}
+        )
         return self._after(
             call,
             fault,
             Configs(
-                {str(b): dict(c) for b in brokers if (c := self.broker_configs.get(b)) and b in self.live},
+                {str(b): dict(c) for b in brokers if (c := self.broker_configs.get(b)) and b in self.live} | default,
                 {t: dict(c) for t in topics if (c := self.topic_configs.get(t))},
                 {t: 1 for t in topics if t in self.topics},
             ),
@@ -351,7 +372,7 @@ class FakeCluster:
                 rate = 0.0
                 if p.leader in self.live and b in self.live:
                     rate = float(self.copy_rate)
-                    limit = self.broker_configs.get(b, {}).get(FOLLOWER_RATE)
+                    limit = self.broker_configs.get(b, {}).get(FOLLOWER_RATE) or self.cluster_default.get(FOLLOWER_RATE)
                     if limit is not None and self._throttled(key, b):
                         rate = min(rate, int(limit) / throttled[b])
                 p.copied[b] = min(p.size, p.copied.get(b, 0) + int(rate * seconds))

@@ -166,7 +166,10 @@ def test_throttle_in_force_only_where_the_topic_lists_name_the_replica_or_a_star
     assert live.partition_rows(state(1.0, p, throttles=listed_no_rate), [p])[0]["leader throttle"] == "1: none"
     # the cluster-wide default rate counts when the broker has none of its own
     default = Throttles.of({"<default>": {LEADER_RATE: str(2 * MB)}}, {"t": {LEADER_LIST: "*"}})
-    assert live.partition_rows(state(1.0, p, throttles=default), [p])[0]["leader throttle"] == "1: 2.0 MB/s"
+    assert (
+        live.partition_rows(state(1.0, p, throttles=default), [p])[0]["leader throttle"]
+        == "1: 2.0 MB/s (cluster default)"
+    )
     leaderless = replace(p, leader=None)
     assert live.partition_rows(state(1.0, leaderless, throttles=star), [leaderless])[0]["leader throttle"] == "—"
 
@@ -223,7 +226,7 @@ def test_live_and_overview_rows_have_no_none_and_human_values():
     no_none(live.replica_cells(s, [p, still]))
     assert live.throttle_rows(s) == [
         {"entity": "broker 1", "config": LEADER_RATE, "value": "10.0 MB/s"},
-        {"entity": "every broker (default)", "config": FOLLOWER_RATE, "value": "1.0 MB/s"},
+        {"entity": "cluster default (every broker)", "config": FOLLOWER_RATE, "value": "1.0 MB/s"},
         {"entity": "topic t", "config": LEADER_LIST, "value": "*"},
     ]
 
