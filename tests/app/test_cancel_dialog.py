@@ -10,12 +10,12 @@ import time
 from streamlit.testing.v1 import AppTest
 
 from components import keys
-from console.access.auth import SANDBOX_USERS
 from console.core.model import BrokerId
 from console.core.states import RunState
 from console.moves.cancel import CancelVerdict
 from console.plans.plan import Plan, PlanEntry
 from console.storage.store import Store
+from tests.app.pages import sign_in
 from tests.integration.helpers import first_wave_sent
 from tests.support import wait_for
 
@@ -53,9 +53,7 @@ def test_the_cancel_dialog_answers_at_once_and_shows_the_outcome_as_it_arrives(f
     assert set(fake_cluster.list_reassignments()) == in_flight
 
     at = AppTest.from_function(cancel_page, default_timeout=30).run()
-    at.text_input(key="auth.user").set_value("operator")
-    at.text_input(key="auth.password").set_value(SANDBOX_USERS["operator"][0])
-    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
+    sign_in(at, "operator")
     assert not at.exception
     send = at.button(key=keys.CANCEL_SEND)
     assert send.label == "Send the cancel for 2 partitions" and not send.disabled

@@ -5,18 +5,11 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.pages import APP
-
-
-def signed_in(at: AppTest) -> AppTest:
-    at.text_input(key="auth.user").set_value("operator")
-    at.text_input(key="auth.password").set_value("operator-secret")
-    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
-    return at
+from tests.app.pages import APP, sign_in
 
 
 def test_generate_then_open_in_review(fake_cluster, sandbox_users):
-    at = signed_in(AppTest.from_file(APP, default_timeout=60).run())
+    at = sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator")
     at.switch_page("views/drafts.py").run()
     assert not at.exception and at.header[0].value == "Drafts"
 

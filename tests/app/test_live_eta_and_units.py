@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from console.core.format import human_rate
 from console.core.model import BrokerId
-from tests.app.pages import APP
+from tests.app.pages import APP, sign_in
 from tests.integration.helpers import (
     clear_throttles,
     make_topic,
@@ -64,7 +64,7 @@ def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(console_on_sa
 
 
 def test_runs_and_review_pages_show_rates_in_human_units(fake_cluster, sandbox_users):
-    from console.access.auth import SANDBOX_USERS, Identity
+    from console.access.auth import Identity
     from console.plans.plan import Plan, PlanEntry
     from console.services import plans as plan_service
     from console.services import runs as run_service
@@ -97,9 +97,7 @@ def test_runs_and_review_pages_show_rates_in_human_units(fake_cluster, sandbox_u
     wait_for(lambda: Store().runs.get(run_id).state == "completed", timeout=60, what="the run completed")
 
     # an operator reviewing a plan: the throttle typed in KB/s is confirmed in the unit pages show
-    at.text_input(key="auth.user").set_value("operator")
-    at.text_input(key="auth.password").set_value(SANDBOX_USERS["operator"][0])
-    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
+    sign_in(at, "operator")
     at.query_params["plan"] = str(plan_id)
     at.switch_page("views/review.py").run()
     assert not at.exception and at.header[0].value == "Review a plan"

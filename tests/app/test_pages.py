@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.pages import APP
+from tests.app.pages import APP, sign_in
 
 
 def test_live_and_overview_pages(fake_cluster):
@@ -49,9 +49,7 @@ def test_cluster_that_stops_answering_keeps_the_last_good_picture(sandbox, env_c
 
 def test_drafts_and_review_pages(fake_cluster, sandbox_users):
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.text_input(key="auth.user").set_value("approver")  # saving a draft needs the operator or approver role
-    at.text_input(key="auth.password").set_value("approver-secret")
-    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
+    sign_in(at, "approver")  # saving a draft needs the operator or approver role
     at.switch_page("views/drafts.py").run()
     assert not at.exception and at.header[0].value == "Drafts"
     at.multiselect(key="drafts.topics").set_value(["orders"]).run()
@@ -159,9 +157,7 @@ def test_a_throttle_change_is_confirmed_with_what_the_brokers_report(fake_cluste
         2_000,
     )
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.text_input(key="auth.user").set_value("operator")
-    at.text_input(key="auth.password").set_value("operator-secret")
-    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
+    sign_in(at, "operator")
     at.switch_page("views/runs.py").run()
     assert not at.exception
     at.number_input(key="runs.rate").set_value(1_048_576).run()

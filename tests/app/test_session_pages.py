@@ -9,19 +9,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.errors import AppTestError
 
-from console.access.auth import SANDBOX_USERS
 from console.storage.store import Store
-from tests.app.pages import APP
+from tests.app.pages import APP, sign_in
 
 pytestmark = pytest.mark.usefixtures("fake_cluster", "sandbox_users")
-
-
-def sign_in(at: AppTest, user: str) -> None:
-    at.text_input(key="auth.user").set_value(user)
-    at.text_input(key="auth.password").set_value(SANDBOX_USERS[user][0])
-    at.button(key="FormSubmitter:sign_in-Sign in").click().run()
-    assert not at.exception
-    assert any(f"Signed in as **{user}**" in c.value for c in at.sidebar.caption)
 
 
 def drafts_page(user: str | None) -> AppTest:
