@@ -4,8 +4,9 @@ Plain helpers shared by the tiers are in tests/support.py."""
 
 from __future__ import annotations
 
+import io
 import os
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,24 @@ def demo_sandbox(sandbox: Sandbox) -> Sandbox:
 def zk_demo_sandbox(zk_sandbox: Sandbox) -> Sandbox:
     """The ZooKeeper-mode sandbox with the demo topics (half a megabyte each)."""
     return _with_demo_topics(zk_sandbox)
+
+
+class Terminal(io.StringIO):
+    """Standard input at a terminal, with the answers given typed in advance."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def at_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """``at_a_terminal("yes", "sandbox")``: the command runs at a terminal where these lines are
+    typed, one per question (the CLI asks only at a terminal)."""
+
+    def typed(*lines: str) -> None:
+        monkeypatch.setattr("sys.stdin", Terminal("".join(f"{line}\n" for line in lines)))
+
+    return typed
 
 
 @pytest.hookimpl(wrapper=True)

@@ -10,13 +10,18 @@ same connections).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
+from typing import Protocol
 
 from console.adapters.kafka import KafkaGateway
 from console.adapters.records import Configs
 from console.adapters.zookeeper import ZkReader
 from console.core.errors import ConfigError
 from console.core.model import BrokerId, ClusterState, Outcome, TopicPartition
+
+
+class SnapshotSource(Protocol):
+    def __call__(self, max_age_s: float = 0.0, *, lean: bool = False) -> ClusterState: ...
 
 
 class LiveGateway:
@@ -28,7 +33,7 @@ class LiveGateway:
         name: str,
         kafka: KafkaGateway,
         zookeeper: ZkReader | None,
-        snapshot: Callable[[float], ClusterState],
+        snapshot: SnapshotSource,
     ) -> None:
         self._name = name
         self.kafka = kafka
@@ -43,8 +48,8 @@ class LiveGateway:
     def has_zookeeper(self) -> bool:
         return self.zookeeper is not None
 
-    def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
-        return self._snapshot(max_age_s)
+    def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False) -> ClusterState:
+        return self._snapshot(max_age_s, lean=lean)
 
     def list_reassignments(self) -> Collection[TopicPartition]:
         return self.kafka.list_reassignments().keys()

@@ -803,8 +803,37 @@ class KafkaGateway:
             quorum_status=q_status,
         )
 
-    def read(self) -> ApiView:
-        """Everything the Admin API can tell, part by part, never raising for cluster trouble."""
+    def _lean(
+        self,
+        cluster_id: str | None,
+        controller: BrokerId | None,
+        brokers: tuple[BrokerInfo, ...],
+        parts: dict[TopicPartition, PartitionMeta],
+    ) -> ApiView:
+        problems: tuple[Finding, ...] = ()
+        try:
+            reassignments: dict[TopicPartition, Reassignment] | None = self.list_reassignments()
+            lpr_status = SourceStatus.OK
+        except ConsoleError as e:
+            reassignments, lpr_status = None, _status_of(e)
+            problems = (_problem("reassignments-unreadable", e),)
+        return ApiView(
+            cluster_id=cluster_id,
+            controller=controller,
+            brokers=brokers,
+            partitions=parts,
+            reassignments=reassignments,
+            metadata_status=SourceStatus.OK,
+            reassignments_status=lpr_status,
+            log_dirs_status=SourceStatus.NOT_CONFIGURED,
+            configs_status=SourceStatus.NOT_CONFIGURED,
+            problems=problems,
+        )
+
+    def read(self, lean: bool = False) -> ApiView:
+        """Everything the Admin API can tell, part by part, never raising for cluster trouble.
+        ``lean``: only what a cancel needs (metadata and the reassignments in flight); log dirs and
+        configs are not asked for (their status says so: ``NOT_CONFIGURED``)."""
         problems: list[Finding] = []
         try:
             cluster_id, controller, brokers, parts = self.read_metadata()
@@ -824,6 +853,8 @@ class KafkaGateway:
             by_topic.setdefault(t, []).append(p)
         topics = tuple(sorted(by_topic))
         broker_ids = tuple(b.id for b in brokers)
+        if lean:
+            return self._lean(cluster_id, controller, brokers, parts)
 
         with ThreadPoolExecutor(max_workers=2) as pool:
             configs_f = pool.submit(self.describe_configs, broker_ids, topics)

@@ -17,11 +17,12 @@ def _ask(prompt: str) -> str:
             "Not at a terminal, so the console cannot ask you to confirm: nothing was sent.",
             "Check what the command will do, then run it again with --yes.",
         )
-    try:
-        return input(prompt)
-    except EOFError:  # Ctrl-D: no answer is not a yes
+    # the question goes to stderr: stdout carries only what the command produces (``--json > file``)
+    print(prompt, end="", file=sys.stderr, flush=True)
+    line = sys.stdin.readline()
+    if not line:  # Ctrl-D: no answer is not a yes
         print(file=sys.stderr)
-        return ""
+    return line
 
 
 def typed_name(prompt: str, name: str) -> bool:

@@ -151,7 +151,7 @@ def cancel(args: argparse.Namespace) -> int:
     user = getpass.getuser()
     with connect(args) as reader:
         name = reader.settings.name
-        state = reader.snapshot()
+        state = reader.snapshot(lean=True)  # metadata and what is in flight: a cancel needs no sizes or configs
         if state.status.reassignments is not SourceStatus.OK:
             print_findings(state)
             print(

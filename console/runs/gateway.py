@@ -29,8 +29,9 @@ class ClusterGateway(Protocol):
     def has_zookeeper(self) -> bool:
         """Whether the legacy ``/admin/reassign_partitions`` path can be used."""
 
-    def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
-        """A fresh snapshot (or one at most ``max_age_s`` old); never raises for cluster trouble."""
+    def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False) -> ClusterState:
+        """A fresh snapshot (or one at most ``max_age_s`` old); never raises for cluster trouble.
+        ``lean``: fresh, with only what a cancel needs (no log dirs, no configs)."""
 
     def list_reassignments(self) -> Collection[TopicPartition]:
         """The partitions the controller lists as reassigning (cheap: for waiting on a cancel)."""

@@ -105,7 +105,7 @@ def cancel_seen(
     asked_for = [[t, p] for t, p in (x.key for x in seen.cancel)]
     require(store, who, "cancel", cluster_id, {"asked": asked_for})
     user = who.name
-    checked = recheck(seen, cluster.snapshot(), force_at_risk)
+    checked = recheck(seen, cluster.snapshot(lean=True), force_at_risk)  # what is in flight now, nothing more
     send, verdicts = checked.send, dict(checked.verdicts)
     not_sent = {partition_name(*k): v.name.lower() for k, (v, _) in verdicts.items()}
     asked: dict[str, object] = {"asked": asked_for, "not_sent": not_sent}

@@ -43,7 +43,7 @@ class ClusterReader:
         are this reader's)."""
         return LiveGateway(self.settings.name, self.kafka, self.zookeeper, self.snapshot)
 
-    def snapshot(self, max_age_s: float = 0.0, info: bool = False) -> ClusterState:
+    def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
         """A fresh snapshot; never raises for an unreachable cluster (see ``state.status``).
 
         With ``max_age_s``, a snapshot taken that recently is shared instead: several people
@@ -52,9 +52,12 @@ class ClusterReader:
 
         With ``info``, the snapshot carries what the cluster is, read at most ``INFO_MAX_AGE_S``
         ago; without, the last one read (unknown when none was).
+
+        ``lean``: always fresh, and only what a cancel needs (metadata, the reassignments in flight
+        and ZooKeeper's view): no log dirs, no configs (their status is ``NOT_CONFIGURED``).
         """
         pending: Future[ClusterInfo] | None = self._pool.submit(self.cluster_info) if info else None
-        state = self._snapshot(max_age_s)
+        state = self._read(lean=True) if lean else self._snapshot(max_age_s)
         known = pending.result() if pending is not None else self._info
         return replace(state, info=known) if known is not None and state.info != known else state
 
@@ -87,10 +90,10 @@ class ClusterReader:
                 self._last_generation = generation
             return last
 
-    def _read(self) -> ClusterState:
+    def _read(self, lean: bool = False) -> ClusterState:
         taken_at = time.time()
         zk_future = self._pool.submit(self.zookeeper.read) if self.zookeeper is not None else None
-        api = self.kafka.read()
+        api = self.kafka.read(lean)
         zk = zk_future.result() if zk_future is not None else None
         return merge(api, zk, taken_at=taken_at, name=self.settings.name)
 

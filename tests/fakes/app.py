@@ -63,7 +63,7 @@ class AppCluster:
             yield self.cluster
 
     # -- the reader ------------------------------------------------------------------------------------
-    def snapshot(self, max_age_s: float = 0.0, info: bool = False) -> ClusterState:
+    def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
         """Always a fresh snapshot (the fake reads in no time), always with the fake's ``info``."""
         with self.held() as fake:
             return fake.snapshot(max_age_s)

@@ -176,11 +176,11 @@ class FakeCluster:
     def has_zookeeper(self) -> bool:
         return self._zk
 
-    def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
+    def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False) -> ClusterState:
         """Never raises a cluster error: a ConsoleError fault on ``snapshot`` reads nothing (the
         cluster did not answer), on ``snapshot:configs`` or ``snapshot:reassignments`` that part
         only (as the live reader does). A :class:`Crash` is raised."""
-        call, fault = self._begin("snapshot", max_age_s)
+        call, fault = self._begin("snapshot", max_age_s, *(["lean"] if lean else []))
         if fault is not None and not isinstance(fault.error, ConsoleError):
             self._before(call, fault)
         if fault is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from console import cli
+from console.core.model import SourceStatus
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.integration.helpers import (
@@ -32,7 +33,7 @@ def run_cli(*args: str) -> int:
     return cli.main(list(args))
 
 
-def test_cancel_puts_the_partition_back_and_is_audited(sandbox, tmp_path, monkeypatch, capsys):
+def test_cancel_puts_the_partition_back_and_is_audited(sandbox, tmp_path, monkeypatch, capsys, at_a_terminal):
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     bs = sandbox.bootstrap_servers
     slow_move(sandbox, "c-move")
@@ -44,11 +45,11 @@ def test_cancel_puts_the_partition_back_and_is_audited(sandbox, tmp_path, monkey
             assert "did not start" in capsys.readouterr().err
             assert reader.snapshot().partition("c-move", 0).reassigning
             # without --yes the cluster's name must be typed; anything else sends nothing
-            monkeypatch.setattr("builtins.input", lambda prompt: "not-the-name")
+            at_a_terminal("not-the-name")
             assert run_cli("cancel", "--bootstrap-server", bs, "--topic", "c-move", "--include-others") == 1
             assert "nothing was sent" in capsys.readouterr().err
             assert reader.snapshot().partition("c-move", 0).reassigning
-            monkeypatch.setattr("builtins.input", lambda prompt: bs.split(",")[0])
+            at_a_terminal(bs.split(",")[0])
             assert run_cli("cancel", "--bootstrap-server", bs, "--topic", "c-move", "--include-others", "--json") == 0
             out = json.loads(capsys.readouterr().out)
             assert out["accepted"] == ["c-move-0"] and not out["rejected"] and not out["still_in_flight"]
@@ -94,3 +95,14 @@ def test_cancel_works_with_the_adding_broker_down(sandbox, tmp_path, monkeypatch
             clear_throttles(bs, BROKERS, ["c-down"])
         wait_for(lambda: (b := reader.snapshot().broker(2)) is not None and b.live, timeout=90, what="broker 2 back")
         wait_for(lambda: not reader.snapshot().under_replicated, timeout=90, what="every partition in sync again")
+
+
+def test_a_lean_read_has_what_a_cancel_needs_and_says_what_it_left_out(sandbox):
+    with ClusterReader(settings_for(sandbox)) as reader:
+        full, lean = reader.snapshot(), reader.snapshot(lean=True)
+    assert (lean.status.metadata, lean.status.reassignments) == (SourceStatus.OK, SourceStatus.OK)
+    assert (lean.status.log_dirs, lean.status.configs) == (SourceStatus.NOT_CONFIGURED, SourceStatus.NOT_CONFIGURED)
+    assert [(p.key, p.replicas, p.isr) for p in lean.partitions] == [
+        (p.key, p.replicas, p.isr) for p in full.partitions
+    ]
+    assert [b.id for b in lean.brokers] == [b.id for b in full.brokers] and lean.cluster_id == full.cluster_id

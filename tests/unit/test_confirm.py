@@ -12,11 +12,6 @@ from console.cli.exits import Exit, exit_for
 from console.core.errors import NotATerminal
 
 
-class Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
 @pytest.mark.parametrize(
     "ask",
     [
@@ -33,14 +28,21 @@ def test_without_a_terminal_every_question_refuses_with_exit_2(monkeypatch: pyte
     assert exit_for(caught.value) is Exit.UNUSABLE
 
 
-def test_at_a_terminal_the_answer_decides(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sys.stdin", Terminal("yes\nsandbox\nno\n"))
+def test_at_a_terminal_the_answer_decides(at_a_terminal) -> None:
+    at_a_terminal("yes", "sandbox", "no")
     assert confirm.said_yes("? ") is True
     assert confirm.typed_name("? ", "sandbox") is True
     assert confirm.said_yes("? ") is False
 
 
-def test_end_of_input_at_a_terminal_is_no(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sys.stdin", Terminal(""))
+def test_end_of_input_at_a_terminal_is_no(at_a_terminal) -> None:
+    at_a_terminal()
     assert confirm.said_yes("? ") is False
     assert confirm.typed_name("? ", "sandbox") is False
+
+
+def test_the_question_goes_to_stderr_so_stdout_keeps_only_the_output(at_a_terminal, capsys) -> None:
+    at_a_terminal("sandbox")
+    assert confirm.typed_name("Type the cluster's name (sandbox) to send the cancel: ", "sandbox")
+    out, err = capsys.readouterr()
+    assert out == "" and err == "Type the cluster's name (sandbox) to send the cancel: "
