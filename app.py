@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import deps, keys, widgets
+from components import deps, keys, warmup, widgets
 from components.errors import run_page
 
+warmup.start()  # once per server: the chart and table libraries load while the first page reads the cluster
 st.set_page_config(page_title="Reassignment console", page_icon=":material/swap_horiz:", layout="wide")
 
 known = deps.clusters()

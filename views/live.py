@@ -25,7 +25,11 @@ in_flight_only = c3.toggle("Only partitions in flight", value=True, key=keys.LIV
 
 @st.fragment(run_every=None if paused else timedelta(seconds=interval))
 def live_panel() -> None:
-    state, fresh = widgets.load_snapshot(settings, keys.LIVE_LAST_GOOD, widgets.shared_age(interval))
+    # the page's first picture in a session is at most a second and a half old (an on-call engineer
+    # opening it must see the moves that started seconds ago); its refreshes share one read an interval
+    opening = keys.LIVE_LAST_GOOD not in st.session_state
+    age = widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(interval)
+    state, fresh = widgets.load_snapshot(settings, keys.LIVE_LAST_GOOD, age)
     if state is None:
         return
     widgets.source_banner(state)
@@ -136,8 +140,8 @@ st.caption(
     "original replicas; completed ones stay where they are. The dialog shows exactly what is sent."
 )
 # these controls are drawn at a full rerun only: when the page opens, what can be cancelled comes
-# from a snapshot at most a second and a half old, so a reassignment that started seconds ago can be
-# picked at once; later full reruns share the refresh's snapshot
+# from a snapshot at most a second and a half old (the one the panel just read), so a reassignment
+# that started seconds ago can be picked at once; later full reruns share the refresh's snapshot
 now = deps.reader(settings).snapshot(
     max_age_s=widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(interval)
 )

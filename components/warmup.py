@@ -1,0 +1,38 @@
+"""What the server loads once, in the background, when its first session starts: the chart
+library (Altair, pandas, and the JSON schema Altair validates every chart against) and the table
+conversion. Loading them cold takes seconds on a small machine; without this the first person to
+see a reassignment in flight on the Live page, often the on-call engineer in an incident, waited
+for it before the page drew its Cancel button. A page that needs them meanwhile waits for the
+import already under way, never loads them twice."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+_lock = threading.Lock()
+_started = False
+log = logging.getLogger(__name__)
+
+
+def start() -> None:
+    """Start the warm-up (once per server process; later calls do nothing)."""
+    global _started
+    with _lock:
+        if _started:
+            return
+        _started = True
+    threading.Thread(target=_warm, name="warm-up", daemon=True).start()
+
+
+def _warm() -> None:
+    try:
+        from streamlit import dataframe_util
+
+        from console.present.charts import replica_grid
+
+        cell = {"partition": "t-0", "broker": "0", "role": "leader", "label": "L", "in sync": "yes"}
+        replica_grid([cell], ["t-0"]).to_dict()  # the first to_dict builds Altair's schema validator
+        dataframe_util.convert_anything_to_pandas_df([cell])
+    except Exception:  # a warm-up that fails costs the first page its load time, nothing else
+        log.exception("warm-up failed")
