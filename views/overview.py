@@ -21,9 +21,14 @@ if st.button("Refresh"):
     st.rerun()
 state, fresh = widgets.require_snapshot(settings, keys.OVERVIEW_LAST_GOOD, info=True)
 widgets.source_banner(state)
+# in KRaft, DescribeCluster names a broker at random as "controller": the quorum leader is below
+controller = (
+    ""
+    if state.info.mode is ClusterMode.KRAFT
+    else f" · controller {state.controller if state.controller is not None else 'unknown'}"
+)
 st.caption(
-    f"Cluster **{settings.name}** ({state.cluster_id or 'id unknown'}) · controller "
-    f"{state.controller if state.controller is not None else 'unknown'} · snapshot "
+    f"Cluster **{settings.name}** ({state.cluster_id or 'id unknown'}){controller} · snapshot "
     f"{datetime.fromtimestamp(state.taken_at):%H:%M:%S} · fingerprint `{state.fingerprint()}`"
 )
 n = live.counts(state)
