@@ -58,7 +58,7 @@ class SeenCancel:
 
 def open_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | None, include_others: bool) -> None:
     """Freeze the set to cancel as the cluster is now, then open the cancel dialog on it."""
-    state = deps.reader(settings).snapshot(max_age_s=1.0)
+    state = deps.reader(settings).snapshot(lean=True)  # fresh, and only what a cancel needs
     cluster = cluster_key(state, settings.name)
     ours = deps.store().runs.active_partitions(cluster)
     st.session_state[keys.CANCEL_SEEN] = SeenCancel(
