@@ -27,10 +27,10 @@ if TYPE_CHECKING:
 class Reader(Protocol):
     """What the pages read a cluster with (``console.state.reader.ClusterReader`` is the real one)."""
 
-    def snapshot(self, max_age_s: float = 0.0, info: bool = False) -> ClusterState:
+    def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
         """A snapshot at most ``max_age_s`` old, shared by the sessions watching the cluster; with
         ``info``, carrying what the cluster is (version, mode, features, quorum; read at most once
-        a minute)."""
+        a minute); ``lean``: fresh, with only what a cancel needs (no log dirs, no configs)."""
 
     @property
     def zookeeper_generation(self) -> int:

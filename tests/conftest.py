@@ -104,6 +104,29 @@ def at_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
     return typed
 
 
+TIER_SECONDS: dict[str, float] = {}
+"""Seconds spent per tier (setup, call and teardown of its tests, session fixtures included where
+they start), for the summary at the end of the run."""
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    tier = tier_of_path(report.nodeid.split("::")[0])
+    if tier is not None:
+        TIER_SECONDS[tier] = TIER_SECONDS.get(tier, 0.0) + report.duration
+
+
+def tier_of_path(nodeid_path: str) -> str | None:
+    parts = Path(nodeid_path).parts
+    return parts[1] if len(parts) > 1 and parts[0] == "tests" and parts[1] in TIERS else None
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if TIER_SECONDS:
+        terminalreporter.write_line(
+            "time per tier: " + ", ".join(f"{t} {TIER_SECONDS[t] / 60:.1f} min" for t in TIERS if t in TIER_SECONDS)
+        )
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
