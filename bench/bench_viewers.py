@@ -43,17 +43,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from console.sandbox.cluster import free_port
+from tests.e2e.browser import CHROMIUM_ARGS as BROWSER_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
 CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
+    *BROWSER_ARGS,  # the browser tests' Chromium
     # every page counts as one in front, as each person's own browser would be
     "--disable-background-timer-throttling",
     "--disable-renderer-backgrounding",
