@@ -501,8 +501,13 @@ class KafkaGateway:
         controller_id = BrokerId(controller) if controller is not None and controller >= 0 else None
         return cluster.cluster_id, controller_id, brokers, parts
 
-    def list_reassignments(self) -> dict[TopicPartition, Reassignment]:
-        raw = self._with_kp("ListPartitionReassignments", lambda c: c.list_partition_reassignments())
+    def list_reassignments(self, attempts: int = 3) -> dict[TopicPartition, Reassignment]:
+        """ListPartitionReassignments, sent where Metadata names the controller: in KRaft a broker at
+        random, for a few seconds after a hard stop possibly the broker that is gone; asked again
+        (fresh metadata) while the error is retriable."""
+        raw = self._to_controller(
+            "ListPartitionReassignments", lambda c: c.list_partition_reassignments(), attempts, {}
+        )
         out: dict[TopicPartition, Reassignment] = {}
         for tp, r in raw.items():
             out[(tp.topic, tp.partition)] = Reassignment(

@@ -59,7 +59,7 @@ class CountedKafka:
     def __init__(self, settings: ConnectionSettings) -> None:
         self.settings = settings
 
-    def read(self) -> ApiView:
+    def read(self, lean: bool = False) -> ApiView:
         CountedKafka.reads += 1
         return _answer()
 
