@@ -8,6 +8,7 @@ import time
 
 from playwright.sync_api import expect, sync_playwright
 
+from components.widgets import SHARED_SNAPSHOT_AGE_S
 from console.access.auth import SANDBOX_USERS, Identity, write_users
 from console.core.model import cluster_key
 from console.plans.plan import Plan, PlanEntry
@@ -58,7 +59,9 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
             wait_for(lambda: [w.state for w in store.runs.waves(1)] == ["running"], timeout=60, what="wave 1 running")
             page.screenshot(path=str(tmp_path / "runs.png"), full_page=True)
 
-            # on-call: cancel the topic from the Live page
+            # on-call: cancel the topic from the Live page, which opens on a snapshot at most
+            # SHARED_SNAPSHOT_AGE_S old: the Runs page may have read one as the wave was being sent
+            time.sleep(SHARED_SNAPSHOT_AGE_S)
             page.get_by_role("link", name="Live").click()
             expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=30_000)
             page.get_by_text("A topic").click()
