@@ -21,19 +21,17 @@ TIERS = ("unit", "integration", "app", "e2e")
 NEEDS_A_CLUSTER = {"sandbox", "demo_sandbox", "zk_sandbox", "zk_demo_sandbox", "kafka4", "any_kafka"}
 
 
-def tier_of(item: pytest.Item) -> str | None:
-    try:
-        top = item.path.resolve().relative_to(TESTS).parts[0]
-    except ValueError:
-        return None
-    return top if top in TIERS else None
+def tier_of(nodeid: str) -> str | None:
+    """The tier of a test, from its node id (``tests/<tier>/test_x.py::test_y``)."""
+    parts = Path(nodeid.split("::")[0]).parts
+    return parts[1] if len(parts) > 1 and parts[0] == TESTS.name and parts[1] in TIERS else None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Each test marked with its tier (no test needs a decorator); a unit test that would start a
     Kafka cluster is refused (``make test-unit`` is the inner loop: no cluster, no browser)."""
     for item in items:
-        tier = tier_of(item)
+        tier = tier_of(item.nodeid)
         if tier is None:
             continue
         item.add_marker(getattr(pytest.mark, tier))
@@ -110,14 +108,9 @@ they start), for the summary at the end of the run."""
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    tier = tier_of_path(report.nodeid.split("::")[0])
+    tier = tier_of(report.nodeid)
     if tier is not None:
         TIER_SECONDS[tier] = TIER_SECONDS.get(tier, 0.0) + report.duration
-
-
-def tier_of_path(nodeid_path: str) -> str | None:
-    parts = Path(nodeid_path).parts
-    return parts[1] if len(parts) > 1 and parts[0] == "tests" and parts[1] in TIERS else None
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

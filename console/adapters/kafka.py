@@ -626,6 +626,7 @@ class KafkaGateway:
         None. Neither client takes that resource through its admin call (librdkafka refuses
         "Invalid ConfigResource", kafka-python wants a broker id), so the request kafka-python builds
         for it is sent to any broker, which hands it to the controller; its answer is checked here."""
+        import kafka.errors
         from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType
 
         resource = ConfigResource(
@@ -642,8 +643,6 @@ class KafkaGateway:
 
             for answer in c._manager.run(call).responses:
                 if answer.error_code:
-                    import kafka.errors
-
                     raise kafka.errors.for_code(answer.error_code)(answer.error_message or "")
 
         self._with_kp("IncrementalAlterConfigs on the cluster default", send)
@@ -808,32 +807,16 @@ class KafkaGateway:
             quorum_status=q_status,
         )
 
-    def _lean(
-        self,
-        cluster_id: str | None,
-        controller: BrokerId | None,
-        brokers: tuple[BrokerInfo, ...],
-        parts: dict[TopicPartition, PartitionMeta],
-    ) -> ApiView:
-        problems: tuple[Finding, ...] = ()
+    def _read_reassignments(
+        self, problems: list[Finding]
+    ) -> tuple[dict[TopicPartition, Reassignment] | None, SourceStatus]:
+        """ListPartitionReassignments for :meth:`read`: None and its status when it could not be
+        read (the reason added to ``problems``)."""
         try:
-            reassignments: dict[TopicPartition, Reassignment] | None = self.list_reassignments()
-            lpr_status = SourceStatus.OK
+            return self.list_reassignments(), SourceStatus.OK
         except ConsoleError as e:
-            reassignments, lpr_status = None, _status_of(e)
-            problems = (_problem("reassignments-unreadable", e),)
-        return ApiView(
-            cluster_id=cluster_id,
-            controller=controller,
-            brokers=brokers,
-            partitions=parts,
-            reassignments=reassignments,
-            metadata_status=SourceStatus.OK,
-            reassignments_status=lpr_status,
-            log_dirs_status=SourceStatus.NOT_CONFIGURED,
-            configs_status=SourceStatus.NOT_CONFIGURED,
-            problems=problems,
-        )
+            problems.append(_problem("reassignments-unreadable", e))
+            return None, _status_of(e)
 
     def read(self, lean: bool = False) -> ApiView:
         """Everything the Admin API can tell, part by part, never raising for cluster trouble.
@@ -858,54 +841,51 @@ class KafkaGateway:
             by_topic.setdefault(t, []).append(p)
         topics = tuple(sorted(by_topic))
         broker_ids = tuple(b.id for b in brokers)
+        # lean: log dirs and configs are not asked for, and their status says so
+        log_dirs: list[BrokerLogDirs] = []
+        configs = Configs()
+        logs_status = cfg_status = SourceStatus.NOT_CONFIGURED
         if lean:
-            return self._lean(cluster_id, controller, brokers, parts)
-
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            configs_f = pool.submit(self.describe_configs, broker_ids, topics)
-            reassignments: dict[TopicPartition, Reassignment] | None
-            lpr_status = SourceStatus.OK
-            try:
-                reassignments = self.list_reassignments()
-            except ConsoleError as e:
-                reassignments, lpr_status = None, _status_of(e)
-                problems.append(_problem("reassignments-unreadable", e))
-            log_dirs: list[BrokerLogDirs] = []
-            logs_status = SourceStatus.OK
-            for b in broker_ids:
+            reassignments, lpr_status = self._read_reassignments(problems)
+        else:
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                configs_f = pool.submit(self.describe_configs, broker_ids, topics)
+                reassignments, lpr_status = self._read_reassignments(problems)
+                logs_status = SourceStatus.OK
+                for b in broker_ids:
+                    try:
+                        log_dirs.append(self.describe_log_dirs(b, by_topic))
+                    except ConsoleError as e:
+                        problems.append(_problem("log-dirs-unreadable", e, broker=b))
+                        logs_status = _status_of(e)
+                if log_dirs:
+                    logs_status = SourceStatus.OK  # partial answers still give sizes for those brokers
+                cfg_status = SourceStatus.OK
                 try:
-                    log_dirs.append(self.describe_log_dirs(b, by_topic))
+                    configs = configs_f.result()
                 except ConsoleError as e:
-                    problems.append(_problem("log-dirs-unreadable", e, broker=b))
-                    logs_status = _status_of(e)
-            if log_dirs:
-                logs_status = SourceStatus.OK  # partial answers still give sizes for those brokers
-            cfg_status = SourceStatus.OK
-            try:
-                configs = configs_f.result()
-            except ConsoleError as e:
-                configs, cfg_status = Configs(), _status_of(e)
-                problems.append(_problem("configs-unreadable", e))
-            problems += [
-                Finding(
-                    CONFIGS_PARTIAL,
-                    Severity.WARNING,
-                    f"Broker {b} did not answer DescribeConfigs: its throttles are unknown.",
-                    "Check the broker; the console changes no throttle on it until it answers.",
-                    broker=BrokerId(int(b)),
-                )
-                for b in configs.missing_brokers
-            ]
-            problems += [
-                Finding(
-                    CONFIGS_PARTIAL,
-                    Severity.WARNING,
-                    f"The configs of topic {t} could not be read: its throttles are unknown.",
-                    "It may be being deleted; the console changes no throttle on it until it answers.",
-                    topic=t,
-                )
-                for t in configs.missing_topics
-            ]
+                    cfg_status = _status_of(e)
+                    problems.append(_problem("configs-unreadable", e))
+                problems += [
+                    Finding(
+                        CONFIGS_PARTIAL,
+                        Severity.WARNING,
+                        f"Broker {b} did not answer DescribeConfigs: its throttles are unknown.",
+                        "Check the broker; the console changes no throttle on it until it answers.",
+                        broker=BrokerId(int(b)),
+                    )
+                    for b in configs.missing_brokers
+                ]
+                problems += [
+                    Finding(
+                        CONFIGS_PARTIAL,
+                        Severity.WARNING,
+                        f"The configs of topic {t} could not be read: its throttles are unknown.",
+                        "It may be being deleted; the console changes no throttle on it until it answers.",
+                        topic=t,
+                    )
+                    for t in configs.missing_topics
+                ]
         if not parts and SourceStatus.UNAUTHORIZED in (lpr_status, cfg_status):
             # Metadata silently leaves out topics the principal may not DESCRIBE.
             problems.append(
