@@ -178,7 +178,8 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
     override = True
     if plan.at_risk:
         override = st.checkbox(
-            f"Cancel the {plural(len(plan.at_risk), 'partition')} at risk anyway (they may be left without a leader)",
+            f"Cancel the {plural(len(plan.at_risk), 'partition')} at risk anyway (they may be left without a "
+            "leader, or refuse writes below min ISR)",
             key=keys.CANCEL_OVERRIDE,
         )
     st.caption(

@@ -53,11 +53,17 @@ def live_panel() -> None:
     tracker.observe(state)
     view = deps.live_summary(settings, state, tracker)  # once per snapshot, for every session showing it
     n, total, learned = view.counts, view.total, view.learned
-    m = st.columns(4)
+    m = st.columns(5)
     m[0].metric("Reassigning partitions", n.reassigning)
     m[1].metric("Truly under-replicated", n.under_replicated, help="KIP-352: replicas still being added do not count.")
-    m[2].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
-    m[3].metric("Stalled (adding on a down broker)", n.stalled)
+    m[2].metric(
+        "Under min ISR",
+        n.under_min_isr,
+        help="ISR below min.insync.replicas but a replica can still lead (in sync, or an eligible leader replica "
+        "on a live broker, KIP-966): writes with acks=all are refused, nothing is lost.",
+    )
+    m[3].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
+    m[4].metric("Stalled (adding on a down broker)", n.stalled)
     t = st.columns(4)
     t[0].metric(
         "Copy rate (observed)",
@@ -109,6 +115,14 @@ def live_panel() -> None:
                 format="%.1f%%",
                 help="Least-advanced adding replica: bytes copied / leader's "
                 "bytes (the figure “adding detail” gives it)",
+            ),
+            "ELR": st.column_config.TextColumn(
+                "ELR",
+                help="Eligible leader replicas (KIP-966, Kafka 4): out of the ISR while it was below min ISR, "
+                "still electable when their broker is not fenced",
+            ),
+            "last known ELR": st.column_config.TextColumn(
+                "last known ELR", help="Eligible leader replicas that shut down uncleanly (KIP-966)"
             ),
             "copy rate": st.column_config.TextColumn("copy rate", help="Observed over the last refreshes"),
             "ETA": st.column_config.TextColumn(

@@ -10,6 +10,7 @@ from components import deps, keys, widgets
 from console.core.cluster_info import quorum_text, status_text, summary_line
 from console.core.errors import ConsoleError
 from console.core.format import plural
+from console.core.health import kafka_health
 from console.core.model import ClusterMode, SourceStatus
 from console.moves.throttles import cluster_default_kept, leftover_throttles
 from console.present import charts, cluster, live
@@ -32,11 +33,25 @@ st.caption(
     f"{datetime.fromtimestamp(state.taken_at):%H:%M:%S} · fingerprint `{state.fingerprint()}`"
 )
 n = live.counts(state)
-m = st.columns(4)
+m = st.columns(6)
 m[0].metric("Brokers live", f"{len(state.live_brokers)}/{len(state.brokers)}")
 m[1].metric("Partitions", n.partitions)
 m[2].metric("Reassigning", n.reassigning)
 m[3].metric("Truly under-replicated", n.under_replicated)
+health = kafka_health(state)
+m[4].metric(
+    "Under min ISR (electable)",
+    len(health.under_min_isr),
+    help="ISR below min.insync.replicas, a replica still electable (KIP-966): writes refused, nothing lost.",
+)
+m[5].metric(
+    "Offline (nothing electable)",
+    len(health.offline),
+    help="No leader and no replica the controller may elect (ISR, or an eligible leader replica on a live broker)."
+    + (f" {len(health.leaderless)} more have no leader yet but can elect one." if health.leaderless else ""),
+)
+if state.status.elr is not SourceStatus.OK and state.status.elr is not SourceStatus.NOT_CONFIGURED:
+    st.caption(f"Eligible leader replicas (DescribeTopicPartitions): {status_text(state.status.elr)}.")
 
 st.subheader("What the cluster is")
 info = state.info

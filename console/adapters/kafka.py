@@ -19,7 +19,15 @@ from functools import cache, partial
 from typing import Any, TypeVar
 
 from console.access.settings import ConnectionSettings
-from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, Configs, PartitionMeta, Reassignment
+from console.adapters.records import (
+    ApiView,
+    BrokerInfo,
+    BrokerLogDirs,
+    Configs,
+    Elr,
+    PartitionMeta,
+    Reassignment,
+)
 from console.core.cluster_info import decide_mode
 from console.core.errors import (
     AuthorizationFailed,
@@ -60,8 +68,10 @@ _AUTH_HINT = (
     "(ALTER on CLUSTER to change assignments), or pass credentials with --command-config."
 )
 _UNSUPPORTED_HINT = (
-    "ListPartitionReassignments needs Kafka 2.4 or newer; DescribeLogDirs sizes need 1.1. "
-    "With ZooKeeper given, the console falls back to the znodes."
+    "The cluster's brokers do not offer this request (ApiVersions; Overview lists what the console "
+    "turns on from them). ListPartitionReassignments needs Kafka 2.4 or newer, DescribeLogDirs sizes "
+    "1.1; with ZooKeeper given, the console falls back to the znodes; requests of KRaft clusters "
+    "(UnregisterBroker, DescribeTopicPartitions) are not available in ZooKeeper mode."
 )
 _SETTINGS_HINT = "Fix the property named (librdkafka names) in the cluster's settings or command-config file."
 _REFUSED_HINTS = {
@@ -268,7 +278,7 @@ def translate(exc: BaseException, what: str) -> ConsoleError:
         )
     if found.kind is RequestRefused:
         return RequestRefused(
-            f"Kafka refused {what}: {found.name}: {found.text}.",
+            f"Kafka refused {what}: {found.name}: {found.text.rstrip('.')}.",
             _REFUSED_HINTS.get(found.code or 0, _REFUSED_HINT),
         )
     return ClusterUnavailable(f"Kafka did not answer {what}: {found.text or found.name}.", _UNAVAILABLE_HINT)
@@ -276,6 +286,28 @@ def translate(exc: BaseException, what: str) -> ConsoleError:
 
 CONFIGS_PARTIAL = "configs-partial"
 """Finding code: DescribeConfigs answered for some brokers or topics but not for these."""
+
+
+def _describe_topic_partitions(client: Any, topics: list[str], page: int, cursor: dict[str, Any] | None) -> Any:
+    return client.describe_topic_partitions(topics, response_partition_limit=page, cursor=cursor)
+
+
+def out_of_isr_topics(
+    parts: Mapping[TopicPartition, PartitionMeta], reassignments: Mapping[TopicPartition, Reassignment] | None
+) -> tuple[str, ...]:
+    """Topics with a partition that has no leader or an original replica (R − AR) out of the ISR:
+    the only partitions that can have eligible leader replicas (Kafka clears ELR once the ISR is
+    full again), so the only ones DescribeTopicPartitions is asked about."""
+    out: set[str] = set()
+    for key, m in parts.items():
+        if key[0] in out:
+            continue
+        r = reassignments.get(key) if reassignments else None
+        adding = set(r.adding) if r is not None else set()
+        isr = set(m.isr)
+        if m.leader is None or any(b not in isr and b not in adding for b in m.replicas):
+            out.add(key[0])
+    return tuple(sorted(out))
 
 
 def _alter_reassignments(client: Any, request: Any) -> Any:
@@ -401,6 +433,14 @@ def _versions(client: Any) -> tuple[str | None, tuple[ApiRange, ...]]:
     oldest = min(answers, key=lambda a: tuple(a.broker_version))
     version = ".".join(str(x) for x in oldest.broker_version)
     return version, api_ranges(a.api_versions for a in answers)
+
+
+@dataclass(frozen=True, slots=True)
+class _Health:
+    registered: tuple[BrokerInfo, ...] | None
+    fenced_status: SourceStatus
+    elr: dict[TopicPartition, Elr]
+    elr_status: SourceStatus
 
 
 class KafkaGateway:
@@ -647,6 +687,26 @@ class KafkaGateway:
 
         self._with_kp("IncrementalAlterConfigs on the cluster default", send)
 
+    def unregister_broker(self, broker: BrokerId) -> None:
+        """UnregisterBroker (API key 64; what ``kafka-cluster unregister --id N`` sends): the
+        controller forgets the broker's registration. kafka-python 3.0.12 has no message for it:
+        :mod:`console.adapters.protocol` declares it; it is sent to any broker, which hands it to
+        the controller, and its answer's error code is checked here. Unsupported (ZooKeeper mode,
+        before Kafka 3.3) raises :class:`UnsupportedByCluster`."""
+        import kafka.errors
+
+        def send(c: Any) -> None:
+            from console.adapters.protocol import UnregisterBrokerRequest
+
+            async def call() -> Any:
+                return await c._manager.send(UnregisterBrokerRequest(broker_id=int(broker)))
+
+            answer = c._manager.run(call)
+            if answer.error_code:
+                raise kafka.errors.for_code(answer.error_code)(answer.error_message or "")
+
+        self._with_kp(f"UnregisterBroker of broker {broker}", send)
+
     def _to_controller(
         self, what: str, fn: Callable[[Any], T], attempts: int, done: dict[TopicPartition, Outcome]
     ) -> T:
@@ -764,6 +824,56 @@ class KafkaGateway:
             b_out[DEFAULT_BROKER] = cluster_default
         return Configs(b_out, t_out, min_isr, tuple(sorted(missing_brokers, key=int)), tuple(sorted(missing_topics)))
 
+    def describe_registered(self) -> tuple[BrokerInfo, ...] | None:
+        """Every registered broker, fenced ones included, each with ``fenced`` said (DescribeCluster
+        v2, KIP-1073, Kafka ≥ 4.0: Metadata leaves fenced brokers out). None where the cluster does
+        not say (older DescribeCluster versions carry no ``IsFenced``)."""
+        raw = self._with_kp("DescribeCluster", lambda c: c.describe_cluster())
+        brokers = raw.get("brokers") or ()
+        if not brokers or any("is_fenced" not in b for b in brokers):
+            return None
+        return tuple(
+            sorted(
+                (
+                    BrokerInfo(
+                        BrokerId(int(b["broker_id"])), b.get("host"), b.get("port"), b.get("rack"), bool(b["is_fenced"])
+                    )
+                    for b in brokers
+                ),
+                key=lambda b: b.id,
+            )
+        )
+
+    def describe_elr(self, topics: Iterable[str], page: int = 2_000) -> dict[TopicPartition, Elr]:
+        """Eligible leader replicas and last-known ones of ``topics``' partitions (DescribeTopicPartitions,
+        KIP-966; paged by the broker's partition limit through a cursor). Only partitions that have
+        some are in the answer. A topic deleted meanwhile is left out."""
+        names = sorted(set(topics))
+        out: dict[TopicPartition, Elr] = {}
+        cursor: dict[str, Any] | None = None
+        seen: set[tuple[str, int]] = set()
+        while names:
+            raw = self._with_kp(
+                "DescribeTopicPartitions",
+                partial(_describe_topic_partitions, topics=names, page=page, cursor=cursor),
+            )
+            for t in raw.get("topics", ()):
+                if t.get("error_code"):
+                    continue
+                for p in t.get("partitions", ()):
+                    elr = tuple(BrokerId(int(b)) for b in p.get("eligible_leader_replicas") or ())
+                    last = tuple(BrokerId(int(b)) for b in p.get("last_known_elr") or ())
+                    if elr or last:
+                        out[(t["name"], int(p["partition_index"]))] = Elr(elr, last)
+            cursor = raw.get("next_cursor")
+            if cursor is None:
+                break
+            mark = (str(cursor["topic_name"]), int(cursor["partition_index"]))
+            if mark in seen:  # a broker that hands out the same cursor again: stop rather than loop
+                break
+            seen.add(mark)
+        return out
+
     def read_cluster_info(self, zookeeper_configured: bool = False) -> ClusterInfo:
         """What the cluster is: its brokers' ApiVersions, its features, its controller quorum; each
         part with its status, never raising for cluster trouble (DescribeQuorum on a ZooKeeper
@@ -818,6 +928,32 @@ class KafkaGateway:
             problems.append(_problem("reassignments-unreadable", e))
             return None, _status_of(e)
 
+    def _health_reads(
+        self,
+        parts: Mapping[TopicPartition, PartitionMeta],
+        reassignments: Mapping[TopicPartition, Reassignment] | None,
+        problems: list[Finding],
+    ) -> _Health:
+        """Fenced brokers (DescribeCluster) and the ELR of topics with a replica out of the ISR
+        (DescribeTopicPartitions), for :meth:`read`; what the cluster does not support is said by
+        the status, what it did not answer also by a finding in ``problems``."""
+        try:
+            registered = self.describe_registered()
+            fenced_status = SourceStatus.OK if registered is not None else SourceStatus.UNSUPPORTED
+        except ConsoleError as e:
+            registered, fenced_status = None, _status_of(e)
+        elr: dict[TopicPartition, Elr] = {}
+        elr_status = SourceStatus.OK
+        suspect = out_of_isr_topics(parts, reassignments)
+        if suspect:
+            try:
+                elr = self.describe_elr(suspect)
+            except ConsoleError as e:
+                elr_status = _status_of(e)
+                if elr_status is not SourceStatus.UNSUPPORTED:
+                    problems.append(_problem("elr-unreadable", e))
+        return _Health(registered, fenced_status, elr, elr_status)
+
     def read(self, lean: bool = False) -> ApiView:
         """Everything the Admin API can tell, part by part, never raising for cluster trouble.
         ``lean``: only what a cancel needs (metadata and the reassignments in flight); log dirs and
@@ -847,10 +983,19 @@ class KafkaGateway:
         logs_status = cfg_status = SourceStatus.NOT_CONFIGURED
         if lean:
             reassignments, lpr_status = self._read_reassignments(problems)
+            moving = tuple(sorted({t for t, _ in reassignments})) if reassignments else ()
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                # each moving topic's min.insync.replicas: what a cancel's projection compares with
+                min_f = pool.submit(self.describe_configs, (), moving) if moving else None
+                health = self._health_reads(parts, reassignments, problems)
+                if min_f is not None:
+                    with contextlib.suppress(ConsoleError):  # unknown min ISR: the projection says so
+                        configs = Configs(min_insync=min_f.result().min_insync)
         else:
             with ThreadPoolExecutor(max_workers=2) as pool:
                 configs_f = pool.submit(self.describe_configs, broker_ids, topics)
                 reassignments, lpr_status = self._read_reassignments(problems)
+                health = self._health_reads(parts, reassignments, problems)
                 logs_status = SourceStatus.OK
                 for b in broker_ids:
                     try:
@@ -909,9 +1054,13 @@ class KafkaGateway:
             broker_throttles=configs.brokers,
             topic_throttles=configs.topics,
             min_insync=configs.min_insync,
+            registered=health.registered,
+            elr=health.elr,
             metadata_status=SourceStatus.OK,
             reassignments_status=lpr_status,
             log_dirs_status=logs_status,
             configs_status=cfg_status,
+            fenced_status=health.fenced_status,
+            elr_status=health.elr_status,
             problems=tuple(problems),
         )

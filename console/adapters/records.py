@@ -21,6 +21,8 @@ class BrokerInfo:
     port: int | None = None
     rack: str | None = None
     """``broker.rack``; None when the broker has none."""
+    fenced: bool | None = None
+    """DescribeCluster's ``IsFenced`` (KIP-1073, v2, Kafka ≥ 4.0); None where the cluster does not say."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,14 @@ class BrokerLogDirs:
     replicas: tuple[tuple[str, int, str, int, bool], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Elr:
+    """One partition's eligible leader replicas and last-known ones (DescribeTopicPartitions)."""
+
+    elr: tuple[BrokerId, ...]
+    last_known: tuple[BrokerId, ...]
+
+
 @dataclass(frozen=True)
 class ApiView:
     cluster_id: str | None = None
@@ -64,10 +74,20 @@ class ApiView:
     topic_throttles: dict[str, dict[str, str]] = field(default_factory=dict)
     min_insync: dict[str, int] = field(default_factory=dict)
     """Each topic's effective ``min.insync.replicas`` (DescribeConfigs)."""
+    registered: tuple[BrokerInfo, ...] | None = None
+    """Every registered broker, fenced ones included, with ``fenced`` said (DescribeCluster v2);
+    None where the cluster does not include fenced brokers (before Kafka 4.0) or did not answer."""
+    elr: dict[TopicPartition, Elr] = field(default_factory=dict)
+    """Partitions with eligible leader replicas (only those: most have none)."""
     metadata_status: SourceStatus = SourceStatus.OK
     reassignments_status: SourceStatus = SourceStatus.OK
     log_dirs_status: SourceStatus = SourceStatus.OK
     configs_status: SourceStatus = SourceStatus.OK
+    fenced_status: SourceStatus = SourceStatus.NOT_CONFIGURED
+    elr_status: SourceStatus = SourceStatus.NOT_CONFIGURED
+    """DescribeTopicPartitions: ``OK`` when asked and answered or nothing needed asking (ELR is
+    only ever set on a partition with a replica out of the ISR); ``UNSUPPORTED`` before Kafka 3.7
+    and in ZooKeeper mode."""
     problems: tuple[Finding, ...] = ()
 
 

@@ -41,7 +41,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     cc.add_argument(
         "--force-at-risk",
         action="store_true",
-        help="cancel even partitions whose original replicas are all out of sync (may leave them leaderless)",
+        help="cancel even partitions the cancel would leave without a leader (no original replica in sync or "
+        "eligible) or below min.insync.replicas",
     )
     cc.add_argument(
         "--wait",

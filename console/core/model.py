@@ -72,6 +72,10 @@ class ReplicaRole(str, Enum):
     """A follower in the ISR."""
     OUT_OF_SYNC = "out of sync"
     """A follower that has fallen out of the ISR (or whose broker is down)."""
+    ELIGIBLE = "eligible (ELR)"
+    """Out of the ISR but an eligible leader replica (KIP-966): electable when its broker is unfenced."""
+    LAST_KNOWN_ELR = "last known ELR"
+    """Out of the ISR, an eligible leader replica that shut down uncleanly (KIP-966)."""
     ADDING = "adding"
     """Being copied to this broker by a reassignment."""
     REMOVING = "removing"
@@ -163,13 +167,14 @@ class Broker:
     in_zookeeper: bool = False
     is_controller: bool = False
     fenced: bool | None = None
-    """Known only from Kafka ≥ 4.0 (KIP-1073); None means the cluster does not say."""
+    """Registered but fenced by the controller (DescribeCluster with fenced brokers, KIP-1073,
+    Kafka ≥ 4.0): shut down or not heartbeating. None means the cluster does not say."""
     log_dirs: tuple[LogDir, ...] = ()
 
     @property
     def live(self) -> bool:
-        """Registered and answering: it can serve and fetch."""
-        return self.registered
+        """Registered, not fenced: it can serve and fetch."""
+        return self.registered and self.fenced is not True
 
     @property
     def eligible(self) -> bool:
@@ -276,6 +281,12 @@ class Partition(Keyed):
     removing: tuple[BrokerId, ...] = ()
     source: Source | None = None
     logs: tuple[ReplicaLog, ...] = ()
+    elr: tuple[BrokerId, ...] = ()
+    """Eligible leader replicas (KIP-966, Kafka 4.x; DescribeTopicPartitions): replicas that left the
+    ISR while it was below ``min.insync.replicas`` and may still be elected leader. Empty on a
+    cluster without ELR."""
+    last_known_elr: tuple[BrokerId, ...] = ()
+    """ELR members that shut down uncleanly (KIP-966): the last resort, elected only if unfenced."""
 
     @property
     def original(self) -> tuple[BrokerId, ...]:
@@ -352,7 +363,11 @@ class Partition(Keyed):
             return ReplicaRole.LEADER
         if broker not in self.replicas:
             return None
-        return ReplicaRole.IN_SYNC if broker in self.isr else ReplicaRole.OUT_OF_SYNC
+        if broker in self.isr:
+            return ReplicaRole.IN_SYNC
+        if broker in self.elr:
+            return ReplicaRole.ELIGIBLE
+        return ReplicaRole.LAST_KNOWN_ELR if broker in self.last_known_elr else ReplicaRole.OUT_OF_SYNC
 
     def progress(self, logs_known: bool = True) -> tuple[ReplicaProgress, ...]:
         """Progress of each adding replica. ``logs_known`` says whether log sizes were read at
@@ -486,6 +501,10 @@ class ReadStatus:
     log_dirs: SourceStatus = SourceStatus.NOT_CONFIGURED
     configs: SourceStatus = SourceStatus.NOT_CONFIGURED
     zookeeper: SourceStatus = SourceStatus.NOT_CONFIGURED
+    elr: SourceStatus = SourceStatus.NOT_CONFIGURED
+    """Eligible leader replicas (DescribeTopicPartitions, asked only for topics with a replica out of the ISR)."""
+    fenced: SourceStatus = SourceStatus.NOT_CONFIGURED
+    """Fenced brokers (DescribeCluster v2, Kafka ≥ 4.0)."""
 
     def to_dict(self) -> dict[str, str]:
         return {k: getattr(self, k).value for k in self.__slots__}

@@ -4,16 +4,20 @@ Cancel (KIP-455): a partition in flight goes back to its original replicas (R âˆ
 replicas are dropped, and partitions whose reassignment already completed stay where they are
 (their way back is the rollback JSON). The controller only takes a cancel it can carry out; a
 partition whose original replicas are all out of sync may be left without a leader by it
-(KIP-236; KAFKA-14424), so such a cancel needs an explicit override.
+(KIP-236; KAFKA-14424), and on Kafka 4 one whose electable originals (in sync, or eligible leader
+replicas on live brokers, KIP-966) are fewer than ``min.insync.replicas`` refuses writes after it:
+Kafka checks neither, so such a cancel needs an explicit override
+(:func:`console.core.health.project_cancel`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from console.core.format import ids_text, plural
+from console.core.health import project_cancel
 from console.core.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
 
 
@@ -27,10 +31,12 @@ class CancelPlan:
     not_ours: tuple[Partition, ...]
     """In flight, in scope, but not started by this console: cancelled only when included."""
     at_risk: tuple[Partition, ...]
-    """Among ``cancel``: no original replica is in sync, so the partition may be left without a
-    leader (needs an override)."""
+    """Among ``cancel``: no original replica could lead after the revert (it may be left without a
+    leader), or fewer than ``min.insync.replicas`` could (it refuses writes): needs an override."""
     not_in_flight: tuple[TopicPartition, ...]
     """Asked for, but not reassigning (completed, never started, or unknown): nothing to cancel."""
+    risks: dict[TopicPartition, str] = field(default_factory=dict)
+    """Why each partition in ``at_risk`` is at risk, in words."""
 
     @property
     def targets(self) -> dict[TopicPartition, tuple[BrokerId, ...] | None]:
@@ -55,9 +61,12 @@ class CancelPlan:
             )
         if self.at_risk:
             lines.append(
-                f"At risk: {', '.join(p.name for p in self.at_risk)}: none of the original replicas is in "
-                "sync; cancelling may leave the partition without a leader (KIP-236). Needs an override."
+                f"At risk ({plural(len(self.at_risk), 'partition')}; Kafka does not check this, the console does; "
+                "needs an override):"
             )
+            lines += [f"  {p.name}: {self.risks.get(p.key, '')}" for p in self.at_risk[:20]]
+            if len(self.at_risk) > 20:
+                lines.append(f"  â€¦ and {len(self.at_risk) - 20} more.")
         if self.not_in_flight:
             lines.append(
                 f"Not in flight (nothing to cancel): "
@@ -92,8 +101,9 @@ def plan_cancel(
             cancel.append(p)
         else:
             others.append(p)
-    at_risk = tuple(p for p in cancel if not set(p.original) & set(p.isr))
-    return CancelPlan(tuple(cancel), tuple(others), at_risk, tuple(missing))
+    risks = {p.key: w for p in cancel if (w := project_cancel(state, p).why())}
+    at_risk = tuple(p for p in cancel if p.key in risks)
+    return CancelPlan(tuple(cancel), tuple(others), at_risk, tuple(missing), risks)
 
 
 def keys_of(state: ClusterState, topic: str, partitions: Iterable[int] = ()) -> list[TopicPartition]:
@@ -111,7 +121,7 @@ class CancelVerdict(StrEnum):
     REJECTED = "rejected by the controller"
     COMPLETED = "already completed: stays moved (its rollback JSON undoes it)"
     GONE = "no longer in flight (cancelled elsewhere, or its topic is gone)"
-    AT_RISK = "not sent: its original replicas are all out of sync now (needs the override)"
+    AT_RISK = "not sent: the cancel would leave it without a leader or below min ISR now (needs the override)"
 
     @property
     def short(self) -> str:
@@ -142,19 +152,17 @@ class SeenNow:
 def recheck(seen: CancelPlan, now: ClusterState, force_at_risk: bool = False) -> SeenNow:
     """What is left of ``seen`` (planned when the dialog opened or the command read the cluster) to
     cancel against ``now``: partitions that completed meanwhile stay moved, those no longer in flight
-    are left alone, those whose original replicas are all out of sync now are not sent without
-    ``force_at_risk``; the rest are sent."""
+    are left alone, those the cancel would now leave without a leader or below min ISR are not sent
+    without ``force_at_risk``; the rest are sent."""
     index = now.partition_index
     send: list[Partition] = []
     verdicts: dict[TopicPartition, tuple[CancelVerdict, str]] = {}
     for p in seen.cancel:
         q = index.get(p.key)
         if q is not None and q.reassigning:
-            if not force_at_risk and not set(q.original) & set(q.isr):
-                verdicts[p.key] = (
-                    CancelVerdict.AT_RISK,
-                    f"original replicas {ids_text(q.original)}, in sync {ids_text(q.isr)}",
-                )
+            why = "" if force_at_risk else project_cancel(now, q).why()
+            if why:
+                verdicts[p.key] = (CancelVerdict.AT_RISK, why)
             else:
                 send.append(q)
         elif q is not None and q.replicas == p.target:

@@ -161,13 +161,15 @@ def bytes_left(state: ClusterState, keys: Iterable[tuple[str, int]]) -> int | No
 
 def waiting_on(state: ClusterState, keys: Iterable[tuple[str, int]]) -> list[str]:
     """What the unfinished partitions of ``keys`` wait on, most telling first: adding replicas on a
-    broker that is down, a throttle of 0 on a broker taking part, no leader, or adding replicas
-    that simply do not grow."""
+    broker that is down or fenced, a target smaller than ``min.insync.replicas``, a throttle of 0 on
+    a broker taking part, no leader, or adding replicas that simply do not grow."""
     rates = state.throttles.broker_map()
     down: dict[BrokerId, list[str]] = {}
     zero: dict[BrokerId, list[str]] = {}
     leaderless: list[str] = []
     slow: list[str] = []
+    below_min: list[str] = []
+    mins = state.min_insync_index
     for k in keys:
         p = state.partition_index.get(k)
         if p is None or not p.reassigning:
@@ -175,6 +177,9 @@ def waiting_on(state: ClusterState, keys: Iterable[tuple[str, int]]) -> list[str
         if p.leader is None:
             leaderless.append(p.name)
             continue
+        need = mins.get(p.topic)
+        if need is not None and len(p.target) < need:
+            below_min.append(f"{p.name}: {len(p.target)} < {need}")
         for b in p.adding:
             if b in p.isr:
                 continue
@@ -187,7 +192,16 @@ def waiting_on(state: ClusterState, keys: Iterable[tuple[str, int]]) -> list[str
                 zero.setdefault(b if rates.get(str(b), {}).get(FOLLOWER_RATE) == "0" else p.leader, []).append(p.name)
             else:
                 slow.append(f"{p.name} on broker {b}")
-    out = [f"broker {b} is down ({_some(names)} cannot copy to it)" for b, names in sorted(down.items())]
+    out = [
+        f"broker {b} is {'fenced' if (x := state.broker(b)) is not None and x.fenced else 'down'} "
+        f"({_some(names)} cannot copy to it)"
+        for b, names in sorted(down.items())
+    ]
+    if below_min:
+        out.append(
+            f"target replicas fewer than min.insync.replicas ({_some(below_min)}): the partition cannot take "
+            "acks=all writes once moved; cancel it, or lower min.insync.replicas if that is intended"
+        )
     out += [f"the throttle on broker {b} is 0 B/s ({_some(names)})" for b, names in sorted(zero.items())]
     if leaderless:
         out.append(f"no leader to copy from ({_some(leaderless)})")

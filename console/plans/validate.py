@@ -47,6 +47,7 @@ STALE = "stale"
 TOO_LARGE = "too-large-for-one-request"
 TOO_LARGE_FOR_ZNODE = "too-large-for-znode"
 OFFLINE_NOW = "offline-now"
+SOURCE_ON_FENCED = "replica-on-fenced-broker"
 
 
 _new_finding: Callable[[tuple[str, Severity, str, str, str, int, None]], Finding] = partial(tuple.__new__, Finding)
@@ -328,6 +329,27 @@ def _partition_checks(found: _Found, state: ClusterState, d: PlanDiff, rows: lis
             "Acknowledge, or wait for the current reassignment to finish (or cancel it) first.",
         ),
     )
+    fenced = {b.id for b in state.brokers if b.fenced}
+    if fenced:
+
+        def on_fenced(e: PlanEntry, i: int, _: int) -> Finding:
+            p = parts[rows[i]]
+            there = [b for b in c.current[i].tolist() if b in fenced]
+            leader = f"the leader, broker {p.leader}" if p.leader is not None else "a leader, and it has none"
+            return _f(
+                SOURCE_ON_FENCED,
+                Severity.WARNING,
+                e,
+                f"{e.name}: its replica on broker {_ids(there)} sits on a fenced broker (KIP-1073): its data "
+                f"cannot be copied from there; the new replicas copy from {leader}.",
+                "Start the broker again if its copy is the one needed; otherwise acknowledge.",
+            )
+
+        found.rows(
+            live & ~reorder & np.isin(c.current, np.array(sorted(fenced), np.int64)).any(axis=1),
+            Severity.WARNING,
+            on_fenced,
+        )
     found.rows(
         live & (c.leader_before == PAD),
         Severity.WARNING,

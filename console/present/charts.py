@@ -18,6 +18,8 @@ ROLE_COLORS = {
     "leader (removing)": "#7a8fb8",
     "in sync": "#8cc4ff",
     "out of sync": "#e5534b",
+    "eligible (ELR)": "#c58af9",
+    "last known ELR": "#8a5cc2",
     "adding": "#f0a020",
     "removing": "#b0b7c3",
 }

@@ -17,9 +17,11 @@ from typing import Any
 from console.core.calibration import Calibration, Estimate, bytes_to_receive, calibrated, follower_throttles
 from console.core.format import human_bytes, human_duration, human_rate, page, percent_text
 from console.core.format import ids_text as _ids
+from console.core.health import kafka_health
 from console.core.limits import BROKER_THROTTLE_KEYS, FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
 from console.core.model import (
     DEFAULT_BROKER,
+    Broker,
     BrokerId,
     ClusterState,
     Partition,
@@ -58,6 +60,8 @@ class LiveCounts:
     reassigning: int
     under_replicated: int
     offline: int
+    under_min_isr: int
+    """ISR below ``min.insync.replicas`` but a replica electable (KIP-966): writes refused, nothing lost."""
     adding_replicas: int
     adding_copied: int
     stalled: int
@@ -89,6 +93,7 @@ def _counts(state: ClusterState) -> LiveCounts:
         reassigning=len(state.in_flight),
         under_replicated=len(state.under_replicated),
         offline=offline,
+        under_min_isr=len(kafka_health(state).under_min_isr),
         adding_replicas=adding,
         adding_copied=copied,
         stalled=stalled,
@@ -128,6 +133,8 @@ def partition_rows(
                 "I": _ids(p.isr),
                 "AR": _ids(p.adding),
                 "RR": _ids(p.removing),
+                "ELR": _ids(p.elr),
+                "last known ELR": _ids(p.last_known_elr),
                 "leader": str(p.leader) if p.leader is not None else "none",
                 "source": p.source.value if p.source else "",
                 "progress": min(percents) if percents else None,
@@ -399,6 +406,13 @@ def replica_cells(state: ClusterState, parts: Sequence[Partition]) -> list[dict[
     return out
 
 
+def fenced_text(b: Broker) -> str:
+    """``fenced``, ``no``, ``not registered``, or ``not said`` (clusters before Kafka 4.0 do not say)."""
+    if not b.registered:
+        return "not registered"
+    return "not said" if b.fenced is None else ("fenced" if b.fenced else "no")
+
+
 def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
     """Per broker: rack, liveness, eligibility, partition/leader/replica counts and bytes."""
     totals = state.broker_totals
@@ -410,6 +424,7 @@ def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
                 "host": f"{b.host}:{b.port}" if b.host else "",
                 "rack": b.rack or "",
                 "live": b.live,
+                "fenced": fenced_text(b),
                 "eligible": b.eligible,
                 "controller": b.is_controller,
                 "replicas": totals[b.id][0],

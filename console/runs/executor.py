@@ -94,6 +94,8 @@ class Executor:
         """Pause between looks when reconciling a resumed wave or waiting for configs."""
         self.stuck_after_s = STUCK_AFTER_S if stuck_after_s is None else stuck_after_s
         """A running wave with no byte copied and no partition done for this long flags its run stuck."""
+        self._min_isr: dict[int, dict[str, int]] = {}
+        """Per run, each of its moving topics' ``min.insync.replicas`` as last seen (see :meth:`_min_isr_changes`)."""
 
     # -- stepping --------------------------------------------------------------------------------
     def tick(self, run_id: int) -> Step:
@@ -152,6 +154,7 @@ class Executor:
         if cancelled:
             return self._cancelled(run, wave)
         if pending:
+            self._min_isr_changes(run, state, pending)
             self._watch(run, state, pending, accepted)
             return Step(
                 run,
@@ -242,6 +245,31 @@ class Executor:
                     response=[o.to_dict() for o in outcomes],
                 )
         return sorted(known | {o.key for o in new})
+
+    def _min_isr_changes(self, run: Run, state: ClusterState, pending: list[PlanEntry]) -> None:
+        """A change of a moving topic's ``min.insync.replicas`` seen while the run watches it is
+        audited as a warning: on Kafka 4 it clears the topic's eligible leader replicas (KIP-966; a
+        change of the cluster value clears every topic's), so a partition below min ISR may lose the
+        replicas it could have elected. Seen by this worker from its first look at the wave."""
+        if state.status.configs is not SourceStatus.OK:
+            return
+        topics = {e.topic for e in pending}
+        now = {t: n for t, n in state.min_insync if t in topics}
+        seen = self._min_isr.setdefault(run.id, dict(now))
+        changed = {t: (seen[t], n) for t, n in now.items() if t in seen and seen[t] != n}
+        seen.update(now)
+        if changed:
+            self._record(
+                run,
+                "min-isr-changed",
+                {"run": run.id, "topics": sorted(changed)},
+                "warning",
+                response={
+                    "changed": {t: {"was": a, "now": b} for t, (a, b) in sorted(changed.items())},
+                    "why": "Changing min.insync.replicas clears the topic's eligible leader replicas (KIP-966): "
+                    "a partition below min ISR may now have fewer replicas it can elect.",
+                },
+            )
 
     def _watch(self, run: Run, state: ClusterState, pending: list[PlanEntry], accepted: int) -> None:
         """Note whether the wave still makes progress (bytes copied, partitions done); flag the run

@@ -19,6 +19,7 @@ from typing import Any
 
 from console.core.cluster_info import metadata_version, release
 from console.core.errors import ConfigError
+from console.core.health import kafka_health
 from console.core.model import (
     ApiRange,
     Broker,
@@ -46,6 +47,18 @@ _HINT = "Save a snapshot with: python -m console state --bootstrap-server HOST:P
 
 
 # -- writing -------------------------------------------------------------------------------------------------
+def health_counts(state: ClusterState) -> dict[str, int]:
+    """Kafka 4's health counts (KIP-966) beside KIP-352's: under min ISR but electable, offline
+    with nothing electable, leaderless with an election due, with eligible leader replicas."""
+    h = kafka_health(state)
+    return {
+        "under_min_isr": len(h.under_min_isr),
+        "offline": len(h.offline),
+        "leaderless_electable": len(h.leaderless),
+        "with_elr": len(h.with_elr),
+    }
+
+
 def state_json(state: ClusterState) -> dict[str, Any]:
     """The whole snapshot (what ``state --json`` prints and ``--state-file`` reads back)."""
     doc = state_header(state)
@@ -53,6 +66,7 @@ def state_json(state: ClusterState) -> dict[str, Any]:
         "partitions": len(state.partitions),
         "reassigning": len(state.in_flight),
         "under_replicated": len(state.under_replicated),
+        **health_counts(state),
     }
     doc["partitions"] = [partition_dict(p, state.logs_known) for p in state.partitions]
     return doc
@@ -159,6 +173,8 @@ def partition_dict(p: Partition, logs_known: bool) -> dict[str, Any]:
         "complete": p.complete,
         "under_replicated": p.under_replicated,
         "health": p.health.value,
+        "elr": list(p.elr),
+        "last_known_elr": list(p.last_known_elr),
         "source": p.source.value if p.source else None,
         "replica_bytes": {str(log.broker): log.size for log in p.logs if not log.is_future},
         "logs": [
@@ -253,6 +269,8 @@ def _partition(p: dict[str, Any]) -> Partition:
         removing=_ids(p.get("removing_replicas", ())),
         source=Source(source) if source else None,
         logs=logs,
+        elr=_ids(p.get("elr", ())),
+        last_known_elr=_ids(p.get("last_known_elr", ())),
     )
 
 

@@ -48,6 +48,7 @@ TOPIC_ONLY_IN_ZK = "topic-only-in-zookeeper"
 # Findings about the cluster itself.
 ADDING_ON_INELIGIBLE = "adding-on-ineligible-broker"
 REPLICA_ON_UNKNOWN_BROKER = "replica-on-unregistered-broker"
+REPLICA_ON_FENCED_BROKER = "replica-on-fenced-broker"
 
 _FOLLOW_UP = "Refresh; if it persists, the controller may be behind or stuck: check its log."
 
@@ -107,6 +108,8 @@ def _merge(
         log_dirs=api.log_dirs_status if api else SourceStatus.NOT_CONFIGURED,
         configs=api.configs_status if api else SourceStatus.NOT_CONFIGURED,
         zookeeper=zk.status if zk else SourceStatus.NOT_CONFIGURED,
+        elr=api.elr_status if api else SourceStatus.NOT_CONFIGURED,
+        fenced=api.fenced_status if api else SourceStatus.NOT_CONFIGURED,
     )
     return ClusterState(
         taken_at=taken_at,
@@ -150,6 +153,7 @@ def _merge_partitions(
         for bl in api.log_dirs:
             for topic, p, d, size, fut in bl.replicas:
                 logs[(topic, p)].append(ReplicaLog(bl.broker, d, size, fut))
+    elr = api.elr if api is not None else {}
 
     keys: Iterable[TopicPartition] = meta.keys() | zk_assign.keys() if zk_assign else meta.keys()
     out: list[Partition] = []
@@ -187,6 +191,7 @@ def _merge_partitions(
                 )
         if both and za is not None:
             _compare(key, m, za, lpr.get(key) if lpr is not None else None, lpr is not None, findings)
+        e = elr.get(key) if elr else None
         out.append(
             Partition(
                 topic=key[0],
@@ -198,6 +203,8 @@ def _merge_partitions(
                 removing=removing,
                 source=source,
                 logs=tuple(logs[key]) if key in logs else (),
+                elr=e.elr if e is not None else empty,
+                last_known_elr=e.last_known if e is not None else empty,
             )
         )
     return tuple(out)
@@ -289,6 +296,12 @@ def _merge_brokers(
     findings: list[Finding],
 ) -> list[Broker]:
     api_b: dict[BrokerId, BrokerInfo] = {b.id: b for b in api.brokers} if api is not None and api_meta_ok else {}
+    # DescribeCluster with fenced brokers (Kafka ≥ 4.0): fenced brokers are registered too, and
+    # Metadata leaves them out
+    fenced: dict[BrokerId, bool] = {}
+    if api is not None and api_meta_ok and api.registered is not None:
+        fenced = {b.id: bool(b.fenced) for b in api.registered}
+        api_b.update({b.id: b for b in api.registered if b.fenced and b.id not in api_b})
     zk_b: dict[BrokerId, BrokerInfo] = {b.id: b for b in zk.brokers} if zk is not None and zk_ok else {}
     dirs = {bl.broker: bl.dirs for bl in api.log_dirs} if api is not None else {}
     referenced: set[BrokerId] = set()
@@ -328,6 +341,7 @@ def _merge_brokers(
                 in_api=in_api,
                 in_zookeeper=in_zk,
                 is_controller=bid == controller,
+                fenced=fenced.get(bid, False if in_api else None) if fenced else None,
                 log_dirs=dirs.get(bid, ()),
             )
         )
@@ -356,6 +370,20 @@ def _cluster_findings(partitions: tuple[Partition, ...], brokers: dict[BrokerId,
                         broker=b,
                     )
                 )
+    for bid in sorted(b.id for b in brokers.values() if b.registered and b.fenced):
+        n = sum(1 for p in partitions if bid in p.replicas)
+        out.append(
+            Finding(
+                REPLICA_ON_FENCED_BROKER,
+                Severity.WARNING if n else Severity.INFO,
+                f"Broker {bid} is registered but fenced (shut down, or not heartbeating to the controller)"
+                + (f": it holds {plural(n, 'replica')}." if n else " and holds no replica."),
+                "Start it again, or move its replicas away (its data cannot be copied from it)."
+                if n
+                else "Once it is shut down for good, unregister it (kafka-cluster unregister).",
+                broker=bid,
+            )
+        )
     for bid in sorted(down):
         n = sum(1 for p in partitions if bid in p.replicas)
         out.append(

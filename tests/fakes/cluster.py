@@ -93,6 +93,8 @@ class _Part:
     removing: tuple[BrokerId, ...] = ()
     copied: dict[BrokerId, int] = field(default_factory=dict)
     """Bytes on each adding replica."""
+    elr: list[BrokerId] = field(default_factory=list)
+    """Eligible leader replicas (with :attr:`FakeCluster.kafka4`)."""
 
     @property
     def original(self) -> tuple[BrokerId, ...]:
@@ -149,6 +151,12 @@ class FakeCluster:
         """Partitions whose accepted cancel takes effect at the given time."""
         self.info = ClusterInfo()
         """What the cluster says it is (version, mode, features, quorum), carried by every snapshot."""
+        self.kafka4 = False
+        """Kafka 4's model: a stopped broker stays registered but fenced (DescribeCluster says so),
+        and a replica leaving an ISR that falls below ``min.insync.replicas`` becomes an eligible
+        leader replica (KIP-966)."""
+        self.min_isr: dict[str, int] = {}
+        """Each topic's ``min.insync.replicas`` (1 when not set)."""
 
     @classmethod
     def of(
@@ -193,9 +201,10 @@ class FakeCluster:
                 "fake",
                 9092 + b,
                 rack,
-                registered=b in self.live,
-                in_api=b in self.live,
+                registered=b in self.live or self.kafka4,
+                in_api=b in self.live or self.kafka4,
                 is_controller=b == min(self.live, default=None),
+                fenced=(b not in self.live) if self.kafka4 else None,
                 log_dirs=(LogDir("/data", None, 10**12, 10**12),) if b in self.live else (),
             )
             for b, rack in sorted(self.racks.items())
@@ -211,6 +220,7 @@ class FakeCluster:
                 () if no_lpr else p.removing,
                 Source.API if p.adding or p.removing else None,
                 tuple(ReplicaLog(b, "/data", p.copied.get(b, p.size)) for b in p.replicas if b in self.live),
+                elr=tuple(p.elr),
             )
             for (t, n), p in self.parts.items()
         )
@@ -241,7 +251,7 @@ class FakeCluster:
                 self.cluster_id,
                 min(self.live, default=None),
                 throttles,
-                tuple((t, 1) for t in sorted({t for t, _ in self.parts})),
+                tuple((t, self.min_isr.get(t, 1)) for t in sorted({t for t, _ in self.parts})),
                 status=status,
                 name=self.name,
                 info=self.info,
@@ -399,7 +409,9 @@ class FakeCluster:
     def stop_broker(self, broker: int) -> None:
         b = BrokerId(broker)
         self.live.discard(b)
-        for p in self.parts.values():
+        for (t, _), p in self.parts.items():
+            if b in p.isr and self.kafka4 and len(p.isr) - 1 < self.min_isr.get(t, 1):
+                p.elr.append(b)  # left the ISR while it fell below min ISR: still electable (KIP-966)
             p.isr = [x for x in p.isr if x != b]
             if p.leader == b:
                 p.leader = next((x for x in p.replicas if x in p.isr and x in self.live), None)
@@ -407,11 +419,15 @@ class FakeCluster:
     def start_broker(self, broker: int) -> None:
         b = BrokerId(broker)
         self.live.add(b)
-        for p in self.parts.values():
+        for (t, _), p in self.parts.items():
             if b in p.replicas and b not in p.adding and b not in p.isr:
                 p.isr.append(b)
             if p.leader is None and b in p.isr:
                 p.leader = b
+            if len(p.isr) >= self.min_isr.get(t, 1):
+                p.elr = []  # Kafka clears the ELR once the ISR is back to min ISR
+            elif b in p.elr:
+                p.elr.remove(b)
 
     def create_topic(self, name: str, assignment: Sequence[Sequence[int]], size: int = 1_000) -> None:
         """A new topic: partition i on ``assignment[i]`` (the first live one leads), each live replica in sync."""

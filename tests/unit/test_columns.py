@@ -104,6 +104,10 @@ def reference_findings(state: ClusterState, plan: Plan) -> list[tuple[object, ..
                 f(v.LEADER_NEEDS_ELECTION, v.Severity.INFO, e)
             if c.in_flight:
                 f(v.ALREADY_REASSIGNING, v.Severity.WARNING, e)
+            if c.kind is not ChangeKind.REORDER and any(
+                (x := brokers.get(b)) is not None and x.fenced for b in c.current
+            ):
+                f(v.SOURCE_ON_FENCED, v.Severity.WARNING, e)
             if c.leader_before is None:
                 f(v.OFFLINE_NOW, v.Severity.WARNING, e)
             if len(c.target) != len(c.current):

@@ -41,7 +41,15 @@ def test_list_json_shape():
 
 def test_state_json_counts():
     j = state_json(snapshot())
-    assert j["counts"] == {"partitions": 3, "reassigning": 1, "under_replicated": 1}
+    assert j["counts"] == {
+        "partitions": 3,
+        "reassigning": 1,
+        "under_replicated": 1,
+        "under_min_isr": 0,
+        "offline": 0,
+        "leaderless_electable": 0,
+        "with_elr": 0,
+    }
 
 
 def test_filters_and_pages():

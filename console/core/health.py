@@ -1,0 +1,119 @@
+"""Partition health in Kafka 4's terms (KIP-966, eligible leader replicas), next to KIP-352's counts.
+
+A partition's **electable** replicas are those the controller may make leader: its ISR, and its
+eligible leader replicas (ELR) on brokers that are not fenced. A partition whose ISR is below
+``min.insync.replicas`` but which still has an electable replica takes no writes (``acks=all``) but
+has lost nothing; one with nothing electable is offline. Pure: computed from a snapshot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from console.core.model import BrokerId, ClusterState, Partition
+
+
+def unfenced(state: ClusterState, broker: BrokerId) -> bool:
+    """Registered and not fenced (a broker the snapshot does not know counts as fenced: it is gone)."""
+    b = state.broker(broker)
+    return b is not None and b.live
+
+
+def electable(state: ClusterState, p: Partition, among: tuple[BrokerId, ...] | None = None) -> tuple[BrokerId, ...]:
+    """ISR ∪ (ELR on unfenced brokers), in R's order; only ``among`` when given (e.g. the
+    original replicas a cancel goes back to)."""
+    isr = set(p.isr)
+    elr = {b for b in p.elr if unfenced(state, b)}
+    pool = p.replicas if among is None else among
+    return tuple(b for b in pool if b in isr or b in elr)
+
+
+def min_isr(state: ClusterState, topic: str) -> int | None:
+    """The topic's effective ``min.insync.replicas`` when the snapshot read it."""
+    return state.min_insync_index.get(topic)
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaHealth:
+    """The snapshot's partitions by Kafka 4's health, each list sorted by topic and partition."""
+
+    under_min_isr: tuple[Partition, ...]
+    """ISR below ``min.insync.replicas`` but something electable: writes with ``acks=all`` blocked,
+    no data lost."""
+    offline: tuple[Partition, ...]
+    """No leader, and nothing electable: the controller cannot bring it back by itself."""
+    leaderless: tuple[Partition, ...]
+    """No leader now, but an electable replica (an election is due or under way)."""
+    under_replicated: tuple[Partition, ...]
+    """Truly under-replicated (KIP-352; replicas still being added never count)."""
+    with_elr: tuple[Partition, ...]
+    """Partitions that have eligible leader replicas or last-known ones."""
+
+
+def kafka_health(state: ClusterState) -> KafkaHealth:
+    """The health lists of ``state`` (built once per snapshot and kept with it)."""
+    return state.memo("kafka_health", _kafka_health)
+
+
+def _kafka_health(state: ClusterState) -> KafkaHealth:
+    under_min: list[Partition] = []
+    offline: list[Partition] = []
+    leaderless: list[Partition] = []
+    with_elr: list[Partition] = []
+    mins = state.min_insync_index
+    for p in state.partitions:
+        if p.elr or p.last_known_elr:
+            with_elr.append(p)
+        if p.leader is None:
+            (leaderless if electable(state, p) else offline).append(p)
+            continue
+        need = mins.get(p.topic)
+        if need is not None and len(p.isr) < need:
+            under_min.append(p)
+    return KafkaHealth(tuple(under_min), tuple(offline), tuple(leaderless), state.under_replicated, tuple(with_elr))
+
+
+@dataclass(frozen=True, slots=True)
+class CancelProjection:
+    """One partition after a cancel reverts it to its original replicas."""
+
+    partition: Partition
+    electable: tuple[BrokerId, ...]
+    """(ISR ∩ originals) ∪ (unfenced ELR ∩ originals): who could lead after the revert."""
+    min_isr: int | None
+
+    @property
+    def leaderless(self) -> bool:
+        """Nothing electable among the originals: the partition may be left without a leader (KIP-236)."""
+        return not self.electable
+
+    @property
+    def below_min_isr(self) -> bool:
+        """Electable, but fewer than ``min.insync.replicas``: writes with ``acks=all`` are refused after the revert."""
+        return self.min_isr is not None and 0 < len(self.electable) < self.min_isr
+
+    @property
+    def at_risk(self) -> bool:
+        return self.leaderless or self.below_min_isr
+
+    def why(self) -> str:
+        """Why the partition is at risk, in words (empty when it is not)."""
+        orig = ",".join(str(b) for b in self.partition.original) or "none"
+        if self.leaderless:
+            return (
+                f"none of its original replicas ({orig}) is in sync or an eligible leader replica on a live "
+                "broker: the cancel may leave it without a leader (KIP-236)"
+            )
+        if self.below_min_isr:
+            got = ",".join(str(b) for b in self.electable)
+            return (
+                f"only {got} of its original replicas ({orig}) could lead, fewer than min.insync.replicas="
+                f"{self.min_isr}: after the cancel it refuses writes with acks=all until they catch up"
+            )
+        return ""
+
+
+def project_cancel(state: ClusterState, p: Partition) -> CancelProjection:
+    """What a cancel of ``p`` (in flight) leaves: Kafka does not check this itself (KIP-966's
+    proposed guard was not merged), so the console does."""
+    return CancelProjection(p, electable(state, p, among=p.original), min_isr(state, p.topic))

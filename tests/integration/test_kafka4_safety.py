@@ -1,0 +1,120 @@
+"""Kafka 4's safety model on a real Kafka 4.x KRaft cluster of the module's own (its tests stop
+brokers): eligible leader replicas read as the official tool prints them, fenced brokers, Kafka 4's
+health counts and the cancel projection."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+from console import cli
+from console.core.health import kafka_health, project_cancel
+from console.core.model import ReplicaRole
+from console.moves.cancel import plan_cancel
+from console.sandbox.cluster import Sandbox
+from console.state.merge import REPLICA_ON_FENCED_BROKER
+from console.state.reader import ClusterReader
+from tests.integration.helpers import BROKERS, admin, make_topic, reassign, set_broker_rates, throttle_topic_all
+from tests.support import own_sandbox, settings_for, wait_for
+
+
+@pytest.fixture(scope="module")
+def safety_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    """Kafka 4.x KRaft, the module's own: its tests stop brokers."""
+    yield from own_sandbox(tmp_path_factory, "sandbox-safety")
+
+
+def official_elr(sb: Sandbox, topic: str) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Partition → (Elr, LastKnownElr) as the official ``kafka-topics --describe`` prints them."""
+    out = subprocess.run(
+        sb.tool_argv(
+            "org.apache.kafka.tools.TopicCommand",
+            "--bootstrap-server",
+            sb.bootstrap_servers,
+            "--describe",
+            "--topic",
+            topic,
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    got: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    for line in out.splitlines():
+        fields = dict(f.split(": ", 1) if ": " in f else (f.rstrip(":"), "") for f in line.strip().split("\t"))
+        if "Partition" in fields:
+            ids = lambda v: tuple(int(x) for x in v.split(",") if x)  # noqa: E731
+            got[int(fields["Partition"])] = (ids(fields.get("Elr", "")), ids(fields.get("LastKnownElr", "")))
+    return got
+
+
+def set_min_isr(bs: str, topic: str, n: int) -> None:
+    res = ConfigResource(
+        ResourceType.TOPIC,
+        topic,
+        incremental_configs=[ConfigEntry("min.insync.replicas", str(n), incremental_operation=AlterConfigOpType.SET)],
+    )
+    client = admin(bs)  # keep the handle alive until the futures resolve
+    for f in client.incremental_alter_configs([res]).values():
+        f.result()
+
+
+def test_elr_fenced_broker_health_and_cancel_projection(
+    safety_sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sb, bs = safety_sandbox, safety_sandbox.bootstrap_servers
+    # two partitions on brokers 1 and 2, min ISR 2: stopping broker 2 leaves ISR {1} and ELR {2}
+    make_topic(bs, "elr", 2, 2, 200, assignment=[[1, 2], [2, 1]])
+    set_min_isr(bs, "elr", 2)
+    set_broker_rates(bs, BROKERS, 2000)
+    throttle_topic_all(bs, "elr")
+    with ClusterReader(settings_for(sb)) as reader:
+        reassign(bs, {("elr", 1): [0, 1]})  # adding 0, removing 2: stays in flight under the throttle
+        wait_for(lambda: reader.snapshot().partition("elr", 1).reassigning, what="move in flight")
+        healthy = reader.snapshot()
+        assert healthy.status.fenced.value == "ok" and healthy.broker(2).fenced is False
+        assert not project_cancel(healthy, healthy.partition("elr", 1)).at_risk
+        sb.stop("broker-2")
+        try:
+            state = wait_for(
+                lambda: (s := reader.snapshot()).partition("elr", 0).elr == (2,) and s.partition("elr", 1).elr and s,
+                timeout=60,
+                what="broker 2 in the ELR",
+            )
+            official = official_elr(sb, "elr")
+            assert {p.partition: (p.elr, p.last_known_elr) for p in state.partitions if p.topic == "elr"} == official
+            b2 = state.broker(2)
+            assert b2.registered and b2.fenced is True and not b2.live and not b2.eligible
+            assert state.partition("elr", 0).role(2) is ReplicaRole.ELIGIBLE
+            assert any(f.code == REPLICA_ON_FENCED_BROKER and f.broker == 2 for f in state.findings)
+            health = kafka_health(state)
+            assert {p.key for p in health.under_min_isr} == {("elr", 0), ("elr", 1)}
+            assert not health.offline
+            # the cancel goes back to 2,1: only 1 could lead (2 is fenced), fewer than min ISR 2
+            plan = plan_cancel(state, [("elr", 1)], include_others=True)
+            assert [p.key for p in plan.at_risk] == [("elr", 1)]
+            assert "fewer than min.insync.replicas=2" in plan.risks[("elr", 1)]
+            lean = reader.snapshot(lean=True)  # what the cancel dialog and the CLI read
+            assert lean.partition("elr", 1).elr == (2,) and lean.min_insync_index == {"elr": 2}
+            assert plan_cancel(lean, [("elr", 1)], include_others=True).risks == plan.risks
+            # state --json carries them
+            assert cli.main(["state", "--bootstrap-server", bs, "--json"]) == 0
+            doc = json.loads(capsys.readouterr().out)
+            parts = {p["partition"]: p for p in doc["partitions"]}
+            assert (parts[0]["elr"], parts[0]["last_known_elr"]) == ([2], [])
+            assert doc["counts"]["under_min_isr"] == 2
+            assert next(b for b in doc["brokers"] if b["id"] == 2)["fenced"] is True
+        finally:
+            sb.start("broker-2")
+        wait_for(lambda: (b := reader.snapshot().broker(2)) is not None and b.live, timeout=90, what="broker 2 back")
+        reassign(bs, {("elr", 1): None})
+        wait_for(lambda: not reader.snapshot().in_flight, timeout=60, what="cancelled")
+        after = wait_for(
+            lambda: not (s := reader.snapshot()).partition("elr", 0).elr and s, timeout=60, what="ELR cleared"
+        )
+        assert not kafka_health(after).under_min_isr
