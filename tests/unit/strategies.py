@@ -83,6 +83,10 @@ def cluster(shape: Shape) -> ClusterState:
 # -- odd clusters and plans ------------------------------------------------------------------------
 BROKERS = range(7)
 odd_ids = st.sampled_from([-1, 2**31 - 1, 2**31, 2**40])
+cordon_flags = st.sampled_from([None, None, False, True])
+"""A log dir's cordoned flag as DescribeLogDirs gives it (None: before v5)."""
+cordon_configs = st.sampled_from([None, None, (), (), ("*",), ("/d",), ("/e",), ("/d", "/e")])
+"""A broker's ``cordoned.log.dirs`` (None: not read)."""
 
 
 @st.composite
@@ -97,7 +101,11 @@ def clusters(draw: st.DrawFn) -> ClusterState:
                 rack=draw(st.sampled_from([None, "a", "b", "c"])),
                 registered=True,
                 fenced=draw(st.sampled_from([None, None, True])),
-                log_dirs=(LogDir("/d", None, 10**6, draw(st.sampled_from([None, 10, 10**9]))),),
+                log_dirs=(
+                    LogDir("/d", None, 10**6, draw(st.sampled_from([None, 10, 10**9])), draw(cordon_flags)),
+                    *((LogDir("/e", None, 10**6, None, draw(cordon_flags)),) if draw(st.booleans()) else ()),
+                ),
+                cordoned_log_dirs=draw(cordon_configs),
             )
         )
     parts = []
@@ -135,7 +143,7 @@ def plans_for(draw: st.DrawFn, state: ClusterState) -> Plan:
         dirs = None
         if draw(st.integers(0, 3)) == 0:
             dirs = tuple(
-                draw(st.sampled_from([ANY, "/d", "/x"])) for _ in range(len(replicas) + draw(st.integers(0, 1)))
+                draw(st.sampled_from([ANY, "/d", "/e", "/x"])) for _ in range(len(replicas) + draw(st.integers(0, 1)))
             )
         entries.append(PlanEntry(t, p, tuple(BrokerId(b) for b in replicas), dirs))
     basis = {}
