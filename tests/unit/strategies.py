@@ -6,7 +6,7 @@ bases)."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
@@ -24,6 +24,10 @@ class Shape:
     rf: int
     in_flight: float
     seed: int
+    cordoned: int = 0
+    """Brokers cordoned as a whole (KIP-1066): each by ``*``, or by every log dir cordoned."""
+    partly_cordoned: int = 0
+    """Brokers with one of their two log dirs cordoned (they still receive replicas)."""
 
 
 shapes = st.builds(
@@ -35,7 +39,30 @@ shapes = st.builds(
     rf=st.integers(1, 4),
     in_flight=st.sampled_from([0.0, 0.1, 0.3]),
     seed=st.integers(0, 2**16),
+    cordoned=st.sampled_from([0, 0, 1, 2]),
+    partly_cordoned=st.integers(0, 1),
 )
+
+
+def _cordons(shape: Shape, brokers: tuple[Broker, ...]) -> tuple[Broker, ...]:
+    """``brokers`` with ``shape.cordoned`` of them cordoned and ``shape.partly_cordoned`` with one
+    dir of two cordoned (drawn from their own random stream: a shape without cordons is the same
+    cluster as before cordons existed)."""
+    if not shape.cordoned and not shape.partly_cordoned:
+        return brokers
+    rnd = random.Random(shape.seed ^ 0xC0D0)
+    picked = rnd.sample(range(len(brokers)), min(len(brokers), shape.cordoned + shape.partly_cordoned))
+    whole, partly = set(picked[: shape.cordoned]), set(picked[shape.cordoned :])
+    out = []
+    for i, b in enumerate(brokers):
+        if i in whole and rnd.random() < 0.5:
+            b = replace(b, cordoned_log_dirs=("*",), log_dirs=(LogDir("/d", cordoned=True), LogDir("/e", cordoned=True)))
+        elif i in whole:  # every dir named: cordoned as a whole too
+            b = replace(b, cordoned_log_dirs=("/d", "/e"), log_dirs=(LogDir("/d"), LogDir("/e")))
+        elif i in partly:
+            b = replace(b, cordoned_log_dirs=("/e",), log_dirs=(LogDir("/d", cordoned=False), LogDir("/e", cordoned=True)))
+        out.append(b)
+    return tuple(out)
 
 
 def cluster(shape: Shape) -> ClusterState:
@@ -55,6 +82,7 @@ def cluster(shape: Shape) -> ClusterState:
         )
         for i in range(n)
     )
+    brokers = _cordons(shape, brokers)
     parts = []
     for k in range(shape.partitions):
         topic, p = f"t{k % 4}", k // 4
