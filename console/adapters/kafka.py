@@ -41,12 +41,12 @@ from console.core.model import (
     Finding,
     LogDir,
     Outcome,
-    cordon_list,
     Quorum,
     QuorumMember,
     Severity,
     SourceStatus,
     TopicPartition,
+    cordon_list,
 )
 
 for _name in ("kafka", "kafka.conn", "kafka.client", "kafka.admin"):

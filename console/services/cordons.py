@@ -226,5 +226,3 @@ def _read_back(
         if (got is not None and set(got) == set(wanted)) or time.monotonic() > deadline:
             return tuple(wanted) if got is not None and set(got) == set(wanted) else got
         time.sleep(0.2)
-
-

@@ -245,7 +245,9 @@ def _broker(b: dict[str, Any]) -> Broker:
         is_controller=bool(b.get("is_controller", False)),
         fenced=b.get("fenced"),
         log_dirs=tuple(
-            LogDir(d["path"], d.get("error"), d.get("total_bytes"), d.get("usable_bytes"), _opt_bool(d.get("is_cordoned")))
+            LogDir(
+                d["path"], d.get("error"), d.get("total_bytes"), d.get("usable_bytes"), _opt_bool(d.get("is_cordoned"))
+            )
             for d in b.get("log_dirs", ())
         ),
         cordoned_log_dirs=None if cordons is None else tuple(str(x) for x in cordons),

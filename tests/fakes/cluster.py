@@ -260,7 +260,9 @@ class FakeCluster:
                 in_api=b in self.live,
                 is_controller=b == min(self.live, default=None),
                 log_dirs=self._broker_dirs(b),
-                cordoned_log_dirs=self.cordon_entries(b) if self.cordons_known and b in self.live and not no_cfg else None,
+                cordoned_log_dirs=self.cordon_entries(b)
+                if self.cordons_known and b in self.live and not no_cfg
+                else None,
             )
             for b, rack in sorted(self.racks.items())
         )
@@ -364,8 +366,10 @@ class FakeCluster:
             "alter_configs", {b: dict(c) for b, c in brokers.items()}, {t: dict(c) for t, c in topics.items()}
         )
         self._before(call, fault)
-        for b, changes in brokers.items():
-            missing = [d for d in cordon_list(changes.get(CORDONED_LOG_DIRS)) if d != CORDON_ALL and d not in self.log_dirs]
+        for changes in brokers.values():
+            missing = [
+                d for d in cordon_list(changes.get(CORDONED_LOG_DIRS)) if d != CORDON_ALL and d not in self.log_dirs
+            ]
             if missing:
                 call.error = refused = RequestRefused(
                     f"Kafka refused IncrementalAlterConfigs: INVALID_REQUEST: requirement failed: All entries in "
@@ -421,7 +425,9 @@ class FakeCluster:
                 | default,
                 {t: dict(c) for t in topics if (c := self.topic_configs.get(t))},
                 {t: 1 for t in topics if t in self.topics},
-                cordons={str(b): self.cordon_entries(b) for b in brokers if b in self.live} if self.cordons_known else {},
+                cordons={str(b): self.cordon_entries(b) for b in brokers if b in self.live}
+                if self.cordons_known
+                else {},
             ),
         )
 

@@ -56,11 +56,15 @@ def _cordons(shape: Shape, brokers: tuple[Broker, ...]) -> tuple[Broker, ...]:
     out = []
     for i, b in enumerate(brokers):
         if i in whole and rnd.random() < 0.5:
-            b = replace(b, cordoned_log_dirs=("*",), log_dirs=(LogDir("/d", cordoned=True), LogDir("/e", cordoned=True)))
+            b = replace(
+                b, cordoned_log_dirs=("*",), log_dirs=(LogDir("/d", cordoned=True), LogDir("/e", cordoned=True))
+            )
         elif i in whole:  # every dir named: cordoned as a whole too
             b = replace(b, cordoned_log_dirs=("/d", "/e"), log_dirs=(LogDir("/d"), LogDir("/e")))
         elif i in partly:
-            b = replace(b, cordoned_log_dirs=("/e",), log_dirs=(LogDir("/d", cordoned=False), LogDir("/e", cordoned=True)))
+            b = replace(
+                b, cordoned_log_dirs=("/e",), log_dirs=(LogDir("/d", cordoned=False), LogDir("/e", cordoned=True))
+            )
         out.append(b)
     return tuple(out)
 

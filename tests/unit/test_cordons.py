@@ -209,7 +209,7 @@ def test_cordon_and_uncordon_a_broker_audited_with_the_change(store: Store) -> N
     report = cordon_service.cordon(store, f, ANN, 1)
     assert report.changed and report.confirmed and f.cordon_entries(1) == ("*",)
     assert f.snapshot().broker_index[BrokerId(1)].cordoned is True
-    assert "Cordoned broker 1: cordoned.log.dirs (none) → '*' (read back from the broker)." == report.summary()
+    assert report.summary() == "Cordoned broker 1: cordoned.log.dirs (none) → '*' (read back from the broker)."
     again = cordon_service.cordon(store, f, ANN, 1)
     assert not again.changed and "already" in again.summary()
     back = cordon_service.uncordon(store, f, ANN, 1)
