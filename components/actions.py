@@ -253,9 +253,11 @@ def submit_dialog(
     limits: WaveLimits,
     plan_id: int | None = None,
     elect_default: bool | None = None,
+    allow_cordoned: bool = False,
 ) -> None:
     """``elect_default``: whether the closing preferred leader election starts ticked (the review's
-    choice); None: when the plan changes some partition's first replica."""
+    choice); None: when the plan changes some partition's first replica. ``allow_cordoned``: the
+    operator overrides the cordoned-destination errors (the run's audit entry says so)."""
     me = widgets.identity()
     if not me.can("submit"):
         st.error(me.why_not("submit"))
@@ -271,7 +273,7 @@ def submit_dialog(
     pre = run_service.preflight(
         state, plan.with_basis(reviewed) if not plan.basis else plan, limits, rate, deps.calibration(state, settings)
     )
-    bad = pre.errors
+    bad = pre.blocking(allow_cordoned)
     if bad:
         st.error(
             f"{plural(len(bad), 'error')} against the cluster as it is now; nothing was sent. Press “Check again” and "
@@ -280,6 +282,11 @@ def submit_dialog(
         st.code("\n".join(f.message for f in bad[:20]), language=None, wrap_lines=True)
         return
     waves, est = pre.waves, pre.estimate
+    if pre.cordoned:
+        st.warning(
+            f"Overridden: {plural(len(pre.cordoned), 'replica')} onto cordoned brokers or log dirs; the run's "
+            "audit entry records it."
+        )
     st.markdown(
         f"**{plural(pre.partitions, 'partition')} in {plural(len(waves), 'wave')}**, "
         + (f"throttled at {human_rate(rate)}" if rate else "not throttled")
@@ -333,6 +340,7 @@ def submit_dialog(
                 elect_leaders=elect,
                 users=load_users(),
                 plan_id=plan_id,
+                allow_cordoned=allow_cordoned,
             )
         except (ConflictError, NotPermitted) as e:
             st.error(f"{e.message} {e.hint}")

@@ -1,4 +1,4 @@
-"""Overview: brokers, racks, liveness, load, throttles and what the two views disagree on."""
+"""Overview: brokers, racks, liveness, cordons, load, throttles and what the two views disagree on."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ from datetime import datetime
 import streamlit as st
 
 from components import deps, keys, widgets
-from console.core.cluster_info import quorum_text, status_text, summary_line
+from console.core.cluster_info import cordons_supported, cordons_text, quorum_text, status_text, summary_line
 from console.core.errors import ConsoleError
 from console.core.format import plural
 from console.core.health import kafka_health
-from console.core.model import ClusterMode, SourceStatus
+from console.core.model import BrokerId, ClusterMode, SourceStatus
 from console.moves.throttles import cluster_default_kept, leftover_throttles
 from console.present import charts, cluster, live
+from console.services import cordons as cordon_service
 from console.services import runs as run_service
 
 st.header("Cluster overview")
@@ -78,6 +79,58 @@ st.subheader("Brokers")
 rows = live.broker_rows(state)
 st.dataframe(rows, hide_index=True, width="stretch", placeholder="—", column_config={"bytes": None})
 st.altair_chart(charts.broker_bytes(rows), width="stretch")
+dirs = cluster.log_dir_rows(state)
+if dirs:
+    with st.expander(f"Log dirs ({len(dirs)})"):
+        st.dataframe(dirs, hide_index=True, width="stretch")
+
+# Cordons (KIP-1066): a cordoned broker (or log dir) receives no new replica; the page collects the
+# choice and the service sends it (operator role, audited).
+supported = cordons_supported(state.info)
+if supported is False:
+    st.caption(f"Cordoned brokers and log dirs: not available on this cluster ({cordons_text(info)}).")
+elif supported is None:
+    st.caption(f"Cordoned brokers and log dirs: not known ({cordons_text(info)}).")
+else:
+    st.caption(
+        "A cordoned broker (every log dir cordoned) receives no new replica: Kafka places no new partition "
+        "on it and the console's generators never pick it; a reassignment onto it is flagged at review."
+    )
+    me = widgets.identity()
+    if not me.can("cordon"):
+        st.caption(me.why_not("cordon"))
+    else:
+        registered = [b for b in state.brokers if b.registered]
+        c1, c2 = st.columns(2)
+        chosen = c1.selectbox(
+            "Broker",
+            [int(b.id) for b in registered],
+            format_func=lambda i: f"{i} ({cluster.cordon_text(state.broker_index[BrokerId(i)], True)})",
+            key="overview.cordon_broker",
+        )
+        target = state.broker(BrokerId(chosen)) if chosen is not None else None
+        where = c2.selectbox(
+            "Log dir",
+            ["the whole broker", *(d.path for d in (target.log_dirs if target is not None else ()))],
+            key="overview.cordon_dir",
+        )
+        log_dir = None if where == "the whole broker" else where
+        what = f"log dir {log_dir} of broker {chosen}" if log_dir else f"broker {chosen}"
+        b1, b2 = st.columns(2)
+        act = None
+        if b1.button(f"Cordon {what}", icon=":material/block:", key="overview.cordon"):
+            act = cordon_service.cordon
+        if b2.button(f"Uncordon {what}", icon=":material/check_circle:", key="overview.uncordon"):
+            act = cordon_service.uncordon
+        if act is not None and chosen is not None:
+            try:
+                done = act(deps.store(), deps.gateway(settings), me, chosen, log_dir)
+            except ConsoleError as e:
+                st.error(f"{e.message} {e.hint}")
+            else:
+                (st.success if done.confirmed else st.warning)(
+                    done.summary() + (" The table above follows at the next refresh." if done.changed else "")
+                )
 
 st.subheader("Replication throttles set now")
 thr = live.throttle_rows(state)

@@ -18,7 +18,7 @@ from console.plans.diff import PlanDiff, diff
 from console.plans.plan import Plan, parse_plan, plan_hash, rollback
 from console.plans.quality import Report
 from console.plans.rebase import RebaseOptions, Since, rebase, report_rows
-from console.plans.validate import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC, counts, validate
+from console.plans.validate import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC, counts, overridable_only, validate
 from console.present import charts, review
 from console.present import findings as findings_view
 from console.services import plans as plan_service
@@ -150,7 +150,12 @@ m[3].metric(
 )
 m[4].metric("Bytes to copy", human_bytes(d.bytes_to_copy) + ("" if d.sizes_known else " +?"))
 m[5].metric("Errors / warnings", f"{n['error']:,} / {n['warning']:,}")
-if n["error"]:
+if n["error"] and overridable_only(findings):
+    st.error(
+        f"**{plural(n['error'], 'error')}**: the plan sends replicas to cordoned brokers or log dirs. Kafka's "
+        "controller would take it; the console does not, unless an operator overrides it when submitting (audited)."
+    )
+elif n["error"]:
     st.error(
         f"**{plural(n['error'], 'error')}**: this plan must not be submitted as it is. "
         f"{'It is' if n['error'] == 1 else 'They are'} listed first below."
@@ -307,8 +312,24 @@ if plan_id is not None:
         else:
             st.rerun()
 blocked = actions.two_person_problem(plan_id, plan)
-if n["error"]:
-    st.write("A plan with errors cannot be submitted.")
+allow_cordoned = False
+if n["error"] and overridable_only(findings) and me.can("submit"):
+    # the one error an operator may override: replicas sent to cordoned brokers or log dirs (KIP-1066)
+    allow_cordoned = st.checkbox(
+        "Submit onto cordoned brokers anyway",
+        key=keys.REVIEW_ALLOW_CORDONED,
+        help="Kafka's controller accepts and completes a reassignment onto a cordoned broker; the console refuses "
+        "it unless told. The run's audit entry records this override and the replicas it lets through.",
+    )
+if n["error"] and not allow_cordoned:
+    st.write(
+        "A plan with errors cannot be submitted."
+        + (
+            " Its only errors are cordoned destinations: tick the box above to submit it anyway."
+            if overridable_only(findings) and me.can("submit")
+            else ""
+        )
+    )
 elif not me.can("submit"):
     st.caption(me.why_not("submit") + " Sign in as an operator in the sidebar.")
 elif blocked:
@@ -332,6 +353,7 @@ else:
             WaveLimits(int(moves), int(per_wave)),
             plan_id,
             d.elect,
+            allow_cordoned,
         )
 
 st.subheader("Downloads")

@@ -2,7 +2,8 @@
 authentication is not configured.
 
 Roles: **viewer** reads; **operator** submits, cancels, pauses, resumes, stops, abandons, changes
-throttles and sweeps leftover ones; **operator** or **approver** saves plans; **approver**
+throttles and sweeps leftover ones, cordons and uncordons brokers and log dirs; **operator** or
+**approver** saves plans; **approver**
 approves plans (with the two-person rule, a plan is submitted only after someone other than its
 author approved it). Cancel needs only the operator role and never waits for an approval.
 
@@ -43,6 +44,8 @@ NEEDS = {
     "abandon": OPERATOR,
     "throttle": OPERATOR,
     "sweep": OPERATOR,
+    "cordon": OPERATOR,
+    "uncordon": OPERATOR,
     "pause": OPERATOR,
     "resume": OPERATOR,
     "stop": OPERATOR,

@@ -3,21 +3,21 @@
 :class:`LiveGateway` implements :class:`console.runs.gateway.ClusterGateway` (structurally: the
 adapters do not import the write path): requests through the Kafka admin adapter
 (:class:`console.adapters.kafka.KafkaGateway`), the legacy znode through the ZooKeeper adapter
-(:class:`console.adapters.zookeeper.ZkReader`), and snapshots from a source it is given (the
-cluster's :class:`console.state.reader.ClusterReader`, whose ``gateway()`` builds one over the
-same connections).
+(:class:`console.adapters.zookeeper.ZkReader`), and snapshots (and what the cluster is) from a
+source it is given (the cluster's :class:`console.state.reader.ClusterReader`, whose ``gateway()``
+builds one over the same connections).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Protocol
 
 from console.adapters.kafka import KafkaGateway
 from console.adapters.records import Configs
 from console.adapters.zookeeper import ZkReader
 from console.core.errors import ConfigError
-from console.core.model import BrokerId, ClusterState, Outcome, TopicPartition
+from console.core.model import BrokerId, ClusterInfo, ClusterState, Outcome, TopicPartition
 
 
 class SnapshotSource(Protocol):
@@ -34,11 +34,13 @@ class LiveGateway:
         kafka: KafkaGateway,
         zookeeper: ZkReader | None,
         snapshot: SnapshotSource,
+        info: Callable[[], ClusterInfo] | None = None,
     ) -> None:
         self._name = name
         self.kafka = kafka
         self.zookeeper = zookeeper
         self._snapshot = snapshot
+        self._info = info
 
     @property
     def name(self) -> str:
@@ -50,6 +52,12 @@ class LiveGateway:
 
     def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False) -> ClusterState:
         return self._snapshot(max_age_s, lean=lean)
+
+    def cluster_info(self) -> ClusterInfo:
+        """From the snapshot source's reader (kept a minute); read here when there is none."""
+        if self._info is not None:
+            return self._info()
+        return self.kafka.read_cluster_info(zookeeper_configured=self.zookeeper is not None)
 
     def list_reassignments(self) -> Collection[TopicPartition]:
         return self.kafka.list_reassignments().keys()

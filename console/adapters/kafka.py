@@ -39,7 +39,7 @@ from console.core.errors import (
     RequestRefused,
     UnsupportedByCluster,
 )
-from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
+from console.core.limits import BROKER_THROTTLE_KEYS, CORDONED_LOG_DIRS, TOPIC_THROTTLE_KEYS
 from console.core.model import (
     DEFAULT_BROKER,
     ApiRange,
@@ -54,6 +54,7 @@ from console.core.model import (
     Severity,
     SourceStatus,
     TopicPartition,
+    cordon_list,
 )
 
 for _name in ("kafka", "kafka.conn", "kafka.client", "kafka.admin"):
@@ -656,7 +657,7 @@ class KafkaGateway:
                     )
         if failed:
             raise ClusterUnavailable(
-                "Throttle configs were not changed on " + "; ".join(failed),
+                "Configs were not changed on " + "; ".join(failed),
                 "The console retries; check that the brokers named are up.",
             )
 
@@ -746,6 +747,7 @@ class KafkaGateway:
             for d in answer["log_dirs"]:
                 err = d.get("error_code", 0)
                 total, usable = d.get("total_bytes", -1), d.get("usable_bytes", -1)
+                cordoned = d.get("is_cordoned")  # only in v5 answers (Kafka 4.3 and later)
                 dirs.append(
                     LogDir(
                         d["log_dir"],
@@ -754,6 +756,7 @@ class KafkaGateway:
                         else f"error {err}" + (" (KAFKA_STORAGE_ERROR: the dir is offline)" if err == 56 else ""),
                         total if total is not None and total >= 0 else None,
                         usable if usable is not None and usable >= 0 else None,
+                        None if cordoned is None else bool(cordoned),
                     )
                 )
                 for t in d.get("topics", ()):
@@ -765,8 +768,9 @@ class KafkaGateway:
         return BrokerLogDirs(broker, tuple(dirs), tuple(replicas))
 
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
-        """Throttles set on brokers and topics (dynamic configs only), and each topic's effective
-        ``min.insync.replicas``. A broker's own rates are keyed by its id; the cluster-wide default
+        """Throttles set on brokers and topics (dynamic configs only), each topic's effective
+        ``min.insync.replicas`` and each broker's ``cordoned.log.dirs`` in force (whatever set it;
+        absent from the answer of a broker before 4.3). A broker's own rates are keyed by its id; the cluster-wide default
         rates (DescribeConfigs source ``DYNAMIC_DEFAULT_BROKER_CONFIG``) by ``DEFAULT_BROKER``, once,
         never as if each broker had set them."""
         from confluent_kafka.admin import ConfigResource, ConfigSource, ResourceType
@@ -790,6 +794,7 @@ class KafkaGateway:
         b_out: dict[str, dict[str, str]] = {}
         t_out: dict[str, dict[str, str]] = {}
         min_isr: dict[str, int] = {}
+        cordons: dict[str, tuple[str, ...]] = {}
         errors: list[ConsoleError] = []
         missing_brokers: list[str] = []
         missing_topics: list[str] = []
@@ -818,11 +823,21 @@ class KafkaGateway:
             entry = cfg.get("min.insync.replicas")
             if res.restype == ResourceType.TOPIC and entry is not None and str(entry.value).isdigit():
                 min_isr[res.name] = int(entry.value)
+            entry = cfg.get(CORDONED_LOG_DIRS)
+            if res.restype == ResourceType.BROKER and entry is not None:
+                cordons[res.name] = cordon_list(entry.value)
         if errors and len(errors) == len(futures):
             raise errors[0]
         if cluster_default:
             b_out[DEFAULT_BROKER] = cluster_default
-        return Configs(b_out, t_out, min_isr, tuple(sorted(missing_brokers, key=int)), tuple(sorted(missing_topics)))
+        return Configs(
+            b_out,
+            t_out,
+            min_isr,
+            tuple(sorted(missing_brokers, key=int)),
+            tuple(sorted(missing_topics)),
+            cordons,
+        )
 
     def describe_registered(self) -> tuple[BrokerInfo, ...] | None:
         """Every registered broker, fenced ones included, each with ``fenced`` said (DescribeCluster
@@ -1056,6 +1071,7 @@ class KafkaGateway:
             min_insync=configs.min_insync,
             registered=health.registered,
             elr=health.elr,
+            cordons={BrokerId(int(b)): v for b, v in configs.cordons.items()},
             metadata_status=SourceStatus.OK,
             reassignments_status=lpr_status,
             log_dirs_status=logs_status,

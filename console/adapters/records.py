@@ -79,6 +79,9 @@ class ApiView:
     None where the cluster does not include fenced brokers (before Kafka 4.0) or did not answer."""
     elr: dict[TopicPartition, Elr] = field(default_factory=dict)
     """Partitions with eligible leader replicas (only those: most have none)."""
+    cordons: dict[BrokerId, tuple[str, ...]] = field(default_factory=dict)
+    """Each broker's ``cordoned.log.dirs`` in force (DescribeConfigs), for brokers that know the
+    config (Kafka 4.3 and later)."""
     metadata_status: SourceStatus = SourceStatus.OK
     reassignments_status: SourceStatus = SourceStatus.OK
     log_dirs_status: SourceStatus = SourceStatus.OK
@@ -122,7 +125,8 @@ class ZkView:
 @dataclass(frozen=True)
 class Configs:
     """What DescribeConfigs said: replication throttles set on brokers and topics (dynamic configs
-    only, values as the cluster stores them) and each topic's effective ``min.insync.replicas``."""
+    only, values as the cluster stores them), each topic's effective ``min.insync.replicas`` and
+    each broker's ``cordoned.log.dirs`` in force."""
 
     brokers: dict[str, dict[str, str]] = field(default_factory=dict)
     topics: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -130,3 +134,6 @@ class Configs:
     missing_brokers: tuple[str, ...] = ()
     """Brokers that did not answer (their throttles are unknown, not absent)."""
     missing_topics: tuple[str, ...] = ()
+    cordons: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Broker id → its ``cordoned.log.dirs`` entries (``()``: none; ``("*",)``: every dir); only
+    brokers that know the config (Kafka 4.3 and later) are here."""

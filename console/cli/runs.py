@@ -82,6 +82,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     sm.add_argument("--yes", action="store_true", help="do not ask: acknowledge warnings and confirm")
     sm.add_argument(
+        "--allow-cordoned",
+        action="store_true",
+        help="submit even though the plan sends replicas to cordoned brokers or log dirs (KIP-1066: the "
+        "controller takes such a reassignment; the console refuses it unless told): recorded in the audit log",
+    )
+    sm.add_argument(
         "--plan-id",
         type=int,
         help="the saved plan this file is (needed when the two-person rule is on: it must be approved)",
@@ -268,11 +274,27 @@ def submit(args: argparse.Namespace) -> int:
             print("Refused: the cluster's state could not be read in full; nothing was sent.", file=sys.stderr)
             return Exit.FAILED
         pre = run_service.preflight(state, plan, limits, args.throttle, calibration(state, name))
-        bad, warn = pre.errors, pre.warnings
+        bad, warn = pre.blocking(args.allow_cordoned), pre.warnings
         if bad:
             print(findings_text(bad), file=sys.stderr)
-            print(f"Refused: {plural(len(bad), 'error')}; nothing was sent.", file=sys.stderr)
+            print(
+                f"Refused: {plural(len(bad), 'error')}; nothing was sent."
+                + (
+                    " The plan sends replicas to cordoned brokers or log dirs: --allow-cordoned submits it anyway "
+                    "(audited)."
+                    if pre.cordoned and not args.allow_cordoned
+                    else ""
+                ),
+                file=sys.stderr,
+            )
             return Exit.FAILED
+        if pre.cordoned:
+            print(findings_text(pre.cordoned), file=sys.stderr)
+            print(
+                f"Allowed (--allow-cordoned): {plural(len(pre.cordoned), 'replica')} onto cordoned brokers or log "
+                "dirs; the audit log records it.",
+                file=sys.stderr,
+            )
         if warn:
             print(findings_text(warn), file=sys.stderr)
             if not args.yes and not confirm.said_yes(
@@ -335,6 +357,7 @@ def submit(args: argparse.Namespace) -> int:
             elect_leaders=elect,
             users=users,
             plan_id=args.plan_id,
+            allow_cordoned=args.allow_cordoned,
         )
         print(f"Run {run_id} recorded.", file=sys.stderr)
         if args.detach:

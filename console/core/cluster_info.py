@@ -182,6 +182,27 @@ class Capability:
     why: str
 
 
+def cordons_supported(info: ClusterInfo) -> bool | None:
+    """Whether the cluster enforces cordoned log dirs (KIP-1066: ``metadata.version`` 4.3-IV0 or
+    later); None when its features were not read (not known either way)."""
+    if info.features_status is not SourceStatus.OK:
+        return None
+    mv = info.feature(METADATA_VERSION)
+    return mv is not None and mv.level >= CORDON_LEVEL
+
+
+def cordons_text(info: ClusterInfo) -> str:
+    """Why cordons are, or are not, available on the cluster, in words (the capability's why)."""
+    mv = info.feature(METADATA_VERSION)
+    if info.features_status is not SourceStatus.OK:
+        return _features_unread(info)
+    if mv is None or mv.level == 0:
+        return f"{METADATA_VERSION} is not finalized (ZooKeeper mode)"
+    need = metadata_version_name(CORDON_LEVEL)
+    on = mv.level >= CORDON_LEVEL
+    return f"{METADATA_VERSION} is {level_text(mv)}" + (f", {need} or later" if on else f", below {need}")
+
+
 def _features_unread(info: ClusterInfo) -> str:
     return f"the cluster's features were not read ({status_text(info.features_status)})"
 
@@ -205,21 +226,7 @@ def capabilities(info: ClusterInfo) -> list[Capability]:
             Capability("Eligible leader replicas", elr.level >= 1, f"{ELR_VERSION} is {elr.level} on this cluster")
         )
 
-    mv = info.feature(METADATA_VERSION)
-    if not features_ok:
-        out.append(Capability("Cordoned log dirs", False, _features_unread(info)))
-    elif mv is None or mv.level == 0:
-        out.append(Capability("Cordoned log dirs", False, f"{METADATA_VERSION} is not finalized (ZooKeeper mode)"))
-    else:
-        need = metadata_version_name(CORDON_LEVEL)
-        on = mv.level >= CORDON_LEVEL
-        out.append(
-            Capability(
-                "Cordoned log dirs",
-                on,
-                f"{METADATA_VERSION} is {level_text(mv)}" + (f", {need} or later" if on else f", below {need}"),
-            )
-        )
+    out.append(Capability("Cordoned log dirs", cordons_supported(info) is True, cordons_text(info)))
 
     dtp = info.api(DESCRIBE_TOPIC_PARTITIONS)
     if info.versions_status is not SourceStatus.OK:

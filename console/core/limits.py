@@ -26,3 +26,9 @@ ALL_REPLICAS = "*"
 """A throttled-replicas list that throttles every replica of the topic."""
 BROKER_THROTTLE_KEYS = (LEADER_RATE, FOLLOWER_RATE, LOG_DIR_RATE)
 TOPIC_THROTTLE_KEYS = (LEADER_LIST, FOLLOWER_LIST)
+
+# Cordoned log dirs (KIP-1066, metadata.version 4.3-IV0 and later): a broker config.
+CORDONED_LOG_DIRS = "cordoned.log.dirs"
+"""The dynamic broker config naming the log dirs that receive no new replicas (a list, or ``*``)."""
+CORDON_ALL = "*"
+"""``cordoned.log.dirs`` that cordons every log dir of the broker: the whole broker."""

@@ -22,7 +22,7 @@ from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, NewType, TypeVar
 
-from console.core.limits import ALL_REPLICAS
+from console.core.limits import ALL_REPLICAS, CORDON_ALL
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -142,12 +142,27 @@ class Findings(list[Finding]):
 
 @dataclass(frozen=True, slots=True)
 class LogDir:
-    """One log directory of a broker, from DescribeLogDirs (sizes need v4, Kafka ≥ 3.3)."""
+    """One log directory of a broker, from DescribeLogDirs (sizes need v4, Kafka ≥ 3.3; whether it
+    is cordoned needs v5, Kafka ≥ 4.3)."""
 
     path: str
     error: str | None = None
     total_bytes: int | None = None
     usable_bytes: int | None = None
+    cordoned: bool | None = None
+    """KIP-1066: the broker puts no new replica in this dir; None when DescribeLogDirs did not say
+    (before v5)."""
+
+
+def cordon_list(value: str | None) -> tuple[str, ...]:
+    """``cordoned.log.dirs`` as the cluster stores it (``/a,/b``, ``*``, empty) as a tuple of entries."""
+    return tuple(x.strip() for x in (value or "").split(",") if x.strip())
+
+
+def cordon_value(entries: Iterable[str]) -> str:
+    """The entries of ``cordoned.log.dirs`` as the config's value (``*`` alone when it is there)."""
+    listed = list(dict.fromkeys(entries))
+    return CORDON_ALL if CORDON_ALL in listed else ",".join(listed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +185,9 @@ class Broker:
     """Registered but fenced by the controller (DescribeCluster with fenced brokers, KIP-1073,
     Kafka ≥ 4.0): shut down or not heartbeating. None means the cluster does not say."""
     log_dirs: tuple[LogDir, ...] = ()
+    cordoned_log_dirs: tuple[str, ...] | None = None
+    """The ``cordoned.log.dirs`` config in force on the broker (KIP-1066): ``()`` none, ``("*",)``
+    every dir, else the dirs named; None when not read or not available (Kafka before 4.3)."""
 
     @property
     def live(self) -> bool:
@@ -189,6 +207,36 @@ class Broker:
     def usable_bytes(self) -> int | None:
         sizes = [d.usable_bytes for d in self.log_dirs if d.usable_bytes is not None]
         return sum(sizes) if sizes else None
+
+    def dir_cordoned(self, path: str) -> bool | None:
+        """Whether log dir ``path`` is cordoned: as DescribeLogDirs says, else as the config says;
+        None when neither is known."""
+        for d in self.log_dirs:
+            if d.path == path and d.cordoned is not None:
+                return d.cordoned
+        cfg = self.cordoned_log_dirs
+        return None if cfg is None else (CORDON_ALL in cfg or path in cfg)
+
+    @property
+    def cordoned_dirs(self) -> tuple[str, ...] | None:
+        """The paths of its log dirs that are cordoned; None when that is not known for each."""
+        flags = [(d.path, self.dir_cordoned(d.path)) for d in self.log_dirs]
+        if any(f is None for _, f in flags):
+            return None
+        return tuple(p for p, f in flags if f)
+
+    @property
+    def cordoned(self) -> bool | None:
+        """KIP-1066: the whole broker is cordoned (``cordoned.log.dirs`` is ``*``, or every log dir
+        is cordoned): the controller places no new partition on it, and the console's generators
+        never pick it. None: not known (not read, or Kafka before 4.3)."""
+        cfg = self.cordoned_log_dirs
+        if cfg is not None and CORDON_ALL in cfg:
+            return True
+        if not self.log_dirs:
+            return False if cfg == () else None
+        dirs = self.cordoned_dirs
+        return None if dirs is None else len(dirs) == len(self.log_dirs)
 
 
 class ReplicaLog(NamedTuple):
@@ -742,11 +790,11 @@ class ClusterState:
     @cached_property
     def check_basis(self) -> tuple[object, ...]:
         """What checking a plan depends on, other than replica sizes: the assignment, each
-        broker's registration, eligibility, rack and free space, and min ISR. Two snapshots with
+        broker's registration, eligibility, rack, cordons and free space, and min ISR. Two snapshots with
         the same basis give a plan the same findings (bar free-space figures and bytes)."""
         return (
             self.fingerprint(),
-            tuple((b.id, b.registered, b.eligible, b.rack) for b in self.brokers),
+            tuple((b.id, b.registered, b.eligible, b.rack, b.cordoned, b.cordoned_dirs) for b in self.brokers),
             self.min_insync,
         )
 

@@ -6,7 +6,9 @@ Rules every goal keeps (docs/ARCHITECTURE.md, "Generators"):
 * only partitions that may move are touched: not in flight (left alone, and said so), not
   offline, in the chosen topics, not matched by ``exclude_topics``;
 * only eligible brokers receive replicas (KIP-841: registered, live, not fenced), never one in
-  ``exclude_brokers`` nor one being drained;
+  ``exclude_brokers``, one being drained, nor one that is cordoned (KIP-1066: every log dir
+  cordoned; the report says so; a broker with some dirs cordoned still receives replicas, into its
+  other dirs, since the generators place brokers, not dirs);
 * no broker twice in a partition; the replication factor is kept unless the goal changes it;
 * racks: a replica goes to a rack the partition lacks when one is free, and no move lowers the
   number of racks a partition spans (a finding says when the racks cannot allow it, e.g. RF 3 on
@@ -333,8 +335,13 @@ class _Context:
         drained = set(options.brokers) if options.goal is Goal.DECOMMISSION else set()
         excluded_b = set(options.exclude_brokers)
         self.drained_positions = {lay.position[b] for b in drained}
+        self.cordoned = {b for b, c in zip(lay.ids, lay.cordoned, strict=False) if c}
+        """Broker ids cordoned as a whole (KIP-1066): never a destination."""
         self.dest = np.array(
-            [e and b not in excluded_b and b not in drained for b, e in zip(lay.ids, lay.eligible, strict=False)],
+            [
+                e and b not in excluded_b and b not in drained and b not in self.cordoned
+                for b, e in zip(lay.ids, lay.eligible, strict=False)
+            ],
             np.bool_,
         )
         self.balance = [int(i) for i in np.flatnonzero(self.dest)]
@@ -354,6 +361,7 @@ class _Context:
                 f"Broker{'s' if len(down) > 1 else ''} {ids_text(down)} {'are' if len(down) > 1 else 'is'} not live "
                 "(or fenced): never a destination.",
             )
+        self._cordon_notes(state, down)
         with_rack = [lay.rack[i] >= 0 for i, e in enumerate(lay.eligible) if e]
         if any(with_rack) and not all(with_rack):
             self.note(
@@ -378,6 +386,26 @@ class _Context:
 
     def note(self, code: str, severity: Severity, message: str, hint: str = "") -> None:
         self.findings.append(Finding(code, severity, message, hint))
+
+    def _cordon_notes(self, state: ClusterState, down: list[int]) -> None:
+        """Say which brokers are cordoned (never a destination) and which have only some log dirs
+        cordoned (still destinations, into their other dirs); brokers down are said already."""
+        for b in sorted(self.cordoned - set(down)):
+            self.note(
+                "cordoned-broker",
+                Severity.INFO,
+                f"Broker {b} is cordoned: never a destination.",
+                f"Uncordon it (python -m console uncordon --broker {b}) to let it receive replicas again.",
+            )
+        for broker in state.brokers:
+            dirs = broker.cordoned_dirs
+            if broker.cordoned is False and broker.eligible and dirs:
+                self.note(
+                    "cordoned-log-dirs",
+                    Severity.INFO,
+                    f"Broker {broker.id} has {len(dirs)} of {plural(len(broker.log_dirs), 'log dir')} cordoned "
+                    f"({', '.join(dirs)}): it still receives replicas, into its other dirs.",
+                )
 
     def rows_with(self, positions: Iterable[int]) -> list[int]:
         """Rows (partitions) holding a replica on any of ``positions``."""
@@ -495,7 +523,7 @@ def _decommission(ctx: _Context) -> Bound:
                 p = lay.state.partitions[row]
                 raise GoalImpossible(
                     f"No eligible broker can take {p.name}'s replica on {b}: every other one is drained, "
-                    "excluded, down or holds it already.",
+                    "excluded, down, cordoned or holds it already.",
                     "Drain fewer brokers or exclude fewer.",
                 )
             lay.move(row, b, d)
@@ -514,6 +542,12 @@ def _add_brokers(ctx: _Context) -> Bound:
         raise GoalImpossible(
             f"Broker {ids_text(down)} is not live (or fenced): it cannot receive replicas.",
             "Start it and wait until it is registered, then generate again.",
+        )
+    cordoned = sorted(new & ctx.cordoned)
+    if cordoned:
+        raise GoalImpossible(
+            f"Broker {ids_text(cordoned)} is cordoned: never a destination.",
+            f"Uncordon it first (python -m console uncordon --broker {cordoned[0]}), then generate again.",
         )
     excluded = sorted(new & set(ctx.options.exclude_brokers))
     if excluded:
@@ -557,7 +591,7 @@ def _replication_factor(ctx: _Context) -> Bound:
     if n > len(ctx.balance):
         raise GoalImpossible(
             f"Replication factor {n} needs {n} eligible brokers; this cluster has {len(ctx.balance)}"
-            + (" (after exclusions)." if opts.exclude_brokers else "."),
+            + (" (after exclusions and cordons)." if opts.exclude_brokers or ctx.cordoned else "."),
             "Lower the replication factor or add brokers.",
         )
     moved = size = 0
@@ -627,18 +661,18 @@ def _official(ctx: _Context) -> Bound:
     """``kafka-reassign-partitions.sh --generate``: AdminUtils.assignReplicasToBrokers per topic, with
     the start index and replica shift drawn from ``seed`` (the tool draws them at random)."""
     lay, opts = ctx.lay, ctx.options
-    excluded = set(opts.exclude_brokers)
+    excluded = set(opts.exclude_brokers) | ctx.cordoned
     live = [b for b in sorted(set(opts.brokers)) if lay.eligible[lay.position[b]] and b not in excluded]
     dropped = sorted(set(opts.brokers) - set(live))
     if dropped:
         ctx.note(
             "official-dropped-brokers",
             Severity.WARNING,
-            f"Broker {ids_text(dropped)} of the broker list {'are' if len(dropped) > 1 else 'is'} not live or excluded "
-            "and left out (the official tool drops such brokers without a word).",
+            f"Broker {ids_text(dropped)} of the broker list {'are' if len(dropped) > 1 else 'is'} not live, cordoned "
+            "or excluded, and left out (the official tool drops brokers that are not live without a word).",
         )
     if not live:
-        raise GoalImpossible("No broker of the broker list is live and not excluded.")
+        raise GoalImpossible("No broker of the broker list is live, uncordoned and not excluded.")
     racks = {b: lay.rack[lay.position[b]] for b in live}
     with_rack = [k >= 0 for k in racks.values()]
     if any(with_rack) and not all(with_rack):

@@ -42,6 +42,9 @@ class Layout:
     rack_names: list[str]
     eligible: list[bool]
     """KIP-841: registered, live and not fenced: may receive replicas."""
+    cordoned: list[bool]
+    """KIP-1066: every log dir of the broker is cordoned: never a destination (a broker with only
+    some dirs cordoned still receives replicas, into its other dirs)."""
     reps: list[list[int]]
     """Per partition (``state.partitions`` order): replica ids, target order."""
     size: list[int]
@@ -70,6 +73,7 @@ class Layout:
             for b in ids
         ]
         eligible = [BrokerId(b) in known and known[BrokerId(b)].eligible for b in ids]
+        cordoned = [BrokerId(b) in known and known[BrokerId(b)].cordoned is True for b in ids]
         size = np.where(cols.size == PAD, 0, cols.size).astype(np.int64)
         layout = Layout(
             state,
@@ -78,6 +82,7 @@ class Layout:
             rack,
             names,
             eligible,
+            cordoned,
             reps,
             size.tolist(),
             [p.reassigning for p in parts],

@@ -1,10 +1,12 @@
 """Validation of a plan against a snapshot, as findings (pure).
 
-An **error** blocks submission; a **warning** needs acknowledging; **info** is reported. Each
+An **error** blocks submission (bar the :data:`OVERRIDABLE` ones, which the operator may override
+explicitly, audited); a **warning** needs acknowledging; **info** is reported. Each
 finding names the partition (or broker), says what is wrong and what to do. The checks cover
 what the controller itself would reject with INVALID_REPLICA_ASSIGNMENT (empty list, duplicate
 or negative ids, adding replicas on brokers that are not alive), so nothing it would refuse is
-ever sent.
+ever sent; and one it would take that the console does not: a replica sent to a cordoned broker or
+log dir (KIP-1066), which the controller completes (only new topics avoid cordons).
 """
 
 from __future__ import annotations
@@ -48,6 +50,19 @@ TOO_LARGE = "too-large-for-one-request"
 TOO_LARGE_FOR_ZNODE = "too-large-for-znode"
 OFFLINE_NOW = "offline-now"
 SOURCE_ON_FENCED = "replica-on-fenced-broker"
+CORDONED_DESTINATION = "cordoned-destination"
+
+OVERRIDABLE = frozenset({CORDONED_DESTINATION})
+"""Errors the operator may override explicitly when submitting (``submit --allow-cordoned``, the
+Review page's checkbox); the override is audited with the run. Every other error blocks."""
+_CORDON_WHY = (
+    "Kafka's controller accepts and completes such an explicit reassignment (only new topics avoid "
+    "cordoned brokers and dirs), so this check is the console's own."
+)
+_CORDON_HINT = (
+    "Pick another broker (or dir), uncordon it first (python -m console uncordon --broker N), or submit "
+    "anyway with --allow-cordoned (Review: “Submit onto cordoned brokers anyway”), which the audit log records."
+)
 
 
 _new_finding: Callable[[tuple[str, Severity, str, str, str, int, None]], Finding] = partial(tuple.__new__, Finding)
@@ -218,6 +233,24 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
 
     found.cells(c.adding & (lookup(ids[by_id], status[by_id], t, missing=-1) != 0), Severity.ERROR, adding)
 
+    # -- cordons (KIP-1066): the controller takes an explicit reassignment onto them; the console does not
+    cordoned = np.fromiter((b.cordoned is True for b in state.brokers), np.bool_, len(ids))
+    on_cordoned: Bools = np.zeros(t.shape, np.bool_)
+    if cordoned.any():
+        on_cordoned = c.adding & (lookup(ids[by_id], cordoned[by_id].astype(np.int64), t, missing=0) == 1)
+
+        def cordoned_broker(e: PlanEntry, i: int, j: int) -> Finding:
+            return _f(
+                CORDONED_DESTINATION,
+                Severity.ERROR,
+                e,
+                f"{e.name}: broker {e.replicas[j]} is cordoned (cordoned.log.dirs) and would receive a replica. "
+                + _CORDON_WHY,
+                _CORDON_HINT,
+            )
+
+        found.cells(on_cordoned, Severity.ERROR, cordoned_broker)
+
     def log_dir(e: PlanEntry, i: int, j: int) -> Finding:
         return _f(
             UNKNOWN_LOG_DIR,
@@ -227,20 +260,35 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
             'Use one of the broker\'s log dirs (see Overview) or "any".',
         )
 
+    def cordoned_dir(e: PlanEntry, i: int, j: int) -> Finding:
+        return _f(
+            CORDONED_DESTINATION,
+            Severity.ERROR,
+            e,
+            f"{e.name}: log dir {(e.log_dirs or ())[j]} of broker {e.replicas[j]} is cordoned and would receive "
+            "the replica. " + _CORDON_WHY,
+            _CORDON_HINT,
+        )
+
     bad_dirs = []
+    cordoned_dirs = []
     for i in with_dirs:
         if c.known[i]:
             e = entries[i]
             for j, (b, path) in enumerate(zip(e.replicas, e.log_dirs or (), strict=False)):
                 broker = brokers.get(b)
-                if (
-                    path != ANY
-                    and broker is not None
-                    and broker.log_dirs
-                    and path not in {ld.path for ld in broker.log_dirs}
-                ):
+                if path == ANY or broker is None or not broker.log_dirs:
+                    continue
+                if path not in {ld.path for ld in broker.log_dirs}:
                     bad_dirs.append((i, j))
+                elif (
+                    broker.dir_cordoned(path)
+                    and not on_cordoned[i, j]  # said once, for the broker
+                    and parts[rows[i]].log_dir_on(b) != path  # already there: nothing arrives
+                ):
+                    cordoned_dirs.append((i, j))
     found.listed(bad_dirs, Severity.ERROR, log_dir)
+    found.listed(cordoned_dirs, Severity.ERROR, cordoned_dir)
     _partition_checks(found, state, d, rows)
 
     # -- a plan drafted against an older snapshot
@@ -510,6 +558,18 @@ def legacy_znode_bytes(plan: Plan) -> int:
 
 def errors(findings: Iterable[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity is Severity.ERROR]
+
+
+def blocking(findings: Iterable[Finding], allow_cordoned: bool = False) -> list[Finding]:
+    """The errors that block a submission: every error, bar the cordoned destinations the operator
+    allowed (``allow_cordoned``)."""
+    return [f for f in errors(findings) if not (allow_cordoned and f.code == CORDONED_DESTINATION)]
+
+
+def overridable_only(findings: Iterable[Finding]) -> bool:
+    """Whether there are errors and every one of them may be overridden (:data:`OVERRIDABLE`)."""
+    found = errors(findings)
+    return bool(found) and all(f.code in OVERRIDABLE for f in found)
 
 
 def warnings(findings: Iterable[Finding]) -> list[Finding]:

@@ -1,11 +1,61 @@
-"""View models for what the cluster is (Overview): features, the controller quorum, capabilities."""
+"""View models for what the cluster is (Overview): features, the controller quorum, capabilities,
+and the brokers' cordons (KIP-1066) per broker and per log dir."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from console.core.cluster_info import ago_text, capabilities, level_text, supported_text
-from console.core.model import ClusterInfo, QuorumMember
+from console.core.cluster_info import ago_text, capabilities, cordons_supported, level_text, supported_text
+from console.core.format import human_bytes
+from console.core.limits import CORDON_ALL
+from console.core.model import Broker, ClusterInfo, ClusterState, QuorumMember
+
+NOT_AVAILABLE = "not available on this cluster"
+"""What Overview says of cordons where ``metadata.version`` is below 4.3-IV0."""
+NOT_CORDONED = "—"
+
+
+def cordon_text(broker: Broker, supported: bool | None) -> str:
+    """A broker's cordon in a word or three: ``cordoned`` (``*``), ``2 of 2 dirs cordoned``, ``1 of
+    2 dirs cordoned``, ``—`` (none), ``unknown``, or :data:`NOT_AVAILABLE` (``supported`` False:
+    the cluster does not enforce cordons)."""
+    if supported is False:
+        return NOT_AVAILABLE
+    cfg = broker.cordoned_log_dirs
+    if cfg is not None and CORDON_ALL in cfg:
+        return "cordoned"
+    dirs = broker.cordoned_dirs
+    if broker.cordoned is None or dirs is None:
+        return "unknown"
+    if not dirs:
+        return NOT_CORDONED
+    return f"{len(dirs)} of {len(broker.log_dirs)} dirs cordoned"
+
+
+def log_dir_rows(state: ClusterState) -> list[dict[str, Any]]:
+    """Each broker's log dirs: usable and total space, whether the dir is offline, whether it is cordoned."""
+    supported = cordons_supported(state.info)
+    rows = []
+    for b in state.brokers:
+        for d in b.log_dirs:
+            flag = b.dir_cordoned(d.path)
+            rows.append(
+                {
+                    "broker": b.id,
+                    "log dir": d.path,
+                    "usable": human_bytes(d.usable_bytes) if d.usable_bytes is not None else "unknown",
+                    "total": human_bytes(d.total_bytes) if d.total_bytes is not None else "unknown",
+                    "state": d.error or "online",
+                    "cordoned": NOT_AVAILABLE
+                    if supported is False
+                    else "unknown"
+                    if flag is None
+                    else "cordoned"
+                    if flag
+                    else NOT_CORDONED,
+                }
+            )
+    return rows
 
 
 def feature_rows(info: ClusterInfo) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any
 
 from console.core.calibration import Calibration, Estimate, bytes_to_receive, calibrated, follower_throttles
+from console.core.cluster_info import cordons_supported
 from console.core.format import human_bytes, human_duration, human_rate, page, percent_text
 from console.core.format import ids_text as _ids
 from console.core.health import kafka_health
@@ -30,6 +31,7 @@ from console.core.model import (
     broker_rate,
     replica_listed,
 )
+from console.present.cluster import cordon_text
 
 
 @dataclass(frozen=True)
@@ -414,8 +416,9 @@ def fenced_text(b: Broker) -> str:
 
 
 def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
-    """Per broker: rack, liveness, eligibility, partition/leader/replica counts and bytes."""
+    """Per broker: rack, liveness, eligibility, cordon (KIP-1066), partition/leader/replica counts and bytes."""
     totals = state.broker_totals
+    supported = cordons_supported(state.info)
     rows = []
     for b in state.brokers:
         rows.append(
@@ -426,6 +429,7 @@ def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
                 "live": b.live,
                 "fenced": fenced_text(b),
                 "eligible": b.eligible,
+                "cordoned": cordon_text(b, supported),
                 "controller": b.is_controller,
                 "replicas": totals[b.id][0],
                 "leaders": totals[b.id][1],

@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from console.adapters.records import Configs
-from console.core.model import BrokerId, ClusterState, Outcome, TopicPartition
+from console.core.model import BrokerId, ClusterInfo, ClusterState, Outcome, TopicPartition
 
 Targets = Mapping[TopicPartition, tuple[BrokerId, ...] | None]
 """Per partition: its target replicas, or None to cancel its reassignment."""
@@ -33,6 +33,10 @@ class ClusterGateway(Protocol):
         """A fresh snapshot (or one at most ``max_age_s`` old); never raises for cluster trouble.
         ``lean``: fresh, with only what a cancel needs (no log dirs, no configs)."""
 
+    def cluster_info(self) -> ClusterInfo:
+        """What the cluster is (version, features: whether it enforces cordons), read at most a
+        minute ago; never raises (each part carries its status)."""
+
     def list_reassignments(self) -> Collection[TopicPartition]:
         """The partitions the controller lists as reassigning (cheap: for waiting on a cancel)."""
 
@@ -49,8 +53,8 @@ class ClusterGateway(Protocol):
         """IncrementalAlterConfigs on the cluster-wide default broker configs (``--entity-default``)."""
 
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
-        """The throttles (and min ISR) the brokers report now; the cluster default under
-        ``DEFAULT_BROKER`` when a broker asked reports it."""
+        """The throttles (and min ISR, and each broker's ``cordoned.log.dirs``) the brokers report
+        now; the cluster default under ``DEFAULT_BROKER`` when a broker asked reports it."""
 
     def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
         """Create ``/admin/reassign_partitions`` (Kafka before 2.4)."""

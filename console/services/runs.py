@@ -36,7 +36,7 @@ from console.moves.throttles import Leftover, LeftoverKind
 from console.moves.waves import WaveLimits, plan_waves
 from console.plans.diff import diff, first_replica_changes
 from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
-from console.plans.validate import validate
+from console.plans.validate import CORDONED_DESTINATION, blocking, validate
 from console.runs.executor import Executor, Step
 from console.runs.gateway import ClusterGateway
 from console.services.cancel import CancelReport, cancel_seen
@@ -64,6 +64,16 @@ class Preflight:
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity is Severity.ERROR]
+
+    def blocking(self, allow_cordoned: bool = False) -> list[Finding]:
+        """The errors that stop a submission: all of them, bar the cordoned destinations when the
+        operator allows them (``submit --allow-cordoned``; :func:`start_run` audits it)."""
+        return blocking(self.findings, allow_cordoned)
+
+    @property
+    def cordoned(self) -> list[Finding]:
+        """Replicas this plan sends to a cordoned broker or log dir (errors the operator may override)."""
+        return [f for f in self.findings if f.code == CORDONED_DESTINATION]
 
     @property
     def warnings(self) -> list[Finding]:
@@ -118,6 +128,7 @@ def start_run(
     *,
     users: Users | None,
     plan_id: int | None = None,
+    allow_cordoned: bool = False,
 ) -> int:
     """Record a run of ``plan`` (refused when another active run moves the same partitions, with
     :class:`console.core.errors.ConflictError`); a worker drives it from there. The caller ran
@@ -126,10 +137,26 @@ def start_run(
     else (:func:`two_person_problem`); else :class:`console.core.errors.NotPermitted`. ``path``
     ZOOKEEPER submits through the pre-2.4 znode (needs ZooKeeper; cannot be cancelled).
     ``elect_leaders``: the run ends with a preferred leader election of its partitions; None: when
-    the plan changes some partition's first replica (:func:`console.plans.diff.first_replica_changes`)."""
+    the plan changes some partition's first replica (:func:`console.plans.diff.first_replica_changes`).
+    A plan that sends replicas to cordoned brokers or log dirs (KIP-1066: the controller would take
+    it) is refused, audited, unless ``allow_cordoned``: then the run's audit entry records the
+    override and what it lets through."""
     key = cluster_key(state, cluster.name)
-    asked = {"name": name, "plan": plan_id, "partitions": len(plan)}
+    asked: dict[str, object] = {"name": name, "plan": plan_id, "partitions": len(plan)}
     require(store, who, "submit", key, asked)
+    onto_cordoned = _cordoned_destinations(state, plan)
+    if onto_cordoned and not allow_cordoned:
+        refuse(
+            store,
+            who,
+            "submit",
+            key,
+            f"The plan sends {len(onto_cordoned)} replica(s) to cordoned brokers or log dirs "
+            f"({_first_sentence(onto_cordoned[0])}); Kafka's controller would take them, the console does not.",
+            "Change the plan, uncordon the broker first, or allow it explicitly (submit --allow-cordoned; "
+            "Review: “Submit onto cordoned brokers anyway”), which is audited.",
+            {**asked, "cordoned_destinations": len(onto_cordoned)},
+        )
     problem = two_person_problem(store, users, plan_id, plan)
     if problem is not None:
         refuse(
@@ -181,11 +208,32 @@ def start_run(
                 "rate": rate,
                 "path": path.value,
                 "elect_leaders": elect_leaders,
+                **(
+                    {
+                        "allow_cordoned": True,
+                        "cordoned_destinations": len(onto_cordoned),
+                        "cordoned": [_first_sentence(f) for f in onto_cordoned[:100]],
+                    }
+                    if onto_cordoned
+                    else {}
+                ),
             },
             "run recorded",
             plan_hash=digest,
         )
     return run_id
+
+
+def _first_sentence(f: Finding) -> str:
+    return f.message.split(". ")[0]
+
+
+def _cordoned_destinations(state: ClusterState, plan: Plan) -> list[Finding]:
+    """The plan's replicas that go to a cordoned broker or log dir (checked only where some broker
+    has a cordon: a cluster without one costs nothing)."""
+    if not any(b.cordoned or b.cordoned_dirs for b in state.brokers):
+        return []
+    return [f for f in validate(state, plan) if f.code == CORDONED_DESTINATION]
 
 
 def approve(store: Store, who: Identity, cluster_id: str, plan_id: int) -> None:

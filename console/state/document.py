@@ -5,9 +5,16 @@ It is what ``python -m console state --json`` prints (:func:`state_json`), what 
 reads back to plan offline, on a laptop, against the cluster exactly as it was (:func:`read_state`),
 and, without its partitions, the header the pipeline stores beside a snapshot's replica rows
 (:func:`state_header`, :func:`state_from_doc`). Reading gives back the same ``ClusterState``
-(brokers, partitions with R, I, AR, RR and every replica's log, throttles, min ISR, findings, what
-each source answered); derived fields in the document (``live``, ``health``, ``progress``...) are
-written for readers and ignored when read. A file that is not such a snapshot raises
+(brokers with their log dirs and cordons, partitions with R, I, AR, RR and every replica's log,
+throttles, min ISR, findings, what each source answered); derived fields in the document
+(``live``, ``health``, ``progress``, a broker's and a log dir's ``cordoned``...) are written for
+readers and ignored when read.
+
+Cordons (KIP-1066): a broker's ``cordoned`` is true when it is cordoned as a whole (``*``, or every
+log dir), false when not, null when not known (not read, or a cluster whose ``metadata.version``
+is below 4.3-IV0); ``cordoned_log_dirs`` is its ``cordoned.log.dirs`` config as a list (null when
+not known). Each log dir's ``cordoned`` says whether it is cordoned (DescribeLogDirs, else the
+config); ``is_cordoned`` is what DescribeLogDirs v5 said (null before v5). A file that is not such a snapshot raises
 :class:`~console.core.errors.ConfigError` naming what is wrong.
 """
 
@@ -95,8 +102,17 @@ def state_header(state: ClusterState) -> dict[str, Any]:
                 "is_controller": b.is_controller,
                 "in_api": b.in_api,
                 "in_zookeeper": b.in_zookeeper,
+                "cordoned": b.cordoned,
+                "cordoned_log_dirs": None if b.cordoned_log_dirs is None else list(b.cordoned_log_dirs),
                 "log_dirs": [
-                    {"path": d.path, "error": d.error, "total_bytes": d.total_bytes, "usable_bytes": d.usable_bytes}
+                    {
+                        "path": d.path,
+                        "error": d.error,
+                        "total_bytes": d.total_bytes,
+                        "usable_bytes": d.usable_bytes,
+                        "cordoned": b.dir_cordoned(d.path),
+                        "is_cordoned": d.cordoned,
+                    }
                     for d in b.log_dirs
                 ],
             }
@@ -233,6 +249,7 @@ def _ids(v: list[Any]) -> tuple[BrokerId, ...]:
 
 
 def _broker(b: dict[str, Any]) -> Broker:
+    cordons = b.get("cordoned_log_dirs")
     return Broker(
         id=BrokerId(int(b["id"])),
         host=b.get("host"),
@@ -244,10 +261,17 @@ def _broker(b: dict[str, Any]) -> Broker:
         is_controller=bool(b.get("is_controller", False)),
         fenced=b.get("fenced"),
         log_dirs=tuple(
-            LogDir(d["path"], d.get("error"), d.get("total_bytes"), d.get("usable_bytes"))
+            LogDir(
+                d["path"], d.get("error"), d.get("total_bytes"), d.get("usable_bytes"), _opt_bool(d.get("is_cordoned"))
+            )
             for d in b.get("log_dirs", ())
         ),
+        cordoned_log_dirs=None if cordons is None else tuple(str(x) for x in cordons),
     )
+
+
+def _opt_bool(v: Any) -> bool | None:
+    return None if v is None else bool(v)
 
 
 def _partition(p: dict[str, Any]) -> Partition:

@@ -7,7 +7,10 @@ Precedence, part by part:
 * AR / RR: ListPartitionReassignments (its R too: the controller's own view), else the topic
   znode's ``adding_replicas`` / ``removing_replicas``;
 * source: ``legacy`` when the partition is also in ``/admin/reassign_partitions``;
-* throttles: the Admin API's answer over ZooKeeper's ``/config`` entries.
+* throttles: the Admin API's answer over ZooKeeper's ``/config`` entries;
+* cordons (KIP-1066): each broker's ``cordoned.log.dirs`` from DescribeConfigs and each log dir's
+  flag from DescribeLogDirs (v5); :func:`with_info` clears them where ``metadata.version`` says
+  the cluster does not enforce cordons.
 
 Where both sources answered and disagree, the snapshot carries a finding that says so.
 """
@@ -17,12 +20,15 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 from console.adapters.records import ApiView, BrokerInfo, PartitionMeta, Reassignment, ZkView
+from console.core.cluster_info import cordons_supported
 from console.core.format import plural
 from console.core.model import (
     Broker,
     BrokerId,
+    ClusterInfo,
     ClusterState,
     Finding,
     Partition,
@@ -62,6 +68,23 @@ def merge(
     """Build the snapshot. Either view may be None (not configured) or partial."""
     with gc_paused():
         return _merge(api, zk, taken_at, name)
+
+
+def with_info(state: ClusterState, info: ClusterInfo) -> ClusterState:
+    """``state`` carrying what the cluster is. Where ``info`` says the cluster does not enforce
+    cordons (``metadata.version`` below 4.3-IV0), what its brokers report about cordoned log dirs
+    means nothing: the snapshot says it is not known (None) rather than "not cordoned"."""
+    if state.info == info:
+        return state
+    if cordons_supported(info) is False and any(
+        b.cordoned_log_dirs is not None or any(d.cordoned is not None for d in b.log_dirs) for b in state.brokers
+    ):
+        brokers = tuple(
+            replace(b, cordoned_log_dirs=None, log_dirs=tuple(replace(d, cordoned=None) for d in b.log_dirs))
+            for b in state.brokers
+        )
+        state = replace(state, brokers=brokers)
+    return replace(state, info=info)
 
 
 def _merge(
@@ -304,6 +327,7 @@ def _merge_brokers(
         api_b.update({b.id: b for b in api.registered if b.fenced and b.id not in api_b})
     zk_b: dict[BrokerId, BrokerInfo] = {b.id: b for b in zk.brokers} if zk is not None and zk_ok else {}
     dirs = {bl.broker: bl.dirs for bl in api.log_dirs} if api is not None else {}
+    cordons = api.cordons if api is not None else {}
     referenced: set[BrokerId] = set()
     for p in partitions:
         referenced.update(p.replicas)
@@ -343,6 +367,7 @@ def _merge_brokers(
                 is_controller=bid == controller,
                 fenced=fenced.get(bid, False if in_api else None) if fenced else None,
                 log_dirs=dirs.get(bid, ()),
+                cordoned_log_dirs=cordons.get(bid),
             )
         )
     return out

@@ -5,14 +5,13 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
 
 from console.access.settings import ConnectionSettings
 from console.adapters.gateway import LiveGateway
 from console.adapters.kafka import KafkaGateway
 from console.adapters.zookeeper import ZkReader
 from console.core.model import ClusterInfo, ClusterState, SourceStatus
-from console.state.merge import merge
+from console.state.merge import merge, with_info
 
 INFO_MAX_AGE_S = 60.0
 """How long what the cluster is (version, mode, features, quorum) is kept before it is read again."""
@@ -41,7 +40,7 @@ class ClusterReader:
     def gateway(self) -> LiveGateway:
         """The write path's gateway to this cluster, over this reader's connections (its snapshots
         are this reader's)."""
-        return LiveGateway(self.settings.name, self.kafka, self.zookeeper, self.snapshot)
+        return LiveGateway(self.settings.name, self.kafka, self.zookeeper, self.snapshot, self.cluster_info)
 
     def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
         """A fresh snapshot; never raises for an unreachable cluster (see ``state.status``).
@@ -59,7 +58,7 @@ class ClusterReader:
         pending: Future[ClusterInfo] | None = self._pool.submit(self.cluster_info) if info else None
         state = self._read(lean=True) if lean else self._snapshot(max_age_s)
         known = pending.result() if pending is not None else self._info
-        return replace(state, info=known) if known is not None and state.info != known else state
+        return with_info(state, known) if known is not None else state
 
     def cluster_info(self, max_age_s: float = INFO_MAX_AGE_S) -> ClusterInfo:
         """Version, mode, features and quorum, read at most ``max_age_s`` ago (an answer that was

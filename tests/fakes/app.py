@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from components.parts import Collecting, Parts, PartsFactory, Reader, assemble
 from console.access.settings import ConnectionSettings
 from console.adapters.records import Configs
-from console.core.model import BrokerId, ClusterState, Outcome, TopicPartition
+from console.core.model import BrokerId, ClusterInfo, ClusterState, Outcome, TopicPartition
 from console.runs.gateway import Changes, ClusterGateway, Targets
 from console.sandbox.demo import DEMO_TOPICS
 from console.storage.store import Store
@@ -85,6 +85,10 @@ class AppCluster:
     @property
     def has_zookeeper(self) -> bool:
         return self.cluster.has_zookeeper
+
+    def cluster_info(self) -> ClusterInfo:
+        with self.held() as fake:
+            return fake.cluster_info()
 
     def list_reassignments(self) -> Collection[TopicPartition]:
         with self.held() as fake:

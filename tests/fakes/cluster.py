@@ -17,10 +17,15 @@ What it simulates:
   while the leader or the destination is down; a replica joins the ISR at the leader's size;
 * dynamic broker and topic configs (IncrementalAlterConfigs SET/DELETE), brokers going down
   and up, topics deleted, the legacy ``/admin/reassign_partitions`` path;
+* cordoned log dirs (KIP-1066) once :attr:`FakeCluster.info` says ``metadata.version`` 4.3-IV0
+  or later (:meth:`FakeCluster.at_level`): each broker's ``cordoned.log.dirs`` (a broker config,
+  checked against its log dirs as Kafka does: INVALID_REQUEST naming a dir it does not have) and
+  each log dir's cordoned flag, as DescribeConfigs and DescribeLogDirs v5 report them; below that
+  level a snapshot knows nothing of cordons (None), as on a real cluster;
 * faults on demand (:meth:`FakeCluster.fail_next`, :meth:`FakeCluster.fail_call`) and a log of
   every call (:attr:`FakeCluster.calls`).
 
-What it does not: leader throttles, log dirs, ISR shrink from lag, controller failover, config
+What it does not: leader throttles, moving replicas between log dirs, ISR shrink from lag, controller failover, config
 propagation delay, KRaft fencing, min ISR other than a fixed 1. A broker that comes back has its
 (non-adding) replicas in sync at once.
 """
@@ -33,14 +38,25 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from console.adapters.records import Configs
-from console.core.errors import ClusterUnavailable, ConsoleError, PartiallyApplied
-from console.core.limits import ALL_REPLICAS, BROKER_THROTTLE_KEYS, FOLLOWER_LIST, FOLLOWER_RATE, TOPIC_THROTTLE_KEYS
+from console.core.cluster_info import METADATA_VERSION, cordons_supported
+from console.core.errors import ClusterUnavailable, ConsoleError, PartiallyApplied, RequestRefused
+from console.core.limits import (
+    ALL_REPLICAS,
+    BROKER_THROTTLE_KEYS,
+    CORDON_ALL,
+    CORDONED_LOG_DIRS,
+    FOLLOWER_LIST,
+    FOLLOWER_RATE,
+    TOPIC_THROTTLE_KEYS,
+)
 from console.core.model import (
     DEFAULT_BROKER,
     Broker,
     BrokerId,
     ClusterInfo,
+    ClusterMode,
     ClusterState,
+    Feature,
     LogDir,
     Outcome,
     Partition,
@@ -50,6 +66,7 @@ from console.core.model import (
     SourceStatus,
     Throttles,
     TopicPartition,
+    cordon_list,
 )
 from console.runs.gateway import Changes, ClusterGateway, Targets
 
@@ -117,9 +134,11 @@ class FakeCluster:
         name: str = "fake",
         cluster_id: str = "fake-cluster",
         now: float = 1_700_000_000.0,
+        log_dirs: Sequence[str] = ("/data",),
     ) -> None:
         """``brokers``: id → rack; ``partitions``: key → (replicas, size in bytes); every replica
-        is in sync and the first leads, as after :meth:`stop_broker` of each broker ``down``."""
+        is in sync and the first leads, as after :meth:`stop_broker` of each broker ``down``;
+        ``log_dirs``: every broker's log dirs (replicas live in the first)."""
         self._name, self._zk, self.cluster_id, self.clock, self.copy_rate = (
             name,
             has_zookeeper,
@@ -129,6 +148,7 @@ class FakeCluster:
         )
         self.racks = {BrokerId(b): r for b, r in brokers.items()}
         self.live = set(self.racks)
+        self.log_dirs = tuple(log_dirs)
         self.parts = {
             k: _Part([BrokerId(b) for b in r], [BrokerId(b) for b in r], BrokerId(r[0]) if r else None, size)
             for k, (r, size) in sorted(partitions.items())
@@ -168,11 +188,54 @@ class FakeCluster:
         down: Collection[int] = (),
         copy_rate: int = 1_000,
         has_zookeeper: bool = False,
+        log_dirs: Sequence[str] = ("/data",),
     ) -> FakeCluster:
         """``brokers`` ids 0..n-1 on racks r0..; ``topics``: name → replicas of partition 0, 1, …"""
         parts = {(t, i): (tuple(r), size) for t, rs in (topics or {}).items() for i, r in enumerate(rs)}
         return cls(
-            {b: f"r{b}" for b in range(brokers)}, parts, down=down, copy_rate=copy_rate, has_zookeeper=has_zookeeper
+            {b: f"r{b}" for b in range(brokers)},
+            parts,
+            down=down,
+            copy_rate=copy_rate,
+            has_zookeeper=has_zookeeper,
+            log_dirs=log_dirs,
+        )
+
+    def at_level(self, metadata_version: int) -> FakeCluster:
+        """What the cluster says it is: KRaft at ``metadata.version`` level ``metadata_version``
+        (30 = 4.3-IV0, where cordons start; 33 = 4.4-IV2). Returns the fake itself."""
+        self.info = ClusterInfo(
+            read_at=self.clock,
+            mode=ClusterMode.KRAFT,
+            features=(Feature(METADATA_VERSION, metadata_version, 7, metadata_version),),
+            features_status=OK,
+            versions_status=OK,
+            quorum_status=OK,
+        )
+        return self
+
+    @property
+    def cordons_known(self) -> bool:
+        """Whether the brokers report cordons (``metadata.version`` 4.3-IV0 or later)."""
+        return cordons_supported(self.info) is True
+
+    def cordon_entries(self, broker: int) -> tuple[str, ...]:
+        """The broker's ``cordoned.log.dirs`` entries as set (``()``: none)."""
+        return cordon_list(self.broker_configs.get(BrokerId(broker), {}).get(CORDONED_LOG_DIRS))
+
+    def _broker_dirs(self, b: BrokerId) -> tuple[LogDir, ...]:
+        if b not in self.live:
+            return ()
+        cordoned = self.cordon_entries(b)
+        return tuple(
+            LogDir(
+                path,
+                None,
+                10**12,
+                10**12,
+                (CORDON_ALL in cordoned or path in cordoned) if self.cordons_known else None,
+            )
+            for path in self.log_dirs
         )
 
     # -- the gateway ---------------------------------------------------------------------------------
@@ -205,7 +268,10 @@ class FakeCluster:
                 in_api=b in self.live or self.kafka4,
                 is_controller=b == min(self.live, default=None),
                 fenced=(b not in self.live) if self.kafka4 else None,
-                log_dirs=(LogDir("/data", None, 10**12, 10**12),) if b in self.live else (),
+                log_dirs=self._broker_dirs(b),
+                cordoned_log_dirs=self.cordon_entries(b)
+                if self.cordons_known and b in self.live and not no_cfg
+                else None,
             )
             for b, rack in sorted(self.racks.items())
         )
@@ -219,7 +285,7 @@ class FakeCluster:
                 () if no_lpr else p.adding,
                 () if no_lpr else p.removing,
                 Source.API if p.adding or p.removing else None,
-                tuple(ReplicaLog(b, "/data", p.copied.get(b, p.size)) for b in p.replicas if b in self.live),
+                tuple(ReplicaLog(b, self.log_dirs[0], p.copied.get(b, p.size)) for b in p.replicas if b in self.live),
                 elr=tuple(p.elr),
             )
             for (t, n), p in self.parts.items()
@@ -257,6 +323,11 @@ class FakeCluster:
                 info=self.info,
             ),
         )
+
+    def cluster_info(self) -> ClusterInfo:
+        call, fault = self._begin("cluster_info")
+        self._before(call, fault)
+        return self._after(call, fault, self.info)
 
     def list_reassignments(self) -> Collection[TopicPartition]:
         call, fault = self._begin("list_reassignments")
@@ -298,11 +369,24 @@ class FakeCluster:
         return self._after(call, fault, out)
 
     def alter_configs(self, brokers: Mapping[BrokerId, Changes], topics: Mapping[str, Changes]) -> None:
-        """Applies what it can; raises ClusterUnavailable naming brokers down and unknown topics."""
+        """Applies what it can; raises ClusterUnavailable naming brokers down and unknown topics. A
+        ``cordoned.log.dirs`` naming a dir the broker does not have is refused as Kafka refuses it
+        (INVALID_REQUEST), and nothing of the request is applied."""
         call, fault = self._begin(
             "alter_configs", {b: dict(c) for b, c in brokers.items()}, {t: dict(c) for t, c in topics.items()}
         )
         self._before(call, fault)
+        for changes in brokers.values():
+            missing = [
+                d for d in cordon_list(changes.get(CORDONED_LOG_DIRS)) if d != CORDON_ALL and d not in self.log_dirs
+            ]
+            if missing:
+                call.error = refused = RequestRefused(
+                    f"Kafka refused IncrementalAlterConfigs: INVALID_REQUEST: requirement failed: All entries in "
+                    f"cordoned.log.dirs must be present in log.dirs or log.dir. Missing entries : {','.join(missing)}.",
+                    "Nothing of this request was applied; Kafka's reason is above.",
+                )
+                raise refused
         failed = [f"broker {b}" for b in brokers if brokers[b] and b not in self.live]
         failed += [f"topic {t}" for t in topics if topics[t] and t not in self.topics]
         for b, changes in brokers.items():
@@ -313,7 +397,7 @@ class FakeCluster:
                 _apply(self.topic_configs.setdefault(t, {}), changes)
         if failed:
             call.error = error = ClusterUnavailable(
-                "Throttle configs were not changed on " + "; ".join(failed),
+                "Configs were not changed on " + "; ".join(failed),
                 "The console retries; check that the brokers named are up.",
             )
             raise error
@@ -341,9 +425,19 @@ class FakeCluster:
             call,
             fault,
             Configs(
-                {str(b): dict(c) for b in brokers if (c := self.broker_configs.get(b)) and b in self.live} | default,
+                {
+                    str(b): throttles
+                    for b in brokers
+                    if (c := self.broker_configs.get(b))
+                    and b in self.live
+                    and (throttles := {k: v for k, v in c.items() if k != CORDONED_LOG_DIRS})
+                }
+                | default,
                 {t: dict(c) for t in topics if (c := self.topic_configs.get(t))},
                 {t: 1 for t in topics if t in self.topics},
+                cordons={str(b): self.cordon_entries(b) for b in brokers if b in self.live}
+                if self.cordons_known
+                else {},
             ),
         )
 

@@ -6,7 +6,7 @@ bases)."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
@@ -24,6 +24,10 @@ class Shape:
     rf: int
     in_flight: float
     seed: int
+    cordoned: int = 0
+    """Brokers cordoned as a whole (KIP-1066): each by ``*``, or by every log dir cordoned."""
+    partly_cordoned: int = 0
+    """Brokers with one of their two log dirs cordoned (they still receive replicas)."""
 
 
 shapes = st.builds(
@@ -35,7 +39,34 @@ shapes = st.builds(
     rf=st.integers(1, 4),
     in_flight=st.sampled_from([0.0, 0.1, 0.3]),
     seed=st.integers(0, 2**16),
+    cordoned=st.sampled_from([0, 0, 1, 2]),
+    partly_cordoned=st.integers(0, 1),
 )
+
+
+def _cordons(shape: Shape, brokers: tuple[Broker, ...]) -> tuple[Broker, ...]:
+    """``brokers`` with ``shape.cordoned`` of them cordoned and ``shape.partly_cordoned`` with one
+    dir of two cordoned (drawn from their own random stream: a shape without cordons is the same
+    cluster as before cordons existed)."""
+    if not shape.cordoned and not shape.partly_cordoned:
+        return brokers
+    rnd = random.Random(shape.seed ^ 0xC0D0)
+    picked = rnd.sample(range(len(brokers)), min(len(brokers), shape.cordoned + shape.partly_cordoned))
+    whole, partly = set(picked[: shape.cordoned]), set(picked[shape.cordoned :])
+    out = []
+    for i, b in enumerate(brokers):
+        if i in whole and rnd.random() < 0.5:
+            b = replace(
+                b, cordoned_log_dirs=("*",), log_dirs=(LogDir("/d", cordoned=True), LogDir("/e", cordoned=True))
+            )
+        elif i in whole:  # every dir named: cordoned as a whole too
+            b = replace(b, cordoned_log_dirs=("/d", "/e"), log_dirs=(LogDir("/d"), LogDir("/e")))
+        elif i in partly:
+            b = replace(
+                b, cordoned_log_dirs=("/e",), log_dirs=(LogDir("/d", cordoned=False), LogDir("/e", cordoned=True))
+            )
+        out.append(b)
+    return tuple(out)
 
 
 def cluster(shape: Shape) -> ClusterState:
@@ -55,6 +86,7 @@ def cluster(shape: Shape) -> ClusterState:
         )
         for i in range(n)
     )
+    brokers = _cordons(shape, brokers)
     parts = []
     for k in range(shape.partitions):
         topic, p = f"t{k % 4}", k // 4
@@ -83,6 +115,10 @@ def cluster(shape: Shape) -> ClusterState:
 # -- odd clusters and plans ------------------------------------------------------------------------
 BROKERS = range(7)
 odd_ids = st.sampled_from([-1, 2**31 - 1, 2**31, 2**40])
+cordon_flags = st.sampled_from([None, None, False, True])
+"""A log dir's cordoned flag as DescribeLogDirs gives it (None: before v5)."""
+cordon_configs = st.sampled_from([None, None, (), (), ("*",), ("/d",), ("/e",), ("/d", "/e")])
+"""A broker's ``cordoned.log.dirs`` (None: not read)."""
 
 
 @st.composite
@@ -97,7 +133,11 @@ def clusters(draw: st.DrawFn) -> ClusterState:
                 rack=draw(st.sampled_from([None, "a", "b", "c"])),
                 registered=True,
                 fenced=draw(st.sampled_from([None, None, True])),
-                log_dirs=(LogDir("/d", None, 10**6, draw(st.sampled_from([None, 10, 10**9]))),),
+                log_dirs=(
+                    LogDir("/d", None, 10**6, draw(st.sampled_from([None, 10, 10**9])), draw(cordon_flags)),
+                    *((LogDir("/e", None, 10**6, None, draw(cordon_flags)),) if draw(st.booleans()) else ()),
+                ),
+                cordoned_log_dirs=draw(cordon_configs),
             )
         )
     parts = []
@@ -135,7 +175,7 @@ def plans_for(draw: st.DrawFn, state: ClusterState) -> Plan:
         dirs = None
         if draw(st.integers(0, 3)) == 0:
             dirs = tuple(
-                draw(st.sampled_from([ANY, "/d", "/x"])) for _ in range(len(replicas) + draw(st.integers(0, 1)))
+                draw(st.sampled_from([ANY, "/d", "/e", "/x"])) for _ in range(len(replicas) + draw(st.integers(0, 1)))
             )
         entries.append(PlanEntry(t, p, tuple(BrokerId(b) for b in replicas), dirs))
     basis = {}

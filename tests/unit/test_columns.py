@@ -91,10 +91,25 @@ def reference_findings(state: ClusterState, plan: Plan) -> list[tuple[object, ..
                 f(v.UNKNOWN_BROKER, v.Severity.ERROR, e)
             elif not broker.eligible:
                 f(v.BROKER_NOT_ELIGIBLE, v.Severity.ERROR, e)
+        for b in c.adding:  # a check of its own, after the one above
+            broker = brokers.get(b)
+            if broker is not None and broker.cordoned:
+                f(v.CORDONED_DESTINATION, v.Severity.ERROR, e)
         for b, path in zip(e.replicas, e.log_dirs or (), strict=False):
             broker = brokers.get(b)
             if path != ANY and broker is not None and broker.log_dirs and path not in {d.path for d in broker.log_dirs}:
                 f(v.UNKNOWN_LOG_DIR, v.Severity.ERROR, e)
+        for b, path in zip(e.replicas, e.log_dirs or (), strict=False):
+            broker = brokers.get(b)
+            if (
+                path != ANY
+                and broker is not None
+                and path in {d.path for d in broker.log_dirs}
+                and broker.dir_cordoned(path)
+                and not (b in c.adding and broker.cordoned)
+                and p.log_dir_on(b) != path
+            ):
+                f(v.CORDONED_DESTINATION, v.Severity.ERROR, e)
         if c.kind is ChangeKind.NONE:
             f(v.NO_CHANGE, v.Severity.INFO, e)
         else:

@@ -19,12 +19,13 @@ from tests.unit.strategies import Shape, cluster, shapes
 def goals(state: ClusterState, rnd: random.Random) -> list[GenerateOptions]:
     ids = [b.id for b in state.brokers]
     live = [b.id for b in state.brokers if b.eligible]
+    fillable = [b.id for b in state.brokers if b.eligible and not b.cordoned] or live
     excluded = tuple(rnd.sample(ids, 1)) if len(ids) > 3 and rnd.random() < 0.5 else ()
     return [
         GenerateOptions(
             Goal.DECOMMISSION, tuple(rnd.sample(ids, min(len(ids), rnd.choice([1, 1, 2])))), exclude_brokers=excluded
         ),
-        GenerateOptions(Goal.ADD_BROKERS, (live[-1],)),
+        GenerateOptions(Goal.ADD_BROKERS, (fillable[-1],)),
         GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT, exclude_brokers=excluded),
         GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES, max_moves=rnd.choice([None, 5])),
         GenerateOptions(Goal.REBALANCE, metric=Metric.LEADERS),
@@ -44,6 +45,7 @@ def check(state: ClusterState, options: GenerateOptions, made: Generated) -> Non
     plan, report = made.plan, made.report
     index = state.partition_index
     eligible = {b.id for b in state.brokers if b.eligible}
+    cordoned = {b.id for b in state.brokers if b.cordoned}
     drained = set(options.brokers) if options.goal is Goal.DECOMMISSION else set()
     for e in plan.entries:
         p = index[e.key]
@@ -56,6 +58,7 @@ def check(state: ClusterState, options: GenerateOptions, made: Generated) -> Non
             assert len(e.replicas) == len(p.replicas), "the replication factor changed"
         arrived = new - old
         assert arrived <= eligible, "a replica went to a broker that is not eligible"
+        assert not arrived & cordoned, "a cordoned broker received a replica"
         assert not arrived & set(options.exclude_brokers), "an excluded broker received a replica"
         if options.exclude_topics:
             assert e.topic != options.exclude_topics
@@ -76,7 +79,13 @@ def check(state: ClusterState, options: GenerateOptions, made: Generated) -> Non
         for p in state.partitions:
             if not p.reassigning and p.leader is not None and p.key not in rows:
                 assert not set(p.replicas) & drained, f"{p.name} was left on a drained broker"
-    # the report tells the truth
+    # the report tells the truth, cordons included
+    said = " ".join(f.message for f in report.findings)
+    for b in cordoned & eligible:
+        assert f"Broker {b} is cordoned: never a destination." in said
+    for b in state.brokers:
+        if b.eligible and b.cordoned is False and b.cordoned_dirs:
+            assert f"Broker {b.id} has {len(b.cordoned_dirs)} of {len(b.log_dirs)} log dirs cordoned" in said
     assert report.partitions_changed == len(plan)
     assert report.lower_bound_replicas <= report.moved_replicas
     assert report.lower_bound_bytes <= report.moved_bytes

@@ -16,6 +16,7 @@ from console.core.limits import FOLLOWER_RATE
 from console.moves.cancel import plan_cancel
 from console.moves.throttles import Leftover
 from console.services import cancel as cancel_service
+from console.services import cordons as cordon_service
 from console.services import plans as plan_service
 from console.services import runs as run_service
 from console.services.guard import REFUSED, require
@@ -70,6 +71,10 @@ ROLE_CASES = {
         lambda w, who: cancel_service.cancel_seen(
             w.store, w.fake, who, w.fake.cluster_id, plan_cancel(w.state, None), _in_flight(w), wait_s=0
         ),
+    ),
+    "cordon": Case("cordon", lambda w, who: cordon_service.cordon(w.store, w.fake, who, 1), reads=("snapshot",)),
+    "uncordon": Case(
+        "uncordon", lambda w, who: cordon_service.uncordon(w.store, w.fake, who, 1, "/data"), reads=("snapshot",)
     ),
     "save_plan": Case(
         "save plans", lambda w, who: plan_service.save_plan(w.store, who, w.state, w.fake.name, "mine", w.plan)

@@ -1,0 +1,92 @@
+"""Overview's cordons (KIP-1066) on the fake cluster: the brokers table's cordoned column and the log
+dirs table say what the brokers report; a signed-in operator cordons and uncordons a broker (or one
+log dir) with the page's buttons, through the service (audited); a viewer gets no buttons; a cluster
+below metadata.version 4.3-IV0 says "not available on this cluster"."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from console.core.limits import CORDONED_LOG_DIRS
+from console.core.model import BrokerId
+from tests.app.pages import APP, sign_in
+from tests.fakes.app import AppCluster
+
+DIRS = ("/k/d1", "/k/d2")
+
+
+def two_dirs(fake_cluster: AppCluster, level: int = 33) -> None:
+    with fake_cluster.held() as fake:
+        fake.log_dirs = DIRS
+        fake.at_level(level)
+        fake.broker_configs.setdefault(BrokerId(2), {})[CORDONED_LOG_DIRS] = DIRS[1]
+
+
+def cordon_column(at: AppTest) -> dict[int, str]:
+    brokers = next(d.value for d in at.dataframe if "cordoned" in d.value.columns and "eligible" in d.value.columns)
+    return dict(zip(brokers["broker"], brokers["cordoned"], strict=True))
+
+
+def test_overview_shows_cordons_and_an_operator_cordons_and_uncordons(fake_cluster, sandbox_users):
+    two_dirs(fake_cluster)
+    at = sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator")
+    at.switch_page("views/overview.py").run()
+    assert not at.exception
+    assert cordon_column(at) == {0: "—", 1: "—", 2: "1 of 2 dirs cordoned"}
+    dirs = next(d.value for d in at.dataframe if "log dir" in d.value.columns)
+    assert dict(zip(zip(dirs["broker"], dirs["log dir"], strict=True), dirs["cordoned"], strict=True)) == {
+        (0, DIRS[0]): "—",
+        (0, DIRS[1]): "—",
+        (1, DIRS[0]): "—",
+        (1, DIRS[1]): "—",
+        (2, DIRS[0]): "—",
+        (2, DIRS[1]): "cordoned",
+    }
+
+    at.selectbox(key="overview.cordon_broker").set_value(1).run()
+    next(b for b in at.button if b.label == "Cordon broker 1").click()
+    at.run()
+    assert not at.exception
+    assert [s.value for s in at.success] == [
+        "Cordoned broker 1: cordoned.log.dirs (none) → '*' (read back from the broker). "
+        "The table above follows at the next refresh."
+    ]
+    with fake_cluster.held() as fake:
+        assert fake.cordon_entries(1) == ("*",)
+    at.switch_page("views/overview.py").run()
+    assert cordon_column(at)[1] == "cordoned"
+
+    at.selectbox(key="overview.cordon_broker").set_value(2).run()
+    at.selectbox(key="overview.cordon_dir").set_value(DIRS[1]).run()
+    next(b for b in at.button if b.label == f"Uncordon log dir {DIRS[1]} of broker 2").click()
+    at.run()
+    assert not at.exception and at.success
+    with fake_cluster.held() as fake:
+        assert fake.cordon_entries(2) == ()
+        assert fake.cordon_entries(1) == ("*",)
+    at.selectbox(key="overview.cordon_broker").set_value(1).run()
+    at.selectbox(key="overview.cordon_dir").set_value("the whole broker").run()
+    next(b for b in at.button if b.label == "Uncordon broker 1").click()
+    at.run()
+    with fake_cluster.held() as fake:
+        assert fake.cordon_entries(1) == ()
+
+
+def test_a_viewer_sees_cordons_but_no_buttons(fake_cluster):
+    two_dirs(fake_cluster)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("views/overview.py").run()
+    assert not at.exception
+    assert cordon_column(at)[2] == "1 of 2 dirs cordoned"
+    assert not [b for b in at.button if "ordon" in b.label]
+    assert any("may not cordon" in c.value for c in at.caption)
+
+
+def test_below_4_3_overview_says_not_available(fake_cluster, sandbox_users):
+    two_dirs(fake_cluster, level=29)
+    at = sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator")
+    at.switch_page("views/overview.py").run()
+    assert not at.exception
+    assert set(cordon_column(at).values()) == {"not available on this cluster"}
+    assert any("Cordoned brokers and log dirs: not available on this cluster" in c.value for c in at.caption)
+    assert not [b for b in at.button if "ordon" in b.label]
