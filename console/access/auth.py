@@ -46,6 +46,8 @@ NEEDS = {
     "sweep": OPERATOR,
     "cordon": OPERATOR,
     "uncordon": OPERATOR,
+    "decommission": OPERATOR,
+    "unregister": OPERATOR,
     "pause": OPERATOR,
     "resume": OPERATOR,
     "stop": OPERATOR,

@@ -144,3 +144,30 @@ def check_wave(run_id: int, number: int, old: WaveState, new: WaveState) -> None
 def wave_end_for(run: RunState) -> WaveState:
     """What the unsent waves of a run that ends in ``run`` become."""
     return {RunState.CANCELLED: WaveState.CANCELLED, RunState.FAILED: WaveState.FAILED}.get(run, WaveState.SKIPPED)
+
+
+class DecommissionStep(StrEnum):
+    """Where a decommission flow stands (:mod:`console.services.decommission`), in order."""
+
+    CORDON = "cordon"
+    """The brokers are to be cordoned (KIP-1066): no new replica lands on them meanwhile."""
+    PLAN = "plan"
+    """The drain plan is to be generated (every replica off the brokers, least data moved)."""
+    REVIEW = "review"
+    """The drain plan is saved: an operator reviews and submits it (Review, or ``submit --plan-id``)."""
+    DRAIN = "drain"
+    """The drain run moves the replicas away."""
+    VERIFY = "verify"
+    """The run ended: the brokers must hold nothing."""
+    SHUT_DOWN = "shut down"
+    """The brokers hold nothing: an operator shuts them down (the console does not stop processes)."""
+    UNREGISTER = "unregister"
+    """The brokers are shut down: an operator unregisters them (UnregisterBroker)."""
+    DONE = "done"
+    """The brokers are gone from the cluster."""
+    ABANDONED = "abandoned"
+    """An operator stopped the flow (cordons stay as they are; uncordon on Overview if wanted)."""
+
+    @property
+    def open(self) -> bool:
+        return self not in (DecommissionStep.DONE, DecommissionStep.ABANDONED)

@@ -409,10 +409,10 @@ def replica_cells(state: ClusterState, parts: Sequence[Partition]) -> list[dict[
 
 
 def fenced_text(b: Broker) -> str:
-    """``fenced``, ``no``, ``not registered``, or ``not said`` (clusters before Kafka 4.0 do not say)."""
+    """``fenced``, ``no``, ``not registered``, or ``unknown`` (clusters before Kafka 4.0 do not say)."""
     if not b.registered:
         return "not registered"
-    return "not said" if b.fenced is None else ("fenced" if b.fenced else "no")
+    return "unknown" if b.fenced is None else ("fenced" if b.fenced else "no")
 
 
 def broker_rows(state: ClusterState) -> list[dict[str, Any]]:

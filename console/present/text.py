@@ -64,7 +64,19 @@ def state_text(state: ClusterState) -> str:
         "Brokers:\n"
         + table_text(
             broker_rows(state),
-            ["broker", "rack", "host", "live", "eligible", "cordoned", "controller", "replicas", "leaders", "on disk"],
+            [
+                "broker",
+                "rack",
+                "host",
+                "live",
+                "fenced",
+                "eligible",
+                "cordoned",
+                "controller",
+                "replicas",
+                "leaders",
+                "on disk",
+            ],
         ),
     ]
     if state.in_flight:

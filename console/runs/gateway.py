@@ -59,6 +59,9 @@ class ClusterGateway(Protocol):
     def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
         """Create ``/admin/reassign_partitions`` (Kafka before 2.4)."""
 
+    def unregister_broker(self, broker: BrokerId) -> None:
+        """UnregisterBroker (KRaft): the controller forgets a broker that is shut down for good."""
+
 
 if TYPE_CHECKING:
     from console.adapters.gateway import LiveGateway

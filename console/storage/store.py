@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from console.core.paths import store_file
-from console.storage import audit, drafts, plans, runs, sessions
+from console.storage import audit, decommissions, drafts, plans, runs, sessions
 from console.storage.db import Database
 
 
@@ -19,7 +19,16 @@ class Store:
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else store_file()
         self.db = Database(
-            self.path, (plans.SCHEMA, runs.SCHEMA, runs.PROGRESS_SCHEMA, audit.SCHEMA, sessions.SCHEMA, drafts.SCHEMA)
+            self.path,
+            (
+                plans.SCHEMA,
+                runs.SCHEMA,
+                runs.PROGRESS_SCHEMA,
+                audit.SCHEMA,
+                sessions.SCHEMA,
+                drafts.SCHEMA,
+                decommissions.SCHEMA,
+            ),
         )
         self.plans = plans.PlanStore(self.db)
         self.runs = runs.RunStore(self.db)
@@ -28,6 +37,8 @@ class Store:
         """Sign-in sessions (users file)."""
         self.drafts = drafts.DraftStore(self.db)
         """Autosaved drafts of the Drafts page, per user and cluster."""
+        self.decommissions = decommissions.DecommissionStore(self.db)
+        """Decommission flows (cordon, drain, verify, unregister), resumable."""
 
     def transaction(self) -> AbstractContextManager[Database]:
         """One transaction around every write inside it (re-entrant)."""

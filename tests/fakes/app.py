@@ -118,6 +118,10 @@ class AppCluster:
         with self.held() as fake:
             fake.create_legacy_reassignment(targets)
 
+    def unregister_broker(self, broker: BrokerId) -> None:
+        with self.held() as fake:
+            fake.unregister_broker(broker)
+
 
 class FakeParts:
     """A parts factory over one :class:`AppCluster` (whatever cluster the app asks for), which

@@ -17,6 +17,7 @@ from console.moves.cancel import plan_cancel
 from console.moves.throttles import Leftover
 from console.services import cancel as cancel_service
 from console.services import cordons as cordon_service
+from console.services import decommission as decommission_service
 from console.services import plans as plan_service
 from console.services import runs as run_service
 from console.services.guard import REFUSED, require
@@ -75,6 +76,11 @@ ROLE_CASES = {
     "cordon": Case("cordon", lambda w, who: cordon_service.cordon(w.store, w.fake, who, 1), reads=("snapshot",)),
     "uncordon": Case(
         "uncordon", lambda w, who: cordon_service.uncordon(w.store, w.fake, who, 1, "/data"), reads=("snapshot",)
+    ),
+    "decommission": Case(
+        "decommission",
+        lambda w, who: decommission_service.start(w.store, w.fake, who, w.fake.name, (1,)),
+        reads=("snapshot",),
     ),
     "save_plan": Case(
         "save plans", lambda w, who: plan_service.save_plan(w.store, who, w.state, w.fake.name, "mine", w.plan)
