@@ -9,6 +9,7 @@ function that runs them (``handler``):
 * :mod:`~console.cli.pipeline`: ``collect``, ``pipeline history | review | generate | compact``
 * :mod:`~console.cli.runs`: ``cancel``, ``submit``, ``throttle``, ``executor``, ``runs``
 * :mod:`~console.cli.cordons`: ``cordon``, ``uncordon``
+* :mod:`~console.cli.decommission`: ``decommission``
 
 and what they share: :mod:`~console.cli.cluster` (connection arguments, the reader, the snapshot),
 :mod:`~console.cli.goals` (the goal arguments of ``generate`` and ``pipeline generate``),
@@ -23,7 +24,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from console.cli import cordons, pipeline, plans, read, runs, sandbox
+from console.cli import cordons, decommission, pipeline, plans, read, runs, sandbox
 from console.cli.exits import Exit, exit_for
 from console.cli.output import error
 from console.core.errors import ConsoleError
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     plans.add_rebase(sub)
     runs.add_commands(sub)
     cordons.add_commands(sub)
+    decommission.add_commands(sub)
     return parser
 
 

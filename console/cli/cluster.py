@@ -13,14 +13,15 @@ if TYPE_CHECKING:
     from console.state.reader import ClusterReader
 
 
-def connection_args(p: argparse.ArgumentParser, offline: bool = False) -> None:
-    """The cluster to read; with ``offline``, a snapshot file may stand in for it (``--state-file``)."""
+def connection_args(p: argparse.ArgumentParser, offline: bool = False, required: bool = True) -> None:
+    """The cluster to read; with ``offline``, a snapshot file may stand in for it (``--state-file``);
+    not ``required`` for commands that also work without a cluster."""
     if offline:
         where = p.add_mutually_exclusive_group(required=True)
         where.add_argument("--bootstrap-server", help="host:port[,host:port...] of the cluster")
         where.add_argument("--state-file", help="a snapshot saved with 'state --json', instead of the live cluster")
     else:
-        p.add_argument("--bootstrap-server", required=True, help="host:port[,host:port...] of the cluster")
+        p.add_argument("--bootstrap-server", required=required, help="host:port[,host:port...] of the cluster")
     p.add_argument("--zookeeper", help="ZooKeeper connect string with the cluster's chroot, e.g. zk:2181/kafka")
     p.add_argument("--command-config", help="properties file with security settings, as for the Kafka tools")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each answer (default 10)")

@@ -1,19 +1,22 @@
 """Kafka 4's safety model on a real Kafka 4.x KRaft cluster of the module's own (its tests stop
 brokers): eligible leader replicas read as the official tool prints them, fenced brokers, Kafka 4's
-health counts and the cancel projection."""
+health counts and the cancel projection; the decommission flow from the command line, from cordon
+to unregister."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
 from console import cli
 from console.core.health import kafka_health, project_cancel
-from console.core.model import ReplicaRole
+from console.core.model import BrokerId, ReplicaRole
 from console.moves.cancel import plan_cancel
 from console.sandbox.cluster import Sandbox
 from console.state.merge import REPLICA_ON_FENCED_BROKER
@@ -24,8 +27,9 @@ from tests.support import own_sandbox, settings_for, wait_for
 
 @pytest.fixture(scope="module")
 def safety_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    """Kafka 4.x KRaft, the module's own: its tests stop brokers."""
-    yield from own_sandbox(tmp_path_factory, "sandbox-safety")
+    """Kafka 4.x KRaft with four brokers (0–2 are also the controllers), the module's own: its tests
+    stop brokers, and the last one takes broker 3 out for good."""
+    yield from own_sandbox(tmp_path_factory, "sandbox-safety", brokers=4)
 
 
 def official_elr(sb: Sandbox, topic: str) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
@@ -118,3 +122,45 @@ def test_elr_fenced_broker_health_and_cancel_projection(
             lambda: not (s := reader.snapshot()).partition("elr", 0).elr and s, timeout=60, what="ELR cleared"
         )
         assert not kafka_health(after).under_min_isr
+
+
+def test_decommission_from_the_command_line_cordons_drains_and_unregisters(
+    safety_sandbox: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sb, bs = safety_sandbox, safety_sandbox.bootstrap_servers
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    make_topic(bs, "dec", 4, 2, 100, assignment=[[3, 0], [1, 3], [3, 2], [0, 1]])
+    plan_file = tmp_path / "drain.json"
+
+    def run(*args: str) -> tuple[int, dict[str, Any]]:
+        code = cli.main(["decommission", "--bootstrap-server", bs, *args, "--json"])
+        return code, json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+    code, flow = run("--broker", "3", "--plan-file", str(plan_file))
+    assert (code, flow["step"], flow["blocked"]) == (0, "review", None), flow
+    with ClusterReader(settings_for(sb)) as reader:
+        b3 = reader.snapshot().broker(BrokerId(3))
+        assert b3 is not None and b3.cordoned is True  # cordoned.log.dirs=*, read back
+        drain = json.loads(plan_file.read_text())["partitions"]
+        assert {(e["topic"], e["partition"]) for e in drain} >= {("dec", 0), ("dec", 1), ("dec", 2)}
+        assert all(3 not in e["replicas"] for e in drain)
+        submit = ["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan_file)]
+        assert cli.main([*submit, "--plan-id", str(flow["plan_id"]), "--yes", "--no-elect-leaders"]) == 0
+        capsys.readouterr()
+        code, flow = run("--id", str(flow["id"]))
+        assert (code, flow["step"]) == (1, "shut down") and "Broker 3 is still running" in flow["blocked"]
+        # an unregister now is refused before anything is sent
+        code, flow = run("--id", str(flow["id"]), "--unregister", "--yes")
+        assert code == 1 and flow["step"] == "shut down"
+        sb.stop("broker-3")
+        wait_for(lambda: (b := reader.snapshot().broker(BrokerId(3))) is not None and b.fenced, what="broker 3 fenced")
+        code, flow = run("--id", str(flow["id"]))
+        assert (code, flow["step"], flow["blocked"]) == (0, "unregister", None), flow
+        code, flow = run("--id", str(flow["id"]), "--unregister", "--yes")
+        assert (code, flow["step"]) == (0, "done"), flow
+        registered = reader.kafka.describe_registered()
+        assert registered is not None and 3 not in {b.id for b in registered}
+        assert reader.snapshot().broker(BrokerId(3)) is None
