@@ -7,7 +7,7 @@ from typing import TypedDict
 
 import streamlit as st
 
-from components import autosave, deps, keys, widgets
+from components import autosave, decommission, deps, keys, widgets
 from console.core.errors import ConfigError, ConsoleError, PlanFormatError
 from console.core.format import human_bytes, plural
 from console.core.model import BrokerId, cluster_key
@@ -61,6 +61,9 @@ def commit(new: Plan) -> None:
     autosave.pushed(owner)
     st.rerun()
 
+
+with st.expander("Decommission brokers: cordon, drain, verify, unregister", expanded=False):
+    decommission.panel(settings, state)
 
 with st.expander("Start a new draft", expanded=draft is None):
     source = st.segmented_control(
