@@ -8,7 +8,8 @@ from datetime import datetime, timedelta
 import streamlit as st
 
 from components import actions, deps, keys, widgets
-from console.core.format import human_bytes, human_duration
+from console.core.format import human_bytes, human_duration, ids_text, plural
+from console.core.health import kafka_health
 from console.core.model import PartitionHealth, cluster_key
 from console.present import live
 
@@ -64,6 +65,17 @@ def live_panel() -> None:
     )
     m[3].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
     m[4].metric("Stalled (adding on a down broker)", n.stalled)
+    if with_elr := kafka_health(state).with_elr:
+        st.caption(
+            f"Eligible leader replicas (KIP-966) on {plural(len(with_elr), 'partition')}: "
+            + "; ".join(
+                f"{p.name}: ELR {ids_text(p.elr, 'none')}"
+                + (f", last known {ids_text(p.last_known_elr)}" if p.last_known_elr else "")
+                for p in with_elr[:8]
+            )
+            + (" …" if len(with_elr) > 8 else "")
+            + ". They can still lead when their broker is not fenced."
+        )
     t = st.columns(4)
     t[0].metric(
         "Copy rate (observed)",

@@ -41,12 +41,13 @@ m[2].metric("Reassigning", n.reassigning)
 m[3].metric("Truly under-replicated", n.under_replicated)
 health = kafka_health(state)
 m[4].metric(
-    "Under min ISR (electable)",
+    "Under min ISR",
     len(health.under_min_isr),
-    help="ISR below min.insync.replicas, a replica still electable (KIP-966): writes refused, nothing lost.",
+    help="ISR below min.insync.replicas, a replica still electable (in sync, or an eligible leader replica on a "
+    "live broker, KIP-966): writes with acks=all refused, nothing lost.",
 )
 m[5].metric(
-    "Offline (nothing electable)",
+    "Offline",
     len(health.offline),
     help="No leader and no replica the controller may elect (ISR, or an eligible leader replica on a live broker)."
     + (f" {len(health.leaderless)} more have no leader yet but can elect one." if health.leaderless else ""),

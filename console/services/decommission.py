@@ -267,19 +267,22 @@ def _drain(
 def _verify(
     store: Store, cluster: ClusterGateway, who: Identity, name: str, flow: Decommission, state: ClusterState
 ) -> None:
+    if not _back_to_plan_if_holding(store, who, flow, state):
+        _set(store, who, flow, Step.SHUT_DOWN, note=f"Verified: broker {ids_text(flow.brokers)} holds no replica.")
+
+
+def _back_to_plan_if_holding(store: Store, who: Identity, flow: Decommission, state: ClusterState) -> bool:
+    """Replicas on the brokers (left, or placed there since): the flow goes back to planning, saying which."""
     holding = _holding(state, flow.brokers)
     if holding:
         _set(store, who, flow, Step.PLAN, blocked=f"{holding} Continue to generate a drain plan for them.")
-    else:
-        _set(store, who, flow, Step.SHUT_DOWN, note=f"Verified: broker {ids_text(flow.brokers)} holds no replica.")
+    return bool(holding)
 
 
 def _shut_down(
     store: Store, cluster: ClusterGateway, who: Identity, name: str, flow: Decommission, state: ClusterState
 ) -> None:
-    holding = _holding(state, flow.brokers)
-    if holding:
-        _set(store, who, flow, Step.PLAN, blocked=f"{holding} Continue to generate a drain plan for them.")
+    if _back_to_plan_if_holding(store, who, flow, state):
         return
     running = _running(state, flow.brokers)
     if running:

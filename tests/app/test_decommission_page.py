@@ -37,12 +37,17 @@ def button(at: AppTest, label: str) -> object:
     return next(b for b in at.button if b.label == label)
 
 
-def test_an_operator_decommissions_a_broker_from_the_drafts_page(fake_cluster, sandbox_users):
-    with_broker_3(fake_cluster)
+def start_flow() -> AppTest:
+    """An operator's Drafts page, with the decommission of broker 3 started from it."""
     at = drafts(sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator"))
     at.multiselect(key="decommission.brokers").set_value([3])
     next(b for b in at.button if b.label == "Start the decommission").click()
-    at.run()
+    return at.run()
+
+
+def test_an_operator_decommissions_a_broker_from_the_drafts_page(fake_cluster, sandbox_users):
+    with_broker_3(fake_cluster)
+    at = start_flow()
     assert not at.exception and not at.error, [e.value for e in at.error]
     text = " ".join(m.value for m in at.markdown)
     assert "Decommission 1" in text and "▶️ **review**" in text and "✅ cordon" in text
@@ -84,10 +89,7 @@ def test_an_operator_decommissions_a_broker_from_the_drafts_page(fake_cluster, s
 
 def test_a_viewer_sees_the_flow_without_buttons(fake_cluster, sandbox_users):
     with_broker_3(fake_cluster)
-    op = drafts(sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator"))
-    op.multiselect(key="decommission.brokers").set_value([3])
-    next(b for b in op.button if b.label == "Start the decommission").click()
-    op.run()
+    start_flow()
     viewer = drafts(sign_in(AppTest.from_file(APP, default_timeout=60).run(), "viewer"))
     assert "Decommission 1" in " ".join(m.value for m in viewer.markdown)
     assert not [b for b in viewer.button if b.label in ("Check and continue", "Abandon", "Start the decommission")]

@@ -13,7 +13,7 @@ import pytest
 
 from console.sandbox.cluster import Sandbox, free_port
 from tests.e2e.browser import ROOT
-from tests.support import wait_for
+from tests.support import own_sandbox, wait_for
 
 
 @pytest.fixture
@@ -21,6 +21,19 @@ def app_url(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
     """`streamlit run app.py` on the sandbox (Kafka 4.x KRaft, named "sandbox"), its data dir
     ``tmp_path``, its output in ``tmp_path / "streamlit.log"``; the URL once it answers its health check."""
     yield from _serve(sandbox, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def four_brokers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    """Kafka 4.x KRaft with four brokers (0–2 also the controllers), the module's own: its tests stop
+    brokers and take broker 3 out for good."""
+    yield from own_sandbox(tmp_path_factory, "sandbox-e2e-kafka4", brokers=4)
+
+
+@pytest.fixture
+def four_app_url(four_brokers: Sandbox, tmp_path: Path) -> Iterator[str]:
+    """As ``app_url``, on ``four_brokers``."""
+    yield from _serve(four_brokers, tmp_path)
 
 
 @pytest.fixture
