@@ -109,7 +109,8 @@ def test_state_text_names_brokers_in_flight_and_counts():
     assert "1: none" in in_flight[1] and "4: none; 5: none; 6: none" in in_flight[1]  # nothing throttled
     assert "Sources: metadata ok, reassignments ok, log dirs ok" in text
     brokers = text.split("Brokers:\n", 1)[1].splitlines()
-    assert brokers[1].split()[3:6] == ["yes", "yes", "yes"]  # live, eligible, controller in words
+    # live, eligible, cordoned (not read in this snapshot), controller, in words
+    assert brokers[1].split()[3:7] == ["yes", "yes", "unknown", "yes"]
 
 
 def test_table_text_aligns_columns():
