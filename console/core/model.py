@@ -707,13 +707,17 @@ class ClusterState:
         )
 
     def brokers_to_pandas(self) -> pd.DataFrame:
-        """One row per broker: rack, host, live, eligible, replicas, partitions led, bytes on disk."""
+        """One row per broker: rack, host, live, eligible, cordoned (None: not known), replicas,
+        partitions led, bytes on disk."""
         import pandas as pd
 
         totals = self.broker_totals
         return pd.DataFrame(
-            [(int(b.id), b.rack, b.host, b.live, b.eligible, *totals.get(b.id, (0, 0, 0))) for b in self.brokers],
-            columns=["broker", "rack", "host", "live", "eligible", "replicas", "leaders", "bytes"],
+            [
+                (int(b.id), b.rack, b.host, b.live, b.eligible, b.cordoned, *totals.get(b.id, (0, 0, 0)))
+                for b in self.brokers
+            ],
+            columns=["broker", "rack", "host", "live", "eligible", "cordoned", "replicas", "leaders", "bytes"],
         )
 
     # -- lookups -----------------------------------------------------------------------------

@@ -348,7 +348,8 @@ def _pylist(c: Column) -> Column:
 
 def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     """The per-entry checks of :func:`console.plans.validate.validate`, with the same codes,
-    messages and hints, ordered as it orders them (errors first, then plan order, then check)."""
+    messages and hints, ordered as it orders them (errors first, then plan order, then check).
+    Not yet: ``cordoned-destination`` (KIP-1066 cordons), which only the in-process check gives."""
     name = F.concat(F.col("topic"), F.lit("-"), F.col("partition").cast("string"))
     b = inputs.brokers.select(
         "cluster",

@@ -88,12 +88,15 @@ def move_to_first(plan: Plan, broker: BrokerId, keys: Iterable[TopicPartition] |
 
 def set_replication_factor(plan: Plan, state: ClusterState, topic: str, rf: int) -> Plan:
     """Every entry of ``topic`` gets ``rf`` replicas: dropping from the end, or adding eligible
-    brokers that put the partition on a new rack first, then the least loaded ones."""
+    brokers (never a cordoned one) that put the partition on a new rack first, then the least
+    loaded ones."""
     if rf < 1:
         raise PlanFormatError([f"the replication factor must be at least 1, not {rf}"])
-    eligible = [b for b in state.brokers if b.eligible]
+    eligible = [b for b in state.brokers if b.eligible and not b.cordoned]
     if rf > len(eligible):
-        raise PlanFormatError([f"replication factor {rf} needs {rf} eligible brokers; the cluster has {len(eligible)}"])
+        raise PlanFormatError(
+            [f"replication factor {rf} needs {rf} eligible, uncordoned brokers; the cluster has {len(eligible)}"]
+        )
     load = {b.id: state.broker_totals.get(b.id, (0, 0, 0))[0] for b in eligible}
     rack = {b.id: b.rack for b in eligible}
 

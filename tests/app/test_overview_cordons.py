@@ -90,3 +90,30 @@ def test_below_4_3_overview_says_not_available(fake_cluster, sandbox_users):
     assert set(cordon_column(at).values()) == {"not available on this cluster"}
     assert any("Cordoned brokers and log dirs: not available on this cluster" in c.value for c in at.caption)
     assert not [b for b in at.button if "ordon" in b.label]
+
+
+def test_review_lets_an_operator_submit_onto_a_cordoned_broker_only_when_ticked(fake_cluster, sandbox_users):
+    from console.access.auth import Identity
+    from console.plans.plan import Plan, PlanEntry
+    from console.services import plans as plan_service
+    from console.storage.store import Store
+
+    with fake_cluster.held() as fake:
+        fake.at_level(33)
+        fake.create_topic("cx", [[0], [1]], size=1024)
+        fake.broker_configs.setdefault(BrokerId(2), {})[CORDONED_LOG_DIRS] = "*"
+    state = fake_cluster.snapshot()
+    plan = Plan.of([PlanEntry("cx", 0, (BrokerId(2),))]).with_basis(state)
+    plan_id = plan_service.save_plan(Store(), Identity.cli("ann"), state, "test", "onto 2", plan)
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["plan"] = str(plan_id)
+    at.run()
+    sign_in(at, "operator")
+    at.switch_page("views/review.py").run()
+    assert not at.exception
+    assert "cordoned brokers or log dirs" in at.error[0].value
+    assert not [b for b in at.button if b.label == "Submit…"]
+    at.checkbox(key="review.allow_cordoned").check().run()
+    assert not at.exception
+    assert [b for b in at.button if b.label == "Submit…"]

@@ -293,3 +293,13 @@ def test_a_broker_down_cannot_be_cordoned(store: Store) -> None:
     with pytest.raises(ConfigError, match="Broker 2 is not registered"):
         cordon_service.cordon(store, f, ANN, 2, DIRS[0])
     assert not f.calls_to("alter_configs")
+
+
+def test_the_drafts_replication_factor_edit_never_adds_a_cordoned_broker() -> None:
+    from console.plans.drafting import set_replication_factor
+
+    f = cordoned_by_config(fake(), 3, "*")
+    state = f.snapshot()
+    start = Plan.of([PlanEntry("t", p.partition, p.replicas) for p in state.partitions])
+    wider = set_replication_factor(start, state, "t", 3)
+    assert all(len(e.replicas) == 3 and BrokerId(3) not in e.replicas for e in wider.entries)
