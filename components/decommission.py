@@ -30,18 +30,20 @@ _SHOWN = {
 
 
 def steps_line(flow: Decommission) -> str:
-    """The steps as one line: done ones ticked, the current one marked (blocked: a stop sign)."""
+    """The steps as one line of Streamlit markdown: done ones ticked, the current one marked (blocked:
+    a stop sign), the rest empty circles (Material icons: no emoji font needed)."""
     if flow.step is DecommissionStep.ABANDONED:
-        return "abandoned"
+        return ":material/cancel: abandoned"
     at = _ORDER.index(flow.step)
     parts = []
     for i, s in enumerate(_ORDER):
         if i < at or flow.step is DecommissionStep.DONE:
-            parts.append(f"✅ {_SHOWN[s]}")
+            parts.append(f":green[:material/check_circle:] {_SHOWN[s]}")
         elif i == at:
-            parts.append(f"{'⛔' if flow.blocked else '▶️'} **{_SHOWN[s]}**")
+            icon = ":red[:material/block:]" if flow.blocked else ":blue[:material/play_circle:]"
+            parts.append(f"{icon} **{_SHOWN[s]}**")
         else:
-            parts.append(f"◻️ {_SHOWN[s]}")
+            parts.append(f":gray[:material/radio_button_unchecked:] {_SHOWN[s]}")
     return " → ".join(parts)
 
 

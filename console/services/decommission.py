@@ -172,8 +172,8 @@ _NEXT = {
     Step.VERIFY: "Next: check that the brokers hold nothing.",
     Step.SHUT_DOWN: "Next: shut the brokers down on their hosts, then check again.",
     Step.UNREGISTER: "The brokers hold nothing and are shut down: unregister them.",
-    Step.DONE: "Done.",
-    Step.ABANDONED: "Abandoned.",
+    Step.DONE: "The brokers are gone from the cluster.",
+    Step.ABANDONED: "Stopped by an operator; its cordons stay.",
 }
 
 

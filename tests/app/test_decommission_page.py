@@ -50,7 +50,11 @@ def test_an_operator_decommissions_a_broker_from_the_drafts_page(fake_cluster, s
     at = start_flow()
     assert not at.exception and not at.error, [e.value for e in at.error]
     text = " ".join(m.value for m in at.markdown)
-    assert "Decommission 1" in text and "▶️ **review**" in text and "✅ cordon" in text
+    assert (
+        "Decommission 1" in text
+        and ":material/play_circle:] **review**" in text
+        and ":material/check_circle:] cordon" in text
+    )
     with fake_cluster.held() as fake:
         assert fake.broker_configs[BrokerId(3)][CORDONED_LOG_DIRS] == "*"
     assert any(b.label == "Open the drain plan in Review" for b in at.button)
@@ -68,20 +72,20 @@ def test_an_operator_decommissions_a_broker_from_the_drafts_page(fake_cluster, s
     at.run()
     assert not at.exception
     assert any("Broker 3 is still running" in w.value for w in at.warning)
-    assert "⛔ **shut down**" in " ".join(m.value for m in at.markdown)
+    assert ":material/block:] **shut down**" in " ".join(m.value for m in at.markdown)
 
     with fake_cluster.held() as fake:
         fake.stop_broker(3)  # shut down on its host: fenced
     button(at, "Check and continue").click()  # type: ignore[attr-defined]
     at.run()
-    assert "▶️ **unregister**" in " ".join(m.value for m in at.markdown)
+    assert ":material/play_circle:] **unregister**" in " ".join(m.value for m in at.markdown)
     unregister = button(at, "Unregister broker 3")
     assert unregister.disabled  # type: ignore[attr-defined]
     at.checkbox(key="decommission.sure.1").check().run()
     button(at, "Unregister broker 3").click()  # type: ignore[attr-defined]
     at.run()
     assert not at.exception and not at.error
-    assert "✅ done" in " ".join(m.value for m in at.markdown)
+    assert ":material/check_circle:] done" in " ".join(m.value for m in at.markdown)
     with fake_cluster.held() as fake:
         assert BrokerId(3) not in fake.racks
     assert [e.outcome for e in store.audit.entries() if e.action == "unregister-broker"] == ["sending", "unregistered"]
