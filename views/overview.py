@@ -9,12 +9,13 @@ import streamlit as st
 from components import deps, keys, widgets
 from console.core.cluster_info import cordons_supported, cordons_text, quorum_text, status_text, summary_line
 from console.core.errors import ConsoleError
-from console.core.format import plural
+from console.core.format import ids_text, plural
 from console.core.health import kafka_health
 from console.core.model import BrokerId, ClusterMode, SourceStatus
 from console.moves.throttles import cluster_default_kept, leftover_throttles
 from console.present import charts, cluster, live
 from console.services import cordons as cordon_service
+from console.services import decommission as decommission_service
 from console.services import runs as run_service
 
 st.header("Cluster overview")
@@ -132,6 +133,28 @@ else:
                 (st.success if done.confirmed else st.warning)(
                     done.summary() + (" The table above follows at the next refresh." if done.changed else "")
                 )
+
+# Fenced brokers that hold nothing (KIP-1073): shut down for good without a decommission flow; the
+# page offers the unregister, the service checks and sends it (operator role, audited).
+if idle := decommission_service.idle_fenced(state):
+    st.warning(
+        f"Broker {ids_text(idle)} is registered but fenced and holds no replica: once it is shut down for good, "
+        "unregister it (UnregisterBroker) so the cluster forgets it."
+    )
+    who = widgets.identity()
+    if who.can("unregister"):
+        u1, u2, u3 = st.columns(3)
+        gone = u1.selectbox("Fenced broker", list(idle), key="overview.unregister_broker")
+        sure = u2.checkbox("It is shut down for good", key="overview.unregister_sure")
+        if u3.button(f"Unregister broker {gone}", disabled=not sure, key="overview.unregister") and gone is not None:
+            try:
+                decommission_service.unregister_idle(deps.store(), deps.gateway(settings), who, settings.name, gone)
+            except ConsoleError as e:
+                st.error(f"{e.message} {e.hint}")
+            else:
+                st.success(f"Unregistered broker {gone}: the cluster no longer knows it.")
+    else:
+        st.caption(who.why_not("unregister"))
 
 st.subheader("Replication throttles set now")
 thr = live.throttle_rows(state)

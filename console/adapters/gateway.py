@@ -81,8 +81,8 @@ class LiveGateway:
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         return self.kafka.describe_configs(brokers, topics)
 
-    def unregister_broker(self, broker: BrokerId) -> None:
-        self.kafka.unregister_broker(broker)
+    def unregister_broker(self, broker: BrokerId) -> bool:
+        return self.kafka.unregister_broker(broker)
 
     def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
         if self.zookeeper is None:

@@ -688,25 +688,29 @@ class KafkaGateway:
 
         self._with_kp("IncrementalAlterConfigs on the cluster default", send)
 
-    def unregister_broker(self, broker: BrokerId) -> None:
+    def unregister_broker(self, broker: BrokerId) -> bool:
         """UnregisterBroker (API key 64; what ``kafka-cluster unregister --id N`` sends): the
         controller forgets the broker's registration. kafka-python 3.0.12 has no message for it:
         :mod:`console.adapters.protocol` declares it; it is sent to any broker, which hands it to
-        the controller, and its answer's error code is checked here. Unsupported (ZooKeeper mode,
+        the controller, and its answer's error code is checked here: False for
+        BROKER_ID_NOT_REGISTERED (there was nothing to unregister). Unsupported (ZooKeeper mode,
         before Kafka 3.3) raises :class:`UnsupportedByCluster`."""
         import kafka.errors
 
-        def send(c: Any) -> None:
+        def send(c: Any) -> bool:
             from console.adapters.protocol import UnregisterBrokerRequest
 
             async def call() -> Any:
                 return await c._manager.send(UnregisterBrokerRequest(broker_id=int(broker)))
 
             answer = c._manager.run(call)
+            if answer.error_code == kafka.errors.BrokerIdNotRegisteredError.errno:
+                return False
             if answer.error_code:
                 raise kafka.errors.for_code(answer.error_code)(answer.error_message or "")
+            return True
 
-        self._with_kp(f"UnregisterBroker of broker {broker}", send)
+        return self._with_kp(f"UnregisterBroker of broker {broker}", send)
 
     def _to_controller(
         self, what: str, fn: Callable[[Any], T], attempts: int, done: dict[TopicPartition, Outcome]

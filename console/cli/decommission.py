@@ -31,6 +31,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     dc.add_argument("--abandon", action="store_true", help="with --id: stop the flow (cordons stay)")
     dc.add_argument("--why", default="", help="with --abandon: the reason, for the audit log")
     dc.add_argument(
+        "--unregister-idle",
+        type=int,
+        metavar="N",
+        help="unregister broker N, fenced and holding nothing, outside a flow (asks first)",
+    )
+    dc.add_argument(
         "--plan-file",
         help="where the drain plan is written when it is generated (default: decommission-<id>.json here)",
     )
@@ -67,6 +73,8 @@ def decommission(args: argparse.Namespace) -> int:
     from console.storage.store import Store
 
     store = Store()
+    if args.unregister_idle is not None:
+        return _unregister_idle(args, store)
     if not args.broker and args.id is None:
         flows = store.decommissions.list()
         if args.json:
@@ -125,3 +133,26 @@ def decommission(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_flow_json(flow)))
     return Exit.FAILED if flow.blocked or refused else Exit.OK
+
+
+def _unregister_idle(args: argparse.Namespace, store: object) -> int:
+    import getpass
+
+    from console.access.auth import Identity
+    from console.core.errors import ConfigError
+    from console.services import decommission as flow_service
+    from console.storage.store import Store
+
+    assert isinstance(store, Store)
+    if not args.bootstrap_server:
+        raise ConfigError("Name the cluster: --bootstrap-server HOST:PORT.", "As for the other commands.")
+    n = args.unregister_idle
+    if not args.yes and not confirm.said_yes(f"Unregister broker {n} (shut down for good, holds nothing)? [yes/no] "):
+        print("Not confirmed: nothing was sent.", file=sys.stderr)
+        return Exit.FAILED
+    with connect(args) as reader:
+        flow_service.unregister_idle(store, reader.gateway(), Identity.cli(getpass.getuser()), reader.settings.name, n)
+    print(f"Unregistered broker {n}: the cluster no longer knows it.", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"unregistered": n}))
+    return Exit.OK

@@ -59,8 +59,9 @@ class ClusterGateway(Protocol):
     def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
         """Create ``/admin/reassign_partitions`` (Kafka before 2.4)."""
 
-    def unregister_broker(self, broker: BrokerId) -> None:
-        """UnregisterBroker (KRaft): the controller forgets a broker that is shut down for good."""
+    def unregister_broker(self, broker: BrokerId) -> bool:
+        """UnregisterBroker (KRaft): the controller forgets a broker that is shut down for good;
+        False when it had no such registration (BROKER_ID_NOT_REGISTERED)."""
 
 
 if TYPE_CHECKING:

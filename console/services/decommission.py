@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from console.access.auth import Identity
 from console.core.cluster_info import cordons_supported, cordons_text
-from console.core.errors import ConfigError, ConsoleError, GoalImpossible, RequestRefused
+from console.core.errors import ConfigError, ConsoleError, GoalImpossible
 from console.core.format import ids_text, plural
 from console.core.model import BrokerId, ClusterMode, ClusterState, SourceStatus, cluster_key
 from console.core.states import DecommissionStep, RunState
@@ -106,39 +106,52 @@ def unregister(store: Store, cluster: ClusterGateway, who: Identity, flow_id: in
         if (broker := state.broker(b)) is None or (not broker.registered and broker.fenced is not None):
             done.append(b)  # gone already (unregistered elsewhere)
             continue
-        ref = store.audit.record(who.name, flow.cluster, "unregister-broker", {"flow": flow_id, "broker": b}, "sending")
         try:
-            cluster.unregister_broker(b)
-        except RequestRefused as e:
-            if "BROKER_ID_NOT_REGISTERED" not in e.message:
-                store.audit.record(
-                    who.name,
-                    flow.cluster,
-                    "unregister-broker",
-                    {"broker": b},
-                    "refused",
-                    ref=ref,
-                    response={"error": e.message},
-                )
-                raise
-            store.audit.record(who.name, flow.cluster, "unregister-broker", {"broker": b}, "not registered", ref=ref)
+            _unregister_one(store, cluster, who, flow.cluster, b, {"flow": flow_id})
         except ConsoleError as e:
-            store.audit.record(
-                who.name,
-                flow.cluster,
-                "unregister-broker",
-                {"broker": b},
-                "failed",
-                ref=ref,
-                response={"error": e.message},
-            )
             _set(store, who, flow, Step.UNREGISTER, blocked=f"Broker {b} was not unregistered: {e.message}")
             raise
-        else:
-            store.audit.record(who.name, flow.cluster, "unregister-broker", {"broker": b}, "unregistered", ref=ref)
         done.append(b)
     _set(store, who, flow, Step.DONE, note=f"Unregistered broker {ids_text(done)}: the cluster no longer knows them.")
     return _flow(store, flow_id)
+
+
+def idle_fenced(state: ClusterState) -> tuple[BrokerId, ...]:
+    """Brokers that are registered but fenced and hold no replica: offered for unregister (KIP-1073)."""
+    held = {b for p in state.partitions for b in p.replicas}
+    return tuple(b.id for b in state.brokers if b.registered and b.fenced and b.id not in held)
+
+
+def unregister_idle(store: Store, cluster: ClusterGateway, who: Identity, cluster_name: str, broker: int) -> None:
+    """UnregisterBroker for a fenced broker that holds nothing, outside a decommission flow (one
+    that was shut down for good without one). Refused, nothing sent, for a broker that runs or
+    holds replicas."""
+    state = _readable(cluster.snapshot())
+    key = cluster_key(state, cluster_name)
+    b = BrokerId(int(broker))
+    require(store, who, "unregister", key, {"broker": b})
+    if b not in idle_fenced(state):
+        problem = _holding(state, (b,)) or _running(state, (b,)) or f"Broker {b} is not registered."
+        raise ConfigError(f"Not unregistered: {problem}", "Nothing was sent.")
+    _unregister_one(store, cluster, who, key, b, {})
+
+
+def _unregister_one(
+    store: Store, cluster: ClusterGateway, who: Identity, key: str, broker: BrokerId, extra: dict[str, object]
+) -> None:
+    """One UnregisterBroker, audited before it is sent and with its answer."""
+    request = {**extra, "broker": broker}
+    ref = store.audit.record(who.name, key, "unregister-broker", request, "sending")
+    try:
+        was = cluster.unregister_broker(broker)
+    except ConsoleError as e:
+        store.audit.record(
+            who.name, key, "unregister-broker", request, "failed", ref=ref, response={"error": e.message}
+        )
+        raise
+    store.audit.record(
+        who.name, key, "unregister-broker", request, "unregistered" if was else "not registered", ref=ref
+    )
 
 
 def abandon(store: Store, who: Identity, flow_id: int, why: str = "") -> Decommission:

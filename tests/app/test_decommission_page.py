@@ -98,3 +98,21 @@ def test_a_viewer_sees_the_flow_without_buttons(fake_cluster, sandbox_users):
     assert "Decommission 1" in " ".join(m.value for m in viewer.markdown)
     assert not [b for b in viewer.button if b.label in ("Check and continue", "Abandon", "Start the decommission")]
     assert any("Sign in as an operator" in i.value for i in viewer.info)
+
+
+def test_overview_offers_to_unregister_a_fenced_broker_that_holds_nothing(fake_cluster, sandbox_users):
+    with fake_cluster.held() as fake:
+        fake.kafka4 = True
+        fake.at_level(33)
+        fake.racks[BrokerId(3)] = "rack-a"  # registered, shut down (fenced), holds nothing
+    at = sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator")
+    at.switch_page("views/overview.py").run()
+    assert not at.exception
+    assert any("Broker 3 is registered but fenced and holds no replica" in w.value for w in at.warning)
+    assert button(at, "Unregister broker 3").disabled  # type: ignore[attr-defined]
+    at.checkbox(key="overview.unregister_sure").check().run()
+    button(at, "Unregister broker 3").click()  # type: ignore[attr-defined]
+    at.run()
+    assert [s.value for s in at.success] == ["Unregistered broker 3: the cluster no longer knows it."]
+    with fake_cluster.held() as fake:
+        assert BrokerId(3) not in fake.racks

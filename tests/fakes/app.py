@@ -118,9 +118,9 @@ class AppCluster:
         with self.held() as fake:
             fake.create_legacy_reassignment(targets)
 
-    def unregister_broker(self, broker: BrokerId) -> None:
+    def unregister_broker(self, broker: BrokerId) -> bool:
         with self.held() as fake:
-            fake.unregister_broker(broker)
+            return fake.unregister_broker(broker)
 
 
 class FakeParts:

@@ -39,7 +39,13 @@ from typing import TypeVar
 
 from console.adapters.records import Configs
 from console.core.cluster_info import METADATA_VERSION, cordons_supported
-from console.core.errors import ClusterUnavailable, ConsoleError, PartiallyApplied, RequestRefused, UnsupportedByCluster
+from console.core.errors import (
+    ClusterUnavailable,
+    ConsoleError,
+    PartiallyApplied,
+    RequestRefused,
+    UnsupportedByCluster,
+)
 from console.core.limits import (
     ALL_REPLICAS,
     BROKER_THROTTLE_KEYS,
@@ -450,21 +456,18 @@ class FakeCluster:
             self._alter(k, t)
         self._after(call, fault, dict(targets))
 
-    def unregister_broker(self, broker: BrokerId) -> None:
+    def unregister_broker(self, broker: BrokerId) -> bool:
         """As a KRaft controller (with :attr:`kafka4`): the broker's registration is forgotten; a
-        broker never registered is refused (BROKER_ID_NOT_REGISTERED). Before Kafka 4 here:
+        broker never registered is answered BROKER_ID_NOT_REGISTERED (False). Before Kafka 4 here:
         unsupported."""
         call, fault = self._begin("unregister_broker", broker)
         self._before(call, fault)
         if not self.kafka4:
             raise UnsupportedByCluster("The cluster does not support UnregisterBroker.", "KRaft only.")
-        if broker not in self.racks:
-            raise RequestRefused(
-                f"Kafka refused UnregisterBroker of broker {broker}: BROKER_ID_NOT_REGISTERED.", "Check the id."
-            )
-        del self.racks[broker]
+        was = broker in self.racks
+        self.racks.pop(broker, None)
         self.live.discard(broker)
-        self._after(call, fault, None)
+        return self._after(call, fault, was)
 
     # -- driving it ----------------------------------------------------------------------------------
     @property

@@ -5,6 +5,8 @@ ZooKeeper mode."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -184,3 +186,35 @@ def test_one_open_flow_per_broker(tmp_path: Path) -> None:
         flow_service.start(store, fake, ANN, fake.name, (2, 3))
     flow_service.abandon(store, ANN, first.id, "changed our mind")
     assert flow_service.start(store, fake, ANN, fake.name, (2, 3)).id != first.id
+
+
+def test_a_fenced_broker_holding_nothing_is_offered_and_unregistered_outside_a_flow(tmp_path: Path) -> None:
+    fake = kraft()
+    store = Store(tmp_path / "console.db")
+    fake.stop_broker(2)  # holds replicas of t: fenced, but not idle
+    assert flow_service.idle_fenced(fake.snapshot()) == ()
+    with pytest.raises(ConfigError, match="still have a replica on broker 2"):
+        flow_service.unregister_idle(store, fake, ANN, fake.name, 2)
+    fake.racks[BrokerId(4)] = "r4"
+    fake.live.add(BrokerId(4))  # a new broker, empty and running
+    with pytest.raises(ConfigError, match="Broker 4 is still running"):
+        flow_service.unregister_idle(store, fake, ANN, fake.name, 4)
+    with pytest.raises(NotPermitted):
+        flow_service.unregister_idle(store, fake, VIC, fake.name, 2)
+    assert not fake.calls_to("unregister_broker")
+    with fake_empty(fake, BrokerId(2)):
+        assert flow_service.idle_fenced(fake.snapshot()) == (BrokerId(2),)
+        flow_service.unregister_idle(store, fake, ANN, fake.name, 2)
+    assert BrokerId(2) not in fake.racks
+    sent = [(e.outcome, e.action) for e in store.audit.entries() if e.action == "unregister-broker"]
+    assert sent == [("sending", "unregister-broker"), ("unregistered", "unregister-broker")]
+
+
+@contextmanager
+def fake_empty(fake: FakeCluster, broker: BrokerId) -> Iterator[None]:
+    """The broker's replicas gone (moved off earlier, as a drain would)."""
+    for p in fake.parts.values():
+        if broker in p.replicas:
+            p.replicas = [b for b in p.replicas if b != broker]
+            p.isr = [b for b in p.isr if b != broker]
+    yield
