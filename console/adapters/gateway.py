@@ -63,9 +63,9 @@ class LiveGateway:
         return self.kafka.list_reassignments().keys()
 
     def alter_reassignments(
-        self, targets: Mapping[TopicPartition, tuple[BrokerId, ...] | None]
+        self, targets: Mapping[TopicPartition, tuple[BrokerId, ...] | None], *, allow_rf_change: bool = True
     ) -> dict[TopicPartition, Outcome]:
-        return self.kafka.alter_reassignments(targets)
+        return self.kafka.alter_reassignments(targets, allow_rf_change=allow_rf_change)
 
     def elect_leaders(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, Outcome]:
         return self.kafka.elect_leaders(keys)

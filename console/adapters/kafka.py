@@ -311,8 +311,60 @@ def out_of_isr_topics(
     return tuple(sorted(out))
 
 
-def _alter_reassignments(client: Any, request: Any) -> Any:
-    return client.alter_partition_reassignments(request)
+def _alter_reassignments(
+    client: Any, reassignments: Mapping[Any, list[int] | None], allow_rf_change: bool = True
+) -> dict[Any, tuple[Any, str | None]]:
+    """AlterPartitionReassignments through kafka-python's admin client: per partition (kafka-python's
+    ``TopicPartition``) its error class (None: accepted) and the controller's message.
+
+    kafka-python 3.0.12 (pinned) has no parameter for ``AllowReplicationFactorChange`` (KIP-860,
+    the request's v1, Kafka 4.1) in ``alter_partition_reassignments``, and keeps only each
+    partition's error class, not the controller's message ("The replication factor is changed
+    from 3 to 2"). So the request is built here as that method builds it (its input helper, its
+    timeout) and sent through the same controller routing, ``_send_request_to_controller`` (the
+    controller Metadata names, once more after NOT_CONTROLLER), on the client's event loop.
+
+    The version is the one kafka-python negotiates on the connection that carries the request: the
+    highest both it and that broker's ApiVersions have. On v0 kafka-python's encoder drops a v1
+    field without a word (Kafka's Java client refuses to), so a guarded request (``allow_rf_change``
+    False) asks for v1 at least (``min_version=1``): where the broker has no v1 (Kafka 3.9 and
+    older) the client fails it before anything is sent (IncompatibleBrokerVersion), and it is sent
+    again as before KIP-860, unguarded."""
+    from kafka import TopicPartition as KafkaTP
+    from kafka import errors as ke
+    from kafka.protocol.admin import AlterPartitionReassignmentsRequest
+
+    topics = client._process_alter_partition_reassignments_input(reassignments)
+    timeout_ms = client._validate_timeout(None)
+
+    def request(guarded: bool) -> Any:
+        if guarded:
+            return AlterPartitionReassignmentsRequest(
+                timeout_ms=timeout_ms, allow_replication_factor_change=False, topics=topics, min_version=1
+            )
+        return AlterPartitionReassignmentsRequest(timeout_ms=timeout_ms, topics=topics)
+
+    def top_level_error(r: Any) -> Any:
+        yield ke.for_code(r.error_code)
+
+    async def send() -> Any:
+        if not allow_rf_change:
+            try:
+                return await client._send_request_to_controller(request(True), top_level_error)
+            except ke.IncompatibleBrokerVersion:
+                pass  # no v1 on the broker that takes it: unguarded, as before KIP-860
+        return await client._send_request_to_controller(request(False), top_level_error)
+
+    response = client._manager.run(send)
+    out: dict[Any, tuple[Any, str | None]] = {}
+    for topic in response.responses:
+        for part in topic.partitions:
+            error = ke.for_code(part.error_code)
+            out[KafkaTP(topic.name, part.partition_index)] = (
+                None if error is ke.NoError else error,
+                part.error_message,
+            )
+    return out
 
 
 class _NoAnswer:
@@ -322,15 +374,16 @@ class _NoAnswer:
 NO_ANSWER = _NoAnswer
 
 
-def outcome_of(topic: str, partition: int, error: object) -> Outcome:
-    """From kafka-python's per-partition answer: None (accepted), an error class, or :data:`NO_ANSWER`."""
+def outcome_of(topic: str, partition: int, error: object, said: str | None = None) -> Outcome:
+    """From kafka-python's per-partition answer: None (accepted), an error class, or
+    :data:`NO_ANSWER`; ``said``: the controller's message for it (else the error's description)."""
     if error is None:
         return Outcome(topic, partition, True)
     if error is NO_ANSWER:
         return Outcome(topic, partition, False, "NO_ANSWER", "The controller's answer did not mention it.")
     code = str(getattr(error, "message", None) or getattr(error, "__name__", error))
     errno = getattr(error, "errno", None)
-    text = str(getattr(error, "description", "") or "")
+    text = str(said or getattr(error, "description", "") or "")
     return Outcome(topic, partition, False, code, f"{code} ({errno}): {text}" if errno is not None else text)
 
 
@@ -560,30 +613,40 @@ class KafkaGateway:
 
     # -- writes --------------------------------------------------------------------------------
     def alter_reassignments(
-        self, targets: Mapping[TopicPartition, tuple[BrokerId, ...] | None], batch: int = 2_000, attempts: int = 5
+        self,
+        targets: Mapping[TopicPartition, tuple[BrokerId, ...] | None],
+        batch: int = 2_000,
+        attempts: int = 5,
+        *,
+        allow_rf_change: bool = True,
     ) -> dict[TopicPartition, Outcome]:
         """AlterPartitionReassignments to the active controller: a target per partition, or None
         to cancel. Requests carry at most ``batch`` partitions. A request the controller did not
         take (NOT_CONTROLLER while it moves, no controller yet, a timeout) changed nothing and is
         sent again, up to ``attempts`` times; partition errors are the broker's own, per
-        partition. Raises :class:`ConsoleError` when a request never got an answer: the outcomes
-        of the requests before it are in :class:`PartiallyApplied`'s ``outcomes``."""
-        from kafka import TopicPartition as KTP
+        partition, with the controller's message. Raises :class:`ConsoleError` when a request
+        never got an answer: the outcomes of the requests before it are in
+        :class:`PartiallyApplied`'s ``outcomes``.
+
+        ``allow_rf_change`` False: the requests carry ``AllowReplicationFactorChange=false`` where
+        the broker taking them has AlterPartitionReassignments v1 (Kafka 4.1+; KIP-860), and go
+        unguarded, as before, where it has not (:func:`_alter_reassignments`)."""
+        from kafka import TopicPartition as KafkaTP
 
         out: dict[TopicPartition, Outcome] = {}
         items = list(targets.items())
         for start in range(0, len(items), batch):
             chunk = items[start : start + batch]
-            request = {KTP(t, p): (None if r is None else [int(b) for b in r]) for (t, p), r in chunk}
+            request = {KafkaTP(t, p): (None if r is None else [int(b) for b in r]) for (t, p), r in chunk}
             answer = self._to_controller(
                 "AlterPartitionReassignments",
-                partial(_alter_reassignments, request=request),
+                partial(_alter_reassignments, reassignments=request, allow_rf_change=allow_rf_change),
                 attempts,
                 out,
             )
             for (t, p), _ in chunk:
-                err = answer.get(KTP(t, p), NO_ANSWER)
-                out[(t, p)] = outcome_of(t, p, err)
+                err, said = answer.get(KafkaTP(t, p), (NO_ANSWER, None))
+                out[(t, p)] = outcome_of(t, p, err, said)
         return out
 
     def elect_leaders(self, keys: Iterable[TopicPartition], batch: int = 2_000) -> dict[TopicPartition, Outcome]:

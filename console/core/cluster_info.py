@@ -59,6 +59,11 @@ CORDON_LEVEL = 30
 """``metadata.version`` 4.3-IV0: cordoned log dirs (KIP-1066) are enforced from this level."""
 DESCRIBE_TOPIC_PARTITIONS = 75
 """API key of DescribeTopicPartitions (ELR per partition, paged)."""
+ALTER_PARTITION_REASSIGNMENTS = 45
+"""API key of AlterPartitionReassignments."""
+RF_GUARD_VERSION = 1
+"""Its first version with ``AllowReplicationFactorChange`` (KIP-860, Kafka 4.1): the
+replication-factor guard (``console.moves.rf_guard``)."""
 
 
 def metadata_version_name(level: int) -> str:
@@ -242,6 +247,26 @@ def capabilities(info: ClusterInfo) -> list[Capability]:
                 f"every broker answers it (v{dtp.min_version}–v{dtp.max_version})",
             )
         )
+
+    apr = info.api(ALTER_PARTITION_REASSIGNMENTS)
+    if info.versions_status is not SourceStatus.OK:
+        why = f"the brokers' API versions were not read ({status_text(info.versions_status)})"
+        out.append(Capability("Replication-factor guard", False, why))
+    elif apr is None:
+        why = "not every broker answers AlterPartitionReassignments (ApiVersions)"
+        out.append(Capability("Replication-factor guard", False, why))
+    elif apr.max_version >= RF_GUARD_VERSION:
+        why = (
+            f"every broker answers AlterPartitionReassignments v{RF_GUARD_VERSION} (KIP-860): moves that keep "
+            "the replication factor are sent with AllowReplicationFactorChange=false, RF changes on their own"
+        )
+        out.append(Capability("Replication-factor guard", True, why))
+    else:
+        why = (
+            f"AlterPartitionReassignments only up to v{apr.max_version} here (v{RF_GUARD_VERSION}, KIP-860, "
+            "came with Kafka 4.1): requests go unguarded"
+        )
+        out.append(Capability("Replication-factor guard", False, why))
 
     out.append(
         Capability(

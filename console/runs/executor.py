@@ -41,10 +41,12 @@ from console.core.model import (
 )
 from console.core.states import RunState, SubmitPath, WaveState, wave_end_for
 from console.moves.progress import waiting_on
+from console.moves.rf_guard import split_by_rf
 from console.moves.throttles import Throttle, merged, unmerged, wave_throttle
 from console.plans.plan import PlanEntry, parse_plan
 from console.runs.audited import Intent
 from console.runs.gateway import ClusterGateway
+from console.runs.reassign import send_reassignments
 from console.storage.runs import ELECTION_WAVE, LedgerEntry, Run, Wave
 from console.storage.store import Store
 
@@ -508,7 +510,7 @@ class Executor:
         request = {"run": run.id, "wave": wave.number, "partitions": [[t, p, list(r)] for (t, p), r in send.items()]}
         if send and run.path is SubmitPath.ZOOKEEPER:
             self._send_znode(run, wave, request, send)
-        elif send and not self._send_wave(run, wave, request, send):  # older than 2.4: the znode path instead
+        elif send and not self._send_wave(run, wave, request, send, state):  # older than 2.4: the znode path instead
             return self._submit(self.store.runs.require(run.id), wave, state)
         took = [o for o in self.store.runs.outcomes(run.id, wave.number) if o.accepted]
         if not took:  # nothing of the wave runs: stop here, nothing more is sent
@@ -570,14 +572,24 @@ class Executor:
             intent.answer("znode created")
 
     def _send_wave(
-        self, run: Run, wave: Wave, request: dict[str, object], send: dict[TopicPartition, tuple[BrokerId, ...]]
+        self,
+        run: Run,
+        wave: Wave,
+        request: dict[str, object],
+        send: dict[TopicPartition, tuple[BrokerId, ...]],
+        state: ClusterState,
     ) -> bool:
-        """The wave through AlterPartitionReassignments; False when the cluster is older than 2.4
-        and has ZooKeeper (nothing was applied: the run takes the znode path)."""
+        """The wave through AlterPartitionReassignments, split by replication factor as ``state``
+        shows the partitions (:func:`~console.runs.reassign.send_reassignments`: moves that keep it
+        guarded, RF changes on their own, named in the audited request); False when the cluster is
+        older than 2.4 and has ZooKeeper (nothing was applied: the run takes the znode path)."""
+        _, changing = split_by_rf(send, state.partition_index)
+        if changing:
+            request = {**request, "rf_changes": [[t, p] for t, p in changing]}
         intent = self._announce(run, "submit-wave", request)
         try:
             outcomes = intent.send(
-                partial(self.cluster.alter_reassignments, send),
+                partial(send_reassignments, self.cluster, send, state),
                 answered_by_caller=(UnsupportedByCluster, PartiallyApplied),
             )
         except UnsupportedByCluster as e:

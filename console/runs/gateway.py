@@ -40,8 +40,13 @@ class ClusterGateway(Protocol):
     def list_reassignments(self) -> Collection[TopicPartition]:
         """The partitions the controller lists as reassigning (cheap: for waiting on a cancel)."""
 
-    def alter_reassignments(self, targets: Targets) -> dict[TopicPartition, Outcome]:
-        """AlterPartitionReassignments; per partition the controller's answer."""
+    def alter_reassignments(self, targets: Targets, *, allow_rf_change: bool = True) -> dict[TopicPartition, Outcome]:
+        """AlterPartitionReassignments; per partition the controller's answer. ``allow_rf_change``
+        False: sent with ``AllowReplicationFactorChange=false`` (KIP-860), the controller refusing,
+        per partition (``INVALID_REPLICATION_FACTOR``), any entry whose replica count differs from
+        the partition's replication factor; on a cluster without AlterPartitionReassignments v1
+        (Kafka 3.9 and older) the request goes as before, unguarded. The write path sends through
+        :func:`console.runs.reassign.send_reassignments`, which splits a request by RF."""
 
     def elect_leaders(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, Outcome]:
         """Preferred leader election of ``keys``; per partition the answer."""

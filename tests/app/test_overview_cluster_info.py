@@ -38,7 +38,7 @@ def test_overview_shows_version_mode_features_quorum_and_capabilities(fake_clust
                 500,
                 (QuorumMember(0, 500, 0, now_ms, now_ms), QuorumMember(1, 480, 20, now_ms - 3_000, now_ms - 9_000)),
             ),
-            apis=(ApiRange(75, 0, 0),),
+            apis=(ApiRange(45, 0, 1), ApiRange(75, 0, 0)),
             versions_status=OK,
             features_status=OK,
             quorum_status=OK,
@@ -62,7 +62,8 @@ def test_overview_shows_version_mode_features_quorum_and_capabilities(fake_clust
     why = dict(zip(caps["capability"], caps["why"], strict=True))
     assert on["Eligible leader replicas"] == "off"
     assert why["Eligible leader replicas"] == "eligible.leader.replicas.version is 0 on this cluster"
-    assert on["Cordoned log dirs"] == on["DescribeTopicPartitions"] == "on"
+    assert on["Cordoned log dirs"] == on["DescribeTopicPartitions"] == on["Replication-factor guard"] == "on"
+    assert "AllowReplicationFactorChange=false" in why["Replication-factor guard"]
     brokers = next(t for t in tables if "rack" in t.columns)
     assert list(brokers["rack"]) == ["rack-a", "rack-b", "rack-c"]
 
@@ -73,6 +74,7 @@ def test_overview_on_a_zookeeper_cluster_says_the_quorum_is_not_available(fake_c
             read_at=time.time(),
             api_version="3.9",
             mode=ClusterMode.ZOOKEEPER,
+            apis=(ApiRange(45, 0, 0),),
             versions_status=OK,
             features_status=OK,
             quorum_status=SourceStatus.UNSUPPORTED,
@@ -84,3 +86,6 @@ def test_overview_on_a_zookeeper_cluster_says_the_quorum_is_not_available(fake_c
     assert "Kafka 3.9 · ZooKeeper · no controller quorum (ZooKeeper mode)" in text
     assert "Controller quorum: not available on this cluster" in text
     assert "the cluster reports no feature flag" in text
+    caps = next(d.value for d in at.dataframe if "capability" in d.value.columns)
+    guard = caps[caps["capability"] == "Replication-factor guard"].iloc[0]
+    assert guard["on"] == "off" and "only up to v0" in guard["why"]

@@ -94,9 +94,9 @@ class AppCluster:
         with self.held() as fake:
             return fake.list_reassignments()
 
-    def alter_reassignments(self, targets: Targets) -> dict[TopicPartition, Outcome]:
+    def alter_reassignments(self, targets: Targets, *, allow_rf_change: bool = True) -> dict[TopicPartition, Outcome]:
         with self.held() as fake:
-            return fake.alter_reassignments(targets)
+            return fake.alter_reassignments(targets, allow_rf_change=allow_rf_change)
 
     def elect_leaders(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, Outcome]:
         with self.held() as fake:

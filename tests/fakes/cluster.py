@@ -11,6 +11,10 @@ What it simulates:
   ``INVALID_REPLICA_ASSIGNMENT`` (adding on a broker that is not live, empty or duplicate targets),
   and any code asked for with :meth:`FakeCluster.reject` (for elections,
   :meth:`FakeCluster.reject_election`);
+* the replication-factor guard (KIP-860): a request sent with ``allow_rf_change=False`` has every
+  entry whose replica count differs from the partition's RF (R − RR, as Kafka's controller counts
+  it) refused, per partition, ``INVALID_REPLICATION_FACTOR`` with Kafka's message; with
+  :attr:`FakeCluster.rf_guard` False the fake is a Kafka 3.9 (no v1: the flag is not sent);
 * copying on a fake clock: :meth:`FakeCluster.advance` copies ``copy_rate`` bytes/s into each
   adding replica, held to the destination broker's ``follower.replication.throttled.rate``
   (shared by its throttled adding replicas) when the topic's follower list throttles it, and 0
@@ -93,6 +97,8 @@ class Call:
     result: object = None
     """The answer; for a call that applied and then raised, what it applied."""
     error: BaseException | None = None
+    options: dict[str, object] = field(default_factory=dict)
+    """Keyword options asked for (``allow_rf_change`` of ``alter_reassignments``)."""
 
 
 @dataclass
@@ -183,6 +189,9 @@ class FakeCluster:
         leader replica (KIP-966)."""
         self.min_isr: dict[str, int] = {}
         """Each topic's ``min.insync.replicas`` (1 when not set)."""
+        self.rf_guard = True
+        """The controller takes ``AllowReplicationFactorChange`` (AlterPartitionReassignments v1,
+        Kafka 4.1+); False: a Kafka 3.9, where requests go without it (never guarded)."""
 
     @classmethod
     def of(
@@ -340,18 +349,21 @@ class FakeCluster:
         self._before(call, fault)
         return self._after(call, fault, [k for k, p in self.parts.items() if p.adding or p.removing])
 
-    def alter_reassignments(self, targets: Targets) -> dict[TopicPartition, Outcome]:
-        """Per partition as the controller answers; a :class:`PartiallyApplied` fault applies the
+    def alter_reassignments(self, targets: Targets, *, allow_rf_change: bool = True) -> dict[TopicPartition, Outcome]:
+        """Per partition as the controller answers (with ``allow_rf_change`` False and
+        :attr:`rf_guard`, an RF change is refused); a :class:`PartiallyApplied` fault applies the
         first half of the targets (in request order) and raises with their outcomes."""
         call, fault = self._begin("alter_reassignments", dict(targets))
+        call.options = {"allow_rf_change": allow_rf_change}
+        guarded = not allow_rf_change and self.rf_guard
         items = list(targets.items())
         if fault is not None and isinstance(fault.error, PartiallyApplied):
-            done = {k: self._alter(k, t) for k, t in items[: len(items) // 2]}
+            done = {k: self._alter(k, t, guarded) for k, t in items[: len(items) // 2]}
             call.result = done
             call.error = error = PartiallyApplied(fault.error.cause, done)
             raise error
         self._before(call, fault)
-        return self._after(call, fault, {k: self._alter(k, t) for k, t in items})
+        return self._after(call, fault, {k: self._alter(k, t, guarded) for k, t in items})
 
     def elect_leaders(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, Outcome]:
         """Preferred election: the first replica leads when live and in sync (already leading counts as done)."""
@@ -558,7 +570,7 @@ class FakeCluster:
         return [c for c in self.calls if c.method == method]
 
     # -- inside ----------------------------------------------------------------------------------------
-    def _alter(self, key: TopicPartition, target: Sequence[BrokerId] | None) -> Outcome:
+    def _alter(self, key: TopicPartition, target: Sequence[BrokerId] | None, guarded: bool = False) -> Outcome:
         p = self.parts.get(key)
         if p is None:
             return Outcome(*key, False, "UNKNOWN_TOPIC_OR_PARTITION", "This server does not host this topic-partition.")
@@ -577,6 +589,13 @@ class FakeCluster:
         elif dead := [b for b in target if b not in original and b not in self.live]:
             return Outcome(
                 *key, False, "INVALID_REPLICA_ASSIGNMENT", f"Replica assignment has brokers that are not alive: {dead}."
+            )
+        elif guarded and len(target) != len(p.target):  # Kafka counts (R ∪ AR) − RR = R − RR
+            return Outcome(
+                *key,
+                False,
+                "INVALID_REPLICATION_FACTOR",
+                f"The replication factor is changed from {len(p.target)} to {len(target)}",
             )
         self.cancelling.pop(key, None)
         target = tuple(target)

@@ -90,7 +90,7 @@ def kraft_44() -> ClusterInfo:
         mode=decide_mode(OK, features, False),
         features=features,
         quorum=quorum,
-        apis=(ApiRange(75, 0, 0),),
+        apis=(ApiRange(45, 0, 1), ApiRange(75, 0, 0)),
         versions_status=OK,
         features_status=OK,
         quorum_status=OK,
@@ -177,6 +177,7 @@ def test_capabilities_on_kafka_44_kraft() -> None:
     assert caps["Eligible leader replicas"].on and "is 1 on this cluster" in caps["Eligible leader replicas"].why
     assert caps["Cordoned log dirs"].on and "4.4-IV2, 4.3-IV0 or later" in caps["Cordoned log dirs"].why
     assert caps["DescribeTopicPartitions"].on
+    assert caps["Replication-factor guard"].on and "v1 (KIP-860)" in caps["Replication-factor guard"].why
     assert caps["Controller quorum view"].on
     assert not caps["ZooKeeper view"].on and "KRaft" in caps["ZooKeeper view"].why
 
@@ -232,7 +233,7 @@ def test_overview_rows() -> None:
     ]
     assert (q[1]["last fetch"], q[0]["last fetch"]) == ("2 s ago", "never")
     assert ago_text(0, 600.0) == "10 min ago"
-    assert [r["on"] for r in capability_rows(info)] == ["on", "on", "on", "on", "off"]
+    assert [r["on"] for r in capability_rows(info)] == ["on", "on", "on", "on", "on", "off"]
 
 
 def test_the_snapshot_document_carries_it_and_reads_it_back() -> None:

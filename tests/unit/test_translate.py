@@ -176,17 +176,17 @@ def test_kafka_pythons_not_controller_runtime_error_is_known_by_where_it_is_rais
 
 # -- the controller retry ------------------------------------------------------------------------------------
 class Client:
-    """kafka-python's admin client as the controller retry uses it: each call raises the next error
-    given, then answers."""
+    """kafka-python's admin client as the controller retry uses it (through the adapter's
+    ``_alter_reassignments``): each call raises the next error given, then answers."""
 
     def __init__(self, calls: list[int], errors: list[BaseException]) -> None:
         self.calls, self.errors = calls, errors
 
-    def alter_partition_reassignments(self, request: dict[Any, Any]) -> dict[Any, Any]:
+    def alter(self, request: dict[Any, Any], allow_rf_change: bool) -> dict[Any, Any]:
         self.calls.append(1)
         if self.errors:
             raise self.errors.pop(0)
-        return dict.fromkeys(request)
+        return dict.fromkeys(request, (None, None))
 
     def close(self) -> None:
         pass
@@ -196,6 +196,11 @@ def gateway(monkeypatch: pytest.MonkeyPatch, errors: list[BaseException]) -> tup
     kafka = KafkaGateway(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}, name="x", timeout_s=1.0))
     calls: list[int] = []
     monkeypatch.setattr(kafka, "kafka_python", lambda: Client(calls, errors))
+    monkeypatch.setattr(
+        adapter,
+        "_alter_reassignments",
+        lambda client, reassignments, allow_rf_change=True: client.alter(reassignments, allow_rf_change),
+    )
     monkeypatch.setattr(adapter.time, "sleep", lambda _s: None)
     return kafka, calls
 
