@@ -153,6 +153,12 @@ class LogDir:
     """KIP-1066: the broker puts no new replica in this dir; None when DescribeLogDirs did not say
     (before v5)."""
 
+    @property
+    def offline(self) -> bool:
+        """DescribeLogDirs answered with an error for this dir (KAFKA_STORAGE_ERROR: the dir is
+        offline): its replicas are offline on the broker, and nothing can be put in it."""
+        return self.error is not None
+
 
 def cordon_list(value: str | None) -> tuple[str, ...]:
     """``cordoned.log.dirs`` as the cluster stores it (``/a,/b``, ``*``, empty) as a tuple of entries."""
@@ -432,6 +438,24 @@ class Partition(Keyed):
                 copied = 0
             out.append(ReplicaProgress(b, copied, leader_bytes, b in isr))
         return tuple(out)
+
+
+def replicas_in_dir(partitions: Iterable[Partition], broker: Broker, path: str) -> list[Partition]:
+    """The partitions with a replica in log dir ``path`` of ``broker`` (DescribeLogDirs). An online
+    dir lists its replicas; an offline one (``LogDir.error``) lists none, so its replicas are those
+    of the broker (in R, not being added) that no online dir of the broker lists: with several
+    dirs offline, they may be in any of them. Empty when the broker's dirs were not read."""
+    found = next((d for d in broker.log_dirs if d.path == path), None)
+    if found is None:
+        return []
+    b = broker.id
+    if not found.offline:
+        return [p for p in partitions if any(g.broker == b and g.log_dir == path and not g.is_future for g in p.logs)]
+    return [
+        p
+        for p in partitions
+        if b in p.replicas and b not in p.adding and not any(g.broker == b and not g.is_future for g in p.logs)
+    ]
 
 
 class _Outcome(NamedTuple):

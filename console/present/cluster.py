@@ -8,7 +8,7 @@ from typing import Any
 from console.core.cluster_info import ago_text, capabilities, cordons_supported, level_text, supported_text
 from console.core.format import human_bytes
 from console.core.limits import CORDON_ALL
-from console.core.model import Broker, ClusterInfo, ClusterState, QuorumMember
+from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, QuorumMember
 
 NOT_AVAILABLE = "not available on this cluster"
 """What Overview says of cordons where ``metadata.version`` is below 4.3-IV0."""
@@ -56,6 +56,36 @@ def log_dir_rows(state: ClusterState) -> list[dict[str, Any]]:
                 }
             )
     return rows
+
+
+def dir_contents(state: ClusterState) -> dict[tuple[BrokerId, str], tuple[int, int]]:
+    """Replicas and bytes per (broker, log dir), as DescribeLogDirs lists them (copies under way to
+    another dir left out; an offline dir lists nothing)."""
+    out: dict[tuple[BrokerId, str], tuple[int, int]] = {}
+    for p in state.partitions:
+        for g in p.logs:
+            if not g.is_future:
+                n, size = out.get((g.broker, g.log_dir), (0, 0))
+                out[(g.broker, g.log_dir)] = (n + 1, size + g.size)
+    return out
+
+
+def log_dir_label(broker: Broker, path: str, contents: dict[tuple[BrokerId, str], tuple[int, int]]) -> str:
+    """A log dir as a picker shows it: path, what it holds, free space, and whether it is offline
+    or cordoned."""
+    d = next((x for x in broker.log_dirs if x.path == path), None)
+    if d is None:
+        return path
+    n, size = contents.get((broker.id, path), (0, 0))
+    parts = [path]
+    if d.offline:
+        parts.append(f"offline ({d.error})")
+    else:
+        parts.append(f"{n:,} replica{'' if n == 1 else 's'} · {human_bytes(size)}")
+        parts.append(f"{human_bytes(d.usable_bytes)} free" if d.usable_bytes is not None else "free space unknown")
+    if broker.dir_cordoned(path):
+        parts.append("cordoned")
+    return " · ".join(parts)
 
 
 def feature_rows(info: ClusterInfo) -> list[dict[str, Any]]:

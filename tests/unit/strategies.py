@@ -117,6 +117,10 @@ BROKERS = range(7)
 odd_ids = st.sampled_from([-1, 2**31 - 1, 2**31, 2**40])
 cordon_flags = st.sampled_from([None, None, False, True])
 """A log dir's cordoned flag as DescribeLogDirs gives it (None: before v5)."""
+OFFLINE = "error 56 (KAFKA_STORAGE_ERROR: the dir is offline)"
+"""``LogDir.error`` of an offline dir, as the adapter words it."""
+dir_errors = st.sampled_from([None, None, None, OFFLINE])
+"""A log dir's DescribeLogDirs error (None: online)."""
 cordon_configs = st.sampled_from([None, None, (), (), ("*",), ("/d",), ("/e",), ("/d", "/e")])
 """A broker's ``cordoned.log.dirs`` (None: not read)."""
 
@@ -134,8 +138,12 @@ def clusters(draw: st.DrawFn) -> ClusterState:
                 registered=True,
                 fenced=draw(st.sampled_from([None, None, True])),
                 log_dirs=(
-                    LogDir("/d", None, 10**6, draw(st.sampled_from([None, 10, 10**9])), draw(cordon_flags)),
-                    *((LogDir("/e", None, 10**6, None, draw(cordon_flags)),) if draw(st.booleans()) else ()),
+                    LogDir("/d", draw(dir_errors), 10**6, draw(st.sampled_from([None, 10, 10**9])), draw(cordon_flags)),
+                    *(
+                        (LogDir("/e", draw(dir_errors), 10**6, None, draw(cordon_flags)),)
+                        if draw(st.booleans())
+                        else ()
+                    ),
                 ),
                 cordoned_log_dirs=draw(cordon_configs),
             )
