@@ -9,7 +9,8 @@ Rules every goal keeps (docs/ARCHITECTURE.md, "Generators"):
 * only eligible brokers receive replicas (KIP-841: registered, live, not fenced), never one in
   ``exclude_brokers``, one being drained, nor one that is cordoned (KIP-1066: every log dir
   cordoned; the report says so; a broker with some dirs cordoned still receives replicas, into its
-  other dirs, since the generators place brokers, not dirs);
+  other dirs, since the generators place brokers, not dirs; draining a log dir places dirs, and
+  never picks a cordoned or an offline one);
 * no broker twice in a partition; the replication factor is kept unless the goal changes it;
 * racks: a replica goes to a rack the partition lacks when one is free, and no move lowers the
   number of racks a partition spans (a finding says when the racks cannot allow it, e.g. RF 3 on

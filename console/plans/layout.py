@@ -2,8 +2,9 @@
 
 A generator starts from a snapshot, changes replica lists in place through :meth:`Layout.move`,
 :meth:`Layout.add`, :meth:`Layout.drop` and :meth:`Layout.lead`, which keep the per-broker
-replica, preferred-leader and byte counts up to date, and ends with :meth:`Layout.plan`: the
-partitions whose replicas changed, in the official format.
+replica, preferred-leader and byte counts up to date (and may choose a replica's log dir with
+:meth:`Layout.move_dir`), and ends with :meth:`Layout.plan`: the partitions whose replicas (or
+chosen dirs) changed, in the official format.
 
 What a partition counts as:
 
