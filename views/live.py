@@ -65,6 +65,16 @@ def live_panel() -> None:
     )
     m[3].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
     m[4].metric("Stalled (adding on a down broker)", n.stalled)
+    if dir_moves := live.dir_move_rows(state):
+        st.markdown(f"**Log dir moves in flight** ({len(dir_moves)}): replicas copied to another dir of their broker")
+        st.dataframe(
+            dir_moves,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%.1f%%")
+            },
+        )
     if with_elr := kafka_health(state).with_elr:
         st.caption(
             f"Eligible leader replicas (KIP-966) on {plural(len(with_elr), 'partition')}: "
