@@ -200,12 +200,8 @@ class Executor:
         completed move can look like that for a moment (brokers learn the new replicas a little
         after the controller), so it is confirmed on a second look."""
         entries = self._accepted_entries(run, wave)
-        failed = {(d.topic, d.partition, d.broker) for d in self.store.runs.dir_moves(run.id, wave.number)}
-        failed -= {
-            (d.topic, d.partition, d.broker)
-            for d in self.store.runs.dir_moves(run.id, wave.number)
-            if d.accepted or d.remembered
-        }
+        last = {(d.topic, d.partition, d.broker): d for d in self.store.runs.dir_moves(run.id, wave.number)}
+        failed = {k for k, d in last.items() if not d.accepted and not d.remembered}  # refused, or cancelled
 
         def status(s: ClusterState) -> tuple[list[PlanEntry], bool]:
             index = s.partition_index

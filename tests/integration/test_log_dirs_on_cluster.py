@@ -10,12 +10,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
 from console import cli
 from console.core.limits import LOG_DIR_RATE
+from console.core.model import BrokerId
+from console.plans.logdirs import dir_moves_in_flight
 from console.sandbox.cluster import Sandbox
 from console.state.reader import ClusterReader
-from tests.integration.helpers import make_topic
+from tests.integration.helpers import admin, make_topic
 from tests.support import settings_for, wait_for
 
 
@@ -89,3 +92,51 @@ def test_a_plans_log_dirs_are_carried_out(cluster: Sandbox, tmp_path: Path, monk
         state = reader.snapshot()
         assert not any(log.is_future for p in state.partitions if p.topic == topic for log in p.logs)
         assert all(LOG_DIR_RATE not in cfg for _, cfg in state.throttles.brokers)  # taken off after the copy
+
+
+def test_a_log_dir_move_in_flight_is_cancelled(
+    cluster: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sb, bs = cluster, cluster.bootstrap_servers
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    topic = "dir-cancel-" + sb.mode.value
+    make_topic(bs, topic, 1, 1, 3000, assignment=[[1]])
+    here = official_dirs(sb, topic)[(0, 1)]
+    there = next(d for d in (f"{sb.data_dir}/broker-1/d1", f"{sb.data_dir}/broker-1/d2") if d != here)
+    set_dir_rate(bs, 1, 20_000)  # the copy takes minutes
+    try:
+        with ClusterReader(settings_for(sb)) as reader:
+            answers = reader.kafka.alter_replica_log_dirs({(topic, 0, BrokerId(1)): there})
+            assert [a.accepted for a in answers] == [True]
+            wait_for(
+                lambda: any(m.topic == topic for m in dir_moves_in_flight(reader.snapshot())),
+                timeout=60,
+                what="the future replica",
+            )
+            code = cli.main(
+                ["cancel", "--bootstrap-server", bs, "--log-dir-moves", "--topic", topic, "--yes", "--json"]
+            )
+            assert code == 0
+            out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+            assert [(c["broker"], c["log_dir"]) for c in out["cancelled"]] == [(1, here)]
+            wait_for(
+                lambda: not any(m.topic == topic for m in dir_moves_in_flight(reader.snapshot())),
+                timeout=60,
+                what="the future replica dropped",
+            )
+        assert official_dirs(sb, topic)[(0, 1)] == here
+    finally:
+        set_dir_rate(bs, 1, None)
+
+
+def set_dir_rate(bs: str, broker: int, rate: int | None) -> None:
+    """``replica.alter.log.dirs.io.max.bytes.per.second`` on ``broker`` (None: removed)."""
+    op = AlterConfigOpType.SET if rate is not None else AlterConfigOpType.DELETE
+    res = ConfigResource(
+        ResourceType.BROKER,
+        str(broker),
+        incremental_configs=[ConfigEntry(LOG_DIR_RATE, None if rate is None else str(rate), incremental_operation=op)],
+    )
+    client = admin(bs)
+    for f in client.incremental_alter_configs([res]).values():
+        f.result()

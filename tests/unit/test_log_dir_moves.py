@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from console.access.auth import Identity
+from console.core.errors import NotPermitted
 from console.core.limits import LOG_DIR_RATE
 from console.core.model import BrokerId
 from console.core.states import RunState
@@ -20,6 +21,7 @@ from console.plans.logdirs import current_dir, dir_moves_in_flight, dirs_reached
 from console.plans.plan import Plan, PlanEntry
 from console.runs import executor as executor_module
 from console.runs.executor import Executor
+from console.services import cancel as cancel_service
 from console.services import runs as run_service
 from console.storage.store import Store
 from tests.fakes.cluster import Crash, FakeCluster
@@ -139,3 +141,35 @@ def test_a_dir_the_broker_refuses_is_recorded_and_not_waited_for(tmp_path: Path)
     assert drive(store, fake, run_id) is RunState.COMPLETED
     assert [d.code for d in store.runs.dir_moves(run_id)] == ["LOG_DIR_NOT_FOUND"]
     assert [e.outcome for e in store.audit.entries() if e.action == "alter-log-dirs"][-1].endswith("1 refused")
+
+
+def test_a_log_dir_move_is_cancelled_back_to_its_dir_and_the_run_stops_waiting_for_it(tmp_path: Path) -> None:
+    fake = two_dirs()
+    fake.copy_rate = 10  # the copy between dirs takes long
+    store = Store(tmp_path / "console.db")
+    plan = Plan.of([PlanEntry("t", 1, (BrokerId(1), BrokerId(2)), ("any", D2))])
+    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), plan, "slow dir", None, users=None)
+    ex = Executor(store, fake, "ann")
+    ex.tick(run_id)
+    fake.advance(1)
+    assert [(m.partition, int(m.broker), m.from_dir, m.to_dir) for m in dir_moves_in_flight(fake.snapshot())] == [
+        (1, 2, D1, D2)
+    ]
+    with pytest.raises(NotPermitted):
+        cancel_service.cancel_dir_moves(store, fake, Identity("vic"), fake.name)
+    assert len(fake.calls_to("alter_replica_log_dirs")) == 1  # the viewer sent nothing
+    done = cancel_service.cancel_dir_moves(store, fake, ANN, fake.name, topic="t")
+    assert [(a.topic, a.partition, int(a.broker), a.log_dir, a.accepted) for a in done.answers] == [
+        ("t", 1, 2, D1, True)
+    ]
+    assert done.runs == (run_id,)
+    now = fake.snapshot()
+    assert not dir_moves_in_flight(now) and current_dir(now.partition("t", 1), BrokerId(2)) == D1
+    assert drive(store, fake, run_id, ex) is RunState.COMPLETED  # no longer waits for the cancelled move
+    assert len(fake.calls_to("alter_replica_log_dirs")) == 2  # and does not ask for it again
+    audit = [(e.action, e.outcome) for e in store.audit.entries() if "cancel_log_dir_moves" in e.request]
+    assert audit == [
+        ("cancel", "refused"),
+        ("cancel-log-dir-moves", "sending"),
+        ("cancel-log-dir-moves", "1 cancelled"),
+    ]
