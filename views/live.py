@@ -120,7 +120,11 @@ def live_panel() -> None:
     # the page asked for (the number input below holds it), computed once and shared like the summary
     shown = deps.live_page(settings, state, flt, int(st.session_state.get(keys.LIVE_PAGE, 1)), PAGE_SIZE, view.rates)
     if not shown.matching:
-        st.success("No partition reassignments found." if in_flight_only else "No partition matches the filters.")
+        st.success(
+            ("No partition reassignments found." + (" The log dir moves are above." if dir_moves else ""))
+            if in_flight_only
+            else "No partition matches the filters."
+        )
         return
     if shown.pages > 1:
         st.number_input(f"Page (of {shown.pages}; {shown.matching} partitions)", 1, shown.pages, 1, key=keys.LIVE_PAGE)
