@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from console.access.auth import Identity
 from console.core.errors import ConsoleError, PartiallyApplied
@@ -26,7 +27,7 @@ from console.moves.cancel import CancelPlan, CancelVerdict, recheck
 from console.plans.logdirs import dir_moves_in_flight
 from console.runs.executor import clean_up_after_cancel
 from console.runs.gateway import ClusterGateway
-from console.services.guard import require
+from console.services.guard import audited_send, require
 from console.storage.store import Store
 
 
@@ -247,14 +248,9 @@ def cancel_dir_moves(
     back = {(m.topic, m.partition, m.broker): m.from_dir for m in moves if m.from_dir is not None}
     if not back:
         return DirCancelResult((), ())
-    intent = store.audit.record(who.name, key, "cancel-log-dir-moves", request, "sending")
-    try:
-        answers = cluster.alter_replica_log_dirs(back)
-    except ConsoleError as e:
-        store.audit.record(
-            who.name, key, "cancel-log-dir-moves", request, "failed", ref=intent, response={"error": e.message}
-        )
-        raise
+    answers, intent = audited_send(
+        store, who, key, "cancel-log-dir-moves", request, partial(cluster.alter_replica_log_dirs, back)
+    )
     taken = {(a.topic, a.partition, a.broker) for a in answers if a.accepted}
     runs: set[int] = set()
     with store.transaction():

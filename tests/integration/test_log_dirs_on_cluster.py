@@ -6,7 +6,6 @@ set for the copy and taken off after."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from console.plans.logdirs import dir_moves_in_flight
 from console.sandbox.cluster import Sandbox
 from console.state.reader import ClusterReader
 from tests.integration.helpers import admin, make_topic
-from tests.support import settings_for, wait_for
+from tests.support import kafka_tool, settings_for, wait_for
 
 
 @pytest.fixture(params=["sandbox", "zk_sandbox"], ids=["kafka4-kraft", "kafka3.9-zookeeper"])
@@ -30,20 +29,9 @@ def cluster(request: pytest.FixtureRequest) -> Sandbox:
 
 def official_dirs(sb: Sandbox, topic: str) -> dict[tuple[int, int], str]:
     """(partition, broker) → log dir, as the official ``kafka-log-dirs --describe`` reports it (no future replicas)."""
-    out = subprocess.run(
-        sb.tool_argv(
-            "org.apache.kafka.tools.LogDirsCommand",
-            "--bootstrap-server",
-            sb.bootstrap_servers,
-            "--describe",
-            "--topic-list",
-            topic,
-        ),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    done = kafka_tool(sb, "org.apache.kafka.tools.LogDirsCommand", "--describe", "--topic-list", topic)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
     doc = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
     return {
         (int(p["partition"].rsplit("-", 1)[1]), int(b["broker"])): d["logDir"]
