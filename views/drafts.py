@@ -16,7 +16,7 @@ from console.plans import drafting as drafts
 from console.plans.generate import GenerateOptions, Goal, Metric, generate, topics_matching
 from console.plans.plan import Plan, parse_plan
 from console.plans.validate import validate
-from console.present.cluster import dir_contents, log_dir_label
+from console.present.cluster import dir_totals, log_dir_label
 from console.present.drafts import unknown_lines
 from console.services import plans as plan_service
 
@@ -154,7 +154,7 @@ with st.expander("Generate a plan", expanded=draft is None):
         elif goal is Goal.DRAIN_LOG_DIR:
             owner_of_dir = state.broker(BrokerId(dir_broker)) if dir_broker is not None else None
             if owner_of_dir is not None:
-                held = dir_contents(state)
+                held = dir_totals(state)
                 labels = {d.path: log_dir_label(owner_of_dir, d.path, held) for d in owner_of_dir.log_dirs}
                 log_dir = st.selectbox(
                     "Log dir to empty", list(labels), format_func=labels.__getitem__, key="drafts.generate.log_dir"

@@ -497,6 +497,40 @@ def outcome_word(accepted: int, rejected: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class DirOutcome:
+    """The broker's answer to AlterReplicaLogDirs for one replica: accepted (``code`` None), or
+    Kafka's error name (REPLICA_NOT_AVAILABLE: the replica is not on the broker yet; the broker
+    remembers the dir for when it creates it)."""
+
+    topic: str
+    partition: int
+    broker: BrokerId
+    log_dir: str
+    code: str | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.code is None
+
+    @property
+    def remembered(self) -> bool:
+        """Not created yet: the broker places the replica there when the reassignment creates it."""
+        return self.code == REPLICA_NOT_AVAILABLE
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "topic": self.topic,
+            "partition": self.partition,
+            "broker": int(self.broker),
+            "log_dir": self.log_dir,
+            "code": self.code,
+        }
+
+
+REPLICA_NOT_AVAILABLE = "REPLICA_NOT_AVAILABLE"
+
+
+@dataclass(frozen=True, slots=True)
 class Throttles:
     """Replication throttles currently set (all values as the cluster stores them: strings).
 

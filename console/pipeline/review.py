@@ -136,7 +136,18 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
     """Per partition of the snapshot: R (in order), I, AR, leader, reassigning, its size (the
     leader's log, else the largest), each replica's own bytes, and the original replicas (R − AR)."""
     r = replicas.select(
-        "cluster", "topic", "partition", "position", "broker", "leader", "in_isr", "adding", "reassigning", "bytes"
+        "cluster",
+        "topic",
+        "partition",
+        "position",
+        "broker",
+        "leader",
+        "in_isr",
+        "adding",
+        "reassigning",
+        "bytes",
+        "log_dir",
+        "future_log_dir",
     )
     p = r.groupBy("cluster", "topic", "partition").agg(
         F.sort_array(F.collect_list(F.struct("position", F.col("broker").cast("long").alias("broker")))).alias("rs"),
@@ -146,6 +157,9 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
         F.max(F.col("reassigning").cast("int")).cast("boolean").alias("reassigning"),
         F.max(F.when(F.col("broker") == F.col("leader"), F.col("bytes"))).alias("leader_bytes"),
         F.max("bytes").alias("largest"),
+        F.collect_list(F.struct(F.col("broker").cast("long").alias("broker"), "log_dir", "future_log_dir")).alias(
+            "dirs"
+        ),
         F.map_from_entries(
             F.collect_list(F.when(F.col("bytes").isNotNull(), F.struct(F.col("broker").cast("long"), F.col("bytes"))))
         ).alias("own"),
@@ -166,6 +180,7 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
         .alias("size"),
         "own",
         _without(replicas_col, "adding_now").alias("original"),
+        "dirs",
     )
 
 
@@ -181,8 +196,22 @@ def changes(inputs: Inputs) -> DataFrame:
     j = j.withColumn("adding", adding).withColumn("removing", removing)
     unchanged = (F.col("target") == F.col("original")) & ~F.col("reassigning")
     moved = (F.size("adding") > 0) | (F.size("removing") > 0)
+    # a named dir its replica is not in (or is being copied out of): a log dir move (plans.logdirs.to_move)
+    to_move = F.col("log_dirs").isNotNull() & F.exists(
+        F.arrays_zip("target", "log_dirs"),
+        lambda pr: (
+            (pr["log_dirs"] != ANY)
+            & ~F.exists(
+                "dirs",
+                lambda d: (
+                    (d["broker"] == pr["target"]) & (d["log_dir"] == pr["log_dirs"]) & d["future_log_dir"].isNull()
+                ),
+            )
+        ),
+    )
     kind = (
         F.when(~known, F.lit(ChangeKind.UNKNOWN.value))
+        .when(unchanged & to_move, F.lit(ChangeKind.LOG_DIR.value))
         .when(unchanged, F.lit(ChangeKind.NONE.value))
         .when(
             moved,

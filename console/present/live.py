@@ -29,8 +29,10 @@ from console.core.model import (
     PartitionHealth,
     ReplicaRole,
     broker_rate,
+    partition_name,
     replica_listed,
 )
+from console.plans.logdirs import dir_moves_in_flight
 from console.present.cluster import cordon_text
 
 
@@ -406,6 +408,22 @@ def replica_cells(state: ClusterState, parts: Sequence[Partition]) -> list[dict[
                 }
             )
     return out
+
+
+def dir_move_rows(state: ClusterState) -> list[dict[str, Any]]:
+    """Replicas being copied between the log dirs of their broker (DescribeLogDirs' future
+    replicas, KIP-113): from and to which dir, bytes copied of the replica's size, percent."""
+    return [
+        {
+            "partition": partition_name(m.topic, m.partition),
+            "broker": int(m.broker),
+            "from": m.from_dir or "unknown",
+            "to": m.to_dir,
+            "copied": f"{human_bytes(m.copied_bytes)} of {human_bytes(m.size) if m.size is not None else 'unknown'}",
+            "progress": m.percent,
+        }
+        for m in dir_moves_in_flight(state)
+    ]
 
 
 def fenced_text(b: Broker) -> str:
