@@ -13,18 +13,25 @@ from pathlib import Path
 import pytest
 
 from console import cli
+from console.access.auth import Identity
 from console.adapters.records import BrokerLogDirs
 from console.core.errors import ConfigError, GoalImpossible
 from console.core.limits import CORDONED_LOG_DIRS
 from console.core.model import BrokerId, ClusterState, LogDir, Severity, replicas_in_dir
+from console.core.states import RunState
+from console.plans.diff import ChangeKind, diff
 from console.plans.generate import Generated, GenerateOptions, Goal, Metric, generate
+from console.plans.logdirs import sends_of
 from console.plans.plan import ANY, Plan, PlanEntry, parse_plan
 from console.plans.validate import OFFLINE_LOG_DIR, errors, validate
+from console.runs.executor import Executor
 from console.sandbox.cluster import RACKS
 from console.sandbox.demo import DEMO_TOPICS
+from console.services import runs as run_service
 from console.state.document import state_json
 from console.state.merge import LOG_DIR_OFFLINE
 from console.state.merge import merge as merge_views
+from console.storage.store import Store
 from tests.fakes.cluster import FakeCluster
 from tests.unit.builders import api
 
@@ -85,10 +92,15 @@ def finding(made: Generated, code: str) -> str:
 
 
 def sound(state: ClusterState, made: Generated) -> None:
-    """The plan reads back from its JSON as it is, and the console's checks find no error in it."""
+    """The plan reads back from its JSON as it is, the console's checks find no error in it, and
+    each entry that keeps its replicas is a log dir move asking for the dir chosen."""
     again = parse_plan(made.plan.to_json())
     assert again.entries == made.plan.entries
     assert not errors(validate(state, again)), [f.message for f in errors(validate(state, again))]
+    kinds = {c.key: c.kind for c in diff(state, again).changes}
+    named = {(e.topic, e.partition, d) for e in again.entries if e.log_dirs for d in e.log_dirs if d != ANY}
+    assert all(kinds[e.key] is ChangeKind.LOG_DIR for e in again.entries if e.log_dirs)
+    assert {(m.topic, m.partition, m.log_dir) for m in sends_of(state, again.entries)} == named
 
 
 def test_replicas_fill_the_brokers_other_dir_biggest_first_the_rest_go_to_other_brokers() -> None:
@@ -330,3 +342,31 @@ def test_a_plan_sending_a_replica_into_an_offline_dir_is_an_error() -> None:
     # and no plan the generator makes names it
     made = drain(state, 1)
     assert made.plan.entries and not errors(validate(state, made.plan))
+
+
+@pytest.mark.usefixtures("no_sleep")
+def test_a_drain_plan_carried_out_on_the_fake_cluster_empties_the_dir(tmp_path: Path) -> None:
+    fake = FakeCluster.of(4, {"t": [[0, 1], [0, 2], [1, 2], [3, 0]]}, size=10_000, copy_rate=1_000, log_dirs=(D1, D2))
+    state = fake.snapshot()
+    room = {(0, D2): 15_000}  # room for one of broker 0's three replicas
+    state = replace(
+        state,
+        brokers=tuple(
+            replace(
+                b, log_dirs=tuple(replace(d, usable_bytes=room.get((b.id, d.path), d.usable_bytes)) for d in b.log_dirs)
+            )
+            for b in state.brokers
+        ),
+    )
+    made = drain(state)
+    assert sorted(bool(e.log_dirs) for e in made.plan.entries) == [False, False, True]
+    store = Store(tmp_path / "console.db")
+    run_id = run_service.start_run(store, fake, Identity.cli("ann"), state, made.plan, "drain d1", 5_000, users=None)
+    ex = Executor(store, fake, "ann")
+    assert ex.drive(run_id, every=0, progress=lambda _s: fake.advance(2), timeout=30).state is RunState.COMPLETED
+    after = fake.snapshot()
+    broker = after.broker_index[BrokerId(0)]
+    assert not replicas_in_dir(after.partitions, broker, D1)
+    assert [p.name for p in replicas_in_dir(after.partitions, broker, D2)] == [
+        e.name for e in made.plan.entries if e.log_dirs
+    ]
