@@ -370,3 +370,12 @@ def test_a_drain_plan_carried_out_on_the_fake_cluster_empties_the_dir(tmp_path: 
     assert [p.name for p in replicas_in_dir(after.partitions, broker, D2)] == [
         e.name for e in made.plan.entries if e.log_dirs
     ]
+
+
+def test_the_fleet_job_does_not_drain_a_dir_topic_by_topic(tmp_path: Path) -> None:
+    from console.pipeline.jobs import generate_job
+
+    options = GenerateOptions(Goal.DRAIN_LOG_DIR, (1,), log_dir=D1)
+    with pytest.raises(ConfigError, match="--per-topic cannot drain a log dir"):
+        generate_job(str(tmp_path / "snapshots"), options, str(tmp_path / "out"), per_topic=True)
+    assert not (tmp_path / "out").exists()
