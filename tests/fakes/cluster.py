@@ -172,6 +172,12 @@ class FakeCluster:
             k: _Part([BrokerId(b) for b in r], [BrokerId(b) for b in r], BrokerId(r[0]) if r else None, size)
             for k, (r, size) in sorted(partitions.items())
         }
+        self.kafka4 = False
+        """Kafka 4's model: a stopped broker stays registered but fenced (DescribeCluster says so),
+        and a replica leaving an ISR that falls below ``min.insync.replicas`` becomes an eligible
+        leader replica (KIP-966). Set before ``down`` brokers are stopped."""
+        self.min_isr: dict[str, int] = {}
+        """Each topic's ``min.insync.replicas`` (1 when not set)."""
         for b in down:
             self.stop_broker(b)
         self.broker_configs: dict[BrokerId, dict[str, str]] = {}
@@ -190,14 +196,8 @@ class FakeCluster:
         """Partitions whose accepted cancel takes effect at the given time."""
         self.info = ClusterInfo()
         """What the cluster says it is (version, mode, features, quorum), carried by every snapshot."""
-        self.kafka4 = False
-        """Kafka 4's model: a stopped broker stays registered but fenced (DescribeCluster says so),
-        and a replica leaving an ISR that falls below ``min.insync.replicas`` becomes an eligible
-        leader replica (KIP-966)."""
         self.preferred_dirs: dict[tuple[str, int, BrokerId], str] = {}
         """Dirs asked for replicas not created yet (AlterReplicaLogDirs before the reassignment)."""
-        self.min_isr: dict[str, int] = {}
-        """Each topic's ``min.insync.replicas`` (1 when not set)."""
         self.rf_guard = True
         """The controller takes ``AllowReplicationFactorChange`` (AlterPartitionReassignments v1,
         Kafka 4.1+); False: a Kafka 3.9, where requests go without it (never guarded)."""
