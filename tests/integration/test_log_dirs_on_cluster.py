@@ -128,3 +128,27 @@ def set_dir_rate(bs: str, broker: int, rate: int | None) -> None:
     client = admin(bs)
     for f in client.incremental_alter_configs([res]).values():
         f.result()
+
+
+def test_drain_a_log_dir_empties_it(
+    cluster: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sb, bs = cluster, cluster.bootstrap_servers
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    topic = "dir-drain-" + sb.mode.value
+    make_topic(bs, topic, 4, 1, 50, assignment=[[0], [0], [0], [0]])
+    where = list(official_dirs(sb, topic).values())
+    full = max(set(where), key=where.count)  # the dir of broker 0 holding most of the topic
+    code = cli.main(["generate", "--bootstrap-server", bs, "--drain-log-dir", f"0:{full}", "--topics", topic])
+    assert code == 0
+    plan = tmp_path / "drain.json"
+    plan.write_text(capsys.readouterr().out)
+    entries = json.loads(plan.read_text())["partitions"]
+    assert entries and all(e["replicas"] == [0] and e["log_dirs"] != [full] for e in entries)
+    submit = ["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--yes", "--no-elect-leaders"]
+    assert cli.main(submit) == 0
+    wait_for(
+        lambda: full not in official_dirs(sb, topic).values(),
+        timeout=60,
+        what=f"no replica of {topic} left in {full}",
+    )
