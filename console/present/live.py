@@ -451,8 +451,9 @@ def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
                 "controller": b.is_controller,
                 "replicas": totals[b.id][0],
                 "leaders": totals[b.id][1],
-                "bytes": totals[b.id][2] if state.logs_known else None,
-                "on disk": human_bytes(totals[b.id][2]) if state.logs_known else "unknown",
+                # a broker whose DescribeLogDirs did not answer (no dir read) has unknown bytes, not 0 B
+                "bytes": totals[b.id][2] if state.logs_known and b.log_dirs else None,
+                "on disk": human_bytes(totals[b.id][2]) if state.logs_known and b.log_dirs else "unknown",
                 "usable": human_bytes(b.usable_bytes) if b.usable_bytes is not None else "unknown",
                 "log dirs": len(b.log_dirs),
                 "seen in": ", ".join(s for s, on in (("Admin API", b.in_api), ("ZooKeeper", b.in_zookeeper)) if on),
