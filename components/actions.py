@@ -267,7 +267,7 @@ def submit_dialog(
         st.error(problem)
         return
     reader, store = deps.reader(settings), deps.store()
-    state = reader.snapshot()
+    state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
     # the plan is checked again against the cluster as it is now; a partition that moved since
     # the review is a "stale" error
     pre = run_service.preflight(

@@ -43,7 +43,7 @@ class ReviewBundle(NamedTuple):
 
 st.header("Review a plan")
 settings = widgets.require_cluster()
-state, _ = widgets.require_snapshot(settings, keys.REVIEW_LAST_GOOD)
+state, _ = widgets.require_snapshot(settings, keys.REVIEW_LAST_GOOD, info=True)  # the rollback names dirs from 4.2 on
 store = deps.store()
 
 cluster = cluster_key(state, settings.name)

@@ -268,7 +268,7 @@ def submit(args: argparse.Namespace) -> int:
     user = getpass.getuser()
     with connect(args) as reader:
         name = reader.settings.name
-        state = reader.snapshot()
+        state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
         if state.status.metadata is not SourceStatus.OK or state.status.reassignments is not SourceStatus.OK:
             print_findings(state)
             print("Refused: the cluster's state could not be read in full; nothing was sent.", file=sys.stderr)

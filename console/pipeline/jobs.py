@@ -257,6 +257,7 @@ def review_job(
     and in the manifest per cluster the counts, the waves and the ETA at ``throttle``."""
     from pyspark.sql import functions as F
 
+    from console.core.cluster_info import rollback_names_dirs
     from console.core.model import BrokerId
     from console.moves.waves import WaveLimits
     from console.pipeline import review as R
@@ -289,8 +290,11 @@ def review_job(
         brokers_rows: list[dict[str, object]] = []
         min_isr_rows: list[dict[str, object]] = []
         usable: dict[str, dict[BrokerId, int | None]] = {}
+        named_dirs: list[str] = []  # clusters whose official rollback names log dirs (Kafka 4.2 and later)
         for cluster, snap in chosen.snapshots.items():
             state = state_from_doc(json.loads(snap.header), ())
+            if rollback_names_dirs(state.info):
+                named_dirs.append(cluster)
             brokers_rows += R.broker_rows(cluster, state)
             usable[cluster] = {b.id: b.usable_bytes for b in state.brokers}
             min_isr_rows += [{"cluster": cluster, "topic": t, "min_isr": int(v)} for t, v in state.min_insync]
@@ -365,7 +369,10 @@ def review_job(
             run_job(
                 "Writing the rollback",
                 lambda: (
-                    R.rollback_lines(changes).select("cluster", "json").write.partitionBy("cluster").text(lines_dir)
+                    R.rollback_lines(changes, named_dirs)
+                    .select("cluster", "json")
+                    .write.partitionBy("cluster")
+                    .text(lines_dir)
                 ),
             )
             written = {unquote(d.name.split("=", 1)[1]): d for d in Path(lines_dir).glob("cluster=*")}

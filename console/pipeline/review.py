@@ -11,6 +11,7 @@ entry's adding brokers and bytes (small columns) and cuts them with the same fun
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,7 +137,17 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
     """Per partition of the snapshot: R (in order), I, AR, leader, reassigning, its size (the
     leader's log, else the largest), each replica's own bytes, and the original replicas (R − AR)."""
     r = replicas.select(
-        "cluster", "topic", "partition", "position", "broker", "leader", "in_isr", "adding", "reassigning", "bytes"
+        "cluster",
+        "topic",
+        "partition",
+        "position",
+        "broker",
+        "leader",
+        "in_isr",
+        "adding",
+        "reassigning",
+        "bytes",
+        "log_dir",
     )
     p = r.groupBy("cluster", "topic", "partition").agg(
         F.sort_array(F.collect_list(F.struct("position", F.col("broker").cast("long").alias("broker")))).alias("rs"),
@@ -150,6 +161,14 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
             F.collect_list(F.when(F.col("bytes").isNotNull(), F.struct(F.col("broker").cast("long"), F.col("bytes"))))
         ).alias("own"),
         F.max(F.when(F.col("broker") == F.col("leader"), F.lit(1))).alias("leader_listed"),
+        F.map_from_entries(
+            F.collect_list(
+                F.when(
+                    F.col("bytes").isNotNull() & F.col("log_dir").isNotNull() & (F.col("log_dir") != ""),
+                    F.struct(F.col("broker").cast("long"), F.col("log_dir")),
+                )
+            )
+        ).alias("dirs"),
     )
     replicas_col = F.transform("rs", lambda x: x["broker"])
     return p.select(
@@ -165,6 +184,7 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
         .otherwise(F.col("largest"))
         .alias("size"),
         "own",
+        "dirs",
         _without(replicas_col, "adding_now").alias("original"),
     )
 
@@ -216,6 +236,7 @@ def changes(inputs: Inputs) -> DataFrame:
         "isr",
         "adding_now",
         "own",
+        "dirs",
         "log_dirs",
     )
 
@@ -702,15 +723,22 @@ def overall_rows(cluster: str, found: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def rollback_lines(ch: DataFrame) -> DataFrame:
-    """Per known entry in plan order, its rollback entry as the official JSON writes it."""
+def rollback_lines(ch: DataFrame, named_dirs: Iterable[str] = ()) -> DataFrame:
+    """Per known entry in plan order, its rollback entry as the official JSON writes it
+    (:func:`console.plans.plan.rollback`): for the clusters in ``named_dirs`` (those whose release
+    is 4.2 or later, :func:`console.core.cluster_info.rollback_names_dirs`), each original replica's
+    current log dir, ``"any"`` where its broker reported none; ``"any"`` everywhere else."""
     known = ch.filter(F.col("kind") != ChangeKind.UNKNOWN.value)
+    clusters = sorted(set(named_dirs))
+    names = F.col("cluster").isin(clusters) if clusters else F.lit(False)
     entry = F.to_json(
         F.struct(
             F.col("topic"),
             F.col("partition"),
             F.col("current").alias("replicas"),
-            F.transform("current", lambda _: F.lit(ANY)).alias("log_dirs"),
+            F.transform(
+                "current", lambda b: F.coalesce(F.when(names, F.try_element_at(F.col("dirs"), b)), F.lit(ANY))
+            ).alias("log_dirs"),
         )
     )
     return known.select("cluster", "idx", entry.alias("json")).orderBy("cluster", "idx")
