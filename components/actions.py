@@ -21,6 +21,7 @@ from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
 from console.moves.waves import WaveLimits
 from console.plans.diff import first_replica_changes
 from console.plans.plan import Plan
+from console.present import review
 from console.services import cancel as cancel_service
 from console.services import runs as run_service
 from console.services.cancel import CancelReport
@@ -294,6 +295,9 @@ def submit_dialog(
         + f"; at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} "
         "partitions per wave."
     )
+    local_only = review.local_only_topics(pre.findings)
+    if local_only:
+        st.caption(review.tiered_note(local_only))
     st.dataframe(
         [
             {

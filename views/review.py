@@ -150,6 +150,8 @@ m[3].metric(
 )
 m[4].metric("Bytes to copy", human_bytes(d.bytes_to_copy) + ("" if d.sizes_known else " +?"))
 m[5].metric("Errors / warnings", f"{n['error']:,} / {n['warning']:,}")
+if local_only := review.local_only_topics(findings):
+    st.info(review.tiered_note(local_only), icon=":material/cloud:")
 if n["error"] and overridable_only(findings):
     st.error(
         f"**{plural(n['error'], 'error')}**: the plan sends replicas to cordoned brokers or log dirs. Kafka's "

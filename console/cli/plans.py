@@ -101,7 +101,10 @@ def review_plan(args: argparse.Namespace) -> int:
     d = diff(state, plan)
     racks = review.rack_map(state)
     if args.command == "diff":
-        print(json.dumps(review.diff_json(d, racks)) if args.json else review.diff_text(d, racks))
+        tiered = state.tiered
+        print(
+            json.dumps(review.diff_json(d, racks, tiered)) if args.json else review.diff_text(d, racks, tiered=tiered)
+        )
         return Exit.OK
     findings = validate(state, plan, d)
     bad = errors(findings)

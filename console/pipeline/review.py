@@ -11,7 +11,7 @@ entry's adding brokers and bytes (small columns) and cuts them with the same fun
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -721,6 +721,20 @@ def overall_rows(cluster: str, found: list[Any]) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def tiered_moving(ch: DataFrame, tiered: Mapping[str, Iterable[str]]) -> DataFrame:
+    """Per cluster and tiered topic (``tiered``: cluster → its topics with ``remote.storage.enable=true``)
+    that the plan adds replicas of: how many partitions and the bytes to copy (the local log only),
+    for :func:`console.plans.validate.tiered_findings`."""
+    wanted = F.lit(False)
+    for cluster in tiered:
+        wanted = wanted | ((F.col("cluster") == cluster) & F.col("topic").isin(sorted(tiered[cluster])))
+    return (
+        ch.filter((F.size("adding") > 0) & wanted)
+        .groupBy("cluster", "topic")
+        .agg(F.count(F.lit(1)).alias("partitions"), F.sum("bytes_to_copy").alias("bytes"))
+    )
 
 
 def rollback_lines(ch: DataFrame, named_dirs: Iterable[str] = ()) -> DataFrame:

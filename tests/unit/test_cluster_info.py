@@ -267,6 +267,16 @@ def test_the_snapshot_document_carries_it_and_reads_it_back() -> None:
     assert load_state(json.dumps(state_json(zk))).info == zk.info
 
 
+def test_the_snapshot_document_lists_the_tiered_topics_and_reads_them_back() -> None:
+    state = replace(snapshot({("t", 0): [0, 1], ("u", 0): [0, 1]}, nbrokers=2), tiered_topics=("u",))
+    doc = state_json(state)
+    assert doc["tiered_topics"] == ["u"] and "min_insync" in doc  # a field added, none removed
+    assert load_state(json.dumps(doc)) == state
+    del doc["tiered_topics"]  # a document written before the field
+    assert load_state(json.dumps(doc)).tiered_topics == ()
+    assert "Tiered storage (remote.storage.enable=true): 1 topic (u)" in state_text(state)
+
+
 def test_an_older_document_without_it_reads_as_unknown() -> None:
     state = replace(snapshot({("t", 0): [0, 1]}, nbrokers=2), info=kraft_44())
     doc = state_json(state)

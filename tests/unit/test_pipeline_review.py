@@ -23,7 +23,8 @@ from console.pipeline.snapshots import canonical, cluster_dir
 from console.pipeline.spark import SparkSettings
 from console.plans.diff import diff
 from console.plans.plan import Plan, parse_plan, rollback
-from console.plans.validate import validate
+from console.plans.validate import TIERED_LOCAL_ONLY, validate
+from console.present.review import tiered_moving
 from tests.unit.builders import cluster_info
 from tests.unit.strategies import Shape, cluster
 from tests.unit.timeline import T0, write_states
@@ -69,6 +70,7 @@ def random_cluster(seed: int) -> ClusterState:
             brokers=brokers,
             partitions=partitions,
             info=info,
+            tiered_topics=tuple(t for t in state.topics if rnd.random() < 0.3),
             min_insync=min_isr,
             cluster_id=f"cl-{seed}",
             name=f"cluster {seed}",
@@ -235,6 +237,7 @@ def test_findings_are_the_in_process_ones_in_the_same_order(reviewed) -> None:
         assert have == want, key
         codes |= {w[0] for w in want}
     assert len(codes) >= 12, f"the random plans exercise most checks: {sorted(codes)}"
+    assert TIERED_LOCAL_ONLY in codes
 
 
 def test_waves_eta_and_rollback_are_the_in_process_ones(reviewed) -> None:
@@ -251,6 +254,8 @@ def test_waves_eta_and_rollback_are_the_in_process_ones(reviewed) -> None:
         eta = manifest["inputs"]["clusters"][key]["eta_seconds"]
         want = plan_estimate(state, plan, THROTTLE)
         assert (eta is None and want is None) or eta == pytest.approx(want), key
+        tiered = manifest["inputs"]["clusters"][key]["tiered_topics"]
+        assert tiered == tiered_moving(diff(state, plan), state.tiered), key
         assert (out / f"rollback-{cluster_dir(key)}.json").read_text() == rollback(state, plan).to_json(), key
         named = sum(e.log_dirs is not None for e in rollback(state, plan).entries)
         dirs_named += named

@@ -369,3 +369,21 @@ def test_errors_come_first():
     assert [f.severity.value for f in found] == sorted(
         (f.severity.value for f in found), key=["error", "warning", "info"].index
     )
+
+
+def test_a_move_of_a_tiered_topic_says_it_copies_the_local_log_only():
+    state = snapshot({("t", 0): [0, 1], ("t", 1): [1, 2], ("u", 0): [0, 1], ("w", 0): [0, 1]}, nbrokers=4)
+    state = replace(state, tiered_topics=("t", "w"))
+    plan = Plan.of(
+        [
+            PlanEntry("t", 0, ids(2, 1)),  # adds a replica on 2
+            PlanEntry("t", 1, ids(1, 3)),
+            PlanEntry("u", 0, ids(3, 1)),  # not tiered
+            PlanEntry("w", 0, ids(1, 0)),  # tiered, a reorder: nothing copied, nothing said
+        ]
+    )
+    found = [f for f in v.validate(state, plan) if f.code == v.TIERED_LOCAL_ONLY]
+    assert [(f.topic, f.partition, f.severity.value) for f in found] == [("t", None, "info")]
+    assert "moving 2 partitions copies the local log only (2.0 KB" in found[0].message
+    assert "remote storage" in found[0].message and "estimate" in found[0].hint
+    assert not [f for f in v.validate(replace(state, tiered_topics=()), plan) if f.code == v.TIERED_LOCAL_ONLY]
