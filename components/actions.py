@@ -21,6 +21,7 @@ from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
 from console.moves.waves import WaveLimits
 from console.plans.diff import first_replica_changes
 from console.plans.plan import Plan
+from console.present import review
 from console.services import cancel as cancel_service
 from console.services import runs as run_service
 from console.services.cancel import CancelReport
@@ -267,7 +268,7 @@ def submit_dialog(
         st.error(problem)
         return
     reader, store = deps.reader(settings), deps.store()
-    state = reader.snapshot()
+    state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
     # the plan is checked again against the cluster as it is now; a partition that moved since
     # the review is a "stale" error
     pre = run_service.preflight(
@@ -294,6 +295,9 @@ def submit_dialog(
         + f"; at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} "
         "partitions per wave."
     )
+    local_only = review.local_only_topics(pre.findings)
+    if local_only:
+        st.caption(review.tiered_note(local_only))
     st.dataframe(
         [
             {

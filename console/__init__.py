@@ -6,11 +6,11 @@ need directly)::
     from console import connect, parse_plan, diff, validate, rollback, Store
 
     with connect() as cluster:                 # the running sandbox, or connect("host:9092")
-        state = cluster.snapshot()             # ClusterState: R, I, AR, RR of every partition
+        state = cluster.snapshot(info=True)    # ClusterState: R, I, AR, RR of every partition; the release
     plan = parse_plan(open("plan.json").read())
     findings = validate(state, plan)           # errors first
     changes = diff(state, plan)                # per partition, broker, rack, movement
-    back = rollback(state, plan).to_json()     # the way back, as the official tool prints it
+    back = rollback(state, plan).to_json()     # the way back, as the official tool of that release prints it
     made = generate(state, GenerateOptions(Goal.DECOMMISSION, (3,)))   # a plan for a goal, and its report
     runs = Store().runs.list()                 # the console's runs; Store().runs.detail(id) one with its waves
     past = load_history(tables_dir, state.cluster_id)   # moves, copy rates, broker load (pipeline output)

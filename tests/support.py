@@ -37,12 +37,21 @@ def own_sandbox(
     brokers: int = 3,
     kafka_version: str | None = None,
     zookeeper: bool = False,
+    tiered_storage: bool = False,
 ) -> Iterator[Sandbox]:
-    """A cluster of a module's own (for tests that break brokers, or need more brokers; Kafka 4.x
-    KRaft unless ``kafka_version`` / ``zookeeper`` say otherwise), stopped with the module:
-    ``yield from own_sandbox(...)`` in a module-scoped fixture."""
+    """A cluster of a module's own (for tests that break brokers, or need more brokers, or tiered
+    storage; Kafka 4.x KRaft unless ``kafka_version`` / ``zookeeper`` say otherwise), stopped with
+    the module: ``yield from own_sandbox(...)`` in a module-scoped fixture."""
     data = tmp_path_factory.mktemp(name)
-    sb = cluster.up(data, kafka_version=kafka_version, zookeeper=zookeeper, kraft=kraft, brokers=brokers, log=print)
+    sb = cluster.up(
+        data,
+        kafka_version=kafka_version,
+        zookeeper=zookeeper,
+        kraft=kraft,
+        brokers=brokers,
+        log=print,
+        tiered_storage=tiered_storage,
+    )
     SANDBOXES.append(sb)
     yield sb
     cluster.down(data, log=print)

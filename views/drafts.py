@@ -29,7 +29,7 @@ EditorRow = TypedDict(
 
 st.header("Drafts")
 settings = widgets.require_cluster()
-state, _ = widgets.require_snapshot(settings, keys.DRAFTS_LAST_GOOD)
+state, _ = widgets.require_snapshot(settings, keys.DRAFTS_LAST_GOOD, info=True)  # the rollback names dirs from 4.2 on
 me = widgets.identity()
 owner = autosave.sync(me, cluster_key(state, settings.name))  # before the draft is read: it may come back
 if problem := st.session_state.get(keys.DRAFT_AUTOSAVE_ERROR):

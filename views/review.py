@@ -43,7 +43,7 @@ class ReviewBundle(NamedTuple):
 
 st.header("Review a plan")
 settings = widgets.require_cluster()
-state, _ = widgets.require_snapshot(settings, keys.REVIEW_LAST_GOOD)
+state, _ = widgets.require_snapshot(settings, keys.REVIEW_LAST_GOOD, info=True)  # the rollback names dirs from 4.2 on
 store = deps.store()
 
 cluster = cluster_key(state, settings.name)
@@ -150,6 +150,8 @@ m[3].metric(
 )
 m[4].metric("Bytes to copy", human_bytes(d.bytes_to_copy) + ("" if d.sizes_known else " +?"))
 m[5].metric("Errors / warnings", f"{n['error']:,} / {n['warning']:,}")
+if local_only := review.local_only_topics(findings):
+    st.info(review.tiered_note(local_only), icon=":material/cloud:")
 if n["error"] and overridable_only(findings):
     st.error(
         f"**{plural(n['error'], 'error')}**: the plan sends replicas to cordoned brokers or log dirs. Kafka's "

@@ -16,7 +16,7 @@ from console.core.model import cluster_key
 from console.core.states import RunState, SubmitPath, WaveState
 from console.moves.progress import Progress, bytes_left, estimate_run
 from console.plans.plan import parse_plan
-from console.present import history
+from console.present import history, review
 from console.services import runs as run_service
 from console.storage.store import Store
 
@@ -102,6 +102,8 @@ else:
                 if est is not None and est.calibrated:
                     st.caption(f"Estimates {est.basis} (the pipeline's history).")
                     break
+            if local_only := sorted({t for t, _ in keys_now if t in now.tiered}):
+                st.caption(review.tiered_note(local_only))
             for line in tracker.stuck(now):
                 st.warning(f"Stuck: {line}. Check the broker (Overview) and the throttle.")
         why = store.runs.stuck(run_id) if run.active else None

@@ -39,7 +39,7 @@ from console.core.errors import (
     RequestRefused,
     UnsupportedByCluster,
 )
-from console.core.limits import BROKER_THROTTLE_KEYS, CORDONED_LOG_DIRS, TOPIC_THROTTLE_KEYS
+from console.core.limits import BROKER_THROTTLE_KEYS, CORDONED_LOG_DIRS, REMOTE_STORAGE_ENABLE, TOPIC_THROTTLE_KEYS
 from console.core.model import (
     DEFAULT_BROKER,
     ApiRange,
@@ -853,7 +853,8 @@ class KafkaGateway:
 
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         """Throttles set on brokers and topics (dynamic configs only), each topic's effective
-        ``min.insync.replicas`` and each broker's ``cordoned.log.dirs`` in force (whatever set it;
+        ``min.insync.replicas`` and ``remote.storage.enable`` (tiered storage, KIP-405) and each
+        broker's ``cordoned.log.dirs`` in force (whatever set it;
         absent from the answer of a broker before 4.3). A broker's own rates are keyed by its id; the cluster-wide default
         rates (DescribeConfigs source ``DYNAMIC_DEFAULT_BROKER_CONFIG``) by ``DEFAULT_BROKER``, once,
         never as if each broker had set them."""
@@ -878,6 +879,7 @@ class KafkaGateway:
         b_out: dict[str, dict[str, str]] = {}
         t_out: dict[str, dict[str, str]] = {}
         min_isr: dict[str, int] = {}
+        tiered: set[str] = set()
         cordons: dict[str, tuple[str, ...]] = {}
         errors: list[ConsoleError] = []
         missing_brokers: list[str] = []
@@ -907,6 +909,9 @@ class KafkaGateway:
             entry = cfg.get("min.insync.replicas")
             if res.restype == ResourceType.TOPIC and entry is not None and str(entry.value).isdigit():
                 min_isr[res.name] = int(entry.value)
+            entry = cfg.get(REMOTE_STORAGE_ENABLE)
+            if res.restype == ResourceType.TOPIC and entry is not None and str(entry.value).lower() == "true":
+                tiered.add(res.name)
             entry = cfg.get(CORDONED_LOG_DIRS)
             if res.restype == ResourceType.BROKER and entry is not None:
                 cordons[res.name] = cordon_list(entry.value)
@@ -921,6 +926,7 @@ class KafkaGateway:
             tuple(sorted(missing_brokers, key=int)),
             tuple(sorted(missing_topics)),
             cordons,
+            frozenset(tiered),
         )
 
     def describe_registered(self) -> tuple[BrokerInfo, ...] | None:
@@ -1089,7 +1095,8 @@ class KafkaGateway:
                 health = self._health_reads(parts, reassignments, problems)
                 if min_f is not None:
                     with contextlib.suppress(ConsoleError):  # unknown min ISR: the projection says so
-                        configs = Configs(min_insync=min_f.result().min_insync)
+                        got = min_f.result()
+                        configs = Configs(min_insync=got.min_insync, tiered_topics=got.tiered_topics)
         else:
             with ThreadPoolExecutor(max_workers=2) as pool:
                 configs_f = pool.submit(self.describe_configs, broker_ids, topics)
@@ -1153,6 +1160,7 @@ class KafkaGateway:
             broker_throttles=configs.brokers,
             topic_throttles=configs.topics,
             min_insync=configs.min_insync,
+            tiered_topics=configs.tiered_topics,
             registered=health.registered,
             elr=health.elr,
             cordons={BrokerId(int(b)): v for b, v in configs.cordons.items()},

@@ -74,6 +74,8 @@ class ApiView:
     topic_throttles: dict[str, dict[str, str]] = field(default_factory=dict)
     min_insync: dict[str, int] = field(default_factory=dict)
     """Each topic's effective ``min.insync.replicas`` (DescribeConfigs)."""
+    tiered_topics: frozenset[str] = frozenset()
+    """Topics with ``remote.storage.enable=true`` (DescribeConfigs)."""
     registered: tuple[BrokerInfo, ...] | None = None
     """Every registered broker, fenced ones included, with ``fenced`` said (DescribeCluster v2);
     None where the cluster does not include fenced brokers (before Kafka 4.0) or did not answer."""
@@ -118,6 +120,8 @@ class ZkView:
     topic_throttles: dict[str, dict[str, str]] = field(default_factory=dict)
     min_insync: dict[str, int] = field(default_factory=dict)
     """Topic overrides of ``min.insync.replicas`` (``/config/topics``); broker defaults are not in ZooKeeper."""
+    tiered_topics: frozenset[str] = frozenset()
+    """Topics whose ``/config/topics`` override sets ``remote.storage.enable=true``."""
     status: SourceStatus = SourceStatus.OK
     problems: tuple[Finding, ...] = ()
 
@@ -137,3 +141,5 @@ class Configs:
     cordons: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Broker id → its ``cordoned.log.dirs`` entries (``()``: none; ``("*",)``: every dir); only
     brokers that know the config (Kafka 4.3 and later) are here."""
+    tiered_topics: frozenset[str] = frozenset()
+    """Topics with ``remote.storage.enable=true`` (tiered storage, KIP-405)."""

@@ -32,6 +32,7 @@ from console.core.errors import (
     ZnodeFormatError,
     ZooKeeperUnavailable,
 )
+from console.core.limits import REMOTE_STORAGE_ENABLE
 from console.core.model import BrokerId, Finding, Severity, SourceStatus, TopicPartition
 
 logging.getLogger("kazoo").setLevel(logging.CRITICAL)
@@ -281,6 +282,7 @@ class ZkReader:
         b_thr = self._throttles(first, "brokers", cfg_brokers, bad)
         t_thr = self._throttles(first, "topics", cfg_topics, bad)
         min_isr = self._min_insync(first, cfg_topics)
+        tiered = self._tiered(first, cfg_topics)
         return ZkView(
             controller=controller,
             brokers=tuple(sorted(brokers, key=lambda b: b.id)),
@@ -290,6 +292,7 @@ class ZkReader:
             broker_throttles=b_thr,
             topic_throttles=t_thr,
             min_insync=min_isr,
+            tiered_topics=tiered,
             status=SourceStatus.OK,
             problems=tuple(problems),
         )
@@ -325,6 +328,20 @@ class ZkReader:
             if value.isdigit():
                 out[t] = int(value)
         return out
+
+    @staticmethod
+    def _tiered(raw: dict[str, bytes | None], topics: list[str]) -> frozenset[str]:
+        """Topics whose override sets ``remote.storage.enable=true`` (it is only ever set on a topic)."""
+        out: set[str] = set()
+        for t in topics:
+            path = f"/config/topics/{t}"
+            try:
+                value = parse_config(path, raw[path] or b"{}").get(REMOTE_STORAGE_ENABLE, "")
+            except (ZnodeFormatError, KeyError):
+                continue  # already reported by _throttles
+            if value.lower() == "true":
+                out.add(t)
+        return frozenset(out)
 
     # -- watches -----------------------------------------------------------------------------
     def _on_watch(self, event: Any) -> None:

@@ -36,14 +36,15 @@ def connect(args: argparse.Namespace) -> ClusterReader:
     )
 
 
-def snapshot(args: argparse.Namespace) -> ClusterState:
-    """The snapshot from --state-file, or read from the cluster now."""
+def snapshot(args: argparse.Namespace, info: bool = False) -> ClusterState:
+    """The snapshot from --state-file, or read from the cluster now (``info``: with what the cluster
+    is, its release among it)."""
     if getattr(args, "state_file", None):
         from console.state.document import read_state
 
         return read_state(args.state_file)
     with connect(args) as reader:
-        return reader.snapshot()
+        return reader.snapshot(info=info)
 
 
 def unreadable(state: ClusterState) -> bool:

@@ -88,7 +88,8 @@ def review_plan(args: argparse.Namespace) -> int:
 
     text = read_file(args.reassignment_json_file, "--reassignment-json-file")
     plan = parse_plan(text)  # PlanFormatError is a ConfigError: exit 2, nothing sent anywhere
-    state = snapshot(args)
+    # a rollback names log dirs where the official tool of the cluster's release does (4.2 and later)
+    state = snapshot(args, info=args.command == "rollback")
     if unreadable(state):
         if args.command == "validate" and args.json:
             print(json.dumps({"valid": False, "findings": [short(f) for f in state.findings]}))
@@ -100,7 +101,10 @@ def review_plan(args: argparse.Namespace) -> int:
     d = diff(state, plan)
     racks = review.rack_map(state)
     if args.command == "diff":
-        print(json.dumps(review.diff_json(d, racks)) if args.json else review.diff_text(d, racks))
+        tiered = state.tiered
+        print(
+            json.dumps(review.diff_json(d, racks, tiered)) if args.json else review.diff_text(d, racks, tiered=tiered)
+        )
         return Exit.OK
     findings = validate(state, plan, d)
     bad = errors(findings)

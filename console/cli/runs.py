@@ -295,6 +295,7 @@ def submit(args: argparse.Namespace) -> int:
     from console.plans.diff import first_replica_changes
     from console.plans.plan import parse_plan
     from console.present.findings import findings_text
+    from console.present.review import local_only_topics, tiered_note
     from console.runs.executor import Executor
     from console.services import runs as run_service
     from console.storage.runs import ELECTION_WAVE
@@ -316,7 +317,7 @@ def submit(args: argparse.Namespace) -> int:
     user = getpass.getuser()
     with connect(args) as reader:
         name = reader.settings.name
-        state = reader.snapshot()
+        state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
         if state.status.metadata is not SourceStatus.OK or state.status.reassignments is not SourceStatus.OK:
             print_findings(state)
             print("Refused: the cluster's state could not be read in full; nothing was sent.", file=sys.stderr)
@@ -367,6 +368,9 @@ def submit(args: argparse.Namespace) -> int:
             + ".",
             file=sys.stderr,
         )
+        local_only = local_only_topics(pre.findings)
+        if local_only:
+            print(tiered_note(local_only), file=sys.stderr)
         elect = not args.no_elect_leaders and first_replica_changes(state, plan)
         print(
             "Then a preferred leader election of its partitions (--no-elect-leaders: none)."

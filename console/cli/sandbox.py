@@ -33,6 +33,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help=f"ZooKeeper mode (3.x only; {ZOOKEEPER_KAFKA} unless --kafka names another)",
     )
     up.add_argument("--kraft", action="store_true", help="KRaft mode (the default)")
+    up.add_argument(
+        "--tiered-storage",
+        action="store_true",
+        help="tiered storage on Kafka's LocalTieredStorage (a local dir as the remote store); the releases "
+        "whose kafka-storage test jar Maven Central has (4.3.1, 3.9.1; not 4.4.0)",
+    )
     up.add_argument("--data-dir", type=Path, help="where data, logs and state go")
     up.add_argument("--brokers", type=int, default=3)
     up.add_argument("--demo", action="store_true", help="create demo topics with a few MB each")
@@ -57,7 +63,12 @@ def sandbox(args: argparse.Namespace) -> int:
             error(e)
             return Exit.UNUSABLE
         sb = cluster.up(
-            args.data_dir, kafka_version=args.kafka, zookeeper=args.zookeeper, kraft=args.kraft, brokers=args.brokers
+            args.data_dir,
+            kafka_version=args.kafka,
+            zookeeper=args.zookeeper,
+            kraft=args.kraft,
+            brokers=args.brokers,
+            tiered_storage=args.tiered_storage,
         )
         if args.demo or args.demo_reassignment:
             from console.sandbox.demo import load_demo

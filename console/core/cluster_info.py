@@ -64,6 +64,9 @@ ALTER_PARTITION_REASSIGNMENTS = 45
 RF_GUARD_VERSION = 1
 """Its first version with ``AllowReplicationFactorChange`` (KIP-860, Kafka 4.1): the
 replication-factor guard (``console.moves.rf_guard``)."""
+ROLLBACK_DIRS_RELEASE = (4, 2)
+"""The first release whose ``kafka-reassign-partitions --execute`` prints each replica's current log
+dir in its rollback ("Current partition replica assignment") instead of ``any`` (KAFKA-19582)."""
 
 
 def metadata_version_name(level: int) -> str:
@@ -112,6 +115,50 @@ def release(info: ClusterInfo) -> str | None:
         if mv.max_supported > max(METADATA_VERSIONS):
             return f"newer than {release_of_level(max(METADATA_VERSIONS))}"
     return info.api_version
+
+
+def release_number(info: ClusterInfo) -> tuple[int, int] | None:
+    """The release line the brokers run as ``(major, minor)`` (``(4, 4)``); a release newer than
+    every ``metadata.version`` the console knows counts as one past the newest it knows; None when
+    not known."""
+    line = release(info)
+    if line is None:
+        return None
+    if line.startswith("newer than "):
+        major, minor = release_number_of(line.removeprefix("newer than ")) or (0, 0)
+        return (major, minor + 1) if major else None
+    return release_number_of(line)
+
+
+def release_number_of(text: str) -> tuple[int, int] | None:
+    """``"4.4"`` or ``"3.9.1"`` → ``(4, 4)`` / ``(3, 9)``; None for anything else."""
+    parts = text.strip().split(".")
+    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def rollback_names_dirs(info: ClusterInfo) -> bool | None:
+    """Whether the official ``kafka-reassign-partitions --execute`` of this cluster's release writes
+    each replica's current log dir in its rollback (Kafka 4.2 and later, KAFKA-19582) rather than
+    ``any``: True or False from the release the brokers say they run (:func:`release`: their newest
+    ``metadata.version``, else their API ranges), None when the cluster was not asked or did not
+    say. The official tool of the cluster's own release is the one compared with."""
+    number = release_number(info)
+    return None if number is None else number >= ROLLBACK_DIRS_RELEASE
+
+
+def rollback_dirs_text(info: ClusterInfo) -> str:
+    """Why the console's rollback JSON names log dirs, or says ``any``, on this cluster, in words."""
+    on = rollback_names_dirs(info)
+    if on is None:
+        return 'the Kafka release was not read: log dirs stay "any", as the tools before 4.2 print them'
+    if on:
+        return (
+            f"Kafka {release(info)}: each replica's current log dir, as kafka-reassign-partitions of 4.2 and "
+            'later prints it ("any" where the dir is not known)'
+        )
+    return f'Kafka {release(info)}: log dirs "any", as kafka-reassign-partitions before 4.2 prints them'
 
 
 def decide_mode(quorum_status: SourceStatus, features: tuple[Feature, ...], zookeeper_configured: bool) -> ClusterMode:
@@ -267,6 +314,8 @@ def capabilities(info: ClusterInfo) -> list[Capability]:
             "came with Kafka 4.1): requests go unguarded"
         )
         out.append(Capability("Replication-factor guard", False, why))
+
+    out.append(Capability("Rollback with log dirs", rollback_names_dirs(info) is True, rollback_dirs_text(info)))
 
     out.append(
         Capability(

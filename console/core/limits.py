@@ -32,3 +32,7 @@ CORDONED_LOG_DIRS = "cordoned.log.dirs"
 """The dynamic broker config naming the log dirs that receive no new replicas (a list, or ``*``)."""
 CORDON_ALL = "*"
 """``cordoned.log.dirs`` that cordons every log dir of the broker: the whole broker."""
+
+# Tiered storage (KIP-405, production-ready in Kafka 3.9): a topic config.
+REMOTE_STORAGE_ENABLE = "remote.storage.enable"
+"""``true`` on a topic whose older segments are kept in remote storage: a move copies its local log only."""

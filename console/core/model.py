@@ -716,6 +716,10 @@ class ClusterState:
     name: str = ""
     info: ClusterInfo = field(default_factory=ClusterInfo)
     """Version, mode, features and quorum (read less often than the rest; unknown when not read)."""
+    tiered_topics: tuple[str, ...] = ()
+    """Topics with tiered storage (``remote.storage.enable=true``, KIP-405), sorted: their older
+    segments live in remote storage, and a move copies only the local log (what DescribeLogDirs
+    reports). Read with the topic configs (``status.configs``; ZooKeeper's topic overrides too)."""
 
     def __repr__(self) -> str:
         return (
@@ -816,6 +820,11 @@ class ClusterState:
     def min_insync_index(self) -> dict[str, int]:
         return dict(self.min_insync)
 
+    @cached_property
+    def tiered(self) -> frozenset[str]:
+        """:attr:`tiered_topics` as a set."""
+        return frozenset(self.tiered_topics)
+
     def broker(self, broker_id: BrokerId) -> Broker | None:
         return self.broker_index.get(broker_id)
 
@@ -852,12 +861,13 @@ class ClusterState:
     @cached_property
     def check_basis(self) -> tuple[object, ...]:
         """What checking a plan depends on, other than replica sizes: the assignment, each
-        broker's registration, eligibility, rack, cordons and free space, and min ISR. Two snapshots with
+        broker's registration, eligibility, rack, cordons and free space, min ISR and tiered topics. Two snapshots with
         the same basis give a plan the same findings (bar free-space figures and bytes)."""
         return (
             self.fingerprint(),
             tuple((b.id, b.registered, b.eligible, b.rack, b.cordoned, b.cordoned_dirs) for b in self.brokers),
             self.min_insync,
+            self.tiered_topics,
         )
 
     @cached_property

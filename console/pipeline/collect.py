@@ -84,7 +84,7 @@ class SnapshotWriter:
 
 
 class Snapshots(Protocol):
-    def snapshot(self, max_age_s: float = 0.0) -> ClusterState: ...
+    def snapshot(self, max_age_s: float = 0.0, info: bool = False) -> ClusterState: ...
 
 
 def readable(state: ClusterState) -> bool:
@@ -111,7 +111,7 @@ def collect(
     kept = 0
     tick = started
     while not stop() and (for_s is None or clock() - started < for_s):
-        state = reader.snapshot()
+        state = reader.snapshot(info=True)  # what the cluster is (kept a minute): its release, for the rollback
         if readable(state):
             on_snapshot(writer.write(state))
             kept += 1
@@ -179,5 +179,5 @@ class _Shared:
     def __init__(self, reader: Snapshots, every_s: float) -> None:
         self.reader, self.max_age = reader, every_s / 2
 
-    def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
-        return self.reader.snapshot(max_age_s=self.max_age)
+    def snapshot(self, max_age_s: float = 0.0, info: bool = False) -> ClusterState:
+        return self.reader.snapshot(max_age_s=self.max_age, info=info)

@@ -257,11 +257,12 @@ def review_job(
     and in the manifest per cluster the counts, the waves and the ETA at ``throttle``."""
     from pyspark.sql import functions as F
 
+    from console.core.cluster_info import rollback_names_dirs
     from console.core.model import BrokerId
     from console.moves.waves import WaveLimits
     from console.pipeline import review as R
     from console.plans.plan import parse_plan
-    from console.plans.validate import plan_size_findings, space_findings
+    from console.plans.validate import plan_size_findings, space_findings, tiered_findings
     from console.state.document import state_from_doc
 
     started = time.monotonic()
@@ -289,8 +290,14 @@ def review_job(
         brokers_rows: list[dict[str, object]] = []
         min_isr_rows: list[dict[str, object]] = []
         usable: dict[str, dict[BrokerId, int | None]] = {}
+        named_dirs: list[str] = []  # clusters whose official rollback names log dirs (Kafka 4.2 and later)
+        tiered: dict[str, frozenset[str]] = {}  # each cluster's tiered topics (remote.storage.enable=true)
         for cluster, snap in chosen.snapshots.items():
             state = state_from_doc(json.loads(snap.header), ())
+            if rollback_names_dirs(state.info):
+                named_dirs.append(cluster)
+            if state.tiered_topics:
+                tiered[cluster] = state.tiered
             brokers_rows += R.broker_rows(cluster, state)
             usable[cluster] = {b.id: b.usable_bytes for b in state.brokers}
             min_isr_rows += [{"cluster": cluster, "topic": t, "min_isr": int(v)} for t, v in state.min_insync]
@@ -344,13 +351,26 @@ def review_job(
                 "Collecting the brokers",
                 lambda: broker_table.select("cluster", "broker", "bytes_in").orderBy("cluster", "broker").collect(),
             )
+            tiered_moving = (
+                run_job("Collecting the tiered topics moving", lambda: R.tiered_moving(changes, tiered).collect())
+                if tiered
+                else []
+            )
             overall = []
             for cluster in clusters:
                 found = space_findings(
                     usable.get(cluster, {}),
                     [(BrokerId(int(r["broker"])), int(r["bytes_in"])) for r in broker_in if r["cluster"] == cluster],
                 )
-                overall += R.overall_rows(cluster, found + size_found[cluster])
+                found += size_found[cluster]
+                found += tiered_findings(
+                    [
+                        (r["topic"], int(r["partitions"]), int(r["bytes"]))
+                        for r in tiered_moving
+                        if r["cluster"] == cluster
+                    ]
+                )
+                overall += R.overall_rows(cluster, found)
             overall_df = s.createDataFrame(
                 overall,
                 "cluster string, idx long, check int, cell long, sev int, "
@@ -365,7 +385,10 @@ def review_job(
             run_job(
                 "Writing the rollback",
                 lambda: (
-                    R.rollback_lines(changes).select("cluster", "json").write.partitionBy("cluster").text(lines_dir)
+                    R.rollback_lines(changes, named_dirs)
+                    .select("cluster", "json")
+                    .write.partitionBy("cluster")
+                    .text(lines_dir)
                 ),
             )
             written = {unquote(d.name.split("=", 1)[1]): d for d in Path(lines_dir).glob("cluster=*")}
@@ -404,17 +427,21 @@ def review_job(
         waves, eta = summary_waves.get(cluster, (0, 0.0 if throttle else None))  # nothing moves: nothing to copy
         kinds = {k: n for (c, k), n in counts.items() if c == cluster}
         said = {k: n for (c, k), n in severities.items() if c == cluster}
+        # tiered topics the plan adds replicas of: their bytes, waves and ETA count the local log only
+        local_only = sorted({str(r["topic"]) for r in tiered_moving if r["cluster"] == cluster})
         per_cluster[cluster] = {
             "snapshot_at": chosen.snapshots[cluster].taken_ms / 1000,
             "kinds": kinds,
             "findings": said,
             "waves": waves,
             "eta_seconds": eta,
+            "tiered_topics": local_only,
         }
         summary.append(
             f"{cluster}: {sum(kinds.values())} entries ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}); "
             f"{said.get('error', 0)} error(s), {said.get('warning', 0)} warning(s); {waves} wave(s)"
             + (f"; about {human_duration(eta)} at {throttle} B/s" if eta is not None else "")
+            + (f" (local logs only for tiered topic(s) {', '.join(local_only)})" if local_only else "")
         )
     output.commit(
         "review",

@@ -11,6 +11,7 @@ entry's adding brokers and bytes (small columns) and cuts them with the same fun
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,12 +159,20 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
         F.max(F.when(F.col("broker") == F.col("leader"), F.col("bytes"))).alias("leader_bytes"),
         F.max("bytes").alias("largest"),
         F.collect_list(F.struct(F.col("broker").cast("long").alias("broker"), "log_dir", "future_log_dir")).alias(
-            "dirs"
+            "dir_logs"
         ),
         F.map_from_entries(
             F.collect_list(F.when(F.col("bytes").isNotNull(), F.struct(F.col("broker").cast("long"), F.col("bytes"))))
         ).alias("own"),
         F.max(F.when(F.col("broker") == F.col("leader"), F.lit(1))).alias("leader_listed"),
+        F.map_from_entries(
+            F.collect_list(
+                F.when(
+                    F.col("bytes").isNotNull() & F.col("log_dir").isNotNull() & (F.col("log_dir") != ""),
+                    F.struct(F.col("broker").cast("long"), F.col("log_dir")),
+                )
+            )
+        ).alias("dirs"),
     )
     replicas_col = F.transform("rs", lambda x: x["broker"])
     return p.select(
@@ -179,6 +188,7 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
         .otherwise(F.col("largest"))
         .alias("size"),
         "own",
+        "dir_logs",
         _without(replicas_col, "adding_now").alias("original"),
         "dirs",
     )
@@ -202,9 +212,11 @@ def changes(inputs: Inputs) -> DataFrame:
         lambda pr: (
             (pr["log_dirs"] != ANY)
             & ~F.exists(
-                "dirs",
+                "dir_logs",
                 lambda d: (
-                    (d["broker"] == pr["target"]) & (d["log_dir"] == pr["log_dirs"]) & d["future_log_dir"].isNull()
+                    (d["broker"] == pr["target"])
+                    & F.coalesce(d["log_dir"] == pr["log_dirs"], F.lit(False))  # no log read: not there
+                    & d["future_log_dir"].isNull()
                 ),
             )
         ),
@@ -245,6 +257,7 @@ def changes(inputs: Inputs) -> DataFrame:
         "isr",
         "adding_now",
         "own",
+        "dirs",
         "log_dirs",
     )
 
@@ -731,15 +744,36 @@ def overall_rows(cluster: str, found: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def rollback_lines(ch: DataFrame) -> DataFrame:
-    """Per known entry in plan order, its rollback entry as the official JSON writes it."""
+def tiered_moving(ch: DataFrame, tiered: Mapping[str, Iterable[str]]) -> DataFrame:
+    """Per cluster and tiered topic (``tiered``: cluster → its topics with ``remote.storage.enable=true``)
+    that the plan adds replicas of: how many partitions and the bytes to copy (the local log only),
+    for :func:`console.plans.validate.tiered_findings`."""
+    wanted = F.lit(False)
+    for cluster in tiered:
+        wanted = wanted | ((F.col("cluster") == cluster) & F.col("topic").isin(sorted(tiered[cluster])))
+    return (
+        ch.filter((F.size("adding") > 0) & wanted)
+        .groupBy("cluster", "topic")
+        .agg(F.count(F.lit(1)).alias("partitions"), F.sum("bytes_to_copy").alias("bytes"))
+    )
+
+
+def rollback_lines(ch: DataFrame, named_dirs: Iterable[str] = ()) -> DataFrame:
+    """Per known entry in plan order, its rollback entry as the official JSON writes it
+    (:func:`console.plans.plan.rollback`): for the clusters in ``named_dirs`` (those whose release
+    is 4.2 or later, :func:`console.core.cluster_info.rollback_names_dirs`), each original replica's
+    current log dir, ``"any"`` where its broker reported none; ``"any"`` everywhere else."""
     known = ch.filter(F.col("kind") != ChangeKind.UNKNOWN.value)
+    clusters = sorted(set(named_dirs))
+    names = F.col("cluster").isin(clusters) if clusters else F.lit(False)
     entry = F.to_json(
         F.struct(
             F.col("topic"),
             F.col("partition"),
             F.col("current").alias("replicas"),
-            F.transform("current", lambda _: F.lit(ANY)).alias("log_dirs"),
+            F.transform(
+                "current", lambda b: F.coalesce(F.when(names, F.try_element_at(F.col("dirs"), b)), F.lit(ANY))
+            ).alias("log_dirs"),
         )
     )
     return known.select("cluster", "idx", entry.alias("json")).orderBy("cluster", "idx")

@@ -10,7 +10,8 @@ The format (ReassignPartitionsCommand 3.9, ``parsePartitionReassignmentData`` /
   absolute path.
 * What the console writes is byte-for-byte what the official tool prints for the same
   assignment: compact, keys in the order above, entries sorted by topic then partition,
-  ``log_dirs`` all ``"any"`` when none were chosen.
+  ``log_dirs`` all ``"any"`` when none were chosen. A rollback (:func:`rollback`) names each
+  replica's current log dir where the official tool of the cluster's release does (4.2 and later).
 
 Parsing is all or nothing: a file with any problem raises :class:`PlanFormatError` listing the
 problems by entry, and no partial plan escapes.
@@ -31,9 +32,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 import msgspec
 import numpy as np
 
+from console.core.cluster_info import rollback_names_dirs
 from console.core.errors import PlanFormatError
 from console.core.limits import INT32_MAX, MAX_TOPIC_LENGTH
-from console.core.model import BrokerId, ClusterState, Keyed, ReplicaLog, TopicPartition
+from console.core.model import BrokerId, ClusterState, Keyed, Partition, ReplicaLog, TopicPartition
 from console.core.perf import without_gc
 from console.plans.columns import PAD, Ints, padded
 
@@ -232,7 +234,9 @@ class _File(msgspec.Struct):
 
 
 _decoder = msgspec.json.Decoder(_File)
-_new_entry: Callable[[tuple[str, int, tuple[BrokerId, ...], None]], PlanEntry] = partial(tuple.__new__, PlanEntry)
+_new_entry: Callable[[tuple[str, int, tuple[BrokerId, ...], tuple[str, ...] | None]], PlanEntry] = partial(
+    tuple.__new__, PlanEntry
+)
 """A PlanEntry from a ready tuple, without NamedTuple's Python-level ``__new__``."""
 
 
@@ -366,10 +370,37 @@ def parse_topics_to_move(text: str | bytes) -> tuple[str, ...]:
 @without_gc
 def rollback(state: ClusterState, plan: Plan) -> Plan:
     """The way back: each planned partition as it stands in ``state`` (originals for partitions in
-    flight), in the official format. Partitions unknown to ``state`` are left out."""
+    flight), in the official format, byte for byte what ``kafka-reassign-partitions --execute`` of
+    the cluster's release prints as "Current partition replica assignment" for the same snapshot.
+    Partitions unknown to ``state`` are left out.
+
+    Log dirs (:func:`rollback_dirs`): from Kafka 4.2 on (KAFKA-19582) the official tool names each
+    replica's current log dir, so does this when ``state.info`` says the cluster runs 4.2 or later
+    (:func:`console.core.cluster_info.rollback_names_dirs`); before 4.2 every dir is ``"any"``, and
+    so is every dir when ``state.info`` does not tell the release (a snapshot taken without
+    ``snapshot(info=True)``, or a cluster that did not say): the rollback then is what the tools
+    before 4.2 print, which the 4.2 tool reads and runs as well (any dir)."""
     now = map(state.partition_index.get, map(_key, plan.entries))
-    # the plan is sorted, so is what is left of it
+    if rollback_names_dirs(state.info):
+        # the plan is sorted, so is what is left of it
+        return Plan(
+            tuple([_new_entry((p.topic, p.partition, p.original, rollback_dirs(p))) for p in now if p is not None]), {}
+        )
     return Plan(tuple([_new_entry((p.topic, p.partition, p.original, None)) for p in now if p is not None]), {})
+
+
+def rollback_dirs(p: Partition) -> tuple[str, ...] | None:
+    """Each of ``p``'s original replicas' current log dir as the official tool of Kafka 4.2 and later
+    writes it in its rollback (``ReassignPartitionsCommand.getReplicaToLogDir``: DescribeReplicaLogDirs
+    of the replicas on live brokers, their *current* dir, ``"any"`` where there is none): the dir of
+    the replica's log (never its future log: an intra-broker move in progress rolls back to where it
+    is), ``"any"`` for a replica whose broker reported no log for it (a broker down or not answering,
+    an offline log dir, a log not created yet). None (all ``"any"``) when no dir is known."""
+    if not p.logs:
+        return None
+    current = {log.broker: log.log_dir for log in p.logs if not log.is_future and log.log_dir}
+    dirs = tuple(current.get(b, ANY) for b in p.original)
+    return dirs if any(d != ANY for d in dirs) else None
 
 
 @without_gc

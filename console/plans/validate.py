@@ -19,6 +19,7 @@ from operator import itemgetter
 
 import numpy as np
 
+from console.core.format import human_bytes, plural
 from console.core.limits import INT32_MAX, REQUEST_LIMIT, ZNODE_LIMIT_BYTES
 from console.core.model import BrokerId, ClusterState, Finding, Findings, Severity
 from console.core.perf import without_gc
@@ -53,6 +54,7 @@ OFFLINE_NOW = "offline-now"
 SOURCE_ON_FENCED = "replica-on-fenced-broker"
 CORDONED_DESTINATION = "cordoned-destination"
 OFFLINE_LOG_DIR = "offline-log-dir"
+TIERED_LOCAL_ONLY = "tiered-local-log-only"
 
 OVERRIDABLE = frozenset({CORDONED_DESTINATION})
 """Errors the operator may override explicitly when submitting (``submit --allow-cordoned``, the
@@ -336,7 +338,7 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
                 "Review the plan again against the current cluster.",
             ),
         )
-    found.overall(_space(state, d) + plan_size_findings(plan))
+    found.overall(_space(state, d) + plan_size_findings(plan) + _tiered(state, d))
     return Findings(found.findings())
 
 
@@ -531,6 +533,39 @@ def space_findings(usable: Mapping[BrokerId, int | None], bytes_in: Iterable[tup
                 )
             )
     return out
+
+
+def _tiered(state: ClusterState, d: PlanDiff) -> list[Finding]:
+    tiered = state.tiered
+    if not tiered:
+        return []
+    moving: dict[str, list[int]] = {}
+    for c in d.changes:
+        if c.adding and c.topic in tiered:
+            n = moving.setdefault(c.topic, [0, 0])
+            n[0] += 1
+            n[1] += c.bytes_to_copy
+    return tiered_findings([(t, n, b) for t, (n, b) in moving.items()])
+
+
+def tiered_findings(moving: Iterable[tuple[str, int, int]]) -> list[Finding]:
+    """One (info) finding per tiered topic (``remote.storage.enable=true``) the plan adds replicas
+    of, in topic order: ``moving`` gives each such topic, how many of its partitions gain a replica
+    and the bytes to copy. A new replica of a tiered topic copies the leader's local log only (what
+    DescribeLogDirs reports, and what the console counts); the remote segments are not copied."""
+    return [
+        Finding(
+            TIERED_LOCAL_ONLY,
+            Severity.INFO,
+            f"Topic {topic} uses tiered storage (remote.storage.enable=true): moving {plural(n, 'partition')} "
+            f"copies the local log only ({human_bytes(size)}, what DescribeLogDirs reports); the segments in "
+            "remote storage stay where they are and are not copied.",
+            "Sizes, waves and the estimate count the local log. A new replica first rebuilds the leader epochs "
+            "and producer state of the remote part from remote storage, then copies the leader's local log.",
+            topic=topic,
+        )
+        for topic, n, size in sorted(moving)
+    ]
 
 
 def plan_size_findings(plan: Plan) -> list[Finding]:

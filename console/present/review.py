@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
 from console.core.format import human_bytes, ids_text, plural, table_text
-from console.core.model import BrokerId, ClusterState
+from console.core.model import BrokerId, ClusterState, Finding
 from console.plans.diff import PartitionChange, PlanDiff
+from console.plans.validate import TIERED_LOCAL_ONLY
+
+
+def tiered_moving(d: PlanDiff, tiered: Collection[str]) -> list[str]:
+    """The tiered topics (``remote.storage.enable=true``) that ``d`` adds replicas of, sorted."""
+    return sorted({c.topic for c in d.changes if c.adding and c.topic in tiered}) if tiered else []
+
+
+def local_only_topics(findings: Iterable[Finding]) -> list[str]:
+    """The tiered topics the reviewed plan adds replicas of (from their findings), in topic order."""
+    return [f.topic for f in findings if f.code == TIERED_LOCAL_ONLY and f.topic is not None]
+
+
+def tiered_note(topics: Sequence[str], limit: int = 5) -> str:
+    """What the bytes to copy and the estimate mean for tiered topics, in words."""
+    names = ", ".join(topics[:limit]) + (f" and {len(topics) - limit} more" if len(topics) > limit else "")
+    return (
+        f"Tiered storage: {plural(len(topics), 'topic')} ({names}) with remote.storage.enable=true. A move copies "
+        "their local log only (what DescribeLogDirs reports): the bytes to copy, the waves and the estimate count "
+        "that, and the segments in remote storage are not copied."
+    )
 
 
 def rack_map(state: ClusterState) -> dict[BrokerId, str]:
@@ -110,9 +131,12 @@ def flow_table(d: PlanDiff) -> list[dict[str, Any]]:
     ]
 
 
-def diff_json(d: PlanDiff, racks: Mapping[BrokerId, str]) -> dict[str, Any]:
+def diff_json(d: PlanDiff, racks: Mapping[BrokerId, str], tiered: Collection[str] = ()) -> dict[str, Any]:
+    """``diff --json``; ``tiered``: the cluster's tiered topics (``tiered_topics`` lists those the plan
+    adds replicas of: their bytes count the local log only)."""
     return {
         "summary": d.summary(),
+        "tiered_topics": tiered_moving(d, tiered),
         "partitions": [
             {
                 **c._asdict(),
@@ -134,7 +158,7 @@ def diff_json(d: PlanDiff, racks: Mapping[BrokerId, str]) -> dict[str, Any]:
     }
 
 
-def diff_text(d: PlanDiff, racks: Mapping[BrokerId, str], limit: int = 200) -> str:
+def diff_text(d: PlanDiff, racks: Mapping[BrokerId, str], limit: int = 200, tiered: Collection[str] = ()) -> str:
     s = d.summary()
     kinds = ", ".join(f"{n} {k}" for k, n in s["kinds"].items() if n)  # type: ignore[attr-defined]
 
@@ -172,6 +196,9 @@ def diff_text(d: PlanDiff, racks: Mapping[BrokerId, str], limit: int = 200) -> s
             "Movement (leader → new replica):\n"
             + table_text(flow_table(d), ["from broker", "to broker", "replicas", "to copy"])
         )
+    local_only = tiered_moving(d, tiered)
+    if local_only:
+        parts.append(tiered_note(local_only))
     return "\n\n".join(parts)
 
 

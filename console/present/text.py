@@ -59,6 +59,12 @@ def state_text(state: ClusterState) -> str:
         f"{plural(len(state.brokers), 'broker')} ({len(state.live_brokers)} live), {plural(n.partitions, 'partition')}, "
         f"{n.reassigning} reassigning, {n.under_replicated} truly under-replicated, {n.offline} offline.",
     ]
+    if state.tiered_topics:
+        shown = ", ".join(state.tiered_topics[:10]) + (" …" if len(state.tiered_topics) > 10 else "")
+        head.append(
+            f"Tiered storage (remote.storage.enable=true): {plural(len(state.tiered_topics), 'topic')} ({shown}); "
+            "moving them copies their local log only."
+        )
     out = [
         "\n".join(head),
         "Brokers:\n"

@@ -129,6 +129,63 @@ def ensure_classpath(log: Log = _stderr, version: str | None = None) -> Path:
     return libs
 
 
+TIERED_RSM = "org.apache.kafka.server.log.remote.storage.LocalTieredStorage"
+"""Kafka's own remote storage manager for tests (a directory on local disk standing in for an object
+store): in the ``kafka-storage`` test jar, which Maven Central has for 3.9.1 and 4.3.1 but not for 4.4.0."""
+
+
+def ensure_tiered_jar(release: KafkaRelease, log: Log = _stderr) -> Path:
+    """The directory holding ``release``'s ``kafka-storage`` test jar (:data:`TIERED_RSM`), fetched
+    with Maven on first use; SandboxError when Maven Central has none for that release."""
+    libs = libs_dir(release).parent / "tiered"
+    if (libs / COMPLETE).exists():
+        return libs
+    mvn = _require("mvn", "Install Maven (Debian: apt-get install maven).")
+    tmp = libs.with_name(f"tiered.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    log(f"Fetching the Apache Kafka {release} kafka-storage test jar (LocalTieredStorage) into {libs} ...")
+    artifact = f"org.apache.kafka:kafka-storage:{release}:jar:test"
+    proc = subprocess.run(
+        [mvn, "-q", "-B", "-f", str(POM), "dependency:copy", f"-Dartifact={artifact}", f"-DoutputDirectory={tmp}"],
+        capture_output=True,
+        text=True,
+    )
+    jars = sorted(f.name for f in tmp.glob("*.jar"))
+    if proc.returncode != 0 or not jars:
+        said = _ANSI.sub("", proc.stdout + proc.stderr).strip()
+        shutil.rmtree(tmp, ignore_errors=True)
+        missing = "Could not find artifact" in said or "could not be resolved" in said or "not found" in said
+        raise SandboxError(
+            f"Maven has no kafka-storage test jar for Kafka {release}: tiered storage needs its LocalTieredStorage."
+            if missing
+            else f"Maven could not fetch the kafka-storage test jar of Kafka {release}.",
+            "Start the tiered sandbox on a release whose test jar is published (--kafka 4.3.1 or 3.9.1)."
+            if missing
+            else "Check that Maven Central is reachable.",
+        )
+    (tmp / COMPLETE).write_text(json.dumps({"kafka_version": str(release), "jars": jars}))
+    shutil.rmtree(libs, ignore_errors=True)
+    tmp.rename(libs)
+    return libs
+
+
+def tiered_props(data: Path) -> dict[str, object]:
+    """Broker configs for tiered storage (KIP-405) on :data:`TIERED_RSM`, the "remote" store a
+    directory under the sandbox's data dir, its metadata topic small (3 partitions, one replica)."""
+    return {
+        "remote.log.storage.system.enable": "true",
+        "remote.log.storage.manager.class.name": TIERED_RSM,
+        "remote.log.storage.manager.impl.prefix": "rsm.config.",
+        "rsm.config.dir": data / "remote",
+        "remote.log.metadata.manager.listener.name": "PLAINTEXT",
+        "rlmm.config.remote.log.metadata.topic.num.partitions": 3,
+        "rlmm.config.remote.log.metadata.topic.replication.factor": 1,
+        "remote.log.manager.task.interval.ms": 1000,
+        "log.retention.check.interval.ms": 1000,
+    }
+
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _MAVEN_BOILERPLATE = re.compile(r"^\[ERROR\] *$|re-run Maven|Re-run Maven|For more information about|\[Help 1\] http")
 
@@ -219,6 +276,8 @@ class Sandbox:
     """The release of the server and tools jars (sandboxes started before releases were chosen ran 3.9.1)."""
     controller_bootstrap_servers: str | None = None
     """KRaft: the controllers' listeners (``--bootstrap-controller``, Admin ``bootstrap.controllers``)."""
+    tiered_storage: bool = False
+    """Tiered storage is on (:func:`tiered_props`): topics may set ``remote.storage.enable=true``."""
 
     def info(self) -> dict[str, object]:
         """The one-line JSON object ``sandbox up`` and ``sandbox status`` print."""
@@ -231,6 +290,7 @@ class Sandbox:
             "mode": str(self.mode),
             "kafka_version": self.kafka_version,
             "bootstrap_controllers": self.controller_bootstrap_servers,
+            "tiered_storage": self.tiered_storage,
             "sasl": None
             if self.sasl_bootstrap_servers is None
             else {
@@ -356,12 +416,15 @@ def up(
     log: Log = _stderr,
     timeout: float = 120.0,
     kraft: bool = False,
+    tiered_storage: bool = False,
 ) -> Sandbox:
     """Start a fresh sandbox in ``data_dir`` (or return the one already running there).
 
     ``kafka_version``: a 4.x or 3.9.x release; ``zookeeper``: ZooKeeper mode (3.x only);
     ``kraft``: KRaft mode. The choice is checked before anything starts; see
-    ``versions.sandbox_options`` for what is chosen when nothing is asked for."""
+    ``versions.sandbox_options`` for what is chosen when nothing is asked for. ``tiered_storage``:
+    brokers with tiered storage on Kafka's LocalTieredStorage (:func:`tiered_props`), for the
+    releases whose ``kafka-storage`` test jar Maven Central has (not 4.4.0)."""
     options = sandbox_options(kafka_version, zookeeper=zookeeper, kraft=kraft)
     if brokers < 1:
         raise SandboxError(f"A sandbox needs at least one broker (asked for {brokers}).")
@@ -374,15 +437,17 @@ def up(
         return running
     release = options.release
     libs = ensure_classpath(log, str(release))
+    tiered = ensure_tiered_jar(release, log) if tiered_storage else None
     _require("java", "Install a Java 17 runtime (Debian: apt-get install openjdk-17-jre-headless).")
     for sub in ("zk", "kraft", "logs", "config", *tuple(f"broker-{i}" for i in range(max(8, brokers)))):
         shutil.rmtree(data / sub, ignore_errors=True)
     (data / "logs").mkdir(parents=True, exist_ok=True)
     (data / "config").mkdir(parents=True, exist_ok=True)
     _write_log4j(data)
-    jvm = _Jvm(f"{libs}/*", data, release)
+    jvm = _Jvm(f"{libs}/*" + (f":{tiered}/*" if tiered else ""), data, release)
     kraft_mode = options.mode is Mode.KRAFT
-    sb = (_plan_kraft if kraft_mode else _plan_zookeeper)(jvm, brokers)
+    sb = (_plan_kraft if kraft_mode else _plan_zookeeper)(jvm, brokers, tiered_props(data) if tiered else {})
+    sb.tiered_storage = tiered is not None
     sb.started_at = time.time()
     try:
         if kraft_mode:
@@ -793,7 +858,7 @@ def _broker_proc(jvm: _Jvm, i: int, port: int, props: dict[str, object], control
     )
 
 
-def _plan_zookeeper(jvm: _Jvm, n: int) -> Sandbox:
+def _plan_zookeeper(jvm: _Jvm, n: int, extra: dict[str, object] | None = None) -> Sandbox:
     data = jvm.data
     zk_port, *rest = free_ports(1 + 2 * n)
     ports, sasl_ports = rest[:n], rest[n:]
@@ -834,6 +899,7 @@ def _plan_zookeeper(jvm: _Jvm, n: int) -> Sandbox:
             "zookeeper.session.timeout.ms": 6000,
             "zookeeper.connection.timeout.ms": 10000,
             **_broker_common(data, i, port),
+            **(extra or {}),
         }
         procs.append(_broker_proc(jvm, i, port, props))
         brokers.append({"id": i, "rack": RACKS[i % len(RACKS)], "port": port})
@@ -850,7 +916,7 @@ def _plan_zookeeper(jvm: _Jvm, n: int) -> Sandbox:
     )
 
 
-def _plan_kraft(jvm: _Jvm, n: int) -> Sandbox:
+def _plan_kraft(jvm: _Jvm, n: int, extra: dict[str, object] | None = None) -> Sandbox:
     """Brokers 0..2 are broker and controller in one process (a quorum of three, as few JVMs as
     possible); brokers from 3 on are brokers only, so a 6-broker sandbox keeps a quorum of three."""
     data = jvm.data
@@ -876,6 +942,7 @@ def _plan_kraft(jvm: _Jvm, n: int) -> Sandbox:
             **_sasl(Mode.KRAFT),
             "metadata.log.dir": data / "kraft" / f"meta-{i}",
             **_broker_common(data, i, port),
+            **(extra or {}),
         }
         procs.append(_broker_proc(jvm, i, port, props, controller=controller))
         brokers.append({"id": i, "rack": RACKS[i % len(RACKS)], "port": port})

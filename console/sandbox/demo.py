@@ -96,9 +96,15 @@ def produce(
     return total
 
 
-def create_assigned_topic(bootstrap: str, name: str, assignment: list[list[int]], timeout_ms: int = 120_000) -> None:
+def create_assigned_topic(
+    bootstrap: str,
+    name: str,
+    assignment: list[list[int]],
+    timeout_ms: int = 120_000,
+    configs: dict[str, str] | None = None,
+) -> None:
     """A topic whose partition ``i`` lives on ``assignment[i]`` (confluent-kafka 2.16 refuses
-    explicit assignments; kafka-python takes them)."""
+    explicit assignments; kafka-python takes them), with topic ``configs``."""
     from kafka.admin import KafkaAdminClient, NewTopic
     from kafka.errors import NodeNotReadyError, UnknownBrokerIdError
 
@@ -107,7 +113,8 @@ def create_assigned_topic(bootstrap: str, name: str, assignment: list[list[int]]
         kp = KafkaAdminClient(bootstrap_servers=bootstrap.split(","))
         try:
             kp.create_topics(
-                [NewTopic(name, -1, -1, replica_assignments=dict(enumerate(assignment)))], timeout_ms=timeout_ms
+                [NewTopic(name, -1, -1, replica_assignments=dict(enumerate(assignment)), topic_configs=configs or {})],
+                timeout_ms=timeout_ms,
             )
             return
         except (UnknownBrokerIdError, NodeNotReadyError):

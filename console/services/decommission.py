@@ -16,6 +16,7 @@ are audited as the requests they are.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 from console.access.auth import Identity
@@ -227,7 +228,9 @@ def _plan(
     base = f"decommission {ids_text(flow.brokers)} (flow {flow.id}"
     earlier = sum(1 for p in store.plans.list(flow.cluster) if p.name.startswith(base))
     plan_name = f"{base})" if not earlier else f"{base}, v{earlier + 1})"
-    plan_id = plans.save_plan(store, who, state, name, plan_name, made.plan, made.report)
+    # its rollback names log dirs where the official tool of the cluster's release does: what the cluster is
+    known = state if state.info.known else replace(state, info=cluster.cluster_info())
+    plan_id = plans.save_plan(store, who, known, name, plan_name, made.plan, made.report)
     _set(
         store,
         who,

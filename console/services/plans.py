@@ -31,7 +31,9 @@ def save_plan(
 ) -> int:
     """Save a draft (or overwrite the cluster's plan of that name) with its rollback against
     ``state`` and the basis for the stale check, and a generated plan's quality ``report``;
-    returns its id. ``who`` needs the operator or the approver role."""
+    returns its id. ``who`` needs the operator or the approver role. The rollback names each
+    replica's log dir as the official tool of Kafka 4.2 and later does when ``state`` carries what
+    the cluster is (``snapshot(info=True)``); without it, every dir is ``any``."""
     key = cluster_key(state, cluster_name)
     detail: dict[str, object] = {"plan": None, "name": name.strip(), "partitions": len(plan)}
     if report is not None:

@@ -140,7 +140,9 @@ def start_run(
     the plan changes some partition's first replica (:func:`console.plans.diff.first_replica_changes`).
     A plan that sends replicas to cordoned brokers or log dirs (KIP-1066: the controller would take
     it) is refused, audited, unless ``allow_cordoned``: then the run's audit entry records the
-    override and what it lets through."""
+    override and what it lets through. The run keeps the plan's rollback against ``state``
+    (:func:`console.plans.plan.rollback`), whose log dirs are named only when ``state`` carries what
+    the cluster is (``snapshot(info=True)``) and it is Kafka 4.2 or later; else ``any``."""
     key = cluster_key(state, cluster.name)
     asked: dict[str, object] = {"name": name, "plan": plan_id, "partitions": len(plan)}
     require(store, who, "submit", key, asked)

@@ -120,6 +120,7 @@ def state_header(state: ClusterState) -> dict[str, Any]:
         ],
         "throttles": {"brokers": state.throttles.broker_map(), "topics": state.throttles.topic_map()},
         "min_insync": dict(state.min_insync),
+        "tiered_topics": list(state.tiered_topics),
         "findings": [f.to_dict() for f in state.findings],
         "cluster": info_dict(state.info),
     }
@@ -374,6 +375,7 @@ def state_from_doc(doc: dict[str, Any], partitions: tuple[Partition, ...] | None
         controller=_opt_id(doc.get("controller")),
         throttles=Throttles.of(throttles.get("brokers", {}), throttles.get("topics", {})),
         min_insync=tuple((str(t), int(v)) for t, v in doc.get("min_insync", {}).items()),
+        tiered_topics=tuple(sorted(str(t) for t in doc.get("tiered_topics") or ())),
         findings=tuple(_finding(f) for f in doc.get("findings", ())),
         status=ReadStatus(**{k: SourceStatus(v) for k, v in status.items() if k in ReadStatus.__slots__}),
         name=str(doc.get("name", "")),

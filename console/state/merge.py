@@ -8,6 +8,8 @@ Precedence, part by part:
   znode's ``adding_replicas`` / ``removing_replicas``;
 * source: ``legacy`` when the partition is also in ``/admin/reassign_partitions``;
 * throttles: the Admin API's answer over ZooKeeper's ``/config`` entries;
+* tiered topics (``remote.storage.enable=true``): DescribeConfigs when it answered, else the
+  ``/config/topics`` overrides;
 * cordons (KIP-1066): each broker's ``cordoned.log.dirs`` from DescribeConfigs and each log dir's
   flag from DescribeLogDirs (v5); :func:`with_info` clears them where ``metadata.version`` says
   the cluster does not enforce cordons.
@@ -127,6 +129,9 @@ def _merge(
         {**(zk.topic_throttles if zk else {}), **(api.topic_throttles if api else {})},
     )
     min_insync = {**(zk.min_insync if zk else {}), **(api.min_insync if api else {})}
+    # tiered storage: the Admin API's effective value where it read the topic configs, else ZooKeeper's overrides
+    api_configs = api is not None and api.configs_status is SourceStatus.OK
+    tiered = api.tiered_topics if api is not None and api_configs else (zk.tiered_topics if zk else frozenset())
     status = ReadStatus(
         metadata=api.metadata_status if api else SourceStatus.NOT_CONFIGURED,
         reassignments=api.reassignments_status if api else SourceStatus.NOT_CONFIGURED,
@@ -144,6 +149,7 @@ def _merge(
         controller=controller,
         throttles=throttles,
         min_insync=tuple(sorted(min_insync.items())),
+        tiered_topics=tuple(sorted(tiered)),
         findings=tuple(findings),
         status=status,
         name=name,

@@ -8,25 +8,28 @@ import re
 
 import pytest
 
+from console import cli
 from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
 from console.plans.validate import errors, validate
 from console.state.reader import ClusterReader
 from tests.integration.helpers import make_topic, settle, submit
-from tests.support import official, settings_for
+from tests.support import connection_args, official, settings_for
 
 
 def ids(*b: int) -> tuple[BrokerId, ...]:
     return tuple(BrokerId(x) for x in b)
 
 
-def test_official_tool_accepts_the_export_and_prints_the_same_rollback(zk_sandbox, tmp_path):
-    # On Kafka 3.9: from 4.2 on the official tool prints the current assignment with each replica's
-    # real log dir instead of "any" (KAFKA-19582), where the console's rollback says "any".
-    bs = zk_sandbox.bootstrap_servers
+@pytest.mark.parametrize("cluster", ["sandbox", "zk_sandbox"], ids=["kafka 4.4", "kafka 3.9 zookeeper"])
+def test_official_tool_accepts_the_export_and_prints_the_same_rollback(cluster, request, tmp_path, capsys):
+    # Byte for byte what the official --execute prints as "Current partition replica assignment": on
+    # 4.4 each replica's real log dir (KAFKA-19582, Kafka 4.2), on 3.9 "any" everywhere.
+    sb = request.getfixturevalue(cluster)
+    bs = sb.bootstrap_servers
     make_topic(bs, "pl-oracle", 3, 2, 20, assignment=[[0, 1], [1, 2], [2, 0]])
-    with ClusterReader(settings_for(zk_sandbox)) as reader:
-        state = reader.snapshot()
+    with ClusterReader(settings_for(sb)) as reader:
+        state = reader.snapshot(info=True)
         plan = Plan.of(
             [
                 PlanEntry("pl-oracle", 0, ids(2, 1)),
@@ -37,13 +40,29 @@ def test_official_tool_accepts_the_export_and_prints_the_same_rollback(zk_sandbo
         assert not errors(validate(state, plan))
         path = tmp_path / "plan.json"
         path.write_text(plan.to_json())
-        ran = official(zk_sandbox, "--execute", "--reassignment-json-file", str(path))
+        # `python -m console rollback`, with a snapshot of its own
+        capsys.readouterr()  # what came before (the sandbox starting)
+        assert cli.main(["rollback", *connection_args(sb), "--reassignment-json-file", str(path)]) == 0
+        said = capsys.readouterr().out.strip()
+        ran = official(sb, "--execute", "--reassignment-json-file", str(path))
         assert ran.returncode == 0, ran.stdout + ran.stderr
         printed = re.search(r"Current partition replica assignment\s*\n\s*\n(\{.*\})\s*\n", ran.stdout).group(1)
-        assert printed == rollback(state, plan).to_json()
+        back = rollback(state, plan)
+        assert printed == back.to_json()
+        assert said == printed
+        dirs = {d for e in back.entries for d in e.log_dirs or ("any",)}
+        if cluster == "sandbox":  # every replica's own dir, under the sandbox's data dir
+            assert all(d.startswith(str(sb.data_dir)) and d.endswith(("/d1", "/d2")) for d in dirs), dirs
+            assert all(
+                d == state.partition(*e.key).log_dir_on(b)
+                for e in back.entries
+                for b, d in zip(e.replicas, e.log_dirs, strict=True)
+            )
+        else:
+            assert dirs == {"any"}
         settle(reader)
         # and the official tool's own output reads back as the same plan
-        assert parse_plan(printed) == rollback(state, plan)
+        assert parse_plan(printed) == back
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from console.adapters.records import (
     TopicZnode,
     ZkView,
 )
-from console.core.model import BrokerId, ClusterState, LogDir, SourceStatus
+from console.core.model import BrokerId, ClusterInfo, ClusterMode, ClusterState, Feature, LogDir, SourceStatus
 from console.state.merge import merge
 
 
@@ -93,3 +93,18 @@ def snapshot(
         reps = tuple((t, p, "/data/a", (sizes or {}).get((t, p), 1000), False) for (t, p), r in parts.items() if b in r)
         logs.append(BrokerLogDirs(BrokerId(b), (LogDir("/data/a", None, 10**9, (usable or {}).get(b, 10**9)),), reps))
     return merge(api(meta, lpr=lpr or {}, nbrokers=nbrokers, log_dirs=tuple(logs), min_insync=min_isr or {}), None)
+
+
+def cluster_info(metadata_level: int | None = 33, api_version: str | None = None) -> ClusterInfo:
+    """What a cluster says it is: a KRaft cluster whose brokers support ``metadata.version`` up to
+    ``metadata_level`` (33: Kafka 4.4, 29: 4.2, 27: 4.1), or, with None, a cluster without it
+    (ZooKeeper mode) of release ``api_version``."""
+    features = () if metadata_level is None else (Feature("metadata.version", metadata_level, 7, metadata_level),)
+    return ClusterInfo(
+        read_at=12.0,
+        api_version=api_version,
+        mode=ClusterMode.KRAFT if metadata_level is not None else ClusterMode.ZOOKEEPER,
+        features=features,
+        versions_status=SourceStatus.OK,
+        features_status=SourceStatus.OK,
+    )

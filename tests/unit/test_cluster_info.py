@@ -15,6 +15,8 @@ from console.core.cluster_info import (
     metadata_version,
     metadata_version_name,
     release,
+    release_number_of,
+    rollback_names_dirs,
     summary_line,
 )
 from console.core.model import (
@@ -178,6 +180,10 @@ def test_capabilities_on_kafka_44_kraft() -> None:
     assert caps["Cordoned log dirs"].on and "4.4-IV2, 4.3-IV0 or later" in caps["Cordoned log dirs"].why
     assert caps["DescribeTopicPartitions"].on
     assert caps["Replication-factor guard"].on and "v1 (KIP-860)" in caps["Replication-factor guard"].why
+    assert (
+        caps["Rollback with log dirs"].on
+        and "Kafka 4.4: each replica's current log dir" in caps["Rollback with log dirs"].why
+    )
     assert caps["Controller quorum view"].on
     assert not caps["ZooKeeper view"].on and "KRaft" in caps["ZooKeeper view"].why
 
@@ -200,11 +206,25 @@ def test_capabilities_are_off_with_the_reason_the_cluster_gives() -> None:
     assert not zk["Cordoned log dirs"].on and "not finalized" in zk["Cordoned log dirs"].why
     assert zk["Controller quorum view"].why == "DescribeQuorum: not available on this cluster"
     assert zk["ZooKeeper view"].on and zk["ZooKeeper view"].why == "ZooKeeper configured"
+    assert not zk["Rollback with log dirs"].on and "before 4.2" in zk["Rollback with log dirs"].why
     assert not {c.name: c for c in capabilities(zookeeper_39(zookeeper=False))}["ZooKeeper view"].on
 
     unread = {c.name: c for c in capabilities(ClusterInfo())}
     assert not any(c.on for c in unread.values())
     assert "not read" in unread["Eligible leader replicas"].why
+
+
+def test_the_official_rollback_names_log_dirs_from_kafka_4_2_on() -> None:
+    def on(level: int | None, api: str | None = None, status: SourceStatus = OK) -> bool | None:
+        features = () if level is None else (Feature("metadata.version", level, 7, level),)
+        return rollback_names_dirs(ClusterInfo(1.0, api, features=features, features_status=status))
+
+    # from the newest metadata.version the brokers support: 4.1-IV1, 4.2-IV0, 4.4-IV2, newer than known
+    assert [on(27), on(28), on(33), on(40)] == [False, True, True, True]
+    # else from the API ranges (ZooKeeper mode has no metadata.version; features not read)
+    assert [on(None, "3.9"), on(None, "4.2"), on(None, "4.3", SourceStatus.UNAUTHORIZED)] == [False, True, True]
+    assert on(None) is None and rollback_names_dirs(ClusterInfo()) is None  # not said, not read
+    assert [release_number_of(t) for t in ("4.4", "3.9.1", "4", "x.y")] == [(4, 4), (3, 9), None, None]
 
 
 def test_one_line_of_what_the_cluster_is() -> None:
@@ -233,7 +253,7 @@ def test_overview_rows() -> None:
     ]
     assert (q[1]["last fetch"], q[0]["last fetch"]) == ("2 s ago", "never")
     assert ago_text(0, 600.0) == "10 min ago"
-    assert [r["on"] for r in capability_rows(info)] == ["on", "on", "on", "on", "on", "off"]
+    assert [r["on"] for r in capability_rows(info)] == ["on", "on", "on", "on", "on", "on", "off"]
 
 
 def test_the_snapshot_document_carries_it_and_reads_it_back() -> None:
@@ -245,6 +265,16 @@ def test_the_snapshot_document_carries_it_and_reads_it_back() -> None:
     assert back.info == state.info and back == state
     zk = replace(state, info=zookeeper_39())
     assert load_state(json.dumps(state_json(zk))).info == zk.info
+
+
+def test_the_snapshot_document_lists_the_tiered_topics_and_reads_them_back() -> None:
+    state = replace(snapshot({("t", 0): [0, 1], ("u", 0): [0, 1]}, nbrokers=2), tiered_topics=("u",))
+    doc = state_json(state)
+    assert doc["tiered_topics"] == ["u"] and "min_insync" in doc  # a field added, none removed
+    assert load_state(json.dumps(doc)) == state
+    del doc["tiered_topics"]  # a document written before the field
+    assert load_state(json.dumps(doc)).tiered_topics == ()
+    assert "Tiered storage (remote.storage.enable=true): 1 topic (u)" in state_text(state)
 
 
 def test_an_older_document_without_it_reads_as_unknown() -> None:

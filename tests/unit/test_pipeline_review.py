@@ -16,14 +16,16 @@ import pandas as pd
 import pytest
 
 from console.core.errors import ConfigError, PlanFormatError
-from console.core.model import Broker, BrokerId, ClusterState, LogDir
+from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, LogDir, ReplicaLog
 from console.moves.waves import plan_estimate, plan_waves
 from console.pipeline.jobs import review_job
 from console.pipeline.snapshots import canonical, cluster_dir
 from console.pipeline.spark import SparkSettings
 from console.plans.diff import diff
 from console.plans.plan import Plan, parse_plan, rollback
-from console.plans.validate import validate
+from console.plans.validate import TIERED_LOCAL_ONLY, validate
+from console.present.review import tiered_moving
+from tests.unit.builders import cluster_info
 from tests.unit.strategies import Shape, cluster
 from tests.unit.timeline import T0, write_states
 
@@ -55,16 +57,39 @@ def random_cluster(seed: int) -> ClusterState:
     )
     brokers += (Broker(BrokerId(50 + seed), rack="r0", registered=False),)  # known, not registered
     min_isr = tuple((t, rnd.randint(1, 3)) for t in state.topics if rnd.random() < 0.6)
+    # where each replica lives: two dirs, now and then an intra-broker move (a future log), a log
+    # without a dir or not reported; half the fleet runs Kafka 4.4 (whose rollback names the dirs),
+    # the rest 4.1, 3.9 or a release not read
+    partitions = tuple(replace(p, logs=random_logs(rnd, p.logs)) for p in state.partitions)
+    info = [cluster_info(33), cluster_info(29), cluster_info(27), cluster_info(None, "3.9"), ClusterInfo()][
+        seed % 5 if seed % 2 else 0
+    ]
     return canonical(
         replace(
             state,
             brokers=brokers,
+            partitions=partitions,
+            info=info,
+            tiered_topics=tuple(t for t in state.topics if rnd.random() < 0.3),
             min_insync=min_isr,
             cluster_id=f"cl-{seed}",
             name=f"cluster {seed}",
             taken_at=T0 + seed,
         )
     )
+
+
+def random_logs(rnd: random.Random, logs: tuple[ReplicaLog, ...]) -> tuple[ReplicaLog, ...]:
+    out: list[ReplicaLog] = []
+    for log in logs:
+        roll = rnd.random()
+        if roll < 0.05:
+            continue  # not reported
+        here = rnd.choice(["/data/a", "/data/b"]) if roll > 0.1 else ""
+        out.append(log._replace(log_dir=here))
+        if rnd.random() < 0.1:
+            out.append(ReplicaLog(log.broker, "/data/c", rnd.randint(0, log.size), True))
+    return tuple(out)
 
 
 def random_plan(state: ClusterState, seed: int) -> Plan:
@@ -212,12 +237,14 @@ def test_findings_are_the_in_process_ones_in_the_same_order(reviewed) -> None:
         assert have == want, key
         codes |= {w[0] for w in want}
     assert len(codes) >= 12, f"the random plans exercise most checks: {sorted(codes)}"
+    assert TIERED_LOCAL_ONLY in codes
 
 
 def test_waves_eta_and_rollback_are_the_in_process_ones(reviewed) -> None:
     fleet, result, out = reviewed
     table = pd.read_parquet(out / "partitions")
     manifest = json.loads((out / "_review.json").read_text())
+    dirs_named = 0
     for key, (state, plan) in fleet.items():
         got = table[(table.cluster == key) & table.wave.notna()].sort_values("idx")
         have: dict[int, list[tuple[str, int]]] = {}
@@ -227,8 +254,14 @@ def test_waves_eta_and_rollback_are_the_in_process_ones(reviewed) -> None:
         eta = manifest["inputs"]["clusters"][key]["eta_seconds"]
         want = plan_estimate(state, plan, THROTTLE)
         assert (eta is None and want is None) or eta == pytest.approx(want), key
+        tiered = manifest["inputs"]["clusters"][key]["tiered_topics"]
+        assert tiered == tiered_moving(diff(state, plan), state.tiered), key
         assert (out / f"rollback-{cluster_dir(key)}.json").read_text() == rollback(state, plan).to_json(), key
+        named = sum(e.log_dirs is not None for e in rollback(state, plan).entries)
+        dirs_named += named
+        assert named == 0 or state.info.feature("metadata.version") is not None, key
     assert len(result.summary) == CLUSTERS
+    assert dirs_named, "some rollbacks name log dirs (the fleet's Kafka 4.2 and later clusters)"
 
 
 def test_a_plan_for_a_cluster_not_in_the_history_or_unusable_is_refused(reviewed, tmp_path) -> None:

@@ -109,7 +109,8 @@ def test_collect_keeps_only_snapshots_the_cluster_answered(tmp_path: Path) -> No
     now = [0.0]
 
     class Reader:
-        def snapshot(self, max_age_s: float = 0.0) -> ClusterState:
+        def snapshot(self, max_age_s: float = 0.0, info: bool = False) -> ClusterState:
+            assert info, "each kept snapshot carries what the cluster is (its release names the rollback's dirs)"
             return next(answers)
 
     def sleep(s: float) -> None:

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from console.core.errors import PlanFormatError
-from console.core.model import BrokerId
+from console.core.model import BrokerId, ClusterInfo, ReplicaLog
 from console.plans import validate as v
 from console.plans.diff import ChangeKind, diff
 from console.plans.plan import Plan, PlanEntry, apply, parse_plan, parse_topics_to_move, rollback
-from tests.unit.builders import ids, snapshot
+from tests.unit.builders import cluster_info, ids, snapshot
 
 # -- strategies --------------------------------------------------------------------------------
 topic_names = st.from_regex(r"[a-zA-Z0-9._-]{1,20}", fullmatch=True).filter(lambda t: t not in (".", ".."))
@@ -250,6 +251,63 @@ def test_rollback_of_in_flight_partition_is_its_original():
     )
 
 
+def with_logs(state, logs):
+    """``state`` with each listed partition's logs replaced: key -> [(broker, dir, is_future)]."""
+    parts = tuple(
+        replace(p, logs=tuple(ReplicaLog(BrokerId(b), d, 100, f) for b, d, f in logs[p.key])) if p.key in logs else p
+        for p in state.partitions
+    )
+    return replace(state, partitions=parts)
+
+
+def dirs_of(back):
+    return {e.key: e.log_dirs for e in back.entries}
+
+
+def test_the_rollback_names_each_replicas_current_dir_from_kafka_4_2_as_the_official_tool_does():
+    state = snapshot({("t", 0): [0, 1], ("t", 1): [1, 2, 0], ("t", 2): [2, 0], ("u", 0): [0, 1]}, nbrokers=3)
+    state = with_logs(
+        state,
+        {
+            ("t", 0): [(0, "/b0/d1", False), (1, "/b1/d2", False)],
+            # an intra-broker move in progress: the current dir, never the future one
+            ("t", 1): [(1, "/b1/d1", False), (1, "/b1/d2", True), (2, "/b2/d2", False)],  # 0 reported none
+            ("t", 2): [(2, "/b2/d1", True)],  # only a future log: no current dir
+            ("u", 0): [],  # no broker reported a log
+        },
+    )
+    plan = Plan.of([PlanEntry(t, p, ids(2, 1)) for t, p in [("t", 0), ("t", 1), ("t", 2), ("u", 0)]])
+    for level in (29, 33, 40):  # 4.2-IV1, 4.4-IV2, newer than the console knows
+        back = rollback(replace(state, info=cluster_info(level)), plan)
+        assert back.to_json() == (
+            '{"version":1,"partitions":['
+            '{"topic":"t","partition":0,"replicas":[0,1],"log_dirs":["/b0/d1","/b1/d2"]},'
+            '{"topic":"t","partition":1,"replicas":[1,2,0],"log_dirs":["/b1/d1","/b2/d2","any"]},'
+            '{"topic":"t","partition":2,"replicas":[2,0],"log_dirs":["any","any"]},'
+            '{"topic":"u","partition":0,"replicas":[0,1],"log_dirs":["any","any"]}]}'
+        ), level
+        assert parse_plan(back.to_json()) == back  # the official tool's output reads back as the same plan
+
+
+@pytest.mark.parametrize(
+    "info",
+    [cluster_info(27), cluster_info(None, "3.9"), ClusterInfo(), cluster_info(None, None)],
+    ids=["4.1", "3.9 (ZooKeeper)", "not read", "release not said"],
+)
+def test_the_rollback_says_any_before_kafka_4_2_and_where_the_release_is_not_known(info):
+    state = with_logs(snapshot({("t", 0): [0, 1]}, nbrokers=3), {("t", 0): [(0, "/b0/d1", False), (1, "/d", False)]})
+    back = rollback(replace(state, info=info), Plan.of([PlanEntry("t", 0, ids(2, 1))]))
+    assert dirs_of(back) == {("t", 0): None}
+    assert back.to_json().endswith('"log_dirs":["any","any"]}]}')
+
+
+def test_the_rollback_of_a_partition_in_flight_names_its_original_replicas_dirs():
+    state = snapshot({("t", 0): [4, 1, 2]}, nbrokers=5, lpr={("t", 0): ([4, 1, 2], [4], [2])})
+    state = with_logs(state, {("t", 0): [(1, "/b1/d1", False), (2, "/b2/d2", False), (4, "/b4/d1", False)]})
+    back = rollback(replace(state, info=cluster_info(33)), Plan.of([PlanEntry("t", 0, ids(3, 1))]))
+    assert dirs_of(back) == {("t", 0): ("/b1/d1", "/b2/d2")}
+
+
 # -- validation ----------------------------------------------------------------------------------
 def codes(state, *entries, basis=None):
     plan = Plan.of(entries, basis)
@@ -311,3 +369,21 @@ def test_errors_come_first():
     assert [f.severity.value for f in found] == sorted(
         (f.severity.value for f in found), key=["error", "warning", "info"].index
     )
+
+
+def test_a_move_of_a_tiered_topic_says_it_copies_the_local_log_only():
+    state = snapshot({("t", 0): [0, 1], ("t", 1): [1, 2], ("u", 0): [0, 1], ("w", 0): [0, 1]}, nbrokers=4)
+    state = replace(state, tiered_topics=("t", "w"))
+    plan = Plan.of(
+        [
+            PlanEntry("t", 0, ids(2, 1)),  # adds a replica on 2
+            PlanEntry("t", 1, ids(1, 3)),
+            PlanEntry("u", 0, ids(3, 1)),  # not tiered
+            PlanEntry("w", 0, ids(1, 0)),  # tiered, a reorder: nothing copied, nothing said
+        ]
+    )
+    found = [f for f in v.validate(state, plan) if f.code == v.TIERED_LOCAL_ONLY]
+    assert [(f.topic, f.partition, f.severity.value) for f in found] == [("t", None, "info")]
+    assert "moving 2 partitions copies the local log only (2.0 KB" in found[0].message
+    assert "remote storage" in found[0].message and "estimate" in found[0].hint
+    assert not [f for f in v.validate(replace(state, tiered_topics=()), plan) if f.code == v.TIERED_LOCAL_ONLY]

@@ -116,7 +116,9 @@ def test_sandbox_up_passes_the_release_and_mode_asked_for(tmp_path: Path, monkey
 
     monkeypatch.setattr(cluster, "up", up)
     assert cli.main(["sandbox", "up", "--kafka", "3.9.1", "--zookeeper", "--brokers", "6"]) == 1
-    assert asked == {"kafka_version": "3.9.1", "zookeeper": True, "kraft": False, "brokers": 6}
+    assert asked == {"kafka_version": "3.9.1", "zookeeper": True, "kraft": False, "brokers": 6, "tiered_storage": False}
+    assert cli.main(["sandbox", "up", "--kafka", "4.3.1", "--tiered-storage"]) == 1
+    assert asked["tiered_storage"] is True and asked["kafka_version"] == "4.3.1"
 
 
 def _jvm(tmp_path: Path, version: str) -> cluster._Jvm:
@@ -170,6 +172,7 @@ def test_the_printed_json_gains_the_release_and_mode_and_old_state_files_load(tm
     for p in old["procs"]:
         del p["controller"]
     old["mode"] = "zookeeper"
+    del old["tiered_storage"]
     (tmp_path / cluster.STATE_FILE).write_text(json.dumps(old))
     loaded = Sandbox.load(tmp_path)
     assert loaded is not None and (loaded.kafka_version, loaded.mode) == ("3.9.1", Mode.ZOOKEEPER)
@@ -239,3 +242,17 @@ def test_a_cluster_id_never_starts_with_a_dash() -> None:
     assert not cluster_id.startswith("-")
     assert len(cluster_id) == 22
     assert cluster_id == "BAAAAAAAAAAAAAAAAAAAAA"
+
+
+def test_a_tiered_sandbox_gives_every_broker_the_local_tiered_storage_configs(tmp_path: Path) -> None:
+    for plan in (cluster._plan_kraft, cluster._plan_zookeeper):
+        sb = plan(_jvm(tmp_path, "3.9.1"), 3, cluster.tiered_props(tmp_path))
+        for i in range(3):
+            p = _props(tmp_path / "config" / f"broker-{i}.properties")
+            assert p["remote.log.storage.system.enable"] == "true"
+            assert p["remote.log.storage.manager.class.name"] == cluster.TIERED_RSM
+            assert p["rsm.config.dir"] == f"{tmp_path}/remote"
+            assert p["remote.log.metadata.manager.listener.name"] == "PLAINTEXT"
+        assert not sb.tiered_storage  # set by up() once the test jar is on the classpath
+    cluster._plan_kraft(_jvm(tmp_path, "4.3.1"), 3)
+    assert "remote.log.storage.system.enable" not in _props(tmp_path / "config" / "broker-0.properties")

@@ -142,3 +142,13 @@ def test_replica_rows_flatten_every_replica():
         (1, False, False, True),
         (2, False, True, False),
     ]
+
+
+def test_tiered_topics_from_describe_configs_else_from_zookeepers_overrides():
+    z = zk({"t": {0: ([0], [], [], [0], 0)}, "u": {0: ([0], [], [], [0], 0)}}, tiered_topics=frozenset({"u"}))
+    a = api({T: ([0], [0], 0), ("u", 0): ([0], [0], 0)}, lpr={}, tiered_topics=frozenset({"t", "u"}))
+    assert S.merge(a, z).tiered_topics == ("t", "u")  # the effective value DescribeConfigs gives
+    unread = ApiView(configs_status=SourceStatus.UNAUTHORIZED, reassignments={})
+    assert S.merge(unread, z).tiered_topics == ("u",)  # the topic overrides in ZooKeeper
+    assert S.merge(a, None).tiered == frozenset({"t", "u"})
+    assert S.merge(api({T: ([0], [0], 0)}, lpr={}), None).tiered_topics == ()
