@@ -85,10 +85,9 @@ def connection_args(sb: Sandbox) -> list[str]:
     return ["--bootstrap-server", sb.bootstrap_servers, *(["--zookeeper", sb.zookeeper] if sb.zookeeper else [])]
 
 
-def kafka_configs(sb: Sandbox, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run the official ConfigCommand (``kafka-configs.sh``) of the sandbox's release; it moved from
-    the core jar to the tools jar in Kafka 4.0."""
-    main = "kafka.admin.ConfigCommand" if sb.kafka_version.startswith("3.") else "org.apache.kafka.tools.ConfigCommand"
+def kafka_tool(sb: Sandbox, main: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run an official Kafka tool (its main class) of the sandbox's release against the sandbox
+    (``--bootstrap-server`` given), with its jars and its logging."""
     return subprocess.run(
         sb.tool_argv(main, "--bootstrap-server", sb.bootstrap_servers, *args),
         capture_output=True,
@@ -97,19 +96,16 @@ def kafka_configs(sb: Sandbox, *args: str, timeout: float = 120) -> subprocess.C
     )
 
 
+def kafka_configs(sb: Sandbox, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the official ConfigCommand (``kafka-configs.sh``) of the sandbox's release; it moved from
+    the core jar to the tools jar in Kafka 4.0."""
+    main = "kafka.admin.ConfigCommand" if sb.kafka_version.startswith("3.") else "org.apache.kafka.tools.ConfigCommand"
+    return kafka_tool(sb, main, *args, timeout=timeout)
+
+
 def official(sb: Sandbox, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run the official ReassignPartitionsCommand of the sandbox's release (its jars, its logging)."""
-    return subprocess.run(
-        sb.tool_argv(
-            "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
-            "--bootstrap-server",
-            sb.bootstrap_servers,
-            *args,
-        ),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return kafka_tool(sb, "org.apache.kafka.tools.reassign.ReassignPartitionsCommand", *args, timeout=timeout)
 
 
 def wait_for(cond: Callable[[], T], timeout: float = 60.0, every: float = 0.5, what: str = "condition") -> T:

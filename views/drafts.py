@@ -16,6 +16,7 @@ from console.plans import drafting as drafts
 from console.plans.generate import GenerateOptions, Goal, Metric, generate, topics_matching
 from console.plans.plan import Plan, parse_plan
 from console.plans.validate import validate
+from console.present.cluster import dir_totals, log_dir_label
 from console.present.drafts import unknown_lines
 from console.services import plans as plan_service
 
@@ -92,6 +93,7 @@ GOALS = {
     "Rebalance": Goal.REBALANCE,
     "Replication factor": Goal.REPLICATION_FACTOR,
     "Fix racks": Goal.FIX_RACKS,
+    "Drain a log dir": Goal.DRAIN_LOG_DIR,
     "Official --generate": Goal.OFFICIAL,
 }
 MB = 1024 * 1024
@@ -117,10 +119,19 @@ with st.expander("Generate a plan", expanded=draft is None):
     goal = GOALS[label]
     ids = sorted(int(b.id) for b in state.brokers)
     live = [b for b in ids if (info := state.broker(BrokerId(b))) is not None and info.eligible]
+    dir_broker: int | None = None
+    if goal is Goal.DRAIN_LOG_DIR:  # outside the form: the dirs offered follow the broker picked
+        with_dirs = [b for b in ids if (info := state.broker(BrokerId(b))) is not None and info.log_dirs]
+        if not with_dirs:
+            st.info("No broker reports its log dirs in this snapshot (DescribeLogDirs): there is no dir to drain.")
+        dir_broker = st.selectbox(
+            "Broker whose log dir to empty", with_dirs, format_func=broker_label, key="drafts.generate.dir_broker"
+        )
     with st.form(f"generate.{goal.value}"):
         chosen: list[int] = []
         metric, rf, max_moves, max_mb = Metric.COUNT, None, 0, 0
         goal_topics: list[str] = []
+        log_dir: str | None = None
         if goal is Goal.DECOMMISSION:
             chosen = st.multiselect("Brokers to drain", ids, format_func=broker_label, key="drafts.generate.drain")
         elif goal is Goal.ADD_BROKERS:
@@ -139,6 +150,19 @@ with st.expander("Generate a plan", expanded=draft is None):
                 st.number_input(
                     "New replication factor", 1, max(1, len(live)), min(3, max(1, len(live))), key="drafts.generate.rf"
                 )
+            )
+        elif goal is Goal.DRAIN_LOG_DIR:
+            owner_of_dir = state.broker(BrokerId(dir_broker)) if dir_broker is not None else None
+            if owner_of_dir is not None:
+                held = dir_totals(state)
+                labels = {d.path: log_dir_label(owner_of_dir, d.path, held) for d in owner_of_dir.log_dirs}
+                log_dir = st.selectbox(
+                    "Log dir to empty", list(labels), format_func=labels.__getitem__, key="drafts.generate.log_dir"
+                )
+                chosen = [int(owner_of_dir.id)]
+            st.caption(
+                "Its replicas go to the broker's other dirs while they have room (biggest first, into the dir "
+                "with the most room), the rest to other brokers; never into a cordoned or offline dir."
             )
         elif goal is Goal.OFFICIAL:
             goal_topics = st.multiselect("Topics to move", state.topics)
@@ -190,6 +214,7 @@ with st.expander("Generate a plan", expanded=draft is None):
                     max_moves or None,
                     max_mb * MB or None,
                     seed,
+                    log_dir=log_dir,
                 )
                 made = generate(state, options)
                 st.write(f"Planned {plural(len(made.plan), 'partition')}; estimating the duration…")

@@ -65,6 +65,16 @@ def live_panel() -> None:
     )
     m[3].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
     m[4].metric("Stalled (adding on a down broker)", n.stalled)
+    if dir_moves := live.dir_move_rows(state):
+        st.markdown(f"**Log dir moves in flight** ({len(dir_moves)}): replicas copied to another dir of their broker")
+        st.dataframe(
+            dir_moves,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%.1f%%")
+            },
+        )
     if with_elr := kafka_health(state).with_elr:
         st.caption(
             f"Eligible leader replicas (KIP-966) on {plural(len(with_elr), 'partition')}: "
@@ -112,7 +122,11 @@ def live_panel() -> None:
     # the page asked for (the number input below holds it), computed once and shared like the summary
     shown = deps.live_page(settings, state, flt, int(st.session_state.get(keys.LIVE_PAGE, 1)), PAGE_SIZE, view.rates)
     if not shown.matching:
-        st.success("No partition reassignments found." if in_flight_only else "No partition matches the filters.")
+        st.success(
+            ("No partition reassignments found." + (" The log dir moves are above." if dir_moves else ""))
+            if in_flight_only
+            else "No partition matches the filters."
+        )
         return
     if shown.pages > 1:
         st.number_input(f"Page (of {shown.pages}; {shown.matching} partitions)", 1, shown.pages, 1, key=keys.LIVE_PAGE)

@@ -17,7 +17,7 @@ from console.adapters.kafka import KafkaGateway
 from console.adapters.records import Configs
 from console.adapters.zookeeper import ZkReader
 from console.core.errors import ConfigError
-from console.core.model import BrokerId, ClusterInfo, ClusterState, Outcome, TopicPartition
+from console.core.model import BrokerId, ClusterInfo, ClusterState, DirOutcome, Outcome, TopicPartition
 
 
 class SnapshotSource(Protocol):
@@ -80,6 +80,9 @@ class LiveGateway:
 
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         return self.kafka.describe_configs(brokers, topics)
+
+    def alter_replica_log_dirs(self, moves: Mapping[tuple[str, int, BrokerId], str]) -> list[DirOutcome]:
+        return self.kafka.alter_replica_log_dirs(moves)
 
     def unregister_broker(self, broker: BrokerId) -> bool:
         return self.kafka.unregister_broker(broker)

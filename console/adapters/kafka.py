@@ -45,6 +45,7 @@ from console.core.model import (
     ApiRange,
     BrokerId,
     ClusterInfo,
+    DirOutcome,
     Feature,
     Finding,
     LogDir,
@@ -750,6 +751,22 @@ class KafkaGateway:
                     raise kafka.errors.for_code(answer.error_code)(answer.error_message or "")
 
         self._with_kp("IncrementalAlterConfigs on the cluster default", send)
+
+    def alter_replica_log_dirs(self, moves: Mapping[tuple[str, int, BrokerId], str]) -> list[DirOutcome]:
+        """AlterReplicaLogDirs (KIP-113) to each replica's broker: per replica the broker's answer
+        (REPLICA_NOT_AVAILABLE for one it does not hold yet: it keeps the dir for when it creates it)."""
+        from kafka.structs import TopicPartitionReplica
+
+        if not moves:
+            return []
+        request = {TopicPartitionReplica(t, p, int(b)): d for (t, p, b), d in moves.items()}
+        answer = self._with_kp("AlterReplicaLogDirs", lambda c: c.alter_replica_log_dirs(request))
+        out = []
+        for (t, p, b), d in moves.items():
+            err = answer.get(TopicPartitionReplica(t, p, int(b)))
+            code = None if err is None or getattr(err, "errno", 0) == 0 else str(getattr(err, "message", err))
+            out.append(DirOutcome(t, p, b, d, code if err is not None else "NO_ANSWER"))
+        return out
 
     def unregister_broker(self, broker: BrokerId) -> bool:
         """UnregisterBroker (API key 64; what ``kafka-cluster unregister --id N`` sends): the

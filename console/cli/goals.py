@@ -24,6 +24,18 @@ def ids_arg(text: str | None, option: str) -> tuple[int, ...]:
         raise ConfigError(f"{option} takes broker ids separated by commas, e.g. 1,2,3; not {text!r}.") from None
 
 
+def log_dir_arg(text: str) -> tuple[int, str]:
+    """``BROKER:DIR`` (``1:/var/lib/kafka/d1``) as the broker id and the dir."""
+    broker, sep, path = text.partition(":")
+    if not sep or not broker.strip().isdigit() or not path.strip().startswith("/"):
+        raise ConfigError(
+            f"--drain-log-dir takes BROKER:DIR, a broker id and one of its log dirs (an absolute path), "
+            f"e.g. 1:/var/lib/kafka/d1; not {text!r}.",
+            "The Overview page lists each broker's log dirs (python -m console state --json too).",
+        )
+    return int(broker), path.strip()
+
+
 def _names(text: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(t.strip() for t in (text or "").split(",") if t.strip()))
 
@@ -43,6 +55,11 @@ def add_goal_args(gen: argparse.ArgumentParser) -> None:
     )
     goal.add_argument("--replication-factor", type=int, metavar="N", help="change the topics' replication factor to N")
     goal.add_argument("--fix-racks", action="store_true", help="spread partitions whose replicas share a rack")
+    goal.add_argument(
+        "--drain-log-dir",
+        metavar="BROKER:DIR",
+        help="empty one log dir of a broker: into its other dirs while they have room, else to other brokers",
+    )
     goal.add_argument(
         "--official",
         action="store_true",
@@ -109,6 +126,10 @@ def goal_options(args: argparse.Namespace) -> GenerateOptions:
         goal, metric = Goal.REBALANCE, Metric(args.rebalance)
     if args.replication_factor is not None:
         goal = Goal.REPLICATION_FACTOR
+    log_dir = None
+    if args.drain_log_dir is not None:
+        broker, log_dir = log_dir_arg(args.drain_log_dir)
+        goal, brokers = Goal.DRAIN_LOG_DIR, (broker,)
     options = GenerateOptions(
         goal,
         brokers,
@@ -122,6 +143,7 @@ def goal_options(args: argparse.Namespace) -> GenerateOptions:
         args.seed,
         args.tolerance,
         racks,
+        log_dir,
     )
     check_options(options)
     return options

@@ -33,7 +33,7 @@ def add_review_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 def add_generate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     gen = sub.add_parser(
         "generate",
-        help="make a plan for a goal: decommission, add brokers, rebalance, replication factor, racks",
+        help="make a plan for a goal: decommission, add brokers, rebalance, replication factor, racks, a log dir",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Make a reassignment plan that reaches one goal while moving as little data as it can, and say "
         "how close to the least possible it is.\n\n"

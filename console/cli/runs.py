@@ -20,6 +20,7 @@ from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
 from console.core.model import SourceStatus
 
 if TYPE_CHECKING:
+    from console.access.auth import Identity
     from console.storage.store import Store
 
 
@@ -49,6 +50,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         type=float,
         default=60.0,
         help="seconds to wait for the partitions to leave the in-flight list (default 60; 0: do not wait)",
+    )
+    cc.add_argument(
+        "--log-dir-moves",
+        action="store_true",
+        help="cancel the log dir moves in flight instead (with --all, or --topic): each replica stays in its "
+        "current dir",
     )
     cc.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     cc.add_argument("--json", action="store_true")
@@ -156,6 +163,8 @@ def cancel(args: argparse.Namespace) -> int:
         raise ConfigError("--partition needs --topic.", "Name the topic the partitions belong to.")
     store = Store()
     user = getpass.getuser()
+    if args.log_dir_moves:
+        return _cancel_dir_moves(args, store, Identity.cli(user))
     with connect(args) as reader:
         name = reader.settings.name
         state = reader.snapshot(lean=True)  # metadata and what is in flight: a cancel needs no sizes or configs
@@ -234,6 +243,45 @@ def cancel(args: argparse.Namespace) -> int:
         for row in report.rows():
             print(f"  {row['partition']}: {row['outcome']}" + (f" ({row['detail']})" if row["detail"] else ""))
     return Exit.OK if not rejected else Exit.PARTLY
+
+
+def _cancel_dir_moves(args: argparse.Namespace, store: Store, who: Identity) -> int:
+    """``cancel --log-dir-moves``: the log dir moves in flight (all, or of --topic), each replica
+    asked back into its current dir, after a confirmation."""
+    from console.plans.logdirs import dir_moves_in_flight
+    from console.services import cancel as cancel_service
+
+    if args.run is not None or args.partition:
+        raise ConfigError("--log-dir-moves takes --all or --topic.", "Cancel a run's reassignments without it.")
+    with connect(args) as reader:
+        moves = [m for m in dir_moves_in_flight(reader.snapshot()) if args.topic is None or m.topic == args.topic]
+        if not moves:
+            print("No log dir move in flight" + (f" for topic {args.topic}." if args.topic else "."), file=sys.stderr)
+            if args.json:
+                print(json.dumps({"cancelled": [], "refused": [], "runs": []}))
+            return Exit.OK
+        for m in moves:
+            print(f"  {m.topic}-{m.partition} on broker {m.broker}: {m.from_dir} → {m.to_dir} (stays in {m.from_dir})")
+        if not args.yes and not confirm.said_yes(f"Cancel {plural(len(moves), 'log dir move')}? [yes/no] "):
+            print("Not confirmed: nothing was sent.", file=sys.stderr)
+            return Exit.FAILED
+        done = cancel_service.cancel_dir_moves(store, reader.gateway(), who, reader.settings.name, args.topic)
+    ok = [a for a in done.answers if a.accepted]
+    bad = [a for a in done.answers if not a.accepted]
+    print(
+        f"Cancelled {plural(len(ok), 'log dir move')}" + (f"; {len(bad)} refused" if bad else "") + ".", file=sys.stderr
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "cancelled": [a.to_dict() for a in ok],
+                    "refused": [a.to_dict() for a in bad],
+                    "runs": list(done.runs),
+                }
+            )
+        )
+    return Exit.PARTLY if bad else Exit.OK
 
 
 def submit(args: argparse.Namespace) -> int:

@@ -153,6 +153,12 @@ class LogDir:
     """KIP-1066: the broker puts no new replica in this dir; None when DescribeLogDirs did not say
     (before v5)."""
 
+    @property
+    def offline(self) -> bool:
+        """DescribeLogDirs answered with an error for this dir (KAFKA_STORAGE_ERROR: the dir is
+        offline): its replicas are offline on the broker, and nothing can be put in it."""
+        return self.error is not None
+
 
 def cordon_list(value: str | None) -> tuple[str, ...]:
     """``cordoned.log.dirs`` as the cluster stores it (``/a,/b``, ``*``, empty) as a tuple of entries."""
@@ -434,6 +440,24 @@ class Partition(Keyed):
         return tuple(out)
 
 
+def replicas_in_dir(partitions: Iterable[Partition], broker: Broker, path: str) -> list[Partition]:
+    """The partitions with a replica in log dir ``path`` of ``broker`` (DescribeLogDirs). An online
+    dir lists its replicas; an offline one (``LogDir.error``) lists none, so its replicas are those
+    of the broker (in R, not being added) that no online dir of the broker lists: with several
+    dirs offline, they may be in any of them. Empty when the broker's dirs were not read."""
+    found = next((d for d in broker.log_dirs if d.path == path), None)
+    if found is None:
+        return []
+    b = broker.id
+    if not found.offline:
+        return [p for p in partitions if any(g.broker == b and g.log_dir == path and not g.is_future for g in p.logs)]
+    return [
+        p
+        for p in partitions
+        if b in p.replicas and b not in p.adding and not any(g.broker == b and not g.is_future for g in p.logs)
+    ]
+
+
 class _Outcome(NamedTuple):
     topic: str
     partition: int
@@ -470,6 +494,40 @@ def split_outcomes(outcomes: Iterable[Outcome]) -> tuple[list[Outcome], list[Out
 def outcome_word(accepted: int, rejected: int) -> str:
     """How the audit log and the pages name a request's overall answer."""
     return "accepted" if not rejected else ("partly accepted" if accepted else "rejected")
+
+
+@dataclass(frozen=True, slots=True)
+class DirOutcome:
+    """The broker's answer to AlterReplicaLogDirs for one replica: accepted (``code`` None), or
+    Kafka's error name (REPLICA_NOT_AVAILABLE: the replica is not on the broker yet; the broker
+    remembers the dir for when it creates it)."""
+
+    topic: str
+    partition: int
+    broker: BrokerId
+    log_dir: str
+    code: str | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.code is None
+
+    @property
+    def remembered(self) -> bool:
+        """Not created yet: the broker places the replica there when the reassignment creates it."""
+        return self.code == REPLICA_NOT_AVAILABLE
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "topic": self.topic,
+            "partition": self.partition,
+            "broker": int(self.broker),
+            "log_dir": self.log_dir,
+            "code": self.code,
+        }
+
+
+REPLICA_NOT_AVAILABLE = "REPLICA_NOT_AVAILABLE"
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from enum import StrEnum
 from console.core.limits import ALL_REPLICAS, FOLLOWER_LIST, LEADER_LIST
 from console.core.model import DEFAULT_BROKER, BrokerId, ClusterState
 from console.plans.diff import PartitionChange, change_of
+from console.plans.logdirs import to_move
 from console.plans.plan import PlanEntry
 
 
@@ -26,13 +27,17 @@ class Throttle:
 
     topics: Mapping[str, Mapping[str, frozenset[str]]]
     brokers: frozenset[BrokerId]
+    dir_brokers: frozenset[BrokerId] = frozenset()
+    """Brokers copying a replica between their log dirs (``replica.alter.log.dirs.io.max.bytes.per.second``)."""
 
 
 def wave_throttle(state: ClusterState, entries: Iterable[PlanEntry]) -> Throttle:
     topics: dict[str, dict[str, set[str]]] = {}
     brokers: set[BrokerId] = set()
+    dir_brokers: set[BrokerId] = set()
     index = state.partition_index
     for e in entries:
+        dir_brokers.update(m.broker for m in to_move(index.get(e.key), e) if m.broker in e.replicas)
         c: PartitionChange = change_of(index.get(e.key), e)
         if not c.adding and not c.removing:
             continue
@@ -45,6 +50,7 @@ def wave_throttle(state: ClusterState, entries: Iterable[PlanEntry]) -> Throttle
     return Throttle(
         {t: {k: frozenset(v) for k, v in keys.items() if v} for t, keys in topics.items()},
         frozenset(b for b in brokers if b in live),
+        frozenset(b for b in dir_brokers if b in live),
     )
 
 

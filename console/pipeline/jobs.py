@@ -482,10 +482,15 @@ def generate_job(
 
     from console.moves.waves import WaveLimits
     from console.pipeline import fleet
-    from console.plans.generate import check_options
+    from console.plans.generate import Goal, check_options
 
     started = time.monotonic()
     check_options(options)
+    if per_topic and options.goal is Goal.DRAIN_LOG_DIR:
+        raise ConfigError(
+            "--per-topic cannot drain a log dir: the room in the broker's other dirs is shared by every topic.",
+            "Drop --per-topic: the dir is drained in one unit per cluster.",
+        )
     report(f"Checking the snapshots in {snapshots}")
     check_snapshots(snapshots)
     goal = options.describe() + (" per topic" if per_topic else "")

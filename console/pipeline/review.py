@@ -148,6 +148,7 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
         "reassigning",
         "bytes",
         "log_dir",
+        "future_log_dir",
     )
     p = r.groupBy("cluster", "topic", "partition").agg(
         F.sort_array(F.collect_list(F.struct("position", F.col("broker").cast("long").alias("broker")))).alias("rs"),
@@ -157,18 +158,13 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
         F.max(F.col("reassigning").cast("int")).cast("boolean").alias("reassigning"),
         F.max(F.when(F.col("broker") == F.col("leader"), F.col("bytes"))).alias("leader_bytes"),
         F.max("bytes").alias("largest"),
+        F.collect_list(F.struct(F.col("broker").cast("long").alias("broker"), "log_dir", "future_log_dir")).alias(
+            "dirs"
+        ),
         F.map_from_entries(
             F.collect_list(F.when(F.col("bytes").isNotNull(), F.struct(F.col("broker").cast("long"), F.col("bytes"))))
         ).alias("own"),
         F.max(F.when(F.col("broker") == F.col("leader"), F.lit(1))).alias("leader_listed"),
-        F.map_from_entries(
-            F.collect_list(
-                F.when(
-                    F.col("bytes").isNotNull() & F.col("log_dir").isNotNull() & (F.col("log_dir") != ""),
-                    F.struct(F.col("broker").cast("long"), F.col("log_dir")),
-                )
-            )
-        ).alias("dirs"),
     )
     replicas_col = F.transform("rs", lambda x: x["broker"])
     return p.select(
@@ -184,8 +180,8 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
         .otherwise(F.col("largest"))
         .alias("size"),
         "own",
-        "dirs",
         _without(replicas_col, "adding_now").alias("original"),
+        "dirs",
     )
 
 
@@ -201,8 +197,24 @@ def changes(inputs: Inputs) -> DataFrame:
     j = j.withColumn("adding", adding).withColumn("removing", removing)
     unchanged = (F.col("target") == F.col("original")) & ~F.col("reassigning")
     moved = (F.size("adding") > 0) | (F.size("removing") > 0)
+    # a named dir its replica is not in (or is being copied out of): a log dir move (plans.logdirs.to_move)
+    to_move = F.col("log_dirs").isNotNull() & F.exists(
+        F.arrays_zip("target", "log_dirs"),
+        lambda pr: (
+            (pr["log_dirs"] != ANY)
+            & ~F.exists(
+                "dirs",
+                lambda d: (
+                    (d["broker"] == pr["target"])
+                    & d["log_dir"].eqNullSafe(pr["log_dirs"])
+                    & d["future_log_dir"].isNull()
+                ),
+            )
+        ),
+    )
     kind = (
         F.when(~known, F.lit(ChangeKind.UNKNOWN.value))
+        .when(unchanged & to_move, F.lit(ChangeKind.LOG_DIR.value))
         .when(unchanged, F.lit(ChangeKind.NONE.value))
         .when(
             moved,
@@ -737,6 +749,12 @@ def tiered_moving(ch: DataFrame, tiered: Mapping[str, Iterable[str]]) -> DataFra
     )
 
 
+def _current_dir(broker: Column) -> Column:
+    """The dir of this partition's (non-future) log on ``broker`` when it reported one, else null."""
+    here = F.filter("dirs", lambda d: (d["broker"] == broker) & (d["log_dir"] != ""))
+    return F.try_element_at(here, F.lit(1))["log_dir"]
+
+
 def rollback_lines(ch: DataFrame, named_dirs: Iterable[str] = ()) -> DataFrame:
     """Per known entry in plan order, its rollback entry as the official JSON writes it
     (:func:`console.plans.plan.rollback`): for the clusters in ``named_dirs`` (those whose release
@@ -750,9 +768,7 @@ def rollback_lines(ch: DataFrame, named_dirs: Iterable[str] = ()) -> DataFrame:
             F.col("topic"),
             F.col("partition"),
             F.col("current").alias("replicas"),
-            F.transform(
-                "current", lambda b: F.coalesce(F.when(names, F.try_element_at(F.col("dirs"), b)), F.lit(ANY))
-            ).alias("log_dirs"),
+            F.transform("current", lambda b: F.coalesce(F.when(names, _current_dir(b)), F.lit(ANY))).alias("log_dirs"),
         )
     )
     return known.select("cluster", "idx", entry.alias("json")).orderBy("cluster", "idx")

@@ -31,6 +31,7 @@ import numpy.typing as npt
 from console.core.model import BrokerId, ClusterState, Keyed, Partition
 from console.core.perf import without_gc
 from console.plans.columns import PAD, Bools, BrokerTable, Ints, broker_ids, columns_of, member, widen
+from console.plans.logdirs import changes_dir
 from console.plans.plan import Plan, PlanEntry
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ class ChangeKind(str, Enum):
     """The replication factor goes down."""
     REVERT = "back to original"
     """A partition in flight, targeted at its original replicas: the adding replicas are dropped at once."""
+    LOG_DIR = "log dir move"
+    """Same replicas, but a replica asked into another log dir of its broker (AlterReplicaLogDirs)."""
 
 
 class _PartitionChange(NamedTuple):
@@ -331,7 +334,7 @@ def change_of(p: Partition | None, e: PlanEntry, elect: bool = False) -> Partiti
         return PartitionChange(
             e.topic,
             e.partition,
-            ChangeKind.NONE,
+            ChangeKind.LOG_DIR if changes_dir(p, e) else ChangeKind.NONE,
             current,
             target,
             (),
@@ -433,6 +436,11 @@ def _columns(state: ClusterState, plan: Plan, elect: bool = False) -> DiffColumn
     )
     unchanged = (target == current).all(axis=1) & ~reassigning
     kind = np.where(~known, code[ChangeKind.UNKNOWN], np.where(unchanged, code[ChangeKind.NONE], kind))
+    # an unchanged replica list that names a dir a replica is not in: a log dir move (few entries name dirs)
+    for i in np.flatnonzero(unchanged & known).tolist() if plan.names_dirs else ():
+        e = plan.entries[i]
+        if changes_dir(state.partitions[int(rows[i])], e):
+            kind[i] = code[ChangeKind.LOG_DIR]
     leader_before = take(sc.leader)
     stays = (leader_before != PAD) & (target == leader_before[:, None]).any(axis=1)
     leader_after = np.where(stays | unchanged, leader_before, target[:, 0])

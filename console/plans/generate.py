@@ -1,5 +1,6 @@
-"""Plan generators (pure): decommission, add brokers, rebalance, replication factor, fix racks and
-the official tool's ``--generate``, each over a snapshot, each with a quality report.
+"""Plan generators (pure): decommission, add brokers, rebalance, replication factor, fix racks,
+drain a log dir and the official tool's ``--generate``, each over a snapshot, each with a quality
+report.
 
 Rules every goal keeps (docs/ARCHITECTURE.md, "Generators"):
 
@@ -8,7 +9,8 @@ Rules every goal keeps (docs/ARCHITECTURE.md, "Generators"):
 * only eligible brokers receive replicas (KIP-841: registered, live, not fenced), never one in
   ``exclude_brokers``, one being drained, nor one that is cordoned (KIP-1066: every log dir
   cordoned; the report says so; a broker with some dirs cordoned still receives replicas, into its
-  other dirs, since the generators place brokers, not dirs);
+  other dirs, since the generators place brokers, not dirs; draining a log dir places dirs, and
+  never picks a cordoned or an offline one);
 * no broker twice in a partition; the replication factor is kept unless the goal changes it;
 * racks: a replica goes to a rack the partition lacks when one is free, and no move lowers the
   number of racks a partition spans (a finding says when the racks cannot allow it, e.g. RF 3 on
@@ -23,6 +25,10 @@ one, choosing the replica whose size brings the two closest to the mean, until t
 within one replica (count) or within the tolerance of the mean (bytes), or the budget is spent.
 Each partition moves at most once per plan. Preferred leaders (first replicas) are then evened
 out by reordering the replicas of the partitions the plan already changes (no data moves).
+
+Draining a log dir is the one goal that places dirs: a replica moves to another dir of its broker
+(an entry with the same replicas and ``log_dirs`` naming the new dir) while one has room, else to
+another broker as a decommission would move it.
 """
 
 from __future__ import annotations
@@ -41,8 +47,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from console.core.errors import ConfigError, GoalImpossible
-from console.core.format import ids_text, plural
-from console.core.model import ClusterState, Finding, Severity
+from console.core.format import human_bytes, ids_text, plural
+from console.core.model import Broker, BrokerId, ClusterState, Finding, Severity, replicas_in_dir
 from console.core.perf import without_gc
 from console.plans.columns import PAD
 from console.plans.layout import Layout
@@ -60,6 +66,7 @@ class Goal(str, Enum):
     REPLICATION_FACTOR = "replication-factor"
     FIX_RACKS = "fix-racks"
     OFFICIAL = "official"
+    DRAIN_LOG_DIR = "drain-log-dir"
 
 
 class Metric(str, Enum):
@@ -77,7 +84,8 @@ class Metric(str, Enum):
 class GenerateOptions:
     goal: Goal
     brokers: tuple[int, ...] = ()
-    """decommission: the brokers to drain; add brokers: the new ones; official: the broker list."""
+    """decommission: the brokers to drain; add brokers: the new ones; official: the broker list;
+    drain a log dir: the broker of the dir (one)."""
     metric: Metric = Metric.COUNT
     replication_factor: int | None = None
     topics: tuple[str, ...] = ()
@@ -93,6 +101,8 @@ class GenerateOptions:
     """Bytes balance: how far from the mean a broker may end (0.05 = 5 %)."""
     racks: tuple[str, ...] = ()
     """decommission: also drain every broker on these racks (the same request fits every cluster of a fleet)."""
+    log_dir: str | None = None
+    """drain a log dir: the dir (an absolute path, one of the broker's ``log.dirs``)."""
 
     def describe(self) -> str:
         g = self.goal
@@ -109,6 +119,8 @@ class GenerateOptions:
             return f"replication factor {self.replication_factor} for {', '.join(self.topics)}"
         if g is Goal.FIX_RACKS:
             return "fix racks"
+        if g is Goal.DRAIN_LOG_DIR:
+            return f"drain log dir {self.log_dir} of broker {ids_text(self.brokers)}"
         return f"official --generate on brokers {ids_text(self.brokers)}"
 
 
@@ -153,6 +165,19 @@ def check_options(options: GenerateOptions) -> None:
         raise ConfigError("Name the brokers to drain.")
     if goal is Goal.ADD_BROKERS and not options.brokers:
         raise ConfigError("Name the brokers to fill.")
+    if options.log_dir is not None and goal is not Goal.DRAIN_LOG_DIR:
+        raise ConfigError("A log dir is drained by the drain-log-dir goal only.")
+    if goal is Goal.DRAIN_LOG_DIR:
+        if len(options.brokers) != 1:
+            raise ConfigError(
+                f"Name one broker whose log dir is drained, not {len(options.brokers)}.",
+                "Drain one dir at a time, e.g. --drain-log-dir 1:/var/lib/kafka/d1.",
+            )
+        if not options.log_dir or not options.log_dir.startswith("/"):
+            raise ConfigError(
+                f"The log dir to drain is an absolute path, not {options.log_dir!r}.",
+                "Give one of the broker's log.dirs, e.g. --drain-log-dir 1:/var/lib/kafka/d1.",
+            )
     if goal is Goal.REPLICATION_FACTOR:
         if n is None or n < 1:
             raise ConfigError(f"The replication factor must be 1 or more, not {n}.")
@@ -252,7 +277,7 @@ def _moved(lay: Layout) -> tuple[int, int, int, int]:
     replicas = size = leaders = removed = 0
     for row in lay.changed():
         new, old = lay.reps[row], lay.original[row]
-        added = len(set(new) - set(old))
+        added = len(set(new) - set(old)) + len(lay.dir_moves(row))  # a move between dirs copies the replica too
         replicas += added
         size += added * lay.size[row]
         leaders += bool(new and old and new[0] != old[0])
@@ -296,7 +321,14 @@ class _Context:
         known = set(lay.ids)
         for name, ids in (
             ("--exclude-brokers", options.exclude_brokers),
-            ("the brokers to drain" if options.goal is Goal.DECOMMISSION else "the brokers", options.brokers),
+            (
+                "the brokers to drain"
+                if options.goal is Goal.DECOMMISSION
+                else "the broker of the log dir"
+                if options.goal is Goal.DRAIN_LOG_DIR
+                else "the brokers",
+                options.brokers,
+            ),
         ):
             unknown = sorted(set(ids) - known)
             if unknown:
@@ -771,6 +803,169 @@ def _assign(lay: Layout, row: int, target: list[int]) -> None:
         lay.lead(row, b)
 
 
+def _drain_log_dir(ctx: _Context) -> Bound:
+    """Empty log dir ``options.log_dir`` of broker ``options.brokers[0]``: each replica in it goes to
+    another dir of the same broker while one has room (usable bytes, less what moves into it now),
+    biggest replicas first, each into the dir with the most room left (the least data first): so
+    the most bytes stay on the broker and the least cross the network. What does not fit goes to
+    another broker as a decommission moves it (eligible, not cordoned nor excluded, racks kept).
+    Never into the dir drained, a cordoned dir (KIP-1066), an offline dir, or one whose room is not
+    known. Every replica leaving the dir is copied, so the lower bound is what leaves it."""
+    lay, opts = ctx.lay, ctx.options
+    b, path = opts.brokers[0], opts.log_dir or ""
+    state = lay.state
+    broker = state.broker(BrokerId(b))
+    if broker is None or not broker.log_dirs:
+        why = (
+            "it is not registered"
+            if broker is None or not broker.registered
+            else "it is down (only a live broker answers DescribeLogDirs)"
+            if not broker.live
+            else "they were not read (DescribeLogDirs)"
+        )
+        raise ConfigError(
+            f"Broker {b} reports no log dirs: {why}.",
+            "Take a snapshot that has them (the Overview page lists each broker's log dirs).",
+        )
+    dirs = {d.path: d for d in broker.log_dirs}
+    drained = dirs.get(path)
+    if drained is None:
+        raise ConfigError(
+            f"Broker {b} has no log dir {path} (its dirs: {', '.join(dirs)}).",
+            "Pick one of the broker's log dirs (the Overview page lists them).",
+        )
+    parts = state.partitions
+    on_b = [r for r, p in enumerate(parts) if b in p.replicas]
+    inside = {p.key for p in replicas_in_dir((parts[r] for r in on_b), broker, path)}
+    rows = [r for r in on_b if parts[r].key in inside]
+    moving_dirs = {r for r in on_b if any(g.broker == b and g.is_future for g in parts[r].logs)}
+    stuck = [r for r in rows if not ctx.movable[r] or r in moving_dirs or b not in lay.reps[r]]
+    left = set(stuck)
+    movable = [r for r in rows if r not in left]
+    where = f"log dir {path} of broker {b}"
+    if stuck:
+        ctx.note(
+            "drain-dir-incomplete",
+            Severity.WARNING,
+            f"{plural(len(stuck), 'partition')} with a replica in {where} cannot move now (being reassigned or "
+            f"moved between dirs, offline, or excluded): {_names(lay, stuck)}. The dir will not be empty after this plan.",
+            "Generate again once those partitions can move.",
+        )
+    if not rows:
+        ctx.note("empty-log-dir", Severity.INFO, f"No replica of the chosen topics is in {where}: nothing to move.")
+    room = _dir_room(ctx, broker, path, on_b)
+    within: dict[str, list[int]] = {}
+    across: list[int] = []
+    stays: list[int] = []
+    for row in ctx.by_size(movable):  # biggest first
+        size = max(lay.size[row], parts[row].size_on(BrokerId(b)) or 0)  # what lands on the disk: its own log
+        best = min(room, key=lambda k: (-room[k], k), default=None)
+        if best is not None and room[best] >= size:
+            lay.move_dir(row, b, best)
+            room[best] -= size
+            within.setdefault(best, []).append(row)
+            continue
+        d = ctx.destination(row, leaving=b)
+        if d is None or (ctx.rack_aware and lay.rack_count(row, without=b, plus=d) < lay.rack_count(row)):
+            stays.append(row)
+            continue
+        lay.move(row, b, d)
+        across.append(row)
+    if movable and not within and not across:
+        raise GoalImpossible(
+            f"No replica in {where} can move: no other dir of the broker may take them (full, cordoned, "
+            "offline, or none), and no eligible broker can take them without lowering their racks (every other "
+            "one is down, excluded, cordoned or holds them already).",
+            "Free space in the broker's other dirs, uncordon a dir, or add brokers.",
+        )
+    kept = [r for rs in within.values() for r in rs]
+    moved = kept + across
+
+    def size_of(rs: list[int]) -> int:
+        return sum(lay.size[r] for r in rs)
+
+    if moved:
+        per_dir = ", ".join(f"{plural(len(rs), 'replica')} to {k}" for k, rs in sorted(within.items()))
+        ctx.note(
+            "drain-log-dir",
+            Severity.INFO,
+            f"Of {plural(len(movable), 'replica')} ({human_bytes(size_of(movable))}) that may move out of {where}: "
+            f"{len(kept):,} ({human_bytes(size_of(kept))}) to its other dirs"
+            + (f" ({per_dir})" if per_dir else "")
+            + f", {len(across):,} ({human_bytes(size_of(across))}) to other brokers.",
+            "A move between dirs of one broker copies on that broker's disks only (no network, no replication "
+            "throttle; replica.alter.log.dirs.io.max.bytes.per.second throttles it).",
+        )
+    if stays:
+        ctx.note(
+            "drain-dir-no-room",
+            Severity.WARNING,
+            f"{plural(len(stays), 'replica')} ({human_bytes(size_of(stays))}) {'stays' if len(stays) == 1 else 'stay'} "
+            f"in {where}: no other dir of the broker has room for {'it' if len(stays) == 1 else 'them'} and no "
+            f"eligible broker can take {'it' if len(stays) == 1 else 'them'} without lowering the partition's racks: "
+            f"{_names(lay, stays)}.",
+            "Free space in the broker's other dirs, or add brokers, then generate again.",
+        )
+    return (len(moved), size_of(moved)), not stuck and not stays
+
+
+def _dir_room(ctx: _Context, broker: Broker, path: str, on_b: list[int]) -> dict[str, int]:
+    """The other log dirs of ``broker`` that may receive replicas of ``path`` and the bytes each has
+    room for (usable bytes less what is being copied into it now); the notes say why others may not."""
+    lay, b = ctx.lay, int(broker.id)
+    drained = next(d for d in broker.log_dirs if d.path == path)
+    where = f"log dir {path} of broker {b}"
+    others = [d for d in broker.log_dirs if d.path != path]
+    if not others:
+        return {}
+    if not broker.eligible:
+        why = "is not live (or fenced)"
+    elif b in ctx.options.exclude_brokers:
+        why = "is excluded"
+    elif drained.offline:
+        why = f"reports {path} offline (DescribeLogDirs: {drained.error}), so its replicas cannot be read there"
+    else:
+        why = ""
+    if why:
+        ctx.note(
+            "drain-dir-other-brokers",
+            Severity.INFO,
+            f"Broker {b} {why}: the replicas in {where} go to other brokers (copied from their leaders), "
+            "not to its other dirs.",
+        )
+        return {}
+    pending: dict[str, int] = {}
+    for r in on_b:
+        p = lay.state.partitions[r]
+        for g in p.logs:
+            if g.broker == b and g.is_future:  # a copy into that dir is under way: it takes its full size
+                pending[g.log_dir] = pending.get(g.log_dir, 0) + max(0, (p.size or 0) - g.size)
+    room: dict[str, int] = {}
+    skipped: list[str] = []
+    for d in others:
+        if d.offline:
+            skipped.append(f"{d.path} is offline")
+        elif broker.dir_cordoned(d.path):
+            skipped.append(f"{d.path} is cordoned")
+        elif d.usable_bytes is None:
+            skipped.append(f"{d.path} does not report its free space (DescribeLogDirs before v4)")
+        else:
+            room[d.path] = d.usable_bytes - pending.get(d.path, 0)
+    if skipped:
+        ctx.note(
+            "drain-dir-skipped-dirs",
+            Severity.INFO,
+            f"Not a destination on broker {b}: {'; '.join(skipped)}.",
+        )
+    return room
+
+
+def _names(lay: Layout, rows: list[int], most: int = 5) -> str:
+    """The partitions of ``rows`` by name, the first ``most`` of them."""
+    names = [lay.state.partitions[r].name for r in sorted(rows)[:most]]
+    return ", ".join(names) + (f" and {len(rows) - most:,} more" if len(rows) > most else "")
+
+
 _GOALS: dict[Goal, Callable[[_Context], Bound]] = {
     Goal.DECOMMISSION: _decommission,
     Goal.ADD_BROKERS: _add_brokers,
@@ -778,6 +973,7 @@ _GOALS: dict[Goal, Callable[[_Context], Bound]] = {
     Goal.REPLICATION_FACTOR: _replication_factor,
     Goal.FIX_RACKS: _fix_racks,
     Goal.OFFICIAL: _official,
+    Goal.DRAIN_LOG_DIR: _drain_log_dir,
 }
 
 

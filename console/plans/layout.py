@@ -2,8 +2,9 @@
 
 A generator starts from a snapshot, changes replica lists in place through :meth:`Layout.move`,
 :meth:`Layout.add`, :meth:`Layout.drop` and :meth:`Layout.lead`, which keep the per-broker
-replica, preferred-leader and byte counts up to date, and ends with :meth:`Layout.plan`: the
-partitions whose replicas changed, in the official format.
+replica, preferred-leader and byte counts up to date (and may choose a replica's log dir with
+:meth:`Layout.move_dir`), and ends with :meth:`Layout.plan`: the partitions whose replicas (or
+chosen dirs) changed, in the official format.
 
 What a partition counts as:
 
@@ -23,7 +24,7 @@ import numpy as np
 
 from console.core.model import BrokerId, ClusterState
 from console.plans.columns import PAD, Ints, columns_of, distinct, lookup, padded, widen
-from console.plans.plan import Plan, PlanEntry
+from console.plans.plan import ANY, Plan, PlanEntry
 
 NO_RACK = -1
 
@@ -56,6 +57,10 @@ class Layout:
     """Per partition: the replicas the generator started from."""
     dirty: set[int] = field(default_factory=set)
     """Rows edited since the start (their row of the matrix is rebuilt on demand)."""
+    dirs: dict[int, dict[int, str]] = field(default_factory=dict)
+    """Per row, the log dir chosen for some of its replicas (broker id → absolute path): a move
+    between the dirs of one broker, or where a replica lands on its new broker. The others go to
+    ``"any"`` dir, as the broker picks."""
     _start: tuple[Ints, Ints] | None = None
 
     @staticmethod
@@ -173,6 +178,7 @@ class Layout:
         k = r.index(old)
         r[k] = new
         self.dirty.add(row)
+        self._forget_dir(row, old)
         i, j, s = self.position[old], self.position[new], self.size[row]
         self.count[i] -= 1
         self.count[j] += 1
@@ -199,6 +205,7 @@ class Layout:
         k = r.index(old)
         del r[k]
         self.dirty.add(row)
+        self._forget_dir(row, old)
         i = self.position[old]
         self.count[i] -= 1
         self.bytes[i] -= self.size[row]
@@ -218,16 +225,40 @@ class Layout:
         r.insert(0, broker)
         self.dirty.add(row)
 
+    def move_dir(self, row: int, broker: int, path: str) -> None:
+        """Send partition ``row``'s replica on ``broker`` (one of its replicas) to log dir ``path`` of
+        that broker: a move between its dirs when the replica is there already. Per-broker loads do
+        not change."""
+        self.dirs.setdefault(row, {})[broker] = path
+        self.dirty.add(row)
+
+    def _forget_dir(self, row: int, broker: int) -> None:
+        chosen = self.dirs.get(row)
+        if chosen is not None and chosen.pop(broker, None) is not None and not chosen:
+            del self.dirs[row]
+
     # -- result ------------------------------------------------------------------------------
     def changed(self) -> list[int]:
-        """Rows whose replica list (or order) differs from the start."""
-        return [i for i in sorted(self.dirty) if tuple(self.reps[i]) != self.original[i]]
+        """Rows whose replica list (or order) differs from the start, or with a log dir chosen."""
+        return [i for i in sorted(self.dirty) if tuple(self.reps[i]) != self.original[i] or i in self.dirs]
+
+    def dir_moves(self, row: int) -> list[int]:
+        """Brokers of ``row`` whose replica moves between their own log dirs (it stays on the broker)."""
+        return [b for b in self.dirs.get(row, ()) if b in self.original[row] and b in self.reps[row]]
 
     def plan(self) -> Plan:
-        """The partitions that change, as a plan (with the snapshot's replicas as its basis)."""
+        """The partitions that change, as a plan (with the snapshot's replicas as its basis); an
+        entry carries ``log_dirs`` when a dir was chosen for one of its replicas (``"any"`` for the
+        others)."""
         parts = self.state.partitions
         rows = self.changed()
         entries = [
-            PlanEntry(parts[i].topic, parts[i].partition, tuple(BrokerId(b) for b in self.reps[i])) for i in rows
+            PlanEntry(
+                parts[i].topic,
+                parts[i].partition,
+                tuple(BrokerId(b) for b in self.reps[i]),
+                tuple(chosen.get(b, ANY) for b in self.reps[i]) if (chosen := self.dirs.get(i)) else None,
+            )
+            for i in rows
         ]
         return Plan.of(entries, {parts[i].key: parts[i].replicas for i in rows})

@@ -127,6 +127,11 @@ class Plan:
         return tuple(sorted({e.topic for e in self.entries}))
 
     @cached_property
+    def names_dirs(self) -> bool:
+        """Whether some entry names a log dir (not only ``any``)."""
+        return any(e.log_dirs is not None for e in self.entries)
+
+    @cached_property
     def target_columns(self) -> tuple[Ints, Ints]:
         """Target replicas as a padded matrix and their lengths (:func:`console.plans.columns.padded`)."""
         return padded([e.replicas for e in self.entries])

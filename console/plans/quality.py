@@ -9,7 +9,9 @@ the same result, and the per-broker balance before and after.
   every broker below must receive at least its shortfall. When the goal's balance is reached
   (±1 replica, or within the byte tolerance) this is the goal's own lower bound;
 * replication factor: every replica added (each one must be copied); fix racks: one move per
-  rack a partition lacks.
+  rack a partition lacks;
+* drain a log dir: every replica that leaves the dir (a move between the dirs of one broker is
+  copied too, and counts as a replica moved).
 
 So the bound never exceeds what the plan moves, and the ratio (moved / bound) says how much more
 than necessary the plan moves: 1.00 is optimal.

@@ -6,7 +6,8 @@ finding names the partition (or broker), says what is wrong and what to do. The 
 what the controller itself would reject with INVALID_REPLICA_ASSIGNMENT (empty list, duplicate
 or negative ids, adding replicas on brokers that are not alive), so nothing it would refuse is
 ever sent; and one it would take that the console does not: a replica sent to a cordoned broker or
-log dir (KIP-1066), which the controller completes (only new topics avoid cordons).
+log dir (KIP-1066), which the controller completes (only new topics avoid cordons); and one it
+cannot complete: a replica sent to a log dir that is offline.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ TOO_LARGE_FOR_ZNODE = "too-large-for-znode"
 OFFLINE_NOW = "offline-now"
 SOURCE_ON_FENCED = "replica-on-fenced-broker"
 CORDONED_DESTINATION = "cordoned-destination"
+OFFLINE_LOG_DIR = "offline-log-dir"
 TIERED_LOCAL_ONLY = "tiered-local-log-only"
 
 OVERRIDABLE = frozenset({CORDONED_DESTINATION})
@@ -272,8 +274,22 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
             _CORDON_HINT,
         )
 
+    def offline_dir(e: PlanEntry, i: int, j: int) -> Finding:
+        path = (e.log_dirs or ())[j]
+        error = next((d.error for d in brokers[e.replicas[j]].log_dirs if d.path == path), None)
+        return _f(
+            OFFLINE_LOG_DIR,
+            Severity.ERROR,
+            e,
+            f"{e.name}: log dir {path} of broker {e.replicas[j]} is offline and would receive the replica "
+            f"(DescribeLogDirs: {error}).",
+            'Pick another dir (or "any"). A transient I/O error during a move between log dirs can mark a whole '
+            "dir offline (KAFKA-19571): it comes back only when the broker restarts.",
+        )
+
     bad_dirs = []
     cordoned_dirs = []
+    offline_dirs = []
     for i in with_dirs:
         if c.known[i]:
             e = entries[i]
@@ -283,14 +299,21 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
                     continue
                 if path not in {ld.path for ld in broker.log_dirs}:
                     bad_dirs.append((i, j))
-                elif (
+                    continue
+                if (
                     broker.dir_cordoned(path)
                     and not on_cordoned[i, j]  # said once, for the broker
                     and parts[rows[i]].log_dir_on(b) != path  # already there: nothing arrives
                 ):
                     cordoned_dirs.append((i, j))
+                if (
+                    any(ld.path == path and ld.offline for ld in broker.log_dirs)
+                    and parts[rows[i]].log_dir_on(b) != path
+                ):
+                    offline_dirs.append((i, j))
     found.listed(bad_dirs, Severity.ERROR, log_dir)
     found.listed(cordoned_dirs, Severity.ERROR, cordoned_dir)
+    found.listed(offline_dirs, Severity.ERROR, offline_dir)
     _partition_checks(found, state, d, rows)
 
     # -- a plan drafted against an older snapshot

@@ -8,7 +8,7 @@ from typing import Any
 from console.core.cluster_info import ago_text, capabilities, cordons_supported, level_text, supported_text
 from console.core.format import human_bytes
 from console.core.limits import CORDON_ALL
-from console.core.model import Broker, ClusterInfo, ClusterState, QuorumMember
+from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, QuorumMember
 
 NOT_AVAILABLE = "not available on this cluster"
 """What Overview says of cordons where ``metadata.version`` is below 4.3-IV0."""
@@ -35,14 +35,18 @@ def cordon_text(broker: Broker, supported: bool | None) -> str:
 def log_dir_rows(state: ClusterState) -> list[dict[str, Any]]:
     """Each broker's log dirs: usable and total space, whether the dir is offline, whether it is cordoned."""
     supported = cordons_supported(state.info)
+    held = dir_totals(state)
     rows = []
     for b in state.brokers:
         for d in b.log_dirs:
             flag = b.dir_cordoned(d.path)
+            replicas, size = held.get((b.id, d.path), (0, 0))
             rows.append(
                 {
                     "broker": b.id,
                     "log dir": d.path,
+                    "replicas": replicas if state.logs_known else None,
+                    "on disk": human_bytes(size) if state.logs_known else "unknown",
                     "usable": human_bytes(d.usable_bytes) if d.usable_bytes is not None else "unknown",
                     "total": human_bytes(d.total_bytes) if d.total_bytes is not None else "unknown",
                     "state": d.error or "online",
@@ -56,6 +60,40 @@ def log_dir_rows(state: ClusterState) -> list[dict[str, Any]]:
                 }
             )
     return rows
+
+
+def _dir_totals(state: ClusterState) -> dict[tuple[BrokerId, str], tuple[int, int]]:
+    """(broker, dir) → (replicas, bytes) of the logs in it (future replicas not counted)."""
+    out: dict[tuple[BrokerId, str], tuple[int, int]] = {}
+    for p in state.partitions:
+        for log in p.logs:
+            if not log.is_future:
+                n, size = out.get((log.broker, log.log_dir), (0, 0))
+                out[(log.broker, log.log_dir)] = (n + 1, size + log.size)
+    return out
+
+
+def dir_totals(state: ClusterState) -> dict[tuple[BrokerId, str], tuple[int, int]]:
+    """(broker, dir) → (replicas, bytes) of the logs in it, computed once per snapshot."""
+    return state.memo("cluster.dir_totals", _dir_totals)
+
+
+def log_dir_label(broker: Broker, path: str, held: dict[tuple[BrokerId, str], tuple[int, int]]) -> str:
+    """A log dir as a picker shows it: path, what it holds (``held``: :func:`dir_totals`), free
+    space, and whether it is offline or cordoned."""
+    d = next((x for x in broker.log_dirs if x.path == path), None)
+    if d is None:
+        return path
+    n, size = held.get((broker.id, path), (0, 0))
+    parts = [path]
+    if d.offline:
+        parts.append(f"offline ({d.error})")
+    else:
+        parts.append(f"{n:,} replica{'' if n == 1 else 's'} · {human_bytes(size)}")
+        parts.append(f"{human_bytes(d.usable_bytes)} free" if d.usable_bytes is not None else "free space unknown")
+    if broker.dir_cordoned(path):
+        parts.append("cordoned")
+    return " · ".join(parts)
 
 
 def feature_rows(info: ClusterInfo) -> list[dict[str, Any]]:

@@ -29,8 +29,10 @@ from console.core.model import (
     PartitionHealth,
     ReplicaRole,
     broker_rate,
+    partition_name,
     replica_listed,
 )
+from console.plans.logdirs import dir_moves_in_flight
 from console.present.cluster import cordon_text
 
 
@@ -408,6 +410,22 @@ def replica_cells(state: ClusterState, parts: Sequence[Partition]) -> list[dict[
     return out
 
 
+def dir_move_rows(state: ClusterState) -> list[dict[str, Any]]:
+    """Replicas being copied between the log dirs of their broker (DescribeLogDirs' future
+    replicas, KIP-113): from and to which dir, bytes copied of the replica's size, percent."""
+    return [
+        {
+            "partition": partition_name(m.topic, m.partition),
+            "broker": int(m.broker),
+            "from": m.from_dir or "unknown",
+            "to": m.to_dir,
+            "copied": f"{human_bytes(m.copied_bytes)} of {human_bytes(m.size) if m.size is not None else 'unknown'}",
+            "progress": m.percent,
+        }
+        for m in dir_moves_in_flight(state)
+    ]
+
+
 def fenced_text(b: Broker) -> str:
     """``fenced``, ``no``, ``not registered``, or ``unknown`` (clusters before Kafka 4.0 do not say)."""
     if not b.registered:
@@ -433,8 +451,9 @@ def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
                 "controller": b.is_controller,
                 "replicas": totals[b.id][0],
                 "leaders": totals[b.id][1],
-                "bytes": totals[b.id][2] if state.logs_known else None,
-                "on disk": human_bytes(totals[b.id][2]) if state.logs_known else "unknown",
+                # a broker whose DescribeLogDirs did not answer (no dir read) has unknown bytes, not 0 B
+                "bytes": totals[b.id][2] if state.logs_known and b.log_dirs else None,
+                "on disk": human_bytes(totals[b.id][2]) if state.logs_known and b.log_dirs else "unknown",
                 "usable": human_bytes(b.usable_bytes) if b.usable_bytes is not None else "unknown",
                 "log dirs": len(b.log_dirs),
                 "seen in": ", ".join(s for s, on in (("Admin API", b.in_api), ("ZooKeeper", b.in_zookeeper)) if on),

@@ -28,10 +28,11 @@ from console.core.errors import (
     UnsupportedByCluster,
 )
 from console.core.format import human_duration
-from console.core.limits import FOLLOWER_RATE, LEADER_RATE, REQUEST_LIMIT
+from console.core.limits import FOLLOWER_RATE, LEADER_RATE, LOG_DIR_RATE, REQUEST_LIMIT
 from console.core.model import (
     BrokerId,
     ClusterState,
+    DirOutcome,
     Outcome,
     Partition,
     SourceStatus,
@@ -43,6 +44,7 @@ from console.core.states import RunState, SubmitPath, WaveState, wave_end_for
 from console.moves.progress import waiting_on
 from console.moves.rf_guard import split_by_rf
 from console.moves.throttles import Throttle, merged, unmerged, wave_throttle
+from console.plans.logdirs import current_dir, sends_of, to_move
 from console.plans.plan import PlanEntry, parse_plan
 from console.runs.audited import Intent
 from console.runs.gateway import ClusterGateway
@@ -152,6 +154,7 @@ class Executor:
         if wave.state is WaveState.SUBMITTING:  # a worker stopped between intent and answer: reconcile
             return self._submit(run, wave, state, resuming=True)
         gone = self._gone(run, wave, state)
+        self._dir_moves(run, wave.number, state, self._accepted_entries(run, wave))
         accepted, pending, cancelled = self._wave_status(run, wave, state)
         if cancelled:
             return self._cancelled(run, wave)
@@ -196,14 +199,17 @@ class Executor:
         Cancelled: every partition not done has left the list without reaching its target. A
         completed move can look like that for a moment (brokers learn the new replicas a little
         after the controller), so it is confirmed on a second look."""
-        recorded = self.store.runs.outcomes(run.id, wave.number)
-        gone = {o.key for o in recorded if o.code == GONE}
-        accepted = {o.key for o in recorded if o.accepted} - gone
-        entries = [e for e in parse_plan(wave.entries_json).entries if e.key in accepted]
+        entries = self._accepted_entries(run, wave)
+        last = {(d.topic, d.partition, d.broker): d for d in self.store.runs.dir_moves(run.id, wave.number)}
+        failed = {k for k, d in last.items() if not d.accepted and not d.remembered}  # refused, or cancelled
 
         def status(s: ClusterState) -> tuple[list[PlanEntry], bool]:
             index = s.partition_index
-            pending = [e for e in entries if not _done(index.get(e.key), e.replicas)]
+            pending = [
+                e
+                for e in entries
+                if not _done(index.get(e.key), e.replicas) or not _dirs_done(s, index.get(e.key), e, failed)
+            ]
             gone = [
                 e
                 for e in pending
@@ -215,7 +221,54 @@ class Executor:
         if cancelled:
             time.sleep(self.settle_s)
             pending, cancelled = status(self.cluster.snapshot())
-        return len(accepted), pending, cancelled
+        return len(entries), pending, cancelled
+
+    def _accepted_entries(self, run: Run, wave: Wave) -> list[PlanEntry]:
+        """The wave's entries the controller took (or that were at their target already), not gone since."""
+        recorded = self.store.runs.outcomes(run.id, wave.number)
+        gone = {o.key for o in recorded if o.code == GONE}
+        accepted = {o.key for o in recorded if o.accepted} - gone
+        return [e for e in parse_plan(wave.entries_json).entries if e.key in accepted]
+
+    def _dir_moves(self, run: Run, wave: int, state: ClusterState, entries: Iterable[PlanEntry]) -> None:
+        """AlterReplicaLogDirs for the named dirs of ``entries`` their replicas are not in, nor being
+        copied to (KIP-113), audited as one request (``alter-log-dirs``) with its answer per replica.
+        A dir is asked for once; again only when the broker answered REPLICA_NOT_AVAILABLE (the
+        replica did not exist yet) and the replica now exists elsewhere. Nothing while log dirs
+        were not read (the wave waits)."""
+        if not state.logs_known:
+            return
+        wanted = sends_of(state, entries)
+        if not wanted:
+            return
+        asked: dict[tuple[str, int, BrokerId], list[DirOutcome]] = {}
+        for d in self.store.runs.dir_moves(run.id, wave):
+            asked.setdefault((d.topic, d.partition, d.broker), []).append(d)
+        index = state.partition_index
+        send = {}
+        for m in wanted:
+            before = [d for d in asked.get(m.key, []) if d.log_dir == m.log_dir]
+            exists = current_dir(index.get(m.partition_key), m.broker) is not None
+            if not before or (all(d.remembered for d in before) and exists and len(before) < 2):
+                send[m.key] = m.log_dir
+        if not send:
+            return
+        request = {
+            "run": run.id,
+            "wave": wave,
+            "replicas": [[t, p, int(b), d] for (t, p, b), d in send.items()],
+        }
+        intent = self._announce(run, "alter-log-dirs", request)
+        answers = intent.send(partial(self.cluster.alter_replica_log_dirs, send))
+        with self.store.transaction():
+            self.store.runs.add_dir_moves(run.id, wave, answers)
+            moved = sum(1 for a in answers if a.accepted)
+            later = sum(1 for a in answers if a.remembered)
+            bad = len(answers) - moved - later
+            intent.answer(
+                f"{moved} moving, {later} placed when created" + (f", {bad} refused" if bad else ""),
+                [a.to_dict() for a in answers],
+            )
 
     def _gone(self, run: Run, wave: Wave, state: ClusterState) -> list[TopicPartition]:
         """Accepted partitions of the wave that no longer exist (topic deleted, partitions changed):
@@ -506,6 +559,8 @@ class Executor:
 
     # -- the side effects, each announced in the store first ---------------------------------------
     def _submit(self, run: Run, wave: Wave, state: ClusterState, resuming: bool = False) -> Step:
+        # named log dirs first, as the official tool does: a replica still to be created is placed there
+        self._dir_moves(run, wave.number, state, parse_plan(wave.entries_json).entries)
         send = self._left_to_send(run, wave, state, resuming)
         request = {"run": run.id, "wave": wave.number, "partitions": [[t, p, list(r)] for (t, p), r in send.items()]}
         if send and run.path is SubmitPath.ZOOKEEPER:
@@ -635,6 +690,7 @@ class Executor:
                     "wave": wave,
                     "rate": run.rate,
                     "brokers": sorted(need.brokers),
+                    **({"log_dir_brokers": sorted(need.dir_brokers)} if need.dir_brokers else {}),
                     "topics": {t: dict(c) for t, c in topics.items()},
                 },
             )
@@ -652,13 +708,14 @@ class Executor:
         broker_changes: BrokerChanges = {}
         topic_changes: TopicChanges = {}
         held = {(e.kind, e.name, e.key) for e in self.store.runs.ledger(run.id)}
-        for b in sorted(need.brokers):
-            for key in (LEADER_RATE, FOLLOWER_RATE):
-                if ("broker", str(b), key) not in held:
-                    self.store.runs.ledger_add(
-                        run.id, wave, "broker", str(b), key, brokers_now.get(str(b), {}).get(key), str(run.rate)
-                    )
-                broker_changes.setdefault(b, {})[key] = str(run.rate)
+        rates = [(b, key) for b in sorted(need.brokers) for key in (LEADER_RATE, FOLLOWER_RATE)]
+        rates += [(b, LOG_DIR_RATE) for b in sorted(need.dir_brokers)]  # copies between a broker's dirs
+        for b, key in rates:
+            if ("broker", str(b), key) not in held:
+                self.store.runs.ledger_add(
+                    run.id, wave, "broker", str(b), key, brokers_now.get(str(b), {}).get(key), str(run.rate)
+                )
+            broker_changes.setdefault(b, {})[key] = str(run.rate)
         for topic, keys in sorted(need.topics.items()):
             for key, ours in sorted(keys.items()):
                 before = topics_now.get(topic, {}).get(key)
@@ -873,3 +930,13 @@ def _throttles_known(state: ClusterState, need: Throttle) -> None:
 def _done(p: Partition | None, target: tuple[BrokerId, ...]) -> bool:
     """Complete: no longer reassigning, at the target, every target replica in sync."""
     return p is not None and not p.reassigning and p.replicas == target and set(target) <= set(p.isr)
+
+
+def _dirs_done(state: ClusterState, p: Partition | None, e: PlanEntry, failed: set[tuple[str, int, BrokerId]]) -> bool:
+    """Every named dir of ``e`` holds its replica (no future log left), bar those the broker refused
+    (recorded, not waited for). Unknown while log dirs were not read."""
+    if e.log_dirs is None:
+        return True
+    if not state.logs_known:
+        return False
+    return all(m.key in failed for m in to_move(p, e))

@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from console.adapters.records import Configs
-from console.core.model import BrokerId, ClusterInfo, ClusterState, Outcome, TopicPartition
+from console.core.model import BrokerId, ClusterInfo, ClusterState, DirOutcome, Outcome, TopicPartition
 
 Targets = Mapping[TopicPartition, tuple[BrokerId, ...] | None]
 """Per partition: its target replicas, or None to cancel its reassignment."""
@@ -63,6 +63,9 @@ class ClusterGateway(Protocol):
 
     def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
         """Create ``/admin/reassign_partitions`` (Kafka before 2.4)."""
+
+    def alter_replica_log_dirs(self, moves: Mapping[tuple[str, int, BrokerId], str]) -> list[DirOutcome]:
+        """AlterReplicaLogDirs: each replica (topic, partition, broker) into the dir given; per replica the answer."""
 
     def unregister_broker(self, broker: BrokerId) -> bool:
         """UnregisterBroker (KRaft): the controller forgets a broker that is shut down for good;

@@ -9,21 +9,25 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from console.access.auth import Identity
 from console.core.errors import ConsoleError, PartiallyApplied
 from console.core.format import plural
 from console.core.model import (
+    DirOutcome,
     Outcome,
     TopicPartition,
+    cluster_key,
     outcome_word,
     partition_name,
     split_outcomes,
 )
 from console.moves.cancel import CancelPlan, CancelVerdict, recheck
+from console.plans.logdirs import dir_moves_in_flight
 from console.runs.executor import clean_up_after_cancel
 from console.runs.gateway import ClusterGateway
-from console.services.guard import require
+from console.services.guard import audited_send, require
 from console.storage.store import Store
 
 
@@ -209,3 +213,67 @@ def finish_cancel(
         ref=result.intent,
         response={"left": result.left, "still_in_flight": sorted(result.still_in_flight)},
     )
+
+
+# -- log dir moves -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DirCancelResult:
+    """What a cancel of log dir moves did, per replica."""
+
+    answers: tuple[DirOutcome, ...]
+    """Each replica asked back into its current dir (accepted: its future replica is dropped)."""
+    runs: tuple[int, ...]
+    """The console's runs that had asked for those moves: they no longer wait for them."""
+
+
+def cancel_dir_moves(
+    store: Store,
+    cluster: ClusterGateway,
+    who: Identity,
+    cluster_name: str,
+    topic: str | None = None,
+) -> DirCancelResult:
+    """Cancel the log dir moves in flight (of ``topic``, or all): each replica with a future replica
+    is asked back into its current dir (AlterReplicaLogDirs; the broker drops the copy), audited
+    before and after. A run of this console that asked for one of them records it as cancelled and
+    no longer waits for it. ``who`` needs the operator role."""
+    state = cluster.snapshot()
+    key = cluster_key(state, cluster_name)
+    moves = [m for m in dir_moves_in_flight(state) if topic is None or m.topic == topic]
+    request = {
+        "cancel_log_dir_moves": [[m.topic, m.partition, int(m.broker), m.from_dir, m.to_dir] for m in moves],
+        **({"topic": topic} if topic else {}),
+    }
+    require(store, who, "cancel", key, request)
+    back = {(m.topic, m.partition, m.broker): m.from_dir for m in moves if m.from_dir is not None}
+    if not back:
+        return DirCancelResult((), ())
+    answers, intent = audited_send(
+        store, who, key, "cancel-log-dir-moves", request, partial(cluster.alter_replica_log_dirs, back)
+    )
+    taken = {(a.topic, a.partition, a.broker) for a in answers if a.accepted}
+    runs: set[int] = set()
+    with store.transaction():
+        for run in store.runs.list(key, active_only=True):
+            for wave in store.runs.waves(run.id):
+                asked = {(d.topic, d.partition, d.broker) for d in store.runs.dir_moves(run.id, wave.number)}
+                mine = [k for k in taken if k in asked]
+                if mine:
+                    store.runs.add_dir_moves(
+                        run.id, wave.number, [DirOutcome(t, p, b, back[(t, p, b)], CANCELLED) for t, p, b in mine]
+                    )
+                    runs.add(run.id)
+        store.audit.record(
+            who.name,
+            key,
+            "cancel-log-dir-moves",
+            request,
+            f"{len(taken)} cancelled" + (f", {len(answers) - len(taken)} refused" if len(answers) > len(taken) else ""),
+            ref=intent,
+            response={"answers": [a.to_dict() for a in answers], "runs": sorted(runs)},
+        )
+    return DirCancelResult(tuple(answers), tuple(sorted(runs)))
+
+
+CANCELLED = "CANCELLED"
+"""Recorded for a run's log dir move an operator cancelled: the run no longer waits for it."""

@@ -17,6 +17,7 @@ are audited as the requests they are.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from console.access.auth import Identity
 from console.core.cluster_info import cordons_supported, cordons_text
@@ -28,7 +29,7 @@ from console.plans.generate import GenerateOptions, Goal, generate
 from console.plans.plan import plan_hash
 from console.runs.gateway import ClusterGateway
 from console.services import cordons, plans
-from console.services.guard import require
+from console.services.guard import audited_send, require
 from console.storage.decommissions import Decommission
 from console.storage.store import Store
 
@@ -143,14 +144,7 @@ def _unregister_one(
 ) -> None:
     """One UnregisterBroker, audited before it is sent and with its answer."""
     request = {**extra, "broker": broker}
-    ref = store.audit.record(who.name, key, "unregister-broker", request, "sending")
-    try:
-        was = cluster.unregister_broker(broker)
-    except ConsoleError as e:
-        store.audit.record(
-            who.name, key, "unregister-broker", request, "failed", ref=ref, response={"error": e.message}
-        )
-        raise
+    was, ref = audited_send(store, who, key, "unregister-broker", request, partial(cluster.unregister_broker, broker))
     store.audit.record(
         who.name, key, "unregister-broker", request, "unregistered" if was else "not registered", ref=ref
     )

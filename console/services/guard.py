@@ -9,12 +9,14 @@ every role (``Identity.cli``: the cluster's ACLs decide).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import NoReturn
+from collections.abc import Callable, Mapping
+from typing import NoReturn, TypeVar
 
 from console.access.auth import NEEDS, NEEDS_ONE_OF, OPEN_TO_ALL, Identity
-from console.core.errors import NotPermitted
+from console.core.errors import ConsoleError, NotPermitted
 from console.storage.store import Store
+
+R = TypeVar("R")
 
 REFUSED = "refused"
 """The outcome of the audit entry of a refused action."""
@@ -66,3 +68,17 @@ def refuse(
         who.name, cluster_id, action, dict(request or {}), REFUSED, plan_hash=plan_hash, response={"why": why}
     )
     raise NotPermitted(why, hint)
+
+
+def audited_send(
+    store: Store, who: Identity, cluster_id: str, action: str, request: Mapping[str, object], send: Callable[[], R]
+) -> tuple[R, int]:
+    """``send()`` a request to the cluster with its intent in the audit log first ("sending"); a
+    console error is recorded against the intent ("failed", with its message) and raised again.
+    Returns the answer and the intent's entry, for the caller to record the outcome against."""
+    intent = store.audit.record(who.name, cluster_id, action, request, "sending")
+    try:
+        return send(), intent
+    except ConsoleError as e:
+        store.audit.record(who.name, cluster_id, action, request, "failed", ref=intent, response={"error": e.message})
+        raise

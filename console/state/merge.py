@@ -41,6 +41,7 @@ from console.core.model import (
     SourceStatus,
     Throttles,
     TopicPartition,
+    replicas_in_dir,
 )
 from console.core.perf import gc_paused
 
@@ -57,6 +58,7 @@ TOPIC_ONLY_IN_ZK = "topic-only-in-zookeeper"
 ADDING_ON_INELIGIBLE = "adding-on-ineligible-broker"
 REPLICA_ON_UNKNOWN_BROKER = "replica-on-unregistered-broker"
 REPLICA_ON_FENCED_BROKER = "replica-on-fenced-broker"
+LOG_DIR_OFFLINE = "log-dir-offline"
 
 _FOLLOW_UP = "Refresh; if it persists, the controller may be behind or stuck: check its log."
 
@@ -415,6 +417,7 @@ def _cluster_findings(partitions: tuple[Partition, ...], brokers: dict[BrokerId,
                 broker=bid,
             )
         )
+    out.extend(_offline_dirs(partitions, brokers))
     for bid in sorted(down):
         n = sum(1 for p in partitions if bid in p.replicas)
         out.append(
@@ -426,4 +429,48 @@ def _cluster_findings(partitions: tuple[Partition, ...], brokers: dict[BrokerId,
                 broker=bid,
             )
         )
+    return out
+
+
+_NAMED = 10
+"""Partitions a finding names before it says how many more."""
+
+
+def _offline_dirs(partitions: tuple[Partition, ...], brokers: dict[BrokerId, Broker]) -> list[Finding]:
+    """A warning per log dir that DescribeLogDirs answered with an error (KAFKA_STORAGE_ERROR: the
+    dir is offline), naming the broker, the dir and the replicas in it."""
+    out = []
+    for bid in sorted(brokers):
+        b = brokers[bid]
+        offline = [d for d in b.log_dirs if d.offline]
+        for d in offline:
+            held = replicas_in_dir(partitions, b, d.path)
+            names = ", ".join(p.name for p in held[:_NAMED]) + (
+                f" and {len(held) - _NAMED:,} more" if len(held) > _NAMED else ""
+            )
+            others = [x.path for x in offline if x is not d]
+            what = (
+                f"it holds {plural(len(held), 'replica')}: {names}"
+                + (
+                    f" (the broker lists them in no online dir: they are in this dir or in {', '.join(others)}, "
+                    "offline too)"
+                    if others
+                    else ""
+                )
+                + "; they are offline on this broker (out of the ISR) until the dir is back"
+                if held
+                else "the broker lists no replica missing from its online dirs"
+            )
+            out.append(
+                Finding(
+                    LOG_DIR_OFFLINE,
+                    Severity.WARNING,
+                    f"Log dir {d.path} of broker {bid} is offline (DescribeLogDirs: {d.error}): {what}.",
+                    "A transient I/O error during a move between log dirs can mark a whole dir offline "
+                    "(KAFKA-19571): check the disk and the broker's log; the dir comes back only when the broker "
+                    "restarts. Until then nothing can be moved into it; move its replicas to other brokers "
+                    f"(generate --drain-log-dir {bid}:{d.path}).",
+                    broker=bid,
+                )
+            )
     return out

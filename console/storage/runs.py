@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from console.core.errors import ConflictError, ConsoleError
-from console.core.model import Keyed, Outcome, TopicPartition
+from console.core.model import BrokerId, DirOutcome, Keyed, Outcome, TopicPartition
 from console.core.states import ACTIVE_RUN_STATES, RunState, SubmitPath, WaveState, check_run, check_wave
 from console.storage.db import Database, in_clause
 
@@ -84,6 +84,18 @@ CREATE TABLE IF NOT EXISTS run_progress (
     mark        TEXT NOT NULL,
     stuck       TEXT
 );
+-- Each AlterReplicaLogDirs answer of a run, per replica (a dir is asked for once per answer kind).
+CREATE TABLE IF NOT EXISTS dir_moves (
+    run_id    INTEGER NOT NULL REFERENCES runs(id),
+    wave      INTEGER NOT NULL,
+    topic     TEXT NOT NULL,
+    partition INTEGER NOT NULL,
+    broker    INTEGER NOT NULL,
+    log_dir   TEXT NOT NULL,
+    code      TEXT,
+    at        REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS dir_moves_run ON dir_moves (run_id, wave);
 """
 _ACTIVE = in_clause(ACTIVE_RUN_STATES)
 _OPEN_WAVES = in_clause((WaveState.SUBMITTING, WaveState.RUNNING))
@@ -442,6 +454,28 @@ class RunStore:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [(run_id, wave, o.topic, o.partition, o.accepted, o.code, o.message, now) for o in outcomes],
         )
+
+    def add_dir_moves(self, run_id: int, wave: int, answers: Iterable[DirOutcome]) -> None:
+        """AlterReplicaLogDirs answers of a wave, per replica."""
+        now = time.time()
+        self.db.executemany(
+            "INSERT INTO dir_moves (run_id, wave, topic, partition, broker, log_dir, code, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(run_id, wave, a.topic, a.partition, int(a.broker), a.log_dir, a.code, now) for a in answers],
+        )
+
+    def dir_moves(self, run_id: int, wave: int | None = None) -> builtins.list[DirOutcome]:
+        """A run's (a wave's) AlterReplicaLogDirs answers, oldest first."""
+        rows = self.db.query(
+            "SELECT topic, partition, broker, log_dir, code FROM dir_moves WHERE run_id = ?"
+            + (" AND wave = ?" if wave is not None else "")
+            + " ORDER BY at, rowid",
+            (run_id, wave) if wave is not None else (run_id,),
+        )
+        return [
+            DirOutcome(str(t), int(p), BrokerId(int(b)), str(d), None if c is None else str(c))
+            for t, p, b, d, c in rows
+        ]
 
     def outcomes(self, run_id: int, wave: int | None = None) -> builtins.list[WaveOutcome]:
         rows = self.db.query(

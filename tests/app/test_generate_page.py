@@ -53,3 +53,24 @@ def test_generate_then_open_in_review(fake_cluster, sandbox_users):
     assert any(s.value == "How it was generated" for s in at.subheader)
     saved = at.session_state["review.cache"][1]
     assert saved.report is not None and saved.report.goal == "replication factor 2 for orders"
+
+
+def test_drain_a_log_dir_into_the_brokers_other_dir(fake_cluster, sandbox_users):
+    with fake_cluster.held() as fake:
+        fake.log_dirs = ("/data/d1", "/data/d2")  # as the sandbox: two dirs per broker, replicas in the first
+    at = sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator")
+    at.switch_page("views/drafts.py").run()
+    at.segmented_control(key="drafts.generate.goal").set_value("Drain a log dir").run()
+    assert not at.exception
+    at.selectbox(key="drafts.generate.dir_broker").set_value(1).run()
+    picker = at.selectbox(key="drafts.generate.log_dir")
+    assert picker.options[0].startswith("/data/d1 · ") and "free" in picker.options[0]
+    picker.set_value("/data/d1")
+    at.button(key="FormSubmitter:generate.drain-log-dir-Generate").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    plan, report = at.session_state["drafts.generate.result"]
+    assert report.goal == "drain log dir /data/d1 of broker 1" and len(plan)
+    assert all(
+        e.log_dirs == tuple("/data/d2" if b == 1 else "any" for b in e.replicas) and 1 in e.replicas
+        for e in plan.entries
+    )

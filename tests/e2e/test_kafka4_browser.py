@@ -10,6 +10,7 @@ import re
 from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 from playwright.sync_api import Page, expect, sync_playwright
 
+from console import cli
 from console.access.auth import SANDBOX_USERS, write_users
 from console.core.model import BrokerId
 from console.core.states import RunState
@@ -38,7 +39,9 @@ def open_decommission(page: Page, app_url: str) -> None:
     script_run_done(page)
 
 
-def test_elr_fenced_brokers_and_the_decommission_flow_in_chromium(four_brokers, four_app_url, tmp_path, monkeypatch):
+def test_elr_fenced_brokers_and_the_decommission_flow_in_chromium(
+    four_brokers, four_app_url, tmp_path, monkeypatch, capsys
+):
     sb, bs, app_url = four_brokers, four_brokers.bootstrap_servers, four_app_url
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
@@ -74,6 +77,28 @@ def test_elr_fenced_brokers_and_the_decommission_flow_in_chromium(four_brokers, 
             sb.start("broker-2")
         wait_for(lambda: not reader.snapshot().partition("elr", 0).elr, timeout=90, what="ELR cleared")
 
+        # drain broker 1's first log dir (generated and submitted from the command line), then look at it
+        drained = f"{sb.data_dir}/broker-1/d1"
+        plan = tmp_path / "drain.json"
+        assert cli.main(["generate", "--bootstrap-server", bs, "--drain-log-dir", f"1:{drained}"]) == 0
+        plan.write_text(capsys.readouterr().out)
+        submit = ["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--yes"]
+        assert cli.main([*submit, "--no-elect-leaders"]) == 0
+        wait_for(
+            lambda: (
+                not any(
+                    log.broker == 1 and log.log_dir == drained for p in reader.snapshot().partitions for log in p.logs
+                )
+            ),
+            timeout=60,
+            what="the drained dir empty",
+        )
+        page.goto(f"{app_url}/overview")
+        page.get_by_text(re.compile(r"^Log dirs \(\d+\)")).click()
+        script_run_done(page)
+        page.get_by_text(re.compile(r"^Log dirs \(\d+\)")).scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "2b-overview-drained-dir.png"), full_page=False)
+
         # the decommission of broker 3: start it on Drafts
         open_decommission(page, app_url)
         page.get_by_label("Brokers to decommission", exact=True).click()
@@ -107,9 +132,9 @@ def test_elr_fenced_brokers_and_the_decommission_flow_in_chromium(four_brokers, 
         dialog.get_by_label("Type the cluster's name").fill("sandbox")
         dialog.get_by_label("Type the cluster's name").press("Enter")
         dialog.get_by_role("button", name="Start the run").click()
-        expect(dialog.get_by_text("Run 1 started.")).to_be_visible(timeout=30_000)
+        expect(dialog.get_by_text("Run 2 started.")).to_be_visible(timeout=30_000)  # run 1 drained the dir
         store = Store()
-        wait_for(lambda: store.runs.require(1).state is RunState.COMPLETED, timeout=120, what="drain run completed")
+        wait_for(lambda: store.runs.require(2).state is RunState.COMPLETED, timeout=120, what="drain run completed")
 
         # the flow follows the run; broker 3 still runs
         open_decommission(page, app_url)

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from components.parts import Collecting, Parts, PartsFactory, Reader, assemble
 from console.access.settings import ConnectionSettings
 from console.adapters.records import Configs
-from console.core.model import BrokerId, ClusterInfo, ClusterState, Outcome, TopicPartition
+from console.core.model import BrokerId, ClusterInfo, ClusterState, DirOutcome, Outcome, TopicPartition
 from console.runs.gateway import Changes, ClusterGateway, Targets
 from console.sandbox.demo import DEMO_TOPICS
 from console.storage.store import Store
@@ -117,6 +117,10 @@ class AppCluster:
     def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
         with self.held() as fake:
             fake.create_legacy_reassignment(targets)
+
+    def alter_replica_log_dirs(self, moves: Mapping[tuple[str, int, BrokerId], str]) -> list[DirOutcome]:
+        with self.held() as fake:
+            return fake.alter_replica_log_dirs(moves)
 
     def unregister_broker(self, broker: BrokerId) -> bool:
         with self.held() as fake:

@@ -57,15 +57,18 @@ from console.core.limits import (
     CORDONED_LOG_DIRS,
     FOLLOWER_LIST,
     FOLLOWER_RATE,
+    LOG_DIR_RATE,
     TOPIC_THROTTLE_KEYS,
 )
 from console.core.model import (
     DEFAULT_BROKER,
+    REPLICA_NOT_AVAILABLE,
     Broker,
     BrokerId,
     ClusterInfo,
     ClusterMode,
     ClusterState,
+    DirOutcome,
     Feature,
     LogDir,
     Outcome,
@@ -124,6 +127,10 @@ class _Part:
     """Bytes on each adding replica."""
     elr: list[BrokerId] = field(default_factory=list)
     """Eligible leader replicas (with :attr:`FakeCluster.kafka4`)."""
+    dirs: dict[BrokerId, str] = field(default_factory=dict)
+    """Each replica's log dir when not the broker's first."""
+    future: dict[BrokerId, tuple[str, int]] = field(default_factory=dict)
+    """Replicas being copied to another dir of their broker: (that dir, bytes copied)."""
 
     @property
     def original(self) -> tuple[BrokerId, ...]:
@@ -165,6 +172,12 @@ class FakeCluster:
             k: _Part([BrokerId(b) for b in r], [BrokerId(b) for b in r], BrokerId(r[0]) if r else None, size)
             for k, (r, size) in sorted(partitions.items())
         }
+        self.kafka4 = False
+        """Kafka 4's model: a stopped broker stays registered but fenced (DescribeCluster says so),
+        and a replica leaving an ISR that falls below ``min.insync.replicas`` becomes an eligible
+        leader replica (KIP-966). Set before ``down`` brokers are stopped."""
+        self.min_isr: dict[str, int] = {}
+        """Each topic's ``min.insync.replicas`` (1 when not set)."""
         for b in down:
             self.stop_broker(b)
         self.broker_configs: dict[BrokerId, dict[str, str]] = {}
@@ -183,12 +196,8 @@ class FakeCluster:
         """Partitions whose accepted cancel takes effect at the given time."""
         self.info = ClusterInfo()
         """What the cluster says it is (version, mode, features, quorum), carried by every snapshot."""
-        self.kafka4 = False
-        """Kafka 4's model: a stopped broker stays registered but fenced (DescribeCluster says so),
-        and a replica leaving an ISR that falls below ``min.insync.replicas`` becomes an eligible
-        leader replica (KIP-966)."""
-        self.min_isr: dict[str, int] = {}
-        """Each topic's ``min.insync.replicas`` (1 when not set)."""
+        self.preferred_dirs: dict[tuple[str, int, BrokerId], str] = {}
+        """Dirs asked for replicas not created yet (AlterReplicaLogDirs before the reassignment)."""
         self.rf_guard = True
         """The controller takes ``AllowReplicationFactorChange`` (AlterPartitionReassignments v1,
         Kafka 4.1+); False: a Kafka 3.9, where requests go without it (never guarded)."""
@@ -300,7 +309,12 @@ class FakeCluster:
                 () if no_lpr else p.adding,
                 () if no_lpr else p.removing,
                 Source.API if p.adding or p.removing else None,
-                tuple(ReplicaLog(b, self.log_dirs[0], p.copied.get(b, p.size)) for b in p.replicas if b in self.live),
+                tuple(
+                    ReplicaLog(b, p.dirs.get(b, self.log_dirs[0]), p.copied.get(b, p.size))
+                    for b in p.replicas
+                    if b in self.live
+                )
+                + tuple(ReplicaLog(b, d, n, True) for b, (d, n) in p.future.items() if b in self.live),
                 elr=tuple(p.elr),
             )
             for (t, n), p in self.parts.items()
@@ -514,6 +528,37 @@ class FakeCluster:
                 if p.copied[b] >= p.size:
                     p.isr.append(b)
             self._complete(p)
+            for b, (d, done) in list(p.future.items()):  # log dir moves copy too
+                limit = self.broker_configs.get(b, {}).get(LOG_DIR_RATE)
+                rate = float(self.copy_rate) if limit is None else min(float(self.copy_rate), float(limit))
+                done = min(p.size, done + int(rate * seconds))
+                if done >= p.size:
+                    del p.future[b]
+                    p.dirs[b] = d
+                else:
+                    p.future[b] = (d, done)
+
+    def alter_replica_log_dirs(self, moves: Mapping[tuple[str, int, BrokerId], str]) -> list[DirOutcome]:
+        """As brokers do: a replica it holds starts copying to the dir (a future replica; back to its
+        own dir: the copy is dropped); one it does not hold yet is answered REPLICA_NOT_AVAILABLE and
+        its dir kept for when the replica is created; a dir the broker lacks, LOG_DIR_NOT_FOUND."""
+        call, fault = self._begin("alter_replica_log_dirs", dict(moves))
+        self._before(call, fault)
+        out = []
+        for (t, n, b), d in moves.items():
+            p = self.parts.get((t, n))
+            if d not in self.log_dirs:
+                out.append(DirOutcome(t, n, b, d, "LOG_DIR_NOT_FOUND"))
+            elif p is None or b not in p.replicas or (b in p.adding and b not in p.isr and not p.copied.get(b)):
+                self.preferred_dirs[(t, n, b)] = d
+                out.append(DirOutcome(t, n, b, d, REPLICA_NOT_AVAILABLE))
+            else:
+                if p.dirs.get(b, self.log_dirs[0]) == d:
+                    p.future.pop(b, None)
+                else:
+                    p.future[b] = (d, 0)
+                out.append(DirOutcome(t, n, b, d))
+        return self._after(call, fault, out)
 
     def fail_next(self, method: str, error: Exception, times: int = 1, applied: bool = False) -> None:
         """The next ``times`` calls of ``method`` raise ``error`` (after applying, with ``applied``)."""
@@ -601,6 +646,9 @@ class FakeCluster:
         target = tuple(target)
         p.adding = tuple(b for b in target if b not in original)
         p.removing = tuple(b for b in original if b not in target)
+        for b in p.adding:  # a new replica lands in the dir asked for beforehand (AlterReplicaLogDirs)
+            if (d := self.preferred_dirs.pop((key[0], key[1], b), None)) is not None:
+                p.dirs[b] = d
         p.replicas = list(target) + list(p.removing)
         p.copied = {b: p.copied.get(b, 0) for b in p.adding}
         p.isr = [b for b in p.isr if b in p.replicas]

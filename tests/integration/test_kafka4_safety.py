@@ -6,7 +6,6 @@ to unregister."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from console.sandbox.cluster import Sandbox
 from console.state.merge import REPLICA_ON_FENCED_BROKER
 from console.state.reader import ClusterReader
 from tests.integration.helpers import BROKERS, admin, make_topic, reassign, set_broker_rates, throttle_topic_all
-from tests.support import own_sandbox, settings_for, wait_for
+from tests.support import kafka_tool, own_sandbox, settings_for, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -34,20 +33,9 @@ def safety_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox
 
 def official_elr(sb: Sandbox, topic: str) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
     """Partition → (Elr, LastKnownElr) as the official ``kafka-topics --describe`` prints them."""
-    out = subprocess.run(
-        sb.tool_argv(
-            "org.apache.kafka.tools.TopicCommand",
-            "--bootstrap-server",
-            sb.bootstrap_servers,
-            "--describe",
-            "--topic",
-            topic,
-        ),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    done = kafka_tool(sb, "org.apache.kafka.tools.TopicCommand", "--describe", "--topic", topic)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
     got: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
     for line in out.splitlines():
         fields = dict(f.split(": ", 1) if ": " in f else (f.rstrip(":"), "") for f in line.strip().split("\t"))

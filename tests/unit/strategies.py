@@ -13,6 +13,9 @@ from hypothesis import strategies as st
 from console.core.model import Broker, BrokerId, ClusterState, LogDir, Partition, ReadStatus, ReplicaLog, SourceStatus
 from console.plans.plan import ANY, Plan, PlanEntry
 
+OFFLINE = "error 56 (KAFKA_STORAGE_ERROR: the dir is offline)"
+"""``LogDir.error`` of an offline dir, as the adapter words it."""
+
 
 # -- clusters of a shape ---------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -28,6 +31,12 @@ class Shape:
     """Brokers cordoned as a whole (KIP-1066): each by ``*``, or by every log dir cordoned."""
     partly_cordoned: int = 0
     """Brokers with one of their two log dirs cordoned (they still receive replicas)."""
+    log_dirs: int = 0
+    """0: the live brokers report no log dirs of their own (replicas in "/d"); 2: each reports "/d"
+    (room to spare) and "/e" (room drawn: none, some or plenty), replicas spread over both, a few
+    being moved from one to the other (a future replica)."""
+    offline_dirs: int = 0
+    """With ``log_dirs``: brokers whose "/e" is offline (DescribeLogDirs lists none of its replicas)."""
 
 
 shapes = st.builds(
@@ -41,6 +50,8 @@ shapes = st.builds(
     seed=st.integers(0, 2**16),
     cordoned=st.sampled_from([0, 0, 1, 2]),
     partly_cordoned=st.integers(0, 1),
+    log_dirs=st.sampled_from([0, 2, 2]),
+    offline_dirs=st.sampled_from([0, 0, 1]),
 )
 
 
@@ -108,8 +119,52 @@ def cluster(shape: Shape) -> ClusterState:
         leader = isr[0] if isr else None
         logs = tuple(ReplicaLog(b, "/d", size) for b in replicas if b not in adding)
         parts.append(Partition(topic, p, tuple(replicas), isr, leader, tuple(adding), tuple(removing), logs=logs))
+    brokers, parts = _dirs(shape, brokers, parts)
     status = ReadStatus(SourceStatus.OK, SourceStatus.OK, SourceStatus.OK, SourceStatus.OK)
     return ClusterState(1.0, brokers, tuple(sorted(parts, key=lambda p: p.key)), cluster_id="c", status=status)
+
+
+PLENTY = 10**15
+"""Room enough for any cluster drawn here: a dir with it never runs out."""
+
+
+def _dirs(
+    shape: Shape, brokers: tuple[Broker, ...], parts: list[Partition]
+) -> tuple[tuple[Broker, ...], list[Partition]]:
+    """``shape.log_dirs``: every live broker reports "/d" and "/e" (keeping its cordons), replicas
+    spread over both, some "/e" offline (drawn from their own random stream, as :func:`_cordons`)."""
+    if not shape.log_dirs:
+        return brokers, parts
+    rnd = random.Random(shape.seed ^ 0xD1D5)
+    live = [b for b in brokers if b.registered]
+    offline = {b.id for b in rnd.sample(live, min(len(live), shape.offline_dirs))}
+    out = []
+    for b in brokers:
+        if not b.registered:
+            out.append(b)  # a broker that is down does not answer DescribeLogDirs
+            continue
+        flags = {d.path: d.cordoned for d in b.log_dirs}
+        room = rnd.choice([0, 3000, PLENTY])
+        error = OFFLINE if b.id in offline else None
+        dirs = (LogDir("/d", None, PLENTY, PLENTY, flags.get("/d")), LogDir("/e", error, PLENTY, room, flags.get("/e")))
+        out.append(replace(b, log_dirs=dirs))
+    known = {b.id for b in live}
+    spread = []
+    for p in parts:
+        logs = []
+        for g in p.logs:
+            if g.broker not in known:
+                logs.append(g)
+                continue
+            if rnd.random() < 0.4:
+                if g.broker not in offline:
+                    logs.append(g._replace(log_dir="/e"))
+            else:
+                logs.append(g)
+                if rnd.random() < 0.05 and g.broker not in offline:  # being moved to "/e" now
+                    logs.append(g._replace(log_dir="/e", size=g.size // 2, is_future=True))
+        spread.append(replace(p, logs=tuple(logs)))
+    return tuple(out), spread
 
 
 # -- odd clusters and plans ------------------------------------------------------------------------
@@ -117,6 +172,8 @@ BROKERS = range(7)
 odd_ids = st.sampled_from([-1, 2**31 - 1, 2**31, 2**40])
 cordon_flags = st.sampled_from([None, None, False, True])
 """A log dir's cordoned flag as DescribeLogDirs gives it (None: before v5)."""
+dir_errors = st.sampled_from([None, None, None, OFFLINE])
+"""A log dir's DescribeLogDirs error (None: online)."""
 cordon_configs = st.sampled_from([None, None, (), (), ("*",), ("/d",), ("/e",), ("/d", "/e")])
 """A broker's ``cordoned.log.dirs`` (None: not read)."""
 
@@ -134,8 +191,12 @@ def clusters(draw: st.DrawFn) -> ClusterState:
                 registered=True,
                 fenced=draw(st.sampled_from([None, None, True])),
                 log_dirs=(
-                    LogDir("/d", None, 10**6, draw(st.sampled_from([None, 10, 10**9])), draw(cordon_flags)),
-                    *((LogDir("/e", None, 10**6, None, draw(cordon_flags)),) if draw(st.booleans()) else ()),
+                    LogDir("/d", draw(dir_errors), 10**6, draw(st.sampled_from([None, 10, 10**9])), draw(cordon_flags)),
+                    *(
+                        (LogDir("/e", draw(dir_errors), 10**6, None, draw(cordon_flags)),)
+                        if draw(st.booleans())
+                        else ()
+                    ),
                 ),
                 cordoned_log_dirs=draw(cordon_configs),
             )

@@ -110,6 +110,15 @@ def reference_findings(state: ClusterState, plan: Plan) -> list[tuple[object, ..
                 and p.log_dir_on(b) != path
             ):
                 f(v.CORDONED_DESTINATION, v.Severity.ERROR, e)
+        for b, path in zip(e.replicas, e.log_dirs or (), strict=False):
+            broker = brokers.get(b)
+            if (
+                path != ANY
+                and broker is not None
+                and any(d.path == path and d.offline for d in broker.log_dirs)
+                and p.log_dir_on(b) != path
+            ):
+                f(v.OFFLINE_LOG_DIR, v.Severity.ERROR, e)
         if c.kind is ChangeKind.NONE:
             f(v.NO_CHANGE, v.Severity.INFO, e)
         else:

@@ -1,5 +1,6 @@
+from console.adapters.records import BrokerLogDirs
 from console.core.format import page, table_text
-from console.core.model import PartitionHealth, ReplicaLog
+from console.core.model import BrokerId, LogDir, PartitionHealth, ReplicaLog
 from console.present import live
 from console.present.text import list_json, list_text, state_text
 from console.state.document import state_json
@@ -127,3 +128,13 @@ def test_table_text_aligns_columns():
         "1   xyz",
         "22",
     ]
+
+
+def test_a_broker_whose_log_dirs_did_not_answer_has_unknown_bytes_not_zero():
+    # seen on Overview: a broker just restarted showed "0 B" on disk while it held 3 replicas
+    logs = tuple(
+        BrokerLogDirs(BrokerId(b), (LogDir("/d", None, 10**9, 10**9),), (("t", 0, "/d", 500, False),)) for b in (0, 1)
+    )  # broker 2 did not answer DescribeLogDirs
+    state = merge(api({("t", 0): ([0, 1, 2], [0, 1, 2], 0)}, lpr={}, log_dirs=logs), None)
+    rows = {r["broker"]: r for r in live.broker_rows(state)}
+    assert (rows[0]["on disk"], rows[2]["on disk"], rows[2]["bytes"]) == ("500 B", "unknown", None)

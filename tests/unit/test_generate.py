@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from console.core.errors import ConfigError, GoalImpossible
-from console.core.model import BrokerId, ClusterState
+from console.core.model import BrokerId, ClusterState, replicas_in_dir
 from console.plans.generate import Generated, GenerateOptions, Goal, Metric, _rack_aware, _rack_unaware, generate
+from console.plans.plan import ANY
 from console.plans.validate import errors, validate
 from console.state.document import load_state, state_json
 from tests.unit.strategies import Shape, cluster, shapes
@@ -21,6 +23,19 @@ def goals(state: ClusterState, rnd: random.Random) -> list[GenerateOptions]:
     live = [b.id for b in state.brokers if b.eligible]
     fillable = [b.id for b in state.brokers if b.eligible and not b.cordoned] or live
     excluded = tuple(rnd.sample(ids, 1)) if len(ids) > 3 and rnd.random() < 0.5 else ()
+    with_dirs = [b for b in state.brokers if b.log_dirs]
+    drain = (
+        [
+            GenerateOptions(
+                Goal.DRAIN_LOG_DIR,
+                (int((b := rnd.choice(with_dirs)).id),),
+                log_dir=rnd.choice(b.log_dirs).path,
+                exclude_brokers=excluded,
+            )
+        ]
+        if with_dirs
+        else []
+    )
     return [
         GenerateOptions(
             Goal.DECOMMISSION, tuple(rnd.sample(ids, min(len(ids), rnd.choice([1, 1, 2])))), exclude_brokers=excluded
@@ -34,6 +49,7 @@ def goals(state: ClusterState, rnd: random.Random) -> list[GenerateOptions]:
         ),
         GenerateOptions(Goal.FIX_RACKS, exclude_topics="t3"),
         GenerateOptions(Goal.OFFICIAL, brokers=tuple(live), topics=state.topics[:2], seed=rnd.randint(0, 9)),
+        *drain,
     ]
 
 
@@ -68,12 +84,14 @@ def check(state: ClusterState, options: GenerateOptions, made: Generated) -> Non
             assert not new & drained, "a drained broker still holds a replica"
             assert old - drained <= new, "a decommission moved a replica off a broker that is not drained"
         if (
-            options.goal in (Goal.DECOMMISSION, Goal.REBALANCE, Goal.ADD_BROKERS, Goal.FIX_RACKS)
+            options.goal in (Goal.DECOMMISSION, Goal.REBALANCE, Goal.ADD_BROKERS, Goal.FIX_RACKS, Goal.DRAIN_LOG_DIR)
             and state.brokers[0].rack
         ):
             assert (
                 len(racks_of(state, e.replicas)) >= min(len(racks_of(state, p.replicas)), len(e.replicas)) or drained
             ), "a move lowered the number of racks a partition spans"
+    if options.goal is Goal.DRAIN_LOG_DIR:
+        check_dir_drain(state, options, made)
     if drained:
         rows = {e.key: e for e in plan.entries}
         for p in state.partitions:
@@ -104,6 +122,52 @@ def check(state: ClusterState, options: GenerateOptions, made: Generated) -> Non
     # no validation error from the console's own checks (warnings may remain: e.g. racks when RF > racks)
     if len(plan):
         assert not errors(validate(state, plan)), [f.message for f in errors(validate(state, plan))][:3]
+
+
+def check_dir_drain(state: ClusterState, options: GenerateOptions, made: Generated) -> None:
+    """Only replicas in the dir move: to another dir of the broker with room (never the dir itself, a
+    cordoned or an offline one), else in place to another broker; what may move does, unless the
+    report says what stays; the bound is what leaves the dir."""
+    b, path = BrokerId(options.brokers[0]), options.log_dir
+    assert path is not None
+    broker = state.broker_index[b]
+    drained = next(x for x in broker.log_dirs if x.path == path)
+    inside = {p.key for p in replicas_in_dir(state.partitions, broker, path)}
+    landed: Counter[str] = Counter()
+    moved = 0
+    for e in made.plan.entries:
+        p = state.partition_index[e.key]
+        assert e.key in inside, f"{p.name} has no replica in the dir drained"
+        assert not any(g.broker == b and g.is_future for g in p.logs), "a replica moving between dirs was touched"
+        if e.replicas == p.replicas:  # between the broker's dirs
+            assert e.log_dirs is not None
+            chosen = {r: d for r, d in zip(e.replicas, e.log_dirs, strict=True) if d != ANY}
+            assert set(chosen) == {b}
+            d = next(x for x in broker.log_dirs if x.path == chosen[b])
+            assert d.path != path and not d.offline and not broker.dir_cordoned(d.path) and d.usable_bytes is not None
+            assert broker.eligible and b not in options.exclude_brokers and not drained.offline
+            landed[d.path] += max(p.size or 0, p.size_on(b) or 0)
+        else:  # to another broker, in the same place
+            assert e.log_dirs is None
+            swapped = [(x, y) for x, y in zip(p.replicas, e.replicas, strict=True) if x != y]
+            assert len(swapped) == 1 and swapped[0][0] == b
+        moved += 1
+    for d in broker.log_dirs:
+        if landed[d.path]:
+            assert landed[d.path] <= (d.usable_bytes or 0), f"{d.path} receives more than its room"
+    said = {f.code for f in made.report.findings}
+    may = [
+        p
+        for p in state.partitions
+        if p.key in inside
+        and not p.reassigning
+        and p.leader is not None
+        and not any(g.broker == b and g.is_future for g in p.logs)
+    ]
+    if "drain-dir-no-room" not in said:
+        assert len(may) == moved, "a replica that may move stayed in the dir, unsaid"
+    assert made.report.lower_bound_replicas == made.report.moved_replicas == moved
+    assert made.report.reached == (moved == len(inside))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

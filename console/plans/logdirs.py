@@ -1,0 +1,126 @@
+"""A plan's ``log_dirs`` carried out (KIP-113): which replicas must land in, or move to, a named log
+dir, and whether they are there (pure).
+
+An entry's ``log_dirs`` names, per replica, ``any`` or an absolute dir of that replica's broker. As
+the official tool does, the console sends AlterReplicaLogDirs for each named dir the replica is
+not in yet: before the reassignment for a replica still to be created (the broker answers
+REPLICA_NOT_AVAILABLE and remembers the dir for when it creates the replica), and for a replica
+that only changes dir (the broker copies it into a *future* replica there, then swaps). A named
+dir is reached when the replica's log is in that dir and no future log of it remains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from console.core.model import BrokerId, ClusterState, Partition, TopicPartition
+from console.plans.plan import ANY, PlanEntry
+
+DirKey = tuple[str, int, BrokerId]
+"""A replica: topic, partition, broker."""
+
+
+@dataclass(frozen=True, slots=True)
+class DirMove:
+    """A replica to place in (or move to) ``log_dir`` of its broker."""
+
+    topic: str
+    partition: int
+    broker: BrokerId
+    log_dir: str
+
+    @property
+    def key(self) -> DirKey:
+        return (self.topic, self.partition, self.broker)
+
+    @property
+    def partition_key(self) -> TopicPartition:
+        return (self.topic, self.partition)
+
+
+def current_dir(p: Partition | None, broker: BrokerId) -> str | None:
+    """The dir of the replica's log on ``broker`` (not a future one); None when it has none yet."""
+    if p is None:
+        return None
+    return next((log.log_dir for log in p.logs if log.broker == broker and not log.is_future), None)
+
+
+def future_dir(p: Partition | None, broker: BrokerId) -> str | None:
+    """The dir a replica on ``broker`` is being copied to (its future log); None when it is not moving."""
+    if p is None:
+        return None
+    return next((log.log_dir for log in p.logs if log.broker == broker and log.is_future), None)
+
+
+def named(e: PlanEntry) -> list[DirMove]:
+    """The entry's replicas with a named dir (not ``any``)."""
+    if e.log_dirs is None:
+        return []
+    return [DirMove(e.topic, e.partition, b, d) for b, d in zip(e.replicas, e.log_dirs, strict=False) if d and d != ANY]
+
+
+def to_move(p: Partition | None, e: PlanEntry) -> list[DirMove]:
+    """The named dirs the replicas are not in yet (their log elsewhere, or not created yet)."""
+    return [m for m in named(e) if current_dir(p, m.broker) != m.log_dir or future_dir(p, m.broker) is not None]
+
+
+def to_send(p: Partition | None, e: PlanEntry) -> list[DirMove]:
+    """The named dirs to ask for now: the replica is neither in that dir nor being copied to it."""
+    return [m for m in named(e) if m.log_dir not in (current_dir(p, m.broker), future_dir(p, m.broker))]
+
+
+def dirs_reached(p: Partition | None, e: PlanEntry) -> bool:
+    """Every named dir holds its replica's log, and no future log of those replicas remains."""
+    return not to_move(p, e)
+
+
+def sends_of(state: ClusterState, entries: Iterable[PlanEntry]) -> list[DirMove]:
+    """Every named dir of ``entries`` to ask for now, as ``state`` shows the replicas."""
+    index = state.partition_index
+    return [m for e in entries for m in to_send(index.get(e.key), e)]
+
+
+def changes_dir(p: Partition | None, e: PlanEntry) -> bool:
+    """Whether the entry asks for a dir its replica is not in (a log dir move, even with the same replicas)."""
+    return bool(named(e)) and bool(to_move(p, e))
+
+
+@dataclass(frozen=True, slots=True)
+class DirMoveProgress:
+    """A future replica being copied to another dir of its broker, as DescribeLogDirs shows it."""
+
+    topic: str
+    partition: int
+    broker: BrokerId
+    from_dir: str | None
+    to_dir: str
+    copied_bytes: int
+    size: int | None
+
+    @property
+    def percent(self) -> float | None:
+        if not self.size:
+            return None if self.size is None else 100.0
+        return min(100.0, int(self.copied_bytes * 1000 / self.size) / 10)
+
+
+def dir_moves_in_flight(state: ClusterState) -> list[DirMoveProgress]:
+    """Every future replica of the snapshot (a log dir move in flight), with its progress."""
+    out = []
+    for p in state.partitions:
+        for log in p.logs:
+            if log.is_future:
+                src = next((x for x in p.logs if x.broker == log.broker and not x.is_future), None)
+                out.append(
+                    DirMoveProgress(
+                        p.topic,
+                        p.partition,
+                        log.broker,
+                        src.log_dir if src else None,
+                        log.log_dir,
+                        log.size,
+                        src.size if src else None,
+                    )
+                )
+    return out
