@@ -159,20 +159,12 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
         F.max(F.when(F.col("broker") == F.col("leader"), F.col("bytes"))).alias("leader_bytes"),
         F.max("bytes").alias("largest"),
         F.collect_list(F.struct(F.col("broker").cast("long").alias("broker"), "log_dir", "future_log_dir")).alias(
-            "dir_logs"
+            "dirs"
         ),
         F.map_from_entries(
             F.collect_list(F.when(F.col("bytes").isNotNull(), F.struct(F.col("broker").cast("long"), F.col("bytes"))))
         ).alias("own"),
         F.max(F.when(F.col("broker") == F.col("leader"), F.lit(1))).alias("leader_listed"),
-        F.map_from_entries(
-            F.collect_list(
-                F.when(
-                    F.col("bytes").isNotNull() & F.col("log_dir").isNotNull() & (F.col("log_dir") != ""),
-                    F.struct(F.col("broker").cast("long"), F.col("log_dir")),
-                )
-            )
-        ).alias("dirs"),
     )
     replicas_col = F.transform("rs", lambda x: x["broker"])
     return p.select(
@@ -188,7 +180,6 @@ def partitions_now(replicas: DataFrame) -> DataFrame:
         .otherwise(F.col("largest"))
         .alias("size"),
         "own",
-        "dir_logs",
         _without(replicas_col, "adding_now").alias("original"),
         "dirs",
     )
@@ -212,7 +203,7 @@ def changes(inputs: Inputs) -> DataFrame:
         lambda pr: (
             (pr["log_dirs"] != ANY)
             & ~F.exists(
-                "dir_logs",
+                "dirs",
                 lambda d: (
                     (d["broker"] == pr["target"])
                     & F.coalesce(d["log_dir"] == pr["log_dirs"], F.lit(False))  # no log read: not there
@@ -758,6 +749,12 @@ def tiered_moving(ch: DataFrame, tiered: Mapping[str, Iterable[str]]) -> DataFra
     )
 
 
+def _current_dir(broker: Column) -> Column:
+    """The dir of this partition's (non-future) log on ``broker`` when it reported one, else null."""
+    here = F.filter("dirs", lambda d: (d["broker"] == broker) & (d["log_dir"] != ""))
+    return F.try_element_at(here, F.lit(1))["log_dir"]
+
+
 def rollback_lines(ch: DataFrame, named_dirs: Iterable[str] = ()) -> DataFrame:
     """Per known entry in plan order, its rollback entry as the official JSON writes it
     (:func:`console.plans.plan.rollback`): for the clusters in ``named_dirs`` (those whose release
@@ -771,9 +768,7 @@ def rollback_lines(ch: DataFrame, named_dirs: Iterable[str] = ()) -> DataFrame:
             F.col("topic"),
             F.col("partition"),
             F.col("current").alias("replicas"),
-            F.transform(
-                "current", lambda b: F.coalesce(F.when(names, F.try_element_at(F.col("dirs"), b)), F.lit(ANY))
-            ).alias("log_dirs"),
+            F.transform("current", lambda b: F.coalesce(F.when(names, _current_dir(b)), F.lit(ANY))).alias("log_dirs"),
         )
     )
     return known.select("cluster", "idx", entry.alias("json")).orderBy("cluster", "idx")

@@ -14,7 +14,7 @@ from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
 from console.plans.validate import errors, validate
 from console.state.reader import ClusterReader
 from tests.integration.helpers import make_topic, settle, submit
-from tests.support import connection_args, official, settings_for
+from tests.support import connection_args, official, settings_for, wait_for
 
 
 def ids(*b: int) -> tuple[BrokerId, ...]:
@@ -63,6 +63,51 @@ def test_official_tool_accepts_the_export_and_prints_the_same_rollback(cluster, 
         settle(reader)
         # and the official tool's own output reads back as the same plan
         assert parse_plan(printed) == back
+
+
+def test_the_rollback_submitted_by_the_console_puts_each_replica_back_in_its_dir(sandbox, tmp_path, monkeypatch):
+    # Kafka 4.4: the rollback names each replica's dir, and the console carries dirs out (AlterReplicaLogDirs)
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "pl-back-dirs", 2, 2, 20, assignment=[[0, 1], [1, 2]])
+
+    def submit_file(plan: Plan, name: str) -> None:
+        path = tmp_path / name
+        path.write_text(plan.to_json())
+        assert cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(path), "--yes"]) == 0
+
+    with ClusterReader(settings_for(sandbox, zookeeper=False)) as reader:
+        first = reader.snapshot(info=True)
+        # broker 0's replica of partition 0 first goes into the dir it is not in: not where Kafka put it
+        p0 = first.partition("pl-back-dirs", 0)
+        other = next(d.path for d in first.broker(BrokerId(0)).log_dirs if d.path != p0.log_dir_on(BrokerId(0)))
+        submit_file(Plan.of([PlanEntry("pl-back-dirs", 0, ids(0, 1), (other, "any"))]), "dir.json")
+        settle(reader)
+        before = wait_for(
+            lambda: (
+                (s := reader.snapshot(info=True)).partition("pl-back-dirs", 0).log_dir_on(BrokerId(0)) == other
+                and not any(log.is_future for log in s.partition("pl-back-dirs", 0).logs)
+                and s
+            ),
+            what="the replica in the other dir",
+        )
+        plan = Plan.of([PlanEntry("pl-back-dirs", 0, ids(2, 1)), PlanEntry("pl-back-dirs", 1, ids(0, 2))])
+        back = rollback(before, plan)
+        assert [e.log_dirs for e in back.entries] == [
+            tuple(before.partition(*e.key).log_dir_on(b) for b in e.replicas) for e in back.entries
+        ]
+        submit_file(plan, "plan.json")
+        settle(reader)
+        submit_file(back, "back.json")
+        settle(reader)
+        after = wait_for(
+            lambda: (s := reader.snapshot()).partition("pl-back-dirs", 0).log_dir_on(BrokerId(0)) is not None and s,
+            what="the replica back on broker 0",
+        )
+        for e in back.entries:
+            was, now = before.partition(*e.key), after.partition(*e.key)
+            assert now.replicas == was.replicas
+            assert [now.log_dir_on(b) for b in now.replicas] == [was.log_dir_on(b) for b in was.replicas], e.key
 
 
 @pytest.mark.parametrize(
