@@ -5,6 +5,9 @@ clicks and draws the steps."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import streamlit as st
 
 from components import deps, keys
@@ -47,13 +50,15 @@ def steps_line(flow: Decommission) -> str:
     return " → ".join(parts)
 
 
-def _act(what: str, call: object) -> None:
-    """Run a service call for a click; its error is shown, never lost."""
+def _act(settings: ConnectionSettings, what: str, call: Callable[[], object]) -> None:
+    """Run a service call for a click; its error is shown, never lost; the pages read the cluster
+    afresh after it (not the snapshot shared from before the click)."""
     try:
-        assert callable(call)
         call()
     except ConsoleError as e:
         st.session_state[keys.DECOMMISSION_ERROR] = f"{what}: {e.message} {e.hint}".strip()
+    finally:
+        deps.reader(settings).stale()
 
 
 def panel(settings: ConnectionSettings, state: ClusterState) -> None:
@@ -89,7 +94,11 @@ def panel(settings: ConnectionSettings, state: ClusterState) -> None:
                 continue
             b = st.columns(4)
             if b[0].button("Check and continue", key=f"decommission.advance.{flow.id}", icon=":material/play_arrow:"):
-                _act("Not moved on", lambda f=flow: flow_service.advance(store, gateway, me, settings.name, f.id))
+                _act(
+                    settings,
+                    "Not moved on",
+                    partial(flow_service.advance, store, gateway, me, settings.name, flow.id),
+                )
                 st.rerun()
             reviewing = flow.step is DecommissionStep.REVIEW and flow.plan_id is not None
             if reviewing and b[1].button(
@@ -106,10 +115,14 @@ def panel(settings: ConnectionSettings, state: ClusterState) -> None:
                     type="primary",
                     disabled=not sure,
                 ):
-                    _act("Not unregistered", lambda f=flow: flow_service.unregister(store, gateway, me, f.id))
+                    _act(settings, "Not unregistered", partial(flow_service.unregister, store, gateway, me, flow.id))
                     st.rerun()
             if b[3].button("Abandon", key=f"decommission.abandon.{flow.id}", icon=":material/close:"):
-                _act("Not abandoned", lambda f=flow: flow_service.abandon(store, me, f.id, "abandoned on Drafts"))
+                _act(
+                    settings,
+                    "Not abandoned",
+                    partial(flow_service.abandon, store, me, flow.id, "abandoned on Drafts"),
+                )
                 st.rerun()
     if not may:
         st.info("Sign in as an operator to start or move on a decommission.")
@@ -123,6 +136,7 @@ def panel(settings: ConnectionSettings, state: ClusterState) -> None:
                 st.session_state[keys.DECOMMISSION_ERROR] = "Not started: choose the brokers to decommission."
             else:
                 _act(
+                    settings,
                     "Not started",
                     lambda: flow_service.start(store, gateway, me, settings.name, tuple(chosen)),
                 )

@@ -193,7 +193,7 @@ def waiting_on(state: ClusterState, keys: Iterable[tuple[str, int]]) -> list[str
             else:
                 slow.append(f"{p.name} on broker {b}")
     out = [
-        f"broker {b} is {'fenced' if (x := state.broker(b)) is not None and x.fenced else 'down'} "
+        f"broker {b} is down{' (fenced)' if (x := state.broker(b)) is not None and x.fenced else ''} "
         f"({_some(names)} cannot copy to it)"
         for b, names in sorted(down.items())
     ]

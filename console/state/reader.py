@@ -96,6 +96,12 @@ class ClusterReader:
         zk = zk_future.result() if zk_future is not None else None
         return merge(api, zk, taken_at=taken_at, name=self.settings.name)
 
+    def stale(self) -> None:
+        """Forget the shared snapshot (the console just changed the cluster): the next
+        ``snapshot(max_age_s)`` reads afresh, so no page shows the cluster as it was before."""
+        with self._shared_lock:
+            self._last = None
+
     @property
     def zookeeper_generation(self) -> int:
         """Bumped by ZooKeeper watches (reassignment znode, controller, brokers, topics)."""

@@ -9,6 +9,7 @@ import re
 
 from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from console import cli
 from console.access.auth import SANDBOX_USERS, write_users
@@ -37,6 +38,23 @@ def open_decommission(page: Page, app_url: str) -> None:
     expect(page.get_by_role("heading", name="Drafts")).to_be_visible(timeout=60_000)
     page.get_by_text("Decommission brokers: cordon, drain, verify, unregister").click()
     script_run_done(page)
+
+
+def pick_broker_3(page: Page) -> None:
+    """Choose broker 3 in the decommission's broker list (the list is opened again if a script run
+    closed it before the option showed)."""
+    for attempt in range(3):
+        script_run_done(page)
+        page.get_by_label("Brokers to decommission", exact=True).click()
+        page.keyboard.type("3")
+        option = page.get_by_role("option", name="3", exact=True)
+        try:
+            option.click(timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
 
 
 def test_elr_fenced_brokers_and_the_decommission_flow_in_chromium(
@@ -101,9 +119,7 @@ def test_elr_fenced_brokers_and_the_decommission_flow_in_chromium(
 
         # the decommission of broker 3: start it on Drafts
         open_decommission(page, app_url)
-        page.get_by_label("Brokers to decommission", exact=True).click()
-        page.keyboard.type("3")
-        page.get_by_role("option", name="3", exact=True).click()
+        pick_broker_3(page)
         page.keyboard.press("Escape")
         page.get_by_role("button", name="Start the decommission").click()
         expect(page.get_by_text("Decommission 1", exact=True)).to_be_visible(timeout=60_000)

@@ -208,7 +208,7 @@ def test_the_stuck_diagnosis_names_a_fenced_broker_and_a_target_below_min_isr() 
     fake.alter_reassignments({("t", 0): (BrokerId(0),), ("t", 1): (BrokerId(0), BrokerId(2))})
     fake.stop_broker(2)
     why = waiting_on(fake.snapshot(), [("t", 0), ("t", 1)])
-    assert any("broker 2 is fenced" in w for w in why)
+    assert any("broker 2 is down (fenced)" in w for w in why)
     assert any("fewer than min.insync.replicas (t-0: 1 < 2)" in w for w in why)
 
 
