@@ -40,21 +40,32 @@ def open_decommission(page: Page, app_url: str) -> None:
     script_run_done(page)
 
 
-def pick_broker_3(page: Page) -> None:
-    """Choose broker 3 in the decommission's broker list (the list is opened again if a script run
-    closed it before the option showed)."""
-    for attempt in range(3):
+def open_until(page: Page, label: str, option: str, typed: str = "", click: bool = False, reload: bool = False) -> None:
+    """Open the select box ``label`` until ``option`` shows (again when a script run closed the
+    list before it did; with ``reload``, the page is loaded again in between), and click it with ``click``."""
+    for attempt in range(4):
         script_run_done(page)
-        page.get_by_label("Brokers to decommission", exact=True).click()
-        page.keyboard.type("3")
-        option = page.get_by_role("option", name="3", exact=True)
+        page.get_by_label(label, exact=True).click()
+        if typed:
+            page.keyboard.type(typed)
+        found = page.get_by_role("option", name=option, exact=True)
         try:
-            option.click(timeout=10_000)
+            if click:
+                found.click(timeout=10_000)
+            else:
+                expect(found).to_be_visible(timeout=10_000)
             return
-        except PlaywrightTimeout:
-            if attempt == 2:
+        except (PlaywrightTimeout, AssertionError):
+            if attempt == 3:
                 raise
             page.keyboard.press("Escape")
+            if reload:
+                page.reload()
+
+
+def pick_broker_3(page: Page) -> None:
+    """Choose broker 3 in the decommission's broker list."""
+    open_until(page, "Brokers to decommission", "3", typed="3", click=True)
 
 
 def test_elr_fenced_brokers_and_the_decommission_flow_in_chromium(
@@ -132,8 +143,7 @@ def test_elr_fenced_brokers_and_the_decommission_flow_in_chromium(
         expect(page.get_by_text(re.compile(r"A cordoned broker \(every log dir cordoned\)"))).to_be_visible(
             timeout=60_000
         )
-        page.get_by_label("Broker", exact=True).click()
-        expect(page.get_by_role("option", name="3 (cordoned)")).to_be_visible(timeout=30_000)
+        open_until(page, "Broker", "3 (cordoned)", reload=True)
         page.screenshot(path=str(shots / "4-overview-cordoned.png"), full_page=True)
 
         # review and submit the drain plan
