@@ -154,8 +154,9 @@ class Executor:
         if wave.state is WaveState.SUBMITTING:  # a worker stopped between intent and answer: reconcile
             return self._submit(run, wave, state, resuming=True)
         gone = self._gone(run, wave, state)
-        self._dir_moves(run, wave.number, state, self._accepted_entries(run, wave))
-        accepted, pending, cancelled = self._wave_status(run, wave, state)
+        entries = self._accepted_entries(run, wave)
+        self._dir_moves(run, wave.number, state, entries)
+        accepted, pending, cancelled = self._wave_status(run, wave, state, entries)
         if cancelled:
             return self._cancelled(run, wave)
         if pending:
@@ -193,15 +194,21 @@ class Executor:
         finally:
             self.store.runs.release(run_id, self.owner)
 
-    def _wave_status(self, run: Run, wave: Wave, state: ClusterState) -> tuple[int, list[PlanEntry], bool]:
-        """(partitions accepted, those not done yet, whether the wave was cancelled).
+    def _wave_status(
+        self, run: Run, wave: Wave, state: ClusterState, entries: list[PlanEntry] | None = None
+    ) -> tuple[int, list[PlanEntry], bool]:
+        """(partitions accepted, those not done yet, whether the wave was cancelled); ``entries``:
+        the wave's accepted entries when the caller read them already.
 
         Cancelled: every partition not done has left the list without reaching its target. A
         completed move can look like that for a moment (brokers learn the new replicas a little
         after the controller), so it is confirmed on a second look."""
-        entries = self._accepted_entries(run, wave)
-        last = {(d.topic, d.partition, d.broker): d for d in self.store.runs.dir_moves(run.id, wave.number)}
-        failed = {k for k, d in last.items() if not d.accepted and not d.remembered}  # refused, or cancelled
+        if entries is None:
+            entries = self._accepted_entries(run, wave)
+        failed: set[tuple[str, int, BrokerId]] = set()
+        if any(e.log_dirs is not None for e in entries):
+            last = {(d.topic, d.partition, d.broker): d for d in self.store.runs.dir_moves(run.id, wave.number)}
+            failed = {k for k, d in last.items() if not d.accepted and not d.remembered}  # refused, or cancelled
 
         def status(s: ClusterState) -> tuple[list[PlanEntry], bool]:
             index = s.partition_index
@@ -236,7 +243,8 @@ class Executor:
         A dir is asked for once; again only when the broker answered REPLICA_NOT_AVAILABLE (the
         replica did not exist yet) and the replica now exists elsewhere. Nothing while log dirs
         were not read (the wave waits)."""
-        if not state.logs_known:
+        entries = [e for e in entries if e.log_dirs is not None]  # most plans name no dir
+        if not entries or not state.logs_known:
             return
         wanted = sends_of(state, entries)
         if not wanted:
