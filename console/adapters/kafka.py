@@ -596,10 +596,12 @@ class KafkaGateway:
         controller_id = BrokerId(controller) if controller is not None and controller >= 0 else None
         return cluster.cluster_id, controller_id, brokers, parts
 
-    def list_reassignments(self, attempts: int = 3) -> dict[TopicPartition, Reassignment]:
+    def list_reassignments(self, attempts: int = 8) -> dict[TopicPartition, Reassignment]:
         """ListPartitionReassignments, sent where Metadata names the controller: in KRaft a broker at
-        random, for a few seconds after a hard stop possibly the broker that is gone; asked again
-        (fresh metadata) while the error is retriable."""
+        random, until the controller fences a broker that stopped hard (its session timeout, 9 s by
+        default) possibly the broker that is gone; asked again (fresh metadata) while the error is
+        retriable: eight attempts span about ten seconds, so a dead broker named every time is
+        not what ends the answer."""
         raw = self._to_controller(
             "ListPartitionReassignments", lambda c: c.list_partition_reassignments(), attempts, {}
         )

@@ -58,12 +58,17 @@ def _run_then_stop(env: dict[str, str], data: Path, check: Callable[[], None]) -
         text=True,
         start_new_session=True,
     )
+    failed: AssertionError | None = None
     try:
         wait_for(lambda: _healthy(port), timeout=240, what="the console of `make demo`")
         check()
+    except AssertionError as e:
+        failed = e
     finally:
         make.send_signal(signal.SIGTERM)  # to make alone, as a service manager would
         output = make.communicate(timeout=120)[0]
+    if failed is not None:  # with what `make demo` printed, which says why
+        raise AssertionError(f"{failed}\n--- make demo printed ---\n{output[-6000:]}") from failed
     wait_for(lambda: _port_free(port), timeout=30, what="the console's port free")
     wait_for(lambda: not _processes_of(data), timeout=60, what="no sandbox process left")
     assert cluster.status(data / "sandbox") is None, output

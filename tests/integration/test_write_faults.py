@@ -62,8 +62,10 @@ def test_controller_killed_mid_run_listing_and_cancel_keep_working(write_sandbox
             wait_for(lambda: _controller(reader) not in (None, controller), timeout=60, what="a new controller")
             # KRaft: until its session times out (seconds) the killed node is still listed, and Metadata
             # may name it where ListPartitionReassignments goes: the console asks again elsewhere
-            assert cli.main(["list", "--bootstrap-server", _live(bs, controller)]) == 0
-            assert "w-ctl-0" in capsys.readouterr().out
+            rc = cli.main(["list", "--bootstrap-server", _live(bs, controller)])
+            said = capsys.readouterr()
+            assert rc == 0, said.err
+            assert "w-ctl-0" in said.out
             assert (
                 cli.main(
                     [
