@@ -304,12 +304,7 @@ def review_job(
         replicas = _rows_of(s, data.replicas, chosen.snapshots)
         inputs = R.Inputs(
             replicas=replicas,
-            brokers=s.createDataFrame(
-                brokers_rows,
-                "cluster string, broker long, rack string, registered boolean, "
-                "live boolean, eligible boolean, log_dirs array<string>, "
-                "usable_bytes long",
-            ),
+            brokers=s.createDataFrame(brokers_rows, R.BROKER_SCHEMA),
             min_isr=s.createDataFrame(min_isr_rows, "cluster string, topic string, min_isr long"),
             plan=s.read.parquet(str(output.stage("staged-plan.parquet", plan_table))),
         )

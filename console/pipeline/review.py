@@ -20,7 +20,7 @@ import pyarrow as pa
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from console.core.model import ClusterState, Severity
+from console.core.model import Broker, ClusterState, Severity
 from console.plans import validate as V
 from console.plans.diff import ChangeKind
 from console.plans.plan import ANY, Plan
@@ -70,7 +70,9 @@ class Inputs:
     replicas: DataFrame
     """The stored replica rows of the chosen snapshot of each cluster."""
     brokers: DataFrame
-    """cluster, broker, rack, registered, live, eligible, log_dirs (array of paths), usable_bytes."""
+    """cluster, broker, rack, registered, live, eligible, log_dirs (array of paths), usable_bytes,
+    cordoned (the whole broker, KIP-1066), cordoned_dirs (array of its cordoned dirs' paths),
+    dir_errors (map of each offline dir's path to DescribeLogDirs' error)."""
     min_isr: DataFrame
     """cluster, topic, min_isr."""
     plan: DataFrame
@@ -89,9 +91,29 @@ def broker_rows(cluster: str, state: ClusterState) -> list[dict[str, Any]]:
             "eligible": b.eligible,
             "log_dirs": [d.path for d in b.log_dirs],
             "usable_bytes": b.usable_bytes,
+            "cordoned": b.cordoned is True,
+            "cordoned_dirs": [d.path for d in b.log_dirs if b.dir_cordoned(d.path)],
+            "dir_errors": _dir_errors(b),
         }
         for b in state.brokers
     ]
+
+
+BROKER_SCHEMA = (
+    "cluster string, broker long, rack string, registered boolean, live boolean, eligible boolean, "
+    "log_dirs array<string>, usable_bytes long, cordoned boolean, cordoned_dirs array<string>, "
+    "dir_errors map<string,string>"
+)
+"""The schema of :func:`broker_rows` as a Spark DDL string."""
+
+
+def _dir_errors(b: Broker) -> dict[str, str]:
+    """Each offline log dir's path and DescribeLogDirs' error for it (the first, as validate reads it)."""
+    out: dict[str, str] = {}
+    for d in b.log_dirs:
+        if d.error is not None:
+            out.setdefault(d.path, d.error)
+    return out
 
 
 PLAN_SCHEMA = pa.schema(
@@ -381,8 +403,7 @@ def _pylist(c: Column) -> Column:
 
 def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     """The per-entry checks of :func:`console.plans.validate.validate`, with the same codes,
-    messages and hints, ordered as it orders them (errors first, then plan order, then check).
-    Not yet: ``cordoned-destination`` (KIP-1066 cordons), which only the in-process check gives."""
+    messages and hints, ordered as it orders them (errors first, then plan order, then check)."""
     name = F.concat(F.col("topic"), F.lit("-"), F.col("partition").cast("string"))
     b = inputs.brokers.select(
         "cluster",
@@ -392,6 +413,9 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         "live",
         "eligible",
         F.col("log_dirs").alias("broker_dirs"),
+        F.col("cordoned").alias("broker_cordoned"),
+        "cordoned_dirs",
+        "dir_errors",
     )
     topics = (
         inputs.replicas.select("cluster", "topic", "partition")
@@ -459,13 +483,13 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         F.when(F.col("message").startswith("Topic "), F.lit(V.UNKNOWN_TOPIC)).otherwise(F.lit(V.UNKNOWN_PARTITION)),
     )
     # adding replicas on brokers that are unknown, not live or not eligible: one finding per cell
-    cells = (
+    arriving = (
         c.filter(known)
         .select("*", F.posexplode("target").alias("cell", "b"))
         .filter(F.array_contains("adding", F.col("b")))
         .join(b, ["cluster", "b"], "left")
-        .filter(~F.coalesce(F.col("eligible"), F.lit(False)))
     )
+    cells = arriving.filter(~F.coalesce(F.col("eligible"), F.lit(False)))
     why = F.when(~F.col("live"), F.lit("is not live")).otherwise(F.lit("is not eligible for new replicas (KIP-841)"))
     add(
         5,
@@ -496,21 +520,39 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
             F.lit(V.BROKER_NOT_ELIGIBLE)
         ),
     )
-    dirs = (
+    # KIP-1066: the controller completes an explicit reassignment onto a cordoned broker; the console does not
+    add(
+        6,
+        arriving.filter(F.coalesce(F.col("broker_cordoned"), F.lit(False))),
+        V.CORDONED_DESTINATION,
+        Severity.ERROR,
+        F.concat(
+            name,
+            F.lit(": broker "),
+            F.col("b").cast("string"),
+            F.lit(" is cordoned (cordoned.log.dirs) and would receive a replica. " + V.CORDON_WHY),
+        ),
+        V.CORDON_HINT,
+        F.col("cell"),
+    )
+    # each named dir of a broker that reports its dirs (an unnamed, "any", or unreported one is not checked)
+    named = (
         c.filter(known & F.col("log_dirs").isNotNull())
         .select("*", F.posexplode(F.arrays_zip("target", "log_dirs")).alias("cell", "pair"))
         .filter(F.col("pair.target").isNotNull() & F.col("pair.log_dirs").isNotNull())
         .withColumn("b", F.col("pair.target"))
+        .withColumn("path", F.col("pair.log_dirs"))
         .join(b, ["cluster", "b"], "left")
-        .filter(
-            (F.col("pair.log_dirs") != ANY)
-            & F.col("broker_dirs").isNotNull()
-            & (F.size("broker_dirs") > 0)
-            & ~F.array_contains("broker_dirs", F.col("pair.log_dirs"))
-        )
+        .filter((F.col("path") != ANY) & F.col("broker_dirs").isNotNull() & (F.size("broker_dirs") > 0))
+    )
+    dirs = named.filter(~F.array_contains("broker_dirs", F.col("path")))
+    # a dir the replica is already in receives nothing
+    existing = named.filter(
+        F.array_contains("broker_dirs", F.col("path"))
+        & ~F.coalesce(_current_dir(F.col("b")) == F.col("path"), F.lit(False))
     )
     add(
-        6,
+        7,
         dirs,
         V.UNKNOWN_LOG_DIR,
         Severity.ERROR,
@@ -525,8 +567,44 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         'Use one of the broker\'s log dirs (see Overview) or "any".',
         F.col("cell"),
     )
+    cordoned_broker_said = F.array_contains("adding", F.col("b")) & F.coalesce(F.col("broker_cordoned"), F.lit(False))
     add(
-        7,
+        8,
+        existing.filter(F.array_contains("cordoned_dirs", F.col("path")) & ~cordoned_broker_said),
+        V.CORDONED_DESTINATION,
+        Severity.ERROR,
+        F.concat(
+            name,
+            F.lit(": log dir "),
+            F.col("path"),
+            F.lit(" of broker "),
+            F.col("b").cast("string"),
+            F.lit(" is cordoned and would receive the replica. " + V.CORDON_WHY),
+        ),
+        V.CORDON_HINT,
+        F.col("cell"),
+    )
+    error = F.element_at("dir_errors", F.col("path"))
+    add(
+        9,
+        existing.filter(error.isNotNull()),
+        V.OFFLINE_LOG_DIR,
+        Severity.ERROR,
+        F.concat(
+            name,
+            F.lit(": log dir "),
+            F.col("path"),
+            F.lit(" of broker "),
+            F.col("b").cast("string"),
+            F.lit(" is offline and would receive the replica (DescribeLogDirs: "),
+            error,
+            F.lit(")."),
+        ),
+        V.OFFLINE_DIR_HINT,
+        F.col("cell"),
+    )
+    add(
+        10,
         c.filter(F.col("kind") == ChangeKind.NONE.value),
         V.NO_CHANGE,
         Severity.INFO,
@@ -535,7 +613,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     )
     reorder = F.col("kind") == ChangeKind.REORDER.value
     add(
-        8,
+        11,
         c.filter(reorder),
         V.REORDER_ONLY,
         Severity.INFO,
@@ -551,7 +629,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     )
     first = F.try_element_at("target", F.lit(1))
     add(
-        9,
+        12,
         c.filter(live & ~reorder & F.col("leader_after").isNotNull() & ~F.col("leader_after").eqNullSafe(first)),
         V.LEADER_NEEDS_ELECTION,
         Severity.INFO,
@@ -566,7 +644,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         "Run a preferred leader election after the move to make it lead.",
     )
     add(
-        10,
+        13,
         c.filter(live & F.col("in_flight")),
         V.ALREADY_REASSIGNING,
         Severity.WARNING,
@@ -579,7 +657,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         "Acknowledge, or wait for the current reassignment to finish (or cancel it) first.",
     )
     add(
-        11,
+        14,
         c.filter(live & F.col("leader_before").isNull()),
         V.OFFLINE_NOW,
         Severity.WARNING,
@@ -587,7 +665,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         "Bring a replica back first; the new replicas cannot catch up without a leader.",
     )
     add(
-        12,
+        15,
         c.filter(live & (F.size("target") != F.size("current"))),
         V.RF_CHANGE,
         Severity.WARNING,
@@ -603,7 +681,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     )
     has_min = live & F.col("min_isr").isNotNull()
     add(
-        13,
+        16,
         c.filter(has_min & (F.size("target") < F.col("min_isr"))),
         V.RF_BELOW_MIN_ISR,
         Severity.ERROR,
@@ -619,7 +697,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     )
     in_sync = F.size(F.filter("current", lambda x: F.array_contains("isr", x)))
     add(
-        14,
+        17,
         c.filter(has_min & (in_sync < F.col("min_isr"))),
         V.BELOW_MIN_ISR_NOW,
         Severity.WARNING,
@@ -661,7 +739,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     r = r.withColumn("before", spread("current")).withColumn("after", spread("target"))
     reduced = (F.col("before") > 0) & (F.col("after") < F.least(F.col("before"), F.size("target")))
     add(
-        15,
+        18,
         r.filter(reduced),
         V.RACK_SPREAD_REDUCED,
         Severity.WARNING,
@@ -676,7 +754,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         "Pick brokers in different racks so a rack failure cannot take the partition down.",
     )
     add(
-        16,
+        19,
         r.filter(
             (F.coalesce(F.col("available"), F.lit(0)) > 0)
             & ~reduced

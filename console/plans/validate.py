@@ -59,13 +59,17 @@ TIERED_LOCAL_ONLY = "tiered-local-log-only"
 OVERRIDABLE = frozenset({CORDONED_DESTINATION})
 """Errors the operator may override explicitly when submitting (``submit --allow-cordoned``, the
 Review page's checkbox); the override is audited with the run. Every other error blocks."""
-_CORDON_WHY = (
+CORDON_WHY = (
     "Kafka's controller accepts and completes such an explicit reassignment (only new topics avoid "
     "cordoned brokers and dirs), so this check is the console's own."
 )
-_CORDON_HINT = (
+CORDON_HINT = (
     "Pick another broker (or dir), uncordon it first (python -m console uncordon --broker N), or submit "
     "anyway with --allow-cordoned (Review: “Submit onto cordoned brokers anyway”), which the audit log records."
+)
+OFFLINE_DIR_HINT = (
+    'Pick another dir (or "any"). A transient I/O error during a move between log dirs can mark a whole '
+    "dir offline (KAFKA-19571): it comes back only when the broker restarts."
 )
 
 
@@ -249,8 +253,8 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
                 Severity.ERROR,
                 e,
                 f"{e.name}: broker {e.replicas[j]} is cordoned (cordoned.log.dirs) and would receive a replica. "
-                + _CORDON_WHY,
-                _CORDON_HINT,
+                + CORDON_WHY,
+                CORDON_HINT,
             )
 
         found.cells(on_cordoned, Severity.ERROR, cordoned_broker)
@@ -270,8 +274,8 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
             Severity.ERROR,
             e,
             f"{e.name}: log dir {(e.log_dirs or ())[j]} of broker {e.replicas[j]} is cordoned and would receive "
-            "the replica. " + _CORDON_WHY,
-            _CORDON_HINT,
+            "the replica. " + CORDON_WHY,
+            CORDON_HINT,
         )
 
     def offline_dir(e: PlanEntry, i: int, j: int) -> Finding:
@@ -283,8 +287,7 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
             e,
             f"{e.name}: log dir {path} of broker {e.replicas[j]} is offline and would receive the replica "
             f"(DescribeLogDirs: {error}).",
-            'Pick another dir (or "any"). A transient I/O error during a move between log dirs can mark a whole '
-            "dir offline (KAFKA-19571): it comes back only when the broker restarts.",
+            OFFLINE_DIR_HINT,
         )
 
     bad_dirs = []

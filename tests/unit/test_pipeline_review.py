@@ -23,7 +23,7 @@ from console.pipeline.snapshots import canonical, cluster_dir
 from console.pipeline.spark import SparkSettings
 from console.plans.diff import diff
 from console.plans.plan import Plan, parse_plan, rollback
-from console.plans.validate import TIERED_LOCAL_ONLY, validate
+from console.plans.validate import CORDONED_DESTINATION, OFFLINE_LOG_DIR, TIERED_LOCAL_ONLY, validate
 from console.present.review import tiered_moving
 from tests.unit.builders import cluster_info
 from tests.unit.strategies import Shape, cluster
@@ -46,15 +46,7 @@ def random_cluster(seed: int) -> ClusterState:
             seed=seed,
         )
     )
-    brokers = tuple(
-        replace(
-            b,
-            log_dirs=(LogDir("/data/a", usable_bytes=rnd.choice([None, 10**9, 500])), LogDir("/data/b"))
-            if rnd.random() < 0.7
-            else (),
-        )
-        for b in state.brokers
-    )
+    brokers = tuple(random_dirs(rnd, b) for b in state.brokers)
     brokers += (Broker(BrokerId(50 + seed), rack="r0", registered=False),)  # known, not registered
     min_isr = tuple((t, rnd.randint(1, 3)) for t in state.topics if rnd.random() < 0.6)
     # where each replica lives: two dirs, now and then an intra-broker move (a future log), a log
@@ -76,6 +68,23 @@ def random_cluster(seed: int) -> ClusterState:
             name=f"cluster {seed}",
             taken_at=T0 + seed,
         )
+    )
+
+
+def random_dirs(rnd: random.Random, b: Broker) -> Broker:
+    """Two log dirs (or none reported); cordons as Kafka 4.3+ reports them (the whole broker, one dir
+    by config or by DescribeLogDirs v5) or not known; now and then an offline dir."""
+    if rnd.random() >= 0.7:
+        return replace(b, log_dirs=(), cordoned_log_dirs=rnd.choice([None, (), ("*",)]))
+    offline = "error 56 (KAFKA_STORAGE_ERROR: the dir is offline)" if rnd.random() < 0.3 else None
+    cordoned = rnd.choice([None, None, False, True])  # as DescribeLogDirs v5 says of /data/b
+    return replace(
+        b,
+        log_dirs=(
+            LogDir("/data/a", usable_bytes=rnd.choice([None, 10**9, 500])),
+            LogDir("/data/b", error=offline, cordoned=cordoned),
+        ),
+        cordoned_log_dirs=rnd.choice([None, (), (), ("*",), ("/data/a",)]),
     )
 
 
@@ -110,8 +119,8 @@ def random_plan(state: ClusterState, seed: int) -> Plan:
         if rnd.random() < 0.05:
             target = [999, *target[1:]]
         entry: dict[str, Any] = {"topic": p.topic, "partition": p.partition, "replicas": target}
-        if rnd.random() < 0.1:
-            entry["log_dirs"] = [rnd.choice(["any", "/data/a", "/nowhere"]) for _ in target]
+        if rnd.random() < 0.15:
+            entry["log_dirs"] = [rnd.choice(["any", "/data/a", "/data/b", "/nowhere"]) for _ in target]
         entries[(p.topic, p.partition)] = entry
     entries[("missing-topic", 0)] = {"topic": "missing-topic", "partition": 0, "replicas": ids[:1]}
     if state.partitions:
@@ -217,6 +226,7 @@ def test_findings_are_the_in_process_ones_in_the_same_order(reviewed) -> None:
     fleet, _, out = reviewed
     table = pd.read_parquet(out / "findings")
     codes = set()
+    cordoned: list[str] = []
     for key, (state, plan) in fleet.items():
         got = table[table.cluster == key].sort_values("rank")
         have = [
@@ -236,8 +246,11 @@ def test_findings_are_the_in_process_ones_in_the_same_order(reviewed) -> None:
         ]
         assert have == want, key
         codes |= {w[0] for w in want}
+        cordoned += [w[5] for w in want if w[0] == CORDONED_DESTINATION]
     assert len(codes) >= 12, f"the random plans exercise most checks: {sorted(codes)}"
-    assert TIERED_LOCAL_ONLY in codes
+    assert {TIERED_LOCAL_ONLY, CORDONED_DESTINATION, OFFLINE_LOG_DIR} <= codes
+    assert any("is cordoned (cordoned.log.dirs)" in m for m in cordoned)  # a whole broker
+    assert any(": log dir /data/" in m for m in cordoned)  # one of its dirs
 
 
 def test_waves_eta_and_rollback_are_the_in_process_ones(reviewed) -> None:
