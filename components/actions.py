@@ -57,8 +57,10 @@ class SeenCancel:
     seen_at: float
 
 
-def open_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | None, include_others: bool) -> None:
-    """Freeze the set to cancel as the cluster is now, then open the cancel dialog on it."""
+def freeze_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | None, include_others: bool) -> None:
+    """Freeze the set to cancel as the cluster is now (a fresh, lean read) and ask for the cancel
+    dialog: the "Cancel…" button's callback, so the page's next run opens the dialog first
+    (:func:`pending_cancel` at the top of the page), before it draws the page again."""
     state = deps.reader(settings).snapshot(lean=True)  # fresh, and only what a cancel needs
     cluster = cluster_key(state, settings.name)
     ours = deps.store().runs.active_partitions(cluster)
@@ -67,7 +69,22 @@ def open_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | None
     )
     st.session_state.pop(keys.CANCEL_SENT, None)
     st.session_state.pop(keys.CANCEL_FAILED, None)
-    open_dialog(cancel_dialog, settings)
+    st.session_state[keys.CANCEL_PENDING] = True
+
+
+def pending_cancel(settings: ConnectionSettings) -> None:
+    """Open the cancel dialog a "Cancel…" click asked for (:func:`freeze_cancel`): called at the
+    top of the page, so the on-call engineer sees the dialog without waiting for the page's tables
+    and charts to be drawn again behind it."""
+    if st.session_state.pop(keys.CANCEL_PENDING, False):
+        open_dialog(cancel_dialog, settings)
+
+
+def open_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | None, include_others: bool) -> None:
+    """Freeze the set to cancel as the cluster is now, then open the cancel dialog on it (where
+    the page draws little before the button; the Live page uses the callback instead)."""
+    freeze_cancel(settings, scope, include_others)
+    pending_cancel(settings)
 
 
 CANCEL_FOLLOW_S = 15.0

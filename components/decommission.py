@@ -50,15 +50,14 @@ def steps_line(flow: Decommission) -> str:
     return " → ".join(parts)
 
 
-def _act(settings: ConnectionSettings, what: str, call: Callable[[], object]) -> None:
-    """Run a service call for a click; its error is shown, never lost; the pages read the cluster
-    afresh after it (not the snapshot shared from before the click)."""
+def _act(what: str, call: Callable[[], object]) -> None:
+    """Run a service call for a click; its error is shown, never lost. What it sends goes through
+    the shared reader's connections, so the pages read the cluster afresh after it (not the
+    snapshot shared from before the click)."""
     try:
         call()
     except ConsoleError as e:
         st.session_state[keys.DECOMMISSION_ERROR] = f"{what}: {e.message} {e.hint}".strip()
-    finally:
-        deps.reader(settings).stale()
 
 
 def panel(settings: ConnectionSettings, state: ClusterState) -> None:
@@ -95,7 +94,6 @@ def panel(settings: ConnectionSettings, state: ClusterState) -> None:
             b = st.columns(4)
             if b[0].button("Check and continue", key=f"decommission.advance.{flow.id}", icon=":material/play_arrow:"):
                 _act(
-                    settings,
                     "Not moved on",
                     partial(flow_service.advance, store, gateway, me, settings.name, flow.id),
                 )
@@ -115,11 +113,10 @@ def panel(settings: ConnectionSettings, state: ClusterState) -> None:
                     type="primary",
                     disabled=not sure,
                 ):
-                    _act(settings, "Not unregistered", partial(flow_service.unregister, store, gateway, me, flow.id))
+                    _act("Not unregistered", partial(flow_service.unregister, store, gateway, me, flow.id))
                     st.rerun()
             if b[3].button("Abandon", key=f"decommission.abandon.{flow.id}", icon=":material/close:"):
                 _act(
-                    settings,
                     "Not abandoned",
                     partial(flow_service.abandon, store, me, flow.id, "abandoned on Drafts"),
                 )
@@ -136,7 +133,6 @@ def panel(settings: ConnectionSettings, state: ClusterState) -> None:
                 st.session_state[keys.DECOMMISSION_ERROR] = "Not started: choose the brokers to decommission."
             else:
                 _act(
-                    settings,
                     "Not started",
                     lambda: flow_service.start(store, gateway, me, settings.name, tuple(chosen)),
                 )

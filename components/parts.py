@@ -36,9 +36,6 @@ class Reader(Protocol):
     def zookeeper_generation(self) -> int:
         """Goes up each time a ZooKeeper watch fires (the pages rerun on a change)."""
 
-    def stale(self) -> None:
-        """The console just changed the cluster: the shared snapshot is out of date, the next read is fresh."""
-
 
 @dataclass(frozen=True)
 class Collecting:

@@ -17,6 +17,7 @@ PAGE_SIZE = 50
 
 st.header("Live reassignments")
 settings = widgets.require_cluster()
+actions.pending_cancel(settings)  # a "Cancel…" click: its dialog first, before the page is drawn again
 
 c1, c2, c3 = st.columns([2, 1, 3])
 interval = c1.select_slider("Refresh every (s)", options=[2, 5, 10, 30, 60], value=5, key=keys.LIVE_INTERVAL)
@@ -210,10 +211,14 @@ if not me.can("cancel"):
     st.caption(me.why_not("cancel") + " Sign in as an operator in the sidebar.")
 # never off for "nothing in flight": this part of the page is drawn at the last full rerun, and a
 # reassignment may have started since; the dialog reads the cluster when it opens and says so
-if st.button(
-    "Cancel…", icon=":material/cancel:", key=keys.LIVE_CANCEL_OPEN, disabled=chosen == [] or not me.can("cancel")
-):
-    actions.open_cancel(settings, chosen, others or scope == "Everything in flight")
+st.button(
+    "Cancel…",
+    icon=":material/cancel:",
+    key=keys.LIVE_CANCEL_OPEN,
+    disabled=chosen == [] or not me.can("cancel"),
+    on_click=actions.freeze_cancel,
+    args=(settings, chosen, others or scope == "Everything in flight"),
+)
 actions.last_result()
 
 if not paused:

@@ -133,7 +133,6 @@ else:
                 (st.success if done.confirmed else st.warning)(
                     done.summary() + (" The table above follows at the next refresh." if done.changed else "")
                 )
-            deps.reader(settings).stale()  # the next read is fresh: no page shows the cordon as it was
 
 # Fenced brokers that hold nothing (KIP-1073): shut down for good without a decommission flow; the
 # page offers the unregister, the service checks and sends it (operator role, audited).
@@ -154,7 +153,6 @@ if idle := decommission_service.idle_fenced(state):
                 st.error(f"{e.message} {e.hint}")
             else:
                 st.success(f"Unregistered broker {gone}: the cluster no longer knows it.")
-            deps.reader(settings).stale()
     else:
         st.caption(who.why_not("unregister"))
 

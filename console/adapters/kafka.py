@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache, partial
-from typing import Any, TypeVar
+from functools import cache, partial, wraps
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from console.access.settings import ConnectionSettings
 from console.adapters.records import (
@@ -62,6 +62,7 @@ for _name in ("kafka", "kafka.conn", "kafka.client", "kafka.admin"):
     logging.getLogger(_name).setLevel(logging.CRITICAL)
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 _UNAVAILABLE_HINT = "Check that the bootstrap servers are right and reachable, and that the brokers run."
@@ -498,6 +499,21 @@ class _Health:
     elr_status: SourceStatus
 
 
+def _changes_cluster(method: Callable[Concatenate[KafkaGateway, P], T]) -> Callable[Concatenate[KafkaGateway, P], T]:
+    """Marks a request that changes the cluster: ``writes`` is bumped once it returned or failed
+    (a request that failed may still have been applied in part), so a snapshot read before it is
+    no longer shared (:meth:`console.state.reader.ClusterReader.snapshot`)."""
+
+    @wraps(method)
+    def sent(self: KafkaGateway, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.writes += 1
+
+    return sent
+
+
 class KafkaGateway:
     """Long-lived, thread-safe reader of one cluster through the Admin API."""
 
@@ -506,6 +522,8 @@ class KafkaGateway:
         self._lock = threading.Lock()
         self._confluent: Any = None
         self._kp: Any = None
+        self.writes = 0
+        """Requests that change the cluster sent through this gateway (see :func:`_changes_cluster`)."""
 
     # -- clients -------------------------------------------------------------------------------
     def confluent(self) -> Any:
@@ -615,6 +633,7 @@ class KafkaGateway:
         return out
 
     # -- writes --------------------------------------------------------------------------------
+    @_changes_cluster
     def alter_reassignments(
         self,
         targets: Mapping[TopicPartition, tuple[BrokerId, ...] | None],
@@ -652,6 +671,7 @@ class KafkaGateway:
                 out[(t, p)] = outcome_of(t, p, err, said)
         return out
 
+    @_changes_cluster
     def elect_leaders(self, keys: Iterable[TopicPartition], batch: int = 2_000) -> dict[TopicPartition, Outcome]:
         """Preferred leader election (ElectLeaders, KIP-460) of ``keys``, in batches; per partition
         the broker's answer (ELECTION_NOT_NEEDED counts as accepted: the preferred replica leads)."""
@@ -682,6 +702,7 @@ class KafkaGateway:
                 out[(tp.topic, tp.partition)] = Outcome(tp.topic, tp.partition, ok, None if ok else code, text)
         return out
 
+    @_changes_cluster
     def alter_configs(
         self, brokers: Mapping[BrokerId, Mapping[str, str | None]], topics: Mapping[str, Mapping[str, str | None]]
     ) -> None:
@@ -727,6 +748,7 @@ class KafkaGateway:
                 "The console retries; check that the brokers named are up.",
             )
 
+    @_changes_cluster
     def alter_cluster_default(self, changes: Mapping[str, str | None]) -> None:
         """IncrementalAlterConfigs on the cluster-wide default broker configs (the resource
         ``kafka-configs --entity-default`` names: type BROKER, name ""): each key SET, or DELETEd for
@@ -754,6 +776,7 @@ class KafkaGateway:
 
         self._with_kp("IncrementalAlterConfigs on the cluster default", send)
 
+    @_changes_cluster
     def alter_replica_log_dirs(self, moves: Mapping[tuple[str, int, BrokerId], str]) -> list[DirOutcome]:
         """AlterReplicaLogDirs (KIP-113) to each replica's broker: per replica the broker's answer
         (REPLICA_NOT_AVAILABLE for one it does not hold yet: it keeps the dir for when it creates it)."""
@@ -770,6 +793,7 @@ class KafkaGateway:
             out.append(DirOutcome(t, p, b, d, code if err is not None else "NO_ANSWER"))
         return out
 
+    @_changes_cluster
     def unregister_broker(self, broker: BrokerId) -> bool:
         """UnregisterBroker (API key 64; what ``kafka-cluster unregister --id N`` sends): the
         controller forgets the broker's registration. kafka-python 3.0.12 has no message for it:

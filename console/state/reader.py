@@ -35,7 +35,7 @@ class ClusterReader:
         self._info: ClusterInfo | None = None
         self._info_kafka: KafkaGateway | None = None
         self._last: ClusterState | None = None
-        self._last_generation = -1
+        self._last_generation = (-1, -1)
 
     def gateway(self) -> LiveGateway:
         """The write path's gateway to this cluster, over this reader's connections (its snapshots
@@ -47,7 +47,9 @@ class ClusterReader:
 
         With ``max_age_s``, a snapshot taken that recently is shared instead: several people
         watching the same cluster cost one read (and one snapshot in memory), not one each. A
-        ZooKeeper watch that fired since then always forces a fresh read.
+        ZooKeeper watch that fired since then, or a request that changes the cluster sent through
+        this reader's connections (``gateway()``: a submit, a cancel, a throttle, a cordon), always
+        forces a fresh read: no page shows the cluster as it was before the console changed it.
 
         With ``info``, the snapshot carries what the cluster is, read at most ``INFO_MAX_AGE_S``
         ago; without, the last one read (unknown when none was).
@@ -83,7 +85,7 @@ class ClusterReader:
             return self._read()
         with self._shared_lock:
             last = self._last
-            generation = self.zookeeper_generation
+            generation = (self.zookeeper_generation, self.kafka.writes)
             if last is None or time.time() - last.taken_at > max_age_s or generation != self._last_generation:
                 last = self._last = self._read()
                 self._last_generation = generation
@@ -95,12 +97,6 @@ class ClusterReader:
         api = self.kafka.read(lean)
         zk = zk_future.result() if zk_future is not None else None
         return merge(api, zk, taken_at=taken_at, name=self.settings.name)
-
-    def stale(self) -> None:
-        """Forget the shared snapshot (the console just changed the cluster): the next
-        ``snapshot(max_age_s)`` reads afresh, so no page shows the cluster as it was before."""
-        with self._shared_lock:
-            self._last = None
 
     @property
     def zookeeper_generation(self) -> int:

@@ -5,8 +5,12 @@ them cancelled, and the run among them is cleaned up."""
 
 from __future__ import annotations
 
+import threading
 import time
+from pathlib import Path
+from typing import Any
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import keys
@@ -20,6 +24,7 @@ from tests.integration.helpers import first_wave_sent
 from tests.support import wait_for
 
 LAG_S = 6.0
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def cancel_page() -> None:
@@ -84,3 +89,39 @@ def test_the_cancel_dialog_answers_at_once_and_shows_the_outcome_as_it_arrives(f
     # the run's throttles off and the run ended: by the dialog, or by the server's worker when it held the run
     wait_for(lambda: store.runs.require(run_id).state is RunState.CANCELLED, timeout=30, what="the run cancelled")
     assert at.session_state[keys.LAST_ACTION].startswith("Cancel by operator: 2 partitions cancelled")
+
+
+def test_the_live_page_opens_the_cancel_dialog_before_it_draws_the_page_again(
+    fake_cluster, sandbox_users, monkeypatch: pytest.MonkeyPatch
+):
+    """The on-call click: "Cancel…" freezes the set (a lean read) in its callback, and the page's
+    next run opens the dialog first; the tables and charts of the page are drawn after it."""
+    from components import actions
+
+    with fake_cluster.held() as fake:
+        fake.create_topic("slow", [[0], [1]], size=10**12)
+    plan = Plan.of([PlanEntry("slow", 0, (BrokerId(2),)), PlanEntry("slow", 1, (BrokerId(2),))])
+    first_wave_sent(Store(), fake_cluster, fake_cluster.snapshot(), plan, "to cancel", None)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    sign_in(at, "operator")
+    assert at.header[0].value == "Live reassignments"
+
+    calls: list[tuple[str, int]] = []  # with the thread: the server's worker reads the cluster too
+    read, open_dialog = fake_cluster.snapshot, actions.open_dialog
+
+    def snapshot(max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> Any:
+        calls.append(("lean read" if lean else "page read", threading.get_ident()))
+        return read(max_age_s, info, lean)
+
+    def opening(dialog: Any, *args: Any) -> None:
+        calls.append(("dialog", threading.get_ident()))
+        open_dialog(dialog, *args)
+
+    monkeypatch.setattr(fake_cluster, "snapshot", snapshot)
+    monkeypatch.setattr(actions, "open_dialog", opening)
+    at.button(key=keys.LIVE_CANCEL_OPEN).click().run()
+    assert not at.exception
+    script = next(t for what, t in calls if what == "dialog")
+    order = [what for what, t in calls if t == script]
+    assert order[:3] == ["lean read", "dialog", "page read"], order
+    assert at.button(key=keys.CANCEL_SEND).label == "Send the cancel for 2 partitions"

@@ -52,9 +52,11 @@ def _answer() -> ApiView:
 
 
 class CountedKafka:
-    """Stands in for the Admin API adapter of the console's reader: counts its reads."""
+    """Stands in for the Admin API adapter of the console's reader: counts its reads; ``writes``
+    stands for the requests that changed the cluster sent through it."""
 
     reads = 0
+    writes = 0
 
     def __init__(self, settings: ConnectionSettings) -> None:
         self.settings = settings
@@ -86,7 +88,7 @@ def counted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Clock]:
     monkeypatch.setattr(reader, "KafkaGateway", CountedKafka)
     clock = Clock()
     monkeypatch.setattr(reader, "time", clock)
-    CountedKafka.reads = 0
+    CountedKafka.reads = CountedKafka.writes = 0
     st.cache_resource.clear()  # a reader of this cluster built here, over the counted adapter
     yield clock
     st.cache_resource.clear()
@@ -127,6 +129,21 @@ def test_one_cluster_read_per_interval_whatever_the_number_of_viewers(counted):
     counted.now += INTERVAL_S
     _refresh(sessions + more)
     assert CountedKafka.reads == 3
+
+
+def test_a_change_the_console_sends_makes_the_next_refresh_fresh_for_everyone(counted):
+    """After a submit, a cancel or a cordon sent through the shared reader's connections, nobody is
+    shown the cluster as it was before it, even within the refresh interval."""
+    sessions = _sessions(SESSIONS)
+    first = _refresh(sessions)
+    assert CountedKafka.reads == 1
+    counted.now += 1
+    CountedKafka.writes += 1  # e.g. the worker sent a wave, or someone cancelled
+    second = _refresh(sessions)
+    assert CountedKafka.reads == 2, "one fresh read for all, not one each"
+    assert len(set(second)) == 1 and second != first
+    counted.now += 1
+    assert _refresh(sessions) == second and CountedKafka.reads == 2  # shared again until the next change
 
 
 def test_the_view_model_is_computed_once_per_snapshot_and_filters(counted, monkeypatch):

@@ -68,9 +68,6 @@ class AppCluster:
         with self.held() as fake:
             return fake.snapshot(max_age_s)
 
-    def stale(self) -> None:
-        """Nothing to forget: every snapshot of the fake is fresh."""
-
     @property
     def zookeeper_generation(self) -> int:
         """Goes up when the set of partitions in flight changes (a watch on the reassignment znode)."""

@@ -223,6 +223,35 @@ def test_retriable_errors_are_sent_again_until_taken(monkeypatch: pytest.MonkeyP
     assert out[("t", 0)].accepted and len(calls) == 3
 
 
+def test_every_request_that_changes_the_cluster_is_counted_taken_or_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``writes`` tells the reader its shared snapshot is out of date: a request that failed may
+    have been applied in part, so it counts as well; reads do not count."""
+    errors: list[BaseException] = []
+    kafka, _ = gateway(monkeypatch, errors)
+    assert kafka.writes == 0
+    kafka.alter_reassignments({("t", 0): (1, 2)})
+    assert kafka.writes == 1
+    errors += [kerr.NotControllerError(), kerr.NotControllerError()]
+    with pytest.raises(ClusterUnavailable):
+        kafka.alter_reassignments({("t", 0): (1, 2)}, attempts=2)
+    assert kafka.writes == 2
+    kafka.alter_replica_log_dirs({})
+    assert kafka.writes == 3
+    written = {
+        name
+        for name in dir(KafkaGateway)
+        if getattr(getattr(KafkaGateway, name), "__wrapped__", None) is not None and not name.startswith("_")
+    }
+    assert written == {
+        "alter_reassignments",
+        "elect_leaders",
+        "alter_configs",
+        "alter_cluster_default",
+        "alter_replica_log_dirs",
+        "unregister_broker",
+    }
+
+
 def test_retriable_errors_stop_after_the_attempts(monkeypatch: pytest.MonkeyPatch) -> None:
     kafka, calls = gateway(monkeypatch, [kerr.NotControllerError() for _ in range(9)])
     with pytest.raises(ClusterUnavailable, match="did not take AlterPartitionReassignments after 3 attempts"):
