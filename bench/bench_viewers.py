@@ -254,6 +254,7 @@ def cancel_everything(page: Any) -> tuple[float | None, float | None, float | No
 def one_round(
     pw: Any, settings: str, n: int, seconds: float, env: dict[str, str], data: Path, shots: Path | None
 ) -> Round:
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import expect
 
     from console.access.auth import SANDBOX_USERS
@@ -273,10 +274,15 @@ def one_round(
         viewers = browser.new_context(viewport={"width": 1400, "height": 1100})
         pages = []
         opened, cpu_opened = time.monotonic(), cpu_s(proc.pid)
+        unreached = 0  # pages the server did not even answer (navigation timed out): not served
         for _ in range(n):
             page = viewers.new_page()
-            page.goto(url, wait_until="commit")
-            page.evaluate(WATCH_JS)
+            try:
+                page.goto(url, wait_until="commit")
+                page.evaluate(WATCH_JS)
+            except PlaywrightError:
+                unreached += 1
+                continue
             pages.append(page)
         loaded = []
         for page in pages:  # each page's first picture (a page that never shows one counts as not served)
@@ -301,6 +307,7 @@ def one_round(
         for page in pages:
             seen = page.evaluate("() => window.__refreshes || []")
             counts.append(sum(1 for at in seen if start_ms < at <= start_ms + seconds * 1000))
+        counts += [0] * unreached
         if shots is not None:
             shots.mkdir(parents=True, exist_ok=True)
             for i in sorted({0, len(pages) // 2, len(pages) - 1}):
