@@ -97,7 +97,7 @@ class SyntheticReader:
     current: ClusterState | None = None
 
     @classmethod
-    def snapshot(cls, self: object, max_age_s: float = 0.0, info: bool = False) -> ClusterState:
+    def snapshot(cls, self: object, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
         assert cls.current is not None
         return cls.current
 
@@ -109,7 +109,9 @@ def app_runs(base: ClusterState, runs: int, viewers: int, collect: str) -> tuple
 
     from console.state import reader
 
-    reader.ClusterReader.snapshot = lambda self, max_age_s=0.0, info=False: SyntheticReader.snapshot(self, max_age_s)  # type: ignore[method-assign]
+    reader.ClusterReader.snapshot = (  # type: ignore[method-assign]
+        lambda self, max_age_s=0.0, info=False, lean=False: SyntheticReader.snapshot(self, max_age_s)
+    )
     sessions = [AppTest.from_file(str(ROOT / "app.py"), default_timeout=300) for _ in range(viewers)]
     SyntheticReader.current = fresh(base)
     for at in sessions:  # warm: imports, caches, first page load of each session
