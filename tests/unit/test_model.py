@@ -1,7 +1,9 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from console.core.model import Partition, PartitionHealth, ReplicaLog, ReplicaRole
+import pytest
+
+from console.core.model import Partition, PartitionHealth, ReplicaLog, ReplicaRole, Source, partitions_of
 from tests.unit.builders import ids
 
 
@@ -82,3 +84,22 @@ def test_controller_algebra_roundtrip(original, target, isr_frac):
     assert p.reassigning == (set(original) != set(target))
     # true URP never counts adding replicas
     assert p.under_replicated == (not set(original) <= set(isr))
+
+
+def test_partitions_built_field_by_field_are_the_constructed_ones():
+    fields = (
+        ["a", "b"],
+        [0, 7],
+        [ids(1, 2), ids(3)],
+        [ids(2), ids(3)],
+        [ids(1)[0], None],
+        [(), ids(3)],
+        [ids(1), ()],
+        [None, Source.API],
+        [(ReplicaLog(ids(1)[0], "/d", 5),), ()],
+    )
+    built = partitions_of(*fields)
+    assert built == list(map(Partition, *fields))
+    assert hash(built[0]) == hash(Partition(*(f[0] for f in fields))) and built[1].elr == ()
+    with pytest.raises(ValueError):
+        partitions_of(*fields[:-1], [()])
