@@ -1,7 +1,6 @@
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-import pytest
 
 from console.core.model import Partition, PartitionHealth, ReplicaLog, ReplicaRole, Source, partitions_of
 from tests.unit.builders import ids
