@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from functools import cached_property
-from itertools import repeat
+from itertools import compress, repeat
+from operator import attrgetter, ne, or_
 from typing import TYPE_CHECKING, NamedTuple, NewType, TypeVar
 
 from console.core.limits import ALL_REPLICAS, CORDON_ALL
@@ -883,11 +884,19 @@ class ClusterState:
     @cached_property
     def in_flight(self) -> tuple[Partition, ...]:
         """Partitions with a reassignment in progress, sorted by topic and partition."""
-        return tuple(p for p in self.partitions if p.reassigning)
+        parts = self.partitions
+        # Partition.reassigning (AR or RR not empty), asked at C speed of every partition
+        moving = map(or_, map(bool, map(attrgetter("adding"), parts)), map(bool, map(attrgetter("removing"), parts)))
+        return tuple(compress(parts, moving))
 
     @cached_property
     def under_replicated(self) -> tuple[Partition, ...]:
-        return tuple(p for p in self.partitions if p.under_replicated)
+        """Truly under-replicated partitions (:attr:`Partition.under_replicated`)."""
+        parts = self.partitions
+        # an ISR equal to R holds every replica expected (R, or R − AR while reassigning): only
+        # the others are asked, the ISR compared with R at C speed
+        short = compress(parts, map(ne, map(attrgetter("isr"), parts), map(attrgetter("replicas"), parts)))
+        return tuple(filter(attrgetter("under_replicated"), short))
 
     @property
     def live_brokers(self) -> tuple[BrokerId, ...]:
