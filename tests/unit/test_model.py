@@ -1,9 +1,12 @@
+from dataclasses import replace
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from console.core.model import Partition, PartitionHealth, ReplicaLog, ReplicaRole, Source, partitions_of
 from tests.unit.builders import ids
+from tests.unit.strategies import cluster, shapes
 
 
 def part(r, i, leader, a=(), d=(), logs=()):
@@ -102,3 +105,13 @@ def test_partitions_built_field_by_field_are_the_constructed_ones():
     assert hash(built[0]) == hash(Partition(*(f[0] for f in fields))) and built[1].elr == ()
     with pytest.raises(ValueError):
         partitions_of(*fields[:-1], [()])
+
+
+@settings(max_examples=30, deadline=None)
+@given(shapes, st.booleans())
+def test_in_flight_and_under_replicated_are_those_of_the_partitions(shape, reverse):
+    state = cluster(shape)
+    if reverse:  # an ISR in another order than R is still complete
+        state = replace(state, partitions=tuple(replace(p, isr=p.isr[::-1]) for p in state.partitions))
+    assert state.in_flight == tuple(p for p in state.partitions if p.reassigning)
+    assert state.under_replicated == tuple(p for p in state.partitions if p.under_replicated)
