@@ -157,7 +157,8 @@ def timed(cmd: list[str], code: Path = ROOT) -> tuple[float, float, str, str]:
 IN_PROCESS = r"""
 import sys, time, json
 import pyarrow.dataset as ds
-from console.pipeline.snapshots import state_from_tables
+import pyarrow as pa
+from console.pipeline.snapshots import STATE_COLUMNS, state_from_tables
 from console.plans.plan import parse_plan, rollback
 from console.plans.diff import diff
 from console.plans.validate import validate
@@ -165,8 +166,10 @@ from console.moves.waves import plan_waves
 from console.moves.progress import estimate_run
 root, plan_path = sys.argv[1], sys.argv[2]
 t0 = time.perf_counter()
+# the columns a snapshot is rebuilt from, and the Arrow memory given back once it is
 state = state_from_tables(ds.dataset(root + "/headers", partitioning="hive").to_table(),
-                          ds.dataset(root + "/replicas", partitioning="hive").to_table())
+                          ds.dataset(root + "/replicas", partitioning="hive").to_table(columns=list(STATE_COLUMNS)))
+pa.default_memory_pool().release_unused()
 t1 = time.perf_counter()
 plan = parse_plan(open(plan_path, "rb").read())
 d = diff(state, plan); f = validate(state, plan, d); w = plan_waves(state, plan)

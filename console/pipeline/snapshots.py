@@ -359,6 +359,8 @@ def state_from_rows(taken_at: Any, header: str, replicas: pa.Table) -> ClusterSt
         _groups(logs.flat, np.add.reduceat(logs.per_row, starts) if n else counts),
     )
     state = state_from_doc(json.loads(header), tuple(partitions))
+    del rows, col, logs  # the Arrow memory of the work goes back to the system, not to a pool kept for later
+    pa.default_memory_pool().release_unused()
     return replace(state, taken_at=_time(taken_at))
 
 
