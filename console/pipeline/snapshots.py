@@ -346,7 +346,7 @@ def state_from_rows(taken_at: Any, header: str, replicas: pa.Table) -> ClusterSt
     source_code, source_names = _interned(col("source"))
     sources = np.array([Source(s) if s else None for s in source_names.tolist()], object)
     # logs: each row's current log (when it has a size) then its future log (idem), in row order
-    logs = _logs(rows, broker_code, broker_ids)
+    logs = _logs(rows, np.cumsum(change) - 1, broker_code, broker_ids)
     partitions = partitions_of(
         topic_names[topic_code[starts]].tolist(),
         numbers[number_code[starts]].tolist(),
@@ -371,7 +371,20 @@ class _Logs(NamedTuple):
     """How many of them each row has (0, 1 or 2)."""
 
 
-def _logs(rows: pa.Table, broker_code: Ints, broker_ids: Objects) -> _Logs:
+def _shared(values: Ints, partition: Ints) -> list[int]:
+    """``values`` as Python ints, one object for a value repeated by the next row of its
+    partition (replicas in sync often have the same size)."""
+    new = np.ones(len(values), np.bool_)
+    new[1:] = (values[1:] != values[:-1]) | (partition[1:] != partition[:-1])
+    distinct = np.empty(int(new.sum()), object)
+    distinct[:] = values[new].tolist()
+    out: list[int] = distinct[np.cumsum(new) - 1].tolist()
+    return out
+
+
+def _logs(rows: pa.Table, partition: Ints, broker_code: Ints, broker_ids: Objects) -> _Logs:
+    """``partition``: each row's partition (0, 1, ...)."""
+
     def made(size: str, log_dir: str, future: bool) -> tuple[Ints, list[ReplicaLog]]:
         column = rows.column(size)
         which = np.flatnonzero(pc.is_valid(column).to_numpy(zero_copy_only=False))
@@ -385,7 +398,7 @@ def _logs(rows: pa.Table, broker_code: Ints, broker_ids: Objects) -> _Logs:
                 zip(
                     broker_ids[broker_code[which]].tolist(),
                     dirs[dir_code[which]].tolist(),
-                    column.fill_null(0).to_numpy()[which].tolist(),
+                    _shared(column.fill_null(0).to_numpy()[which], partition[which]),
                     repeat(future),
                 ),
             )

@@ -73,7 +73,7 @@ def test_rows_in_any_order_and_any_chunking_give_the_same_snapshot() -> None:
     state = snap(
         T0,
         [
-            part("a", 0, [3, 1, 2], [1, 2], 1, adding=[3], removing=[1], sizes={1: 10, 2: 10, 3: 4}),
+            part("a", 0, [3, 1, 2], [1, 2], 1, adding=[3], removing=[1], sizes={1: 10**12, 2: 10**12, 3: 4}),
             part("a", 1, [2], [2], 2, sizes={2: 7}),
             part("a", 10, [1, 2], [], None),
             replace(part("b", 0, [4, 1, 3, 2], [4, 1, 3, 2], 4, sizes={4: 1, 1: 1}), source=Source.API),
@@ -94,6 +94,8 @@ def test_rows_in_any_order_and_any_chunking_give_the_same_snapshot() -> None:
     assert back == canonical(state)
     everyone = back.partitions[3]
     assert everyone.isr is everyone.replicas, "a full ISR is the replica tuple itself"
+    a0 = back.partitions[0]
+    assert a0.logs[1].size is a0.logs[2].size, "replicas of the same size share it"
     c0, c1 = back.partitions[-2:]
     assert c0.replicas[0] is c1.replicas[1] and c0.replicas[1] is c1.leader, "one int per broker id"
     assert state_from_tables(header_table(state), table.slice(0, 0)).partitions == ()
