@@ -22,7 +22,8 @@ What it measures (``--partitions``, 100,000 by default):
   plan and script: reading the stored snapshot, then parse, diff, validate, waves, ETA and
   rollback), one process per run under ``/usr/bin/time -v`` for its peak RSS.
 
-Medians of ``--runs`` (5) runs per side. Each side runs in a process of its own with its tree first
+Medians of ``--runs`` (5) runs per side, wall time and (on a busy machine, the steadier figure)
+the process's CPU time. Each side runs in a process of its own with its tree first
 on ``sys.path`` (``--code DIR``); with ``--compare`` the sides alternate for ``--rounds`` rounds and
 their outputs are checked to be the same (a digest of every partition rebuilt, of the HTML and of
 the SVGs; the review's findings and waves).
@@ -77,7 +78,7 @@ def _digest(text: str | bytes) -> str:
 def measure(data: Path, runs: int) -> dict[str, Any]:
     """This process's code on the data under ``data``: seconds of each run, and digests of what it gave."""
     import dataclasses
-    from time import perf_counter
+    from time import perf_counter, process_time
 
     import pyarrow.dataset as ds
 
@@ -89,21 +90,23 @@ def measure(data: Path, runs: int) -> dict[str, Any]:
     for name in ("in-flight", "at-rest"):
         header = ds.dataset(data / name / "headers", partitioning="hive").to_table()
         rows = ds.dataset(data / name / "replicas", partitioning="hive").to_table()
-        took = []
+        took, cpu = [], []
         for _ in range(runs):
             states.pop(name, None)
-            t = perf_counter()
+            t, c = perf_counter(), process_time()
             states[name] = state_from_tables(header, rows)
             took.append(perf_counter() - t)
+            cpu.append(process_time() - c)
         out[f"rows → state ({name})"] = took
+        out[f"rows → state ({name}), CPU"] = cpu
         out[f"digest {name}"] = _digest(repr(states[name]) + repr(states[name].partitions))
     state = states["in-flight"]
     # as show() draws them: together where this tree can, else one after the other
     draw = getattr(notebook, "static_charts", lambda charts: [notebook.static_chart(c) for c in charts])
-    html_t, charts_t = [], []
+    html_t, charts_t, cpu = [], [], []
     for _ in range(runs + 1):  # the first display also imports Altair and starts vl-convert: apart
         fresh = dataclasses.replace(state)  # a new snapshot: nothing derived from it yet
-        t = perf_counter()
+        t, c = perf_counter(), process_time()
         parts = notebook.state_parts(fresh)
         text = parts.html()
         t1 = perf_counter()
@@ -111,11 +114,13 @@ def measure(data: Path, runs: int) -> dict[str, Any]:
         t2 = perf_counter()
         html_t.append(t1 - t)
         charts_t.append(t2 - t1)
+        cpu.append(process_time() - c)  # every thread's, vl-convert's too
     out["notebook, first display: in all"] = [html_t[0] + charts_t[0]]
     html_t, charts_t = html_t[1:], charts_t[1:]
     out["notebook: HTML"] = html_t
     out["notebook: charts (SVG)"] = charts_t
     out["notebook: in all"] = [a + b for a, b in zip(html_t, charts_t, strict=True)]
+    out["notebook: in all, CPU"] = cpu[1:]
     out["digest notebook"] = _digest(text + json.dumps([s and s.get("image/svg+xml") for s in svgs]))
     out["partitions"] = len(state.partitions)
     return out
