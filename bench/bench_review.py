@@ -4,6 +4,7 @@ in-process core (parse, diff, validate, waves, ETA, rollback), to find where one
     PYTHONPATH=. .venv/bin/python bench/bench_review.py                       # 1M partitions
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --partitions 10000000 # 10M (Spark; in process if it fits)
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-in-process
+    PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-spark [--code /tmp/base-rows]  # in process only
 
 The snapshot: ``--partitions`` partitions of RF 3 on 500 brokers (three racks), Pareto sizes,
 written straight as stored rows (numpy, pyarrow). The plan moves every partition's last replica
@@ -140,9 +141,10 @@ def write_snapshot(n: int, root: Path, seed: int = 1) -> tuple[Path, Path]:
     return root, plan
 
 
-def timed(cmd: list[str]) -> tuple[float, float, str, str]:
-    """Wall seconds, peak RSS (GiB) of the process tree's largest process, stdout and stderr."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def timed(cmd: list[str], code: Path = ROOT) -> tuple[float, float, str, str]:
+    """Wall seconds, peak RSS (GiB) of the process tree's largest process, stdout and stderr; the
+    console imported from ``code`` (this tree, or another one to compare with)."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
     started = time.monotonic()
     ran = subprocess.run(["/usr/bin/time", "-v", *cmd], cwd=ROOT, env=env, capture_output=True, text=True)
     took = time.monotonic() - started
@@ -155,7 +157,8 @@ def timed(cmd: list[str]) -> tuple[float, float, str, str]:
 IN_PROCESS = r"""
 import sys, time, json
 import pyarrow.dataset as ds
-from console.pipeline.snapshots import state_from_tables
+import pyarrow as pa
+from console.pipeline.snapshots import STATE_COLUMNS, state_from_tables
 from console.plans.plan import parse_plan, rollback
 from console.plans.diff import diff
 from console.plans.validate import validate
@@ -163,8 +166,10 @@ from console.moves.waves import plan_waves
 from console.moves.progress import estimate_run
 root, plan_path = sys.argv[1], sys.argv[2]
 t0 = time.perf_counter()
+# the columns a snapshot is rebuilt from, and the Arrow memory given back once it is
 state = state_from_tables(ds.dataset(root + "/headers", partitioning="hive").to_table(),
-                          ds.dataset(root + "/replicas", partitioning="hive").to_table())
+                          ds.dataset(root + "/replicas", partitioning="hive").to_table(columns=list(STATE_COLUMNS)))
+pa.default_memory_pool().release_unused()
 t1 = time.perf_counter()
 plan = parse_plan(open(plan_path, "rb").read())
 d = diff(state, plan); f = validate(state, plan, d); w = plan_waves(state, plan)
@@ -178,6 +183,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--partitions", type=int, default=1_000_000)
     ap.add_argument("--skip-in-process", action="store_true")
+    ap.add_argument("--skip-spark", action="store_true")
+    ap.add_argument(
+        "--code", type=Path, default=ROOT, help="the tree whose console runs in process (default: this one)"
+    )
     args = ap.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="bench-review-"))
     try:
@@ -187,31 +196,32 @@ def main() -> None:
         print(
             f"- input written in {human_duration(time.monotonic() - t)}; plan {plan.stat().st_size / 2**20:.0f} MB of JSON"
         )
-        took, rss, _, err = timed(
-            [
-                sys.executable,
-                "-m",
-                "console",
-                "pipeline",
-                "review",
-                "--snapshots",
-                str(snaps),
-                "--reassignment-json-file",
-                str(plan),
-                "--out",
-                str(scratch / "out"),
-                "--master",
-                "local[2]",
-                "--throttle",
-                "10000000",
-            ]
-        )
-        if rss:
-            print(f"- Spark (local[2], whole job incl. JVM start): {human_duration(took)}, peak RSS {rss:.2f} GiB")
-        else:
-            print(f"- Spark (local[2]) failed after {human_duration(took)}:\n{err}")
+        if not args.skip_spark:
+            took, rss, _, err = timed(
+                [
+                    sys.executable,
+                    "-m",
+                    "console",
+                    "pipeline",
+                    "review",
+                    "--snapshots",
+                    str(snaps),
+                    "--reassignment-json-file",
+                    str(plan),
+                    "--out",
+                    str(scratch / "out"),
+                    "--master",
+                    "local[2]",
+                    "--throttle",
+                    "10000000",
+                ]
+            )
+            if rss:
+                print(f"- Spark (local[2], whole job incl. JVM start): {human_duration(took)}, peak RSS {rss:.2f} GiB")
+            else:
+                print(f"- Spark (local[2]) failed after {human_duration(took)}:\n{err}")
         if not args.skip_in_process:
-            took, rss, out, err = timed([sys.executable, "-c", IN_PROCESS, str(snaps), str(plan)])
+            took, rss, out, err = timed([sys.executable, "-c", IN_PROCESS, str(snaps), str(plan)], args.code.resolve())
             if rss:
                 doc = json.loads(out.strip().splitlines()[-1])
                 print(

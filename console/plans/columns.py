@@ -9,7 +9,7 @@ shared by every plan checked against it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter, itemgetter
@@ -216,13 +216,7 @@ def snapshot_columns(state: ClusterState) -> SnapshotColumns:
     on_leader = broker == leader[row]
     size[row[on_leader][::-1]] = sized[on_leader][::-1]  # ... unless the leader reports one (its first log)
     return SnapshotColumns(
-        row_of=dict(
-            zip(
-                zip(map(attrgetter("topic"), parts), map(attrgetter("partition"), parts), strict=False),
-                range(n),
-                strict=False,
-            )
-        ),
+        row_of=dict(zip(_keys(state), range(n), strict=True)),
         replicas=replicas,
         original=original,
         original_len=keep.sum(axis=1),
@@ -235,6 +229,16 @@ def snapshot_columns(state: ClusterState) -> SnapshotColumns:
         log_keys=keys,
         log_sizes=sized[first],
     )
+
+
+def _keys(state: ClusterState) -> Iterable[tuple[str, int]]:
+    """Each partition's (topic, partition), in order: the very tuples of ``state.partition_index``
+    (a million partitions make a million of them: built once per snapshot, not twice)."""
+    index = state.partition_index
+    parts = state.partitions
+    if len(index) == len(parts):
+        return index.keys()
+    return zip(map(attrgetter("topic"), parts), map(attrgetter("partition"), parts), strict=True)
 
 
 def broker_ids(state: ClusterState) -> Ints:

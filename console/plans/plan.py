@@ -253,6 +253,8 @@ def _well_formed(text: str | bytes) -> Plan | None:
     )
     if any(topic_name_problem(t) for t in set(topics)):
         return None
+    named: dict[str, str] = {}
+    topics = list(map(named.setdefault, topics, topics))  # one string per topic, not per entry
     target, lens = padded(replicas)
     ordered = np.sort(target, axis=1)
     if ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != PAD)).any():

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import Any
 
 from console.core.calibration import Calibration, Estimate, bytes_to_receive, calibrated, follower_throttles
@@ -91,7 +93,7 @@ def _counts(state: ClusterState) -> LiveCounts:
                 stalled += 1
             if r.leader_bytes is not None and not r.in_isr:
                 to_copy += max(0, r.leader_bytes - (r.copied_bytes or 0))
-    offline = sum(1 for p in state.partitions if p.offline)
+    offline = sum(map(is_, map(attrgetter("leader"), state.partitions), repeat(None)))  # Partition.offline
     return LiveCounts(
         partitions=len(state.partitions),
         reassigning=len(state.in_flight),

@@ -11,7 +11,8 @@ HTML and then each chart, drawn as SVG in the kernel (vl-convert, no network nee
 from __future__ import annotations
 
 import html as _html
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -300,8 +301,7 @@ def show(obj: Any) -> None:
     html_of: Callable[[str], Any] = ipd.HTML
     parts = DISPLAYS[(type(obj).__module__, type(obj).__name__)](obj)
     display(html_of(parts.html()))
-    for chart in parts.charts:
-        svg = static_chart(chart)
+    for chart, svg in zip(parts.charts, static_charts(parts.charts), strict=True):
         if svg is not None:
             display(svg, raw=True)
         else:
@@ -312,16 +312,28 @@ def static_chart(chart: Any) -> dict[str, Any] | None:
     """``chart`` as an SVG mimebundle, drawn here with vl-convert (the ``[notebook]`` extra): it
     shows in JupyterLab, in exported HTML and offline alike. None without vl-convert (Altair's
     own renderer then draws it in the browser)."""
+    return static_charts([chart])[0]
+
+
+def static_charts(charts: Sequence[Any]) -> list[dict[str, Any] | None]:
+    """Each chart as :func:`static_chart` draws it, the charts drawn at the same time: vl-convert
+    draws outside the interpreter's lock, so two charts take about as long as the slower one."""
     try:
         import vl_convert  # noqa: F401 (only whether it is installed)
     except ImportError:
-        return None
+        return [None] * len(charts)
     import altair as alt
 
-    with alt.renderers.enable("svg"):
+    def svg(chart: Any) -> dict[str, Any]:
         bundle = chart._repr_mimebundle_()
-    out: dict[str, Any] = bundle[0] if isinstance(bundle, tuple) else bundle
-    return out
+        out: dict[str, Any] = bundle[0] if isinstance(bundle, tuple) else bundle
+        return out
+
+    with alt.renderers.enable("svg"):  # once for all: the renderer is Altair's global setting
+        if len(charts) < 2:
+            return [svg(c) for c in charts]
+        with ThreadPoolExecutor(len(charts)) as pool:
+            return list(pool.map(svg, charts))
 
 
 def register(shell: Any) -> None:

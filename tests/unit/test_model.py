@@ -1,8 +1,12 @@
-from hypothesis import given
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from console.core.model import Partition, PartitionHealth, ReplicaLog, ReplicaRole
+from console.core.model import Partition, PartitionHealth, ReplicaLog, ReplicaRole, Source, partitions_of
 from tests.unit.builders import ids
+from tests.unit.strategies import cluster, shapes
 
 
 def part(r, i, leader, a=(), d=(), logs=()):
@@ -82,3 +86,32 @@ def test_controller_algebra_roundtrip(original, target, isr_frac):
     assert p.reassigning == (set(original) != set(target))
     # true URP never counts adding replicas
     assert p.under_replicated == (not set(original) <= set(isr))
+
+
+def test_partitions_built_field_by_field_are_the_constructed_ones():
+    fields = (
+        ["a", "b"],
+        [0, 7],
+        [ids(1, 2), ids(3)],
+        [ids(2), ids(3)],
+        [ids(1)[0], None],
+        [(), ids(3)],
+        [ids(1), ()],
+        [None, Source.API],
+        [(ReplicaLog(ids(1)[0], "/d", 5),), ()],
+    )
+    built = partitions_of(*fields)
+    assert built == list(map(Partition, *fields))
+    assert hash(built[0]) == hash(Partition(*(f[0] for f in fields))) and built[1].elr == ()
+    with pytest.raises(ValueError):
+        partitions_of(*fields[:-1], [()])
+
+
+@settings(max_examples=30, deadline=None)
+@given(shapes, st.booleans())
+def test_in_flight_and_under_replicated_are_those_of_the_partitions(shape, reverse):
+    state = cluster(shape)
+    if reverse:  # an ISR in another order than R is still complete
+        state = replace(state, partitions=tuple(replace(p, isr=p.isr[::-1]) for p in state.partitions))
+    assert state.in_flight == tuple(p for p in state.partitions if p.reassigning)
+    assert state.under_replicated == tuple(p for p in state.partitions if p.under_replicated)

@@ -134,3 +134,15 @@ def test_import_console_registers_the_html_with_ipython() -> None:
     assert shell.display_formatter.formatters["text/html"](pd.DataFrame()) is not None  # others untouched
     with pytest.raises(KeyError):
         notebook.html(object())
+
+
+def test_charts_drawn_together_are_the_charts_drawn_one_by_one(monkeypatch) -> None:
+    parts = notebook.state_parts(STATE)
+    one_by_one = [notebook.static_chart(c) for c in parts.charts]
+    assert notebook.static_charts(parts.charts) == one_by_one and len(one_by_one) == 2
+    shown: list[object] = []
+    import IPython.display as ipd
+
+    monkeypatch.setattr(ipd, "display", lambda obj, **kw: shown.append(obj))
+    notebook.show(STATE)  # the HTML, then each chart's SVG in order
+    assert shown[1:] == one_by_one and "KIP-352" in shown[0].data

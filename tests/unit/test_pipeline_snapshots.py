@@ -66,6 +66,41 @@ def test_a_snapshot_round_trips_through_its_rows(shape: Shape, seed: int) -> Non
     assert back.fingerprint() == state.fingerprint()
 
 
+def test_rows_in_any_order_and_any_chunking_give_the_same_snapshot() -> None:
+    """The rows as a reader may hand them over: shuffled, in several chunks, the topic dictionary
+    encoded, flags missing (null reads as false); partitions of different RF, without logs, with a
+    future log only, an empty ISR."""
+    state = snap(
+        T0,
+        [
+            part("a", 0, [3, 1, 2], [1, 2], 1, adding=[3], removing=[1], sizes={1: 10**12, 2: 10**12, 3: 4}),
+            part("a", 1, [2], [2], 2, sizes={2: 7}),
+            part("a", 10, [1, 2], [], None),
+            replace(part("b", 0, [4, 1, 3, 2], [4, 1, 3, 2], 4, sizes={4: 1, 1: 1}), source=Source.API),
+            replace(part("b", 2, [1, 2], [2, 1], 2), logs=(ReplicaLog(BrokerId(2), "/d", 5, True),)),
+            part("c", 0, [1001, 1002], [1001, 1002], 1001),
+            part("c", 1, [1002, 1001], [1002], 1002),
+        ],
+    )
+    table = replica_table(state)
+    shuffled = table.take(pa.array(random.Random(3).sample(range(table.num_rows), table.num_rows)))
+    chunked = pa.concat_tables([shuffled.slice(0, 4), shuffled.slice(4, 3), shuffled.slice(7)])
+    chunked = chunked.set_column(
+        chunked.schema.get_field_index("topic"), "topic", chunked.column("topic").dictionary_encode()
+    )
+    nulls = pa.array([None if r["in_isr"] is False else True for r in chunked.select(["in_isr"]).to_pylist()])
+    chunked = chunked.set_column(chunked.schema.get_field_index("in_isr"), "in_isr", nulls)
+    back = state_from_tables(header_table(state), chunked)
+    assert back == canonical(state)
+    everyone = back.partitions[3]
+    assert everyone.isr is everyone.replicas, "a full ISR is the replica tuple itself"
+    a0 = back.partitions[0]
+    assert a0.logs[1].size is a0.logs[2].size, "replicas of the same size share it"
+    c0, c1 = back.partitions[-2:]
+    assert c0.replicas[0] is c1.replicas[1] and c0.replicas[1] is c1.leader, "one int per broker id"
+    assert state_from_tables(header_table(state), table.slice(0, 0)).partitions == ()
+
+
 def test_rows_carry_the_replica_its_partition_and_the_throttles_in_force() -> None:
     state = snap(
         T0,
