@@ -4,6 +4,9 @@ speed and peak memory at 100k partitions / 50 brokers and 1M partitions / 500 br
 
     PYTHONPATH=. .venv/bin/python bench/bench_generate.py            # everything (about 10 min)
     PYTHONPATH=. .venv/bin/python bench/bench_generate.py --quick    # quality and 100k only
+    PYTHONPATH=. .venv/bin/python bench/bench_generate.py --versus /tmp/base --rounds 2
+        # 1M partitions / 500 brokers only, this tree against another checkout (a detached
+        # worktree of an earlier commit), alternating old and new processes
 
 Each speed figure runs in a fresh process (its peak RSS includes the snapshot); the median of
 ``--runs`` runs is printed. Synthetic clusters: Pareto partition sizes, RF 3, brokers on racks
@@ -140,6 +143,42 @@ def speed(scales: list[tuple[int, int, int]]) -> None:
     print()
 
 
+def versus(other: str, rounds: int) -> None:
+    """The 1M scale in ``other`` (the previous code) and here, alternating, ``rounds`` times each:
+    the median seconds per goal, before and after, and the peak RSS."""
+    import os
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent.parent
+    runs: dict[str, list[dict[str, object]]] = {"before": [], "after": []}
+    for _ in range(rounds):
+        for label, root in (("before", Path(other).resolve()), ("after", here)):
+            ran = subprocess.run(
+                [str(root / ".venv/bin/python"), "bench/bench_generate.py", "--scale", "1000000,500,1"],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=root,
+                env={**os.environ, "PYTHONPATH": "."},
+            )
+            runs[label].append(json.loads(ran.stdout.strip().splitlines()[-1]))
+            print(f"{label} ({root}): {runs[label][-1]}", file=sys.stderr, flush=True)
+
+    def median(label: str, name: str, field: str = "seconds") -> float:
+        return statistics.median(float(r[name][field]) for r in runs[label])  # type: ignore[index]
+
+    print(f"## 1,000,000 partitions / 500 brokers: {other} (before) against this tree (after), median of {rounds}\n")
+    print("| goal | before | after | ratio |")
+    print("|---|---|---|---|")
+    for name in GOALS:
+        b, a = median("before", name), median("after", name)
+        moves = int(median("after", name, "moved"))
+        print(f"| {name} | {b:.2f} s | {a:.2f} s ({moves:,} moves) | {b / a:.1f}× |")
+    rss = {k: statistics.median(float(r["peak_rss_gib"]) for r in v) for k, v in runs.items()}  # type: ignore[arg-type]
+    print(f"| peak RSS (snapshot included) | {rss['before']:.2f} GiB | {rss['after']:.2f} GiB | |")
+    print()
+
+
 def _ratio(r: float | None) -> str:
     return "—" if r is None else f"{r:.2f}"
 
@@ -149,7 +188,12 @@ def main() -> None:
     p.add_argument("--quick", action="store_true", help="quality, versus --generate and 100k only")
     p.add_argument("--runs", type=int, default=3, help="runs per goal at 100k (1M runs once)")
     p.add_argument("--scale", help=argparse.SUPPRESS)
+    p.add_argument("--versus", metavar="DIR", help="only 1M: the checkout DIR (before) against this one (after)")
+    p.add_argument("--rounds", type=int, default=2, help="with --versus: runs of each, alternating")
     args = p.parse_args()
+    if args.versus:
+        versus(args.versus, args.rounds)
+        return
     if args.scale:
         partitions, brokers, runs = map(int, args.scale.split(","))
         print(json.dumps(one_scale(partitions, brokers, runs)))

@@ -37,8 +37,9 @@ import heapq
 import math
 import random
 import re
+from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, MutableSequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from time import perf_counter
@@ -982,123 +983,148 @@ _GOALS: dict[Goal, Callable[[_Context], Bound]] = {
 # ------------------------------------------------------------------------------------------
 def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]) -> bool:
     """Move replicas from the most loaded of ``sources`` to the least loaded of ``dests`` until even
-    (or the budget is spent, or nothing can move); whether the goal's balance was reached."""
+    (or the budget is spent, or nothing can move); whether the goal's balance was reached.
+
+    The loop runs once per move (up to hundreds of thousands at 1M partitions), so it works on
+    plain lists: the loads are mirrored as Python ints (and floats, the heaps' keys), each row's
+    racks are bit masks built once with numpy, and the moves are applied to the layout at the end."""
     lay, opts = ctx.lay, ctx.options
-    load = lay.count if metric is Metric.COUNT else lay.bytes
     pool = sorted(set(sources) | set(dests))
     mean_c = float(lay.count[pool].sum()) / len(pool)
     mean_b = float(lay.bytes[pool].sum()) / len(pool)
     top_c = math.ceil(mean_c)
+    floor_c = math.floor(mean_c)
     tol = opts.tolerance
-    # per source broker: its movable replicas sorted by size
-    m, _ = lay.matrix()
-    movable = np.array(ctx.movable, np.bool_)
-    r_idx, c_idx = np.nonzero((m != PAD) & movable[:, None])
-    pos = m[r_idx, c_idx]
-    keep = np.isin(pos, np.array(sources, np.int64))
-    r_idx, pos = r_idx[keep], pos[keep]
-    sizes = np.array(lay.size, np.int64)
-    order = np.lexsort((r_idx, sizes[r_idx], pos))
-    r_idx, pos = r_idx[order], pos[order]
-    bounds = np.searchsorted(pos, np.arange(len(lay.ids) + 1))
-    cand_rows = {i: r_idx[bounds[i] : bounds[i + 1]].tolist() for i in sources}
-    cand_sizes = {i: sizes[cand_rows[i]].tolist() for i in sources}
-    used = bytearray(len(lay.reps))
+    high_b, low_b = mean_b * (1 + tol), mean_b * (1 - tol)
+    by_count = metric is Metric.COUNT
+    cands = _candidates(ctx, sources)
+    bit = [1 << (k + 1) for k in lay.rack]  # as _rack_masks numbers racks
     src = np.array(sources, np.int64)
     dst = np.array(dests, np.int64)
     is_src, is_dst = set(sources), set(dests)
     tie = ctx.tiebreak.tolist()
+    ids, position, reps, row_size = lay.ids, lay.position, lay.reps, lay.size
+    check_racks = ctx.rack_aware
+    count, size_b = lay.count.tolist(), lay.bytes.tolist()
+    load = count if by_count else size_b
+    key = [float(x) for x in load]
+    """``float(load[i])``: the heaps' keys, and how a heap entry is known to be current."""
     # heaps of (load, tie-break, position), updated lazily: an entry whose load is no longer the
     # broker's is skipped (a move changes two loads; the loop never scans all brokers)
-    over = [(-float(load[i]), -tie[i], i) for i in sources]
-    under = [(float(load[i]), tie[i], i) for i in dests]
+    over = [(-key[i], -tie[i], i) for i in sources]
+    under = [(key[i], tie[i], i) for i in dests]
     heapq.heapify(over)
     heapq.heapify(under)
     inactive: set[int] = set()
+    moved_rows: list[int] = []
+    moved_from: list[int] = []
+    moved_to: list[int] = []
     moves = spent = 0
     max_moves = opts.max_moves if opts.max_moves is not None else -1
     max_bytes = opts.max_bytes if opts.max_bytes is not None else -1
-    min_gap = 1 if metric is Metric.COUNT else 0
-
-    def top() -> int | None:
-        while over:
-            value, _, i = over[0]
-            if i in inactive or -value != load[i]:
-                heapq.heappop(over)
-                continue
-            return i
-        return None
+    min_gap = 1 if by_count else 0
 
     def even(s: int, d: int) -> bool:
-        hi, lo = float(load[s]), float(load[d])
-        if metric is Metric.COUNT:
-            return hi - lo <= 1 or (hi <= top_c and lo >= math.floor(mean_c))
-        return (hi <= mean_b * (1 + tol) and lo >= mean_b * (1 - tol)) or hi <= lo
+        hi, lo = key[s], key[d]
+        if by_count:
+            return hi - lo <= 1 or (hi <= top_c and lo >= floor_c)
+        return (hi <= high_b and lo >= low_b) or hi <= lo
 
     budget_hit = finished = False
-    while not finished and (s := top()) is not None:
-        picked = None
+    while not finished:
+        s = -1
+        while over:  # the most loaded source still active
+            value, _, i = over[0]
+            if i in inactive or -value != key[i]:
+                heapq.heappop(over)
+                continue
+            s = i
+            break
+        if s < 0:
+            break
+        picked = -1
+        d = -1
         kept: list[tuple[float, float, int]] = []  # destinations looked at, least loaded first: back in the heap after
+        seen: set[int] = set()
         tried = 0
         while under and tried < _DESTINATIONS:
             entry = heapq.heappop(under)
             d = entry[2]
-            if entry[0] != load[d] or any(k[2] == d for k in kept):
+            if entry[0] != key[d] or d in seen:
                 continue  # stale, or seen already
             kept.append(entry)
+            seen.add(d)
             if d == s:
                 continue
             if not tried and (even(s, d) or moves == max_moves):
                 finished, budget_hit = True, moves == max_moves and not even(s, d)
                 break
-            gap = int(load[s] - load[d])
+            gap = load[s] - load[d]
             if gap <= min_gap:
                 break
             tried += 1
-            if metric is Metric.COUNT:
-                need = max(1, top_c - int(lay.count[d]))
-                ideal = max(0.0, (mean_b - float(lay.bytes[d])) / need)
-                limit = None
+            if by_count:
+                need = max(1, top_c - count[d])
+                ideal = max(0.0, (mean_b - float(size_b[d])) / need)
+                limit = -1
             else:
-                above, below = float(load[s]) - mean_b, mean_b - float(load[d])
+                above, below = key[s] - mean_b, mean_b - key[d]
                 ideal = min(above, below) if above > 0 and below > 0 else gap / 2
                 limit = gap
-            room = None if max_bytes < 0 else max_bytes - spent
-            picked = _pick(ctx, s, d, cand_rows[s], cand_sizes[s], used, ideal, limit, room)
-            if picked is not None:
+            room = -1 if max_bytes < 0 else max_bytes - spent
+            rs, rd = bit[s], bit[d]
+            picked = _pick(
+                cands[s],  # type: ignore[arg-type]  # a source: it has candidates
+                reps,
+                ids[s],
+                ids[d],
+                rd if check_racks and rs != rd else 0,
+                ideal,
+                limit,
+                room,
+            )
+            if picked >= 0:
                 break
         for entry in kept:
             heapq.heappush(under, entry)
         if finished or not kept:
             break
-        if picked is None:
+        if picked < 0:
             inactive.add(s)
             continue
-        row, d = picked
-        used[row] = 1
-        for b in lay.original[row]:  # the partition moves once: it leaves every source's candidates
-            i = lay.position[b]
-            if i != s and i in cand_rows:
-                _forget(cand_rows[i], cand_sizes[i], row, lay.size[row])
-        lay.move(row, lay.ids[s], lay.ids[d])
+        row = picked
+        for b in reps[row]:  # the partition moves once: it leaves every source's candidates
+            if (c := cands[position[b]]) is not None:
+                c.forget(row, row_size[row])
+        moved_rows.append(row)
+        moved_from.append(ids[s])
+        moved_to.append(ids[d])
+        size = row_size[row]
+        count[s] -= 1
+        count[d] += 1
+        size_b[s] -= size
+        size_b[d] += size
         for i in (s, d):
+            key[i] = float(load[i])
             if i in is_src:
-                heapq.heappush(over, (-float(load[i]), -tie[i], i))
+                heapq.heappush(over, (-key[i], -tie[i], i))
             if i in is_dst:
-                heapq.heappush(under, (float(load[i]), tie[i], i))
+                heapq.heappush(under, (key[i], tie[i], i))
         moves += 1
-        spent += lay.size[row]
+        spent += size
+    lay.move_many(moved_rows, moved_from, moved_to)
     active = [i for i in sources if i not in inactive]
+    final = lay.count if by_count else lay.bytes
 
     def done() -> bool:
-        hi, lo = load[src].max(), load[dst].min()
-        if metric is Metric.COUNT:
-            return bool(hi - lo <= 1 or (hi <= top_c and lo >= math.floor(mean_c)))
-        return bool(hi <= mean_b * (1 + tol) and lo >= mean_b * (1 - tol)) or bool(hi <= lo)
+        hi, lo = final[src].max(), final[dst].min()
+        if by_count:
+            return bool(hi - lo <= 1 or (hi <= top_c and lo >= floor_c))
+        return bool(hi <= high_b and lo >= low_b) or bool(hi <= lo)
 
     reached = done()
     if not reached:
-        what = "replicas" if metric is Metric.COUNT else "bytes"
+        what = "replicas" if by_count else "bytes"
         why = (
             (
                 "the budget ("
@@ -1124,35 +1150,98 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
     return reached
 
 
-def _forget(rows: list[int], sizes: list[int], row: int, size: int) -> None:
-    """Remove ``row`` (of ``size``) from a size-sorted candidate list."""
-    i = bisect_left(sizes, size)
-    while i < len(rows) and sizes[i] == size:
-        if rows[i] == row:
-            del rows[i], sizes[i]
-            return
-        i += 1
+@dataclass(slots=True)
+class _Candidates:
+    """One source broker's movable replicas for :func:`_pick`, sorted by (size, row), as three
+    aligned sequences: the rows, their sizes, and the rack bits a destination must not be on
+    for the row to move there (work out once what :func:`_pick` asks of every candidate)."""
+
+    rows: MutableSequence[int]
+    sizes: MutableSequence[int]
+    fails: MutableSequence[int]
+
+    def forget(self, row: int, size: int) -> None:
+        """Remove ``row`` (of ``size``) when it is among the candidates."""
+        rows, sizes = self.rows, self.sizes
+        i = bisect_left(sizes, size)
+        while i < len(rows) and sizes[i] == size:
+            if rows[i] == row:
+                del rows[i], sizes[i], self.fails[i]
+                return
+            i += 1
+
+
+def _candidates(ctx: _Context, sources: list[int]) -> list[_Candidates | None]:
+    """Per broker position: the candidates of each of ``sources`` (None for the others).
+
+    A move from ``s`` to ``d`` on another rack must not lower the racks the partition spans: it
+    may not go when ``d``'s rack is among the partition's other replicas unless ``s``'s rack stays
+    among them too. Both are bit masks of the row's racks (every rack of its replicas; the racks
+    two of its brokers share), so a candidate's ``fails`` is 0 when another of its brokers is on
+    ``s``'s rack, else the bits of all its racks."""
+    lay = ctx.lay
+    m, _ = lay.matrix()
+    movable = np.array(ctx.movable, np.bool_)
+    r_idx, c_idx = np.nonzero((m != PAD) & movable[:, None])
+    pos = m[r_idx, c_idx]
+    keep = np.isin(pos, np.array(sources, np.int64))
+    r_idx, pos = r_idx[keep], pos[keep]
+    sizes = np.array(lay.size, np.int64)[r_idx]
+    order = np.lexsort((r_idx, sizes, pos))
+    r_idx, pos, sizes = r_idx[order], pos[order], sizes[order]
+    bounds = np.searchsorted(pos, np.arange(len(lay.ids) + 1)).tolist()
+    bits, every, twice = _rack_masks(lay, m)
+    fails = np.where(twice[r_idx] & bits[pos] != 0, 0, every[r_idx])
+    out: list[_Candidates | None] = [None] * len(lay.ids)
+    for i in sources:
+        a, b = bounds[i], bounds[i + 1]
+        out[i] = _Candidates(_ints(r_idx[a:b]), _ints(sizes[a:b]), _ints(fails[a:b]))
+    return out
+
+
+def _ints(a: np.ndarray) -> MutableSequence[int]:
+    """A 1-d array as a compact sequence of ints (a Python list when beyond int64)."""
+    if a.dtype == object:
+        return list(a.tolist())
+    return array("q", a.astype(np.int64).tobytes())
+
+
+def _rack_masks(lay: Layout, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each position's rack as one bit (no rack, -1, is bit 0), and per row of the position matrix
+    ``m`` the bits of the racks its replicas are on and of the racks two of its brokers share.
+    int64 up to 61 racks, Python ints (object arrays) beyond."""
+    wide = len(lay.rack_names) >= 62
+    bits = np.array([1 << (k + 1) for k in lay.rack], object if wide else np.int64)
+    real = m != PAD
+    table = np.append(bits, np.zeros(1, bits.dtype))
+    cell = table[np.where(real, m, len(bits))]  # 0 for padding
+    every = np.zeros(m.shape[0], bits.dtype)
+    twice = np.zeros(m.shape[0], bits.dtype)
+    for j in range(m.shape[1]):
+        every |= cell[:, j]
+        for k in range(j + 1, m.shape[1]):
+            same = real[:, j] & real[:, k] & (m[:, j] != m[:, k]) & (cell[:, j] == cell[:, k])
+            twice |= np.where(same, cell[:, j], 0)
+    return bits, every, twice
 
 
 def _pick(
-    ctx: _Context,
-    s: int,
-    d: int,
-    rows: list[int],
-    sizes: list[int],
-    used: bytearray,
+    c: _Candidates,
+    reps: list[list[int]],
+    sb: int,
+    db: int,
+    rack: int,
     ideal: float,
-    limit: int | None,
-    room: int | None,
-) -> tuple[int, int] | None:
-    """A replica on position ``s`` that may move to position ``d``: its size nearest ``ideal`` (below
-    ``limit`` when given, within ``room`` bytes when given); it leaves ``rows``."""
-    lay, rack = ctx.lay, ctx.rack_of
-    reps = lay.reps
-    sb, db = lay.ids[s], lay.ids[d]
-    rack_s, rack_d = rack[sb], rack[db]
-    check_rack = ctx.rack_aware and rack_d != rack_s
-    n = len(rows)
+    limit: int,
+    room: int,
+) -> int:
+    """A replica on broker ``sb`` (of its candidates ``c``) that may move to broker ``db``: its size
+    nearest ``ideal`` (strictly between 0 and ``limit`` when ``limit`` is not -1, at most ``room``
+    bytes when ``room`` is not -1); it leaves the candidates; -1 when none of the window may.
+    ``rack`` is ``db``'s rack bit when the two brokers' racks differ and racks count, else 0: the
+    move must not lower the racks the partition spans (:func:`_candidates`)."""
+    rows, sizes, fails = c.rows, c.sizes, c.fails
+    n = len(sizes)
     k = bisect_left(sizes, ideal)
     lo, hi = k - 1, k
     checked = steps = 0
@@ -1166,26 +1255,19 @@ def _pick(
         else:
             break
         steps += 1
-        row = rows[i]
-        if used[row]:
-            continue
         size = sizes[i]
-        if (limit is not None and not 0 < size < limit) or (room is not None and size > room):
+        if (limit >= 0 and not 0 < size < limit) or (room >= 0 and size > room):
             continue
         checked += 1
+        if fails[i] & rack:
+            continue
+        row = rows[i]
         r = reps[row]
         if db in r or sb not in r:
             continue
-        # racks: not worse, i.e. d's rack is new to the other replicas, or s's rack stays among them
-        if (
-            check_rack
-            and any(rack[b] == rack_d for b in r if b != sb)
-            and not any(rack[b] == rack_s for b in r if b != sb)
-        ):
-            continue
-        del rows[i], sizes[i]
-        return row, d
-    return None
+        del rows[i], sizes[i], fails[i]
+        return row
+    return -1
 
 
 def _even_leaders(ctx: _Context, rows: Iterable[int], budget: int | None = None) -> bool:
