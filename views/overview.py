@@ -152,7 +152,7 @@ if idle := decommission_service.idle_fenced(state):
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
             else:
-                st.success(f"Unregistered broker {gone}: the cluster no longer knows it.")
+                st.success(f"Unregistered broker {gone}: the controller no longer knows it.")
     else:
         st.caption(who.why_not("unregister"))
 

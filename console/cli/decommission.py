@@ -152,7 +152,7 @@ def _unregister_idle(args: argparse.Namespace, store: object) -> int:
         return Exit.FAILED
     with connect(args) as reader:
         flow_service.unregister_idle(store, reader.gateway(), Identity.cli(getpass.getuser()), reader.settings.name, n)
-    print(f"Unregistered broker {n}: the cluster no longer knows it.", file=sys.stderr)
+    print(f"Unregistered broker {n}: the controller no longer knows it.", file=sys.stderr)
     if args.json:
         print(json.dumps({"unregistered": n}))
     return Exit.OK

@@ -115,7 +115,14 @@ def unregister(store: Store, cluster: ClusterGateway, who: Identity, flow_id: in
             _set(store, who, flow, Step.UNREGISTER, blocked=f"Broker {b} was not unregistered: {e.message}")
             raise
         done.append(b)
-    _set(store, who, flow, Step.DONE, note=f"Unregistered broker {ids_text(done)}: the cluster no longer knows them.")
+    _set(
+        store,
+        who,
+        flow,
+        Step.DONE,
+        note=f"Unregistered broker {ids_text(done)}: the controller no longer knows them (the brokers' "
+        "metadata follows within seconds).",
+    )
     return _flow(store, flow_id)
 
 

@@ -113,6 +113,6 @@ def test_overview_offers_to_unregister_a_fenced_broker_that_holds_nothing(fake_c
     at.checkbox(key="overview.unregister_sure").check().run()
     button(at, "Unregister broker 3").click()  # type: ignore[attr-defined]
     at.run()
-    assert [s.value for s in at.success] == ["Unregistered broker 3: the cluster no longer knows it."]
+    assert [s.value for s in at.success] == ["Unregistered broker 3: the controller no longer knows it."]
     with fake_cluster.held() as fake:
         assert BrokerId(3) not in fake.racks

@@ -149,6 +149,10 @@ def test_decommission_from_the_command_line_cordons_drains_and_unregisters(
         assert (code, flow["step"], flow["blocked"]) == (0, "unregister", None), flow
         code, flow = run("--id", str(flow["id"]), "--unregister", "--yes")
         assert (code, flow["step"]) == (0, "done"), flow
-        registered = reader.kafka.describe_registered()
-        assert registered is not None and 3 not in {b.id for b in registered}
+        # the controller took it; the broker answering DescribeCluster may learn it a moment later
+        wait_for(
+            lambda: (r := reader.kafka.describe_registered()) is not None and 3 not in {b.id for b in r},
+            timeout=30,
+            what="broker 3 gone from DescribeCluster",
+        )
         assert reader.snapshot().broker(BrokerId(3)) is None
