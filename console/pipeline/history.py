@@ -122,18 +122,18 @@ def moves(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAUL
         "leader_throttled",
     )
     seq = F.broadcast(sequence(headers))
-    # What the leader's side of each partition has in force at each snapshot (its leader throttle).
-    leaders = r.filter("is_leader").select(
-        "cluster",
-        "taken_at",
-        "topic",
-        "partition",
-        F.when(F.col("leader_throttled"), F.col("leader_rate")).alias("source_rate"),
+    # One pass over the replicas keeps the rows moves are made of, a small share of them: the replicas
+    # adding, and the leaders whose leader throttle is in force (the source's side of a move's
+    # throttle). What a leader has in force reaches its partition's adding replicas through a window
+    # over those rows, so no other row is shuffled (a join with every leader row would shuffle them all).
+    kept = r.filter(F.col("adding") | (F.col("is_leader") & F.col("leader_throttled")))
+    source_rate = F.max(F.when(F.col("is_leader") & F.col("leader_throttled"), F.col("leader_rate"))).over(
+        Window.partitionBy("cluster", "taken_at", "topic", "partition")
     )
     adding = (
-        r.filter("adding")
+        kept.withColumn("source_rate", source_rate)
+        .filter("adding")
         .join(seq, ["cluster", "taken_at"], "inner")
-        .join(leaders, ["cluster", "taken_at", "topic", "partition"], "left")
         .withColumn(
             "throttle", F.least(F.when(F.col("follower_throttled"), F.col("follower_rate")), F.col("source_rate"))
         )
@@ -160,6 +160,10 @@ def moves(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAUL
         F.avg("concurrent").alias("concurrent"),
         F.count(F.lit(1)).alias("samples"),
     )
+    # The replica at the snapshot after each run: only the rows matching a run's end are kept, by a
+    # lookup in the runs' ends broadcast to the scan (one row per move: small, however long the
+    # history), so the replica rows are scanned, never shuffled.
+    ends = runs.select(*KEY, "next_taken_at").filter(F.col("next_taken_at").isNotNull())
     after = r.select(
         "cluster",
         "topic",
@@ -168,8 +172,8 @@ def moves(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAUL
         F.col("taken_at").alias("next_taken_at"),
         F.col("bytes").alias("end_bytes"),
         F.col("adding").alias("still_adding"),
-    )
-    m = runs.join(after, ["cluster", "topic", "partition", "broker", "next_taken_at"], "left")
+    ).join(F.broadcast(ends), [*KEY, "next_taken_at"], "left_semi")
+    m = runs.join(after, [*KEY, "next_taken_at"], "left")
     outcome = (
         F.when(
             F.col("next_taken_at").isNull(),

@@ -180,11 +180,25 @@ def spark_errors() -> tuple[type[BaseException], ...]:
 
 
 def run_job(what: str, body: Callable[[], T]) -> T:
-    """``body()``, with a Spark failure turned into :class:`SparkJobFailed` naming ``what`` failed."""
+    """``body()``, with a Spark failure turned into :class:`SparkJobFailed` naming ``what`` failed.
+    In a classic session the Spark jobs ``body`` starts carry ``what`` as their description (the
+    web UI's and the event log's name for them)."""
+    from pyspark import SparkContext
+
+    sc = SparkContext._active_spark_context
+    before = sc.getLocalProperty(_DESCRIPTION) if sc is not None else None
+    if sc is not None:
+        sc.setLocalProperty(_DESCRIPTION, what)
     try:
         return body()
     except spark_errors() as e:
         raise job_failed(what, e) from None
+    finally:
+        if sc is not None:
+            sc.setLocalProperty(_DESCRIPTION, before)  # type: ignore[arg-type]  # None removes it
+
+
+_DESCRIPTION = "spark.job.description"
 
 
 def job_failed(what: str, e: BaseException) -> BaseException:
