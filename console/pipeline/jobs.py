@@ -97,7 +97,11 @@ def history_job(
         s, data = _start(spark, snapshots, report)
         with progress(s, tasks):
             report("Finding moves")
-            output.write("moves", H.moves(data.replicas, data.headers, stuck))
+            # the adding replicas, kept (a small share of the rows): the moves read them twice
+            adding = H.moving(data.replicas, data.headers).persist()
+            run_job("Finding the replicas adding", adding.count)
+            output.write("moves", H.moves(data.replicas, data.headers, stuck, adding))
+            adding.unpersist()
             moves = s.read.parquet(output.path("moves"))
             report("Copy rates")
             output.write("copy_rates", H.copy_rates(moves))
