@@ -261,7 +261,9 @@ def same_tables(new: Path, old: Path) -> list[str]:
     return problems
 
 
-def history_only(day: Day, where: Path, runs: int, against: Path | None, stages: bool) -> None:
+def history_only(
+    day: Day, where: Path, runs: int, against: Path | None, stages: bool, conf: list[str] | None = None
+) -> None:
     """The history job on ``local[2]`` over the day kept in ``where``, ``runs`` times; with ``against``
     (another checkout of the console), that code's job too, the two alternating (which goes first
     swaps every round), and a check that both wrote the same tables."""
@@ -278,7 +280,7 @@ def history_only(day: Day, where: Path, runs: int, against: Path | None, stages:
             order = list(trees.items()) if i % 2 == 0 else list(reversed(trees.items()))
             for name, tree in order:
                 logs = scratch / f"events-{name}-{i}"
-                extra = event_log_conf(logs) if stages else []
+                extra = (event_log_conf(logs) if stages else []) + [a for kv in conf or () for a in ("--conf", kv)]
                 out = scratch / f"tables-{name}"
                 took = job(
                     "history", "--snapshots", str(snaps), "--out", str(out), "--master", "local[2]", *extra, tree=tree
@@ -365,12 +367,15 @@ def main() -> None:
         help="another checkout of the console: run its history job too, alternating, and compare the tables",
     )
     ap.add_argument("--stages", action="store_true", help="print each run's Spark jobs and stages (event log)")
+    ap.add_argument(
+        "--conf", action="append", default=[], metavar="KEY=VALUE", help="Spark setting for the history job runs"
+    )
     args = ap.parse_args()
     day = Day(partitions=args.partitions, hours=args.hours)
     if args.history_only:
         if args.day is None:
             ap.error("--history-only needs --day DIR (where the day is kept)")
-        history_only(day, args.day, args.runs, args.against, args.stages)
+        history_only(day, args.day, args.runs, args.against, args.stages, args.conf)
     elif not args.skip_history:
         storage_and_history(day, args.runs, args.storage_only)
     if not args.skip_collect:
