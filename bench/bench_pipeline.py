@@ -177,6 +177,8 @@ def event_log_conf(log_dir: Path) -> list[str]:
         f"spark.eventLog.dir=file://{log_dir}",
         "--conf",
         "spark.eventLog.compress=false",
+        "--conf",
+        "spark.eventLog.rolling.enabled=false",
     ]
 
 
@@ -184,12 +186,12 @@ def stage_breakdown(log_dir: Path) -> list[str]:
     """Per Spark job of the event log in ``log_dir`` (one application): its description (what the
     console was doing), wall time, and per stage the tasks, the executors' run time, the rows
     scanned, and the rows and bytes shuffled out."""
-    (log,) = [f for f in log_dir.iterdir() if f.is_file() and not f.name.startswith(".")]
+    logs = sorted(f for f in log_dir.rglob("*") if f.is_file() and not f.name.startswith((".", "appstatus")))
     jobs: dict[int, dict[str, object]] = {}
     stage_job: dict[int, int] = {}
     stages: dict[int, dict[str, float]] = {}
     app_start = app_end = 0.0
-    for line in log.read_text().splitlines():
+    for line in (line for f in logs for line in f.read_text().splitlines()):
         e = json.loads(line)
         kind = e["Event"]
         if kind == "SparkListenerApplicationStart":
@@ -221,8 +223,9 @@ def stage_breakdown(log_dir: Path) -> list[str]:
                 "shuffle_bytes": num("internal.metrics.shuffle.write.bytesWritten"),
             }
     lines = [
-        f"  Spark application {(app_end - app_start) / 1000:.1f} s; per Spark job: wall time, then its stages "
-        "(tasks, executors' run time, rows scanned, rows and bytes shuffled out)"
+        f"  Spark application {(app_end - app_start) / 1000:.1f} s; per Spark job: when it started (from the "
+        "application's start), its wall time, then its stages (tasks, executors' run time, rows scanned, rows and "
+        "bytes shuffled out)"
     ]
     for jid, j in sorted(jobs.items()):
         done = [stages[sid] | {"id": sid} for sid, owner in sorted(stage_job.items()) if owner == jid and sid in stages]
@@ -239,7 +242,8 @@ def stage_breakdown(log_dir: Path) -> list[str]:
             )
             for st in done
         ]
-        lines.append(f"  {wall:6.1f} s  {j['what']}: " + "; ".join(parts))
+        at = (float(str(j["start"])) - app_start) / 1000
+        lines.append(f"  +{at:5.1f} s {wall:6.1f} s  {j['what']}: " + "; ".join(parts))
     return lines
 
 

@@ -196,17 +196,22 @@ def moves(
     )
     # The replica at the snapshot after each run: only the rows matching a run's end are kept, by a
     # lookup in the runs' ends broadcast to the scan (one row per move: small, however long the
-    # history), so the replica rows are scanned, never shuffled.
+    # history), so the replica rows are scanned, never shuffled. The snapshots runs end before go
+    # first: one timestamp to look up lets most rows go before their names are read.
     ends = runs.select(*KEY, "next_taken_at").filter(F.col("next_taken_at").isNotNull())
-    after = r.select(
-        "cluster",
-        "topic",
-        "partition",
-        "broker",
-        F.col("taken_at").alias("next_taken_at"),
-        F.col("bytes").alias("end_bytes"),
-        F.col("adding").alias("still_adding"),
-    ).join(F.broadcast(ends), [*KEY, "next_taken_at"], "left_semi")
+    after = (
+        r.select(
+            "cluster",
+            "topic",
+            "partition",
+            "broker",
+            F.col("taken_at").alias("next_taken_at"),
+            F.col("bytes").alias("end_bytes"),
+            F.col("adding").alias("still_adding"),
+        )
+        .join(F.broadcast(ends.select("next_taken_at").distinct()), "next_taken_at", "left_semi")
+        .join(F.broadcast(ends), [*KEY, "next_taken_at"], "left_semi")
+    )
     m = runs.join(after, [*KEY, "next_taken_at"], "left")
     outcome = (
         F.when(
