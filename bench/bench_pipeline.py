@@ -145,7 +145,11 @@ def storage_and_history(day: Day, runs: int, storage_only: bool = False) -> None
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def prepared_day(day: Day, where: Path) -> Path:
+def conf_args(conf: list[str] | None) -> list[str]:
+    return [a for kv in conf or () for a in ("--conf", kv)]
+
+
+def prepared_day(day: Day, where: Path, conf: list[str] | None = None) -> Path:
     """The synthetic ``day`` written and compacted under ``where/snapshots``: done once, reused while
     ``where/_day.json`` names the same day (writing and compacting a full day takes minutes)."""
     marker, snaps = where / "_day.json", where / "snapshots"
@@ -158,7 +162,7 @@ def prepared_day(day: Day, where: Path) -> Path:
     shutil.rmtree(where, ignore_errors=True)
     started = time.monotonic()
     counts = write_day(day, snaps)
-    took = job("compact", "--snapshots", str(snaps), "--before", "2100-01-01", "--master", "local[2]")
+    took = job("compact", "--snapshots", str(snaps), "--before", "2100-01-01", "--master", "local[2]", *conf_args(conf))
     marker.write_text(json.dumps(want))
     print(
         f"- synthetic day written in {where}: {counts['snapshots']:,} snapshots, {counts['rows']:,} replica rows, "
@@ -271,7 +275,7 @@ def history_only(
     """The history job on ``local[2]`` over the day kept in ``where``, ``runs`` times; with ``against``
     (another checkout of the console), that code's job too, the two alternating (which goes first
     swaps every round), and a check that both wrote the same tables."""
-    snaps = prepared_day(day, where)
+    snaps = prepared_day(day, where, conf)
     trees = {"new": ROOT} | ({"old": against.resolve()} if against else {})
     print(
         f"## The history job on local[2]: {day.partitions:,} partitions every {day.every_s} s for {day.hours:g} h "
@@ -284,7 +288,7 @@ def history_only(
             order = list(trees.items()) if i % 2 == 0 else list(reversed(trees.items()))
             for name, tree in order:
                 logs = scratch / f"events-{name}-{i}"
-                extra = (event_log_conf(logs) if stages else []) + [a for kv in conf or () for a in ("--conf", kv)]
+                extra = (event_log_conf(logs) if stages else []) + conf_args(conf)
                 out = scratch / f"tables-{name}"
                 took = job(
                     "history", "--snapshots", str(snaps), "--out", str(out), "--master", "local[2]", *extra, tree=tree

@@ -8,6 +8,7 @@ session start) and reported as :class:`SparkUnavailable`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -195,7 +196,9 @@ def run_job(what: str, body: Callable[[], T]) -> T:
         raise job_failed(what, e) from None
     finally:
         if sc is not None:
-            sc.setLocalProperty(_DESCRIPTION, before)  # type: ignore[arg-type]  # None removes it
+            # a Spark that has gone (its JVM died) must not hide why the job failed
+            with contextlib.suppress(*spark_errors(), OSError):
+                sc.setLocalProperty(_DESCRIPTION, before)  # type: ignore[arg-type]  # None removes it
 
 
 _DESCRIPTION = "spark.job.description"
