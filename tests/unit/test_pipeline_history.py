@@ -223,3 +223,20 @@ def test_no_replica_row_is_shuffled_but_the_ones_moves_are_made_of(snapshots: Pa
     finally:
         for k, v in saved.items():
             s.conf.set(k, v)
+
+
+def test_spark_jobs_carry_the_step_the_console_was_on(snapshots: Path) -> None:
+    """What the web UI and the event log call a job: the step (``run_job``'s ``what``), restored after."""
+    from console.pipeline.spark import run_job, session
+
+    sc = session(SparkSettings(master="local[2]")).sparkContext
+    seen = run_job(
+        "Outer step",
+        lambda: (
+            sc.getLocalProperty("spark.job.description"),
+            run_job("Inner step", lambda: sc.getLocalProperty("spark.job.description")),
+            sc.getLocalProperty("spark.job.description"),
+        ),
+    )
+    assert seen == ("Outer step", "Inner step", "Outer step")
+    assert sc.getLocalProperty("spark.job.description") is None
