@@ -270,7 +270,13 @@ def same_tables(new: Path, old: Path) -> list[str]:
 
 
 def history_only(
-    day: Day, where: Path, runs: int, against: Path | None, stages: bool, conf: list[str] | None = None
+    day: Day,
+    where: Path,
+    runs: int,
+    against: Path | None,
+    stages: bool,
+    conf: list[str] | None = None,
+    old_first: bool = False,
 ) -> None:
     """The history job on ``local[2]`` over the day kept in ``where``, ``runs`` times; with ``against``
     (another checkout of the console), that code's job too, the two alternating (which goes first
@@ -285,7 +291,7 @@ def history_only(
     times: dict[str, list[float]] = {name: [] for name in trees}
     try:
         for i in range(runs):
-            order = list(trees.items()) if i % 2 == 0 else list(reversed(trees.items()))
+            order = list(trees.items()) if (i + old_first) % 2 == 0 else list(reversed(trees.items()))
             for name, tree in order:
                 logs = scratch / f"events-{name}-{i}"
                 extra = (event_log_conf(logs) if stages else []) + conf_args(conf)
@@ -375,6 +381,7 @@ def main() -> None:
         help="another checkout of the console: run its history job too, alternating, and compare the tables",
     )
     ap.add_argument("--stages", action="store_true", help="print each run's Spark jobs and stages (event log)")
+    ap.add_argument("--old-first", action="store_true", help="with --against: the old code runs first in round 1")
     ap.add_argument(
         "--conf", action="append", default=[], metavar="KEY=VALUE", help="Spark setting for the history job runs"
     )
@@ -383,7 +390,7 @@ def main() -> None:
     if args.history_only:
         if args.day is None:
             ap.error("--history-only needs --day DIR (where the day is kept)")
-        history_only(day, args.day, args.runs, args.against, args.stages, args.conf)
+        history_only(day, args.day, args.runs, args.against, args.stages, args.conf, args.old_first)
     elif not args.skip_history:
         storage_and_history(day, args.runs, args.storage_only)
     if not args.skip_collect:
