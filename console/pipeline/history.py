@@ -103,7 +103,29 @@ def sequence(headers: DataFrame) -> DataFrame:
     )
 
 
-def moves(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAULT_STUCK_AFTER_S) -> DataFrame:
+MOVING_COLUMNS = [
+    "cluster",
+    "taken_at",
+    "topic",
+    "partition",
+    "broker",
+    "rack",
+    "leader",
+    "in_isr",
+    "bytes",
+    "seq",
+    "next_taken_at",
+    "throttle",
+    "concurrent",
+]
+
+
+def moving(replicas: DataFrame, headers: DataFrame) -> DataFrame:
+    """The rows moves are made of: one per replica adding at a snapshot, with the snapshot's number
+    (``seq``) and the next one's time, the throttle it copied under (the least of its follower
+    throttle and its leader's leader throttle) and how many replicas its broker was adding then
+    (``concurrent``). A small share of the replica rows: the history job keeps it in memory, as
+    :func:`moves` reads it twice."""
     r = replicas.select(
         "cluster",
         "taken_at",
@@ -122,25 +144,37 @@ def moves(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAUL
         "leader_throttled",
     )
     seq = F.broadcast(sequence(headers))
-    # What the leader's side of each partition has in force at each snapshot (its leader throttle).
-    leaders = r.filter("is_leader").select(
-        "cluster",
-        "taken_at",
-        "topic",
-        "partition",
-        F.when(F.col("leader_throttled"), F.col("leader_rate")).alias("source_rate"),
+    # One pass over the replicas keeps the replicas adding and the leaders whose leader throttle is
+    # in force (the source's side of a move's throttle); what a leader has in force reaches its
+    # partition's adding replicas through a window over those rows only, so no other row is
+    # shuffled (a join with every leader row would shuffle them all).
+    kept = r.filter(F.col("adding") | (F.col("is_leader") & F.col("leader_throttled")))
+    source_rate = F.max(F.when(F.col("is_leader") & F.col("leader_throttled"), F.col("leader_rate"))).over(
+        Window.partitionBy("cluster", "taken_at", "topic", "partition")
     )
     adding = (
-        r.filter("adding")
+        kept.withColumn("source_rate", source_rate)
+        .filter("adding")
         .join(seq, ["cluster", "taken_at"], "inner")
-        .join(leaders, ["cluster", "taken_at", "topic", "partition"], "left")
         .withColumn(
             "throttle", F.least(F.when(F.col("follower_throttled"), F.col("follower_rate")), F.col("source_rate"))
         )
     )
-    adding = adding.withColumn(
+    return adding.withColumn(
         "concurrent", F.count(F.lit(1)).over(Window.partitionBy("cluster", "taken_at", "broker"))
-    )
+    ).select(*MOVING_COLUMNS)
+
+
+def moves(
+    replicas: DataFrame,
+    headers: DataFrame,
+    stuck_after_s: float = DEFAULT_STUCK_AFTER_S,
+    adding: DataFrame | None = None,
+) -> DataFrame:
+    """One row per replica move (``adding``: :func:`moving` of the same input, when the caller keeps it)."""
+    if adding is None:
+        adding = moving(replicas, headers)
+    r = replicas.select("cluster", "taken_at", "topic", "partition", "broker", "bytes", "adding")
     by_key = Window.partitionBy(*KEY).orderBy("seq")
     adding = adding.withColumn("run", F.col("seq") - F.row_number().over(by_key))
     in_run = Window.partitionBy(*KEY, "run").orderBy("seq")
@@ -160,16 +194,25 @@ def moves(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAUL
         F.avg("concurrent").alias("concurrent"),
         F.count(F.lit(1)).alias("samples"),
     )
-    after = r.select(
-        "cluster",
-        "topic",
-        "partition",
-        "broker",
-        F.col("taken_at").alias("next_taken_at"),
-        F.col("bytes").alias("end_bytes"),
-        F.col("adding").alias("still_adding"),
+    # The replica at the snapshot after each run: only the rows matching a run's end are kept, by a
+    # lookup in the runs' ends broadcast to the scan (one row per move: small, however long the
+    # history), so the replica rows are scanned, never shuffled. The snapshots runs end before go
+    # first: one timestamp to look up lets most rows go before their names are read.
+    ends = runs.select(*KEY, "next_taken_at").filter(F.col("next_taken_at").isNotNull())
+    after = (
+        r.select(
+            "cluster",
+            "topic",
+            "partition",
+            "broker",
+            F.col("taken_at").alias("next_taken_at"),
+            F.col("bytes").alias("end_bytes"),
+            F.col("adding").alias("still_adding"),
+        )
+        .join(F.broadcast(ends.select("next_taken_at").distinct()), "next_taken_at", "left_semi")
+        .join(F.broadcast(ends), [*KEY, "next_taken_at"], "left_semi")
     )
-    m = runs.join(after, ["cluster", "topic", "partition", "broker", "next_taken_at"], "left")
+    m = runs.join(after, [*KEY, "next_taken_at"], "left")
     outcome = (
         F.when(
             F.col("next_taken_at").isNull(),
@@ -260,15 +303,25 @@ def copy_rates(moves_df: DataFrame) -> DataFrame:
 
 def broker_load(replicas: DataFrame) -> DataFrame:
     r = replicas.select("cluster", "taken_at", "broker", "rack", "is_leader", "bytes", "adding", "removing")
+    # Summed per broker and rack first: a hash aggregation, partial in each task, so each task sends
+    # a row per broker and snapshot (a string aggregated, the rack, would sort every row instead);
+    # then per broker over those rows (one rack per broker and snapshot).
+    by_rack = r.groupBy("cluster", "taken_at", "broker", "rack").agg(
+        F.count(F.lit(1)).alias("replicas"),
+        F.count_if("is_leader").alias("leaders"),
+        F.sum("bytes").alias("bytes"),
+        F.count_if("adding").alias("adding"),
+        F.count_if("removing").alias("removing"),
+    )
     return (
-        r.groupBy("cluster", "taken_at", "broker")
+        by_rack.groupBy("cluster", "taken_at", "broker")
         .agg(
             F.first("rack", ignorenulls=True).alias("rack"),
-            F.count(F.lit(1)).cast("int").alias("replicas"),
-            F.count_if("is_leader").cast("int").alias("leaders"),
+            F.sum("replicas").cast("int").alias("replicas"),
+            F.sum("leaders").cast("int").alias("leaders"),
             F.sum("bytes").cast("long").alias("bytes"),
-            F.count_if("adding").cast("int").alias("adding"),
-            F.count_if("removing").cast("int").alias("removing"),
+            F.sum("adding").cast("int").alias("adding"),
+            F.sum("removing").cast("int").alias("removing"),
         )
         .select(*BROKER_LOAD_COLUMNS)
         .orderBy("cluster", "taken_at", "broker")

@@ -3,6 +3,7 @@ table to a temporary place and move them into place together (``python -m consol
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import time
@@ -34,7 +35,15 @@ from console.pipeline.datasets import (
     swap_dir,
 )
 from console.pipeline.snapshots import STATE_COLUMNS, StoredSnapshot, cluster_dir
-from console.pipeline.spark import SparkSettings, job_failed, progress, run_job, session, ship_console
+from console.pipeline.spark import (
+    SparkSettings,
+    job_failed,
+    progress,
+    run_job,
+    session,
+    ship_console,
+    spark_errors,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -97,7 +106,14 @@ def history_job(
         s, data = _start(spark, snapshots, report)
         with progress(s, tasks):
             report("Finding moves")
-            output.write("moves", H.moves(data.replicas, data.headers, stuck))
+            # the adding replicas, kept (a small share of the rows): the moves read them twice
+            adding = H.moving(data.replicas, data.headers).persist()
+            try:
+                run_job("Finding the replicas adding", adding.count)
+                output.write("moves", H.moves(data.replicas, data.headers, stuck, adding))
+            finally:
+                with contextlib.suppress(*spark_errors()):  # a Spark gone must not hide why the job failed
+                    adding.unpersist()
             moves = s.read.parquet(output.path("moves"))
             report("Copy rates")
             output.write("copy_rates", H.copy_rates(moves))

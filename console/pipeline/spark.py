@@ -8,6 +8,7 @@ session start) and reported as :class:`SparkUnavailable`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -180,11 +181,27 @@ def spark_errors() -> tuple[type[BaseException], ...]:
 
 
 def run_job(what: str, body: Callable[[], T]) -> T:
-    """``body()``, with a Spark failure turned into :class:`SparkJobFailed` naming ``what`` failed."""
+    """``body()``, with a Spark failure turned into :class:`SparkJobFailed` naming ``what`` failed.
+    In a classic session the Spark jobs ``body`` starts carry ``what`` as their description (the
+    web UI's and the event log's name for them)."""
+    from pyspark import SparkContext
+
+    sc = SparkContext._active_spark_context
+    before = sc.getLocalProperty(_DESCRIPTION) if sc is not None else None
+    if sc is not None:
+        sc.setLocalProperty(_DESCRIPTION, what)
     try:
         return body()
     except spark_errors() as e:
         raise job_failed(what, e) from None
+    finally:
+        if sc is not None:
+            # a Spark that has gone (its JVM died) must not hide why the job failed
+            with contextlib.suppress(*spark_errors(), OSError):
+                sc.setLocalProperty(_DESCRIPTION, before)  # type: ignore[arg-type]  # None removes it
+
+
+_DESCRIPTION = "spark.job.description"
 
 
 def job_failed(what: str, e: BaseException) -> BaseException:

@@ -161,3 +161,82 @@ def test_the_calibration_the_etas_read(history: Any) -> None:
     assert to3.throughput_bps == pytest.approx(25.0) and to3.rate(200) == pytest.approx(50.0)
     assert load_calibration(result.out, "another cluster") == type(cal)("another cluster", {}, cal.made_at)
     assert load_calibration(result.out / "nowhere", "c1") is None
+
+
+def _unreduced_shuffles(plan: Any) -> list[str]:
+    """The shuffles of a physical plan (a py4j ``SparkPlan``) fed by a scan of the replica rows with
+    nothing on the way that keeps only a small share of them: a filter on ``adding``, a broadcast
+    semi join, or a partial hash aggregation."""
+
+    def children(node: Any) -> list[Any]:
+        kids = node.children()
+        return [kids.apply(i) for i in range(kids.size())]
+
+    def feeds_raw_rows(node: Any) -> bool:
+        name, text = node.nodeName(), node.simpleString(1000)
+        if name == "Exchange":
+            return False  # a shuffle below: judged on its own
+        if name == "HashAggregate" or (name == "Filter" and "adding" in text):
+            return False
+        if name == "BroadcastHashJoin" and "LeftSemi" in text:
+            return feeds_raw_rows(children(node)[1])  # the scan streams through; the broadcast side is built
+        if name.startswith("Scan parquet") or name.startswith("FileScan"):
+            return "replicas" in text
+        return any(feeds_raw_rows(c) for c in children(node))
+
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        hashed = node.nodeName() == "Exchange" and "hashpartitioning" in node.simpleString(1000)
+        if hashed and feeds_raw_rows(children(node)[0]):
+            found.append(node.simpleString(200))
+        for c in children(node):
+            walk(c)
+
+    walk(plan)
+    return found
+
+
+def test_no_replica_row_is_shuffled_but_the_ones_moves_are_made_of(snapshots: Path) -> None:
+    """The job's cost on a day of a large cluster: the replica rows (tens of millions) are scanned;
+    only the adding replicas and throttled leaders, partial aggregates and a broadcast lookup's
+    matches go through a shuffle (planned without size guesses: no automatic broadcast, no
+    adaptive re-planning)."""
+    from console.pipeline import history as H
+    from console.pipeline.datasets import read_snapshots
+    from console.pipeline.spark import session
+
+    s = session(SparkSettings(master="local[2]"))
+    data = read_snapshots(s, str(snapshots))
+    saved = {k: s.conf.get(k) for k in ("spark.sql.autoBroadcastJoinThreshold", "spark.sql.adaptive.enabled")}
+    s.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    s.conf.set("spark.sql.adaptive.enabled", "false")
+    try:
+        adding = H.moving(data.replicas, data.headers)
+        for name, df in (
+            ("moving", adding),
+            ("moves", H.moves(data.replicas, data.headers, adding=adding.persist())),
+            ("broker_load", H.broker_load(data.replicas)),
+        ):
+            assert _unreduced_shuffles(df._jdf.queryExecution().executedPlan()) == [], name
+        adding.unpersist()
+    finally:
+        for k, v in saved.items():
+            s.conf.set(k, v)
+
+
+def test_spark_jobs_carry_the_step_the_console_was_on(snapshots: Path) -> None:
+    """What the web UI and the event log call a job: the step (``run_job``'s ``what``), restored after."""
+    from console.pipeline.spark import run_job, session
+
+    sc = session(SparkSettings(master="local[2]")).sparkContext
+    seen = run_job(
+        "Outer step",
+        lambda: (
+            sc.getLocalProperty("spark.job.description"),
+            run_job("Inner step", lambda: sc.getLocalProperty("spark.job.description")),
+            sc.getLocalProperty("spark.job.description"),
+        ),
+    )
+    assert seen == ("Outer step", "Inner step", "Outer step")
+    assert sc.getLocalProperty("spark.job.description") is None
