@@ -54,7 +54,7 @@ def broker_bytes(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     df = pd.DataFrame(list(rows))
     if df.empty:
         df = pd.DataFrame(columns=["broker", "bytes", "rack", "live", "replicas", "leaders", "on disk"])
-    df["MB"] = df["bytes"].fillna(0).astype(float) / MB
+    df["MB"] = pd.to_numeric(df["bytes"], errors="coerce").fillna(0.0) / MB
     df["broker"] = df["broker"].astype(str)
     df["status"] = df["live"].map({True: "live", False: "down"})
     bars: alt.Chart = alt.Chart(df).mark_bar()
