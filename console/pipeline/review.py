@@ -11,7 +11,7 @@ entry's adding brokers and bytes (small columns) and cuts them with the same fun
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -293,53 +293,42 @@ def brokers(inputs: Inputs, ch: DataFrame) -> tuple[DataFrame, DataFrame]:
     psize = F.coalesce(F.col("size"), F.lit(0))
     source = F.coalesce(F.col("leader_before"), F.try_element_at("current", F.lit(1)))
 
-    def each(array: str, *values: tuple[str, Column]) -> DataFrame:
-        return k.select("cluster", F.explode(array).alias("broker"), *[v.alias(n) for n, v in values])
-
     zero = F.lit(0).cast("long")
     one = F.lit(1).cast("long")
-    deltas = [
-        each("target", ("replicas", one)),
-        each("now", ("replicas", -one)),
-        k.filter(F.col("leader_before").eqNullSafe(F.col("leader_after")) == F.lit(False))
-        .select(
-            "cluster",
-            F.explode(
-                F.array_compact(
-                    F.array(
-                        F.struct(F.col("leader_after").alias("b"), one.alias("v")),
-                        F.struct(F.col("leader_before").alias("b"), (-one).alias("v")),
-                    )
-                )
-            ).alias("x"),
-        )
-        .filter(F.col("x.b").isNotNull())
-        .select("cluster", F.col("x.b").alias("broker"), F.col("x.v").alias("leaders")),
-        k.select("cluster", "own", "size", F.explode("removing").alias("broker")).select(
-            "cluster", "broker", (-F.coalesce(_own(F.col("broker")), psize)).alias("size"), one.alias("leaving")
-        ),
-        k.select("cluster", "own", "target", F.explode("adding_now").alias("broker"))
-        .filter(~F.array_contains("target", F.col("broker")))
-        .select("cluster", "broker", (-F.coalesce(_own(F.col("broker")), zero)).alias("size")),
-        k.select("cluster", "own", "size", F.explode("adding").alias("broker")).select(
-            "cluster",
-            "broker",
-            (psize - F.coalesce(_own(F.col("broker")), zero)).alias("size"),
-            one.alias("arriving"),
-            psize.alias("bytes_in"),
-        ),
-        k.filter(F.size("adding") > 0)
-        .select("cluster", source.alias("broker"), (psize * F.size("adding")).alias("bytes_out"))
-        .filter(F.col("broker").isNotNull()),
-    ]
     names = ["replicas", "leaders", "size", "leaving", "arriving", "bytes_in", "bytes_out"]
-    aligned = [
-        d.select("cluster", "broker", *[(F.col(n) if n in d.columns else zero).cast("long").alias(n) for n in names])
-        for d in deltas
-    ]
-    union = aligned[0]
-    for d in aligned[1:]:
-        union = union.unionByName(d)
+
+    def delta(broker: Column, **values: Column) -> Column:
+        return F.struct(
+            broker.cast("long").alias("broker"), *[values.get(n, zero).cast("long").alias(n) for n in names]
+        )
+
+    none = F.array().cast("array<struct<broker:bigint," + ",".join(f"{n}:bigint" for n in names) + ">>")
+
+    def each(array: str, make: Callable[[Column], Column]) -> Column:
+        return F.coalesce(F.transform(array, make), none)
+
+    moved = F.col("leader_before").eqNullSafe(F.col("leader_after")) == F.lit(False)
+
+    def only(condition: Column, d: Column) -> Column:
+        return F.when(condition, F.array(d)).otherwise(none)
+
+    # every entry's changes to each broker in one pass: one array of deltas per entry, exploded
+    deltas = F.concat(
+        each("target", lambda b: delta(b, replicas=one)),
+        each("now", lambda b: delta(b, replicas=-one)),
+        only(moved & F.col("leader_after").isNotNull(), delta(F.col("leader_after"), leaders=one)),
+        only(moved & F.col("leader_before").isNotNull(), delta(F.col("leader_before"), leaders=-one)),
+        each("removing", lambda b: delta(b, size=-F.coalesce(_own(b), psize), leaving=one)),
+        each(
+            "adding_now",
+            lambda b: F.when(~F.array_contains("target", b), delta(b, size=-F.coalesce(_own(b), zero))),
+        ),
+        each("adding", lambda b: delta(b, size=psize - F.coalesce(_own(b), zero), arriving=one, bytes_in=psize)),
+        only((F.size("adding") > 0) & source.isNotNull(), delta(source, bytes_out=psize * F.size("adding"))),
+    )
+    union = k.select("cluster", F.explode(F.array_compact(deltas)).alias("d")).select(
+        "cluster", "d.broker", *[f"d.{n}" for n in names]
+    )
     sums = union.groupBy("cluster", "broker").agg(*[F.sum(n).alias(n) for n in names])
     known = inputs.brokers.select(
         "cluster", F.col("broker").cast("long").alias("broker"), "rack", F.col("registered").alias("known")
