@@ -5,11 +5,15 @@ in-process core (parse, diff, validate, waves, ETA, rollback), to find where one
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --partitions 10000000 # 10M (Spark; in process if it fits)
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-in-process
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-spark [--code /tmp/base-rows]  # in process only
+    PYTHONPATH=. .venv/bin/python bench/bench_review.py --partitions 2000000 --skip-in-process \
+        --against /tmp/base-review --runs 3                                   # old and new code, alternating
 
 The snapshot: ``--partitions`` partitions of RF 3 on 500 brokers (three racks), Pareto sizes,
 written straight as stored rows (numpy, pyarrow). The plan moves every partition's last replica
 to a random other broker (every entry a real move, as bench/bench_plans.py). Each side runs in its
-own process under ``/usr/bin/time`` for its peak RSS (Spark: the JVM's).
+own process under ``/usr/bin/time`` for its peak RSS (Spark: the JVM's). ``--against DIR`` runs the
+Spark job of another checkout of the console (the code before a change) on the same input, its
+runs alternating with this checkout's; every run prints its stage times (from the job's stage lines).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -141,12 +146,12 @@ def write_snapshot(n: int, root: Path, seed: int = 1) -> tuple[Path, Path]:
     return root, plan
 
 
-def timed(cmd: list[str], code: Path = ROOT) -> tuple[float, float, str, str]:
-    """Wall seconds, peak RSS (GiB) of the process tree's largest process, stdout and stderr; the
-    console imported from ``code`` (this tree, or another one to compare with)."""
-    env = {**os.environ, "PYTHONPATH": str(code)}
+def timed(cmd: list[str], root: Path = ROOT) -> tuple[float, float, str, str]:
+    """Wall seconds, peak RSS (GiB) of the process tree's largest process, stdout and stderr
+    (``root``: the checkout of the console to run)."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
     started = time.monotonic()
-    ran = subprocess.run(["/usr/bin/time", "-v", *cmd], cwd=ROOT, env=env, capture_output=True, text=True)
+    ran = subprocess.run(["/usr/bin/time", "-v", *cmd], cwd=root, env=env, capture_output=True, text=True)
     took = time.monotonic() - started
     if ran.returncode:
         return took, 0.0, ran.stdout, ran.stderr[-2000:]
@@ -179,6 +184,47 @@ print(json.dumps({"load": t1 - t0, "review": t2 - t1, "findings": len(f), "waves
 """
 
 
+STAGE = re.compile(r"^\[\s*(\d+) s\] (.+)$", re.M)
+
+
+def stages(err: str, total: float) -> list[tuple[str, float]]:
+    """The job's stage lines (``[   12 s] Writing the diff``) as (stage, seconds until the next one)."""
+    lines = [(float(t), text) for t, text in STAGE.findall(err)]
+    ends = [t for t, _ in lines[1:]] + [total]
+    return [(text, end - t) for (t, text), end in zip(lines, ends, strict=True)]
+
+
+def spark_review(
+    snaps: Path, plan: Path, out: Path, root: Path, conf: list[str]
+) -> tuple[float, float, list[tuple[str, float]], str]:
+    """One run of ``pipeline review`` on local[2] from the checkout ``root`` (``conf``: Spark settings,
+    KEY=VALUE): seconds, peak RSS, stages, error."""
+    shutil.rmtree(out, ignore_errors=True)
+    took, rss, _, err = timed(
+        [
+            sys.executable,
+            "-m",
+            "console",
+            "pipeline",
+            "review",
+            "--snapshots",
+            str(snaps),
+            "--reassignment-json-file",
+            str(plan),
+            "--out",
+            str(out),
+            "--master",
+            "local[2]",
+            "--throttle",
+            "10000000",
+            *(x for kv in conf for x in ("--conf", kv)),
+        ],
+        root,
+    )
+    shutil.rmtree(out, ignore_errors=True)
+    return took, rss, stages(err, took) if rss else [], "" if rss else err
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--partitions", type=int, default=1_000_000)
@@ -187,6 +233,9 @@ def main() -> None:
     ap.add_argument(
         "--code", type=Path, default=ROOT, help="the tree whose console runs in process (default: this one)"
     )
+    ap.add_argument("--against", type=Path, help="another checkout of the console (the code before a change)")
+    ap.add_argument("--runs", type=int, default=1, help="Spark runs of each side (alternating with --against)")
+    ap.add_argument("--conf", action="append", default=[], help="a Spark setting KEY=VALUE for both sides")
     args = ap.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="bench-review-"))
     try:
@@ -197,29 +246,28 @@ def main() -> None:
             f"- input written in {human_duration(time.monotonic() - t)}; plan {plan.stat().st_size / 2**20:.0f} MB of JSON"
         )
         if not args.skip_spark:
-            took, rss, _, err = timed(
-                [
-                    sys.executable,
-                    "-m",
-                    "console",
-                    "pipeline",
-                    "review",
-                    "--snapshots",
-                    str(snaps),
-                    "--reassignment-json-file",
-                    str(plan),
-                    "--out",
-                    str(scratch / "out"),
-                    "--master",
-                    "local[2]",
-                    "--throttle",
-                    "10000000",
-                ]
+            sides = [("this checkout", ROOT)] + (
+                [(f"against {args.against}", args.against.resolve())] if args.against else []
             )
-            if rss:
-                print(f"- Spark (local[2], whole job incl. JVM start): {human_duration(took)}, peak RSS {rss:.2f} GiB")
-            else:
-                print(f"- Spark (local[2]) failed after {human_duration(took)}:\n{err}")
+            times: dict[str, list[float]] = {name: [] for name, _ in sides}
+            for run in range(args.runs):
+                for name, root in sides if run % 2 == 0 else sides[::-1]:
+                    took, rss, parts, err = spark_review(snaps, plan, scratch / "out", root, args.conf)
+                    if not rss:
+                        print(f"- Spark (local[2], {name}) failed after {human_duration(took)}:\n{err}")
+                        continue
+                    times[name].append(took)
+                    print(
+                        f"- Spark (local[2], {name}, run {run + 1}; whole job incl. JVM start): {human_duration(took)}, "
+                        f"peak RSS {rss:.2f} GiB; " + ", ".join(f"{stage} {seconds:.0f} s" for stage, seconds in parts),
+                        flush=True,
+                    )
+            if len(sides) > 1 and all(times.values()):
+                mine, theirs = (statistics.median(times[name]) for name, _ in sides)
+                print(
+                    f"- median of {args.runs} run(s): this checkout {human_duration(mine)}, "
+                    f"{sides[1][0]} {human_duration(theirs)}: {theirs / mine:.2f}x"
+                )
         if not args.skip_in_process:
             took, rss, out, err = timed([sys.executable, "-c", IN_PROCESS, str(snaps), str(plan)], args.code.resolve())
             if rss:

@@ -45,32 +45,82 @@ def plan_waves(state: ClusterState, plan: Plan, limits: WaveLimits = WaveLimits(
 def first_fit(moves: Iterable[tuple[Sequence[int], int]], limits: WaveLimits = WaveLimits()) -> list[int]:
     """The wave of each move (its adding brokers, its bytes to copy), in order: the first wave with
     room for it within ``limits``, else a new one. Waves are numbered from 0 in order of creation."""
-    per_request = max(1, min(limits.partitions, REQUEST_LIMIT))
-    count: list[int] = []
-    load: list[dict[int, int]] = []
-    size: list[int] = []
-    out = []
-    open_from = 0  # waves before it hold a whole request's partitions: nothing more fits there
+    starts = [0]
+    flat: list[int] = []
+    copies: list[int] = []
     for adding, copy in moves:
-        while open_from < len(count) and count[open_from] >= per_request:
+        flat.extend(adding)
+        starts.append(len(flat))
+        copies.append(copy)
+    return first_fit_flat(starts, flat, copies, limits)
+
+
+def first_fit_flat(
+    starts: Sequence[int], flat: Sequence[int], copies: Sequence[int], limits: WaveLimits = WaveLimits()
+) -> list[int]:
+    """:func:`first_fit` of moves given column-wise (as a job collects them): move ``i`` adds the
+    brokers ``flat[starts[i]:starts[i + 1]]`` and copies ``copies[i]`` bytes.
+
+    The same waves as trying every wave in order, faster: waves before ``open_from`` hold a whole
+    request's partitions, and waves before ``room[b]`` have broker ``b``'s moves already, so
+    nothing more of it fits there (loads only grow); the search starts past both."""
+    per_request = max(1, min(limits.partitions, REQUEST_LIMIT))
+    most = limits.moves_per_broker
+    cap = limits.bytes
+    count: list[int] = []
+    size: list[int] = []
+    load: list[dict[int, int]] = []
+    room: dict[int, int] = {}
+    out = [0] * len(copies)
+    waves = 0
+    open_from = 0
+    for i, copy in enumerate(copies):
+        lo = starts[i]
+        hi = starts[i + 1]
+        while open_from < waves and count[open_from] >= per_request:
             open_from += 1
-        for w in range(open_from, len(count)):
-            if (
-                count[w] < per_request
-                and all(load[w].get(b, 0) < limits.moves_per_broker for b in adding)
-                and (limits.bytes is None or not count[w] or size[w] + copy <= limits.bytes)
-            ):
-                break
+        w = open_from
+        if hi - lo == 1:  # the usual move: one broker added
+            b = flat[lo]
+            r = room.get(b, 0)
+            if r > w:
+                w = r
+            while w < waves:
+                n = count[w]
+                if n < per_request and load[w].get(b, 0) < most and (cap is None or not n or size[w] + copy <= cap):
+                    break
+                w += 1
+            adding: Sequence[int] = (b,)
         else:
+            adding = flat[lo:hi]
+            for b in adding:
+                r = room.get(b, 0)
+                if r > w:
+                    w = r
+            while w < waves:
+                n = count[w]
+                if n < per_request and (cap is None or not n or size[w] + copy <= cap):
+                    lw = load[w]
+                    if all(lw.get(b, 0) < most for b in adding):
+                        break
+                w += 1
+        if w == waves:
             count.append(0)
-            load.append({})
             size.append(0)
-            w = len(count) - 1
+            load.append({})
+            waves += 1
         count[w] += 1
         size[w] += copy
+        lw = load[w]
         for b in adding:
-            load[w][b] = load[w].get(b, 0) + 1
-        out.append(w)
+            n = lw.get(b, 0) + 1
+            lw[b] = n
+            if n >= most and room.get(b, 0) == w:  # full for b: its first wave with room is further on
+                r = w + 1
+                while r < waves and load[r].get(b, 0) >= most:
+                    r += 1
+                room[b] = r
+        out[i] = w
     return out
 
 

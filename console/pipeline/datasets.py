@@ -111,6 +111,8 @@ def check_snapshots(snapshots: str) -> None:
                     raise newer_format(newest)
 
 
+_BLOCK = 1 << 24
+"""Characters :meth:`Output.join_lines` reads at a time."""
 _WRITTEN = re.compile(r"part-(\d{10,})-[0-9a-f]{6}\.parquet")
 """The name the collector gives a snapshot's files (:class:`~console.pipeline.collect.SnapshotWriter`):
 its time in epoch milliseconds, then a random suffix."""
@@ -311,13 +313,18 @@ class Output:
         target = self.tmp / name
         with target.open("w", encoding="utf-8") as out:
             out.write(head)
-            first = True
+            owed = False  # a line ended: the next one, if any, is preceded by the separator
             files = sorted(p for p in parts.glob("part-*") if not p.name.endswith(".crc")) if parts.is_dir() else []
             for f in files:
-                with f.open(encoding="utf-8") as lines:
-                    for line in lines:
-                        out.write(("" if first else separator) + line.rstrip("\n"))
-                        first = False
+                with f.open(encoding="utf-8") as lines:  # read a block at a time, not a line at a time
+                    wrote = False
+                    while block := lines.read(_BLOCK):
+                        if owed:
+                            out.write(separator)
+                        owed = block.endswith("\n")
+                        out.write((block[:-1] if owed else block).replace("\n", separator))
+                        wrote = True
+                    owed = owed or wrote  # a last line without its newline still ends
             out.write(tail)
         self.tables.setdefault(name, 1)
         self.files.add(name)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import partial
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -327,7 +328,7 @@ def review_job(
         with progress(s, tasks):
             report("Diffing the plans")
             changes = R.changes(inputs).persist()
-            report("Cutting waves")
+            report("Collecting the moving entries")
             moving = run_job(
                 "Collecting the moving entries",
                 lambda: (
@@ -340,12 +341,14 @@ def review_job(
                         "size",
                         F.coalesce("leader_before", F.try_element_at("current", F.lit(1))).alias("source"),
                     )
-                    .orderBy("cluster", "idx")
                     .toArrow()
                 ),
             )
-            waves_rows, summary_waves = _cut_waves(moving, limits, throttle)
-            waves_df = s.createDataFrame(waves_rows, "cluster string, idx long, wave int")
+            report("Cutting waves")
+            waves_table, summary_waves = _cut_waves(moving, limits, throttle)
+            del moving
+            waves_df = s.read.parquet(str(output.stage("staged-waves.parquet", waves_table)))
+            del waves_table
             report("Writing the diff")
             output.write(
                 "partitions",
@@ -360,7 +363,12 @@ def review_job(
             report("Findings")
             broker_in = run_job(
                 "Collecting the brokers",
-                lambda: broker_table.select("cluster", "broker", "bytes_in").orderBy("cluster", "broker").collect(),
+                lambda: (
+                    s.read.parquet(output.path("brokers"))  # as written, not summed again
+                    .select("cluster", "broker", "bytes_in")
+                    .orderBy("cluster", "broker")
+                    .collect()
+                ),
             )
             tiered_moving = (
                 run_job("Collecting the tiered topics moving", lambda: R.tiered_moving(changes, tiered).collect())
@@ -686,38 +694,124 @@ def _rows_of(s: SparkSession, replicas: DataFrame, chosen: dict[str, StoredSnaps
 
 def _cut_waves(
     moving: pa.Table, limits: WaveLimits, throttle: int | None
-) -> tuple[list[tuple[str, int, int]], dict[str, tuple[int, float | None]]]:
-    """Waves (first fit, in plan order, as a run cuts them) of each cluster's moving entries; per
-    cluster, how many waves and the ETA at ``throttle`` (None when unthrottled or a size is unknown)."""
-    from console.core.model import BrokerId
-    from console.moves.progress import WaveLoad, estimate_waves, load_of
-    from console.moves.waves import first_fit
+) -> tuple[pa.Table, dict[str, tuple[int, float | None]]]:
+    """Waves (first fit, in plan order, as a run cuts them) of each cluster's moving entries
+    (cluster, idx, adding, bytes_to_copy, size, source; in any order): the table (cluster, idx,
+    wave) and per cluster how many waves and the ETA at ``throttle`` (None when unthrottled or a
+    size is unknown). Column-wise: the columns go to the cutter as flat lists, never a row each."""
+    import numpy as np
+    import pyarrow.compute as pc
 
-    rows: list[tuple[str, int, int]] = []
+    from console.moves.waves import first_fit_flat
+
+    moving = moving.sort_by([("cluster", "ascending"), ("idx", "ascending")])
+    n = moving.num_rows
+    names = moving.column("cluster").combine_chunks().dictionary_encode()
+    codes = np.asarray(names.indices.to_numpy(zero_copy_only=False), np.int64)
+    adding = moving.column("adding").combine_chunks()
+    lengths = np.asarray(pc.fill_null(pc.list_value_length(adding), 0).to_numpy(zero_copy_only=False), np.int64)
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    flat = np.asarray(pc.list_flatten(adding).to_numpy(zero_copy_only=False), np.int64)
+    copies = np.asarray(pc.fill_null(moving.column("bytes_to_copy"), 0).to_numpy(), np.int64)
+    size = moving.column("size")
+    sizes = np.asarray(pc.fill_null(size, 0).to_numpy(), np.int64)
+    size_known = np.asarray(pc.is_valid(size).to_numpy(), bool)
+    source = moving.column("source")
+    sources = np.asarray(pc.fill_null(source, 0).to_numpy(), np.int64)
+    source_known = np.asarray(pc.is_valid(source).to_numpy(), bool)
+    waves = np.zeros(n, np.int32)
     out: dict[str, tuple[int, float | None]] = {}
-    cols = {name: moving.column(name).to_pylist() for name in moving.column_names}
-    by_cluster: dict[str, list[int]] = {}
-    for i, c in enumerate(cols["cluster"]):
-        by_cluster.setdefault(c, []).append(i)
-    for cluster, idxs in by_cluster.items():
-        waves = first_fit([(cols["adding"][i], int(cols["bytes_to_copy"][i])) for i in idxs], limits)
-        members: dict[int, list[int]] = {}
-        for i, w in zip(idxs, waves, strict=False):
-            rows.append((cluster, int(cols["idx"][i]), w))
-            members.setdefault(w, []).append(i)
-        loads = [
-            load_of(
-                (
-                    [BrokerId(b) for b in cols["adding"][i]],
-                    cols["size"][i],
-                    None if cols["source"][i] is None else BrokerId(cols["source"][i]),
-                    int(cols["bytes_to_copy"][i]),
-                )
-                for i in members[w]
-            )
-            for w in sorted(members)
-        ]
-        known: list[WaveLoad] = [x for x in loads if x is not None]
-        est = estimate_waves(known, throttle) if len(known) == len(loads) else None
-        out[cluster] = (len(members), None if est is None else est.seconds)
-    return rows, out
+    bounds = [0, *(np.flatnonzero(np.diff(codes)) + 1).tolist(), n] if n else [0]
+    keys = names.dictionary.to_pylist()
+    for a, b in pairwise(bounds):
+        cluster = str(keys[int(codes[a])])
+        these = first_fit_flat(
+            (offsets[a : b + 1] - offsets[a]).tolist(),
+            flat[offsets[a] : offsets[b]].tolist(),
+            copies[a:b].tolist(),
+            limits,
+        )
+        w = np.asarray(these, np.int64)
+        waves[a:b] = w
+        count = int(w.max()) + 1
+        eta = _waves_eta(
+            w,
+            count,
+            lengths[a:b],
+            flat[offsets[a] : offsets[b]],
+            copies[a:b],
+            sizes[a:b],
+            size_known[a:b],
+            sources[a:b],
+            source_known[a:b],
+            throttle,
+        )
+        out[cluster] = (count, eta)
+    table = pa.table(
+        {"cluster": moving.column("cluster"), "idx": moving.column("idx"), "wave": pa.array(waves, pa.int32())}
+    )
+    return table, out
+
+
+def _waves_eta(
+    wave: Any,
+    count: int,
+    lengths: Any,
+    flat: Any,
+    copies: Any,
+    sizes: Any,
+    size_known: Any,
+    sources: Any,
+    source_known: Any,
+    throttle: int | None,
+) -> float | None:
+    """The ETA of one cluster's waves (:func:`console.moves.progress.estimate_waves` of each wave's
+    :func:`console.moves.progress.load_of`), its loads summed column-wise: each wave's bytes, its
+    senders (the leaders copied from) and the bytes each adding broker receives."""
+    import numpy as np
+
+    from console.core.model import BrokerId
+    from console.moves.progress import WaveLoad, estimate_waves
+
+    moves = lengths > 0
+    if bool((moves & ~size_known).any()):
+        return None  # a partition of unknown size is copied: no estimate (load_of)
+    copy = np.zeros(count, np.int64)
+    np.add.at(copy, wave, copies)
+    sending = moves & source_known
+    # senders: the distinct (wave, source) of the entries that copy
+    sw, ss = wave[sending], sources[sending]
+    order = np.lexsort((ss, sw))
+    sw, ss = sw[order], ss[order]
+    keep = np.ones(len(sw), bool)
+    keep[1:] = (sw[1:] != sw[:-1]) | (ss[1:] != ss[:-1])
+    sw, ss = sw[keep], ss[keep]
+    # receivers: per (wave, adding broker) of the entries that copy, the partitions' sizes summed
+    each = np.repeat(sending, lengths)
+    rw = np.repeat(wave, lengths)[each]
+    rb = flat[each]
+    rs = np.repeat(sizes, lengths)[each]
+    order = np.lexsort((rb, rw))
+    rw, rb, rs = rw[order], rb[order], rs[order]
+    first = np.ones(len(rw), bool)
+    first[1:] = (rw[1:] != rw[:-1]) | (rb[1:] != rb[:-1])
+    starts = np.flatnonzero(first)
+    got = np.add.reduceat(rs, starts) if len(starts) else rs[:0]
+    rw, rb = rw[starts], rb[starts]
+    s_at = np.searchsorted(sw, np.arange(count + 1)).tolist()
+    r_at = np.searchsorted(rw, np.arange(count + 1)).tolist()
+    senders, receivers, received, copied = ss.tolist(), rb.tolist(), got.tolist(), copy.tolist()
+    loads = [
+        WaveLoad(
+            copied[i],
+            frozenset(BrokerId(x) for x in senders[s_at[i] : s_at[i + 1]]),
+            {
+                BrokerId(x): y
+                for x, y in zip(receivers[r_at[i] : r_at[i + 1]], received[r_at[i] : r_at[i + 1]], strict=True)
+            },
+        )
+        for i in range(count)
+    ]
+    est = estimate_waves(loads, throttle)
+    return None if est is None else est.seconds

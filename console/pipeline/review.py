@@ -11,7 +11,7 @@ entry's adding brokers and bytes (small columns) and cuts them with the same fun
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -293,53 +293,42 @@ def brokers(inputs: Inputs, ch: DataFrame) -> tuple[DataFrame, DataFrame]:
     psize = F.coalesce(F.col("size"), F.lit(0))
     source = F.coalesce(F.col("leader_before"), F.try_element_at("current", F.lit(1)))
 
-    def each(array: str, *values: tuple[str, Column]) -> DataFrame:
-        return k.select("cluster", F.explode(array).alias("broker"), *[v.alias(n) for n, v in values])
-
     zero = F.lit(0).cast("long")
     one = F.lit(1).cast("long")
-    deltas = [
-        each("target", ("replicas", one)),
-        each("now", ("replicas", -one)),
-        k.filter(F.col("leader_before").eqNullSafe(F.col("leader_after")) == F.lit(False))
-        .select(
-            "cluster",
-            F.explode(
-                F.array_compact(
-                    F.array(
-                        F.struct(F.col("leader_after").alias("b"), one.alias("v")),
-                        F.struct(F.col("leader_before").alias("b"), (-one).alias("v")),
-                    )
-                )
-            ).alias("x"),
-        )
-        .filter(F.col("x.b").isNotNull())
-        .select("cluster", F.col("x.b").alias("broker"), F.col("x.v").alias("leaders")),
-        k.select("cluster", "own", "size", F.explode("removing").alias("broker")).select(
-            "cluster", "broker", (-F.coalesce(_own(F.col("broker")), psize)).alias("size"), one.alias("leaving")
-        ),
-        k.select("cluster", "own", "target", F.explode("adding_now").alias("broker"))
-        .filter(~F.array_contains("target", F.col("broker")))
-        .select("cluster", "broker", (-F.coalesce(_own(F.col("broker")), zero)).alias("size")),
-        k.select("cluster", "own", "size", F.explode("adding").alias("broker")).select(
-            "cluster",
-            "broker",
-            (psize - F.coalesce(_own(F.col("broker")), zero)).alias("size"),
-            one.alias("arriving"),
-            psize.alias("bytes_in"),
-        ),
-        k.filter(F.size("adding") > 0)
-        .select("cluster", source.alias("broker"), (psize * F.size("adding")).alias("bytes_out"))
-        .filter(F.col("broker").isNotNull()),
-    ]
     names = ["replicas", "leaders", "size", "leaving", "arriving", "bytes_in", "bytes_out"]
-    aligned = [
-        d.select("cluster", "broker", *[(F.col(n) if n in d.columns else zero).cast("long").alias(n) for n in names])
-        for d in deltas
-    ]
-    union = aligned[0]
-    for d in aligned[1:]:
-        union = union.unionByName(d)
+
+    def delta(broker: Column, **values: Column) -> Column:
+        return F.struct(
+            broker.cast("long").alias("broker"), *[values.get(n, zero).cast("long").alias(n) for n in names]
+        )
+
+    none = F.array().cast("array<struct<broker:bigint," + ",".join(f"{n}:bigint" for n in names) + ">>")
+
+    def each(array: str, make: Callable[[Column], Column]) -> Column:
+        return F.coalesce(F.transform(array, make), none)
+
+    moved = F.col("leader_before").eqNullSafe(F.col("leader_after")) == F.lit(False)
+
+    def only(condition: Column, d: Column) -> Column:
+        return F.when(condition, F.array(d)).otherwise(none)
+
+    # every entry's changes to each broker in one pass: one array of deltas per entry, exploded
+    deltas = F.concat(
+        each("target", lambda b: delta(b, replicas=one)),
+        each("now", lambda b: delta(b, replicas=-one)),
+        only(moved & F.col("leader_after").isNotNull(), delta(F.col("leader_after"), leaders=one)),
+        only(moved & F.col("leader_before").isNotNull(), delta(F.col("leader_before"), leaders=-one)),
+        each("removing", lambda b: delta(b, size=-F.coalesce(_own(b), psize), leaving=one)),
+        each(
+            "adding_now",
+            lambda b: F.when(~F.array_contains("target", b), delta(b, size=-F.coalesce(_own(b), zero))),
+        ),
+        each("adding", lambda b: delta(b, size=psize - F.coalesce(_own(b), zero), arriving=one, bytes_in=psize)),
+        only((F.size("adding") > 0) & source.isNotNull(), delta(source, bytes_out=psize * F.size("adding"))),
+    )
+    union = k.select("cluster", F.explode(F.array_compact(deltas)).alias("d")).select(
+        "cluster", "d.broker", *[f"d.{n}" for n in names]
+    )
     sums = union.groupBy("cluster", "broker").agg(*[F.sum(n).alias(n) for n in names])
     known = inputs.brokers.select(
         "cluster", F.col("broker").cast("long").alias("broker"), "rack", F.col("registered").alias("known")
@@ -403,7 +392,12 @@ def _pylist(c: Column) -> Column:
 
 def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     """The per-entry checks of :func:`console.plans.validate.validate`, with the same codes,
-    messages and hints, ordered as it orders them (errors first, then plan order, then check)."""
+    messages and hints, ordered as it orders them (errors first, then plan order, then check).
+
+    The checks of one entry are read in one pass: each check is a condition and the finding it
+    makes, every row gives the array of the findings whose condition holds, and the arrays are
+    exploded; three passes in all (the entries, the brokers they add, the log dirs they name),
+    not a scan of the entries per check."""
     name = F.concat(F.col("topic"), F.lit("-"), F.col("partition").cast("string"))
     b = inputs.brokers.select(
         "cluster",
@@ -424,116 +418,68 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         .agg(F.count(F.lit(1)).alias("topic_partitions"))
     )
     c = ch.join(topics, ["cluster", "topic"], "left").join(inputs.min_isr, ["cluster", "topic"], "left")
-    checks: list[DataFrame] = []
+    # the passes: each a DataFrame and its checks (a condition, the finding's columns)
+    passes: dict[str, tuple[DataFrame, list[tuple[Column, Column]]]] = {}
 
     def add(
         number: int,
-        df: DataFrame,
-        code: str,
+        source: str,
+        condition: Column,
+        code: Column | str,
         severity: Severity,
         message: Column,
         hint: Column | str,
         cell: Column | None = None,
     ) -> None:
-        checks.append(
-            df.select(
-                "cluster",
-                "idx",
-                F.lit(number).alias("check"),
-                (cell if cell is not None else F.lit(0)).alias("cell"),
-                F.lit(_RANK[severity]).alias("sev"),
-                F.lit(code).alias("code"),
-                F.lit(severity.value).alias("severity"),
-                "topic",
-                "partition",
-                F.lit(None).cast("long").alias("broker"),
-                message.alias("message"),
-                (F.lit(hint) if isinstance(hint, str) else hint).alias("hint"),
-            )
+        finding = F.struct(
+            F.lit(number).alias("check"),
+            (cell if cell is not None else F.lit(0)).alias("cell"),
+            F.lit(_RANK[severity]).alias("sev"),
+            (F.lit(code) if isinstance(code, str) else code).alias("code"),
+            F.lit(severity.value).alias("severity"),
+            message.alias("message"),
+            (F.lit(hint) if isinstance(hint, str) else hint).alias("hint"),
         )
+        passes[source][1].append((condition, finding))
 
     known = F.col("kind") != ChangeKind.UNKNOWN.value
     live = known & (F.col("kind") != ChangeKind.NONE.value)
-    # checks 0-3 of validate (an empty list, invalid or duplicate ids, log dirs of another length) cannot
-    # fail here: parse_plan refuses such a file before the job starts
-    unknown = c.filter(~known)
-    no_topic = F.col("topic_partitions").isNull()
-    add(
-        4,
-        unknown,
-        V.UNKNOWN_TOPIC,
-        Severity.ERROR,
-        F.when(no_topic, F.concat(F.lit("Topic "), F.col("topic"), F.lit(" does not exist."))).otherwise(
-            F.concat(
-                F.lit("Partition "),
-                name,
-                F.lit(" does not exist ("),
-                F.col("topic"),
-                F.lit(" has "),
-                F.col("topic_partitions").cast("string"),
-                F.lit(" partitions)."),
+    racks = (
+        b.filter(F.col("rack").isNotNull())
+        .groupBy("cluster")
+        .agg(
+            F.map_from_entries(F.collect_list(F.struct("b", "rack"))).alias("rack_of"),
+            F.size(F.array_distinct(F.collect_list(F.when(F.col("eligible"), F.col("rack"))))).alias("available"),
+        )
+    )
+
+    def spread(col: str) -> Column:
+        return F.size(
+            F.array_distinct(
+                F.filter(
+                    F.transform(
+                        col,
+                        lambda x: F.element_at(
+                            F.coalesce(F.col("rack_of"), F.create_map().cast("map<long,string>")), x
+                        ),
+                    ),
+                    lambda v: v.isNotNull(),
+                )
             )
-        ),
-        F.when(no_topic, F.lit("Check the name (topic names are case-sensitive) or remove its entries.")).otherwise(
-            F.lit("Remove the entry; add partitions with kafka-topics.sh --alter first if intended.")
-        ),
+        )
+
+    # the entries, each with the racks its replicas span before and after
+    entries = (
+        c.join(F.broadcast(racks), ["cluster"], "left")
+        .withColumn("before", spread("current"))
+        .withColumn("after", spread("target"))
     )
-    checks[-1] = checks[-1].withColumn(
-        "code",
-        F.when(F.col("message").startswith("Topic "), F.lit(V.UNKNOWN_TOPIC)).otherwise(F.lit(V.UNKNOWN_PARTITION)),
-    )
-    # adding replicas on brokers that are unknown, not live or not eligible: one finding per cell
+    # each broker a known entry adds a replica on
     arriving = (
         c.filter(known)
         .select("*", F.posexplode("target").alias("cell", "b"))
         .filter(F.array_contains("adding", F.col("b")))
         .join(b, ["cluster", "b"], "left")
-    )
-    cells = arriving.filter(~F.coalesce(F.col("eligible"), F.lit(False)))
-    why = F.when(~F.col("live"), F.lit("is not live")).otherwise(F.lit("is not eligible for new replicas (KIP-841)"))
-    add(
-        5,
-        cells,
-        V.BROKER_NOT_ELIGIBLE,
-        Severity.ERROR,
-        F.when(
-            F.col("registered").isNull(),
-            F.concat(name, F.lit(": broker "), F.col("b").cast("string"), F.lit(" is unknown to the cluster.")),
-        ).otherwise(
-            F.concat(
-                name,
-                F.lit(": broker "),
-                F.col("b").cast("string"),
-                F.lit(" "),
-                why,
-                F.lit("; the controller refuses adding a replica there (or the reassignment would stall)."),
-            )
-        ),
-        F.when(F.col("registered").isNull(), F.lit("Use a broker id the cluster knows (see Overview).")).otherwise(
-            F.lit("Wait until the broker is back, or pick another broker.")
-        ),
-        F.col("cell"),
-    )
-    checks[-1] = checks[-1].withColumn(
-        "code",
-        F.when(F.col("message").endswith("is unknown to the cluster."), F.lit(V.UNKNOWN_BROKER)).otherwise(
-            F.lit(V.BROKER_NOT_ELIGIBLE)
-        ),
-    )
-    # KIP-1066: the controller completes an explicit reassignment onto a cordoned broker; the console does not
-    add(
-        6,
-        arriving.filter(F.coalesce(F.col("broker_cordoned"), F.lit(False))),
-        V.CORDONED_DESTINATION,
-        Severity.ERROR,
-        F.concat(
-            name,
-            F.lit(": broker "),
-            F.col("b").cast("string"),
-            F.lit(" is cordoned (cordoned.log.dirs) and would receive a replica. " + V.CORDON_WHY),
-        ),
-        V.CORDON_HINT,
-        F.col("cell"),
     )
     # each named dir of a broker that reports its dirs (an unnamed, "any", or unreported one is not checked)
     named = (
@@ -545,15 +491,87 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         .join(b, ["cluster", "b"], "left")
         .filter((F.col("path") != ANY) & F.col("broker_dirs").isNotNull() & (F.size("broker_dirs") > 0))
     )
-    dirs = named.filter(~F.array_contains("broker_dirs", F.col("path")))
+    passes["entries"] = (entries, [])
+    passes["arriving"] = (arriving, [])
+    passes["dirs"] = (named, [])
+    # checks 0-3 of validate (an empty list, invalid or duplicate ids, log dirs of another length) cannot
+    # fail here: parse_plan refuses such a file before the job starts
+    no_topic = F.col("topic_partitions").isNull()
+    unknown_message = F.when(no_topic, F.concat(F.lit("Topic "), F.col("topic"), F.lit(" does not exist."))).otherwise(
+        F.concat(
+            F.lit("Partition "),
+            name,
+            F.lit(" does not exist ("),
+            F.col("topic"),
+            F.lit(" has "),
+            F.col("topic_partitions").cast("string"),
+            F.lit(" partitions)."),
+        )
+    )
+    add(
+        4,
+        "entries",
+        ~known,
+        F.when(unknown_message.startswith("Topic "), F.lit(V.UNKNOWN_TOPIC)).otherwise(F.lit(V.UNKNOWN_PARTITION)),
+        Severity.ERROR,
+        unknown_message,
+        F.when(no_topic, F.lit("Check the name (topic names are case-sensitive) or remove its entries.")).otherwise(
+            F.lit("Remove the entry; add partitions with kafka-topics.sh --alter first if intended.")
+        ),
+    )
+    # adding replicas on brokers that are unknown, not live or not eligible: one finding per cell
+    why = F.when(~F.col("live"), F.lit("is not live")).otherwise(F.lit("is not eligible for new replicas (KIP-841)"))
+    not_eligible = F.when(
+        F.col("registered").isNull(),
+        F.concat(name, F.lit(": broker "), F.col("b").cast("string"), F.lit(" is unknown to the cluster.")),
+    ).otherwise(
+        F.concat(
+            name,
+            F.lit(": broker "),
+            F.col("b").cast("string"),
+            F.lit(" "),
+            why,
+            F.lit("; the controller refuses adding a replica there (or the reassignment would stall)."),
+        )
+    )
+    add(
+        5,
+        "arriving",
+        ~F.coalesce(F.col("eligible"), F.lit(False)),
+        F.when(not_eligible.endswith("is unknown to the cluster."), F.lit(V.UNKNOWN_BROKER)).otherwise(
+            F.lit(V.BROKER_NOT_ELIGIBLE)
+        ),
+        Severity.ERROR,
+        not_eligible,
+        F.when(F.col("registered").isNull(), F.lit("Use a broker id the cluster knows (see Overview).")).otherwise(
+            F.lit("Wait until the broker is back, or pick another broker.")
+        ),
+        F.col("cell"),
+    )
+    # KIP-1066: the controller completes an explicit reassignment onto a cordoned broker; the console does not
+    add(
+        6,
+        "arriving",
+        F.coalesce(F.col("broker_cordoned"), F.lit(False)),
+        V.CORDONED_DESTINATION,
+        Severity.ERROR,
+        F.concat(
+            name,
+            F.lit(": broker "),
+            F.col("b").cast("string"),
+            F.lit(" is cordoned (cordoned.log.dirs) and would receive a replica. " + V.CORDON_WHY),
+        ),
+        V.CORDON_HINT,
+        F.col("cell"),
+    )
     # a dir the replica is already in receives nothing
-    existing = named.filter(
-        F.array_contains("broker_dirs", F.col("path"))
-        & ~F.coalesce(_current_dir(F.col("b")) == F.col("path"), F.lit(False))
+    existing = F.array_contains("broker_dirs", F.col("path")) & ~F.coalesce(
+        _current_dir(F.col("b")) == F.col("path"), F.lit(False)
     )
     add(
         7,
-        dirs,
+        "dirs",
+        ~F.array_contains("broker_dirs", F.col("path")),
         V.UNKNOWN_LOG_DIR,
         Severity.ERROR,
         F.concat(
@@ -570,7 +588,8 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     cordoned_broker_said = F.array_contains("adding", F.col("b")) & F.coalesce(F.col("broker_cordoned"), F.lit(False))
     add(
         8,
-        existing.filter(F.array_contains("cordoned_dirs", F.col("path")) & ~cordoned_broker_said),
+        "dirs",
+        existing & F.array_contains("cordoned_dirs", F.col("path")) & ~cordoned_broker_said,
         V.CORDONED_DESTINATION,
         Severity.ERROR,
         F.concat(
@@ -587,7 +606,8 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     error = F.element_at("dir_errors", F.col("path"))
     add(
         9,
-        existing.filter(error.isNotNull()),
+        "dirs",
+        existing & error.isNotNull(),
         V.OFFLINE_LOG_DIR,
         Severity.ERROR,
         F.concat(
@@ -605,7 +625,8 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     )
     add(
         10,
-        c.filter(F.col("kind") == ChangeKind.NONE.value),
+        "entries",
+        F.col("kind") == ChangeKind.NONE.value,
         V.NO_CHANGE,
         Severity.INFO,
         F.concat(name, F.lit(" already has replicas "), _ids(F.col("target")), F.lit(": skipped.")),
@@ -614,7 +635,8 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     reorder = F.col("kind") == ChangeKind.REORDER.value
     add(
         11,
-        c.filter(reorder),
+        "entries",
+        reorder,
         V.REORDER_ONLY,
         Severity.INFO,
         F.concat(
@@ -630,7 +652,8 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     first = F.try_element_at("target", F.lit(1))
     add(
         12,
-        c.filter(live & ~reorder & F.col("leader_after").isNotNull() & ~F.col("leader_after").eqNullSafe(first)),
+        "entries",
+        live & ~reorder & F.col("leader_after").isNotNull() & ~F.col("leader_after").eqNullSafe(first),
         V.LEADER_NEEDS_ELECTION,
         Severity.INFO,
         F.concat(
@@ -645,7 +668,8 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     )
     add(
         13,
-        c.filter(live & F.col("in_flight")),
+        "entries",
+        live & F.col("in_flight"),
         V.ALREADY_REASSIGNING,
         Severity.WARNING,
         F.concat(
@@ -658,7 +682,8 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     )
     add(
         14,
-        c.filter(live & F.col("leader_before").isNull()),
+        "entries",
+        live & F.col("leader_before").isNull(),
         V.OFFLINE_NOW,
         Severity.WARNING,
         F.concat(name, F.lit(" has no leader now: nothing can be copied.")),
@@ -666,7 +691,8 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     )
     add(
         15,
-        c.filter(live & (F.size("target") != F.size("current"))),
+        "entries",
+        live & (F.size("target") != F.size("current")),
         V.RF_CHANGE,
         Severity.WARNING,
         F.concat(
@@ -682,7 +708,8 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     has_min = live & F.col("min_isr").isNotNull()
     add(
         16,
-        c.filter(has_min & (F.size("target") < F.col("min_isr"))),
+        "entries",
+        has_min & (F.size("target") < F.col("min_isr")),
         V.RF_BELOW_MIN_ISR,
         Severity.ERROR,
         F.concat(
@@ -698,7 +725,8 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     in_sync = F.size(F.filter("current", lambda x: F.array_contains("isr", x)))
     add(
         17,
-        c.filter(has_min & (in_sync < F.col("min_isr"))),
+        "entries",
+        has_min & (in_sync < F.col("min_isr")),
         V.BELOW_MIN_ISR_NOW,
         Severity.WARNING,
         F.concat(
@@ -711,36 +739,11 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         ),
         "Fix the partition's health before moving it, unless the move is the fix.",
     )
-    racks = (
-        b.filter(F.col("rack").isNotNull())
-        .groupBy("cluster")
-        .agg(
-            F.map_from_entries(F.collect_list(F.struct("b", "rack"))).alias("rack_of"),
-            F.size(F.array_distinct(F.collect_list(F.when(F.col("eligible"), F.col("rack"))))).alias("available"),
-        )
-    )
-    r = c.filter(live).join(racks, ["cluster"], "left")
-
-    def spread(col: str) -> Column:
-        return F.size(
-            F.array_distinct(
-                F.filter(
-                    F.transform(
-                        col,
-                        lambda x: F.element_at(
-                            F.coalesce(F.col("rack_of"), F.create_map().cast("map<long,string>")), x
-                        ),
-                    ),
-                    lambda v: v.isNotNull(),
-                )
-            )
-        )
-
-    r = r.withColumn("before", spread("current")).withColumn("after", spread("target"))
     reduced = (F.col("before") > 0) & (F.col("after") < F.least(F.col("before"), F.size("target")))
     add(
         18,
-        r.filter(reduced),
+        "entries",
+        live & reduced,
         V.RACK_SPREAD_REDUCED,
         Severity.WARNING,
         F.concat(
@@ -755,11 +758,11 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     )
     add(
         19,
-        r.filter(
-            (F.coalesce(F.col("available"), F.lit(0)) > 0)
-            & ~reduced
-            & (F.col("after") < F.least(F.size("target"), F.col("available")))
-        ),
+        "entries",
+        live
+        & (F.coalesce(F.col("available"), F.lit(0)) > 0)
+        & ~reduced
+        & (F.col("after") < F.least(F.size("target"), F.col("available"))),
         V.RACKS_UNDERUSED,
         Severity.WARNING,
         F.concat(
@@ -774,8 +777,27 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         ),
         "Spread the replicas over more racks.",
     )
-    union = checks[0]
-    for df in checks[1:]:
+    found = []
+    for df, checks in passes.values():
+        hits = F.array_compact(F.array(*[F.when(condition, finding) for condition, finding in checks]))
+        found.append(
+            df.select("cluster", "idx", "topic", "partition", F.explode(hits).alias("f")).select(
+                "cluster",
+                "idx",
+                "f.check",
+                "f.cell",
+                "f.sev",
+                "f.code",
+                "f.severity",
+                "topic",
+                "partition",
+                F.lit(None).cast("long").alias("broker"),
+                "f.message",
+                "f.hint",
+            )
+        )
+    union = found[0]
+    for df in found[1:]:
         union = union.unionByName(df)
     return union
 

@@ -311,3 +311,31 @@ def test_review_refuses_an_unreadable_plan_or_time_before_starting_spark(tmp_pat
     )
     assert "--at takes epoch seconds or an ISO 8601 time" in capsys.readouterr().err
     assert not (tmp_path / "o").exists(), "nothing written"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    files=st.lists(st.text(alphabet='ab{}",\n\r', max_size=40), max_size=5),
+    block=st.sampled_from([1, 2, 3, 7, 1 << 24]),
+)
+def test_join_lines_joins_the_lines_of_every_file_in_order(
+    tmp_path: Path, files: list[str], block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uuid
+
+    from console.pipeline import datasets
+    from console.pipeline.datasets import Output
+
+    monkeypatch.setattr(datasets, "_BLOCK", block)
+    root = tmp_path / uuid.uuid4().hex
+    parts = root / "lines"
+    parts.mkdir(parents=True)
+    for i, text in enumerate(files):
+        (parts / f"part-{i:05d}.txt").write_bytes(text.encode())
+    (parts / ".part-00000.txt.crc").write_bytes(b"x")
+    out = Output(str(root / "out"))
+    out.join_lines(parts, "joined.json", "[", ",", "]")
+    lines = [
+        line.rstrip("\n") for text in files for line in text.replace("\r\n", "\n").replace("\r", "\n").splitlines(True)
+    ]
+    assert (out.tmp / "joined.json").read_text(encoding="utf-8") == "[" + ",".join(lines) + "]"
