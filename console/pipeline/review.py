@@ -585,6 +585,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         'Use one of the broker\'s log dirs (see Overview) or "any".',
         F.col("cell"),
     )
+    named_dir = (name, F.lit(": log dir "), F.col("path"), F.lit(" of broker "), F.col("b").cast("string"))
     cordoned_broker_said = F.array_contains("adding", F.col("b")) & F.coalesce(F.col("broker_cordoned"), F.lit(False))
     add(
         8,
@@ -592,14 +593,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         existing & F.array_contains("cordoned_dirs", F.col("path")) & ~cordoned_broker_said,
         V.CORDONED_DESTINATION,
         Severity.ERROR,
-        F.concat(
-            name,
-            F.lit(": log dir "),
-            F.col("path"),
-            F.lit(" of broker "),
-            F.col("b").cast("string"),
-            F.lit(" is cordoned and would receive the replica. " + V.CORDON_WHY),
-        ),
+        F.concat(*named_dir, F.lit(" is cordoned and would receive the replica. " + V.CORDON_WHY)),
         V.CORDON_HINT,
         F.col("cell"),
     )
@@ -610,16 +604,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         existing & error.isNotNull(),
         V.OFFLINE_LOG_DIR,
         Severity.ERROR,
-        F.concat(
-            name,
-            F.lit(": log dir "),
-            F.col("path"),
-            F.lit(" of broker "),
-            F.col("b").cast("string"),
-            F.lit(" is offline and would receive the replica (DescribeLogDirs: "),
-            error,
-            F.lit(")."),
-        ),
+        F.concat(*named_dir, F.lit(" is offline and would receive the replica (DescribeLogDirs: "), error, F.lit(").")),
         V.OFFLINE_DIR_HINT,
         F.col("cell"),
     )
