@@ -132,6 +132,7 @@ def _kinds() -> dict[int, type[ConsoleError]]:
         E._RESOLVE,
         E._SSL,
         E._DESTROY,
+        E._DESTROY_BROKER,
         E._WAIT_COORD,
         E._NODE_UPDATE,
         E._UNKNOWN_BROKER,
@@ -154,11 +155,21 @@ def _kinds() -> dict[int, type[ConsoleError]]:
 
 @cache
 def _local_retriable() -> frozenset[int]:
-    """librdkafka's own codes (negative) for a request that may succeed when sent again."""
+    """librdkafka's own codes (negative) for a request that may succeed when sent again.
+    ``_DESTROY_BROKER``: the request waited on a broker handle librdkafka dropped (a bootstrap
+    address, or a broker the metadata no longer lists); sent again, it goes to one it knows."""
     from confluent_kafka import KafkaError as E
 
     return frozenset(
-        (E._TIMED_OUT, E._TIMED_OUT_QUEUE, E._MSG_TIMED_OUT, E._TRANSPORT, E._ALL_BROKERS_DOWN, E._WAIT_COORD)
+        (
+            E._TIMED_OUT,
+            E._TIMED_OUT_QUEUE,
+            E._MSG_TIMED_OUT,
+            E._TRANSPORT,
+            E._ALL_BROKERS_DOWN,
+            E._WAIT_COORD,
+            E._DESTROY_BROKER,
+        )
     )
 
 

@@ -804,6 +804,7 @@ def _broker_common(data: Path, i: int, port: int) -> dict[str, object]:
 
 def _grant_viewer(sb: Sandbox) -> None:
     """The read-only ACLs the console needs: DESCRIBE and DESCRIBE_CONFIGS on the cluster and all topics."""
+    from confluent_kafka import KafkaError, KafkaException
     from confluent_kafka.admin import (
         AclBinding,
         AclOperation,
@@ -820,8 +821,19 @@ def _grant_viewer(sb: Sandbox) -> None:
         for rtype, name in ((ResourceType.BROKER, "kafka-cluster"), (ResourceType.TOPIC, "*"))
         for op in (AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS)
     ]
-    for future in admin.create_acls(bindings, request_timeout=30).values():
-        future.result()
+    for attempt in range(5):
+        try:
+            for future in admin.create_acls(bindings, request_timeout=30).values():
+                future.result()
+            return
+        except KafkaException as e:
+            # Creating the same ACLs again is harmless. _DESTROY_BROKER: librdkafka dropped the
+            # bootstrap broker's handle the request waited on, once the metadata named the brokers.
+            err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
+            again = err is not None and (err.retriable() or err.code() == KafkaError._DESTROY_BROKER)
+            if not again or attempt == 4:
+                raise
+            time.sleep(1.0)
 
 
 def _sasl(mode: Mode) -> dict[str, object]:

@@ -68,6 +68,7 @@ def test_console_errors_pass_through():
         (confluent(KafkaError._TIMED_OUT), ClusterUnavailable, True),
         (confluent(KafkaError._TRANSPORT), ClusterUnavailable, True),
         (confluent(KafkaError._ALL_BROKERS_DOWN), ClusterUnavailable, True),
+        (confluent(KafkaError._DESTROY_BROKER), ClusterUnavailable, True),  # a dropped broker handle
         (confluent(KafkaError._RESOLVE), ClusterUnavailable, False),
         (confluent(KafkaError.NOT_CONTROLLER), ClusterUnavailable, True),
         (confluent(KafkaError.REQUEST_TIMED_OUT), ClusterUnavailable, True),
