@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from functools import cached_property
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import attrgetter, ne, or_
 from typing import TYPE_CHECKING, NamedTuple, NewType, TypeVar
 
@@ -835,17 +835,14 @@ class ClusterState:
     @cached_property
     def broker_totals(self) -> dict[BrokerId, tuple[int, int, int]]:
         """Per broker: (replicas in R, partitions led, bytes on disk), over the whole snapshot."""
-        replicas: dict[BrokerId, int] = {}
-        leaders: dict[BrokerId, int] = {}
+        # the counts at C speed (Counter over chained attributes), the bytes in one loop over the logs
+        replicas = Counter(chain.from_iterable(map(attrgetter("replicas"), self.partitions)))
+        leaders = Counter(map(attrgetter("leader"), self.partitions))
+        leaders.pop(None, None)
         size: dict[BrokerId, int] = {}
-        for p in self.partitions:
-            for b in p.replicas:
-                replicas[b] = replicas.get(b, 0) + 1
-            if p.leader is not None:
-                leaders[p.leader] = leaders.get(p.leader, 0) + 1
-            for log in p.logs:
-                if not log.is_future:
-                    size[log.broker] = size.get(log.broker, 0) + log.size
+        for log in chain.from_iterable(map(attrgetter("logs"), self.partitions)):
+            if not log.is_future:
+                size[log.broker] = size.get(log.broker, 0) + log.size
         ids = set(replicas) | set(leaders) | set(size) | {b.id for b in self.brokers}
         return {b: (replicas.get(b, 0), leaders.get(b, 0), size.get(b, 0)) for b in ids}
 

@@ -24,14 +24,29 @@ ROLE_COLORS = {
     "removing": "#b0b7c3",
 }
 
+NAME_CHARS = 40
+"""Characters of a partition's or a move's name on an axis; a longer one is cut in its middle."""
+
+
+def _short_axis(**kw: Any) -> alt.Axis:
+    """An axis of short labels (broker ids, numbers): drawn whole, never measured to be cut
+    (measuring each label is most of what drawing a chart to SVG costs in a notebook)."""
+    return alt.Axis(labelLimit=0, labelAngle=0, **kw)
+
+
+def _names_axis(**kw: Any) -> alt.Axis:
+    """An axis of names (``topic-7``): cut in the middle to :data:`NAME_CHARS` characters, so the
+    partition number at the end stays readable (Vega's own cut, by pixels, takes it off the end)."""
+    return alt.Axis(labelLimit=0, labelExpr=f"truncate(datum.label, {NAME_CHARS}, 'center')", **kw)
+
 
 def replica_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt.LayerChart:
     """Broker × partition: each cell is a replica coloured by its role, adding ones with % copied."""
     df = pd.DataFrame(list(cells), columns=["partition", "broker", "role", "label", "in sync"])
     brokers = sorted(df["broker"].unique(), key=lambda b: int(b)) if len(df) else []
     base = alt.Chart(df).encode(
-        x=alt.X("broker:N", sort=brokers, title="broker", axis=alt.Axis(orient="top", labelAngle=0)),
-        y=alt.Y("partition:N", sort=list(partitions), title=None),
+        x=alt.X("broker:N", sort=brokers, title="broker", axis=_short_axis(orient="top")),
+        y=alt.Y("partition:N", sort=list(partitions), title=None, axis=_names_axis()),
     )
     # `mark_*` are typed as returning Any in altair's stubs: the annotations give the chain its type back.
     rect: alt.Chart = base.mark_rect(stroke="white", strokeWidth=2)
@@ -39,7 +54,7 @@ def replica_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> 
         color=alt.Color(
             "role:N",
             scale=alt.Scale(domain=list(ROLE_COLORS), range=list(ROLE_COLORS.values())),
-            legend=alt.Legend(orient="bottom", title=None),
+            legend=alt.Legend(orient="bottom", title=None, labelLimit=0),
         ),
         tooltip=["partition", "broker", "role", "label", alt.Tooltip("in sync:N", title="in sync")],
     )
@@ -59,8 +74,8 @@ def broker_bytes(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     df["status"] = df["live"].map({True: "live", False: "down"})
     bars: alt.Chart = alt.Chart(df).mark_bar()
     return bars.encode(
-        x=alt.X("broker:N", title="broker", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("MB:Q", title="MB on disk"),
+        x=alt.X("broker:N", title="broker", axis=_short_axis()),
+        y=alt.Y("MB:Q", title="MB on disk", axis=_short_axis()),
         color=alt.Color("rack:N", title="rack"),
         opacity=alt.Opacity("status:N", scale=alt.Scale(domain=["live", "down"], range=[1.0, 0.35]), legend=None),
         tooltip=["broker", "rack", "status", "replicas", "leaders", alt.Tooltip("on disk:N", title="on disk")],
@@ -86,9 +101,9 @@ def broker_before_after(rows: Sequence[dict[str, Any]], metric: str) -> alt.Char
     title = "MB" if metric == "bytes" else metric
     bars: alt.Chart = alt.Chart(df).mark_bar()
     return bars.encode(
-        x=alt.X("broker:N", title="broker", axis=alt.Axis(labelAngle=0)),
+        x=alt.X("broker:N", title="broker", axis=_short_axis()),
         xOffset=alt.XOffset("when:N", sort=["before", "after"]),
-        y=alt.Y("value:Q", title=title),
+        y=alt.Y("value:Q", title=title, axis=_short_axis()),
         color=alt.Color(
             "when:N",
             sort=["before", "after"],
@@ -128,8 +143,8 @@ def plan_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt
     df = pd.DataFrame(list(cells), columns=["partition", "broker", "when", "role", "label"])
     brokers = sorted(df["broker"].unique(), key=lambda b: int(b)) if len(df) else []
     base = alt.Chart(df).encode(
-        x=alt.X("broker:N", sort=brokers, title=None, axis=alt.Axis(orient="top", labelAngle=0)),
-        y=alt.Y("partition:N", sort=list(partitions), title=None),
+        x=alt.X("broker:N", sort=brokers, title=None, axis=_short_axis(orient="top")),
+        y=alt.Y("partition:N", sort=list(partitions), title=None, axis=_names_axis()),
     )
     rect: alt.Chart = base.mark_rect(stroke="white", strokeWidth=2)
     rect = rect.encode(
@@ -166,7 +181,7 @@ def move_timeline(rows: pd.DataFrame) -> alt.Chart:
     return bars.encode(
         x=alt.X("start:T", title=None),
         x2="end:T",
-        y=alt.Y("move:N", sort=order, title=None),
+        y=alt.Y("move:N", sort=order, title=None, axis=_names_axis()),
         color=alt.Color(
             "outcome:N",
             scale=alt.Scale(domain=list(OUTCOME_COLORS), range=list(OUTCOME_COLORS.values())),

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from console.core.model import Partition, PartitionHealth, ReplicaLog, ReplicaRole, Source, partitions_of
 from tests.unit.builders import ids
-from tests.unit.strategies import cluster, shapes
+from tests.unit.strategies import cluster, clusters, shapes
 
 
 def part(r, i, leader, a=(), d=(), logs=()):
@@ -115,3 +115,20 @@ def test_in_flight_and_under_replicated_are_those_of_the_partitions(shape, rever
         state = replace(state, partitions=tuple(replace(p, isr=p.isr[::-1]) for p in state.partitions))
     assert state.in_flight == tuple(p for p in state.partitions if p.reassigning)
     assert state.under_replicated == tuple(p for p in state.partitions if p.under_replicated)
+
+
+@settings(max_examples=60, deadline=None)
+@given(clusters())
+def test_broker_totals_count_each_replica_leader_and_byte_on_disk(state):
+    """Every registered broker and every broker a replica list or a log names; future logs (a move
+    between dirs) are not on disk yet; a partition without a leader is led by no one."""
+    expect: dict[int, list[int]] = {b.id: [0, 0, 0] for b in state.brokers}
+    for p in state.partitions:
+        for b in p.replicas:
+            expect.setdefault(b, [0, 0, 0])[0] += 1
+        if p.leader is not None:
+            expect.setdefault(p.leader, [0, 0, 0])[1] += 1
+        for log in p.logs:
+            if not log.is_future:
+                expect.setdefault(log.broker, [0, 0, 0])[2] += log.size
+    assert state.broker_totals == {b: tuple(t) for b, t in expect.items()}

@@ -146,3 +146,27 @@ def test_charts_drawn_together_are_the_charts_drawn_one_by_one(monkeypatch) -> N
     monkeypatch.setattr(ipd, "display", lambda obj, **kw: shown.append(obj))
     notebook.show(STATE)  # the HTML, then each chart's SVG in order
     assert shown[1:] == one_by_one and "KIP-352" in shown[0].data
+
+
+def test_a_long_partition_name_is_cut_in_its_middle_so_its_number_shows() -> None:
+    """Vega cuts a label by pixels from its end (the partition number first) and measures every
+    label to do it, most of what drawing the SVG costs: the grid's names are cut by characters in
+    the middle instead, and short labels (broker ids) are drawn whole."""
+    from console.present.charts import NAME_CHARS, replica_grid
+
+    long_topic = "payments.settlement.eu-west-1.ledger-entries-compacted-v2"
+    names = [f"{long_topic}-7", f"{long_topic}-12", "short-3"]
+    cells = [
+        {"partition": n, "broker": str(b), "role": "in sync", "label": "", "in sync": True}
+        for n in names
+        for b in (1, 2, 1001)
+    ]
+    bundle = notebook.static_chart(replica_grid(cells, names))
+    assert bundle is not None
+    svg = bundle["image/svg+xml"]
+    labels = [t for t in svg.split(">") if "…" in t or "short-3<" in t]
+    assert "short-3</text" in svg and "1001</text" in svg
+    cut = [n.split("</text")[0] for n in svg.split(">") if n.endswith("-7</text") or n.endswith("-12</text")]
+    assert len(cut) == 2, labels
+    assert all(len(c) <= NAME_CHARS and "…" in c and c.startswith("payments.") for c in cut)
+    assert cut[0].endswith("-7") and cut[1].endswith("-12")
