@@ -25,9 +25,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property, partial
-from itertools import repeat
+from itertools import islice, repeat
 from operator import attrgetter, itemgetter, le
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, cast
 
 import msgspec
 import numpy as np
@@ -267,11 +267,9 @@ def _well_formed(text: str | bytes) -> Plan | None:
     topics, numbers, replicas, dirs = (
         list(map(attrgetter(f), raw)) for f in ("topic", "partition", "replicas", "log_dirs")
     )
-    del raw
-    if any(topic_name_problem(t) for t in set(topics)):
+    distinct = set(topics)
+    if any(topic_name_problem(t) for t in distinct):
         return None
-    named: dict[str, str] = {}
-    topics = list(map(named.setdefault, topics, topics))  # one string per topic, not per entry
     target, lens = padded(replicas)
     ordered = np.sort(target, axis=1)
     if ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != PAD)).any():
@@ -279,35 +277,51 @@ def _well_formed(text: str | bytes) -> Plan | None:
     del ordered
     if any(d is not None and len(d) != n for d, n in zip(dirs, lens.tolist(), strict=False)):
         return None  # log dirs of the wrong length: the thorough path names them
-    del dirs
-    replicas = _shared_ids(target, lens) or replicas
     # sorted by (topic, partition), each partition once: checked on one int64 key per entry
-    rank = {t: i for i, t in enumerate(sorted(named))}
-    key = np.fromiter(map(rank.__getitem__, topics), np.int64, len(topics)) << 32
-    key += np.array(numbers, np.int64)  # 0 to INT32_MAX, as decoded
-    entries = list(map(_new_entry, zip(topics, numbers, replicas, repeat(None))))
-    del topics, numbers, replicas
+    names = sorted(distinct)
+    code = np.fromiter(map({t: i for i, t in enumerate(names)}.__getitem__, topics), np.int64, len(topics))
+    number = np.array(numbers, np.int64)  # 0 to INT32_MAX, as decoded
+    key = (code << 32) + number
     if not (key[1:] > key[:-1]).all():  # not sorted, or the same partition twice
         order = np.argsort(key, kind="stable")
         if (key[order[1:]] == key[order[:-1]]).any():
             return None
-        entries = list(map(entries.__getitem__, order.tolist()))
-        target, lens = target[order], lens[order]
-    plan = Plan(tuple(entries), {})
+        code, number, target, lens = code[order], number[order], target[order], lens[order]
+    del key
+    # The entries are made of new objects, one per topic name and per number (a million entries
+    # name a few thousand topics and brokers), while every object of the decoding is still alive:
+    # they do not land in its memory, which then goes back to the system whole.
+    own_names = np.empty(len(names), object)
+    own_names[:] = [t.encode().decode() for t in names]
+    entries = tuple(
+        map(
+            _new_entry,
+            zip(own_names[code].tolist(), _shared_ints(number), _replica_lists(target, lens), repeat(None)),
+        )
+    )
+    plan = Plan(entries, {})
     plan.__dict__["target_columns"] = (target, lens)  # already built: the diff needs it next
     return plan
 
 
-def _shared_ids(target: Ints, lens: Ints) -> list[tuple[BrokerId, ...]] | None:
-    """The replica lists of ``target`` as tuples of one Python int per broker id, shared by every
-    list naming it (the decoder makes one per occurrence); None unless every list has the same length."""
-    if not len(lens) or (lens != lens[0]).any() or not lens[0]:
-        return None
-    ids, where = np.unique(target, return_inverse=True)
-    shared = np.empty(len(ids), object)
-    shared[:] = ids.tolist()
-    flat: list[BrokerId] = shared[where.reshape(-1)].tolist()
-    return list(zip(*[iter(flat)] * int(lens[0]), strict=True))
+def _shared_ints(values: Ints) -> list[int]:
+    """``values`` as Python ints, one object per distinct value."""
+    distinct, where = np.unique(values, return_inverse=True)
+    shared = np.empty(len(distinct), object)
+    shared[:] = distinct.tolist()
+    out: list[int] = shared[where.reshape(-1)].tolist()
+    return out
+
+
+def _replica_lists(target: Ints, lens: Ints) -> list[tuple[BrokerId, ...]]:
+    """The rows of ``target`` as replica lists (tuples of shared ints)."""
+    flat = cast("list[BrokerId]", _shared_ints(target[target != PAD]))
+    if not len(lens):
+        return []
+    if (lens == lens[0]).all():  # one length for all: cut at C speed
+        return list(zip(*[iter(flat)] * int(lens[0]), strict=True)) if lens[0] else [()] * len(lens)
+    items = iter(flat)
+    return [tuple(islice(items, k)) for k in lens.tolist()]
 
 
 def _checked(raw: list[Any]) -> list[PlanEntry]:
