@@ -56,11 +56,6 @@ class _Written(msgspec.Struct):
     log_dirs: tuple[str, ...]
 
 
-class _WrittenFile(msgspec.Struct):
-    version: int
-    partitions: list[_Written]
-
-
 _encoder = msgspec.json.Encoder()
 _JSON_CHUNK = 50_000
 
@@ -144,8 +139,8 @@ class Plan:
     def to_json(self) -> str:
         """Compact, as the official tool prints it (one line, no spaces, log dirs all "any" when
         none were chosen)."""
-        # encoded a slice of entries at a time into one buffer: a million entries never exist as
-        # encoder records all at once
+        # {"version":1,"partitions":[...]}, the entries encoded a slice at a time into one buffer:
+        # a million entries never exist as encoder records all at once
         out = bytearray(b'{"version":1,"partitions":')
         entries = self.entries
         for start in range(0, max(len(entries), 1), _JSON_CHUNK):
