@@ -5,15 +5,20 @@ in-process core (parse, diff, validate, waves, ETA, rollback), to find where one
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --partitions 10000000 # 10M (Spark; in process if it fits)
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-in-process
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-spark [--code /tmp/base-rows]  # in process only
+    PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-spark --against /tmp/base-now --runs 3
+                                                                              # in process, old and new alternating
+    PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-spark --steps  # and the peak RSS of each step
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --partitions 2000000 --skip-in-process \
         --against /tmp/base-review --runs 3                                   # old and new code, alternating
 
 The snapshot: ``--partitions`` partitions of RF 3 on 500 brokers (three racks), Pareto sizes,
 written straight as stored rows (numpy, pyarrow). The plan moves every partition's last replica
 to a random other broker (every entry a real move, as bench/bench_plans.py). Each side runs in its
-own process under ``/usr/bin/time`` for its peak RSS (Spark: the JVM's). ``--against DIR`` runs the
-Spark job of another checkout of the console (the code before a change) on the same input, its
-runs alternating with this checkout's; every run prints its stage times (from the job's stage lines).
+own process under ``/usr/bin/time`` for its peak RSS (Spark: the JVM's). ``--against DIR`` runs
+another checkout of the console (the code before a change) on the same input, its runs
+alternating with this checkout's; every Spark run prints its stage times (from the job's stage
+lines), every in-process run its peak RSS per step, and both sides' answers (diff, findings,
+waves, ETA, rollback JSON) are compared by digest.
 """
 
 from __future__ import annotations
@@ -160,7 +165,7 @@ def timed(cmd: list[str], root: Path = ROOT) -> tuple[float, float, str, str]:
 
 
 IN_PROCESS = r"""
-import sys, time, json
+import sys, time, json, hashlib
 import pyarrow.dataset as ds
 import pyarrow as pa
 from console.pipeline.snapshots import STATE_COLUMNS, state_from_tables
@@ -169,18 +174,43 @@ from console.plans.diff import diff
 from console.plans.validate import validate
 from console.moves.waves import plan_waves
 from console.moves.progress import estimate_run
-root, plan_path = sys.argv[1], sys.argv[2]
+root, plan_path, by_step = sys.argv[1], sys.argv[2], sys.argv[3:] == ["steps"]
+steps = {}
+def step(name):
+    # with "steps": the peak RSS since the step before (the kernel's high-water mark, then reset),
+    # in GiB; the reset hides the earlier steps' peaks from /usr/bin/time
+    if not by_step:
+        return
+    with open("/proc/self/status") as f:
+        steps[name] = int(next(l for l in f if l.startswith("VmHWM:")).split()[1]) / 2**20
+    if name != "rollback":
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+def digest(text):
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 t0 = time.perf_counter()
 # the columns a snapshot is rebuilt from, and the Arrow memory given back once it is
 state = state_from_tables(ds.dataset(root + "/headers", partitioning="hive").to_table(),
                           ds.dataset(root + "/replicas", partitioning="hive").to_table(columns=list(STATE_COLUMNS)))
 pa.default_memory_pool().release_unused()
+step("load")
 t1 = time.perf_counter()
-plan = parse_plan(open(plan_path, "rb").read())
-d = diff(state, plan); f = validate(state, plan, d); w = plan_waves(state, plan)
-eta = estimate_run(state, w, 10_000_000); back = rollback(state, plan).to_json()
+plan = parse_plan(open(plan_path, "rb").read()); step("parse")
+d = diff(state, plan); step("diff")
+f = validate(state, plan, d); step("validate")
+w = plan_waves(state, plan); step("waves")
+eta = estimate_run(state, w, 10_000_000); step("eta")
+back = rollback(state, plan).to_json(); step("rollback")
 t2 = time.perf_counter()
-print(json.dumps({"load": t1 - t0, "review": t2 - t1, "findings": len(f), "waves": len(w)}))
+answers = {
+    "diff": digest(repr((d.summary(), d.brokers, d.flows))),
+    "findings": digest(repr(list(f))),
+    "waves": digest(repr([[e.key for e in wave] for wave in w])),
+    "eta": eta.seconds if eta else None,
+    "rollback": digest(back),
+}
+print(json.dumps({"load": t1 - t0, "review": t2 - t1, "findings": len(f), "waves": len(w), "steps": steps,
+                  "answers": answers}))
 """
 
 
@@ -225,6 +255,46 @@ def spark_review(
     return took, rss, stages(err, took) if rss else [], "" if rss else err
 
 
+def in_process(snaps: Path, plan: Path, code: Path, against: Path | None, runs: int, by_step: bool = False) -> None:
+    """The review in one process (``code``'s console), under ``/usr/bin/time``; with ``against``,
+    that checkout's too, their runs alternating (``runs`` of each), and the medians side by side.
+    ``by_step``: the peak RSS of each step too (the process's peak is then the largest of them)."""
+    sides = [("this checkout" if code == ROOT else str(code), code)] + ([(str(against), against)] if against else [])
+    figures: dict[str, list[tuple[float, float, float]]] = {name: [] for name, _ in sides}
+    answers: dict[str, object] = {}
+    for run in range(runs):
+        for name, root in sides if run % 2 == 0 else sides[::-1]:
+            took, rss, out, err = timed(
+                [sys.executable, "-c", IN_PROCESS, str(snaps), str(plan), *(["steps"] if by_step else [])], root
+            )
+            if not rss:
+                print(f"- in process ({name}) failed after {human_duration(took)}:\n{err}")
+                continue
+            user = float(re.search(r"User time \(seconds\): ([\d.]+)", err).group(1))  # type: ignore[union-attr]
+            doc = json.loads(out.strip().splitlines()[-1])
+            rss = max([rss, *doc["steps"].values()])
+            figures[name].append((rss, user, took))
+            answers.setdefault(name, doc["answers"])
+            print(
+                f"- in process ({name}, run {run + 1}): {human_duration(took)} in all, peak RSS {rss:.2f} GiB, "
+                f"{user:.1f} s of CPU (user); of which reading the stored snapshot {human_duration(doc['load'])} and "
+                f"the review (parse, diff, validate, waves, ETA, rollback) {human_duration(doc['review'])}; "
+                f"{doc['findings']:,} findings, {doc['waves']:,} waves"
+                + ("; peak RSS per step (GiB): " if by_step else "")
+                + ", ".join(f"{k} {v:.2f}" for k, v in doc["steps"].items()),
+                flush=True,
+            )
+    if len(sides) > 1 and all(figures.values()):
+        (mine, _), (theirs, _) = sides
+        med = {name: [statistics.median(x[k] for x in figures[name]) for k in range(3)] for name, _ in sides}
+        print(
+            f"- medians of {runs} run(s): peak RSS {med[mine][0]:.2f} GiB against {med[theirs][0]:.2f} "
+            f"({med[theirs][0] / med[mine][0]:.2f}x less), CPU (user) {med[mine][1]:.1f} s against "
+            f"{med[theirs][1]:.1f} s, wall {human_duration(med[mine][2])} against {human_duration(med[theirs][2])}; "
+            + ("the same answers on both sides" if answers[mine] == answers[theirs] else f"ANSWERS DIFFER: {answers}")
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--partitions", type=int, default=1_000_000)
@@ -234,7 +304,8 @@ def main() -> None:
         "--code", type=Path, default=ROOT, help="the tree whose console runs in process (default: this one)"
     )
     ap.add_argument("--against", type=Path, help="another checkout of the console (the code before a change)")
-    ap.add_argument("--runs", type=int, default=1, help="Spark runs of each side (alternating with --against)")
+    ap.add_argument("--runs", type=int, default=1, help="runs of each side (alternating with --against)")
+    ap.add_argument("--steps", action="store_true", help="in process: the peak RSS of each step too")
     ap.add_argument("--conf", action="append", default=[], help="a Spark setting KEY=VALUE for both sides")
     args = ap.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="bench-review-"))
@@ -269,16 +340,8 @@ def main() -> None:
                     f"{sides[1][0]} {human_duration(theirs)}: {theirs / mine:.2f}x"
                 )
         if not args.skip_in_process:
-            took, rss, out, err = timed([sys.executable, "-c", IN_PROCESS, str(snaps), str(plan)], args.code.resolve())
-            if rss:
-                doc = json.loads(out.strip().splitlines()[-1])
-                print(
-                    f"- in process: {human_duration(took)} in all, peak RSS {rss:.2f} GiB; of which reading the stored "
-                    f"snapshot {human_duration(doc['load'])} and the review (parse, diff, validate, waves, ETA, "
-                    f"rollback) {human_duration(doc['review'])}; {doc['findings']:,} findings, {doc['waves']:,} waves"
-                )
-            else:
-                print(f"- in process failed after {human_duration(took)}:\n{err}")
+            against = args.against.resolve() if args.against else None
+            in_process(snaps, plan, args.code.resolve(), against, args.runs, args.steps)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -9,16 +9,16 @@ shared by every plan checked against it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
-from operator import attrgetter, itemgetter
+from itertools import chain, repeat
+from operator import attrgetter, eq, itemgetter
 
 import numpy as np
 import numpy.typing as npt
 
 from console.core.limits import INT32_MAX
-from console.core.model import ClusterState
+from console.core.model import ClusterState, Keyed, Partition, TopicPartition
 
 Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
@@ -155,9 +155,10 @@ class BrokerTable:
 
 @dataclass(frozen=True)
 class SnapshotColumns:
-    """A snapshot's partitions as arrays, in ``state.partitions`` order."""
+    """A snapshot's partitions as arrays, in ``state.partitions`` order (:func:`rows_of` finds a
+    plan entry's row). Arrays that would repeat another (the ISR when every replica is in sync, R
+    − AR when nothing is being added) are that very array, read-only like every one here."""
 
-    row_of: dict[tuple[str, int], int]
     replicas: Ints
     """R, padded."""
     original: Ints
@@ -193,12 +194,23 @@ def snapshot_columns(state: ClusterState) -> SnapshotColumns:
     n = len(parts)
     replicas, _ = padded([p.replicas for p in parts])
     adding, adding_len = padded([p.adding for p in parts])
-    # R − AR keeping R's order: compact the kept cells of each row to the left
-    keep = ~member(replicas, adding) & (replicas != PAD)
-    original = np.full(replicas.shape, PAD, np.int64)
-    pos = np.cumsum(keep, axis=1) - 1
-    r, c = np.nonzero(keep)
-    original[r, pos[r, c]] = replicas[r, c]
+    if adding_len.any():
+        # R − AR keeping R's order: compact the kept cells of each row to the left
+        keep = ~member(replicas, adding) & (replicas != PAD)
+        original = np.full(replicas.shape, PAD, np.int64)
+        pos = np.cumsum(keep, axis=1) - 1
+        r, c = np.nonzero(keep)
+        original[r, pos[r, c]] = replicas[r, c]
+        original_len = keep.sum(axis=1)
+        del keep, pos, r, c
+    else:  # nothing is being added: R − AR is R
+        original, original_len = replicas, (replicas != PAD).sum(axis=1)
+    isrs = list(map(attrgetter("isr"), parts))
+    if all(map(eq, isrs, map(attrgetter("replicas"), parts))):  # every replica in sync: the ISR is R
+        isr = replicas
+    else:
+        isr = padded(isrs)[0]
+    del isrs
     leader = np.fromiter((PAD if p.leader is None else p.leader for p in parts), np.int64, n)
     min_isr_of = state.min_insync_index
     min_isr = np.fromiter((min_isr_of.get(p.topic, PAD) for p in parts), np.int64, n)
@@ -206,22 +218,23 @@ def snapshot_columns(state: ClusterState) -> SnapshotColumns:
     logs_of = [p.logs for p in parts]
     logs = list(chain.from_iterable(logs_of))
     row = np.repeat(np.arange(n), np.fromiter(map(len, logs_of), np.int64, n))
+    del logs_of
     broker = np.fromiter(map(itemgetter(0), logs), np.int64, len(logs))
     sized = np.fromiter(map(itemgetter(2), logs), np.int64, len(logs))
     current = ~np.fromiter(map(itemgetter(3), logs), np.bool_, len(logs))
+    del logs
     row, broker, sized = row[current], broker[current], sized[current]
     keys, first = np.unique(pair_keys(row, broker), return_index=True)
     size = np.full(n, PAD, np.int64)
     np.maximum.at(size, row, sized)  # the largest replica ...
     on_leader = broker == leader[row]
     size[row[on_leader][::-1]] = sized[on_leader][::-1]  # ... unless the leader reports one (its first log)
-    return SnapshotColumns(
-        row_of=dict(zip(_keys(state), range(n), strict=True)),
+    out = SnapshotColumns(
         replicas=replicas,
         original=original,
-        original_len=keep.sum(axis=1),
+        original_len=original_len,
         adding=adding,
-        isr=padded([p.isr for p in parts])[0],
+        isr=isr,
         leader=leader,
         size=size,
         reassigning=(adding_len > 0) | np.fromiter((bool(p.removing) for p in parts), np.bool_, n),
@@ -229,16 +242,100 @@ def snapshot_columns(state: ClusterState) -> SnapshotColumns:
         log_keys=keys,
         log_sizes=sized[first],
     )
+    for a in vars(out).values():
+        a.flags.writeable = False  # shared by every plan checked against the snapshot
+    return out
 
 
-def _keys(state: ClusterState) -> Iterable[tuple[str, int]]:
-    """Each partition's (topic, partition), in order: the very tuples of ``state.partition_index``
-    (a million partitions make a million of them: built once per snapshot, not twice)."""
-    index = state.partition_index
+_KEY_SPAN = 2**32
+"""A (topic, partition) key: the topic's code × 2³² + the partition number less INT32_MIN."""
+_INT32_MIN = -(2**31)
+
+
+@dataclass(frozen=True)
+class PartitionKeys:
+    """A snapshot's partitions by (topic, partition), for joins (:func:`rows_of`): one sorted int64
+    per partition rather than a dict of a million key tuples."""
+
+    codes: dict[str, int]
+    """Each topic's code."""
+    keys: Ints
+    """Sorted: each partition's key (:data:`_KEY_SPAN`)."""
+    rows: Ints | None
+    """The row in ``state.partitions`` of each key; None when the partitions are in key order
+    (the usual case: a snapshot keeps them sorted) and the rows are the positions."""
+    others: dict[TopicPartition, int] | None = None
+    """Rows by key instead, when a partition number is not an int32 (never in a real cluster)."""
+
+
+def partition_keys(state: ClusterState) -> PartitionKeys:
+    """The snapshot's keys, built on first use and kept with the snapshot."""
+    return state.memo("plans.keys", _partition_keys)
+
+
+def _partition_keys(state: ClusterState) -> PartitionKeys:
     parts = state.partitions
-    if len(index) == len(parts):
-        return index.keys()
-    return zip(map(attrgetter("topic"), parts), map(attrgetter("partition"), parts), strict=True)
+    n = len(parts)
+    topics = list(map(attrgetter("topic"), parts))
+    codes = {t: i for i, t in enumerate(dict.fromkeys(topics))}
+    code = np.fromiter(map(codes.__getitem__, topics), np.int64, n)
+    del topics
+    number = _int32s(list(map(attrgetter("partition"), parts)))
+    if number is None:
+        return PartitionKeys(codes, np.zeros(0, np.int64), None, {p.key: i for i, p in enumerate(parts)})
+    keys = code * _KEY_SPAN + (number - _INT32_MIN)
+    if (keys[1:] > keys[:-1]).all():
+        return PartitionKeys(codes, keys, None)
+    rows = np.argsort(keys, kind="stable")  # the same key twice: the later row stays last
+    return PartitionKeys(codes, keys[rows], rows)
+
+
+def _int32s(numbers: list[int]) -> Ints | None:
+    """``numbers`` as int64, or None when one of them is not an int32."""
+    try:
+        out = np.fromiter(numbers, np.int64, len(numbers))
+    except OverflowError:
+        return None
+    if len(out) and (out.min() < _INT32_MIN or out.max() > INT32_MAX):
+        return None
+    return out
+
+
+def rows_of(state: ClusterState, entries: Sequence[Keyed]) -> Ints:
+    """Per entry (a plan's, any record of a topic and a partition): the row of its partition in
+    ``state.partitions``, -1 when ``state`` has no such partition; the last row when a key is
+    there twice (as :attr:`ClusterState.partition_index` keeps it)."""
+    k = partition_keys(state)
+    n = len(entries)
+    if k.others is not None:
+        keys = zip(map(attrgetter("topic"), entries), map(attrgetter("partition"), entries), strict=True)
+        return np.fromiter(map(k.others.get, keys, repeat(-1)), np.int64, n)
+    code = np.fromiter(map(k.codes.get, map(attrgetter("topic"), entries), repeat(-1)), np.int64, n)
+    numbers = list(map(attrgetter("partition"), entries))
+    number = _int32s(numbers)
+    if number is None:  # a number no partition has: that entry is unknown
+        ok = [type(x) is int and _INT32_MIN <= x <= INT32_MAX for x in numbers]
+        number = np.fromiter((x if good else 0 for x, good in zip(numbers, ok, strict=True)), np.int64, n)
+        code[~np.array(ok, np.bool_)] = -1
+    del numbers
+    query = code * _KEY_SPAN + (number - _INT32_MIN)  # negative for an unknown topic: below every key
+    pos = np.searchsorted(k.keys, query, side="right") - 1  # the last key not above the query
+    hit = pos >= 0
+    hit[hit] = k.keys[pos[hit]] == query[hit]
+    out: Ints = np.where(hit, pos if k.rows is None else k.rows[np.where(hit, pos, 0)], -1)
+    return out
+
+
+def partitions_at(state: ClusterState, rows: Ints) -> list[Partition | None]:
+    """The partitions of ``state`` at ``rows`` (:func:`rows_of`), None for -1; picked from an
+    object array rather than through a list of a million row numbers as Python ints."""
+    parts = state.partitions
+    if len(rows) < 4096:
+        return [parts[r] if r >= 0 else None for r in rows.tolist()]
+    table = np.empty(len(parts) + 1, object)  # None in the last cell, for the rows of -1
+    table[: len(parts)] = parts
+    out: list[Partition | None] = table[rows].tolist()
+    return out
 
 
 def broker_ids(state: ClusterState) -> Ints:

@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from itertools import repeat
-from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
 
 import numpy as np
@@ -30,14 +28,24 @@ import numpy.typing as npt
 
 from console.core.model import BrokerId, ClusterState, Keyed, Partition
 from console.core.perf import without_gc
-from console.plans.columns import PAD, Bools, BrokerTable, Ints, broker_ids, columns_of, member, widen
+from console.plans.columns import (
+    PAD,
+    Bools,
+    BrokerTable,
+    Ints,
+    SnapshotColumns,
+    broker_ids,
+    columns_of,
+    member,
+    rows_of,
+    widen,
+)
 from console.plans.logdirs import changes_dir
 from console.plans.plan import Plan, PlanEntry
 
 if TYPE_CHECKING:
     import pandas as pd
 
-_key = itemgetter(0, 1)
 G = TypeVar("G", bound=np.generic)
 
 
@@ -183,15 +191,20 @@ class Changes(Sequence[PartitionChange]):
     """Plan entries' changes, built only when looked at: a 100k-partition review shows a page of
     50, and its totals come from :class:`DiffColumns`."""
 
-    def __init__(self, state: ClusterState, plan: Plan, which: Ints | None = None, elect: bool = False) -> None:
-        self._index = state.partition_index
+    def __init__(
+        self, state: ClusterState, plan: Plan, rows: Ints, which: Ints | None = None, elect: bool = False
+    ) -> None:
+        """``rows``: each plan entry's row in ``state.partitions`` (-1: unknown), :attr:`DiffColumns.rows`."""
+        self._partitions = state.partitions
         self._entries = plan.entries
+        self._rows = rows
         self._which = which
         self._elect = elect
 
     def _at(self, i: int) -> PartitionChange:
-        e = self._entries[i if self._which is None else int(self._which[i])]
-        return change_of(self._index.get((e.topic, e.partition)), e, self._elect)
+        k = i if self._which is None else int(self._which[i])
+        row = int(self._rows[k])
+        return change_of(self._partitions[row] if row >= 0 else None, self._entries[k], self._elect)
 
     def __len__(self) -> int:
         return len(self._entries) if self._which is None else len(self._which)
@@ -276,7 +289,7 @@ class PlanDiff:
         return pd.DataFrame([asdict(b) for b in self.brokers])
 
     def _subset(self, mask: Bools) -> Changes:
-        return Changes(self.state, self.plan, np.flatnonzero(mask), self.elect)
+        return Changes(self.state, self.plan, self.columns.rows, np.flatnonzero(mask), self.elect)
 
     @property
     def moving(self) -> Changes:
@@ -378,18 +391,21 @@ def diff(state: ClusterState, plan: Plan, elect: bool | None = False) -> PlanDif
     builds a single partition's change when it is looked at). ``elect``: leaders after include
     the preferred leader election a run can end with; None: as a run does by default, when
     :func:`first_replica_changes`."""
+    rows = rows_of(state, plan.entries)
     if elect is None:
-        elect = first_replica_changes(state, plan)
-    cols = _columns(state, plan, elect)
+        elect = _first_replica_changes(columns_of(state), plan, rows)
+    cols = _columns(state, plan, rows, elect)
     brokers, flows = _brokers(state, cols)
-    return PlanDiff(Changes(state, plan, None, elect), brokers, _racks(brokers), flows, cols, state, plan, elect)
+    return PlanDiff(Changes(state, plan, rows, None, elect), brokers, _racks(brokers), flows, cols, state, plan, elect)
 
 
 def first_replica_changes(state: ClusterState, plan: Plan) -> bool:
     """Whether ``plan`` gives some partition of ``state`` another first replica (its preferred
     leader): then a run ends with a preferred leader election unless asked not to."""
-    sc = columns_of(state)
-    rows = _rows(sc.row_of, plan)
+    return _first_replica_changes(columns_of(state), plan, rows_of(state, plan.entries))
+
+
+def _first_replica_changes(sc: SnapshotColumns, plan: Plan, rows: Ints) -> bool:
     known = rows >= 0
     if not known.any() or not len(sc.original):
         return False
@@ -397,15 +413,10 @@ def first_replica_changes(state: ClusterState, plan: Plan) -> bool:
     return bool((target[known, 0] != sc.original[rows[known], 0]).any())
 
 
-def _rows(row_of: dict[tuple[str, int], int], plan: Plan) -> Ints:
-    """Per plan entry, its row in the snapshot's columns; -1 when unknown."""
-    return np.fromiter(map(row_of.get, map(_key, plan.entries), repeat(-1)), np.int64, len(plan))
-
-
-def _columns(state: ClusterState, plan: Plan, elect: bool = False) -> DiffColumns:
+def _columns(state: ClusterState, plan: Plan, rows: Ints, elect: bool = False) -> DiffColumns:
+    """``rows``: each entry's row in the snapshot (:func:`console.plans.columns.rows_of`)."""
     sc = columns_of(state)
     n = len(plan)
-    rows = _rows(sc.row_of, plan)
     known = rows >= 0
     safe = np.where(known, rows, 0)
 

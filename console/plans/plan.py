@@ -25,9 +25,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property, partial
-from itertools import repeat
-from operator import attrgetter, itemgetter, le, lt
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
+from itertools import islice, repeat
+from operator import attrgetter, itemgetter, le
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, cast
 
 import msgspec
 import numpy as np
@@ -37,7 +37,7 @@ from console.core.errors import PlanFormatError
 from console.core.limits import INT32_MAX, MAX_TOPIC_LENGTH
 from console.core.model import BrokerId, ClusterState, Keyed, Partition, ReplicaLog, TopicPartition
 from console.core.perf import without_gc
-from console.plans.columns import PAD, Ints, padded
+from console.plans.columns import PAD, Ints, padded, partitions_at, rows_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,9 +56,8 @@ class _Written(msgspec.Struct):
     log_dirs: tuple[str, ...]
 
 
-class _WrittenFile(msgspec.Struct):
-    version: int
-    partitions: list[_Written]
+_encoder = msgspec.json.Encoder()
+_JSON_CHUNK = 50_000
 
 
 @cache
@@ -140,11 +139,23 @@ class Plan:
     def to_json(self) -> str:
         """Compact, as the official tool prints it (one line, no spaces, log dirs all "any" when
         none were chosen)."""
-        entries = [
-            _Written(e.topic, e.partition, e.replicas, _anys(len(e.replicas)) if e.log_dirs is None else e.log_dirs)
-            for e in self.entries
-        ]
-        return msgspec.json.encode(_WrittenFile(1, entries)).decode()
+        # {"version":1,"partitions":[...]}, the entries encoded a slice at a time into one buffer:
+        # a million entries never exist as encoder records all at once
+        out = bytearray(b'{"version":1,"partitions":')
+        entries = self.entries
+        for start in range(0, max(len(entries), 1), _JSON_CHUNK):
+            written = [
+                _Written(e.topic, e.partition, e.replicas, _anys(len(e.replicas)) if e.log_dirs is None else e.log_dirs)
+                for e in entries[start : start + _JSON_CHUNK]
+            ]
+            if start:  # over the closing "]" of the slices before, then "," where this slice's "[" went
+                end = len(out) - 1
+                _encoder.encode_into(written, out, end)
+                out[end] = ord(",")
+            else:
+                _encoder.encode_into(written, out, -1)
+        out += b"}"
+        return out.decode()
 
     def with_basis(self, state: ClusterState) -> Plan:
         """The same plan, remembering each partition's replicas in ``state`` (for the stale check)."""
@@ -251,27 +262,61 @@ def _well_formed(text: str | bytes) -> Plan | None:
     topics, numbers, replicas, dirs = (
         list(map(attrgetter(f), raw)) for f in ("topic", "partition", "replicas", "log_dirs")
     )
-    if any(topic_name_problem(t) for t in set(topics)):
+    distinct = set(topics)
+    if any(topic_name_problem(t) for t in distinct):
         return None
-    named: dict[str, str] = {}
-    topics = list(map(named.setdefault, topics, topics))  # one string per topic, not per entry
     target, lens = padded(replicas)
     ordered = np.sort(target, axis=1)
     if ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != PAD)).any():
         return None  # the same broker twice
+    del ordered
     if any(d is not None and len(d) != n for d, n in zip(dirs, lens.tolist(), strict=False)):
         return None  # log dirs of the wrong length: the thorough path names them
-    keys = list(zip(topics, numbers, strict=False))
-    entries = list(map(_new_entry, zip(topics, numbers, replicas, repeat(None))))
-    if not all(map(lt, keys, keys[1:])):  # not sorted, or the same partition twice
-        if len(set(keys)) != len(keys):
+    # sorted by (topic, partition), each partition once: checked on one int64 key per entry
+    names = sorted(distinct)
+    code = np.fromiter(map({t: i for i, t in enumerate(names)}.__getitem__, topics), np.int64, len(topics))
+    number = np.array(numbers, np.int64)  # 0 to INT32_MAX, as decoded
+    key = (code << 32) + number
+    if not (key[1:] > key[:-1]).all():  # not sorted, or the same partition twice
+        order = np.argsort(key, kind="stable")
+        if (key[order[1:]] == key[order[:-1]]).any():
             return None
-        order = sorted(range(len(keys)), key=keys.__getitem__)
-        entries = [entries[i] for i in order]
-        target, lens = target[order], lens[order]
-    plan = Plan(tuple(entries), {})
+        code, number, target, lens = code[order], number[order], target[order], lens[order]
+    del key
+    # The entries are made of new objects, one per topic name and per number (a million entries
+    # name a few thousand topics and brokers), while every object of the decoding is still alive:
+    # they do not land in its memory, which then goes back to the system whole.
+    own_names = np.empty(len(names), object)
+    own_names[:] = [t.encode().decode() for t in names]
+    entries = tuple(
+        map(
+            _new_entry,
+            zip(own_names[code].tolist(), _shared_ints(number), _replica_lists(target, lens), repeat(None)),
+        )
+    )
+    plan = Plan(entries, {})
     plan.__dict__["target_columns"] = (target, lens)  # already built: the diff needs it next
     return plan
+
+
+def _shared_ints(values: Ints) -> list[int]:
+    """``values`` as Python ints, one object per distinct value."""
+    distinct, where = np.unique(values, return_inverse=True)
+    shared = np.empty(len(distinct), object)
+    shared[:] = distinct.tolist()
+    out: list[int] = shared[where.reshape(-1)].tolist()
+    return out
+
+
+def _replica_lists(target: Ints, lens: Ints) -> list[tuple[BrokerId, ...]]:
+    """The rows of ``target`` as replica lists (tuples of shared ints)."""
+    flat = cast("list[BrokerId]", _shared_ints(target[target != PAD]))
+    if not len(lens):
+        return []
+    if (lens == lens[0]).all():  # one length for all: cut at C speed
+        return list(zip(*[iter(flat)] * int(lens[0]), strict=True)) if lens[0] else [()] * len(lens)
+    items = iter(flat)
+    return [tuple(islice(items, k)) for k in lens.tolist()]
 
 
 def _checked(raw: list[Any]) -> list[PlanEntry]:
@@ -382,13 +427,12 @@ def rollback(state: ClusterState, plan: Plan) -> Plan:
     so is every dir when ``state.info`` does not tell the release (a snapshot taken without
     ``snapshot(info=True)``, or a cluster that did not say): the rollback then is what the tools
     before 4.2 print, which the 4.2 tool reads and runs as well (any dir)."""
-    now = map(state.partition_index.get, map(_key, plan.entries))
+    rows = rows_of(state, plan.entries)
+    now = [p for p in partitions_at(state, rows[rows >= 0]) if p is not None]
     if rollback_names_dirs(state.info):
         # the plan is sorted, so is what is left of it
-        return Plan(
-            tuple([_new_entry((p.topic, p.partition, p.original, rollback_dirs(p))) for p in now if p is not None]), {}
-        )
-    return Plan(tuple([_new_entry((p.topic, p.partition, p.original, None)) for p in now if p is not None]), {})
+        return Plan(tuple([_new_entry((p.topic, p.partition, p.original, rollback_dirs(p))) for p in now]), {})
+    return Plan(tuple([_new_entry((p.topic, p.partition, p.original, None)) for p in now]), {})
 
 
 def rollback_dirs(p: Partition) -> tuple[str, ...] | None:

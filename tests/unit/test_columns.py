@@ -225,3 +225,50 @@ def test_parsed_plan_columns_follow_the_sorted_entries():
     assert [tuple(int(x) for x in row[:n]) for row, n in zip(target, lens, strict=False)] == [
         e.replicas for e in plan.entries
     ]
+
+
+# -- finding a plan's partitions by a join of (topic, partition) keys ------------------------------
+_numbers = st.one_of(st.integers(0, 5), st.sampled_from([-1, 2**31 - 1, -(2**31)]))
+_topics = st.sampled_from(["a", "b", "c"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(_topics, _numbers), max_size=12),
+    st.lists(st.tuples(st.sampled_from(["a", "b", "c", "zz"]), st.one_of(_numbers, st.just(2**31), st.just(10**30)))),
+    st.booleans(),
+)
+def test_rows_of_finds_the_partitions_the_index_finds(keys, queries, exotic):
+    """Any order, the same key twice (the last one counts, as in ``partition_index``), unknown
+    topics and numbers beyond int32 or int64; a snapshot with a number beyond int32 too."""
+    from console.plans.columns import partitions_at, rows_of
+
+    if exotic:
+        keys = [*keys, ("b", 2**40)]
+    parts = tuple(Partition(t, n, (BrokerId(1),), (BrokerId(1),), BrokerId(1)) for t, n in keys)
+    state = ClusterState(0.0, (), parts)
+    entries = [PlanEntry(t, n, (BrokerId(1),)) for t, n in queries]
+    rows = rows_of(state, entries)
+    index = state.partition_index
+    assert [parts[r] if r >= 0 else None for r in rows.tolist()] == [index.get(e.key) for e in entries]
+    assert all(p is index.get(e.key) for p, e in zip(partitions_at(state, rows), entries, strict=True))
+    many = np.resize(rows, 5000) if len(rows) else rows  # past the size where an object array picks them
+    assert partitions_at(state, many) == [parts[r] if r >= 0 else None for r in many.tolist()]
+
+
+def test_snapshot_columns_share_what_repeats_and_are_read_only():
+    from console.plans.columns import snapshot_columns
+
+    b = [BrokerId(i) for i in range(4)]
+    steady = ClusterState(0.0, (), (Partition("t", 0, (b[1], b[2]), (b[2], b[1]), b[1]),))
+    sc = snapshot_columns(steady)
+    assert sc.original is sc.replicas and sc.original_len.tolist() == [2]
+    assert sc.isr is not sc.replicas and sc.isr.tolist() == [[2, 1]]  # the ISR in its own order
+    in_sync = ClusterState(0.0, (), (Partition("t", 0, (b[1], b[2]), (b[1], b[2]), b[1]),))
+    sc = snapshot_columns(in_sync)
+    assert sc.isr is sc.replicas
+    moving = ClusterState(0.0, (), (Partition("t", 0, (b[1], b[2], b[3]), (b[1], b[2]), b[1], adding=(b[3],)),))
+    sc = snapshot_columns(moving)
+    assert sc.original.tolist() == [[1, 2, PAD]] and sc.original_len.tolist() == [2]
+    for name, a in vars(sc).items():
+        assert not a.flags.writeable, name

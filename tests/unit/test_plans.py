@@ -387,3 +387,40 @@ def test_a_move_of_a_tiered_topic_says_it_copies_the_local_log_only():
     assert "moving 2 partitions copies the local log only (2.0 KB" in found[0].message
     assert "remote storage" in found[0].message and "estimate" in found[0].hint
     assert not [f for f in v.validate(replace(state, tiered_topics=()), plan) if f.code == v.TIERED_LOCAL_ONLY]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 50_000])
+def test_the_json_written_a_slice_at_a_time_is_the_json_of_the_whole(monkeypatch, chunk):
+    import console.plans.plan as plans
+
+    monkeypatch.setattr(plans, "_JSON_CHUNK", chunk)
+    for n in range(6):
+        entries = [PlanEntry(f"t{i}", i, ids(1, i + 2), None if i % 2 else ("any", "/d")) for i in range(n)]
+        written = [
+            {
+                "topic": e.topic,
+                "partition": e.partition,
+                "replicas": list(e.replicas),
+                "log_dirs": list(e.log_dirs or ("any", "any")),
+            }
+            for e in entries
+        ]
+        assert Plan(tuple(entries)).to_json() == json.dumps(
+            {"version": 1, "partitions": written}, separators=(",", ":")
+        )
+
+
+def test_a_parsed_plan_shares_one_int_per_broker_id_and_keeps_mixed_lengths():
+    plan = parse_plan(
+        '{"partitions":[{"topic":"a","partition":1,"replicas":[1000,1001]},{"topic":"a","partition":0,"replicas":[1001,1000]}]}'
+    )
+    assert [e.replicas for e in plan.entries] == [(1001, 1000), (1000, 1001)]
+    assert plan.entries[0].replicas[0] is plan.entries[1].replicas[1]
+    mixed = parse_plan(
+        '{"partitions":[{"topic":"a","partition":0,"replicas":[1000]},{"topic":"a","partition":1,"replicas":[3,1000]}]}'
+    )
+    assert [e.replicas for e in mixed.entries] == [(1000,), (3, 1000)]
+    with pytest.raises(PlanFormatError):  # the same partition twice, apart
+        parse_plan(
+            '{"partitions":[{"topic":"b","partition":0,"replicas":[1]},{"topic":"a","partition":0,"replicas":[1]},{"topic":"b","partition":0,"replicas":[2]}]}'
+        )
