@@ -42,6 +42,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, MutableSequence
 from dataclasses import dataclass, replace
 from enum import Enum
+from operator import mul
 from time import perf_counter
 from typing import TYPE_CHECKING
 
@@ -51,7 +52,7 @@ from console.core.errors import ConfigError, GoalImpossible
 from console.core.format import human_bytes, ids_text, plural
 from console.core.model import Broker, BrokerId, ClusterState, Finding, Severity, replicas_in_dir
 from console.core.perf import without_gc
-from console.plans.columns import PAD
+from console.plans.columns import PAD, columns_of, distinct, member, widen
 from console.plans.layout import Layout
 from console.plans.plan import Plan
 from console.plans.quality import BrokerLoad, Report, excess_bound
@@ -246,8 +247,9 @@ def generate(state: ClusterState, options: GenerateOptions) -> Generated:
     before = (lay.count.copy(), lay.leaders.copy(), lay.bytes.copy())
     racks_before = lay.rack_violations(ctx.rack_pool)
     bound, reached = _GOALS[options.goal](ctx)
-    plan = lay.plan()
-    moved, moved_bytes, leaders_moved, removed = _moved(lay)
+    rows = lay.changed()
+    plan = lay.plan(rows)
+    moved, moved_bytes, leaders_moved, removed = _moved(lay, rows)
     if options.goal in (Goal.REBALANCE, Goal.ADD_BROKERS, Goal.OFFICIAL):
         bound = _balance_bound(ctx, before)
     report = Report(
@@ -272,18 +274,31 @@ def generate(state: ClusterState, options: GenerateOptions) -> Generated:
     return Generated(plan, report)
 
 
-def _moved(lay: Layout) -> tuple[int, int, int, int]:
+def _moved(lay: Layout, rows: list[int]) -> tuple[int, int, int, int]:
     """Replicas copied to a new broker, their bytes, preferred leaders changed, replicas dropped
-    without a copy elsewhere."""
-    replicas = size = leaders = removed = 0
-    for row in lay.changed():
-        new, old = lay.reps[row], lay.original[row]
-        added = len(set(new) - set(old)) + len(lay.dir_moves(row))  # a move between dirs copies the replica too
-        replicas += added
-        size += added * lay.size[row]
-        leaders += bool(new and old and new[0] != old[0])
-        removed += max(0, len(old) - len(new))
-    return replicas, size, leaders, removed
+    without a copy elsewhere, over the changed ``rows`` (worked out on the position matrices)."""
+    if not rows:
+        return 0, 0, 0, 0
+    at = np.array(rows, np.int64)
+    m, lens = lay.matrix()
+    s, start_lens = lay.start()
+    width = max(m.shape[1], s.shape[1])
+    new, old = widen(m[at], width), widen(s[at], width)
+    new_lens, old_lens = lens[at], start_lens[at]
+    added = ((new != PAD) & ~member(new, old)).sum(axis=1)
+    # a broker twice in a row counts once (as a set): such rows, and those with a dir chosen, one by one
+    odd = np.flatnonzero(distinct(np.where(new == PAD, -1, new)) < new_lens).tolist()
+    if lay.dirs:
+        odd = sorted(set(odd) | {k for k, row in enumerate(rows) if row in lay.dirs})
+    for k in odd:
+        row = rows[k]
+        added[k] = len(set(lay.reps[row]) - set(lay.original[row])) + len(
+            lay.dir_moves(row)
+        )  # a move between dirs copies the replica too
+    size = sum(map(mul, added.tolist(), map(lay.size.__getitem__, rows)))
+    leaders = int(((new_lens > 0) & (old_lens > 0) & (new[:, 0] != old[:, 0])).sum())
+    removed = int(np.maximum(old_lens - new_lens, 0).sum())
+    return int(added.sum()), size, leaders, removed
 
 
 def _loads(lay: Layout, count: np.ndarray, leaders: np.ndarray, size: np.ndarray) -> tuple[BrokerLoad, ...]:
@@ -338,16 +353,23 @@ class _Context:
                     "Pick brokers from the cluster's broker list (python -m console state).",
                 )
         topics = set(options.topics)
-        missing = sorted(topics - set(state.topics))
+        every = state.topics
+        missing = sorted(topics - set(every))
         if missing:
             raise ConfigError(
                 f"No topic {', '.join(missing)} in this cluster.", "Check the topic names (python -m console state)."
             )
-        chosen = chosen_topics(options, state.topics)
-        self.movable = [
-            p.topic in chosen and not p.reassigning and p.leader is not None and bool(p.replicas) for p in parts
-        ]
-        flight = sum(1 for p in parts if p.topic in chosen and p.reassigning)
+        chosen = chosen_topics(options, every)
+        cols = columns_of(state)
+        if len(chosen) == len(every):  # every topic
+            in_topics = np.ones(len(parts), np.bool_)
+        else:
+            in_topics = np.fromiter((p.topic in chosen for p in parts), np.bool_, len(parts))
+        led = cols.leader != PAD
+        self.movable_mask = in_topics & ~cols.reassigning & led & (cols.replicas != PAD).any(axis=1)
+        """Partitions that may move (numpy); :attr:`movable` as a list."""
+        self.movable: list[bool] = self.movable_mask.tolist()
+        flight = int((in_topics & cols.reassigning).sum())
         if flight:
             self.note(
                 "in-flight-left-alone",
@@ -356,7 +378,7 @@ class _Context:
                 "and left alone; they count at their target.",
                 "Generate again once they complete to include them.",
             )
-        offline = sum(1 for p in parts if p.topic in chosen and not p.reassigning and p.leader is None)
+        offline = int((in_topics & ~cols.reassigning & ~led).sum())
         if offline:
             self.note(
                 "offline-left-alone",
@@ -404,7 +426,8 @@ class _Context:
                 "Set broker.rack on every broker.",
             )
         elif self.rack_aware and self.balance:
-            widest = max((len(r) for r, ok in zip(lay.reps, self.movable, strict=False) if ok), default=0)
+            lens = lay.start()[1][self.movable_mask]
+            widest = int(lens.max()) if len(lens) else 0
             if widest > self.racks:
                 self.note(
                     "racks-fewer-than-rf",
@@ -452,9 +475,7 @@ class _Context:
             return 0
         lay = self.lay
         m, _ = lay.start()
-        rows, cols = np.nonzero(
-            np.isin(m, np.array(list(wanted), np.int64)) & np.array(self.movable, np.bool_)[:, None]
-        )
+        rows, cols = np.nonzero(np.isin(m, np.array(list(wanted), np.int64)) & self.movable_mask[:, None])
         pos, sizes = m[rows, cols], np.array(lay.size, np.int64)[rows]
         order = np.lexsort((sizes, pos))
         pos, sizes = pos[order], sizes[order]
@@ -1085,21 +1106,25 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
             )
             if picked >= 0:
                 break
-        for entry in kept:
-            heapq.heappush(under, entry)
         if finished or not kept:
             break
         if picked < 0:
+            for entry in kept:
+                heapq.heappush(under, entry)
             inactive.add(s)
             continue
         row = picked
-        for b in reps[row]:  # the partition moves once: it leaves every source's candidates
-            if (c := cands[position[b]]) is not None:
-                c.forget(row, row_size[row])
-        moved_rows.append(row)
-        moved_from.append(ids[s])
-        moved_to.append(ids[d])
         size = row_size[row]
+        sb = ids[s]
+        left = True  # _pick took it out of the source's candidates (once: a broker twice in a row is there twice)
+        for b in reps[row]:  # the partition moves once: it leaves every source's candidates
+            if b == sb and left:
+                left = False
+            elif (c := cands[position[b]]) is not None:
+                c.forget(row, size)
+        moved_rows.append(row)
+        moved_from.append(sb)
+        moved_to.append(ids[d])
         count[s] -= 1
         count[d] += 1
         size_b[s] -= size
@@ -1110,6 +1135,9 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
                 heapq.heappush(over, (-key[i], -tie[i], i))
             if i in is_dst:
                 heapq.heappush(under, (key[i], tie[i], i))
+        for entry in kept:  # back in the heap unless the move made it stale (s's and d's were pushed afresh)
+            if entry[0] == key[entry[2]]:
+                heapq.heappush(under, entry)
         moves += 1
         spent += size
     lay.move_many(moved_rows, moved_from, moved_to)
@@ -1150,25 +1178,74 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
     return reached
 
 
+_BLOCK = 256
+"""Candidates per block of :class:`_Candidates`: removing one copies at most this many entries."""
+
+
 @dataclass(slots=True)
 class _Candidates:
-    """One source broker's movable replicas for :func:`_pick`, sorted by (size, row), as three
-    aligned sequences: the rows, their sizes, and the rack bits a destination must not be on
-    for the row to move there (work out once what :func:`_pick` asks of every candidate)."""
+    """One source broker's movable replicas for :func:`_pick`, sorted by (size, row), cut in blocks
+    of at most :data:`_BLOCK` so that removing one copies the rest of its block only (at 1M
+    partitions a broker has thousands: a flat sequence copied half of them per removal). Per
+    block, three aligned sequences: the rows, their sizes, and the rack bits a destination must not
+    be on for the row to move there (worked out once what :func:`_pick` asks of every candidate);
+    and each block's last size, to find the block a size falls in. No block is empty."""
 
-    rows: MutableSequence[int]
-    sizes: MutableSequence[int]
-    fails: MutableSequence[int]
+    rows: list[MutableSequence[int]]
+    sizes: list[MutableSequence[int]]
+    fails: list[MutableSequence[int]]
+    last: list[int]
+
+    @staticmethod
+    def of(rows: np.ndarray, sizes: np.ndarray, fails: np.ndarray) -> _Candidates:
+        """From aligned arrays sorted by (size, row)."""
+        cuts = range(0, len(rows), _BLOCK)
+        block_sizes = [_ints(sizes[a : a + _BLOCK]) for a in cuts]
+        return _Candidates(
+            [_ints(rows[a : a + _BLOCK]) for a in cuts],
+            block_sizes,
+            [_ints(fails[a : a + _BLOCK]) for a in cuts],
+            [s[-1] for s in block_sizes],
+        )
+
+    def remove(self, b: int, i: int) -> None:
+        """Remove entry ``i`` of block ``b``."""
+        sizes = self.sizes[b]
+        del self.rows[b][i], sizes[i], self.fails[b][i]
+        if not sizes:
+            del self.rows[b], self.sizes[b], self.fails[b], self.last[b]
+        elif i == len(sizes):
+            self.last[b] = sizes[-1]
 
     def forget(self, row: int, size: int) -> None:
         """Remove ``row`` (of ``size``) when it is among the candidates."""
-        rows, sizes = self.rows, self.sizes
-        i = bisect_left(sizes, size)
-        while i < len(rows) and sizes[i] == size:
-            if rows[i] == row:
-                del rows[i], sizes[i], self.fails[i]
+        last, blocks = self.last, self.sizes
+        b = bisect_left(last, size)
+        while b < len(last):
+            sizes, rows = blocks[b], self.rows[b]
+            i = bisect_left(sizes, size)
+            n = len(sizes)
+            while i < n and sizes[i] == size:
+                if rows[i] == row:
+                    del rows[i], sizes[i], self.fails[b][i]
+                    if i == n - 1:
+                        if i:
+                            last[b] = sizes[-1]
+                        else:
+                            del self.rows[b], self.sizes[b], self.fails[b], last[b]
+                    return
+                i += 1
+            if i < n:
                 return
-            i += 1
+            b += 1  # the same size may go on in the next block
+
+    def flat(self) -> tuple[list[int], list[int], list[int]]:
+        """The rows, sizes and fails in order (for tests)."""
+        return (
+            [x for s in self.rows for x in s],
+            [x for s in self.sizes for x in s],
+            [x for s in self.fails for x in s],
+        )
 
 
 def _candidates(ctx: _Context, sources: list[int]) -> list[_Candidates | None]:
@@ -1181,21 +1258,25 @@ def _candidates(ctx: _Context, sources: list[int]) -> list[_Candidates | None]:
     ``s``'s rack, else the bits of all its racks."""
     lay = ctx.lay
     m, _ = lay.matrix()
-    movable = np.array(ctx.movable, np.bool_)
-    r_idx, c_idx = np.nonzero((m != PAD) & movable[:, None])
+    r_idx, c_idx = np.nonzero((m != PAD) & ctx.movable_mask[:, None])
     pos = m[r_idx, c_idx]
-    keep = np.isin(pos, np.array(sources, np.int64))
+    is_source = np.zeros(len(lay.ids), np.bool_)
+    is_source[sources] = True
+    keep = is_source[pos]
     r_idx, pos = r_idx[keep], pos[keep]
-    sizes = np.array(lay.size, np.int64)[r_idx]
-    order = np.lexsort((r_idx, sizes, pos))
-    r_idx, pos, sizes = r_idx[order], pos[order], sizes[order]
+    size = np.array(lay.size, np.int64)
+    rank = np.empty(len(size), np.int64)  # each row's place in (size, row) order
+    rank[np.argsort(size, kind="stable")] = np.arange(len(size))
+    order = np.argsort(pos * len(size) + rank[r_idx])  # by (position, size, row), one key
+    r_idx, pos = r_idx[order], pos[order]
+    sizes = size[r_idx]
     bounds = np.searchsorted(pos, np.arange(len(lay.ids) + 1)).tolist()
     bits, every, twice = _rack_masks(lay, m)
     fails = np.where(twice[r_idx] & bits[pos] != 0, 0, every[r_idx])
     out: list[_Candidates | None] = [None] * len(lay.ids)
     for i in sources:
         a, b = bounds[i], bounds[i + 1]
-        out[i] = _Candidates(_ints(r_idx[a:b]), _ints(sizes[a:b]), _ints(fails[a:b]))
+        out[i] = _Candidates.of(r_idx[a:b], sizes[a:b], fails[a:b])
     return out
 
 
@@ -1239,33 +1320,70 @@ def _pick(
     nearest ``ideal`` (strictly between 0 and ``limit`` when ``limit`` is not -1, at most ``room``
     bytes when ``room`` is not -1); it leaves the candidates; -1 when none of the window may.
     ``rack`` is ``db``'s rack bit when the two brokers' racks differ and racks count, else 0: the
-    move must not lower the racks the partition spans (:func:`_candidates`)."""
-    rows, sizes, fails = c.rows, c.sizes, c.fails
-    n = len(sizes)
-    k = bisect_left(sizes, ideal)
-    lo, hi = k - 1, k
+    move must not lower the racks the partition spans (:func:`_candidates`).
+
+    The window walks out from ``ideal`` both ways, the nearer size first: ``hb, hi`` is the next
+    candidate above (block, index; size ``hs``, infinite past the end), ``lb, li`` the next below
+    (size ``ls``, minus infinite before the start)."""
+    last, blocks, rows, fails = c.last, c.sizes, c.rows, c.fails
+    nb = len(last)
+    inf = math.inf
+    bounded = limit >= 0 or room >= 0
+    hb = bisect_left(last, ideal)
+    if hb < nb:
+        high = blocks[hb]
+        hi = bisect_left(high, ideal)
+        hs: float = high[hi]
+        high_fails = fails[hb]
+    else:
+        high, hi, hs, high_fails = [], 0, inf, []
+    if hb < nb and hi > 0:
+        lb, li, low, low_fails = hb, hi - 1, high, high_fails
+    else:
+        lb = hb - 1
+        low, low_fails = (blocks[lb], fails[lb]) if lb >= 0 else ([], [])
+        li = len(low) - 1
+    ls: float = low[li] if lb >= 0 else -inf
     checked = steps = 0
     while checked < _WINDOW and steps < 8 * _WINDOW:
-        if hi < n and (lo < 0 or sizes[hi] - ideal <= ideal - sizes[lo]):
-            i = hi
+        if hs - ideal <= ideal - ls:
+            if hs == inf:
+                break  # both ways are spent
+            b, i, size, f = hb, hi, hs, high_fails[hi]
             hi += 1
-        elif lo >= 0:
-            i = lo
-            lo -= 1
+            if hi < len(high):
+                hs = high[hi]
+            else:
+                hb += 1
+                if hb < nb:
+                    high, high_fails, hi = blocks[hb], fails[hb], 0
+                    hs = high[0]
+                else:
+                    hs = inf
         else:
-            break
+            b, i, size, f = lb, li, ls, low_fails[li]
+            li -= 1
+            if li >= 0:
+                ls = low[li]
+            else:
+                lb -= 1
+                if lb >= 0:
+                    low, low_fails = blocks[lb], fails[lb]
+                    li = len(low) - 1
+                    ls = low[li]
+                else:
+                    ls = -inf
         steps += 1
-        size = sizes[i]
-        if (limit >= 0 and not 0 < size < limit) or (room >= 0 and size > room):
+        if bounded and ((limit >= 0 and not 0 < size < limit) or (room >= 0 and size > room)):
             continue
         checked += 1
-        if fails[i] & rack:
+        if f & rack:
             continue
-        row = rows[i]
+        row = rows[b][i]
         r = reps[row]
         if db in r or sb not in r:
             continue
-        del rows[i], sizes[i], fails[i]
+        c.remove(b, i)
         return row
     return -1
 
