@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from operator import mul
 from time import perf_counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -1195,17 +1195,24 @@ class _Candidates:
     sizes: list[MutableSequence[int]]
     fails: list[MutableSequence[int]]
     last: list[int]
+    narrow: bool = False
+    """The fails are bytes (up to 7 racks): :func:`_pick` may pass over those a rack rules out in bulk."""
 
     @staticmethod
     def of(rows: np.ndarray, sizes: np.ndarray, fails: np.ndarray) -> _Candidates:
         """From aligned arrays sorted by (size, row)."""
         cuts = range(0, len(rows), _BLOCK)
         block_sizes = [_ints(sizes[a : a + _BLOCK]) for a in cuts]
+        narrow = fails.dtype != object and (not len(fails) or (int(fails.min()) >= 0 and int(fails.max()) < 256))
         return _Candidates(
             [_ints(rows[a : a + _BLOCK]) for a in cuts],
             block_sizes,
-            [_ints(fails[a : a + _BLOCK]) for a in cuts],
+            [
+                bytearray(fails[a : a + _BLOCK].astype(np.uint8).tobytes()) if narrow else _ints(fails[a : a + _BLOCK])
+                for a in cuts
+            ],
             [s[-1] for s in block_sizes],
+            narrow,
         )
 
     def remove(self, b: int, i: int) -> None:
@@ -1284,7 +1291,7 @@ def _ints(a: np.ndarray) -> MutableSequence[int]:
     """A 1-d array as a compact sequence of ints (a Python list when beyond int64)."""
     if a.dtype == object:
         return list(a.tolist())
-    return array("q", a.astype(np.int64).tobytes())
+    return array("q", (a if a.dtype == np.int64 else a.astype(np.int64)).tobytes())
 
 
 def _rack_masks(lay: Layout, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1325,10 +1332,12 @@ def _pick(
     The window walks out from ``ideal`` both ways, the nearer size first: ``hb, hi`` is the next
     candidate above (block, index; size ``hs``, infinite past the end), ``lb, li`` the next below
     (size ``ls``, minus infinite before the start)."""
+    bounded = limit >= 0 or room >= 0
+    if rack and not bounded and c.narrow and (allows := _ALLOWS.get(rack)) is not None:
+        return _pick_passing_over(c, reps, sb, db, allows, ideal)
     last, blocks, rows, fails = c.last, c.sizes, c.rows, c.fails
     nb = len(last)
     inf = math.inf
-    bounded = limit >= 0 or room >= 0
     hb = bisect_left(last, ideal)
     if hb < nb:
         high = blocks[hb]
@@ -1379,6 +1388,97 @@ def _pick(
         checked += 1
         if f & rack:
             continue
+        row = rows[b][i]
+        r = reps[row]
+        if db in r or sb not in r:
+            continue
+        c.remove(b, i)
+        return row
+    return -1
+
+
+_ALLOWS = {1 << k: bytes(0 if v & 1 << k else 1 for v in range(256)) for k in range(8)}
+"""Per rack bit: which fails (a byte) let a candidate go to that rack (1) or not (0)."""
+
+
+def _pick_passing_over(c: _Candidates, reps: list[list[int]], sb: int, db: int, allows: bytes, ideal: float) -> int:
+    """:func:`_pick` when every candidate counts toward the window (no size limit, no byte budget)
+    and the fails are bytes: the same pick, but the candidates the destination's rack rules out
+    (most of those looked at, once the balance is under way) are passed over in bulk.
+
+    The window visits the candidates in the order of their distance to ``ideal`` (the one above
+    first on a tie): the first one the rack allows on each side (found with ``bytes.find``), the
+    nearer of the two comes first, and the candidates visited before it are those of its side in
+    between and those of the other side strictly nearer (nearer or as near, when it is below)."""
+    last, blocks, rows, fails = c.last, c.sizes, c.rows, cast(list[bytearray], c.fails)
+    nb = len(last)
+    hb = bisect_left(last, ideal)
+    hi = bisect_left(blocks[hb], ideal) if hb < nb else 0
+    if hi > 0:
+        lb, li = hb, hi - 1
+    else:
+        lb = hb - 1
+        li = len(blocks[lb]) - 1 if lb >= 0 else -1
+    left = _WINDOW  # candidates the window may still visit
+    while left > 0:
+        # the first candidate the rack allows above (ub, ui; un visited before it on that side) ...
+        ub, ui, un = hb, hi, 0
+        while ub < nb:
+            j = fails[ub].translate(allows).find(1, ui)
+            if j >= 0:
+                un += j - ui
+                ui = j
+                break
+            un += len(fails[ub]) - ui
+            if un >= left:
+                break
+            ub, ui = ub + 1, 0
+        up = ub < nb and un < left
+        # ... and below (bb, bi; bn visited before it on that side)
+        bb, bi, bn = lb, li, 0
+        while bb >= 0:
+            j = fails[bb].translate(allows).rfind(1, 0, bi + 1)
+            if j >= 0:
+                bn += bi - j
+                bi = j
+                break
+            bn += bi + 1
+            if bn >= left or bb == 0:
+                bb = -1
+                break
+            bb -= 1
+            bi = len(blocks[bb]) - 1
+        down = bb >= 0 and bn < left
+        if not up and not down:
+            return -1
+        if up and (not down or blocks[ub][ui] - ideal <= ideal - blocks[bb][bi]):
+            # above comes first: below, those strictly nearer are visited before it
+            near = blocks[ub][ui] - ideal
+            seen = un
+            while lb >= 0 and seen < left and ideal - blocks[lb][li] < near:
+                seen += 1
+                li -= 1
+                if li < 0:
+                    lb -= 1
+                    li = len(blocks[lb]) - 1 if lb >= 0 else -1
+            if seen >= left:
+                return -1
+            b, i = ub, ui
+            hb, hi = (ub, ui + 1) if ui + 1 < len(blocks[ub]) else (ub + 1, 0)
+        else:
+            # below comes first: above, those as near or nearer are visited before it
+            near = ideal - blocks[bb][bi]
+            seen = bn
+            while hb < nb and seen < left and blocks[hb][hi] - ideal <= near:
+                seen += 1
+                hi += 1
+                if hi == len(blocks[hb]):
+                    hb, hi = hb + 1, 0
+            if seen >= left:
+                return -1
+            b, i = bb, bi
+            lb, li = (bb, bi - 1) if bi > 0 else (bb - 1, len(blocks[bb - 1]) - 1 if bb > 0 else -1)
+        left -= seen + 1
         row = rows[b][i]
         r = reps[row]
         if db in r or sb not in r:

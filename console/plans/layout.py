@@ -19,6 +19,7 @@ What a partition counts as:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import attrgetter
 from typing import cast
 
@@ -68,6 +69,8 @@ class Layout:
     _edits: int = 0
     """Edits made through the methods below (a matrix built at this count is still current)."""
     _matrix: tuple[int, Ints, Ints] | None = None
+    _fresh: set[int] = field(default_factory=set)
+    """Rows edited since :attr:`_matrix` was built (all of :attr:`dirty` before the first)."""
 
     @staticmethod
     def of(state: ClusterState) -> Layout:
@@ -137,13 +140,15 @@ class Layout:
         must not write into it)."""
         if not self.dirty:
             return self.start()
-        if self._matrix is not None and self._matrix[0] == self._edits:
-            return self._matrix[1], self._matrix[2]
-        rows = np.array(sorted(self.dirty), np.int64)
+        kept = self._matrix
+        if kept is not None and kept[0] == self._edits:
+            return kept[1], kept[2]
+        m, lens = self.start() if kept is None else (kept[1], kept[2])
+        rows = np.array(sorted(self._fresh), np.int64)
+        self._fresh = set()
         new, new_lens = padded([self.reps[i] for i in rows.tolist()])
         if new.size:
             new = lookup(np.array(self.ids, np.int64), np.arange(len(self.ids), dtype=np.int64), new)
-        m, lens = self.start()
         width = max(m.shape[1], new.shape[1])
         m = widen(m, width).copy() if width == m.shape[1] else widen(m, width)
         m[rows] = widen(new, width)
@@ -207,6 +212,7 @@ class Layout:
         k = r.index(old)
         r[k] = new
         self.dirty.add(row)
+        self._fresh.add(row)
         self._forget_dir(row, old)
         i, j, s = self.position[old], self.position[new], self.size[row]
         self.count[i] -= 1
@@ -236,6 +242,7 @@ class Layout:
                 led_from.append(position[o])
                 led_to.append(position[n])
         self.dirty.update(rows)
+        self._fresh.update(rows)
         i = np.fromiter(map(position.__getitem__, old), np.int64, len(old))
         j = np.fromiter(map(position.__getitem__, new), np.int64, len(new))
         size = np.fromiter(map(self.size.__getitem__, rows), np.int64, len(rows))
@@ -252,6 +259,7 @@ class Layout:
         r = self.reps[row]
         r.append(new)
         self.dirty.add(row)
+        self._fresh.add(row)
         j = self.position[new]
         self.count[j] += 1
         self.bytes[j] += self.size[row]
@@ -265,6 +273,7 @@ class Layout:
         k = r.index(old)
         del r[k]
         self.dirty.add(row)
+        self._fresh.add(row)
         self._forget_dir(row, old)
         i = self.position[old]
         self.count[i] -= 1
@@ -276,15 +285,16 @@ class Layout:
 
     def lead(self, row: int, broker: int) -> None:
         """Make ``broker`` (a replica of ``row``) its preferred leader; the others keep their order."""
-        self._edits += 1
         r = self.reps[row]
         if r[0] == broker:
             return
+        self._edits += 1
         self.leaders[self.position[r[0]]] -= 1
         self.leaders[self.position[broker]] += 1
         r.remove(broker)
         r.insert(0, broker)
         self.dirty.add(row)
+        self._fresh.add(row)
 
     def move_dir(self, row: int, broker: int, path: str) -> None:
         """Send partition ``row``'s replica on ``broker`` (one of its replicas) to log dir ``path`` of
@@ -293,6 +303,7 @@ class Layout:
         self._edits += 1
         self.dirs.setdefault(row, {})[broker] = path
         self.dirty.add(row)
+        self._fresh.add(row)
 
     def _forget_dir(self, row: int, broker: int) -> None:
         chosen = self.dirs.get(row)
@@ -327,15 +338,16 @@ class Layout:
             rows = self.changed()
         reps, dirs = cast(list[list[BrokerId]], self.reps), self.dirs
         changed = list(map(parts.__getitem__, rows))
-        entries = [
-            _new_entry(
-                (
-                    p.topic,
-                    p.partition,
-                    tuple(reps[i]),
-                    tuple(chosen.get(b, ANY) for b in reps[i]) if (chosen := dirs.get(i)) else None,
-                )
-            )
-            for i, p in zip(rows, changed, strict=True)
-        ]
-        return Plan.of(entries, {(p.topic, p.partition): p.replicas for p in changed})
+        topics = list(map(attrgetter("topic"), changed))
+        numbers = list(map(attrgetter("partition"), changed))
+        targets = map(tuple, map(reps.__getitem__, rows))
+        chosen_dirs = (
+            [tuple(chosen.get(b, ANY) for b in reps[i]) if (chosen := dirs.get(i)) else None for i in rows]
+            if dirs
+            else repeat(None)
+        )
+        entries = list(
+            map(_new_entry, zip(topics, numbers, targets, chosen_dirs, strict=False))
+        )  # repeat(None) is endless
+        basis = dict(zip(zip(topics, numbers, strict=True), map(attrgetter("replicas"), changed), strict=True))
+        return Plan.of(entries, basis)

@@ -97,13 +97,14 @@ def _flat_pick(
     ideal: float,
     limit: int,
     room: int,
+    window: int,
 ) -> int:
     """The candidate pick on one flat sorted list, step by step: what the blocks must give."""
     n = len(sizes)
     k = bisect_left(sizes, ideal)
     lo, hi = k - 1, k
     checked = steps = 0
-    while checked < _WINDOW and steps < 8 * _WINDOW:
+    while checked < window and steps < 8 * window:
         if hi < n and (lo < 0 or sizes[hi] - ideal <= ideal - sizes[lo]):
             i = hi
             hi += 1
@@ -136,15 +137,16 @@ def _flat_forget(rows: list[int], sizes: list[int], fails: list[int], row: int, 
             return
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     st.integers(1, 9),
+    st.sampled_from([1, 2, 3, 5, _WINDOW]),
     st.lists(st.tuples(st.integers(0, 40), st.sampled_from([0, 2, 4, 6, 8, 12])), max_size=150),
     st.lists(
         st.tuples(
             st.booleans(),
             st.integers(0, 200),
-            st.floats(-5, 50, allow_nan=False),
+            st.one_of(st.floats(-5, 50, allow_nan=False), st.integers(0, 40).map(float)),
             st.sampled_from([-1, -1, 0, 10, 30]),
             st.sampled_from([-1, -1, 5, 25]),
             st.sampled_from([0, 2, 4, 8]),
@@ -155,12 +157,14 @@ def _flat_forget(rows: list[int], sizes: list[int], fails: list[int], row: int, 
 )
 def test_blocked_candidates_pick_and_forget_as_one_sorted_list(
     block: int,
+    window: int,
     entries: list[tuple[int, int]],
     steps: list[tuple[bool, int, float, int, int, int]],
     seed: int,
 ) -> None:
     """Cut in blocks (of any size: one size may span blocks), the candidates give the very picks of
-    one flat sorted list walked step by step, and forget the same rows."""
+    one flat sorted list walked step by step (with any window: ties and the window's end matter),
+    and forget the same rows."""
     rnd = random.Random(seed)
     cands = sorted((size, row, fail) for row, (size, fail) in enumerate(entries))
     reps = {row: [1, *rnd.sample([2, 3, 4, 5], rnd.randint(0, 2))] for row in range(len(entries))}
@@ -175,8 +179,9 @@ def test_blocked_candidates_pick_and_forget_as_one_sorted_list(
                 blocked.forget(row, entries[row][0])
         else:
             db = rnd.choice([2, 3, 6])
-            want = _flat_pick(*flat, by_row, 1, db, rack, ideal, limit, room)
-            assert _pick(blocked, by_row, 1, db, rack, ideal, limit, room) == want
+            want = _flat_pick(*flat, by_row, 1, db, rack, ideal, limit, room, window)
+            with patch.object(generate_module, "_WINDOW", window):
+                assert _pick(blocked, by_row, 1, db, rack, ideal, limit, room) == want
         assert blocked.flat() == flat
         assert all(blocked.sizes) and blocked.last == [s[-1] for s in blocked.sizes]
 
