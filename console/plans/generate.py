@@ -475,7 +475,9 @@ class _Context:
             return 0
         lay = self.lay
         m, _ = lay.start()
-        rows, cols = np.nonzero(np.isin(m, np.array(list(wanted), np.int64)) & self.movable_mask[:, None])
+        table = np.zeros(len(lay.ids) + 1, np.bool_)  # the positions wanted (the last cell: padding)
+        table[list(wanted)] = True
+        rows, cols = np.nonzero(table[np.where(m == PAD, len(lay.ids), m)] & self.movable_mask[:, None])
         pos, sizes = m[rows, cols], np.array(lay.size, np.int64)[rows]
         order = np.lexsort((sizes, pos))
         pos, sizes = pos[order], sizes[order]
@@ -1051,13 +1053,15 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
             return hi - lo <= 1 or (hi <= top_c and lo >= floor_c)
         return (hi <= high_b and lo >= low_b) or hi <= lo
 
+    heappop, heappush = heapq.heappop, heapq.heappush
+    passing = by_count and max_bytes < 0  # every candidate counts toward the window (see _pick)
     budget_hit = finished = False
     while not finished:
         s = -1
         while over:  # the most loaded source still active
             value, _, i = over[0]
             if i in inactive or -value != key[i]:
-                heapq.heappop(over)
+                heappop(over)
                 continue
             s = i
             break
@@ -1069,7 +1073,7 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
         seen: set[int] = set()
         tried = 0
         while under and tried < _DESTINATIONS:
-            entry = heapq.heappop(under)
+            entry = heappop(under)
             d = entry[2]
             if entry[0] != key[d] or d in seen:
                 continue  # stale, or seen already
@@ -1094,23 +1098,20 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
                 limit = gap
             room = -1 if max_bytes < 0 else max_bytes - spent
             rs, rd = bit[s], bit[d]
-            picked = _pick(
-                cands[s],  # type: ignore[arg-type]  # a source: it has candidates
-                reps,
-                ids[s],
-                ids[d],
-                rd if check_racks and rs != rd else 0,
-                ideal,
-                limit,
-                room,
-            )
+            rack = rd if check_racks and rs != rd else 0
+            c = cands[s]
+            assert c is not None  # a source: it has candidates
+            if passing and rack and c.narrow and (allows := _ALLOWS.get(rack)) is not None:
+                picked = _pick_passing_over(c, reps, ids[s], ids[d], allows, ideal)  # what _pick would call
+            else:
+                picked = _pick(c, reps, ids[s], ids[d], rack, ideal, limit, room)
             if picked >= 0:
                 break
         if finished or not kept:
             break
         if picked < 0:
             for entry in kept:
-                heapq.heappush(under, entry)
+                heappush(under, entry)
             inactive.add(s)
             continue
         row = picked
@@ -1120,8 +1121,8 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
         for b in reps[row]:  # the partition moves once: it leaves every source's candidates
             if b == sb and left:
                 left = False
-            elif (c := cands[position[b]]) is not None:
-                c.forget(row, size)
+            elif (other := cands[position[b]]) is not None:
+                other.forget(row, size)
         moved_rows.append(row)
         moved_from.append(sb)
         moved_to.append(ids[d])
@@ -1132,12 +1133,12 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
         for i in (s, d):
             key[i] = float(load[i])
             if i in is_src:
-                heapq.heappush(over, (-key[i], -tie[i], i))
+                heappush(over, (-key[i], -tie[i], i))
             if i in is_dst:
-                heapq.heappush(under, (key[i], tie[i], i))
+                heappush(under, (key[i], tie[i], i))
         for entry in kept:  # back in the heap unless the move made it stale (s's and d's were pushed afresh)
             if entry[0] == key[entry[2]]:
-                heapq.heappush(under, entry)
+                heappush(under, entry)
         moves += 1
         spent += size
     lay.move_many(moved_rows, moved_from, moved_to)
