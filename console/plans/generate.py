@@ -1266,17 +1266,18 @@ def _candidates(ctx: _Context, sources: list[int]) -> list[_Candidates | None]:
     ``s``'s rack, else the bits of all its racks."""
     lay = ctx.lay
     m, _ = lay.matrix()
-    r_idx, c_idx = np.nonzero((m != PAD) & ctx.movable_mask[:, None])
-    pos = m[r_idx, c_idx]
-    is_source = np.zeros(len(lay.ids), np.bool_)
-    is_source[sources] = True
-    keep = is_source[pos]
-    r_idx, pos = r_idx[keep], pos[keep]
     size = np.array(lay.size, np.int64)
-    rank = np.empty(len(size), np.int64)  # each row's place in (size, row) order
-    rank[np.argsort(size, kind="stable")] = np.arange(len(size))
-    order = np.argsort(pos * len(size) + rank[r_idx])  # by (position, size, row), one key
-    r_idx, pos = r_idx[order], pos[order]
+    by_size = np.argsort(size, kind="stable")  # rows in (size, row) order
+    ordered = m[by_size]
+    is_source = np.zeros(len(lay.ids) + 1, np.bool_)  # the last cell: padding
+    is_source[sources] = True
+    at, col = np.nonzero(
+        is_source[np.where(ordered == PAD, len(lay.ids), ordered)] & ctx.movable_mask[by_size][:, None]
+    )
+    pos = ordered[at, col]
+    # by position, keeping (size, row) order within each: a stable sort on small ints (a radix sort)
+    order = np.argsort(pos.astype(np.int16) if len(lay.ids) < 2**15 else pos, kind="stable")
+    r_idx, pos = by_size[at[order]], pos[order]
     sizes = size[r_idx]
     bounds = np.searchsorted(pos, np.arange(len(lay.ids) + 1)).tolist()
     bits, every, twice = _rack_masks(lay, m)
