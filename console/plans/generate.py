@@ -475,11 +475,17 @@ class _Context:
             return 0
         lay = self.lay
         m, _ = lay.start()
+        size = np.array(lay.size, np.int64)
+        by_size = np.argsort(size, kind="stable")  # rows from the smallest
+        ordered = m[by_size]
         table = np.zeros(len(lay.ids) + 1, np.bool_)  # the positions wanted (the last cell: padding)
         table[list(wanted)] = True
-        rows, cols = np.nonzero(table[np.where(m == PAD, len(lay.ids), m)] & self.movable_mask[:, None])
-        pos, sizes = m[rows, cols], np.array(lay.size, np.int64)[rows]
-        order = np.lexsort((sizes, pos))
+        at, col = np.nonzero(
+            table[np.where(ordered == PAD, len(lay.ids), ordered)] & self.movable_mask[by_size][:, None]
+        )
+        pos, sizes = ordered[at, col], size[by_size[at]]
+        # by position, the smallest first within each: a stable sort on small ints (a radix sort)
+        order = np.argsort(pos.astype(np.int16) if len(lay.ids) < 2**15 else pos, kind="stable")
         pos, sizes = pos[order], sizes[order]
         total = 0
         for i, k in wanted.items():
