@@ -6,7 +6,8 @@ speed and peak memory at 100k partitions / 50 brokers and 1M partitions / 500 br
     PYTHONPATH=. .venv/bin/python bench/bench_generate.py --quick    # quality and 100k only
     PYTHONPATH=. .venv/bin/python bench/bench_generate.py --versus /tmp/base --rounds 2
         # 1M partitions / 500 brokers only, this tree against another checkout (a detached
-        # worktree of an earlier commit), alternating old and new processes
+        # worktree of an earlier commit), alternating old and new processes: this script runs
+        # on either code, and says whether both made the same plan for each goal
 
 Each speed figure runs in a fresh process (its peak RSS includes the snapshot); the median of
 ``--runs`` runs is printed. Synthetic clusters: Pareto partition sizes, RF 3, brokers on racks
@@ -16,6 +17,8 @@ Each speed figure runs in a fresh process (its peak RSS includes the snapshot); 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import hashlib
 import json
 import resource
 import statistics
@@ -25,7 +28,7 @@ import time
 
 from bench.synthetic import cluster_state
 from console.core.format import human_bytes
-from console.plans.generate import GenerateOptions, Goal, Metric, generate
+from console.plans.generate import Generated, GenerateOptions, Goal, Metric, generate
 
 
 def quality() -> None:
@@ -103,19 +106,34 @@ GOALS = {
 }
 
 
+def digest(made: Generated) -> str:
+    """A fingerprint of a generated plan: its entries, its basis and every report field but the
+    seconds (two codes that agree on it made the same plan)."""
+    r = made.report
+    fields = [getattr(r, f.name) for f in dataclasses.fields(r) if f.name != "seconds"]
+    return hashlib.sha256(repr((made.plan.entries, sorted(made.plan.basis.items()), fields)).encode()).hexdigest()
+
+
 def one_scale(partitions: int, brokers: int, runs: int) -> dict[str, object]:
     """In this process: every goal on one synthetic cluster (10 % of partitions crowded on a quarter
-    of the brokers, 4 % of brokers empty); seconds per goal and the peak RSS."""
+    of the brokers, 4 % of brokers empty); seconds per goal (wall and the process's CPU), the
+    plan's fingerprint and the peak RSS."""
     state = cluster_state(partitions, brokers, racks=5, skew=0.1, empty=max(1, brokers // 25))
     out: dict[str, object] = {}
     for name, make in GOALS.items():
-        times, moved = [], 0
+        times, cpu, moved, made = [], [], 0, None
         for _ in range(runs):
-            started = time.perf_counter()
-            r = generate(state, make(brokers, state)).report
+            started, cpu_started = time.perf_counter(), time.process_time()
+            made = generate(state, make(brokers, state))
             times.append(time.perf_counter() - started)
-            moved = r.moved_replicas
-        out[name] = {"seconds": statistics.median(times), "moved": moved}
+            cpu.append(time.process_time() - cpu_started)
+            moved = made.report.moved_replicas
+        out[name] = {
+            "seconds": statistics.median(times),
+            "cpu": statistics.median(cpu),
+            "moved": moved,
+            "digest": digest(made) if made is not None else "",
+        }
     out["peak_rss_gib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     return out
 
@@ -153,8 +171,8 @@ def versus(other: str, rounds: int) -> None:
     runs: dict[str, list[dict[str, object]]] = {"before": [], "after": []}
     for _ in range(rounds):
         for label, root in (("before", Path(other).resolve()), ("after", here)):
-            ran = subprocess.run(
-                [str(root / ".venv/bin/python"), "bench/bench_generate.py", "--scale", "1000000,500,1"],
+            ran = subprocess.run(  # this very script, on the code of ``root`` (its console and bench)
+                [str(root / ".venv/bin/python"), __file__, "--scale", "1000000,500,1"],
                 capture_output=True,
                 text=True,
                 check=True,
@@ -167,13 +185,20 @@ def versus(other: str, rounds: int) -> None:
     def median(label: str, name: str, field: str = "seconds") -> float:
         return statistics.median(float(r[name][field]) for r in runs[label])  # type: ignore[index]
 
+    def same(name: str) -> str:
+        prints = {str(r[name]["digest"]) for v in runs.values() for r in v}  # type: ignore[index]
+        return "yes" if len(prints) == 1 else "**no**"
+
     print(f"## 1,000,000 partitions / 500 brokers: {other} (before) against this tree (after), median of {rounds}\n")
-    print("| goal | before | after | ratio |")
-    print("|---|---|---|---|")
+    print("| goal | before | after | ratio | CPU before | CPU after | same plan |")
+    print("|---|---|---|---|---|---|---|")
     for name in GOALS:
         b, a = median("before", name), median("after", name)
+        cb, ca = median("before", name, "cpu"), median("after", name, "cpu")
         moves = int(median("after", name, "moved"))
-        print(f"| {name} | {b:.2f} s | {a:.2f} s ({moves:,} moves) | {b / a:.1f}× |")
+        print(
+            f"| {name} | {b:.2f} s | {a:.2f} s ({moves:,} moves) | {b / a:.1f}× | {cb:.2f} s | {ca:.2f} s | {same(name)} |"
+        )
     rss = {k: statistics.median(float(r["peak_rss_gib"]) for r in v) for k, v in runs.items()}  # type: ignore[arg-type]
     print(f"| peak RSS (snapshot included) | {rss['before']:.2f} GiB | {rss['after']:.2f} GiB | |")
     print()

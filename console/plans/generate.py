@@ -42,8 +42,9 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, MutableSequence
 from dataclasses import dataclass, replace
 from enum import Enum
+from operator import mul
 from time import perf_counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -51,7 +52,7 @@ from console.core.errors import ConfigError, GoalImpossible
 from console.core.format import human_bytes, ids_text, plural
 from console.core.model import Broker, BrokerId, ClusterState, Finding, Severity, replicas_in_dir
 from console.core.perf import without_gc
-from console.plans.columns import PAD
+from console.plans.columns import PAD, columns_of, distinct, member, widen
 from console.plans.layout import Layout
 from console.plans.plan import Plan
 from console.plans.quality import BrokerLoad, Report, excess_bound
@@ -246,8 +247,9 @@ def generate(state: ClusterState, options: GenerateOptions) -> Generated:
     before = (lay.count.copy(), lay.leaders.copy(), lay.bytes.copy())
     racks_before = lay.rack_violations(ctx.rack_pool)
     bound, reached = _GOALS[options.goal](ctx)
-    plan = lay.plan()
-    moved, moved_bytes, leaders_moved, removed = _moved(lay)
+    rows = lay.changed()
+    plan = lay.plan(rows)
+    moved, moved_bytes, leaders_moved, removed = _moved(lay, rows)
     if options.goal in (Goal.REBALANCE, Goal.ADD_BROKERS, Goal.OFFICIAL):
         bound = _balance_bound(ctx, before)
     report = Report(
@@ -272,18 +274,31 @@ def generate(state: ClusterState, options: GenerateOptions) -> Generated:
     return Generated(plan, report)
 
 
-def _moved(lay: Layout) -> tuple[int, int, int, int]:
+def _moved(lay: Layout, rows: list[int]) -> tuple[int, int, int, int]:
     """Replicas copied to a new broker, their bytes, preferred leaders changed, replicas dropped
-    without a copy elsewhere."""
-    replicas = size = leaders = removed = 0
-    for row in lay.changed():
-        new, old = lay.reps[row], lay.original[row]
-        added = len(set(new) - set(old)) + len(lay.dir_moves(row))  # a move between dirs copies the replica too
-        replicas += added
-        size += added * lay.size[row]
-        leaders += bool(new and old and new[0] != old[0])
-        removed += max(0, len(old) - len(new))
-    return replicas, size, leaders, removed
+    without a copy elsewhere, over the changed ``rows`` (worked out on the position matrices)."""
+    if not rows:
+        return 0, 0, 0, 0
+    at = np.array(rows, np.int64)
+    m, lens = lay.matrix()
+    s, start_lens = lay.start()
+    width = max(m.shape[1], s.shape[1])
+    new, old = widen(m[at], width), widen(s[at], width)
+    new_lens, old_lens = lens[at], start_lens[at]
+    added = ((new != PAD) & ~member(new, old)).sum(axis=1)
+    # a broker twice in a row counts once (as a set): such rows, and those with a dir chosen, one by one
+    odd = np.flatnonzero(distinct(np.where(new == PAD, -1, new)) < new_lens).tolist()
+    if lay.dirs:
+        odd = sorted(set(odd) | {k for k, row in enumerate(rows) if row in lay.dirs})
+    for k in odd:
+        row = rows[k]
+        added[k] = len(set(lay.reps[row]) - set(lay.original[row])) + len(
+            lay.dir_moves(row)
+        )  # a move between dirs copies the replica too
+    size = sum(map(mul, added.tolist(), map(lay.size.__getitem__, rows)))
+    leaders = int(((new_lens > 0) & (old_lens > 0) & (new[:, 0] != old[:, 0])).sum())
+    removed = int(np.maximum(old_lens - new_lens, 0).sum())
+    return int(added.sum()), size, leaders, removed
 
 
 def _loads(lay: Layout, count: np.ndarray, leaders: np.ndarray, size: np.ndarray) -> tuple[BrokerLoad, ...]:
@@ -338,16 +353,23 @@ class _Context:
                     "Pick brokers from the cluster's broker list (python -m console state).",
                 )
         topics = set(options.topics)
-        missing = sorted(topics - set(state.topics))
+        every = state.topics
+        missing = sorted(topics - set(every))
         if missing:
             raise ConfigError(
                 f"No topic {', '.join(missing)} in this cluster.", "Check the topic names (python -m console state)."
             )
-        chosen = chosen_topics(options, state.topics)
-        self.movable = [
-            p.topic in chosen and not p.reassigning and p.leader is not None and bool(p.replicas) for p in parts
-        ]
-        flight = sum(1 for p in parts if p.topic in chosen and p.reassigning)
+        chosen = chosen_topics(options, every)
+        cols = columns_of(state)
+        if len(chosen) == len(every):  # every topic
+            in_topics = np.ones(len(parts), np.bool_)
+        else:
+            in_topics = np.fromiter((p.topic in chosen for p in parts), np.bool_, len(parts))
+        led = cols.leader != PAD
+        self.movable_mask = in_topics & ~cols.reassigning & led & (cols.replicas != PAD).any(axis=1)
+        """Partitions that may move (numpy); :attr:`movable` as a list."""
+        self.movable: list[bool] = self.movable_mask.tolist()
+        flight = int((in_topics & cols.reassigning).sum())
         if flight:
             self.note(
                 "in-flight-left-alone",
@@ -356,7 +378,7 @@ class _Context:
                 "and left alone; they count at their target.",
                 "Generate again once they complete to include them.",
             )
-        offline = sum(1 for p in parts if p.topic in chosen and not p.reassigning and p.leader is None)
+        offline = int((in_topics & ~cols.reassigning & ~led).sum())
         if offline:
             self.note(
                 "offline-left-alone",
@@ -404,7 +426,8 @@ class _Context:
                 "Set broker.rack on every broker.",
             )
         elif self.rack_aware and self.balance:
-            widest = max((len(r) for r, ok in zip(lay.reps, self.movable, strict=False) if ok), default=0)
+            lens = lay.start()[1][self.movable_mask]
+            widest = int(lens.max()) if len(lens) else 0
             if widest > self.racks:
                 self.note(
                     "racks-fewer-than-rf",
@@ -452,11 +475,17 @@ class _Context:
             return 0
         lay = self.lay
         m, _ = lay.start()
-        rows, cols = np.nonzero(
-            np.isin(m, np.array(list(wanted), np.int64)) & np.array(self.movable, np.bool_)[:, None]
+        size = np.array(lay.size, np.int64)
+        by_size = np.argsort(size, kind="stable")  # rows from the smallest
+        ordered = m[by_size]
+        table = np.zeros(len(lay.ids) + 1, np.bool_)  # the positions wanted (the last cell: padding)
+        table[list(wanted)] = True
+        at, col = np.nonzero(
+            table[np.where(ordered == PAD, len(lay.ids), ordered)] & self.movable_mask[by_size][:, None]
         )
-        pos, sizes = m[rows, cols], np.array(lay.size, np.int64)[rows]
-        order = np.lexsort((sizes, pos))
+        pos, sizes = ordered[at, col], size[by_size[at]]
+        # by position, the smallest first within each: a stable sort on small ints (a radix sort)
+        order = np.argsort(pos.astype(np.int16) if len(lay.ids) < 2**15 else pos, kind="stable")
         pos, sizes = pos[order], sizes[order]
         total = 0
         for i, k in wanted.items():
@@ -1030,13 +1059,15 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
             return hi - lo <= 1 or (hi <= top_c and lo >= floor_c)
         return (hi <= high_b and lo >= low_b) or hi <= lo
 
+    heappop, heappush = heapq.heappop, heapq.heappush
+    passing = by_count and max_bytes < 0  # every candidate counts toward the window (see _pick)
     budget_hit = finished = False
     while not finished:
         s = -1
         while over:  # the most loaded source still active
             value, _, i = over[0]
             if i in inactive or -value != key[i]:
-                heapq.heappop(over)
+                heappop(over)
                 continue
             s = i
             break
@@ -1048,7 +1079,7 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
         seen: set[int] = set()
         tried = 0
         while under and tried < _DESTINATIONS:
-            entry = heapq.heappop(under)
+            entry = heappop(under)
             d = entry[2]
             if entry[0] != key[d] or d in seen:
                 continue  # stale, or seen already
@@ -1073,33 +1104,34 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
                 limit = gap
             room = -1 if max_bytes < 0 else max_bytes - spent
             rs, rd = bit[s], bit[d]
-            picked = _pick(
-                cands[s],  # type: ignore[arg-type]  # a source: it has candidates
-                reps,
-                ids[s],
-                ids[d],
-                rd if check_racks and rs != rd else 0,
-                ideal,
-                limit,
-                room,
-            )
+            rack = rd if check_racks and rs != rd else 0
+            c = cands[s]
+            assert c is not None  # a source: it has candidates
+            if passing and rack and c.narrow and (allows := _ALLOWS.get(rack)) is not None:
+                picked = _pick_passing_over(c, reps, ids[s], ids[d], allows, ideal)  # what _pick would call
+            else:
+                picked = _pick(c, reps, ids[s], ids[d], rack, ideal, limit, room)
             if picked >= 0:
                 break
-        for entry in kept:
-            heapq.heappush(under, entry)
         if finished or not kept:
             break
         if picked < 0:
+            for entry in kept:
+                heappush(under, entry)
             inactive.add(s)
             continue
         row = picked
-        for b in reps[row]:  # the partition moves once: it leaves every source's candidates
-            if (c := cands[position[b]]) is not None:
-                c.forget(row, row_size[row])
-        moved_rows.append(row)
-        moved_from.append(ids[s])
-        moved_to.append(ids[d])
         size = row_size[row]
+        sb = ids[s]
+        left = True  # _pick took it out of the source's candidates (once: a broker twice in a row is there twice)
+        for b in reps[row]:  # the partition moves once: it leaves every source's candidates
+            if b == sb and left:
+                left = False
+            elif (other := cands[position[b]]) is not None:
+                other.forget(row, size)
+        moved_rows.append(row)
+        moved_from.append(sb)
+        moved_to.append(ids[d])
         count[s] -= 1
         count[d] += 1
         size_b[s] -= size
@@ -1107,9 +1139,12 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
         for i in (s, d):
             key[i] = float(load[i])
             if i in is_src:
-                heapq.heappush(over, (-key[i], -tie[i], i))
+                heappush(over, (-key[i], -tie[i], i))
             if i in is_dst:
-                heapq.heappush(under, (key[i], tie[i], i))
+                heappush(under, (key[i], tie[i], i))
+        for entry in kept:  # back in the heap unless the move made it stale (s's and d's were pushed afresh)
+            if entry[0] == key[entry[2]]:
+                heappush(under, entry)
         moves += 1
         spent += size
     lay.move_many(moved_rows, moved_from, moved_to)
@@ -1150,25 +1185,81 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
     return reached
 
 
+_BLOCK = 256
+"""Candidates per block of :class:`_Candidates`: removing one copies at most this many entries."""
+
+
 @dataclass(slots=True)
 class _Candidates:
-    """One source broker's movable replicas for :func:`_pick`, sorted by (size, row), as three
-    aligned sequences: the rows, their sizes, and the rack bits a destination must not be on
-    for the row to move there (work out once what :func:`_pick` asks of every candidate)."""
+    """One source broker's movable replicas for :func:`_pick`, sorted by (size, row), cut in blocks
+    of at most :data:`_BLOCK` so that removing one copies the rest of its block only (at 1M
+    partitions a broker has thousands: a flat sequence copied half of them per removal). Per
+    block, three aligned sequences: the rows, their sizes, and the rack bits a destination must not
+    be on for the row to move there (worked out once what :func:`_pick` asks of every candidate);
+    and each block's last size, to find the block a size falls in. No block is empty."""
 
-    rows: MutableSequence[int]
-    sizes: MutableSequence[int]
-    fails: MutableSequence[int]
+    rows: list[MutableSequence[int]]
+    sizes: list[MutableSequence[int]]
+    fails: list[MutableSequence[int]]
+    last: list[int]
+    narrow: bool = False
+    """The fails are bytes (up to 7 racks): :func:`_pick` may pass over those a rack rules out in bulk."""
+
+    @staticmethod
+    def of(rows: np.ndarray, sizes: np.ndarray, fails: np.ndarray) -> _Candidates:
+        """From aligned arrays sorted by (size, row)."""
+        cuts = range(0, len(rows), _BLOCK)
+        block_sizes = [_ints(sizes[a : a + _BLOCK]) for a in cuts]
+        narrow = fails.dtype != object and (not len(fails) or (int(fails.min()) >= 0 and int(fails.max()) < 256))
+        return _Candidates(
+            [_ints(rows[a : a + _BLOCK]) for a in cuts],
+            block_sizes,
+            [
+                bytearray(fails[a : a + _BLOCK].astype(np.uint8).tobytes()) if narrow else _ints(fails[a : a + _BLOCK])
+                for a in cuts
+            ],
+            [s[-1] for s in block_sizes],
+            narrow,
+        )
+
+    def remove(self, b: int, i: int) -> None:
+        """Remove entry ``i`` of block ``b``."""
+        sizes = self.sizes[b]
+        del self.rows[b][i], sizes[i], self.fails[b][i]
+        if not sizes:
+            del self.rows[b], self.sizes[b], self.fails[b], self.last[b]
+        elif i == len(sizes):
+            self.last[b] = sizes[-1]
 
     def forget(self, row: int, size: int) -> None:
         """Remove ``row`` (of ``size``) when it is among the candidates."""
-        rows, sizes = self.rows, self.sizes
-        i = bisect_left(sizes, size)
-        while i < len(rows) and sizes[i] == size:
-            if rows[i] == row:
-                del rows[i], sizes[i], self.fails[i]
+        last, blocks = self.last, self.sizes
+        b = bisect_left(last, size)
+        while b < len(last):
+            sizes, rows = blocks[b], self.rows[b]
+            i = bisect_left(sizes, size)
+            n = len(sizes)
+            while i < n and sizes[i] == size:
+                if rows[i] == row:
+                    del rows[i], sizes[i], self.fails[b][i]
+                    if i == n - 1:
+                        if i:
+                            last[b] = sizes[-1]
+                        else:
+                            del self.rows[b], self.sizes[b], self.fails[b], last[b]
+                    return
+                i += 1
+            if i < n:
                 return
-            i += 1
+            b += 1  # the same size may go on in the next block
+
+    def flat(self) -> tuple[list[int], list[int], list[int]]:
+        """The rows, sizes and fails in order (for tests)."""
+        return (
+            [x for s in self.rows for x in s],
+            [x for s in self.sizes for x in s],
+            [x for s in self.fails for x in s],
+        )
 
 
 def _candidates(ctx: _Context, sources: list[int]) -> list[_Candidates | None]:
@@ -1181,21 +1272,26 @@ def _candidates(ctx: _Context, sources: list[int]) -> list[_Candidates | None]:
     ``s``'s rack, else the bits of all its racks."""
     lay = ctx.lay
     m, _ = lay.matrix()
-    movable = np.array(ctx.movable, np.bool_)
-    r_idx, c_idx = np.nonzero((m != PAD) & movable[:, None])
-    pos = m[r_idx, c_idx]
-    keep = np.isin(pos, np.array(sources, np.int64))
-    r_idx, pos = r_idx[keep], pos[keep]
-    sizes = np.array(lay.size, np.int64)[r_idx]
-    order = np.lexsort((r_idx, sizes, pos))
-    r_idx, pos, sizes = r_idx[order], pos[order], sizes[order]
+    size = np.array(lay.size, np.int64)
+    by_size = np.argsort(size, kind="stable")  # rows in (size, row) order
+    ordered = m[by_size]
+    is_source = np.zeros(len(lay.ids) + 1, np.bool_)  # the last cell: padding
+    is_source[sources] = True
+    at, col = np.nonzero(
+        is_source[np.where(ordered == PAD, len(lay.ids), ordered)] & ctx.movable_mask[by_size][:, None]
+    )
+    pos = ordered[at, col]
+    # by position, keeping (size, row) order within each: a stable sort on small ints (a radix sort)
+    order = np.argsort(pos.astype(np.int16) if len(lay.ids) < 2**15 else pos, kind="stable")
+    r_idx, pos = by_size[at[order]], pos[order]
+    sizes = size[r_idx]
     bounds = np.searchsorted(pos, np.arange(len(lay.ids) + 1)).tolist()
     bits, every, twice = _rack_masks(lay, m)
     fails = np.where(twice[r_idx] & bits[pos] != 0, 0, every[r_idx])
     out: list[_Candidates | None] = [None] * len(lay.ids)
     for i in sources:
         a, b = bounds[i], bounds[i + 1]
-        out[i] = _Candidates(_ints(r_idx[a:b]), _ints(sizes[a:b]), _ints(fails[a:b]))
+        out[i] = _Candidates.of(r_idx[a:b], sizes[a:b], fails[a:b])
     return out
 
 
@@ -1203,7 +1299,7 @@ def _ints(a: np.ndarray) -> MutableSequence[int]:
     """A 1-d array as a compact sequence of ints (a Python list when beyond int64)."""
     if a.dtype == object:
         return list(a.tolist())
-    return array("q", a.astype(np.int64).tobytes())
+    return array("q", (a if a.dtype == np.int64 else a.astype(np.int64)).tobytes())
 
 
 def _rack_masks(lay: Layout, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1239,33 +1335,163 @@ def _pick(
     nearest ``ideal`` (strictly between 0 and ``limit`` when ``limit`` is not -1, at most ``room``
     bytes when ``room`` is not -1); it leaves the candidates; -1 when none of the window may.
     ``rack`` is ``db``'s rack bit when the two brokers' racks differ and racks count, else 0: the
-    move must not lower the racks the partition spans (:func:`_candidates`)."""
-    rows, sizes, fails = c.rows, c.sizes, c.fails
-    n = len(sizes)
-    k = bisect_left(sizes, ideal)
-    lo, hi = k - 1, k
+    move must not lower the racks the partition spans (:func:`_candidates`).
+
+    The window walks out from ``ideal`` both ways, the nearer size first: ``hb, hi`` is the next
+    candidate above (block, index; size ``hs``, infinite past the end), ``lb, li`` the next below
+    (size ``ls``, minus infinite before the start)."""
+    bounded = limit >= 0 or room >= 0
+    if rack and not bounded and c.narrow and (allows := _ALLOWS.get(rack)) is not None:
+        return _pick_passing_over(c, reps, sb, db, allows, ideal)
+    last, blocks, rows, fails = c.last, c.sizes, c.rows, c.fails
+    nb = len(last)
+    inf = math.inf
+    hb = bisect_left(last, ideal)
+    if hb < nb:
+        high = blocks[hb]
+        hi = bisect_left(high, ideal)
+        hs: float = high[hi]
+        high_fails = fails[hb]
+    else:
+        high, hi, hs, high_fails = [], 0, inf, []
+    if hb < nb and hi > 0:
+        lb, li, low, low_fails = hb, hi - 1, high, high_fails
+    else:
+        lb = hb - 1
+        low, low_fails = (blocks[lb], fails[lb]) if lb >= 0 else ([], [])
+        li = len(low) - 1
+    ls: float = low[li] if lb >= 0 else -inf
     checked = steps = 0
     while checked < _WINDOW and steps < 8 * _WINDOW:
-        if hi < n and (lo < 0 or sizes[hi] - ideal <= ideal - sizes[lo]):
-            i = hi
+        if hs - ideal <= ideal - ls:
+            if hs == inf:
+                break  # both ways are spent
+            b, i, size, f = hb, hi, hs, high_fails[hi]
             hi += 1
-        elif lo >= 0:
-            i = lo
-            lo -= 1
+            if hi < len(high):
+                hs = high[hi]
+            else:
+                hb += 1
+                if hb < nb:
+                    high, high_fails, hi = blocks[hb], fails[hb], 0
+                    hs = high[0]
+                else:
+                    hs = inf
         else:
-            break
+            b, i, size, f = lb, li, ls, low_fails[li]
+            li -= 1
+            if li >= 0:
+                ls = low[li]
+            else:
+                lb -= 1
+                if lb >= 0:
+                    low, low_fails = blocks[lb], fails[lb]
+                    li = len(low) - 1
+                    ls = low[li]
+                else:
+                    ls = -inf
         steps += 1
-        size = sizes[i]
-        if (limit >= 0 and not 0 < size < limit) or (room >= 0 and size > room):
+        if bounded and ((limit >= 0 and not 0 < size < limit) or (room >= 0 and size > room)):
             continue
         checked += 1
-        if fails[i] & rack:
+        if f & rack:
             continue
-        row = rows[i]
+        row = rows[b][i]
         r = reps[row]
         if db in r or sb not in r:
             continue
-        del rows[i], sizes[i], fails[i]
+        c.remove(b, i)
+        return row
+    return -1
+
+
+_ALLOWS = {1 << k: bytes(0 if v & 1 << k else 1 for v in range(256)) for k in range(8)}
+"""Per rack bit: which fails (a byte) let a candidate go to that rack (1) or not (0)."""
+
+
+def _pick_passing_over(c: _Candidates, reps: list[list[int]], sb: int, db: int, allows: bytes, ideal: float) -> int:
+    """:func:`_pick` when every candidate counts toward the window (no size limit, no byte budget)
+    and the fails are bytes: the same pick, but the candidates the destination's rack rules out
+    (most of those looked at, once the balance is under way) are passed over in bulk.
+
+    The window visits the candidates in the order of their distance to ``ideal`` (the one above
+    first on a tie): the first one the rack allows on each side (found with ``bytes.find``), the
+    nearer of the two comes first, and the candidates visited before it are those of its side in
+    between and those of the other side strictly nearer (nearer or as near, when it is below)."""
+    last, blocks, rows, fails = c.last, c.sizes, c.rows, cast(list[bytearray], c.fails)
+    nb = len(last)
+    hb = bisect_left(last, ideal)
+    hi = bisect_left(blocks[hb], ideal) if hb < nb else 0
+    if hi > 0:
+        lb, li = hb, hi - 1
+    else:
+        lb = hb - 1
+        li = len(blocks[lb]) - 1 if lb >= 0 else -1
+    left = _WINDOW  # candidates the window may still visit
+    while left > 0:
+        # the first candidate the rack allows above (ub, ui; un visited before it on that side) ...
+        ub, ui, un = hb, hi, 0
+        while ub < nb:
+            j = fails[ub].translate(allows).find(1, ui)
+            if j >= 0:
+                un += j - ui
+                ui = j
+                break
+            un += len(fails[ub]) - ui
+            if un >= left:
+                break
+            ub, ui = ub + 1, 0
+        up = ub < nb and un < left
+        # ... and below (bb, bi; bn visited before it on that side)
+        bb, bi, bn = lb, li, 0
+        while bb >= 0:
+            j = fails[bb].translate(allows).rfind(1, 0, bi + 1)
+            if j >= 0:
+                bn += bi - j
+                bi = j
+                break
+            bn += bi + 1
+            if bn >= left or bb == 0:
+                bb = -1
+                break
+            bb -= 1
+            bi = len(blocks[bb]) - 1
+        down = bb >= 0 and bn < left
+        if not up and not down:
+            return -1
+        if up and (not down or blocks[ub][ui] - ideal <= ideal - blocks[bb][bi]):
+            # above comes first: below, those strictly nearer are visited before it
+            near = blocks[ub][ui] - ideal
+            seen = un
+            while lb >= 0 and seen < left and ideal - blocks[lb][li] < near:
+                seen += 1
+                li -= 1
+                if li < 0:
+                    lb -= 1
+                    li = len(blocks[lb]) - 1 if lb >= 0 else -1
+            if seen >= left:
+                return -1
+            b, i = ub, ui
+            hb, hi = (ub, ui + 1) if ui + 1 < len(blocks[ub]) else (ub + 1, 0)
+        else:
+            # below comes first: above, those as near or nearer are visited before it
+            near = ideal - blocks[bb][bi]
+            seen = bn
+            while hb < nb and seen < left and blocks[hb][hi] - ideal <= near:
+                seen += 1
+                hi += 1
+                if hi == len(blocks[hb]):
+                    hb, hi = hb + 1, 0
+            if seen >= left:
+                return -1
+            b, i = bb, bi
+            lb, li = (bb, bi - 1) if bi > 0 else (bb - 1, len(blocks[bb - 1]) - 1 if bb > 0 else -1)
+        left -= seen + 1
+        row = rows[b][i]
+        r = reps[row]
+        if db in r or sb not in r:
+            continue
+        c.remove(b, i)
         return row
     return -1
 

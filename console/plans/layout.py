@@ -19,12 +19,16 @@ What a partition counts as:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
+from typing import cast
 
 import numpy as np
 
+from console.core.limits import INT32_MAX
 from console.core.model import BrokerId, ClusterState
-from console.plans.columns import PAD, Ints, columns_of, distinct, lookup, padded, widen
-from console.plans.plan import ANY, Plan, PlanEntry
+from console.plans.columns import PAD, BrokerTable, Ints, columns_of, distinct, lookup, padded, widen
+from console.plans.plan import ANY, Plan, _new_entry
 
 NO_RACK = -1
 
@@ -62,13 +66,29 @@ class Layout:
     between the dirs of one broker, or where a replica lands on its new broker. The others go to
     ``"any"`` dir, as the broker picks."""
     _start: tuple[Ints, Ints] | None = None
+    _edits: int = 0
+    """Edits made through the methods below (a matrix built at this count is still current)."""
+    _matrix: tuple[int, Ints, Ints] | None = None
+    _fresh: set[int] = field(default_factory=set)
+    """Rows edited since :attr:`_matrix` was built (all of :attr:`dirty` before the first)."""
 
     @staticmethod
     def of(state: ClusterState) -> Layout:
         parts = state.partitions
         cols = columns_of(state)
-        reps: list[list[int]] = [list(p.target) if p.reassigning else list(p.replicas) for p in parts]
-        ids = sorted({int(b.id) for b in state.brokers} | {b for r in reps for b in r})
+        flight = cols.reassigning
+        moving = np.flatnonzero(flight).tolist()
+        original: list[tuple[int, ...]] = list(map(attrgetter("replicas"), parts))
+        for i in moving:
+            original[i] = parts[i].target
+        reps: list[list[int]] = list(map(list, original))
+        named = cols.replicas[~flight] if moving else cols.replicas
+        named = named[named != PAD]
+        if len(named) and (int(named.min()) < 0 or int(named.max()) > INT32_MAX):  # not Kafka's ids: as they are
+            listed = {b for r in reps for b in r}
+        else:
+            listed = set(BrokerTable.of(named).ids.tolist()) | {b for i in moving for b in original[i]}
+        ids = sorted({int(b.id) for b in state.brokers} | listed)
         position = {b: i for i, b in enumerate(ids)}
         names = sorted({b.rack for b in state.brokers if b.rack is not None})
         code = {r: i for i, r in enumerate(names)}
@@ -90,12 +110,17 @@ class Layout:
             cordoned,
             reps,
             size.tolist(),
-            [p.reassigning for p in parts],
+            flight.tolist(),
             np.zeros(len(ids), np.int64),
             np.zeros(len(ids), np.int64),
             np.zeros(len(ids), np.int64),
-            [tuple(r) for r in reps],
+            original,
         )
+        if not moving:  # the snapshot's replica columns are the start (as :meth:`start` would build them)
+            m, lens = cols.replicas, cols.original_len
+            if m.size:
+                m = lookup(np.array(ids, np.int64), np.arange(len(ids), dtype=np.int64), m)
+            layout._start = (m, lens)
         layout.count, layout.leaders, layout.bytes = layout.loads()
         return layout
 
@@ -111,17 +136,25 @@ class Layout:
 
     def matrix(self) -> tuple[Ints, Ints]:
         """Replica positions as a padded matrix and the lengths (:func:`console.plans.columns.padded`):
-        built once, then only the edited rows are redone (callers must not write into it)."""
+        built once, then only the edited rows are redone, and kept until the next edit (callers
+        must not write into it)."""
         if not self.dirty:
             return self.start()
-        rows = np.array(sorted(self.dirty), np.int64)
-        new, new_lens = padded([[self.position[b] for b in self.reps[i]] for i in rows.tolist()])
-        m, lens = self.start()
+        kept = self._matrix
+        if kept is not None and kept[0] == self._edits:
+            return kept[1], kept[2]
+        m, lens = self.start() if kept is None else (kept[1], kept[2])
+        rows = np.array(sorted(self._fresh), np.int64)
+        self._fresh = set()
+        new, new_lens = padded([self.reps[i] for i in rows.tolist()])
+        if new.size:
+            new = lookup(np.array(self.ids, np.int64), np.arange(len(self.ids), dtype=np.int64), new)
         width = max(m.shape[1], new.shape[1])
         m = widen(m, width).copy() if width == m.shape[1] else widen(m, width)
         m[rows] = widen(new, width)
         lens = lens.copy()
         lens[rows] = new_lens
+        self._matrix = (self._edits, m, lens)
         return m, lens
 
     def short_of_racks(self, among: list[int] | None = None) -> Ints:
@@ -174,10 +207,12 @@ class Layout:
     # -- edits -------------------------------------------------------------------------------
     def move(self, row: int, old: int, new: int) -> None:
         """Replace replica ``old`` of partition ``row`` by ``new`` in the same place."""
+        self._edits += 1
         r = self.reps[row]
         k = r.index(old)
         r[k] = new
         self.dirty.add(row)
+        self._fresh.add(row)
         self._forget_dir(row, old)
         i, j, s = self.position[old], self.position[new], self.size[row]
         self.count[i] -= 1
@@ -193,6 +228,7 @@ class Layout:
         updated once for all (a balance goal makes hundreds of thousands of moves)."""
         if not rows:
             return
+        self._edits += 1
         reps, position, dirs = self.reps, self.position, self.dirs
         led_from: list[int] = []
         led_to: list[int] = []
@@ -206,6 +242,7 @@ class Layout:
                 led_from.append(position[o])
                 led_to.append(position[n])
         self.dirty.update(rows)
+        self._fresh.update(rows)
         i = np.fromiter(map(position.__getitem__, old), np.int64, len(old))
         j = np.fromiter(map(position.__getitem__, new), np.int64, len(new))
         size = np.fromiter(map(self.size.__getitem__, rows), np.int64, len(rows))
@@ -218,9 +255,11 @@ class Layout:
 
     def add(self, row: int, new: int) -> None:
         """Append replica ``new`` to partition ``row`` (a follower)."""
+        self._edits += 1
         r = self.reps[row]
         r.append(new)
         self.dirty.add(row)
+        self._fresh.add(row)
         j = self.position[new]
         self.count[j] += 1
         self.bytes[j] += self.size[row]
@@ -229,10 +268,12 @@ class Layout:
 
     def drop(self, row: int, old: int) -> None:
         """Remove replica ``old`` of partition ``row`` (never its first replica unless it is the last)."""
+        self._edits += 1
         r = self.reps[row]
         k = r.index(old)
         del r[k]
         self.dirty.add(row)
+        self._fresh.add(row)
         self._forget_dir(row, old)
         i = self.position[old]
         self.count[i] -= 1
@@ -247,18 +288,22 @@ class Layout:
         r = self.reps[row]
         if r[0] == broker:
             return
+        self._edits += 1
         self.leaders[self.position[r[0]]] -= 1
         self.leaders[self.position[broker]] += 1
         r.remove(broker)
         r.insert(0, broker)
         self.dirty.add(row)
+        self._fresh.add(row)
 
     def move_dir(self, row: int, broker: int, path: str) -> None:
         """Send partition ``row``'s replica on ``broker`` (one of its replicas) to log dir ``path`` of
         that broker: a move between its dirs when the replica is there already. Per-broker loads do
         not change."""
+        self._edits += 1
         self.dirs.setdefault(row, {})[broker] = path
         self.dirty.add(row)
+        self._fresh.add(row)
 
     def _forget_dir(self, row: int, broker: int) -> None:
         chosen = self.dirs.get(row)
@@ -268,25 +313,41 @@ class Layout:
     # -- result ------------------------------------------------------------------------------
     def changed(self) -> list[int]:
         """Rows whose replica list (or order) differs from the start, or with a log dir chosen."""
-        return [i for i in sorted(self.dirty) if tuple(self.reps[i]) != self.original[i] or i in self.dirs]
+        if not self.dirty:
+            return []
+        rows = np.array(sorted(self.dirty), np.int64)
+        m, lens = self.matrix()
+        s, start_lens = self.start()
+        width = max(m.shape[1], s.shape[1])
+        differ = (lens[rows] != start_lens[rows]) | (widen(m[rows], width) != widen(s[rows], width)).any(axis=1)
+        if self.dirs:
+            differ |= np.isin(rows, np.fromiter(self.dirs, np.int64, len(self.dirs)))
+        out: list[int] = rows[differ].tolist()
+        return out
 
     def dir_moves(self, row: int) -> list[int]:
         """Brokers of ``row`` whose replica moves between their own log dirs (it stays on the broker)."""
         return [b for b in self.dirs.get(row, ()) if b in self.original[row] and b in self.reps[row]]
 
-    def plan(self) -> Plan:
-        """The partitions that change, as a plan (with the snapshot's replicas as its basis); an
-        entry carries ``log_dirs`` when a dir was chosen for one of its replicas (``"any"`` for the
-        others)."""
+    def plan(self, rows: list[int] | None = None) -> Plan:
+        """The partitions that change (``rows``, :meth:`changed` when not given), as a plan (with the
+        snapshot's replicas as its basis); an entry carries ``log_dirs`` when a dir was chosen for
+        one of its replicas (``"any"`` for the others)."""
         parts = self.state.partitions
-        rows = self.changed()
-        entries = [
-            PlanEntry(
-                parts[i].topic,
-                parts[i].partition,
-                tuple(BrokerId(b) for b in self.reps[i]),
-                tuple(chosen.get(b, ANY) for b in self.reps[i]) if (chosen := self.dirs.get(i)) else None,
-            )
-            for i in rows
-        ]
-        return Plan.of(entries, {parts[i].key: parts[i].replicas for i in rows})
+        if rows is None:
+            rows = self.changed()
+        reps, dirs = cast(list[list[BrokerId]], self.reps), self.dirs
+        changed = list(map(parts.__getitem__, rows))
+        topics = list(map(attrgetter("topic"), changed))
+        numbers = list(map(attrgetter("partition"), changed))
+        targets = map(tuple, map(reps.__getitem__, rows))
+        chosen_dirs = (
+            [tuple(chosen.get(b, ANY) for b in reps[i]) if (chosen := dirs.get(i)) else None for i in rows]
+            if dirs
+            else repeat(None)
+        )
+        entries = list(
+            map(_new_entry, zip(topics, numbers, targets, chosen_dirs, strict=False))
+        )  # repeat(None) is endless
+        basis = dict(zip(zip(topics, numbers, strict=True), map(attrgetter("replicas"), changed), strict=True))
+        return Plan.of(entries, basis)
