@@ -28,7 +28,7 @@ import numpy as np
 from console.core.limits import INT32_MAX
 from console.core.model import BrokerId, ClusterState
 from console.plans.columns import PAD, BrokerTable, Ints, columns_of, distinct, lookup, padded, widen
-from console.plans.plan import ANY, Plan, _new_entry
+from console.plans.plan import ANY, Plan, entry_of_tuple
 
 NO_RACK = -1
 
@@ -347,7 +347,7 @@ class Layout:
             else repeat(None)
         )
         entries = list(
-            map(_new_entry, zip(topics, numbers, targets, chosen_dirs, strict=False))
+            map(entry_of_tuple, zip(topics, numbers, targets, chosen_dirs, strict=False))
         )  # repeat(None) is endless
         basis = dict(zip(zip(topics, numbers, strict=True), map(attrgetter("replicas"), changed), strict=True))
         return Plan.of(entries, basis)

@@ -245,7 +245,7 @@ class _File(msgspec.Struct):
 
 
 _decoder = msgspec.json.Decoder(_File)
-_new_entry: Callable[[tuple[str, int, tuple[BrokerId, ...], tuple[str, ...] | None]], PlanEntry] = partial(
+entry_of_tuple: Callable[[tuple[str, int, tuple[BrokerId, ...], tuple[str, ...] | None]], PlanEntry] = partial(
     tuple.__new__, PlanEntry
 )
 """A PlanEntry from a ready tuple, without NamedTuple's Python-level ``__new__``."""
@@ -290,7 +290,7 @@ def _well_formed(text: str | bytes) -> Plan | None:
     own_names[:] = [t.encode().decode() for t in names]
     entries = tuple(
         map(
-            _new_entry,
+            entry_of_tuple,
             zip(own_names[code].tolist(), _shared_ints(number), _replica_lists(target, lens), repeat(None)),
         )
     )
@@ -431,8 +431,8 @@ def rollback(state: ClusterState, plan: Plan) -> Plan:
     now = [p for p in partitions_at(state, rows[rows >= 0]) if p is not None]
     if rollback_names_dirs(state.info):
         # the plan is sorted, so is what is left of it
-        return Plan(tuple([_new_entry((p.topic, p.partition, p.original, rollback_dirs(p))) for p in now]), {})
-    return Plan(tuple([_new_entry((p.topic, p.partition, p.original, None)) for p in now]), {})
+        return Plan(tuple([entry_of_tuple((p.topic, p.partition, p.original, rollback_dirs(p))) for p in now]), {})
+    return Plan(tuple([entry_of_tuple((p.topic, p.partition, p.original, None)) for p in now]), {})
 
 
 def rollback_dirs(p: Partition) -> tuple[str, ...] | None:
