@@ -146,13 +146,31 @@ def write_snapshot(n: int, root: Path, seed: int = 1) -> tuple[Path, Path]:
     return root, plan
 
 
+REAPER = r"""
+import ctypes, os, subprocess, sys
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+code = subprocess.call(sys.argv[1:])
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        sys.exit(code)
+"""
+"""Runs a command and waits for its orphans too: PySpark's JVM outlives the Python process that
+started it (nobody waits for it; it stops on its own when its stdin closes) and would come back to
+init, its CPU time and memory left out of /usr/bin/time's report; made this process's children
+again (a subreaper's), they are waited for and counted."""
+
+
 def timed(cmd: list[str], root: Path = ROOT) -> tuple[float, float, str, str]:
     """Wall seconds, peak RSS (GiB) of the process tree's largest process, stdout and stderr
     (``root``: the checkout of the console to run; :func:`cpu_seconds` reads the CPU time from the
     stderr)."""
     env = {**os.environ, "PYTHONPATH": str(root)}
     started = time.monotonic()
-    ran = subprocess.run(["/usr/bin/time", "-v", *cmd], cwd=root, env=env, capture_output=True, text=True)
+    ran = subprocess.run(
+        ["/usr/bin/time", "-v", sys.executable, "-c", REAPER, *cmd], cwd=root, env=env, capture_output=True, text=True
+    )
     took = time.monotonic() - started
     if ran.returncode:
         return took, 0.0, ran.stdout, ran.stderr[-2000:]
