@@ -151,12 +151,31 @@ def write_snapshot(n: int, root: Path, seed: int = 1) -> tuple[Path, Path]:
     return root, plan
 
 
+REAPER = r"""
+import ctypes, os, subprocess, sys
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+code = subprocess.call(sys.argv[1:])
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        sys.exit(code)
+"""
+"""Runs a command and waits for its orphans too: PySpark's JVM outlives the Python process that
+started it (nobody waits for it; it stops on its own when its stdin closes) and would come back to
+init, its CPU time and memory left out of /usr/bin/time's report; made this process's children
+again (a subreaper's), they are waited for and counted."""
+
+
 def timed(cmd: list[str], root: Path = ROOT) -> tuple[float, float, str, str]:
     """Wall seconds, peak RSS (GiB) of the process tree's largest process, stdout and stderr
-    (``root``: the checkout of the console to run)."""
+    (``root``: the checkout of the console to run; :func:`cpu_seconds` reads the CPU time from the
+    stderr)."""
     env = {**os.environ, "PYTHONPATH": str(root)}
     started = time.monotonic()
-    ran = subprocess.run(["/usr/bin/time", "-v", *cmd], cwd=root, env=env, capture_output=True, text=True)
+    ran = subprocess.run(
+        ["/usr/bin/time", "-v", sys.executable, "-c", REAPER, *cmd], cwd=root, env=env, capture_output=True, text=True
+    )
     took = time.monotonic() - started
     if ran.returncode:
         return took, 0.0, ran.stdout, ran.stderr[-2000:]
@@ -214,6 +233,12 @@ print(json.dumps({"load": t1 - t0, "review": t2 - t1, "findings": len(f), "waves
 """
 
 
+def cpu_seconds(err: str) -> float:
+    """User and system CPU seconds of the process tree (``/usr/bin/time -v``'s report in ``err``): on a
+    machine shared with other work the wall time follows the load, the CPU time far less."""
+    return sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", err))
+
+
 STAGE = re.compile(r"^\[\s*(\d+) s\] (.+)$", re.M)
 
 
@@ -226,9 +251,9 @@ def stages(err: str, total: float) -> list[tuple[str, float]]:
 
 def spark_review(
     snaps: Path, plan: Path, out: Path, root: Path, conf: list[str]
-) -> tuple[float, float, list[tuple[str, float]], str]:
+) -> tuple[float, float, float, list[tuple[str, float]], str]:
     """One run of ``pipeline review`` on local[2] from the checkout ``root`` (``conf``: Spark settings,
-    KEY=VALUE): seconds, peak RSS, stages, error."""
+    KEY=VALUE): seconds, peak RSS, CPU seconds, stages, error."""
     shutil.rmtree(out, ignore_errors=True)
     took, rss, _, err = timed(
         [
@@ -252,7 +277,7 @@ def spark_review(
         root,
     )
     shutil.rmtree(out, ignore_errors=True)
-    return took, rss, stages(err, took) if rss else [], "" if rss else err
+    return took, rss, cpu_seconds(err), stages(err, took) if rss else [], "" if rss else err
 
 
 def in_process(snaps: Path, plan: Path, code: Path, against: Path | None, runs: int, by_step: bool = False) -> None:
@@ -321,16 +346,19 @@ def main() -> None:
                 [(f"against {args.against}", args.against.resolve())] if args.against else []
             )
             times: dict[str, list[float]] = {name: [] for name, _ in sides}
+            cpus: dict[str, list[float]] = {name: [] for name, _ in sides}
             for run in range(args.runs):
                 for name, root in sides if run % 2 == 0 else sides[::-1]:
-                    took, rss, parts, err = spark_review(snaps, plan, scratch / "out", root, args.conf)
+                    took, rss, cpu, parts, err = spark_review(snaps, plan, scratch / "out", root, args.conf)
                     if not rss:
                         print(f"- Spark (local[2], {name}) failed after {human_duration(took)}:\n{err}")
                         continue
                     times[name].append(took)
+                    cpus[name].append(cpu)
                     print(
                         f"- Spark (local[2], {name}, run {run + 1}; whole job incl. JVM start): {human_duration(took)}, "
-                        f"peak RSS {rss:.2f} GiB; " + ", ".join(f"{stage} {seconds:.0f} s" for stage, seconds in parts),
+                        f"CPU {cpu:.0f} s, peak RSS {rss:.2f} GiB; "
+                        + ", ".join(f"{stage} {seconds:.0f} s" for stage, seconds in parts),
                         flush=True,
                     )
             if len(sides) > 1 and all(times.values()):
@@ -338,6 +366,10 @@ def main() -> None:
                 print(
                     f"- median of {args.runs} run(s): this checkout {human_duration(mine)}, "
                     f"{sides[1][0]} {human_duration(theirs)}: {theirs / mine:.2f}x"
+                )
+                mine, theirs = (statistics.median(cpus[name]) for name, _ in sides)
+                print(
+                    f"- median CPU time: this checkout {mine:.0f} s, {sides[1][0]} {theirs:.0f} s: {theirs / mine:.2f}x"
                 )
         if not args.skip_in_process:
             against = args.against.resolve() if args.against else None

@@ -157,53 +157,61 @@ def _without(a: str | Column, b: str | Column) -> Column:
 
 def partitions_now(replicas: DataFrame) -> DataFrame:
     """Per partition of the snapshot: R (in order), I, AR, leader, reassigning, its size (the
-    leader's log, else the largest), each replica's own bytes, and the original replicas (R − AR)."""
-    r = replicas.select(
-        "cluster",
-        "topic",
-        "partition",
+    leader's log, else the largest), each replica's own bytes, and the original replicas (R − AR).
+
+    One list per partition (its replica rows in position order) and everything else read from that
+    list: a single collected buffer per group, not one per column (the grouping is the job's most
+    expensive step, and each collected list is a buffer of its own per partition)."""
+    rows = F.struct(
         "position",
-        "broker",
-        "leader",
-        "in_isr",
-        "adding",
-        "reassigning",
+        F.col("broker").cast("long").alias("broker"),
+        F.col("in_isr").alias("in_isr"),
+        F.col("adding").alias("adding"),
+        F.coalesce(F.col("broker") == F.col("leader"), F.lit(False)).alias("leads"),
         "bytes",
         "log_dir",
         "future_log_dir",
     )
-    p = r.groupBy("cluster", "topic", "partition").agg(
-        F.sort_array(F.collect_list(F.struct("position", F.col("broker").cast("long").alias("broker")))).alias("rs"),
-        F.collect_list(F.when(F.col("in_isr"), F.col("broker").cast("long"))).alias("isr"),
-        F.collect_list(F.when(F.col("adding"), F.col("broker").cast("long"))).alias("adding_now"),
+    # grouped by the partition as the plan numbers it (long): the groups come out partitioned as the
+    # join with the plan wants them, not shuffled a second time for a cast
+    p = replicas.groupBy("cluster", "topic", F.col("partition").cast("long").alias("partition")).agg(
+        F.sort_array(F.collect_list(rows)).alias("rs"),
         F.first("leader").cast("long").alias("leader"),
         F.max(F.col("reassigning").cast("int")).cast("boolean").alias("reassigning"),
-        F.max(F.when(F.col("broker") == F.col("leader"), F.col("bytes"))).alias("leader_bytes"),
-        F.max("bytes").alias("largest"),
-        F.collect_list(F.struct(F.col("broker").cast("long").alias("broker"), "log_dir", "future_log_dir")).alias(
-            "dirs"
-        ),
-        F.map_from_entries(
-            F.collect_list(F.when(F.col("bytes").isNotNull(), F.struct(F.col("broker").cast("long"), F.col("bytes"))))
-        ).alias("own"),
-        F.max(F.when(F.col("broker") == F.col("leader"), F.lit(1))).alias("leader_listed"),
     )
+
+    def brokers_where(keep: Callable[[Column], Column]) -> Column:
+        return F.transform(F.filter("rs", keep), lambda x: x["broker"])
+
     replicas_col = F.transform("rs", lambda x: x["broker"])
+    adding_now = brokers_where(lambda x: x["adding"])
+    leader_bytes = F.array_max(F.transform(F.filter("rs", lambda x: x["leads"]), lambda x: x["bytes"]))
+    leader_listed = F.exists("rs", lambda x: x["leads"])
     return p.select(
         "cluster",
         "topic",
         "partition",
         replicas_col.alias("replicas"),
-        "isr",
-        "adding_now",
+        brokers_where(lambda x: x["in_isr"]).alias("isr"),
+        adding_now.alias("adding_now"),
         "leader",
         "reassigning",
-        F.when(F.col("leader_listed").isNotNull() & F.col("leader_bytes").isNotNull(), F.col("leader_bytes"))
-        .otherwise(F.col("largest"))
+        F.when(leader_listed & leader_bytes.isNotNull(), leader_bytes)
+        .otherwise(F.array_max(F.transform("rs", lambda x: x["bytes"])))
         .alias("size"),
-        "own",
-        _without(replicas_col, "adding_now").alias("original"),
-        "dirs",
+        F.map_from_entries(
+            F.transform(
+                F.filter("rs", lambda x: x["bytes"].isNotNull()),
+                lambda x: F.struct(x["broker"].alias("broker"), x["bytes"].alias("bytes")),
+            )
+        ).alias("own"),
+        _without(replicas_col, adding_now).alias("original"),
+        F.transform(
+            "rs",
+            lambda x: F.struct(
+                x["broker"].alias("broker"), x["log_dir"].alias("log_dir"), x["future_log_dir"].alias("future_log_dir")
+            ),
+        ).alias("dirs"),
     )
 
 
@@ -411,13 +419,25 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         "cordoned_dirs",
         "dir_errors",
     )
+    known = F.col("kind") != ChangeKind.UNKNOWN.value
+    # a topic's partition count is only said of the entries the snapshot does not know: only their
+    # topics' rows are counted, and only those entries are joined to the counts (the others, all
+    # but a few, are not shuffled for a column they never read)
+    unknown = ch.filter(~known)
+    asked = unknown.select("cluster", "topic").distinct()
     topics = (
         inputs.replicas.select("cluster", "topic", "partition")
+        .join(F.broadcast(asked), ["cluster", "topic"], "left_semi")
         .distinct()
         .groupBy("cluster", "topic")
         .agg(F.count(F.lit(1)).alias("topic_partitions"))
     )
-    c = ch.join(topics, ["cluster", "topic"], "left").join(inputs.min_isr, ["cluster", "topic"], "left")
+    c = (
+        ch.filter(known)
+        .withColumn("topic_partitions", F.lit(None).cast("long"))
+        .unionByName(unknown.join(topics, ["cluster", "topic"], "left"))
+        .join(F.broadcast(inputs.min_isr), ["cluster", "topic"], "left")
+    )
     # the passes: each a DataFrame and its checks (a condition, the finding's columns)
     passes: dict[str, tuple[DataFrame, list[tuple[Column, Column]]]] = {}
 
@@ -442,31 +462,34 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         )
         passes[source][1].append((condition, finding))
 
-    known = F.col("kind") != ChangeKind.UNKNOWN.value
     live = known & (F.col("kind") != ChangeKind.NONE.value)
-    racks = (
+    # each cluster's racks as a hash table: a broker's rack is in slot ``broker mod slots`` (a list of
+    # one or two brokers), so finding it costs the same for 5 brokers or 5000 (a map's lookup reads
+    # its keys one by one, and every entry looks up each of its brokers twice)
+    pairs = (
         b.filter(F.col("rack").isNotNull())
         .groupBy("cluster")
         .agg(
-            F.map_from_entries(F.collect_list(F.struct("b", "rack"))).alias("rack_of"),
+            F.collect_list(F.struct("b", "rack")).alias("pairs"),
             F.size(F.array_distinct(F.collect_list(F.when(F.col("eligible"), F.col("rack"))))).alias("available"),
         )
     )
+    slots = 2 * F.size("pairs") + 1
+    racks = pairs.select(
+        "cluster",
+        "available",
+        slots.alias("slots"),
+        F.transform(
+            F.sequence(F.lit(0), slots - 1), lambda i: F.filter("pairs", lambda p: F.pmod(p["b"], slots) == i)
+        ).alias("rack_of"),
+    )
+
+    def rack(x: Column) -> Column:
+        slot = F.try_element_at("rack_of", (F.pmod(x, F.col("slots")) + 1).cast("int"))
+        return F.try_element_at(F.filter(slot, lambda p: p["b"] == x), F.lit(1))["rack"]
 
     def spread(col: str) -> Column:
-        return F.size(
-            F.array_distinct(
-                F.filter(
-                    F.transform(
-                        col,
-                        lambda x: F.element_at(
-                            F.coalesce(F.col("rack_of"), F.create_map().cast("map<long,string>")), x
-                        ),
-                    ),
-                    lambda v: v.isNotNull(),
-                )
-            )
-        )
+        return F.size(F.array_distinct(F.filter(F.transform(col, rack), lambda v: v.isNotNull())))
 
     # the entries, each with the racks its replicas span before and after
     entries = (

@@ -23,7 +23,14 @@ from console.pipeline.snapshots import canonical, cluster_dir
 from console.pipeline.spark import SparkSettings
 from console.plans.diff import diff
 from console.plans.plan import Plan, parse_plan, rollback
-from console.plans.validate import CORDONED_DESTINATION, OFFLINE_LOG_DIR, TIERED_LOCAL_ONLY, validate
+from console.plans.validate import (
+    CORDONED_DESTINATION,
+    OFFLINE_LOG_DIR,
+    RACK_SPREAD_REDUCED,
+    RACKS_UNDERUSED,
+    TIERED_LOCAL_ONLY,
+    validate,
+)
 from console.present.review import tiered_moving
 from tests.unit.builders import cluster_info
 from tests.unit.strategies import Shape, cluster
@@ -302,3 +309,52 @@ def test_a_plan_for_a_cluster_not_in_the_history_or_unusable_is_refused(reviewed
             at=T0 - 10 * 3600,
         )
     assert not (tmp_path / "o").exists() or not any(p for p in (tmp_path / "o").iterdir() if not p.name.startswith("."))
+
+
+def test_racks_are_found_when_every_broker_id_falls_in_the_same_slot(tmp_path) -> None:
+    """The rack checks find each broker's rack in a hash table of 2n + 1 slots (n brokers with a
+    rack): broker ids that are all multiples of 2n + 1 share one slot, and still give validate's findings."""
+    base = cluster(Shape(brokers=7, racks=3, down=1, partitions=60, rf=3, in_flight=0.0, seed=5))
+    step = 2 * sum(b.rack is not None for b in base.brokers) + 1
+
+    def m(b: BrokerId) -> BrokerId:
+        return BrokerId(int(b) * step + 3 * step)
+
+    def ms(bs: tuple[BrokerId, ...]) -> tuple[BrokerId, ...]:
+        return tuple(m(b) for b in bs)
+
+    state = canonical(
+        replace(
+            base,
+            brokers=tuple(replace(b, id=m(b.id)) for b in base.brokers),
+            partitions=tuple(
+                replace(
+                    p,
+                    replicas=ms(p.replicas),
+                    isr=ms(p.isr),
+                    leader=None if p.leader is None else m(p.leader),
+                    adding=ms(p.adding),
+                    removing=ms(p.removing),
+                    logs=tuple(log._replace(broker=m(log.broker)) for log in p.logs),
+                    elr=ms(p.elr),
+                    last_known_elr=ms(p.last_known_elr),
+                )
+                for p in base.partitions
+            ),
+            cluster_id="slots",
+            taken_at=T0,
+        )
+    )
+    plan = random_plan(state, 5)
+    (tmp_path / "plan.json").write_text(plan.to_json())
+    write_states(tmp_path / "snapshots", [state])
+    review_job(
+        str(tmp_path / "snapshots"),
+        {"slots": str(tmp_path / "plan.json")},
+        str(tmp_path / "out"),
+        SparkSettings(master="local[2]"),
+    )
+    got = pd.read_parquet(tmp_path / "out" / "findings").sort_values("rank")
+    want = validate(state, plan)
+    assert [(r.code, r.message) for r in got.itertuples()] == [(f.code, f.message) for f in want]
+    assert {RACK_SPREAD_REDUCED, RACKS_UNDERUSED} & {f.code for f in want}, "the plan exercises the rack checks"
