@@ -137,16 +137,21 @@ def storage_and_history(day: Day, runs: int, storage_only: bool = False) -> None
                 f"- history job on {master}: median {human_duration(statistics.median(times))} "
                 f"(runs: {', '.join(f'{t:.0f} s' for t in times)})"
             )
-        moves = pq.read_table(scratch / "tables" / "moves")
-        outcomes = pc.value_counts(moves.column("outcome")).to_pylist()
-        found = ", ".join(f"{o['counts']} {o['values']}" for o in outcomes)
-        print(f"- moves found: {moves.num_rows} ({found})")
+        print_moves_found(scratch / "tables")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 def conf_args(conf: list[str] | None) -> list[str]:
     return [a for kv in conf or () for a in ("--conf", kv)]
+
+
+def print_moves_found(tables: Path) -> None:
+    """How many moves the history job wrote to ``tables``, by outcome."""
+    moves = pq.read_table(tables / "moves")
+    outcomes = pc.value_counts(moves.column("outcome")).to_pylist()
+    found = ", ".join(f"{o['counts']} {o['values']}" for o in outcomes)
+    print(f"- moves found: {moves.num_rows} ({found})")
 
 
 def prepared_day(day: Day, where: Path, conf: list[str] | None = None) -> Path:
@@ -312,10 +317,7 @@ def history_only(
             print(f"- new / old (medians): {ratio:.2f} ({1 / ratio:.2f}× faster)")
             problems = same_tables(scratch / "tables-new", scratch / "tables-old")
             print("- tables: " + ("the same, row for row" if not problems else "DIFFER: " + "; ".join(problems)))
-        moves = pq.read_table(scratch / "tables-new" / "moves")
-        outcomes = pc.value_counts(moves.column("outcome")).to_pylist()
-        found = ", ".join(f"{o['counts']} {o['values']}" for o in outcomes)
-        print(f"- moves found: {moves.num_rows} ({found})")
+        print_moves_found(scratch / "tables-new")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

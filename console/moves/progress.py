@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from console.core.calibration import Calibration, Estimate, receive_time
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE
 from console.core.model import BrokerId, ClusterState, ReplicaProgress
-from console.plans.columns import partitions_at, rows_of
+from console.plans.columns import partitions_for
 from console.plans.diff import change_of
 from console.plans.plan import PlanEntry
 
@@ -35,7 +35,7 @@ class WaveLoad:
 def wave_load(state: ClusterState, wave: Iterable[PlanEntry]) -> WaveLoad | None:
     """The load of ``wave`` against ``state``; None when a size is unknown."""
     entries = tuple(wave)
-    now = partitions_at(state, rows_of(state, entries))
+    now = partitions_for(state, entries)
     changes = (change_of(p, e) for p, e in zip(now, entries, strict=True))
     return load_of((c.adding, c.size, c.source, c.bytes_to_copy) for c in changes)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE, REQUEST_LIMIT
 from console.core.model import ClusterState
 from console.moves.progress import estimate_seconds
-from console.plans.columns import partitions_at, rows_of
+from console.plans.columns import partitions_for
 from console.plans.diff import ChangeKind, change_of
 from console.plans.plan import Plan, PlanEntry
 
@@ -30,7 +30,7 @@ class WaveLimits:
 def plan_waves(state: ClusterState, plan: Plan, limits: WaveLimits = WaveLimits()) -> list[tuple[PlanEntry, ...]]:
     """The plan's entries that change something, in waves within ``limits`` (first fit)."""
     moving = []
-    for e, p in zip(plan.entries, partitions_at(state, rows_of(state, plan.entries)), strict=True):
+    for e, p in zip(plan.entries, partitions_for(state, plan.entries), strict=True):
         c = change_of(p, e)
         if c.kind not in (ChangeKind.NONE, ChangeKind.UNKNOWN):
             moving.append((e, c.adding, c.bytes_to_copy))

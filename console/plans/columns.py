@@ -248,8 +248,14 @@ def snapshot_columns(state: ClusterState) -> SnapshotColumns:
 
 
 _KEY_SPAN = 2**32
-"""A (topic, partition) key: the topic's code × 2³² + the partition number less INT32_MIN."""
 _INT32_MIN = -(2**31)
+
+
+def partition_keys_of(code: Ints, number: Ints) -> Ints:
+    """One int64 per (topic, partition), in (topic code, number) order: the topic's code × 2³² +
+    the partition number (an int32) less INT32_MIN."""
+    out: Ints = code * _KEY_SPAN + (number - _INT32_MIN)
+    return out
 
 
 @dataclass(frozen=True)
@@ -260,7 +266,7 @@ class PartitionKeys:
     codes: dict[str, int]
     """Each topic's code."""
     keys: Ints
-    """Sorted: each partition's key (:data:`_KEY_SPAN`)."""
+    """Sorted: each partition's key (:func:`partition_keys_of`)."""
     rows: Ints | None
     """The row in ``state.partitions`` of each key; None when the partitions are in key order
     (the usual case: a snapshot keeps them sorted) and the rows are the positions."""
@@ -283,7 +289,7 @@ def _partition_keys(state: ClusterState) -> PartitionKeys:
     number = _int32s(list(map(attrgetter("partition"), parts)))
     if number is None:
         return PartitionKeys(codes, np.zeros(0, np.int64), None, {p.key: i for i, p in enumerate(parts)})
-    keys = code * _KEY_SPAN + (number - _INT32_MIN)
+    keys = partition_keys_of(code, number)
     if (keys[1:] > keys[:-1]).all():
         return PartitionKeys(codes, keys, None)
     rows = np.argsort(keys, kind="stable")  # the same key twice: the later row stays last
@@ -318,12 +324,18 @@ def rows_of(state: ClusterState, entries: Sequence[Keyed]) -> Ints:
         number = np.fromiter((x if good else 0 for x, good in zip(numbers, ok, strict=True)), np.int64, n)
         code[~np.array(ok, np.bool_)] = -1
     del numbers
-    query = code * _KEY_SPAN + (number - _INT32_MIN)  # negative for an unknown topic: below every key
+    query = partition_keys_of(code, number)  # negative for an unknown topic: below every key
     pos = np.searchsorted(k.keys, query, side="right") - 1  # the last key not above the query
     hit = pos >= 0
     hit[hit] = k.keys[pos[hit]] == query[hit]
     out: Ints = np.where(hit, pos if k.rows is None else k.rows[np.where(hit, pos, 0)], -1)
     return out
+
+
+def partitions_for(state: ClusterState, entries: Sequence[Keyed]) -> list[Partition | None]:
+    """Per entry, its partition in ``state`` (None when there is none): :func:`partitions_at` of
+    :func:`rows_of`."""
+    return partitions_at(state, rows_of(state, entries))
 
 
 def partitions_at(state: ClusterState, rows: Ints) -> list[Partition | None]:

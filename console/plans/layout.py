@@ -117,10 +117,7 @@ class Layout:
             original,
         )
         if not moving:  # the snapshot's replica columns are the start (as :meth:`start` would build them)
-            m, lens = cols.replicas, cols.original_len
-            if m.size:
-                m = lookup(np.array(ids, np.int64), np.arange(len(ids), dtype=np.int64), m)
-            layout._start = (m, lens)
+            layout._start = (layout._positions(cols.replicas), cols.original_len)
         layout.count, layout.leaders, layout.bytes = layout.loads()
         return layout
 
@@ -129,10 +126,14 @@ class Layout:
         """The replica positions the generator started from, as :meth:`matrix` (built once)."""
         if self._start is None:
             m, lens = padded(self.original)
-            if m.size:
-                m = lookup(np.array(self.ids, np.int64), np.arange(len(self.ids), dtype=np.int64), m)
-            self._start = (m, lens)
+            self._start = (self._positions(m), lens)
         return self._start
+
+    def _positions(self, m: Ints) -> Ints:
+        """The broker ids of the padded matrix ``m`` as their positions in :attr:`ids` (padding stays)."""
+        if not m.size:
+            return m
+        return lookup(np.array(self.ids, np.int64), np.arange(len(self.ids), dtype=np.int64), m)
 
     def matrix(self) -> tuple[Ints, Ints]:
         """Replica positions as a padded matrix and the lengths (:func:`console.plans.columns.padded`):
@@ -147,8 +148,7 @@ class Layout:
         rows = np.array(sorted(self._fresh), np.int64)
         self._fresh = set()
         new, new_lens = padded([self.reps[i] for i in rows.tolist()])
-        if new.size:
-            new = lookup(np.array(self.ids, np.int64), np.arange(len(self.ids), dtype=np.int64), new)
+        new = self._positions(new)
         width = max(m.shape[1], new.shape[1])
         m = widen(m, width).copy() if width == m.shape[1] else widen(m, width)
         m[rows] = widen(new, width)

@@ -37,7 +37,7 @@ from console.core.errors import PlanFormatError
 from console.core.limits import INT32_MAX, MAX_TOPIC_LENGTH
 from console.core.model import BrokerId, ClusterState, Keyed, Partition, ReplicaLog, TopicPartition
 from console.core.perf import without_gc
-from console.plans.columns import PAD, Ints, padded, partitions_at, rows_of
+from console.plans.columns import PAD, Ints, padded, partition_keys_of, partitions_for
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -276,7 +276,7 @@ def _well_formed(text: str | bytes) -> Plan | None:
     names = sorted(distinct)
     code = np.fromiter(map({t: i for i, t in enumerate(names)}.__getitem__, topics), np.int64, len(topics))
     number = np.array(numbers, np.int64)  # 0 to INT32_MAX, as decoded
-    key = (code << 32) + number
+    key = partition_keys_of(code, number)
     if not (key[1:] > key[:-1]).all():  # not sorted, or the same partition twice
         order = np.argsort(key, kind="stable")
         if (key[order[1:]] == key[order[:-1]]).any():
@@ -427,8 +427,7 @@ def rollback(state: ClusterState, plan: Plan) -> Plan:
     so is every dir when ``state.info`` does not tell the release (a snapshot taken without
     ``snapshot(info=True)``, or a cluster that did not say): the rollback then is what the tools
     before 4.2 print, which the 4.2 tool reads and runs as well (any dir)."""
-    rows = rows_of(state, plan.entries)
-    now = [p for p in partitions_at(state, rows[rows >= 0]) if p is not None]
+    now = [p for p in partitions_for(state, plan.entries) if p is not None]
     if rollback_names_dirs(state.info):
         # the plan is sorted, so is what is left of it
         return Plan(tuple([entry_of_tuple((p.topic, p.partition, p.original, rollback_dirs(p))) for p in now]), {})
