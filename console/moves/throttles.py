@@ -17,7 +17,7 @@ from enum import StrEnum
 from console.core.limits import ALL_REPLICAS, FOLLOWER_LIST, LEADER_LIST
 from console.core.model import DEFAULT_BROKER, BrokerId, ClusterState
 from console.plans.diff import PartitionChange, change_of
-from console.plans.logdirs import to_move
+from console.plans.logdirs import dir_moves_in_flight, to_move
 from console.plans.plan import PlanEntry
 
 
@@ -111,11 +111,13 @@ class Leftover:
 
 def leftover_throttles(state: ClusterState, include_cluster_default: bool = False) -> list[Leftover]:
     """Throttles nothing needs: topic lists on topics with no partition in flight, and broker
-    rates on brokers no in-flight partition involves (every throttle, when nothing is in flight).
+    rates on brokers no in-flight partition involves and no log dir move copies on (every
+    throttle, when nothing is in flight).
     The cluster default rates only with ``include_cluster_default``, and only those no broker in
     flight takes as its rate (a broker in flight without its own value copies at the default)."""
     busy_topics = {p.topic for p in state.in_flight}
     busy_brokers = {str(b) for p in state.in_flight for b in p.replicas}
+    busy_brokers |= {str(m.broker) for m in dir_moves_in_flight(state)}  # copying between its own dirs
     brokers = state.throttles.broker_map()
     default = brokers.pop(DEFAULT_BROKER, {})
     out = [

@@ -560,10 +560,11 @@ class Executor:
     def apply_rate(self, run: Run, rate: int) -> None:
         """Give the brokers the running wave throttles the run's new ``rate`` (the ledger keeps
         what was there before the run); the caller recorded the change."""
-        brokers = sorted({e.name for e in self.store.runs.ledger(run.id) if e.kind == "broker"})
-        self.cluster.alter_configs(
-            {BrokerId(int(b)): {LEADER_RATE: str(rate), FOLLOWER_RATE: str(rate)} for b in brokers}, {}
-        )
+        changes: BrokerChanges = {}
+        for e in self.store.runs.ledger(run.id):
+            if e.kind == "broker":  # each rate the run set, and only those: a dir copy's broker keeps its others
+                changes.setdefault(BrokerId(int(e.name)), {})[e.key] = str(rate)
+        self.cluster.alter_configs(changes, {})
 
     # -- the side effects, each announced in the store first ---------------------------------------
     def _submit(self, run: Run, wave: Wave, state: ClusterState, resuming: bool = False) -> Step:

@@ -16,6 +16,7 @@ from console.core.errors import NotPermitted
 from console.core.limits import LOG_DIR_RATE
 from console.core.model import BrokerId
 from console.core.states import RunState
+from console.moves.throttles import leftover_throttles
 from console.plans.diff import ChangeKind, change_of, diff
 from console.plans.logdirs import current_dir, dir_moves_in_flight, dirs_reached
 from console.plans.plan import Plan, PlanEntry
@@ -173,3 +174,22 @@ def test_a_log_dir_move_is_cancelled_back_to_its_dir_and_the_run_stops_waiting_f
         ("cancel-log-dir-moves", "sending"),
         ("cancel-log-dir-moves", "1 cancelled"),
     ]
+
+
+def test_a_rate_change_during_a_dir_move_changes_the_log_dir_rate_only_and_nothing_is_left(tmp_path: Path) -> None:
+    fake = two_dirs()
+    fake.copy_rate = 10  # the copy between dirs takes long
+    store = Store(tmp_path / "console.db")
+    plan = Plan.of([PlanEntry("t", 1, (BrokerId(1), BrokerId(2)), ("any", D2))])  # broker 2 changes dir only
+    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), plan, "slow dir", 5_000, users=None)
+    ex = Executor(store, fake, "ann")
+    ex.tick(run_id)
+    fake.advance(1)
+    assert fake.broker_configs[BrokerId(2)] == {LOG_DIR_RATE: "5000"}
+    assert leftover_throttles(fake.snapshot()) == []  # the dir copy needs it: not a leftover to sweep
+    run_service.change_throttle(store, fake, ANN, run_id, 7_000, confirm_s=0)
+    assert fake.broker_configs[BrokerId(2)] == {LOG_DIR_RATE: "7000"}  # no replication rates it never had
+    fake.copy_rate = 100_000
+    assert drive(store, fake, run_id, ex) is RunState.COMPLETED
+    assert not any(fake.broker_configs.get(BrokerId(b)) for b in range(4))
+    assert not store.runs.ledger(run_id)
