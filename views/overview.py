@@ -148,11 +148,13 @@ if idle := decommission_service.idle_fenced(state):
         sure = u2.checkbox("It is shut down for good", key="overview.unregister_sure")
         if u3.button(f"Unregister broker {gone}", disabled=not sure, key="overview.unregister") and gone is not None:
             try:
-                decommission_service.unregister_idle(deps.store(), deps.gateway(settings), who, settings.name, gone)
+                said = decommission_service.unregister_idle(
+                    deps.store(), deps.gateway(settings), who, settings.name, gone
+                )
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
             else:
-                st.success(f"Unregistered broker {gone}: the controller no longer knows it.")
+                st.success(said)
     else:
         st.caption(who.why_not("unregister"))
 

@@ -151,8 +151,10 @@ def _unregister_idle(args: argparse.Namespace, store: object) -> int:
         print("Not confirmed: nothing was sent.", file=sys.stderr)
         return Exit.FAILED
     with connect(args) as reader:
-        flow_service.unregister_idle(store, reader.gateway(), Identity.cli(getpass.getuser()), reader.settings.name, n)
-    print(f"Unregistered broker {n}: the controller no longer knows it.", file=sys.stderr)
+        said = flow_service.unregister_idle(
+            store, reader.gateway(), Identity.cli(getpass.getuser()), reader.settings.name, n
+        )
+    print(said, file=sys.stderr)
     if args.json:
         print(json.dumps({"unregistered": n}))
     return Exit.OK

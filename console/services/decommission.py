@@ -104,25 +104,32 @@ def unregister(store: Store, cluster: ClusterGateway, who: Identity, flow_id: in
     if problem:
         _set(store, who, flow, Step.UNREGISTER, blocked=problem)
         raise ConfigError(f"Not unregistered: {problem}", "Nothing was sent.")
-    done: list[BrokerId] = []
+    # the registrations are known only where DescribeCluster lists fenced brokers too (Kafka 4.0+):
+    # elsewhere a stopped broker drops out of Metadata while the controller still holds it, so
+    # UnregisterBroker is sent, and an answer "not registered" is said as such
+    known = state.status.fenced is SourceStatus.OK
+    unregistered: list[BrokerId] = []
+    gone: list[BrokerId] = []
     for b in flow.brokers:
-        if (broker := state.broker(b)) is None or (not broker.registered and broker.fenced is not None):
-            done.append(b)  # gone already (unregistered elsewhere)
+        broker = state.broker(b)
+        if known and (broker is None or not broker.registered):
+            gone.append(b)  # unregistered already (elsewhere)
             continue
         try:
-            _unregister_one(store, cluster, who, flow.cluster, b, {"flow": flow_id})
+            took = _unregister_one(store, cluster, who, flow.cluster, b, {"flow": flow_id})
         except ConsoleError as e:
             _set(store, who, flow, Step.UNREGISTER, blocked=f"Broker {b} was not unregistered: {e.message}")
             raise
-        done.append(b)
-    _set(
-        store,
-        who,
-        flow,
-        Step.DONE,
-        note=f"Unregistered broker {ids_text(done)}: the controller no longer knows them (the brokers' "
-        "metadata follows within seconds).",
-    )
+        (unregistered if took else gone).append(b)
+    said = []
+    if unregistered:
+        said.append(
+            f"Unregistered broker {ids_text(unregistered)}: the controller no longer knows "
+            f"{'it' if len(unregistered) == 1 else 'them'} (the brokers' metadata follows within seconds)."
+        )
+    if gone:
+        said.append(f"Broker {ids_text(gone)} was not registered any more: nothing to unregister.")
+    _set(store, who, flow, Step.DONE, note=" ".join(said))
     return _flow(store, flow_id)
 
 
@@ -132,10 +139,10 @@ def idle_fenced(state: ClusterState) -> tuple[BrokerId, ...]:
     return tuple(b.id for b in state.brokers if b.registered and b.fenced and b.id not in held)
 
 
-def unregister_idle(store: Store, cluster: ClusterGateway, who: Identity, cluster_name: str, broker: int) -> None:
+def unregister_idle(store: Store, cluster: ClusterGateway, who: Identity, cluster_name: str, broker: int) -> str:
     """UnregisterBroker for a fenced broker that holds nothing, outside a decommission flow (one
-    that was shut down for good without one). Refused, nothing sent, for a broker that runs or
-    holds replicas."""
+    that was shut down for good without one), and what came of it in words. Refused, nothing
+    sent, for a broker that runs or holds replicas."""
     state = _readable(cluster.snapshot())
     key = cluster_key(state, cluster_name)
     b = BrokerId(int(broker))
@@ -143,18 +150,22 @@ def unregister_idle(store: Store, cluster: ClusterGateway, who: Identity, cluste
     if b not in idle_fenced(state):
         problem = _holding(state, (b,)) or _running(state, (b,)) or f"Broker {b} is not registered."
         raise ConfigError(f"Not unregistered: {problem}", "Nothing was sent.")
-    _unregister_one(store, cluster, who, key, b, {})
+    if _unregister_one(store, cluster, who, key, b, {}):
+        return f"Unregistered broker {b}: the controller no longer knows it."
+    return f"Broker {b} was not registered any more: nothing to unregister."
 
 
 def _unregister_one(
     store: Store, cluster: ClusterGateway, who: Identity, key: str, broker: BrokerId, extra: dict[str, object]
-) -> None:
-    """One UnregisterBroker, audited before it is sent and with its answer."""
+) -> bool:
+    """One UnregisterBroker, audited before it is sent and with its answer; False when the
+    controller answered that the broker was not registered."""
     request = {**extra, "broker": broker}
     was, ref = audited_send(store, who, key, "unregister-broker", request, partial(cluster.unregister_broker, broker))
     store.audit.record(
         who.name, key, "unregister-broker", request, "unregistered" if was else "not registered", ref=ref
     )
+    return was
 
 
 def abandon(store: Store, who: Identity, flow_id: int, why: str = "") -> Decommission:

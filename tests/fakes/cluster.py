@@ -298,6 +298,8 @@ class FakeCluster:
                 else None,
             )
             for b, rack in sorted(self.racks.items())
+            # before Kafka 4 a stopped broker leaves Metadata: only a replica list still names it
+            if self.kafka4 or b in self.live or any(b in p.replicas for p in self.parts.values())
         )
         partitions = tuple(
             Partition(
@@ -334,7 +336,12 @@ class FakeCluster:
             )
         )
         status = ReadStatus(
-            OK, DOWN if no_lpr else OK, OK, DOWN if no_cfg else OK, OK if self._zk else SourceStatus.NOT_CONFIGURED
+            OK,
+            DOWN if no_lpr else OK,
+            OK,
+            DOWN if no_cfg else OK,
+            OK if self._zk else SourceStatus.NOT_CONFIGURED,
+            fenced=OK if self.kafka4 else SourceStatus.UNSUPPORTED,
         )
         return self._after(
             call,
@@ -483,12 +490,12 @@ class FakeCluster:
         self._after(call, fault, dict(targets))
 
     def unregister_broker(self, broker: BrokerId) -> bool:
-        """As a KRaft controller (with :attr:`kafka4`): the broker's registration is forgotten; a
-        broker never registered is answered BROKER_ID_NOT_REGISTERED (False). Before Kafka 4 here:
-        unsupported."""
+        """As a KRaft controller (with :attr:`kafka4`, or a KRaft ``info`` before Kafka 4): the
+        broker's registration is forgotten; a broker never registered is answered
+        BROKER_ID_NOT_REGISTERED (False). In ZooKeeper mode, or a mode not said: unsupported."""
         call, fault = self._begin("unregister_broker", broker)
         self._before(call, fault)
-        if not self.kafka4:
+        if not self.kafka4 and self.info.mode is not ClusterMode.KRAFT:
             raise UnsupportedByCluster("The cluster does not support UnregisterBroker.", "KRaft only.")
         was = broker in self.racks
         self.racks.pop(broker, None)

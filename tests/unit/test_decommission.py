@@ -147,6 +147,40 @@ def test_in_zookeeper_mode_a_stopped_broker_needs_no_unregister(tmp_path: Path) 
     assert flow.step is Step.DONE and not fake.calls_to("unregister_broker")
 
 
+def test_on_kraft_before_kafka_4_a_stopped_broker_is_unregistered_though_metadata_no_longer_lists_it(
+    tmp_path: Path,
+) -> None:
+    fake = kraft(level=21)  # 3.9: no fenced brokers in DescribeCluster, no cordons
+    fake.kafka4 = False
+    store = Store(tmp_path / "console.db")
+    flow = flow_service.start(store, fake, ANN, fake.name, (3,))
+    submit_and_drive(store, fake, flow)
+    fake.stop_broker(3)
+    assert fake.snapshot().broker(BrokerId(3)) is None  # gone from Metadata; the controller still holds it
+    flow = flow_service.advance(store, fake, ANN, fake.name, flow.id)
+    assert flow.step is Step.UNREGISTER
+    flow = flow_service.unregister(store, fake, ANN, flow.id)
+    assert flow.step is Step.DONE and len(fake.calls_to("unregister_broker")) == 1 and BrokerId(3) not in fake.racks
+    assert flow.notes[-1].startswith("Unregistered broker 3")
+
+
+def test_a_broker_unregistered_elsewhere_meanwhile_is_said_so_not_unregistered(tmp_path: Path) -> None:
+    fake = kraft(level=21)  # 3.9 KRaft
+    fake.kafka4 = False
+    store = Store(tmp_path / "console.db")
+    flow = flow_service.start(store, fake, ANN, fake.name, (3,))
+    submit_and_drive(store, fake, flow)
+    fake.stop_broker(3)
+    flow = flow_service.advance(store, fake, ANN, fake.name, flow.id)
+    del fake.racks[BrokerId(3)]  # someone ran kafka-cluster unregister meanwhile
+    flow = flow_service.unregister(store, fake, ANN, flow.id)
+    assert flow.step is Step.DONE and flow.notes[-1] == "Broker 3 was not registered any more: nothing to unregister."
+    assert [e.outcome for e in store.audit.entries() if e.action == "unregister-broker"] == [
+        "sending",
+        "not registered",
+    ]
+
+
 def test_a_viewer_may_neither_advance_nor_unregister_and_is_audited(tmp_path: Path) -> None:
     fake = kraft()
     store = Store(tmp_path / "console.db")
@@ -204,8 +238,8 @@ def test_a_fenced_broker_holding_nothing_is_offered_and_unregistered_outside_a_f
     assert not fake.calls_to("unregister_broker")
     with fake_empty(fake, BrokerId(2)):
         assert flow_service.idle_fenced(fake.snapshot()) == (BrokerId(2),)
-        flow_service.unregister_idle(store, fake, ANN, fake.name, 2)
-    assert BrokerId(2) not in fake.racks
+        said = flow_service.unregister_idle(store, fake, ANN, fake.name, 2)
+    assert said == "Unregistered broker 2: the controller no longer knows it." and BrokerId(2) not in fake.racks
     sent = [(e.outcome, e.action) for e in store.audit.entries() if e.action == "unregister-broker"]
     assert sent == [("sending", "unregister-broker"), ("unregistered", "unregister-broker")]
 
