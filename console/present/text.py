@@ -57,7 +57,7 @@ def state_text(state: ClusterState) -> str:
         summary_line(state.info) + ".",
         "Sources: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in state.status.to_dict().items()) + ".",
         f"{plural(len(state.brokers), 'broker')} ({len(state.live_brokers)} live), {plural(n.partitions, 'partition')}, "
-        f"{n.reassigning} reassigning, {n.under_replicated} truly under-replicated, {n.offline} offline.",
+        f"{n.reassigning} reassigning, {n.under_replicated} truly under-replicated, {n.offline} offline (no leader).",
     ]
     if state.tiered_topics:
         shown = ", ".join(state.tiered_topics[:10]) + (" …" if len(state.tiered_topics) > 10 else "")
