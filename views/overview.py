@@ -1,4 +1,5 @@
-"""Overview: brokers, racks, liveness, cordons, load, throttles and what the two views disagree on."""
+"""Overview: brokers, racks, liveness, health in Kafka 4's terms (which partitions), cordons, load,
+throttles and what the two views disagree on."""
 
 from __future__ import annotations
 
@@ -53,6 +54,15 @@ m[5].metric(
         else ""
     ),
 )
+# which partitions: a table per group that has some (the groups come from kafka_health, computed once)
+for group in (under, dark, due, HealthGroup.UNDER_REPLICATED):
+    if parts := health.group(group):
+        with st.expander(f"{group.label}: {plural(len(parts), 'partition')}"):
+            st.caption(
+                group.meaning
+                + (f" The first {cluster.ROWS_SHOWN:,} are listed." if len(parts) > cluster.ROWS_SHOWN else "")
+            )
+            st.dataframe(cluster.health_rows(state, parts), hide_index=True, width="stretch")
 if state.status.elr is not SourceStatus.OK and state.status.elr is not SourceStatus.NOT_CONFIGURED:
     st.caption(f"Eligible leader replicas (DescribeTopicPartitions): {status_text(state.status.elr)}.")
 

@@ -69,6 +69,14 @@ def health_counts(state: ClusterState) -> dict[str, int]:
     }
 
 
+def health_lists(state: ClusterState) -> dict[str, list[str]]:
+    """The partitions of each Kafka 4 health group (``topic-partition``, sorted by topic and
+    partition), keyed as in ``counts``: under min ISR but electable, offline with nothing electable,
+    offline with an election due, truly under-replicated, with eligible leader replicas."""
+    h = kafka_health(state)
+    return {g.value: [p.name for p in h.group(g)] for g in HealthGroup}
+
+
 def state_json(state: ClusterState) -> dict[str, Any]:
     """The whole snapshot (what ``state --json`` prints and ``--state-file`` reads back)."""
     doc = state_header(state)
@@ -78,6 +86,7 @@ def state_json(state: ClusterState) -> dict[str, Any]:
         "under_replicated": len(state.under_replicated),
         **health_counts(state),
     }
+    doc["health_lists"] = health_lists(state)
     doc["partitions"] = [partition_dict(p, state.logs_known) for p in state.partitions]
     return doc
 

@@ -1,0 +1,108 @@
+"""Kafka 4's health groups named, not only counted (KIP-966): which partitions are under min ISR but
+electable, offline with nothing electable or with an election due, truly under-replicated, with
+eligible leader replicas; in ``state --json`` (``health_lists``), in ``state``'s text, and as the
+rows of Overview's tables. Offline means no leader, everywhere."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from console.core.health import HealthGroup, kafka_health
+from console.core.model import BrokerId, PartitionHealth
+from console.present import cluster
+from console.present.text import NAMED, health_lines, state_text
+from console.state.document import load_state, state_json
+from tests.fakes.cluster import FakeCluster
+
+pytestmark = pytest.mark.unit
+
+
+def outage() -> FakeCluster:
+    """Kafka 4, min ISR 2 on ``t``: broker 2 stopped leaves t-0 and t-1 under min ISR with 2 as
+    their eligible leader replica (fenced); broker 0 stopped leaves u-0 (min ISR 1, on 0 alone)
+    with nothing electable."""
+    fake = FakeCluster.of(4, {"t": [[1, 2], [3, 2], [1, 3]], "u": [[0]]}, size=10**6)
+    fake.kafka4 = True
+    fake.min_isr = {"t": 2, "u": 1}
+    fake.stop_broker(2)
+    fake.stop_broker(0)
+    return fake
+
+
+def test_state_json_names_the_partitions_of_each_group_keyed_as_its_counts() -> None:
+    doc = json.loads(json.dumps(state_json(outage().snapshot())))
+    assert doc["health_lists"] == {
+        "under_min_isr": ["t-0", "t-1"],
+        "offline_nothing_electable": ["u-0"],
+        "leaderless_electable": [],
+        "under_replicated": ["t-0", "t-1", "u-0"],
+        "with_elr": ["t-0", "t-1", "u-0"],
+    }
+    counts = doc["counts"]
+    assert {k: counts[k] for k in doc["health_lists"]} == {k: len(v) for k, v in doc["health_lists"].items()}
+    assert counts["offline"] == 1  # no leader: u-0, whose health says so
+    assert [p["health"] for p in doc["partitions"] if p["topic"] == "u"] == [PartitionHealth.OFFLINE.value]
+    load_state(json.dumps(doc))  # a document with the lists still reads back
+
+
+def test_an_offline_partition_that_can_elect_is_listed_as_an_election_due() -> None:
+    fake = outage()
+    fake.live.add(BrokerId(0))  # unfenced again, not yet leader: 0 is an eligible leader replica
+    lists = state_json(fake.snapshot())["health_lists"]
+    assert (lists["offline_nothing_electable"], lists["leaderless_electable"]) == ([], ["u-0"])
+
+
+def test_state_text_says_offline_means_no_leader_and_names_the_first_few_of_each_group() -> None:
+    text = state_text(outage().snapshot())
+    assert "3 truly under-replicated, 1 offline (no leader)." in text
+    assert "Under min ISR, electable: 2 partitions (t-0, t-1)." in text
+    assert "Offline, nothing electable: 1 partition (u-0)." in text
+    assert "With eligible leader replicas: 3 partitions (t-0, t-1, u-0)." in text
+    assert "Offline, election due" not in text  # no line for an empty group
+
+
+def test_a_long_group_is_named_by_its_first_partitions() -> None:
+    n = NAMED + 3
+    fake = FakeCluster.of(3, {"t": [[1, 2]] * n}, size=10)
+    fake.kafka4 = True
+    fake.min_isr = {"t": 2}
+    fake.stop_broker(2)
+    line = next(x for x in health_lines(fake.snapshot()) if x.startswith(HealthGroup.UNDER_MIN_ISR.label))
+    shown = ", ".join(f"t-{i}" for i in range(NAMED))
+    assert line == f"Under min ISR, electable: {n} partitions ({shown} …)."
+
+
+def test_overview_rows_say_r_isr_elr_min_isr_and_leader_and_stop_at_the_limit() -> None:
+    fake = outage()
+    fake.parts[("t", 1)].last_known_elr = [BrokerId(3)]
+    state = fake.snapshot()
+    h = kafka_health(state)
+    rows = cluster.health_rows(state, h.under_min_isr)
+    assert rows == [
+        {
+            "partition": "t-0",
+            "R": "1,2",
+            "ISR": "1",
+            "ELR": "2",
+            "last known ELR": "—",
+            "min ISR": "2",
+            "leader": "1",
+        },
+        {
+            "partition": "t-1",
+            "R": "3,2",
+            "ISR": "3",
+            "ELR": "2",
+            "last known ELR": "3",
+            "min ISR": "2",
+            "leader": "3",
+        },
+    ]
+    dark = cluster.health_rows(state, h.nothing_electable)
+    assert [(r["partition"], r["ISR"], r["ELR"], r["leader"]) for r in dark] == [("u-0", "—", "0", "none")]
+    assert [r["partition"] for r in cluster.health_rows(state, h.under_min_isr, limit=1)] == ["t-0"]
+    unknown = replace(state, min_insync=())
+    assert cluster.health_rows(unknown, kafka_health(unknown).with_elr)[0]["min ISR"] == "unknown"
