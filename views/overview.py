@@ -54,8 +54,9 @@ m[5].metric(
         else ""
     ),
 )
-# which partitions: a table per group that has some (the groups come from kafka_health, computed once)
-for group in (under, dark, due, HealthGroup.UNDER_REPLICATED):
+# which partitions: a table per group that has some (the groups come from kafka_health, computed once),
+# and the partitions with eligible leader replicas (KIP-966) when there are any
+for group in (under, dark, due, HealthGroup.UNDER_REPLICATED, HealthGroup.WITH_ELR):
     if parts := health.group(group):
         with st.expander(f"{group.label}: {plural(len(parts), 'partition')}"):
             st.caption(
