@@ -1,7 +1,8 @@
 """Kafka 4's health groups named, not only counted (KIP-966): which partitions are under min ISR but
 electable, offline with nothing electable or with an election due, truly under-replicated, with
 eligible leader replicas; in ``state --json`` (``health_lists``), in ``state``'s text, and as the
-rows of Overview's tables. Offline means no leader, everywhere."""
+rows of Overview's tables. Offline means no leader, everywhere. And eligible leader replicas where
+Live shows them: its table's ELR and last known ELR cells, the roles of the broker × partition picture."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from dataclasses import replace
 import pytest
 
 from console.core.health import HealthGroup, kafka_health
-from console.core.model import BrokerId, PartitionHealth
-from console.present import cluster
+from console.core.model import BrokerId, PartitionHealth, ReplicaRole
+from console.present import cluster, live
 from console.present.text import NAMED, health_lines, state_text
 from console.state.document import load_state, state_json
 from tests.fakes.cluster import FakeCluster
@@ -106,3 +107,54 @@ def test_overview_rows_say_r_isr_elr_min_isr_and_leader_and_stop_at_the_limit() 
     assert [r["partition"] for r in cluster.health_rows(state, h.under_min_isr, limit=1)] == ["t-0"]
     unknown = replace(state, min_insync=())
     assert cluster.health_rows(unknown, kafka_health(unknown).with_elr)[0]["min ISR"] == "unknown"
+
+
+# -- Live's table and the broker × partition picture ------------------------------------------------
+def elr_cluster() -> FakeCluster:
+    """t-0 on 1,2,3 with 1 in sync and leading, 2 an eligible leader replica, 3 a last known one; t-1 healthy."""
+    fake = FakeCluster.of(4, {"t": [[1, 2, 3], [0, 1]]}, size=10**6)
+    fake.kafka4 = True
+    fake.min_isr = {"t": 2}
+    p = fake.parts[("t", 0)]
+    p.isr, p.elr, p.last_known_elr = [BrokerId(1)], [BrokerId(2)], [BrokerId(3)]
+    return fake
+
+
+def test_live_rows_carry_the_elr_and_last_known_elr_of_each_partition() -> None:
+    state = elr_cluster().snapshot()
+    rows = {r["partition"]: r for r in live.partition_rows(state, state.partitions)}
+    assert {k: rows["t-0"][k] for k in ("R", "I", "ELR", "last known ELR", "leader")} == {
+        "R": "1,2,3",
+        "I": "1",
+        "ELR": "2",
+        "last known ELR": "3",
+        "leader": "1",
+    }
+    assert (rows["t-1"]["ELR"], rows["t-1"]["last known ELR"]) == ("", "")  # none: empty cells
+
+
+def test_the_picture_draws_eligible_and_last_known_elr_replicas_by_their_role() -> None:
+    state = elr_cluster().snapshot()
+    p = state.partition("t", 0)
+    assert p is not None
+    assert [p.role(BrokerId(b)) for b in (1, 2, 3, 0)] == [
+        ReplicaRole.LEADER,
+        ReplicaRole.ELIGIBLE,
+        ReplicaRole.LAST_KNOWN_ELR,
+        None,
+    ]
+    cells = {(c["partition"], c["broker"]): c for c in live.replica_cells(state, state.partitions)}
+    assert {b: cells[("t-0", b)]["role"] for b in ("1", "2", "3")} == {
+        "1": "leader",
+        "2": "eligible (ELR)",
+        "3": "last known ELR",
+    }
+    assert (cells[("t-0", "2")]["in sync"], cells[("t-0", "3")]["in sync"]) == ("no", "no")
+    assert cells[("t-1", "1")]["role"] == ReplicaRole.IN_SYNC.value
+    assert ("t-0", "0") not in cells  # no replica, no cell
+    # a replica back in the ISR is in sync, whatever ELR it was in
+    back = replace(p, isr=(BrokerId(1), BrokerId(2)))
+    assert back.role(BrokerId(2)) is ReplicaRole.IN_SYNC
+    # the picture's spec carries the roles it colours
+    spec = live.live_page(state, live.LiveFilter(in_flight_only=False), 1, 50).chart
+    assert {"eligible (ELR)", "last known ELR"} <= {c["role"] for c in next(iter(spec["datasets"].values()))}
