@@ -144,6 +144,16 @@ def _kafka_health(state: ClusterState) -> KafkaHealth:
     return KafkaHealth(tuple(under_min), tuple(nothing), tuple(due), state.under_replicated, tuple(with_elr))
 
 
+class CancelRisk(str, Enum):
+    """Why a cancel puts a partition at risk (:meth:`CancelProjection.risk`), in the words that name
+    the partitions it applies to."""
+
+    LEADERLESS = "may be left without a leader"
+    """Nothing electable among the originals (KIP-236)."""
+    BELOW_MIN_ISR = "would refuse writes with acks=all (fewer than min.insync.replicas could lead)"
+    """Electable originals, but fewer than ``min.insync.replicas`` (KIP-966)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CancelProjection:
     """One partition after a cancel reverts it to its original replicas."""
@@ -166,6 +176,13 @@ class CancelProjection:
     @property
     def at_risk(self) -> bool:
         return self.leaderless or self.below_min_isr
+
+    @property
+    def risk(self) -> CancelRisk | None:
+        """Which risk, if any."""
+        if self.leaderless:
+            return CancelRisk.LEADERLESS
+        return CancelRisk.BELOW_MIN_ISR if self.below_min_isr else None
 
     def why(self) -> str:
         """Why the partition is at risk, in words (empty when it is not)."""
