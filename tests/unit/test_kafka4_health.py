@@ -12,7 +12,9 @@ from dataclasses import replace
 import pytest
 
 from console.core.health import HealthGroup, kafka_health
-from console.core.model import BrokerId, PartitionHealth, ReplicaRole
+from console.core.model import BrokerId, PartitionHealth, ReplicaRole, Severity
+from console.plans.plan import Plan, PlanEntry
+from console.plans.validate import BROKER_NOT_ELIGIBLE, not_eligible_why, validate
 from console.present import cluster, live
 from console.present.text import NAMED, health_lines, state_text
 from console.state.document import load_state, state_json
@@ -158,3 +160,26 @@ def test_the_picture_draws_eligible_and_last_known_elr_replicas_by_their_role() 
     # the picture's spec carries the roles it colours
     spec = live.live_page(state, live.LiveFilter(in_flight_only=False), 1, 50).chart
     assert {"eligible (ELR)", "last known ELR"} <= {c["role"] for c in next(iter(spec["datasets"].values()))}
+
+
+# -- a fenced destination is said to be fenced ---------------------------------------------------------
+def test_a_plan_adding_a_replica_on_a_fenced_broker_says_fenced_not_not_live() -> None:
+    fake = FakeCluster.of(4, {"t": [[0, 1]], "u": [[3]]}, size=10)
+    fake.kafka4 = True
+    fake.stop_broker(2)  # Kafka 4: still registered, fenced
+    state = fake.snapshot()
+    found = validate(state, Plan.of([PlanEntry("t", 0, (BrokerId(0), BrokerId(2)))]))
+    hit = [f for f in found if f.code == BROKER_NOT_ELIGIBLE]
+    assert [f.message for f in hit] == [
+        "t-0: broker 2 is fenced (registered but fenced: it takes no replicas); the controller refuses adding a "
+        "replica there (or the reassignment would stall)."
+    ]
+    assert "not live" not in hit[0].message and hit[0].severity is Severity.ERROR
+    # a broker the cluster no longer registers (before Kafka 4, a stopped broker leaves): not live
+    old = FakeCluster.of(4, {"t": [[0, 1]], "u": [[2]]}, size=10)
+    old.stop_broker(2)
+    gone = validate(old.snapshot(), Plan.of([PlanEntry("t", 0, (BrokerId(0), BrokerId(2)))]))
+    assert [f.message for f in gone if f.code == BROKER_NOT_ELIGIBLE] == [
+        "t-0: broker 2 is not live; the controller refuses adding a replica there (or the reassignment would stall)."
+    ]
+    assert not_eligible_why(replace(state.broker_index[BrokerId(2)], fenced=None, registered=False)) == "is not live"
