@@ -63,7 +63,7 @@ class HealthGroup(str, Enum):
 
 _LABELS = {
     HealthGroup.UNDER_MIN_ISR: (
-        "Under min ISR, electable",
+        "Under min ISR",
         "ISR below min.insync.replicas, but a replica can still lead (in sync, or an eligible leader replica on "
         "a live broker, KIP-966): writes with acks=all are refused, nothing is lost.",
     ),

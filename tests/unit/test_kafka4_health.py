@@ -61,7 +61,7 @@ def test_an_offline_partition_that_can_elect_is_listed_as_an_election_due() -> N
 def test_state_text_says_offline_means_no_leader_and_names_the_first_few_of_each_group() -> None:
     text = state_text(outage().snapshot())
     assert "3 truly under-replicated, 1 offline (no leader)." in text
-    assert "Under min ISR, electable: 2 partitions (t-0, t-1)." in text
+    assert "Under min ISR: 2 partitions (t-0, t-1)." in text
     assert "Offline, nothing electable: 1 partition (u-0)." in text
     assert "With eligible leader replicas: 3 partitions (t-0, t-1, u-0)." in text
     assert "Offline, election due" not in text  # no line for an empty group
@@ -75,7 +75,7 @@ def test_a_long_group_is_named_by_its_first_partitions() -> None:
     fake.stop_broker(2)
     line = next(x for x in health_lines(fake.snapshot()) if x.startswith(HealthGroup.UNDER_MIN_ISR.label))
     shown = ", ".join(f"t-{i}" for i in range(NAMED))
-    assert line == f"Under min ISR, electable: {n} partitions ({shown} …)."
+    assert line == f"Under min ISR: {n} partitions ({shown} …)."
 
 
 def test_overview_rows_say_r_isr_elr_min_isr_and_leader_and_stop_at_the_limit() -> None:
