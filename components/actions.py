@@ -69,6 +69,7 @@ def freeze_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | No
     )
     st.session_state.pop(keys.CANCEL_SENT, None)
     st.session_state.pop(keys.CANCEL_FAILED, None)
+    st.session_state.pop(keys.CANCEL_OVERRIDE, None)  # an override is ticked for the set it was shown with only
     st.session_state[keys.CANCEL_PENDING] = True
 
 
@@ -193,23 +194,29 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
             + (": tick “include reassignments this console did not start” to cancel those." if plan.not_ours else ".")
         )
         return
-    override = True
+    override = False
     if plan.at_risk:
+        st.warning(
+            f"At risk: {plan.risk_summary()}. Kafka does not check this; without the override they are left "
+            "out of the cancel (the others are sent)."
+        )
         override = st.checkbox(
-            f"Cancel the {plural(len(plan.at_risk), 'partition')} at risk anyway (they may be left without a "
-            "leader, or refuse writes below min ISR)",
+            f"Cancel the {plural(len(plan.at_risk), 'partition')} at risk too",
             key=keys.CANCEL_OVERRIDE,
         )
     st.caption(
         "Sent for these partitions as the cluster is when you press the button: one that completed "
-        "meanwhile stays moved, one no longer in flight is left alone."
+        "meanwhile stays moved, one no longer in flight is left alone"
+        + (", one at risk then is left out unless the override is ticked." if plan.at_risk else ".")
     )
     sent: SentCancel | None = st.session_state.get(keys.CANCEL_SENT)
+    sending = len(plan.cancel) - (0 if override else len(plan.at_risk))
     st.button(
-        f"Send the cancel for {plural(len(plan.cancel), 'partition')}",
+        f"Send the cancel for {plural(sending, 'partition')}"
+        + (f" (leaving out {len(plan.at_risk)} at risk)" if plan.at_risk and not override else ""),
         type="primary",
         key=keys.CANCEL_SEND,
-        disabled=not override or sent is not None,
+        disabled=not sending or sent is not None,
         icon=":material/cancel:",
         on_click=_send_cancel,
         args=(settings, seen, me),

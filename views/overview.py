@@ -1,4 +1,5 @@
-"""Overview: brokers, racks, liveness, cordons, load, throttles and what the two views disagree on."""
+"""Overview: brokers, racks, liveness, health in Kafka 4's terms (which partitions), cordons, load,
+throttles and what the two views disagree on."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from components import deps, keys, widgets
 from console.core.cluster_info import cordons_supported, cordons_text, quorum_text, status_text, summary_line
 from console.core.errors import ConsoleError
 from console.core.format import ids_text, plural
-from console.core.health import kafka_health
+from console.core.health import HealthGroup, kafka_health
 from console.core.model import BrokerId, ClusterMode, SourceStatus
 from console.moves.throttles import cluster_default_kept, leftover_throttles
 from console.present import charts, cluster, live
@@ -41,18 +42,28 @@ m[1].metric("Partitions", n.partitions)
 m[2].metric("Reassigning", n.reassigning)
 m[3].metric("Truly under-replicated", n.under_replicated)
 health = kafka_health(state)
-m[4].metric(
-    "Under min ISR",
-    len(health.under_min_isr),
-    help="ISR below min.insync.replicas, a replica still electable (in sync, or an eligible leader replica on a "
-    "live broker, KIP-966): writes with acks=all refused, nothing lost.",
-)
+under, dark, due = HealthGroup.UNDER_MIN_ISR, HealthGroup.OFFLINE_NOTHING_ELECTABLE, HealthGroup.OFFLINE_ELECTION_DUE
+m[4].metric(under.label, len(health.under_min_isr), help=under.meaning)
 m[5].metric(
-    "Offline",
-    len(health.offline),
-    help="No leader and no replica the controller may elect (ISR, or an eligible leader replica on a live broker)."
-    + (f" {len(health.leaderless)} more have no leader yet but can elect one." if health.leaderless else ""),
+    dark.label,
+    len(health.nothing_electable),
+    help=dark.meaning
+    + (
+        f" {plural(len(health.election_due), 'more partition')} offline can elect a leader ({due.label.lower()})."
+        if health.election_due
+        else ""
+    ),
 )
+# which partitions: a table per group that has some (the groups come from kafka_health, computed once),
+# and the partitions with eligible leader replicas (KIP-966) when there are any
+for group in (under, dark, due, HealthGroup.UNDER_REPLICATED, HealthGroup.WITH_ELR):
+    if parts := health.group(group):
+        with st.expander(f"{group.label}: {plural(len(parts), 'partition')}"):
+            st.caption(
+                group.meaning
+                + (f" The first {cluster.ROWS_SHOWN:,} are listed." if len(parts) > cluster.ROWS_SHOWN else "")
+            )
+            st.dataframe(cluster.health_rows(state, parts), hide_index=True, width="stretch")
 if state.status.elr is not SourceStatus.OK and state.status.elr is not SourceStatus.NOT_CONFIGURED:
     st.caption(f"Eligible leader replicas (DescribeTopicPartitions): {status_text(state.status.elr)}.")
 

@@ -205,8 +205,7 @@ def cancel(args: argparse.Namespace) -> int:
             return Exit.OK if not plan.not_ours else Exit.FAILED
         if plan.at_risk and not args.force_at_risk:
             print(
-                "Refused: some partitions could be left without a leader; nothing was sent. "
-                "Add --force-at-risk to cancel them anyway.",
+                f"Refused, nothing was sent: {plan.risk_summary()}. Add --force-at-risk to cancel them anyway.",
                 file=sys.stderr,
             )
             return Exit.FAILED

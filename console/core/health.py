@@ -3,12 +3,20 @@
 A partition's **electable** replicas are those the controller may make leader: its ISR, and its
 eligible leader replicas (ELR) on brokers that are not fenced. A partition whose ISR is below
 ``min.insync.replicas`` but which still has an electable replica takes no writes (``acks=all``) but
-has lost nothing; one with nothing electable is offline. Pure: computed from a snapshot.
+has lost nothing.
+
+**Offline** means one thing everywhere in the console, as in Kafka's ``OfflinePartitionsCount``: no
+leader now (:attr:`~console.core.model.PartitionHealth.OFFLINE`). Kafka 4 splits offline partitions
+in two: **offline, nothing electable** (no replica the controller may elect: it cannot bring the
+partition back by itself) and **offline, election due** (an electable replica, no leader yet). Each
+group has one name (:class:`HealthGroup`): its key in ``state --json`` and the words the pages and
+the CLI say it with. Pure: computed from a snapshot.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from console.core.model import BrokerId, ClusterState, Partition
 
@@ -33,21 +41,84 @@ def min_isr(state: ClusterState, topic: str) -> int | None:
     return state.min_insync_index.get(topic)
 
 
+class HealthGroup(str, Enum):
+    """A group of :class:`KafkaHealth`: the value is its key in ``state --json`` (``counts`` and
+    ``health_lists``), :attr:`label` the words every page and the CLI name it with."""
+
+    UNDER_MIN_ISR = "under_min_isr"
+    OFFLINE_NOTHING_ELECTABLE = "offline_nothing_electable"
+    OFFLINE_ELECTION_DUE = "leaderless_electable"
+    UNDER_REPLICATED = "under_replicated"
+    WITH_ELR = "with_elr"
+
+    @property
+    def label(self) -> str:
+        return _LABELS[self][0]
+
+    @property
+    def meaning(self) -> str:
+        """What the group means for the partitions in it, in a sentence."""
+        return _LABELS[self][1]
+
+
+_LABELS = {
+    HealthGroup.UNDER_MIN_ISR: (
+        "Under min ISR",
+        "ISR below min.insync.replicas, but a replica can still lead (in sync, or an eligible leader replica on "
+        "a live broker, KIP-966): writes with acks=all are refused, nothing is lost.",
+    ),
+    HealthGroup.OFFLINE_NOTHING_ELECTABLE: (
+        "Offline, nothing electable",
+        "No leader, and no replica the controller may elect (none in sync, no eligible leader replica on a live "
+        "broker): the cluster cannot bring it back by itself.",
+    ),
+    HealthGroup.OFFLINE_ELECTION_DUE: (
+        "Offline, election due",
+        "No leader yet, but a replica the controller may elect: an election is due or under way.",
+    ),
+    HealthGroup.UNDER_REPLICATED: (
+        "Truly under-replicated",
+        "A replica of the partition (an original one while reassigning) is out of the ISR (KIP-352).",
+    ),
+    HealthGroup.WITH_ELR: (
+        "With eligible leader replicas",
+        "Eligible leader replicas or last known ones (KIP-966): replicas out of the ISR that may still lead "
+        "when their broker is not fenced.",
+    ),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class KafkaHealth:
-    """The snapshot's partitions by Kafka 4's health, each list sorted by topic and partition."""
+    """The snapshot's partitions by Kafka 4's health, each list sorted by topic and partition.
+    Offline partitions (no leader) are those of :attr:`nothing_electable` and :attr:`election_due`."""
 
     under_min_isr: tuple[Partition, ...]
     """ISR below ``min.insync.replicas`` but something electable: writes with ``acks=all`` blocked,
     no data lost."""
-    offline: tuple[Partition, ...]
-    """No leader, and nothing electable: the controller cannot bring it back by itself."""
-    leaderless: tuple[Partition, ...]
-    """No leader now, but an electable replica (an election is due or under way)."""
+    nothing_electable: tuple[Partition, ...]
+    """Offline (no leader), and nothing electable: the controller cannot bring it back by itself."""
+    election_due: tuple[Partition, ...]
+    """Offline (no leader) now, but an electable replica (an election is due or under way)."""
     under_replicated: tuple[Partition, ...]
     """Truly under-replicated (KIP-352; replicas still being added never count)."""
     with_elr: tuple[Partition, ...]
     """Partitions that have eligible leader replicas or last-known ones."""
+
+    @property
+    def offline_count(self) -> int:
+        """How many partitions have no leader (both offline groups)."""
+        return len(self.nothing_electable) + len(self.election_due)
+
+    def group(self, g: HealthGroup) -> tuple[Partition, ...]:
+        """The partitions of group ``g``."""
+        return {
+            HealthGroup.UNDER_MIN_ISR: self.under_min_isr,
+            HealthGroup.OFFLINE_NOTHING_ELECTABLE: self.nothing_electable,
+            HealthGroup.OFFLINE_ELECTION_DUE: self.election_due,
+            HealthGroup.UNDER_REPLICATED: self.under_replicated,
+            HealthGroup.WITH_ELR: self.with_elr,
+        }[g]
 
 
 def kafka_health(state: ClusterState) -> KafkaHealth:
@@ -57,20 +128,30 @@ def kafka_health(state: ClusterState) -> KafkaHealth:
 
 def _kafka_health(state: ClusterState) -> KafkaHealth:
     under_min: list[Partition] = []
-    offline: list[Partition] = []
-    leaderless: list[Partition] = []
+    nothing: list[Partition] = []
+    due: list[Partition] = []
     with_elr: list[Partition] = []
     mins = state.min_insync_index
     for p in state.partitions:
         if p.elr or p.last_known_elr:
             with_elr.append(p)
         if p.leader is None:
-            (leaderless if electable(state, p) else offline).append(p)
+            (due if electable(state, p) else nothing).append(p)
             continue
         need = mins.get(p.topic)
         if need is not None and len(p.isr) < need:
             under_min.append(p)
-    return KafkaHealth(tuple(under_min), tuple(offline), tuple(leaderless), state.under_replicated, tuple(with_elr))
+    return KafkaHealth(tuple(under_min), tuple(nothing), tuple(due), state.under_replicated, tuple(with_elr))
+
+
+class CancelRisk(str, Enum):
+    """Why a cancel puts a partition at risk (:meth:`CancelProjection.risk`), in the words that name
+    the partitions it applies to."""
+
+    LEADERLESS = "may be left without a leader"
+    """Nothing electable among the originals (KIP-236)."""
+    BELOW_MIN_ISR = "would refuse writes with acks=all (fewer than min.insync.replicas could lead)"
+    """Electable originals, but fewer than ``min.insync.replicas`` (KIP-966)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +176,13 @@ class CancelProjection:
     @property
     def at_risk(self) -> bool:
         return self.leaderless or self.below_min_isr
+
+    @property
+    def risk(self) -> CancelRisk | None:
+        """Which risk, if any."""
+        if self.leaderless:
+            return CancelRisk.LEADERLESS
+        return CancelRisk.BELOW_MIN_ISR if self.below_min_isr else None
 
     def why(self) -> str:
         """Why the partition is at risk, in words (empty when it is not)."""

@@ -92,7 +92,9 @@ class PartitionHealth(str, Enum):
     """One word for a partition's condition, worst first."""
 
     OFFLINE = "offline"
-    """No leader: producers and consumers of this partition are stuck."""
+    """No leader now (what Kafka's ``OfflinePartitionsCount`` counts): producers and consumers of this
+    partition are stuck. On Kafka 4 either nothing is electable or an election is due
+    (:class:`console.core.health.HealthGroup`)."""
     UNDER_REPLICATED = "under-replicated"
     """Truly under-replicated (KIP-352): an original replica is out of the ISR."""
     REASSIGNING = "reassigning"

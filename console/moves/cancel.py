@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from console.core.format import ids_text, plural
-from console.core.health import project_cancel
+from console.core.health import CancelRisk, project_cancel
 from console.core.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
 
 
@@ -37,6 +37,19 @@ class CancelPlan:
     """Asked for, but not reassigning (completed, never started, or unknown): nothing to cancel."""
     risks: dict[TopicPartition, str] = field(default_factory=dict)
     """Why each partition in ``at_risk`` is at risk, in words."""
+    kinds: dict[TopicPartition, CancelRisk] = field(default_factory=dict)
+    """Which risk each partition in ``at_risk`` runs."""
+
+    def risk_summary(self, named: int = 10) -> str:
+        """The partitions at risk named under their risk (the first ``named`` of each):
+        ``t-0 may be left without a leader; t-1, t-2 would refuse writes with acks=all (...)``."""
+        said = []
+        for risk in CancelRisk:
+            names = [p.name for p in self.at_risk if self.kinds.get(p.key) is risk]
+            if names:
+                shown = ", ".join(names[:named]) + (f" and {len(names) - named} more" if len(names) > named else "")
+                said.append(f"{shown} {risk.value}")
+        return "; ".join(said)
 
     @property
     def targets(self) -> dict[TopicPartition, tuple[BrokerId, ...] | None]:
@@ -101,9 +114,11 @@ def plan_cancel(
             cancel.append(p)
         else:
             others.append(p)
-    risks = {p.key: w for p in cancel if (w := project_cancel(state, p).why())}
+    projected = [project_cancel(state, p) for p in cancel]
+    risks = {c.partition.key: c.why() for c in projected if c.at_risk}
+    kinds = {c.partition.key: c.risk for c in projected if c.risk is not None}
     at_risk = tuple(p for p in cancel if p.key in risks)
-    return CancelPlan(tuple(cancel), tuple(others), at_risk, tuple(missing), risks)
+    return CancelPlan(tuple(cancel), tuple(others), at_risk, tuple(missing), risks, kinds)
 
 
 def keys_of(state: ClusterState, topic: str, partitions: Iterable[int] = ()) -> list[TopicPartition]:

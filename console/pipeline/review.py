@@ -72,7 +72,8 @@ class Inputs:
     brokers: DataFrame
     """cluster, broker, rack, registered, live, eligible, log_dirs (array of paths), usable_bytes,
     cordoned (the whole broker, KIP-1066), cordoned_dirs (array of its cordoned dirs' paths),
-    dir_errors (map of each offline dir's path to DescribeLogDirs' error)."""
+    dir_errors (map of each offline dir's path to DescribeLogDirs' error), fenced (registered and
+    known to be fenced, KIP-1073)."""
     min_isr: DataFrame
     """cluster, topic, min_isr."""
     plan: DataFrame
@@ -89,6 +90,7 @@ def broker_rows(cluster: str, state: ClusterState) -> list[dict[str, Any]]:
             "registered": b.registered,
             "live": b.live,
             "eligible": b.eligible,
+            "fenced": b.fenced is True,
             "log_dirs": [d.path for d in b.log_dirs],
             "usable_bytes": b.usable_bytes,
             "cordoned": b.cordoned is True,
@@ -102,7 +104,7 @@ def broker_rows(cluster: str, state: ClusterState) -> list[dict[str, Any]]:
 BROKER_SCHEMA = (
     "cluster string, broker long, rack string, registered boolean, live boolean, eligible boolean, "
     "log_dirs array<string>, usable_bytes long, cordoned boolean, cordoned_dirs array<string>, "
-    "dir_errors map<string,string>"
+    "dir_errors map<string,string>, fenced boolean"
 )
 """The schema of :func:`broker_rows` as a Spark DDL string."""
 
@@ -414,6 +416,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         "registered",
         "live",
         "eligible",
+        "fenced",
         F.col("log_dirs").alias("broker_dirs"),
         F.col("cordoned").alias("broker_cordoned"),
         "cordoned_dirs",
@@ -543,7 +546,11 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         ),
     )
     # adding replicas on brokers that are unknown, not live or not eligible: one finding per cell
-    why = F.when(~F.col("live"), F.lit("is not live")).otherwise(F.lit("is not eligible for new replicas (KIP-841)"))
+    why = (
+        F.when(F.col("registered") & F.col("fenced"), F.lit(V.FENCED_WHY))
+        .when(~F.col("live"), F.lit("is not live"))
+        .otherwise(F.lit("is not eligible for new replicas (KIP-841)"))
+    )
     not_eligible = F.when(
         F.col("registered").isNull(),
         F.concat(name, F.lit(": broker "), F.col("b").cast("string"), F.lit(" is unknown to the cluster.")),

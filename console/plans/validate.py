@@ -21,7 +21,7 @@ import numpy as np
 
 from console.core.format import human_bytes, plural
 from console.core.limits import INT32_MAX, REQUEST_LIMIT, ZNODE_LIMIT_BYTES
-from console.core.model import BrokerId, ClusterState, Finding, Findings, Severity
+from console.core.model import Broker, BrokerId, ClusterState, Finding, Findings, Severity
 from console.core.perf import without_gc
 from console.plans.columns import PAD, Bools, Ints, broker_ids, columns_of, digits, distinct, lookup, member
 from console.plans.diff import ChangeKind, PlanDiff, diff
@@ -74,6 +74,18 @@ OFFLINE_DIR_HINT = (
 
 
 _new_finding: Callable[[tuple[str, Severity, str, str, str, int, None]], Finding] = partial(tuple.__new__, Finding)
+
+
+FENCED_WHY = "is fenced (registered but fenced: it takes no replicas)"
+"""How a plan check says a broker the cluster knows is fenced (DescribeCluster, KIP-1073)."""
+
+
+def not_eligible_why(broker: Broker) -> str:
+    """Why ``broker`` takes no new replica, as far as the snapshot knows: fenced (registered, and
+    DescribeCluster says it is fenced), not live (not registered), or not eligible (KIP-841)."""
+    if broker.registered and broker.fenced is True:
+        return FENCED_WHY
+    return "is not live" if not broker.live else "is not eligible for new replicas (KIP-841)"
 
 
 def _f(code: str, sev: Severity, e: PlanEntry, message: str, hint: str) -> Finding:
@@ -229,7 +241,7 @@ def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None)
                 f"{e.name}: broker {b} is unknown to the cluster.",
                 "Use a broker id the cluster knows (see Overview).",
             )
-        why = "is not live" if not broker.live else "is not eligible for new replicas (KIP-841)"
+        why = not_eligible_why(broker)
         return _f(
             BROKER_NOT_ELIGIBLE,
             Severity.ERROR,

@@ -1,14 +1,16 @@
 """View models for what the cluster is (Overview): features, the controller quorum, capabilities,
-and the brokers' cordons (KIP-1066) per broker and per log dir."""
+the brokers' cordons (KIP-1066) per broker and per log dir, and the partitions of Kafka 4's health
+groups (KIP-966)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from console.core.cluster_info import ago_text, capabilities, cordons_supported, level_text, supported_text
-from console.core.format import human_bytes
+from console.core.format import human_bytes, ids_text
 from console.core.limits import CORDON_ALL
-from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, QuorumMember
+from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, Partition, QuorumMember
 
 NOT_AVAILABLE = "not available on this cluster"
 """What Overview says of cordons where ``metadata.version`` is below 4.3-IV0."""
@@ -131,3 +133,27 @@ def quorum_rows(info: ClusterInfo) -> list[dict[str, Any]]:
 
 def capability_rows(info: ClusterInfo) -> list[dict[str, Any]]:
     return [{"capability": c.name, "on": "on" if c.on else "off", "why": c.why} for c in capabilities(info)]
+
+
+ROWS_SHOWN = 1_000
+"""At most this many partitions in one of Overview's health tables (an outage may put 100k partitions
+in a group: the page says how many there are and shows the first)."""
+
+
+def health_rows(state: ClusterState, parts: Sequence[Partition], limit: int = ROWS_SHOWN) -> list[dict[str, Any]]:
+    """The first ``limit`` of ``parts`` (a group of :func:`console.core.health.kafka_health`, already
+    computed) as Overview's table: partition, R, ISR, ELR, last known ELR (``—`` for none), the
+    topic's min ISR (``unknown`` when not read) and the leader (``none``)."""
+    mins = state.min_insync_index
+    return [
+        {
+            "partition": p.name,
+            "R": ids_text(p.replicas, "—"),
+            "ISR": ids_text(p.isr, "—"),
+            "ELR": ids_text(p.elr, "—"),
+            "last known ELR": ids_text(p.last_known_elr, "—"),
+            "min ISR": str(mins[p.topic]) if p.topic in mins else "unknown",
+            "leader": str(p.leader) if p.leader is not None else "none",
+        }
+        for p in parts[:limit]
+    ]

@@ -7,6 +7,7 @@ from typing import Any
 
 from console.core.cluster_info import summary_line
 from console.core.format import human_bytes, ids_text, plural, table_text, timestamp
+from console.core.health import HealthGroup, kafka_health
 from console.core.model import ClusterState
 from console.present.findings import finding_rows
 from console.present.live import broker_rows, counts, partition_rows, throttle_rows
@@ -46,6 +47,22 @@ def list_json(state: ClusterState) -> dict[str, Any]:
     }
 
 
+NAMED = 5
+"""How many partitions a line of :func:`health_lines` names."""
+
+
+def health_lines(state: ClusterState) -> list[str]:
+    """A line per Kafka 4 health group that has partitions, naming the first few of them."""
+    h = kafka_health(state)
+    lines = []
+    for g in HealthGroup:
+        parts = h.group(g)
+        if parts:
+            names = ", ".join(p.name for p in parts[:NAMED]) + (" …" if len(parts) > NAMED else "")
+            lines.append(f"{g.label}: {plural(len(parts), 'partition')} ({names}).")
+    return lines
+
+
 def state_text(state: ClusterState) -> str:
     """The snapshot as an operator reads it in a terminal: brokers, counts, what is in flight, throttles, findings."""
     n = counts(state)
@@ -57,8 +74,9 @@ def state_text(state: ClusterState) -> str:
         summary_line(state.info) + ".",
         "Sources: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in state.status.to_dict().items()) + ".",
         f"{plural(len(state.brokers), 'broker')} ({len(state.live_brokers)} live), {plural(n.partitions, 'partition')}, "
-        f"{n.reassigning} reassigning, {n.under_replicated} truly under-replicated, {n.offline} offline.",
+        f"{n.reassigning} reassigning, {n.under_replicated} truly under-replicated, {n.offline} offline (no leader).",
     ]
+    head += health_lines(state)
     if state.tiered_topics:
         shown = ", ".join(state.tiered_topics[:10]) + (" …" if len(state.tiered_topics) > 10 else "")
         head.append(

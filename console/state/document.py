@@ -26,7 +26,7 @@ from typing import Any
 
 from console.core.cluster_info import metadata_version, release
 from console.core.errors import ConfigError
-from console.core.health import kafka_health
+from console.core.health import HealthGroup, kafka_health
 from console.core.model import (
     ApiRange,
     Broker,
@@ -55,15 +55,26 @@ _HINT = "Save a snapshot with: python -m console state --bootstrap-server HOST:P
 
 # -- writing -------------------------------------------------------------------------------------------------
 def health_counts(state: ClusterState) -> dict[str, int]:
-    """Kafka 4's health counts (KIP-966) beside KIP-352's: under min ISR but electable, offline
-    with nothing electable, leaderless with an election due, with eligible leader replicas."""
+    """Kafka 4's health counts (KIP-966) beside KIP-352's: ``offline`` (no leader, as each
+    partition's ``health`` says ``offline``), split into ``offline_nothing_electable`` and
+    ``leaderless_electable`` (an election due); under min ISR but electable; with eligible leader
+    replicas. The keys of the groups are :class:`~console.core.health.HealthGroup`'s."""
     h = kafka_health(state)
     return {
-        "under_min_isr": len(h.under_min_isr),
-        "offline": len(h.offline),
-        "leaderless_electable": len(h.leaderless),
-        "with_elr": len(h.with_elr),
+        HealthGroup.UNDER_MIN_ISR.value: len(h.under_min_isr),
+        "offline": h.offline_count,
+        HealthGroup.OFFLINE_NOTHING_ELECTABLE.value: len(h.nothing_electable),
+        HealthGroup.OFFLINE_ELECTION_DUE.value: len(h.election_due),
+        HealthGroup.WITH_ELR.value: len(h.with_elr),
     }
+
+
+def health_lists(state: ClusterState) -> dict[str, list[str]]:
+    """The partitions of each Kafka 4 health group (``topic-partition``, sorted by topic and
+    partition), keyed as in ``counts``: under min ISR but electable, offline with nothing electable,
+    offline with an election due, truly under-replicated, with eligible leader replicas."""
+    h = kafka_health(state)
+    return {g.value: [p.name for p in h.group(g)] for g in HealthGroup}
 
 
 def state_json(state: ClusterState) -> dict[str, Any]:
@@ -75,6 +86,7 @@ def state_json(state: ClusterState) -> dict[str, Any]:
         "under_replicated": len(state.under_replicated),
         **health_counts(state),
     }
+    doc["health_lists"] = health_lists(state)
     doc["partitions"] = [partition_dict(p, state.logs_known) for p in state.partitions]
     return doc
 

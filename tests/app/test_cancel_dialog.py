@@ -125,3 +125,62 @@ def test_the_live_page_opens_the_cancel_dialog_before_it_draws_the_page_again(
     order = [what for what, t in calls if t == script]
     assert order[:3] == ["lean read", "dialog", "page read"], order
     assert at.button(key=keys.CANCEL_SEND).label == "Send the cancel for 2 partitions"
+
+
+def at_risk_in_flight(fake_cluster) -> None:
+    """risk-0 moving from 0,1 to 2,1 while its original 0 fell out of the ISR (min ISR 2: after a
+    cancel only 1 could lead, and it refuses writes with acks=all); risk-1 moving safely."""
+    with fake_cluster.held() as fake:
+        fake.create_topic("risk", [[0, 1], [1, 2]], size=10**12)  # copies for ever
+        fake.min_isr["risk"] = 2
+    plan = Plan.of([PlanEntry("risk", 0, (BrokerId(2), BrokerId(1))), PlanEntry("risk", 1, (BrokerId(0), BrokerId(2)))])
+    first_wave_sent(Store(), fake_cluster, fake_cluster.snapshot(), plan, "to cancel", None)
+    with fake_cluster.held() as fake:
+        p = fake.parts[("risk", 0)]
+        p.isr, p.leader = [BrokerId(1), *(b for b in p.isr if b == BrokerId(2))], BrokerId(1)
+        assert {k for k, q in fake.parts.items() if q.adding} == {("risk", 0), ("risk", 1)}
+
+
+def cancels_sent(fake_cluster) -> list[set[tuple[str, int]]]:
+    with fake_cluster.held() as fake:
+        return [set(c.args[0]) for c in fake.calls_to("alter_reassignments") if set(c.args[0].values()) == {None}]
+
+
+def test_a_partition_at_risk_is_named_and_left_out_of_the_cancel_without_the_override(fake_cluster, sandbox_users):
+    at_risk_in_flight(fake_cluster)
+    at = AppTest.from_function(cancel_page, default_timeout=30).run()
+    sign_in(at, "operator")
+    assert not at.exception
+    said = "\n".join(c.value for c in at.code)
+    assert "risk-0: only 1 of its original replicas (1,0) could lead, fewer than min.insync.replicas=2" in said
+    assert [w.value for w in at.warning] == [
+        "At risk: risk-0 would refuse writes with acks=all (fewer than min.insync.replicas could lead). Kafka "
+        "does not check this; without the override they are left out of the cancel (the others are sent)."
+    ]
+    assert not at.checkbox(key=keys.CANCEL_OVERRIDE).value
+    send = at.button(key=keys.CANCEL_SEND)
+    assert send.label == "Send the cancel for 1 partition (leaving out 1 at risk)" and not send.disabled
+
+    send.click().run()
+    assert not at.exception
+    assert cancels_sent(fake_cluster) == [{("risk", 1)}]  # what is sent is what the button said
+    table = next(d.value for d in at.dataframe if "outcome" in d.value.columns)
+    outcomes = dict(zip(table["partition"], table["outcome"], strict=True))
+    assert outcomes["risk-0"] == CancelVerdict.AT_RISK.value
+    with fake_cluster.held() as fake:
+        assert fake.parts[("risk", 0)].adding == (BrokerId(2),)  # still moving: not cancelled
+
+
+def test_with_the_override_ticked_the_partition_at_risk_is_cancelled_too(fake_cluster, sandbox_users):
+    at_risk_in_flight(fake_cluster)
+    at = AppTest.from_function(cancel_page, default_timeout=30).run()
+    sign_in(at, "operator")
+    at.checkbox(key=keys.CANCEL_OVERRIDE).check().run()
+    assert not at.exception
+    send = at.button(key=keys.CANCEL_SEND)
+    assert send.label == "Send the cancel for 2 partitions" and not send.disabled
+    send.click().run()
+    assert not at.exception
+    assert cancels_sent(fake_cluster) == [{("risk", 0), ("risk", 1)}]
+    table = next(d.value for d in at.dataframe if "outcome" in d.value.columns)
+    assert CancelVerdict.AT_RISK.value not in set(table["outcome"])

@@ -127,6 +127,8 @@ class _Part:
     """Bytes on each adding replica."""
     elr: list[BrokerId] = field(default_factory=list)
     """Eligible leader replicas (with :attr:`FakeCluster.kafka4`)."""
+    last_known_elr: list[BrokerId] = field(default_factory=list)
+    """Last known eligible leader replicas (KIP-966): set by a test (the fake never shuts a broker down uncleanly)."""
     dirs: dict[BrokerId, str] = field(default_factory=dict)
     """Each replica's log dir when not the broker's first."""
     future: dict[BrokerId, tuple[str, int]] = field(default_factory=dict)
@@ -318,6 +320,7 @@ class FakeCluster:
                 )
                 + tuple(ReplicaLog(b, d, n, True) for b, (d, n) in p.future.items() if b in self.live),
                 elr=tuple(p.elr),
+                last_known_elr=tuple(p.last_known_elr),
             )
             for (t, n), p in self.parts.items()
         )

@@ -86,7 +86,7 @@ def test_elr_fenced_broker_health_and_cancel_projection(
             assert any(f.code == REPLICA_ON_FENCED_BROKER and f.broker == 2 for f in state.findings)
             health = kafka_health(state)
             assert {p.key for p in health.under_min_isr} == {("elr", 0), ("elr", 1)}
-            assert not health.offline
+            assert not health.nothing_electable
             # the cancel goes back to 2,1: only 1 could lead (2 is fenced), fewer than min ISR 2
             plan = plan_cancel(state, [("elr", 1)], include_others=True)
             assert [p.key for p in plan.at_risk] == [("elr", 1)]

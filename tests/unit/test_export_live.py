@@ -48,6 +48,7 @@ def test_state_json_counts():
         "under_replicated": 1,
         "under_min_isr": 0,
         "offline": 0,
+        "offline_nothing_electable": 0,
         "leaderless_electable": 0,
         "with_elr": 0,
     }

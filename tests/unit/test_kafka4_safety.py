@@ -15,7 +15,7 @@ from console.adapters import kafka as adapter
 from console.adapters.kafka import KafkaGateway, out_of_isr_topics
 from console.adapters.records import BrokerInfo, Elr, PartitionMeta, Reassignment
 from console.core.health import kafka_health, project_cancel
-from console.core.model import BrokerId, ReplicaRole, Severity
+from console.core.model import BrokerId, PartitionHealth, ReplicaRole, Severity
 from console.moves.cancel import CancelVerdict, plan_cancel, recheck
 from console.moves.progress import waiting_on
 from console.plans.plan import Plan, PlanEntry
@@ -48,23 +48,30 @@ def test_a_replica_leaving_an_isr_below_min_isr_is_an_eligible_leader_replica_on
     b2 = state.broker(BrokerId(2))
     assert b2 is not None and b2.registered and b2.fenced is True and not b2.live and not b2.eligible
     health = kafka_health(state)
-    assert [q.key for q in health.under_min_isr] == [("t", 0)] and not health.offline
+    assert [q.key for q in health.under_min_isr] == [("t", 0)] and not health.offline_count
     assert [q.key for q in health.with_elr] == [("t", 0)]
     fake.start_broker(2)  # back in the ISR: Kafka clears the ELR
     back = fake.snapshot().partition("t", 0)
     assert back.isr == ids(1, 2) and not back.elr
 
 
-def test_offline_means_nothing_electable_and_leaderless_means_an_election_is_due() -> None:
+def test_offline_is_no_leader_split_into_nothing_electable_and_an_election_due() -> None:
     fake = kafka4({"t": [[1, 2]]}, {"t": 2})
     fake.stop_broker(2)
     fake.stop_broker(1)  # ISR empty; 1 joins the ELR, on a fenced broker: nothing electable
     state = fake.snapshot()
     h = kafka_health(state)
-    assert [p.key for p in h.offline] == [("t", 0)] and not h.leaderless
+    assert [p.key for p in h.nothing_electable] == [("t", 0)] and not h.election_due
+    assert h.offline_count == 1 and state.partition("t", 0).health is PartitionHealth.OFFLINE  # type: ignore[union-attr]
     fake.live.add(BrokerId(1))  # unfenced again, not yet leader: electable
-    h2 = kafka_health(fake.snapshot())
-    assert [p.key for p in h2.leaderless] == [("t", 0)] and not h2.offline
+    again = fake.snapshot()
+    h2 = kafka_health(again)
+    assert [p.key for p in h2.election_due] == [("t", 0)] and not h2.nothing_electable
+    assert h2.offline_count == 1 and again.partition("t", 0).health is PartitionHealth.OFFLINE  # type: ignore[union-attr]
+    # one word, one meaning: the document's "offline" counts the partitions whose health is "offline"
+    doc = state_json(again)
+    assert doc["counts"]["offline"] == sum(p["health"] == "offline" for p in doc["partitions"]) == 1
+    assert (doc["counts"]["offline_nothing_electable"], doc["counts"]["leaderless_electable"]) == (0, 1)
 
 
 @pytest.mark.parametrize(

@@ -22,8 +22,9 @@ from console.pipeline.jobs import review_job
 from console.pipeline.snapshots import canonical, cluster_dir
 from console.pipeline.spark import SparkSettings
 from console.plans.diff import diff
-from console.plans.plan import Plan, parse_plan, rollback
+from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
 from console.plans.validate import (
+    BROKER_NOT_ELIGIBLE,
     CORDONED_DESTINATION,
     OFFLINE_LOG_DIR,
     RACK_SPREAD_REDUCED,
@@ -358,3 +359,36 @@ def test_racks_are_found_when_every_broker_id_falls_in_the_same_slot(tmp_path) -
     want = validate(state, plan)
     assert [(r.code, r.message) for r in got.itertuples()] == [(f.code, f.message) for f in want]
     assert {RACK_SPREAD_REDUCED, RACKS_UNDERUSED} & {f.code for f in want}, "the plan exercises the rack checks"
+
+
+def test_a_fenced_destination_is_said_fenced_as_in_process(tmp_path) -> None:
+    """Kafka 4: a stopped broker stays registered, fenced (KIP-1073); a plan adding a replica there
+    is told the broker is fenced, not "not live", by the job as by the in-process review."""
+    base = cluster(Shape(brokers=4, racks=0, down=0, partitions=4, rf=2, in_flight=0.0, seed=3))
+    fenced = BrokerId(3)
+    state = canonical(
+        replace(
+            base,
+            brokers=tuple(replace(b, fenced=b.id == fenced) for b in base.brokers),
+            partitions=tuple(
+                replace(p, replicas=ids, isr=ids, leader=ids[0], logs=())
+                for p, ids in zip(base.partitions, [(BrokerId(0), BrokerId(1))] * len(base.partitions), strict=True)
+            ),
+            cluster_id="fenced",
+            taken_at=T0,
+        )
+    )
+    plan = Plan.of([PlanEntry(p.topic, p.partition, (BrokerId(0), fenced)) for p in state.partitions[:2]])
+    (tmp_path / "plan.json").write_text(plan.to_json())
+    write_states(tmp_path / "snapshots", [state])
+    review_job(
+        str(tmp_path / "snapshots"),
+        {"fenced": str(tmp_path / "plan.json")},
+        str(tmp_path / "out"),
+        SparkSettings(master="local[2]"),
+    )
+    got = pd.read_parquet(tmp_path / "out" / "findings").sort_values("rank")
+    want = validate(state, plan)
+    assert [(r.code, r.message) for r in got.itertuples()] == [(f.code, f.message) for f in want]
+    said = [f.message for f in want if f.code == BROKER_NOT_ELIGIBLE]
+    assert len(said) == 2 and all("broker 3 is fenced (registered but fenced" in m for m in said)

@@ -1,0 +1,95 @@
+"""``cancel`` on the command line over the fake cluster (Kafka 4): a cancel that would leave a
+partition without a leader, or below min.insync.replicas, is refused with the reason of each
+partition and nothing is sent; with ``--force-at-risk`` it is sent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+
+import pytest
+
+from console import cli
+from console.access.settings import ConnectionSettings
+from console.cli import runs as runs_cli
+from console.cli.exits import Exit
+from console.core.model import BrokerId, ClusterState
+from tests.fakes.cluster import FakeCluster
+
+pytestmark = pytest.mark.unit
+ARGS = ["cancel", "--bootstrap-server", "fake:9092", "--all", "--yes", "--wait", "0"]
+
+
+class FakeReader:
+    """What ``cancel`` reads and sends through (``console.cli.cluster.connect``), over a fake cluster."""
+
+    def __init__(self, fake: FakeCluster) -> None:
+        self.fake = fake
+        self.settings = ConnectionSettings({"bootstrap.servers": "fake:9092"}, name="fake")
+
+    def __enter__(self) -> FakeReader:
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        return None
+
+    def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
+        return self.fake.snapshot(max_age_s, lean=lean)
+
+    def gateway(self) -> FakeCluster:
+        return self.fake
+
+
+def at_risk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeCluster:
+    """t-0 moving off 2 (min ISR 2) with 2 fenced: only 1 could lead after a cancel; u-0 moving off
+    3 with 3 fenced: nothing could."""
+    fake = FakeCluster.of(4, {"t": [[1, 2]], "u": [[3]]}, size=10**6, copy_rate=1)
+    fake.kafka4 = True
+    fake.min_isr = {"t": 2, "u": 1}
+    fake.alter_reassignments({("t", 0): (BrokerId(0), BrokerId(1)), ("u", 0): (BrokerId(0),)})
+    fake.stop_broker(2)
+    fake.stop_broker(3)
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(runs_cli, "connect", lambda args: FakeReader(fake))
+    return fake
+
+
+def cancels(fake: FakeCluster) -> list[set[tuple[str, int]]]:
+    return [set(c.args[0]) for c in fake.calls_to("alter_reassignments") if set(c.args[0].values()) == {None}]
+
+
+def test_cancel_refuses_partitions_at_risk_saying_why_each_is(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = at_risk(monkeypatch, tmp_path)
+    assert cli.main(ARGS) == Exit.FAILED
+    err = capsys.readouterr().err
+    assert (
+        "Refused, nothing was sent: u-0 may be left without a leader; t-0 would refuse writes with acks=all "
+        "(fewer than min.insync.replicas could lead). Add --force-at-risk to cancel them anyway." in err
+    )
+    assert "t-0: only 1 of its original replicas (1,2) could lead, fewer than min.insync.replicas=2" in err
+    assert "u-0: none of its original replicas (3) is in sync" in err
+    assert not cancels(fake)
+    assert {k for k, p in fake.parts.items() if p.adding} == {("t", 0), ("u", 0)}
+
+
+def test_cancel_sends_them_with_force_at_risk(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = at_risk(monkeypatch, tmp_path)
+    assert cli.main([*ARGS, "--force-at-risk"]) == Exit.OK
+    assert cancels(fake) == [{("t", 0), ("u", 0)}]
+    assert not [k for k, p in fake.parts.items() if p.adding]  # back to their original replicas
+    assert "Refused" not in capsys.readouterr().err
+
+
+def test_a_partition_only_below_min_isr_is_not_said_to_lose_its_leader(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = at_risk(monkeypatch, tmp_path)
+    fake.start_broker(3)  # u-0's original is back in sync: only t-0 is at risk, below min ISR
+    assert cli.main(ARGS) == Exit.FAILED
+    refused = next(x for x in capsys.readouterr().err.splitlines() if x.startswith("Refused"))
+    assert "t-0 would refuse writes with acks=all" in refused and "without a leader" not in refused
+    assert not cancels(fake)
