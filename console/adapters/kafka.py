@@ -597,14 +597,24 @@ class KafkaGateway:
     def read_metadata(
         self,
     ) -> tuple[str | None, BrokerId | None, tuple[BrokerInfo, ...], dict[TopicPartition, PartitionMeta]]:
-        admin = self.confluent()
         t = self.settings.timeout_s
-        try:
-            cluster_f = admin.describe_cluster(request_timeout=t)
-            md = admin.list_topics(timeout=t)
-            cluster = cluster_f.result(timeout=t + 1)
-        except Exception as e:
-            raise translate(e, "the Metadata request") from None
+        for attempt in range(3):
+            admin = self.confluent()
+            try:
+                cluster_f = admin.describe_cluster(request_timeout=t)
+                md = admin.list_topics(timeout=t)
+            except Exception as e:
+                raise translate(e, "the Metadata request") from None
+            try:
+                cluster = cluster_f.result(timeout=t + 1)
+                break
+            except Exception as e:
+                # the brokers answered Metadata, but DescribeCluster waited for the broker Metadata
+                # names as controller: in KRaft a broker at random, possibly one just stopped hard
+                # until its session times out; a fresh client asks fresh Metadata
+                if not retriable(e) or attempt == 2:
+                    raise translate(e, "the Metadata request") from None
+                self._confluent = None
         brokers = tuple(
             sorted(
                 (BrokerInfo(BrokerId(n.id), n.host, n.port, n.rack) for n in cluster.nodes),

@@ -1,7 +1,8 @@
 """A plan's log dirs carried out on the real sandboxes (two log dirs per broker), on Kafka 4.x KRaft
-and on 3.9 in ZooKeeper mode: a new replica lands in the dir named for it and a replica moves to
-the other dir of its broker, as the official log-dirs tool then reports; the log-dir throttle is
-set for the copy and taken off after."""
+and on 3.9 in ZooKeeper mode: two new replicas land in the one dir named for both and a replica
+moves to the other dir of its broker, as the official log-dirs tool then reports; the log-dir
+throttle is set for the copy and taken off after; a dir move in flight is cancelled; draining a
+whole dir leaves it empty."""
 
 from __future__ import annotations
 
@@ -46,23 +47,27 @@ def test_a_plans_log_dirs_are_carried_out(cluster: Sandbox, tmp_path: Path, monk
     sb, bs = cluster, cluster.bootstrap_servers
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     topic = "dirs-" + sb.mode.value
-    make_topic(bs, topic, 2, 2, 200, assignment=[[0, 1], [1, 2]])
+    make_topic(bs, topic, 3, 2, 200, assignment=[[0, 1], [1, 2], [0, 1]])
     before = official_dirs(sb, topic)
     other = {  # each broker's dir that does not hold the replica
         (p, b): next(d for d in (f"{sb.data_dir}/broker-{b}/d1", f"{sb.data_dir}/broker-{b}/d2") if d != here)
         for (p, b), here in before.items()
     }
-    new_dir = f"{sb.data_dir}/broker-2/d2"
+    # two new replicas on broker 2, both into the dir that already holds its replica of partition 1:
+    # left to itself, Kafka spreads new replicas over the dirs (the issue's "one in each dir")
+    new_dir = before[(1, 2)]
     plan = tmp_path / "plan.json"
     plan.write_text(
         json.dumps(
             {
                 "version": 1,
                 "partitions": [
-                    # partition 0: a new replica on 2, in its d2; broker 0's replica moves to its other dir
+                    # partition 0: a new replica on 2, in new_dir; broker 0's replica moves to its other dir
                     {"topic": topic, "partition": 0, "replicas": [0, 2], "log_dirs": [other[(0, 0)], new_dir]},
                     # partition 1: the same replicas; broker 1's replica moves to its other dir
                     {"topic": topic, "partition": 1, "replicas": [1, 2], "log_dirs": [other[(1, 1)], "any"]},
+                    # partition 2: the second new replica on 2, into the same dir
+                    {"topic": topic, "partition": 2, "replicas": [0, 2], "log_dirs": ["any", new_dir]},
                 ],
             }
         )
@@ -70,12 +75,13 @@ def test_a_plans_log_dirs_are_carried_out(cluster: Sandbox, tmp_path: Path, monk
     submit = ["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--yes"]
     assert cli.main([*submit, "--throttle", "50000000", "--no-elect-leaders"]) == 0
     after = wait_for(
-        lambda: (d := official_dirs(sb, topic)).get((0, 2)) == new_dir and d,
+        lambda: (d := official_dirs(sb, topic)).get((0, 2)) and d.get((2, 2)) and d,
         timeout=60,
-        what="the new replica in its dir",
+        what="the new replicas on broker 2",
     )
+    assert after[(0, 2)] == new_dir and after[(2, 2)] == new_dir  # both where asked
     assert after[(0, 0)] == other[(0, 0)] and after[(1, 1)] == other[(1, 1)]
-    assert after[(1, 2)] == before[(1, 2)]  # "any": left where it was
+    assert after[(1, 2)] == before[(1, 2)] and after[(2, 0)] == before[(2, 0)]  # "any": left where they were
     with ClusterReader(settings_for(sb)) as reader:
         state = reader.snapshot()
         assert not any(log.is_future for p in state.partitions if p.topic == topic for log in p.logs)
@@ -139,16 +145,24 @@ def test_drain_a_log_dir_empties_it(
     make_topic(bs, topic, 4, 1, 50, assignment=[[0], [0], [0], [0]])
     where = list(official_dirs(sb, topic).values())
     full = max(set(where), key=where.count)  # the dir of broker 0 holding most of the topic
-    code = cli.main(["generate", "--bootstrap-server", bs, "--drain-log-dir", f"0:{full}", "--topics", topic])
+    # the whole dir, with every other topic the shared sandbox keeps there (the offsets topic too)
+    assert len(held_by(sb, 0, full)) > 4
+    code = cli.main(["generate", "--bootstrap-server", bs, "--drain-log-dir", f"0:{full}"])
     assert code == 0
     plan = tmp_path / "drain.json"
     plan.write_text(capsys.readouterr().out)
     entries = json.loads(plan.read_text())["partitions"]
-    assert entries and all(e["replicas"] == [0] and e["log_dirs"] != [full] for e in entries)
+    assert entries and all(0 in e["replicas"] and full not in e["log_dirs"] for e in entries)
     submit = ["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--yes", "--no-elect-leaders"]
     assert cli.main(submit) == 0
-    wait_for(
-        lambda: full not in official_dirs(sb, topic).values(),
-        timeout=60,
-        what=f"no replica of {topic} left in {full}",
-    )
+    wait_for(lambda: not held_by(sb, 0, full), timeout=120, what=f"{full} empty")
+
+
+def held_by(sb: Sandbox, broker: int, log_dir: str) -> list[str]:
+    """The partitions (future replicas too) in ``log_dir`` of ``broker``, as the official log-dirs tool reports them."""
+    done = kafka_tool(sb, "org.apache.kafka.tools.LogDirsCommand", "--describe", "--broker-list", str(broker))
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(next(line for line in done.stdout.splitlines() if line.startswith("{")))
+    return [
+        p["partition"] for b in doc["brokers"] for d in b["logDirs"] if d["logDir"] == log_dir for p in d["partitions"]
+    ]

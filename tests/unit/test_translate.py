@@ -308,6 +308,54 @@ def test_a_bug_in_a_read_is_not_a_finding(monkeypatch: pytest.MonkeyPatch) -> No
     assert kafka.read().problems[0].code == "kafka-unavailable"
 
 
+class _Future:
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def result(self, timeout: float | None = None) -> Any:
+        if isinstance(self.answer, BaseException):
+            raise self.answer
+        return self.answer
+
+
+class _Admin:
+    """confluent-kafka's AdminClient as far as the Metadata read uses it."""
+
+    def __init__(self, described: Any, metadata: Any = None) -> None:
+        self.described, self.metadata = described, metadata
+
+    def describe_cluster(self, request_timeout: float) -> _Future:
+        return _Future(self.described)
+
+    def list_topics(self, timeout: float) -> Any:
+        if isinstance(self.metadata, BaseException):
+            raise self.metadata
+        return self.metadata
+
+
+def test_describe_cluster_waiting_on_a_stopped_controller_is_asked_again_with_fresh_metadata(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    kafka = KafkaGateway(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}, name="x", timeout_s=1.0))
+    md = SimpleNamespace(topics={}, controller_id=1)
+    node = SimpleNamespace(id=1, host="h", port=9092, rack="r1")
+    described = SimpleNamespace(nodes=[node], controller=node, cluster_id="c")
+    waited = confluent(KafkaError._TIMED_OUT)  # "Failed while waiting for controller: Local: Timed out"
+    made = iter([_Admin(waited, md), _Admin(waited, md), _Admin(described, md)])
+    monkeypatch.setattr(kafka, "confluent", lambda: next(made))
+    assert kafka.read_metadata()[:2] == ("c", 1)
+    # three times waiting: the cluster did not answer, said so
+    made = iter([_Admin(waited, md)] * 3)
+    with pytest.raises(ClusterUnavailable):
+        kafka.read_metadata()
+    # brokers that answer no Metadata at all: said at once, not asked again
+    made = iter([_Admin(described, confluent(KafkaError._TRANSPORT))])
+    with pytest.raises(ClusterUnavailable):
+        kafka.read_metadata()
+
+
 # -- ZooKeeper (kazoo) ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "exc, kind",
