@@ -733,7 +733,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
             F.size("target").cast("string"),
             F.lit(" replicas is fewer than min.insync.replicas="),
             F.col("min_isr").cast("string"),
-            F.lit("; producers with acks=all would fail."),
+            F.lit("; Kafka completes such a move, and the partition then refuses writes with acks=all."),
         ),
         "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first.",
     )

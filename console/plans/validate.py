@@ -472,7 +472,7 @@ def _partition_checks(found: _Found, state: ClusterState, d: PlanDiff, rows: lis
             Severity.ERROR,
             e,
             f"{e.name}: {target_len[i]} replicas is fewer than min.insync.replicas={min_isr_l[i]}; "
-            "producers with acks=all would fail.",
+            "Kafka completes such a move, and the partition then refuses writes with acks=all.",
             "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first.",
         ),
     )

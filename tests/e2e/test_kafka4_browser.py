@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 
-from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 from playwright.sync_api import Page, expect, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -18,19 +17,8 @@ from console.core.states import RunState
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.e2e.browser import CHROMIUM_ARGS, script_run_done, sign_in
-from tests.integration.helpers import admin, make_topic
+from tests.integration.helpers import make_topic, set_min_isr
 from tests.support import settings_for, wait_for
-
-
-def set_min_isr(bs: str, topic: str, n: int) -> None:
-    res = ConfigResource(
-        ResourceType.TOPIC,
-        topic,
-        incremental_configs=[ConfigEntry("min.insync.replicas", str(n), incremental_operation=AlterConfigOpType.SET)],
-    )
-    client = admin(bs)
-    for f in client.incremental_alter_configs([res]).values():
-        f.result()
 
 
 def open_decommission(page: Page, app_url: str) -> None:

@@ -143,3 +143,15 @@ def first_wave_sent(
     assert first.tick(run_id).did.startswith("wave 1 submitted")
     store.runs.release(run_id, first.owner)
     return run_id
+
+
+def set_min_isr(bs: str, topic: str, n: int) -> None:
+    """The topic's ``min.insync.replicas``, set as another tool would."""
+    res = ConfigResource(
+        ResourceType.TOPIC,
+        topic,
+        incremental_configs=[ConfigEntry("min.insync.replicas", str(n), incremental_operation=AlterConfigOpType.SET)],
+    )
+    client = admin(bs)  # keep the handle alive until the futures resolve
+    for f in client.incremental_alter_configs([res]).values():
+        f.result()

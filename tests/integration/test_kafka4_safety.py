@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
 from console import cli
 from console.core.health import kafka_health, project_cancel
@@ -20,7 +19,14 @@ from console.moves.cancel import plan_cancel
 from console.sandbox.cluster import Sandbox
 from console.state.merge import REPLICA_ON_FENCED_BROKER
 from console.state.reader import ClusterReader
-from tests.integration.helpers import BROKERS, admin, make_topic, reassign, set_broker_rates, throttle_topic_all
+from tests.integration.helpers import (
+    BROKERS,
+    make_topic,
+    reassign,
+    set_broker_rates,
+    set_min_isr,
+    throttle_topic_all,
+)
 from tests.support import kafka_tool, own_sandbox, settings_for, wait_for
 
 
@@ -43,17 +49,6 @@ def official_elr(sb: Sandbox, topic: str) -> dict[int, tuple[tuple[int, ...], tu
             ids = lambda v: tuple(int(x) for x in v.split(",") if x)  # noqa: E731
             got[int(fields["Partition"])] = (ids(fields.get("Elr", "")), ids(fields.get("LastKnownElr", "")))
     return got
-
-
-def set_min_isr(bs: str, topic: str, n: int) -> None:
-    res = ConfigResource(
-        ResourceType.TOPIC,
-        topic,
-        incremental_configs=[ConfigEntry("min.insync.replicas", str(n), incremental_operation=AlterConfigOpType.SET)],
-    )
-    client = admin(bs)  # keep the handle alive until the futures resolve
-    for f in client.incremental_alter_configs([res]).values():
-        f.result()
 
 
 def test_elr_fenced_broker_health_and_cancel_projection(

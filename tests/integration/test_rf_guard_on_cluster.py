@@ -11,9 +11,11 @@ from typing import Any
 
 from console.access.auth import Identity
 from console.core.cluster_info import capabilities
-from console.core.model import BrokerId
+from console.core.health import kafka_health
+from console.core.model import BrokerId, Severity
 from console.moves.rf_guard import split_by_rf
 from console.plans.plan import Plan, PlanEntry
+from console.plans.validate import RF_BELOW_MIN_ISR, validate
 from console.runs.executor import Executor
 from console.services import runs as run_service
 from console.state.reader import ClusterReader
@@ -24,6 +26,7 @@ from tests.integration.helpers import (
     make_topic,
     reassign,
     set_broker_rates,
+    set_min_isr,
     settle,
     throttle_topic_all,
 )
@@ -109,3 +112,31 @@ def test_kafka_39_has_no_guard_and_a_guarded_request_goes_as_before(zk_sandbox):
         assert out[("rfg-39", 0)].accepted  # unguarded, as before KIP-860
         settle(reader)
         assert reader.snapshot().partition("rfg-39", 0).replicas == (0, 1, 2)
+
+
+def test_kafka_44_completes_a_move_to_fewer_replicas_than_min_isr_which_review_refuses(sandbox, tmp_path):
+    """What Kafka does with a target below ``min.insync.replicas``: its controller completes the
+    move (the KIP-966 guard on completion was not merged), and the partition then refuses acks=all
+    writes. So the console's own check is what stops it: an error at review."""
+    bs = sandbox.bootstrap_servers
+    make_topic(bs, "below-min-isr", 1, 2, 20, assignment=[[0, 1]])
+    set_min_isr(bs, "below-min-isr", 2)
+    with ClusterReader(settings_for(sandbox)) as reader:
+        state = wait_for(
+            lambda: (s := reader.snapshot()).min_insync_index.get("below-min-isr") == 2 and s,
+            what="min ISR 2 read",
+        )
+        plan = Plan.of([PlanEntry("below-min-isr", 0, ids(0))])
+        found = validate(state, plan)
+        assert [f.code for f in found if f.severity is Severity.ERROR] == [RF_BELOW_MIN_ISR]
+        reassign(bs, {("below-min-isr", 0): [0]})  # as another tool would send it
+        after = wait_for(
+            lambda: (
+                (p := reader.snapshot().partition("below-min-isr", 0)).replicas == ids(0) and not p.reassigning and p
+            ),
+            timeout=60,
+            what="the move completed",
+        )
+        assert after.isr == ids(0)
+        health = kafka_health(reader.snapshot())
+        assert "below-min-isr-0" in {p.name for p in health.under_min_isr}
