@@ -15,7 +15,7 @@ from components import deps, keys, widgets
 from console.access.auth import Identity, load_users
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConflictError, ConsoleError, NotPermitted
-from console.core.format import human_duration, human_rate, plural
+from console.core.format import human_bytes, human_duration, human_rate, plural
 from console.core.model import ClusterState, TopicPartition, cluster_key
 from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
 from console.moves.waves import WaveLimits
@@ -312,6 +312,17 @@ def submit_dialog(
         + f"; at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} "
         "partitions per wave."
     )
+    if pre.dir_bytes_to_copy:
+        st.caption(
+            f"{human_bytes(pre.dir_bytes_to_copy)} copied between the log dirs of brokers (on their own disks, no "
+            "network): "
+            + (
+                f"at {human_rate(rate)} per broker as the log-dir throttle "
+                "(replica.alter.log.dirs.io.max.bytes.per.second), counted in the estimate."
+                if rate
+                else "not throttled, so not estimated (as network copies without a throttle)."
+            )
+        )
     local_only = review.local_only_topics(pre.findings)
     if local_only:
         st.caption(review.tiered_note(local_only))

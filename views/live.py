@@ -66,14 +66,17 @@ def live_panel() -> None:
     )
     m[3].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
     m[4].metric("Stalled (adding on a down broker)", n.stalled)
-    if dir_moves := live.dir_move_rows(state):
+    if dir_moves := live.dir_move_rows(state, view.dir_rates):
         st.markdown(f"**Log dir moves in flight** ({len(dir_moves)}): replicas copied to another dir of their broker")
         st.dataframe(
             dir_moves,
             hide_index=True,
             width="stretch",
             column_config={
-                "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%.1f%%")
+                "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%.1f%%"),
+                "ETA": st.column_config.TextColumn(
+                    "ETA", help="What the future replica still lacks of its source's size, at the rate observed"
+                ),
             },
         )
     if with_elr := kafka_health(state).with_elr:
@@ -91,9 +94,20 @@ def live_panel() -> None:
     t[0].metric(
         "Copy rate (observed)",
         total.rate_text,
-        help="Growth of the adding replicas' logs over the last refreshes (up to a minute), summed.",
+        help="Growth of the adding replicas' logs (and of the replicas being copied between log dirs) over the "
+        "last refreshes (up to a minute), summed.",
     )
-    t[1].metric("Left to copy", human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
+    t[1].metric(
+        "Left to copy",
+        (human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
+        + (
+            f" + {human_bytes(n.dir_bytes_to_copy) if n.dir_bytes_to_copy is not None else 'unknown'} between dirs"
+            if n.dir_moves
+            else ""
+        ),
+        help="Over the network: what adding replicas still lack of their leader's log. Between dirs: what "
+        "replicas being copied to another log dir of their broker still lack of their source's size.",
+    )
     measuring = total.phase is live.CopyPhase.MEASURING
     t[2].metric(
         "ETA (all in flight)",

@@ -359,6 +359,7 @@ def submit(args: argparse.Namespace) -> int:
             f"(at most {plural(limits.moves_per_broker, 'adding replica')} per broker, "
             f"{plural(limits.partitions, 'partition')} per wave); "
             f"{human_bytes(pre.bytes_to_copy)} to copy"
+            + (f" + {human_bytes(pre.dir_bytes_to_copy)} between dirs" if pre.dir_bytes_to_copy else "")
             + (f"; throttled at {human_rate(args.throttle)}" if args.throttle else "; not throttled")
             + (
                 f" (≈ {human_duration(pre.estimate.seconds)}, {pre.estimate.basis})"
