@@ -18,6 +18,7 @@ PAGE_SIZE = 50
 st.header("Live reassignments")
 settings = widgets.require_cluster()
 actions.pending_cancel(settings)  # a "Cancel…" click: its dialog first, before the page is drawn again
+actions.pending_dir_cancel(settings)  # likewise a "Cancel log dir moves…" click
 
 c1, c2, c3 = st.columns([2, 1, 3])
 interval = c1.select_slider("Refresh every (s)", options=[2, 5, 10, 30, 60], value=5, key=keys.LIVE_INTERVAL)
@@ -79,6 +80,20 @@ def live_panel() -> None:
                 ),
             },
         )
+        me = widgets.identity()
+        st.button(
+            "Cancel log dir moves…",
+            icon=":material/cancel:",
+            key=keys.LIVE_DIR_CANCEL_OPEN,
+            disabled=not me.can("cancel"),
+            help="Each replica stays in its current dir; the dialog lists exactly which, and asks first."
+            if me.can("cancel")
+            else me.why_not("cancel") + " Sign in as an operator in the sidebar.",
+            on_click=actions.freeze_dir_cancel,
+            args=(settings,),
+        )
+        if st.session_state.get(keys.DIR_CANCEL_PENDING):
+            st.rerun()  # the whole page: its first step opens the dialog (the click ran in this refresh only)
     if with_elr := kafka_health(state).with_elr:
         st.caption(
             f"Eligible leader replicas (KIP-966) on {plural(len(with_elr), 'partition')}: "
