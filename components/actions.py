@@ -451,7 +451,7 @@ def submit_dialog(
                 else "not throttled, so not estimated (as network copies without a throttle)."
             )
         )
-    local_only = review.local_only_topics(pre.findings)
+    local_only = sorted(set(review.local_only_topics(pre.findings)) | set(pre.tiered_topics))
     if local_only:
         st.caption(review.tiered_note(local_only))
     st.dataframe(

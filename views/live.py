@@ -11,6 +11,7 @@ from components import actions, deps, keys, widgets
 from console.core.format import human_bytes, human_duration, ids_text, plural
 from console.core.health import kafka_health
 from console.core.model import PartitionHealth, cluster_key
+from console.plans.logdirs import dir_moves_in_flight
 from console.present import live, review
 
 PAGE_SIZE = 50
@@ -139,7 +140,8 @@ def live_panel() -> None:
             "under its throttle now.",
         )
         st.caption(f"ETA from history: ≈ {human_duration(learned.seconds)}, {learned.basis}.")
-    if local_only := sorted({p.topic for p in state.in_flight if p.topic in state.tiered}):
+    copying = {p.topic for p in state.in_flight} | {m.topic for m in dir_moves_in_flight(state)}
+    if local_only := sorted(t for t in copying if t in state.tiered):
         st.caption(review.tiered_note(local_only))
 
     f1, f2, f3 = st.columns(3)

@@ -158,7 +158,7 @@ m[4].metric(
     "disks, at the log-dir throttle.",
 )
 m[5].metric("Errors / warnings", f"{n['error']:,} / {n['warning']:,}")
-if local_only := review.local_only_topics(findings):
+if local_only := review.local_copy_topics(findings, d, state.tiered):
     st.info(review.tiered_note(local_only), icon=":material/cloud:")
 if n["error"] and overridable_only(findings):
     st.error(

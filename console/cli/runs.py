@@ -369,7 +369,7 @@ def submit(args: argparse.Namespace) -> int:
             + ".",
             file=sys.stderr,
         )
-        local_only = local_only_topics(pre.findings)
+        local_only = sorted(set(local_only_topics(pre.findings)) | set(pre.tiered_topics))
         if local_only:
             print(tiered_note(local_only), file=sys.stderr)
         elect = not args.no_elect_leaders and first_replica_changes(state, plan)

@@ -132,3 +132,10 @@ def plan_estimate(
     estimate), its copies between log dirs at ``throttle`` too (the run sets it as the log-dir
     throttle); None when unthrottled or sizes are unknown."""
     return estimate_seconds(state, plan_waves(state, plan, limits), throttle)
+
+
+def tiered_copied(state: ClusterState, plan: Plan) -> list[str]:
+    """The tiered topics (``remote.storage.enable=true``) among those of a generated ``plan`` (each of
+    its entries moves a replica, between brokers or log dirs): their copies count the local log only."""
+    tiered = state.tiered
+    return [t for t in plan.topics if t in tiered] if tiered else []

@@ -20,7 +20,7 @@ bytes are counted apart (``dir_bytes_to_copy``, "between dirs"), as they cross n
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
@@ -333,6 +333,18 @@ class PlanDiff:
         return not bool(((c.size == PAD) & c.adding.any(axis=1)).any()) and (
             c.dir_size is None or not bool((c.dir_size == PAD).any())
         )
+
+    def copied_topics(self, among: Collection[str]) -> list[str]:
+        """The topics of ``among`` (e.g. the tiered ones) that the plan copies replicas of, over the
+        network or between the log dirs of a broker, sorted."""
+        if not among:
+            return []
+        c = self.columns
+        copies = c.adding.any(axis=1)
+        if c.dir_size is not None:
+            copies |= c.dir_size != 0
+        entries = self.plan.entries
+        return sorted({t for i in np.flatnonzero(copies).tolist() if (t := entries[i].topic) in among})
 
     def counts(self) -> dict[str, int]:
         n = np.bincount(self.columns.kind, minlength=len(_KINDS))

@@ -13,8 +13,15 @@ from console.plans.validate import TIERED_LOCAL_ONLY
 
 
 def tiered_moving(d: PlanDiff, tiered: Collection[str]) -> list[str]:
-    """The tiered topics (``remote.storage.enable=true``) that ``d`` adds replicas of, sorted."""
-    return sorted({c.topic for c in d.changes if c.adding and c.topic in tiered}) if tiered else []
+    """The tiered topics (``remote.storage.enable=true``) that ``d`` copies replicas of (adding
+    replicas, or replicas moving to another log dir of their broker), sorted."""
+    return d.copied_topics(tiered)
+
+
+def local_copy_topics(findings: Iterable[Finding], d: PlanDiff, tiered: Collection[str]) -> list[str]:
+    """The tiered topics a reviewed plan copies: those its findings name (replicas added) and those
+    it moves between the log dirs of a broker (a dir-only move copies the local log only too)."""
+    return sorted(set(local_only_topics(findings)) | set(tiered_moving(d, tiered)))
 
 
 def local_only_topics(findings: Iterable[Finding]) -> list[str]:

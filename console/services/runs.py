@@ -58,6 +58,8 @@ class Preflight:
     at the throttle; None when neither applies (unthrottled, no history) or sizes are unknown."""
     dir_bytes_to_copy: int = 0
     """Bytes copied between the log dirs of a broker (no network), at the log-dir throttle."""
+    tiered_topics: tuple[str, ...] = ()
+    """The tiered topics the plan copies (over the network or between dirs): their local log only."""
 
     @property
     def eta_s(self) -> float | None:
@@ -101,6 +103,7 @@ def preflight(
         d.bytes_to_copy,
         estimate_run(state, waves, rate, calibration),
         d.dir_bytes_to_copy,
+        tuple(d.copied_topics(state.tiered)),
     )
 
 

@@ -125,3 +125,38 @@ def test_the_drain_log_dir_report_estimates_the_copies_between_dirs() -> None:
     report = made.report.with_estimate(plan_estimate(state, made.plan, MB), MB)
     assert report.eta_seconds == pytest.approx(20.0)
     assert "Copying takes about 20 s" in report.headline()
+
+
+def test_a_dir_only_move_of_a_tiered_topic_gets_the_local_log_note_and_so_does_the_generated_plans_estimate() -> None:
+    from dataclasses import replace
+
+    from console.moves.waves import tiered_copied
+    from console.plans.generate import GenerateOptions, Goal, generate
+    from console.plans.quality import Report
+    from console.plans.validate import validate
+    from console.present.review import diff_json, local_copy_topics, tiered_moving
+
+    state = replace(cluster().snapshot(), tiered_topics=("t",))
+    d = diff(state, DIR_ONLY)  # no replica added: only copies between dirs
+    assert tiered_moving(d, state.tiered) == ["t"]
+    assert local_copy_topics(validate(state, DIR_ONLY, d), d, state.tiered) == ["t"]
+    assert "Tiered storage: 1 topic (t)" in diff_text(d, {}, tiered=state.tiered)
+    assert diff_json(d, {}, state.tiered)["tiered_topics"] == ["t"]
+    from console.services.runs import preflight
+
+    pre = preflight(state, DIR_ONLY, rate=MB)  # the submit dialog and the CLI's submit say it too
+    assert pre.tiered_topics == ("t",) and pre.dir_bytes_to_copy == 20 * MB and pre.bytes_to_copy == 0
+    assert pre.eta_s == pytest.approx(10.0)
+    # a plan naming no tiered topic: no note
+    assert tiered_moving(d, {"other"}) == [] and "Tiered storage" not in diff_text(d, {}, tiered={"other"})
+
+    made = generate(state, GenerateOptions(Goal.DRAIN_LOG_DIR, (0,), log_dir=D1))
+    assert tiered_copied(state, made.plan) == ["t"]
+    report = made.report.with_estimate(plan_estimate(state, made.plan, MB), MB, tiered_copied(state, made.plan))
+    headline = report.headline()
+    assert "Copying takes about 20 s" in headline
+    assert "Tiered storage: 1 topic (t) with remote.storage.enable=true; a move copies their local log only" in headline
+    assert Report.from_dict(report.to_dict()).tiered_topics == ("t",)  # kept with a saved plan
+    # without an estimate, the headline says nothing of it (the review's note does)
+    assert "Tiered storage" not in made.report.headline()
+    assert tiered_copied(replace(state, tiered_topics=()), made.plan) == []
