@@ -258,7 +258,8 @@ def _dir_lines(moves: tuple[DirMoveProgress, ...]) -> list[str]:
         return []
     return [
         f"Cancel {plural(len(moves), 'log dir move')} the console's runs asked for: each replica stays in its "
-        "current dir (AlterReplicaLogDirs; the broker drops the copy)."
+        "current dir (AlterReplicaLogDirs; the broker drops the copy). A run with no reassignment in flight to "
+        "cancel then sends no further wave."
     ] + [f"  {_dir_move_text(m)}" for m in moves]
 
 

@@ -25,6 +25,7 @@ from console.core.model import (
     partition_name,
     split_outcomes,
 )
+from console.core.states import RunState
 from console.moves.cancel import CancelPlan, CancelVerdict, recheck
 from console.plans.logdirs import DirKey, DirMoveProgress, dir_moves_in_flight
 from console.runs.executor import clean_up_after_cancel
@@ -114,7 +115,9 @@ def cancel_seen(
     call is audited and every partition gets a verdict. ``dir_moves``: the log dir moves the
     console's runs among them asked for (:func:`runs_dir_moves`, as the operator saw them): each
     replica still being copied is asked back into its current dir first (audited), so that the
-    runs stop waiting for them and end with the cancel. ``who`` needs the operator role."""
+    runs stop waiting for them and end with the cancel; a run none of whose reassignments is sent
+    now (its wave only moved replicas between dirs) is asked to send no further wave (audited).
+    ``who`` needs the operator role."""
     asked_for = [[t, p] for t, p in (x.key for x in seen.cancel)]
     require(store, who, "cancel", cluster_id, {"asked": asked_for})
     user = who.name
@@ -125,6 +128,13 @@ def cancel_seen(
         )
     checked = recheck(seen, cluster.snapshot(lean=True), force_at_risk)  # what is in flight now, nothing more
     send, verdicts = checked.send, dict(checked.verdicts)
+    if dirs is not None:
+        # a run whose dir moves were cancelled with it but none of whose reassignments is sent now
+        # (a wave of dir moves only) would see its wave done and send the next: it stops there
+        sending = {ours[p.key] for p in send if p.key in ours}
+        for run_id in dirs.runs:
+            if run_id not in sending:
+                _stop_after_wave(store, who, run_id)
     not_sent = {partition_name(*k): v.name.lower() for k, (v, _) in verdicts.items()}
     asked: dict[str, object] = {"asked": asked_for, "not_sent": not_sent}
     result = None
@@ -141,6 +151,25 @@ def cancel_seen(
         )
     order = [p.key for p in seen.cancel]
     return CancelReport(tuple((k, *verdicts[k]) for k in order if k in verdicts), result, dirs)
+
+
+def _stop_after_wave(store: Store, who: Identity, run_id: int) -> None:
+    """Ask ``run_id`` to send no further wave (audited), as its log dir moves were cancelled with it."""
+    run = store.runs.require(run_id)
+    require(store, who, "stop", run.cluster, {"run": run_id}, plan_hash=run.plan_hash)
+    with store.transaction():
+        run = store.runs.require(run_id)
+        if run.state not in (RunState.RUNNING, RunState.PAUSED):
+            return
+        store.runs.set_state(run_id, RunState.STOPPING)
+        store.audit.record(
+            who.name,
+            run.cluster,
+            f"run-{RunState.STOPPING}",
+            {"run": run_id, "why": "its log dir moves were cancelled with its partitions"},
+            RunState.STOPPING.value,
+            plan_hash=run.plan_hash,
+        )
 
 
 def cancel(

@@ -245,3 +245,41 @@ def test_cancelling_a_run_cancels_the_log_dir_moves_it_asked_for_and_the_run_end
     assert gone.gone == (("t", 0, BrokerId(0)),)
     assert [r["outcome"] for r in gone.rows()] == [f"accepted: stays in {D1}", "no longer moving"]
     assert not dir_moves_in_flight(fake.snapshot())
+
+
+def test_cancelling_a_run_whose_wave_only_moves_dirs_stops_it_before_its_next_wave(tmp_path: Path) -> None:
+    from console.moves.cancel import plan_cancel
+    from console.moves.waves import WaveLimits
+
+    fake = two_dirs()
+    fake.copy_rate = 10  # the copy between dirs takes long
+    store = Store(tmp_path / "console.db")
+    plan = Plan.of(
+        [
+            PlanEntry("t", 0, (BrokerId(0), BrokerId(1)), (D2, "any")),  # wave 1: broker 0 changes dir only
+            PlanEntry("t", 1, (BrokerId(1), BrokerId(3))),  # wave 2: a reassignment
+        ]
+    )
+    run_id = run_service.start_run(
+        store, fake, ANN, fake.snapshot(), plan, "two waves", None, WaveLimits(partitions=1), users=None
+    )
+    ex = Executor(store, fake, "ann")
+    ex.tick(run_id)
+    fake.advance(1)
+    state = fake.snapshot()
+    cluster = store.runs.require(run_id).cluster
+    ours = store.runs.active_partitions(cluster)
+    keys = [k for k, r in ours.items() if r == run_id]
+    assert keys == [("t", 0)]
+    seen = plan_cancel(state, keys, ours)
+    assert not seen.cancel  # nothing in flight to cancel: only the dir move
+    moves = cancel_service.runs_dir_moves(store, state, cluster, {run_id}, keys)
+    report = cancel_service.cancel_seen(
+        store, fake, ANN, cluster, seen, ours, wait_s=0, dir_moves=[m.key for m in moves]
+    )
+    assert report.dirs is not None and [a.accepted for a in report.dirs.answers] == [True]
+    assert store.runs.require(run_id).state is RunState.STOPPING
+    assert drive(store, fake, run_id, ex) is RunState.STOPPED
+    assert not fake.calls_to("alter_reassignments")  # wave 2 never sent
+    assert current_dir(fake.snapshot().partition("t", 0), BrokerId(0)) == D1
+    assert [e.outcome for e in store.audit.entries(action="run-stopping")] == ["stopping"]
