@@ -54,6 +54,9 @@ def test_a_dir_only_plan_copies_between_dirs_fills_waves_by_bytes_and_takes_time
     # in words: the review says the bytes move between dirs
     assert "20.0 MB between dirs" in diff_text(d, {})
     assert change_row(c, {})["to copy"] == "10.0 MB between dirs"
+    from console.present.notebook import diff_parts
+
+    assert "0 replicas to copy, 0 B (+ 20.0 MB between dirs)" in diff_parts(d).summary[1]
 
 
 def test_one_broker_copying_two_replicas_between_its_dirs_copies_them_one_after_the_other() -> None:
