@@ -29,6 +29,8 @@ in_flight_only = c3.toggle("Only partitions in flight", value=True, key=keys.LIV
 
 @st.fragment(run_every=None if paused else timedelta(seconds=interval))
 def live_panel() -> None:
+    if st.session_state.get(keys.DIR_CANCEL_PENDING):
+        st.rerun()  # a "Cancel log dir moves…" click reran this panel only: the whole page opens its dialog first
     # the page's first picture in a session is at most a second and a half old (an on-call engineer
     # opening it must see the moves that started seconds ago); its refreshes share one read an interval
     opening = keys.LIVE_LAST_GOOD not in st.session_state
@@ -93,8 +95,7 @@ def live_panel() -> None:
             on_click=actions.freeze_dir_cancel,
             args=(settings,),
         )
-        if st.session_state.get(keys.DIR_CANCEL_PENDING):
-            st.rerun()  # the whole page: its first step opens the dialog (the click ran in this refresh only)
+
     if with_elr := kafka_health(state).with_elr:
         st.caption(
             f"Eligible leader replicas (KIP-966) on {plural(len(with_elr), 'partition')}: "
