@@ -15,16 +15,17 @@ from components import deps, keys, widgets
 from console.access.auth import Identity, load_users
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConflictError, ConsoleError, NotPermitted
-from console.core.format import human_duration, human_rate, plural
+from console.core.format import human_bytes, human_duration, human_rate, plural
 from console.core.model import ClusterState, TopicPartition, cluster_key
 from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
 from console.moves.waves import WaveLimits
 from console.plans.diff import first_replica_changes
+from console.plans.logdirs import DirMoveProgress, dir_moves_in_flight
 from console.plans.plan import Plan
 from console.present import review
 from console.services import cancel as cancel_service
 from console.services import runs as run_service
-from console.services.cancel import CancelReport
+from console.services.cancel import CancelReport, DirCancelResult
 
 
 def _closed() -> None:
@@ -55,18 +56,28 @@ class SeenCancel:
     cluster: str
     ours: dict[TopicPartition, int]
     seen_at: float
+    dir_moves: tuple[DirMoveProgress, ...] = ()
+    """The log dir moves in flight that the console's runs among those partitions asked for:
+    cancelled with them (each replica stays in its current dir)."""
 
 
 def freeze_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | None, include_others: bool) -> None:
     """Freeze the set to cancel as the cluster is now (a fresh, lean read) and ask for the cancel
     dialog: the "Cancel…" button's callback, so the page's next run opens the dialog first
-    (:func:`pending_cancel` at the top of the page), before it draws the page again."""
+    (:func:`pending_cancel` at the top of the page), before it draws the page again. When the
+    console's runs among those partitions asked for log dir moves, the log dirs are read too
+    (a fresh full read) and those still being copied are frozen with the set."""
     state = deps.reader(settings).snapshot(lean=True)  # fresh, and only what a cancel needs
     cluster = cluster_key(state, settings.name)
-    ours = deps.store().runs.active_partitions(cluster)
-    st.session_state[keys.CANCEL_SEEN] = SeenCancel(
-        plan_cancel(state, scope, ours, include_others), cluster, ours, state.taken_at
-    )
+    store = deps.store()
+    ours = store.runs.active_partitions(cluster)
+    plan = plan_cancel(state, scope, ours, include_others)
+    in_scope = [p.key for p in state.in_flight] if scope is None else scope
+    runs = {ours[k] for k in in_scope if k in ours}
+    dir_moves: tuple[DirMoveProgress, ...] = ()
+    if any(store.runs.dir_moves(r) for r in runs):
+        dir_moves = cancel_service.runs_dir_moves(store, deps.reader(settings).snapshot(), cluster, runs, scope)
+    st.session_state[keys.CANCEL_SEEN] = SeenCancel(plan, cluster, ours, state.taken_at, dir_moves)
     st.session_state.pop(keys.CANCEL_SENT, None)
     st.session_state.pop(keys.CANCEL_FAILED, None)
     st.session_state.pop(keys.CANCEL_OVERRIDE, None)  # an override is ticked for the set it was shown with only
@@ -125,6 +136,7 @@ def _send_cancel(settings: ConnectionSettings, seen: SeenCancel, me: Identity) -
             seen.ours,
             force_at_risk=bool(seen.plan.at_risk and override),
             wait_s=0,
+            dir_moves=[m.key for m in seen.dir_moves],
         )
     except ConsoleError as e:
         st.session_state[keys.CANCEL_FAILED] = f"{e.message} {e.hint}"
@@ -168,6 +180,9 @@ def _cancel_outcome(settings: ConnectionSettings, seen: SeenCancel) -> None:
         st.session_state[keys.LAST_ACTION] = f"Cancel by {sent.by.name}: {sent.report.summary()}"
     st.markdown(f"**Outcome:** {sent.report.summary()}")
     st.dataframe(sent.report.rows(), hide_index=True, width="stretch")
+    if sent.report.dirs is not None:
+        st.markdown(f"**Log dir moves:** {sent.report.dirs.summary()}")
+        st.dataframe(sent.report.dirs.rows(), hide_index=True, width="stretch")
     if not sent.finished:
         st.caption("Following the partitions as they leave the in-flight list…")
     st.caption("Partitions that had completed stay where they are; their rollback JSON is on the Runs page.")
@@ -187,8 +202,8 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
     st.markdown(
         f"**What cancel means (KIP-455)** · as the cluster was at {datetime.fromtimestamp(seen.seen_at):%H:%M:%S}"
     )
-    st.code("\n".join(plan.explain()), language=None, wrap_lines=True)
-    if not plan.cancel:
+    st.code("\n".join(plan.explain() + _dir_lines(seen.dir_moves)), language=None, wrap_lines=True)
+    if not plan.cancel and not seen.dir_moves:
         st.info(
             "Nothing to cancel"
             + (": tick “include reassignments this console did not start” to cancel those." if plan.not_ours else ".")
@@ -212,11 +227,19 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
     sent: SentCancel | None = st.session_state.get(keys.CANCEL_SENT)
     sending = len(plan.cancel) - (0 if override else len(plan.at_risk))
     st.button(
-        f"Send the cancel for {plural(sending, 'partition')}"
+        "Send the cancel for "
+        + " and ".join(
+            x
+            for x in (
+                plural(sending, "partition") if sending else "",
+                plural(len(seen.dir_moves), "log dir move") if seen.dir_moves else "",
+            )
+            if x
+        )
         + (f" (leaving out {len(plan.at_risk)} at risk)" if plan.at_risk and not override else ""),
         type="primary",
         key=keys.CANCEL_SEND,
-        disabled=not sending or sent is not None,
+        disabled=not (sending or seen.dir_moves) or sent is not None,
         icon=":material/cancel:",
         on_click=_send_cancel,
         args=(settings, seen, me),
@@ -228,10 +251,116 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
     if sent is not None:
         rejected = sent.report.count(CancelVerdict.REJECTED)
         st.status(
-            "Cancel sent" if sent.report.result is not None else "Nothing left to cancel",
+            "Cancel sent"
+            if sent.report.result is not None or sent.report.dirs is not None
+            else "Nothing left to cancel",
             state="error" if rejected else "complete",
         )
         _cancel_outcome(settings, seen)
+
+
+def _dir_lines(moves: tuple[DirMoveProgress, ...]) -> list[str]:
+    """The log dir moves a cancel asks back, one line each (what the request names)."""
+    if not moves:
+        return []
+    return [
+        f"Cancel {plural(len(moves), 'log dir move')} the console's runs asked for: each replica stays in its "
+        "current dir (AlterReplicaLogDirs; the broker drops the copy). A run with no reassignment in flight to "
+        "cancel then sends no further wave."
+    ] + [f"  {_dir_move_text(m)}" for m in moves]
+
+
+def _dir_move_text(m: DirMoveProgress) -> str:
+    return f"{m.topic}-{m.partition} on broker {m.broker}: {m.from_dir} → {m.to_dir} (stays in {m.from_dir})"
+
+
+@dataclass(frozen=True)
+class SeenDirCancel:
+    """The log dir moves an operator asked to cancel, frozen when the dialog opened."""
+
+    moves: tuple[DirMoveProgress, ...]
+    seen_at: float
+
+
+@dataclass(frozen=True)
+class SentDirCancel:
+    result: DirCancelResult
+    by: Identity
+
+
+def freeze_dir_cancel(settings: ConnectionSettings) -> None:
+    """The "Cancel log dir moves…" button's callback: freeze the log dir moves in flight as the
+    cluster is now (a fresh read, log dirs included) and ask for the dialog, which the page's next
+    run opens first (:func:`pending_dir_cancel`)."""
+    state = deps.reader(settings).snapshot()
+    moves = tuple(m for m in dir_moves_in_flight(state) if m.from_dir is not None)
+    st.session_state[keys.DIR_CANCEL_SEEN] = SeenDirCancel(moves, state.taken_at)
+    st.session_state.pop(keys.DIR_CANCEL_SENT, None)
+    st.session_state.pop(keys.DIR_CANCEL_FAILED, None)
+    st.session_state[keys.DIR_CANCEL_PENDING] = True
+
+
+def pending_dir_cancel(settings: ConnectionSettings) -> None:
+    """Open the log dir cancel dialog a click asked for (:func:`freeze_dir_cancel`), at the top of the page."""
+    if st.session_state.pop(keys.DIR_CANCEL_PENDING, False):
+        open_dialog(dir_cancel_dialog, settings)
+
+
+def _send_dir_cancel(settings: ConnectionSettings, seen: SeenDirCancel, me: Identity) -> None:
+    """The Send button's callback: the click is recorded and the request sent before the dialog is drawn again."""
+    if st.session_state.get(keys.DIR_CANCEL_SENT) is not None:
+        return  # sent already: a click is never sent twice
+    try:
+        result = cancel_service.cancel_dir_moves(
+            deps.store(), deps.gateway(settings), me, settings.name, replicas=[m.key for m in seen.moves]
+        )
+    except ConsoleError as e:
+        st.session_state[keys.DIR_CANCEL_FAILED] = f"{e.message} {e.hint}"
+        st.session_state[keys.LAST_ACTION] = f"Cancel of log dir moves by {me.name} was not taken: {e.message}"
+        return
+    st.session_state.pop(keys.DIR_CANCEL_FAILED, None)
+    st.session_state[keys.DIR_CANCEL_SENT] = SentDirCancel(result, me)
+    st.session_state[keys.LAST_ACTION] = f"Cancel of log dir moves by {me.name}: {result.summary()}"
+
+
+@st.dialog("Cancel log dir moves", width="large", on_dismiss=_closed)
+def dir_cancel_dialog(settings: ConnectionSettings) -> None:
+    me = widgets.identity()
+    if not me.can("cancel"):
+        st.error(me.why_not("cancel"))
+        return
+    seen: SeenDirCancel | None = st.session_state.get(keys.DIR_CANCEL_SEEN)
+    if seen is None or not seen.moves:
+        st.info("No log dir move in flight: nothing to cancel.")
+        return
+    st.markdown(
+        f"**Each replica is asked back into its current dir** (AlterReplicaLogDirs; the broker drops the copy "
+        f"made so far) · as the cluster was at {datetime.fromtimestamp(seen.seen_at):%H:%M:%S}"
+    )
+    st.code("\n".join(_dir_move_text(m) for m in seen.moves), language=None, wrap_lines=True)
+    st.caption(
+        "Sent for these replicas as the cluster is when you press the button: one whose copy finished or was "
+        "dropped meanwhile is left alone. A run of this console that asked for one no longer waits for it."
+    )
+    sent: SentDirCancel | None = st.session_state.get(keys.DIR_CANCEL_SENT)
+    st.button(
+        f"Send the cancel for {plural(len(seen.moves), 'log dir move')}",
+        type="primary",
+        key=keys.DIR_CANCEL_SEND,
+        disabled=sent is not None,
+        icon=":material/cancel:",
+        on_click=_send_dir_cancel,
+        args=(settings, seen, me),
+    )
+    failed: str | None = st.session_state.get(keys.DIR_CANCEL_FAILED)
+    if failed is not None:
+        st.status("The cancel was not taken", state="error")
+        st.error(failed)
+    if sent is not None:
+        refused = any(not a.accepted for a in sent.result.answers)
+        st.status("Cancel sent", state="error" if refused else "complete")
+        st.markdown(f"**Outcome:** {sent.result.summary()}")
+        st.dataframe(sent.result.rows(), hide_index=True, width="stretch")
 
 
 @st.dialog("Abandon the run", width="large", on_dismiss=_closed)
@@ -319,7 +448,18 @@ def submit_dialog(
         + f"; at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} "
         "partitions per wave."
     )
-    local_only = review.local_only_topics(pre.findings)
+    if pre.dir_bytes_to_copy:
+        st.caption(
+            f"{human_bytes(pre.dir_bytes_to_copy)} copied between the log dirs of brokers (on their own disks, no "
+            "network): "
+            + (
+                f"at {human_rate(rate)} per broker as the log-dir throttle "
+                "(replica.alter.log.dirs.io.max.bytes.per.second), counted in the estimate."
+                if rate
+                else "not throttled, so not estimated (as network copies without a throttle)."
+            )
+        )
+    local_only = sorted(set(review.local_only_topics(pre.findings)) | set(pre.tiered_topics))
     if local_only:
         st.caption(review.tiered_note(local_only))
     st.dataframe(

@@ -191,7 +191,7 @@ def _snapshot_key(settings: ConnectionSettings, state: ClusterState) -> str:
 def _live_summary(
     snapshot: str, learned_from: str, _state: ClusterState, _tracker: CopyTracker, _calibration: Calibration | None
 ) -> live.LiveSummary:
-    return live.summary(_state, _tracker.rates(), _calibration)
+    return live.summary(_state, _tracker.rates(), _calibration, _tracker.dir_rates())
 
 
 def live_summary(settings: ConnectionSettings, state: ClusterState, tracker: CopyTracker) -> live.LiveSummary:

@@ -11,7 +11,7 @@ from components import autosave, decommission, deps, keys, widgets
 from console.core.errors import ConfigError, ConsoleError, PlanFormatError
 from console.core.format import human_bytes, plural
 from console.core.model import BrokerId, cluster_key
-from console.moves.waves import plan_estimate
+from console.moves.waves import plan_estimate, tiered_copied
 from console.plans import drafting as drafts
 from console.plans.generate import GenerateOptions, Goal, Metric, generate, topics_matching
 from console.plans.plan import Plan, parse_plan
@@ -219,7 +219,9 @@ with st.expander("Generate a plan", expanded=draft is None):
                 made = generate(state, options)
                 st.write(f"Planned {plural(len(made.plan), 'partition')}; estimating the duration…")
                 throttle = int(throttle_mb) * MB
-                report = made.report.with_estimate(plan_estimate(state, made.plan, throttle), throttle)
+                report = made.report.with_estimate(
+                    plan_estimate(state, made.plan, throttle), throttle, tiered_copied(state, made.plan)
+                )
             except ConsoleError as e:
                 status.update(label="No plan", state="error", expanded=True)
                 st.session_state[keys.GEN_RESULT] = None

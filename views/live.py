@@ -11,6 +11,7 @@ from components import actions, deps, keys, widgets
 from console.core.format import human_bytes, human_duration, ids_text, plural
 from console.core.health import kafka_health
 from console.core.model import PartitionHealth, cluster_key
+from console.plans.logdirs import dir_moves_in_flight
 from console.present import live, review
 
 PAGE_SIZE = 50
@@ -18,6 +19,7 @@ PAGE_SIZE = 50
 st.header("Live reassignments")
 settings = widgets.require_cluster()
 actions.pending_cancel(settings)  # a "Cancel…" click: its dialog first, before the page is drawn again
+actions.pending_dir_cancel(settings)  # likewise a "Cancel log dir moves…" click
 
 c1, c2, c3 = st.columns([2, 1, 3])
 interval = c1.select_slider("Refresh every (s)", options=[2, 5, 10, 30, 60], value=5, key=keys.LIVE_INTERVAL)
@@ -27,6 +29,8 @@ in_flight_only = c3.toggle("Only partitions in flight", value=True, key=keys.LIV
 
 @st.fragment(run_every=None if paused else timedelta(seconds=interval))
 def live_panel() -> None:
+    if st.session_state.get(keys.DIR_CANCEL_PENDING):
+        st.rerun()  # a "Cancel log dir moves…" click reran this panel only: the whole page opens its dialog first
     # the page's first picture in a session is at most a second and a half old (an on-call engineer
     # opening it must see the moves that started seconds ago); its refreshes share one read an interval
     opening = keys.LIVE_LAST_GOOD not in st.session_state
@@ -66,16 +70,32 @@ def live_panel() -> None:
     )
     m[3].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
     m[4].metric("Stalled (adding on a down broker)", n.stalled)
-    if dir_moves := live.dir_move_rows(state):
+    if dir_moves := live.dir_move_rows(state, view.dir_rates):
         st.markdown(f"**Log dir moves in flight** ({len(dir_moves)}): replicas copied to another dir of their broker")
         st.dataframe(
             dir_moves,
             hide_index=True,
             width="stretch",
             column_config={
-                "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%.1f%%")
+                "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%.1f%%"),
+                "ETA": st.column_config.TextColumn(
+                    "ETA", help="What the future replica still lacks of its source's size, at the rate observed"
+                ),
             },
         )
+        me = widgets.identity()
+        st.button(
+            "Cancel log dir moves…",
+            icon=":material/cancel:",
+            key=keys.LIVE_DIR_CANCEL_OPEN,
+            disabled=not me.can("cancel"),
+            help="Each replica stays in its current dir; the dialog lists exactly which, and asks first."
+            if me.can("cancel")
+            else me.why_not("cancel") + " Sign in as an operator in the sidebar.",
+            on_click=actions.freeze_dir_cancel,
+            args=(settings,),
+        )
+
     if with_elr := kafka_health(state).with_elr:
         st.caption(
             f"Eligible leader replicas (KIP-966) on {plural(len(with_elr), 'partition')}: "
@@ -91,9 +111,20 @@ def live_panel() -> None:
     t[0].metric(
         "Copy rate (observed)",
         total.rate_text,
-        help="Growth of the adding replicas' logs over the last refreshes (up to a minute), summed.",
+        help="Growth of the adding replicas' logs (and of the replicas being copied between log dirs) over the "
+        "last refreshes (up to a minute), summed.",
     )
-    t[1].metric("Left to copy", human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
+    t[1].metric(
+        "Left to copy",
+        (human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
+        + (
+            f" + {human_bytes(n.dir_bytes_to_copy) if n.dir_bytes_to_copy is not None else 'unknown'} between dirs"
+            if n.dir_moves
+            else ""
+        ),
+        help="Over the network: what adding replicas still lack of their leader's log. Between dirs: what "
+        "replicas being copied to another log dir of their broker still lack of their source's size.",
+    )
     measuring = total.phase is live.CopyPhase.MEASURING
     t[2].metric(
         "ETA (all in flight)",
@@ -110,7 +141,8 @@ def live_panel() -> None:
             "under its throttle now.",
         )
         st.caption(f"ETA from history: ≈ {human_duration(learned.seconds)}, {learned.basis}.")
-    if local_only := sorted({p.topic for p in state.in_flight if p.topic in state.tiered}):
+    copying = {p.topic for p in state.in_flight} | {m.topic for m in dir_moves_in_flight(state)}
+    if local_only := sorted(t for t in copying if t in state.tiered):
         st.caption(review.tiered_note(local_only))
 
     f1, f2, f3 = st.columns(3)

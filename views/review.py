@@ -148,9 +148,17 @@ m[3].metric(
     if d.elect
     else "Where the controller puts leaders: no preferred leader election (no first replica changes).",
 )
-m[4].metric("Bytes to copy", human_bytes(d.bytes_to_copy) + ("" if d.sizes_known else " +?"))
+m[4].metric(
+    "Bytes to copy",
+    human_bytes(d.bytes_to_copy)
+    + (f" + {human_bytes(d.dir_bytes_to_copy)} between dirs" if d.dir_bytes_to_copy else "")
+    + ("" if d.sizes_known else " +?"),
+    help="Over the network: what adding replicas copy from their leader. Between dirs: what brokers copy "
+    "from one of their log dirs to another (a replica asked into another dir of its broker), on their own "
+    "disks, at the log-dir throttle.",
+)
 m[5].metric("Errors / warnings", f"{n['error']:,} / {n['warning']:,}")
-if local_only := review.local_only_topics(findings):
+if local_only := review.local_copy_topics(findings, d, state.tiered):
     st.info(review.tiered_note(local_only), icon=":material/cloud:")
 if n["error"] and overridable_only(findings):
     st.error(

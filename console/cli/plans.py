@@ -123,7 +123,7 @@ def review_plan(args: argparse.Namespace) -> int:
 def generate_plan(args: argparse.Namespace) -> int:
     """A plan for a goal: the plan on stdout, the report on stderr."""
     from console.cli.goals import goal_options
-    from console.moves.waves import WaveLimits, plan_estimate
+    from console.moves.waves import WaveLimits, plan_estimate, tiered_copied
     from console.plans.generate import generate
 
     options = goal_options(args)
@@ -137,6 +137,7 @@ def generate_plan(args: argparse.Namespace) -> int:
         report = report.with_estimate(
             plan_estimate(state, made.plan, args.throttle, WaveLimits(moves_per_broker=args.max_moves_per_broker)),
             args.throttle,
+            tiered_copied(state, made.plan),
         )
     if args.report_json:
         write_json(args.report_json, report.to_dict(), "--report-json")

@@ -358,6 +358,7 @@ def submit(args: argparse.Namespace) -> int:
             f"(at most {plural(limits.moves_per_broker, 'adding replica')} per broker, "
             f"{plural(limits.partitions, 'partition')} per wave); "
             f"{human_bytes(pre.bytes_to_copy)} to copy"
+            + (f" + {human_bytes(pre.dir_bytes_to_copy)} between dirs" if pre.dir_bytes_to_copy else "")
             + (f"; throttled at {human_rate(args.throttle)}" if args.throttle else "; not throttled")
             + (
                 f" (≈ {human_duration(pre.estimate.seconds)}, {pre.estimate.basis})"
@@ -367,7 +368,7 @@ def submit(args: argparse.Namespace) -> int:
             + ".",
             file=sys.stderr,
         )
-        local_only = local_only_topics(pre.findings)
+        local_only = sorted(set(local_only_topics(pre.findings)) | set(pre.tiered_topics))
         if local_only:
             print(tiered_note(local_only), file=sys.stderr)
         elect = not args.no_elect_leaders and first_replica_changes(state, plan)

@@ -1,5 +1,6 @@
 """How far a run has come and how long it will take (pure): the ETA before a run (throttle ×
-brokers copying at once), and during it the observed copy rate, the bytes left and the adding
+brokers copying at once; copies between the log dirs of a broker at the same rate, which the run
+sets as ``replica.alter.log.dirs.io.max.bytes.per.second``), and during it the observed copy rate, the bytes left and the adding
 replicas that stopped growing; and for the Live page, the copy rate of every adding replica in
 flight (:class:`CopyTracker`)."""
 
@@ -7,13 +8,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from console.core.calibration import Calibration, Estimate, receive_time
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE
 from console.core.model import BrokerId, ClusterState, ReplicaProgress
 from console.plans.columns import partitions_for
 from console.plans.diff import change_of
+from console.plans.logdirs import dir_moves_in_flight, dir_moves_of
 from console.plans.plan import PlanEntry
 
 
@@ -25,19 +27,35 @@ def estimate_seconds(state: ClusterState, waves: Iterable[tuple[PlanEntry, ...]]
 
 @dataclass(frozen=True)
 class WaveLoad:
-    """What one wave copies: bytes, the brokers sending (leaders), and each receiving broker's bytes."""
+    """What one wave copies: bytes, the brokers sending (leaders), and each receiving broker's
+    bytes; and the bytes each broker copies between its own log dirs (no network)."""
 
     copy: int
     senders: frozenset[BrokerId]
     receivers: Mapping[BrokerId, int]
+    dir_copies: Mapping[BrokerId, int] = field(default_factory=dict)
+    """Per broker, the bytes of its replicas moving to another of its log dirs."""
+
+    @property
+    def dir_copy(self) -> int:
+        return sum(self.dir_copies.values())
 
 
 def wave_load(state: ClusterState, wave: Iterable[PlanEntry]) -> WaveLoad | None:
     """The load of ``wave`` against ``state``; None when a size is unknown."""
     entries = tuple(wave)
     now = partitions_for(state, entries)
-    changes = (change_of(p, e) for p, e in zip(now, entries, strict=True))
-    return load_of((c.adding, c.size, c.source, c.bytes_to_copy) for c in changes)
+    changes = [change_of(p, e) for p, e in zip(now, entries, strict=True)]
+    load = load_of((c.adding, c.size, c.source, c.bytes_to_copy) for c in changes)
+    if load is None:
+        return None
+    dirs: dict[BrokerId, int] = {}
+    for c in changes:
+        for b, size in c.dir_copies:
+            if size is None:
+                return None
+            dirs[b] = dirs.get(b, 0) + size
+    return replace(load, dir_copies=dirs) if dirs else load
 
 
 def load_of(moves: Iterable[tuple[Sequence[BrokerId], int | None, BrokerId | None, int]]) -> WaveLoad | None:
@@ -80,21 +98,30 @@ def estimate_waves(
     ``calibration`` takes as long as its slowest broker needs to receive its bytes at the rate it
     showed in the past (:func:`console.core.calibration.receive_time`). Otherwise the wave copies
     its bytes at the throttle times the brokers that can copy at once (a throttle is per broker:
-    as many senders and receivers as the wave has, the fewer of the two). None when a wave can be
-    estimated neither way (unthrottled, no history)."""
+    as many senders and receivers as the wave has, the fewer of the two). Its copies between log
+    dirs run meanwhile, each broker's at the throttle (the run's rate is its log-dir throttle): the
+    wave takes the longer of the two. None when a wave can be estimated neither way (unthrottled,
+    no history; copies between dirs have no history: unthrottled, they are not estimated either)."""
     total = 0.0
     used: set[BrokerId] = set()
     for w in waves:
-        if not w.copy:
+        if not w.copy and not w.dir_copies:
             continue
-        learned = receive_time(w.receivers, rate, calibration)
-        if learned is not None:
-            total += learned[0]
-            used |= learned[1]
-        elif rate:
-            total += w.copy / (rate * max(1, min(len(w.senders), len(w.receivers))))
-        else:
-            return None
+        seconds = 0.0
+        if w.copy:
+            learned = receive_time(w.receivers, rate, calibration)
+            if learned is not None:
+                seconds = learned[0]
+                used |= learned[1]
+            elif rate:
+                seconds = w.copy / (rate * max(1, min(len(w.senders), len(w.receivers))))
+            else:
+                return None
+        if w.dir_copies:
+            if not rate:
+                return None
+            seconds = max(seconds, max(w.dir_copies.values()) / rate)
+        total += seconds
     if not used:
         return Estimate(total) if rate else None
     assert calibration is not None
@@ -110,7 +137,10 @@ class Progress:
     last_growth: dict[tuple[str, int, BrokerId], tuple[int, float]] = field(default_factory=dict)
 
     def update(self, state: ClusterState, keys: Iterable[tuple[str, int]]) -> None:
-        copied = 0
+        """Take a snapshot in: the bytes copied so far by the adding replicas of ``keys`` and by
+        their replicas being copied between log dirs (one rate for both)."""
+        keys = list(keys)
+        copied = sum(m.copied_bytes for m in dir_moves_of(state, keys))
         for (t, p), r in _copying(state, keys):
             now = r.copied_bytes or 0
             copied += now
@@ -152,8 +182,14 @@ def _copying(state: ClusterState, keys: Iterable[tuple[str, int]]) -> Iterator[t
 
 
 def bytes_left(state: ClusterState, keys: Iterable[tuple[str, int]]) -> int | None:
-    """Bytes the adding replicas of ``keys`` still have to copy (None when sizes are unknown)."""
+    """Bytes the adding replicas of ``keys`` still have to copy, and their replicas being copied
+    between log dirs (the future replica's size against its source's; None when sizes are unknown)."""
+    keys = list(keys)
     left = 0
+    for m in dir_moves_of(state, keys):
+        if m.left is None:
+            return None
+        left += m.left
     for _, r in _copying(state, keys):
         if r.leader_bytes is None or r.copied_bytes is None:
             return None
@@ -237,6 +273,7 @@ class CopyTracker:
         self.window_s = window_s
         self.max_samples = max(2, max_samples)
         self._samples: dict[ReplicaKey, list[tuple[float, int]]] = {}
+        self._dir_samples: dict[ReplicaKey, list[tuple[float, int]]] = {}
         self._last_at: float | None = None
         self._lock = threading.Lock()
 
@@ -254,29 +291,47 @@ class CopyTracker:
                     if r.in_isr or r.copied_bytes is None:
                         continue
                     key = (p.topic, p.partition, r.broker)
-                    samples = self._samples.get(key, [])
-                    if samples and r.copied_bytes < samples[-1][1]:
-                        samples = []  # the copy started over
-                    samples = [*samples, (now, r.copied_bytes)]
-                    recent = [s for s in samples[:-2] if now - s[0] <= self.window_s] + samples[-2:]
-                    kept[key] = recent[-self.max_samples :]
+                    kept[key] = self._sampled(self._samples.get(key, []), now, r.copied_bytes)
             self._samples = kept
+            # replicas copied between the log dirs of their broker: the growth of their future log
+            self._dir_samples = {
+                m.key: self._sampled(self._dir_samples.get(m.key, []), now, m.copied_bytes)
+                for m in dir_moves_in_flight(state)
+            }
         return True
+
+    def _sampled(self, samples: list[tuple[float, int]], now: float, copied: int) -> list[tuple[float, int]]:
+        """``samples`` with (``now``, ``copied``), those older than the window dropped (the last two kept)."""
+        if samples and copied < samples[-1][1]:
+            samples = []  # the copy started over
+        samples = [*samples, (now, copied)]
+        recent = [s for s in samples[:-2] if now - s[0] <= self.window_s] + samples[-2:]
+        return recent[-self.max_samples :]
 
     def rates(self) -> dict[ReplicaKey, float]:
         """Bytes per second of each adding replica seen in at least two snapshots (0 when its log
         did not grow). A replica copying but missing here is still being measured."""
         with self._lock:
-            out = {}
-            for key, samples in self._samples.items():
-                if len(samples) >= 2:
-                    (t0, b0), (t1, b1) = samples[0], samples[-1]
-                    if t1 > t0:
-                        out[key] = max(0.0, (b1 - b0) / (t1 - t0))
-            return out
+            return _rates(self._samples)
+
+    def dir_rates(self) -> dict[ReplicaKey, float]:
+        """Bytes per second of each replica being copied to another log dir of its broker (its
+        future log's growth), as :meth:`rates` gives them for adding replicas."""
+        with self._lock:
+            return _rates(self._dir_samples)
 
     def observed_s(self) -> float:
         """Seconds between the oldest and newest sample kept (how long the rates are measured over)."""
         with self._lock:
             spans = [s[-1][0] - s[0][0] for s in self._samples.values() if len(s) >= 2]
             return max(spans, default=0.0)
+
+
+def _rates(samples: Mapping[ReplicaKey, list[tuple[float, int]]]) -> dict[ReplicaKey, float]:
+    out = {}
+    for key, kept in samples.items():
+        if len(kept) >= 2:
+            (t0, b0), (t1, b1) = kept[0], kept[-1]
+            if t1 > t0:
+                out[key] = max(0.0, (b1 - b0) / (t1 - t0))
+    return out

@@ -3,7 +3,8 @@
 Waves bound how much moves at once: adding replicas per broker (default
 :data:`console.core.limits.MOVES_PER_BROKER`), partitions per request (default
 :data:`console.core.limits.PARTITIONS_PER_WAVE`, never more than :data:`console.core.limits.REQUEST_LIMIT`) and,
-optionally, bytes per wave. Entries are placed first-fit, in plan order, so a wave is as full
+optionally, bytes per wave (bytes copied over the network and between the log dirs of a broker
+alike: both take the wave's time). Entries are placed first-fit, in plan order, so a wave is as full
 as the limits allow. Entries that change nothing are not sent.
 """
 
@@ -33,7 +34,7 @@ def plan_waves(state: ClusterState, plan: Plan, limits: WaveLimits = WaveLimits(
     for e, p in zip(plan.entries, partitions_for(state, plan.entries), strict=True):
         c = change_of(p, e)
         if c.kind not in (ChangeKind.NONE, ChangeKind.UNKNOWN):
-            moving.append((e, c.adding, c.bytes_to_copy))
+            moving.append((e, c.adding, c.bytes_to_copy + c.dir_bytes_to_copy if c.dir_copies else c.bytes_to_copy))
     waves: list[list[PlanEntry]] = []
     for (e, _, _), w in zip(moving, first_fit([(adding, copy) for _, adding, copy in moving], limits), strict=False):
         if w == len(waves):
@@ -128,5 +129,13 @@ def plan_estimate(
     state: ClusterState, plan: Plan, throttle: int | None, limits: WaveLimits = WaveLimits()
 ) -> float | None:
     """Seconds a run of ``plan`` would take at ``throttle`` within ``limits`` (the submit dialog's
-    estimate); None when unthrottled or sizes are unknown."""
+    estimate), its copies between log dirs at ``throttle`` too (the run sets it as the log-dir
+    throttle); None when unthrottled or sizes are unknown."""
     return estimate_seconds(state, plan_waves(state, plan, limits), throttle)
+
+
+def tiered_copied(state: ClusterState, plan: Plan) -> list[str]:
+    """The tiered topics (``remote.storage.enable=true``) among those of a generated ``plan`` (each of
+    its entries moves a replica, between brokers or log dirs): their copies count the local log only."""
+    tiered = state.tiered
+    return [t for t in plan.topics if t in tiered] if tiered else []

@@ -104,7 +104,7 @@ class Planner:
 
     def plan(self, cluster: str, topic: str | None, rows: pa.Table) -> dict[str, Any]:
         """One unit's row: the generator on the snapshot the rows hold."""
-        from console.moves.waves import plan_estimate
+        from console.moves.waves import plan_estimate, tiered_copied
 
         started = perf_counter()
         snap = self.snapshots[cluster]
@@ -131,7 +131,11 @@ class Planner:
             }
         report = made.report
         if self.throttle and topic is None:
-            report = report.with_estimate(plan_estimate(state, made.plan, self.throttle, self.limits), self.throttle)
+            report = report.with_estimate(
+                plan_estimate(state, made.plan, self.throttle, self.limits),
+                self.throttle,
+                tiered_copied(state, made.plan),
+            )
         status = UnitStatus.PLANNED if len(made.plan) else UnitStatus.MET
         return {
             **row,

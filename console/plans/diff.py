@@ -13,12 +13,14 @@ The controller's algebra (KIP-455, ``ControllerContext.reassignTo``), per partit
   completes only once its added replicas are in sync).
 
 Bytes come from the snapshot's replica sizes: an adding replica copies the leader's log, and the
-leader sends it (followers fetch from the leader).
+leader sends it (followers fetch from the leader). A replica the plan asks into another log dir of
+its broker (``log_dirs``, AlterReplicaLogDirs) copies its own log between that broker's dirs: those
+bytes are counted apart (``dir_bytes_to_copy``, "between dirs"), as they cross no network.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
@@ -40,7 +42,7 @@ from console.plans.columns import (
     rows_of,
     widen,
 )
-from console.plans.logdirs import changes_dir
+from console.plans.logdirs import changes_dir, dir_copies
 from console.plans.plan import Plan, PlanEntry
 
 if TYPE_CHECKING:
@@ -84,6 +86,8 @@ class _PartitionChange(NamedTuple):
     size: int | None
     """The partition's size (its leader's log), when known."""
     log_dirs: tuple[str, ...] | None = None
+    dir_copies: tuple[tuple[BrokerId, int | None], ...] = ()
+    """Replicas copied between the log dirs of their broker, each with its bytes (None: unknown)."""
 
 
 class PartitionChange(_PartitionChange, Keyed):
@@ -94,6 +98,11 @@ class PartitionChange(_PartitionChange, Keyed):
     @property
     def bytes_to_copy(self) -> int:
         return (self.size or 0) * len(self.adding)
+
+    @property
+    def dir_bytes_to_copy(self) -> int:
+        """Bytes copied between the log dirs of a broker (no network): existing replicas asked into another dir."""
+        return sum(size or 0 for _, size in self.dir_copies)
 
     @property
     def preferred_leader(self) -> BrokerId | None:
@@ -175,6 +184,9 @@ class DiffColumns:
     leader_after: Ints
     size: Ints
     in_flight: Bools
+    dir_size: Ints | None = None
+    """Bytes each entry copies between the log dirs of its brokers (PAD: a size unknown); None when
+    the plan names no dir (nothing is copied between dirs)."""
 
     @property
     def moves(self) -> Bools:
@@ -240,7 +252,8 @@ class PlanDiff:
 
     def __repr__(self) -> str:
         kinds = ", ".join(f"{n:,} {k}" for k, n in self.counts().items() if n)
-        return f"<PlanDiff: {len(self.changes):,} partitions ({kinds or 'none'}), {self.bytes_to_copy:,} bytes to copy>"
+        dirs = f" (+{self.dir_bytes_to_copy:,} between dirs)" if self.dir_bytes_to_copy else ""
+        return f"<PlanDiff: {len(self.changes):,} partitions ({kinds or 'none'}), {self.bytes_to_copy:,} bytes to copy{dirs}>"
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per plan entry: what it does (kind), R before and after, AR, RR, leaders, size, bytes to copy."""
@@ -261,6 +274,7 @@ class PlanDiff:
                     c.in_flight,
                     c.size,
                     c.bytes_to_copy,
+                    c.dir_bytes_to_copy,
                 )
                 for c in self.changes
             ],
@@ -277,6 +291,7 @@ class PlanDiff:
                 "in_flight",
                 "size",
                 "bytes_to_copy",
+                "dir_bytes_to_copy",
             ],
         )
 
@@ -307,9 +322,29 @@ class PlanDiff:
         return int((np.where(c.size == PAD, 0, c.size) * c.adding.sum(axis=1)).sum())
 
     @property
+    def dir_bytes_to_copy(self) -> int:
+        """Bytes copied between the log dirs of a broker (existing replicas asked into another dir): no network."""
+        d = self.columns.dir_size
+        return 0 if d is None else int(np.where(d == PAD, 0, d).sum())
+
+    @property
     def sizes_known(self) -> bool:
         c = self.columns
-        return not bool(((c.size == PAD) & c.adding.any(axis=1)).any())
+        return not bool(((c.size == PAD) & c.adding.any(axis=1)).any()) and (
+            c.dir_size is None or not bool((c.dir_size == PAD).any())
+        )
+
+    def copied_topics(self, among: Collection[str]) -> list[str]:
+        """The topics of ``among`` (e.g. the tiered ones) that the plan copies replicas of, over the
+        network or between the log dirs of a broker, sorted."""
+        if not among:
+            return []
+        c = self.columns
+        copies = c.adding.any(axis=1)
+        if c.dir_size is not None:
+            copies |= c.dir_size != 0
+        entries = self.plan.entries
+        return sorted({t for i in np.flatnonzero(copies).tolist() if (t := entries[i].topic) in among})
 
     def counts(self) -> dict[str, int]:
         n = np.bincount(self.columns.kind, minlength=len(_KINDS))
@@ -324,6 +359,7 @@ class PlanDiff:
             "replicas_removed": int(c.removing.sum()),
             "leaders_changing": int((c.leader_before != c.leader_after).sum()),
             "bytes_to_copy": self.bytes_to_copy,
+            "dir_bytes_to_copy": self.dir_bytes_to_copy,
             "sizes_known": self.sizes_known,
             "kinds": self.counts(),
         }
@@ -341,6 +377,7 @@ def change_of(p: Partition | None, e: PlanEntry, elect: bool = False) -> Partiti
         return PartitionChange(
             e.topic, e.partition, ChangeKind.UNKNOWN, (), target, (), (), None, None, False, None, e.log_dirs
         )
+    dirs = dir_copies(p, e) if e.log_dirs is not None else ()
     current = p.original
     leader = p.leader
     if target == current and not p.reassigning:
@@ -357,6 +394,7 @@ def change_of(p: Partition | None, e: PlanEntry, elect: bool = False) -> Partiti
             False,
             partition_size(p),
             e.log_dirs,
+            dirs,
         )
     # replica lists are short: tuple membership beats building sets
     adding = tuple(b for b in target if b not in current)
@@ -382,6 +420,7 @@ def change_of(p: Partition | None, e: PlanEntry, elect: bool = False) -> Partiti
         p.reassigning,
         partition_size(p),
         e.log_dirs,
+        dirs,
     )
 
 
@@ -452,6 +491,7 @@ def _columns(state: ClusterState, plan: Plan, rows: Ints, elect: bool = False) -
         e = plan.entries[i]
         if changes_dir(state.partitions[int(rows[i])], e):
             kind[i] = code[ChangeKind.LOG_DIR]
+    dir_size = _dir_sizes(state, plan, rows) if plan.names_dirs else None
     leader_before = take(sc.leader)
     stays = (leader_before != PAD) & (target == leader_before[:, None]).any(axis=1)
     leader_after = np.where(stays | unchanged, leader_before, target[:, 0])
@@ -474,7 +514,20 @@ def _columns(state: ClusterState, plan: Plan, rows: Ints, elect: bool = False) -
         leader_after,
         take(sc.size),
         reassigning & known,
+        dir_size,
     )
+
+
+def _dir_sizes(state: ClusterState, plan: Plan, rows: Ints) -> Ints:
+    """Bytes each entry copies between the log dirs of its brokers (:func:`console.plans.logdirs.dir_copies`);
+    PAD where a size is unknown. Only the entries naming a dir are looked at."""
+    out = np.zeros(len(plan), np.int64)
+    for i, e in enumerate(plan.entries):
+        if e.log_dirs is None or rows[i] < 0:
+            continue
+        copies = dir_copies(state.partitions[int(rows[i])], e)
+        out[i] = PAD if any(size is None for _, size in copies) else sum(size or 0 for _, size in copies)
+    return out
 
 
 def _brokers(state: ClusterState, c: DiffColumns) -> tuple[tuple[BrokerChange, ...], tuple[Flow, ...]]:

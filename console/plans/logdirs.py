@@ -81,6 +81,22 @@ def sends_of(state: ClusterState, entries: Iterable[PlanEntry]) -> list[DirMove]
     return [m for e in entries for m in to_send(index.get(e.key), e)]
 
 
+def dir_copies(p: Partition | None, e: PlanEntry) -> tuple[tuple[BrokerId, int | None], ...]:
+    """The replicas ``e`` asks into another dir of their broker that exist there already (their log
+    is in another dir), each with the bytes its broker copies between its dirs: its own log's size
+    (the partition's when its own is not reported; None when neither is). A replica still to be
+    created is placed in its dir when the broker creates it: nothing is copied between dirs."""
+    if p is None or e.log_dirs is None:
+        return ()
+    out = []
+    for m in named(e):
+        now = current_dir(p, m.broker)
+        if now is not None and now != m.log_dir:
+            own = p.size_on(m.broker)
+            out.append((m.broker, own if own is not None else p.size))
+    return tuple(out)
+
+
 def changes_dir(p: Partition | None, e: PlanEntry) -> bool:
     """Whether the entry asks for a dir its replica is not in (a log dir move, even with the same replicas)."""
     return bool(named(e)) and bool(to_move(p, e))
@@ -99,6 +115,15 @@ class DirMoveProgress:
     size: int | None
 
     @property
+    def left(self) -> int | None:
+        """Bytes still to copy into the future replica; None when the source's size is not known."""
+        return None if self.size is None else max(0, self.size - self.copied_bytes)
+
+    @property
+    def key(self) -> DirKey:
+        return (self.topic, self.partition, self.broker)
+
+    @property
     def percent(self) -> float | None:
         if not self.size:
             return None if self.size is None else 100.0
@@ -106,9 +131,24 @@ class DirMoveProgress:
 
 
 def dir_moves_in_flight(state: ClusterState) -> list[DirMoveProgress]:
-    """Every future replica of the snapshot (a log dir move in flight), with its progress."""
+    """Every future replica of the snapshot (a log dir move in flight), with its progress (looked
+    for once per snapshot: the Live page and its copy tracker ask at every refresh)."""
+    return list(state.memo("logdirs.in_flight", _in_flight))
+
+
+def _in_flight(state: ClusterState) -> tuple[DirMoveProgress, ...]:
+    return tuple(_moves(state.partitions))
+
+
+def dir_moves_of(state: ClusterState, keys: Iterable[TopicPartition]) -> list[DirMoveProgress]:
+    """The future replicas of the partitions ``keys`` (their log dir moves in flight), with their progress."""
+    index = state.partition_index
+    return _moves(p for k in keys if (p := index.get(k)) is not None)
+
+
+def _moves(parts: Iterable[Partition]) -> list[DirMoveProgress]:
     out = []
-    for p in state.partitions:
+    for p in parts:
         for log in p.logs:
             if log.is_future:
                 src = next((x for x in p.logs if x.broker == log.broker and not x.is_future), None)

@@ -105,6 +105,9 @@ class Report:
     lower_bound_leaders: int = 0
     removed_replicas: int = 0
     """Replicas dropped without a copy elsewhere (a lower replication factor)."""
+    tiered_topics: tuple[str, ...] = ()
+    """The tiered topics (``remote.storage.enable=true``) the plan copies (filled in with the
+    estimate): their copies, and so the estimate, count their local log only."""
 
     @cached_property
     def spreads(self) -> dict[str, dict[str, Spread]]:
@@ -149,8 +152,10 @@ class Report:
     def ratio_bytes(self) -> float | None:
         return _ratio(self.moved_bytes, self.lower_bound_bytes)
 
-    def with_estimate(self, seconds: float | None, throttle: int | None) -> Report:
-        return replace(self, eta_seconds=seconds, eta_throttle=throttle)
+    def with_estimate(self, seconds: float | None, throttle: int | None, tiered: Sequence[str] = ()) -> Report:
+        """The report with the estimate at ``throttle``; ``tiered``: the tiered topics the plan copies
+        (:func:`console.moves.waves.tiered_copied`), which the estimate counts the local log of."""
+        return replace(self, eta_seconds=seconds, eta_throttle=throttle, tiered_topics=tuple(tiered))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -174,6 +179,7 @@ class Report:
             "rack_violations_after": self.rack_violations_after,
             "eta_seconds": self.eta_seconds,
             "eta_throttle": self.eta_throttle,
+            "tiered_topics": list(self.tiered_topics),
             "findings": [f.to_dict() for f in self.findings],
             "seconds": round(self.seconds, 3),
         }
@@ -220,6 +226,7 @@ class Report:
             d.get("eta_throttle"),
             d.get("lower_bound_leaders", 0),
             d.get("removed_replicas", 0),
+            tuple(d.get("tiered_topics", ())),
         )
 
     # -- for people ---------------------------------------------------------------------------
@@ -323,7 +330,19 @@ class Report:
             + "."
             + ("" if self.reached else " The goal's balance is not fully reached (see findings).")
             + eta
+            + (self.tiered_text() if eta else "")
             + f" Computed in {self.seconds:.2f} s."
+        )
+
+    def tiered_text(self, limit: int = 5) -> str:
+        """`` Tiered storage: …`` when the plan copies tiered topics: what the estimate counts of them."""
+        topics = self.tiered_topics
+        if not topics:
+            return ""
+        names = ", ".join(topics[:limit]) + (f" and {len(topics) - limit} more" if len(topics) > limit else "")
+        return (
+            f" Tiered storage: {plural(len(topics), 'topic')} ({names}) with remote.storage.enable=true; a move "
+            "copies their local log only, and so does the estimate (the segments in remote storage are not copied)."
         )
 
     def text(self) -> str:

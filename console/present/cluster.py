@@ -10,7 +10,7 @@ from typing import Any
 from console.core.cluster_info import ago_text, capabilities, cordons_supported, level_text, supported_text
 from console.core.format import human_bytes, ids_text
 from console.core.limits import CORDON_ALL
-from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, Partition, QuorumMember
+from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, Partition, QuorumMember, SourceStatus
 
 NOT_AVAILABLE = "not available on this cluster"
 """What Overview says of cordons where ``metadata.version`` is below 4.3-IV0."""
@@ -34,21 +34,42 @@ def cordon_text(broker: Broker, supported: bool | None) -> str:
     return f"{len(dirs)} of {len(broker.log_dirs)} dirs cordoned"
 
 
+NOT_READ = "not read"
+"""The log dir cell of a broker whose DescribeLogDirs did not answer (down, or the read failed)."""
+
+
 def log_dir_rows(state: ClusterState) -> list[dict[str, Any]]:
-    """Each broker's log dirs: usable and total space, whether the dir is offline, whether it is cordoned."""
+    """Each broker's log dirs: the replicas and bytes in it, usable and total space, whether the dir
+    is offline, whether it is cordoned. A dir emptied shows 0 replicas and 0 B; what is in a dir is
+    unknown (never 0) when the log dirs were not read, or the dir is offline (DescribeLogDirs lists
+    none of its replicas); a broker whose DescribeLogDirs did not answer has one row saying so."""
     supported = cordons_supported(state.info)
     held = dir_totals(state)
     rows = []
     for b in state.brokers:
+        if not b.log_dirs and state.status.log_dirs is not SourceStatus.NOT_CONFIGURED:
+            rows.append(
+                {
+                    "broker": b.id,
+                    "log dir": NOT_READ,
+                    "replicas": None,
+                    "on disk": "unknown",
+                    "usable": "unknown",
+                    "total": "unknown",
+                    "state": "DescribeLogDirs did not answer" if b.live else "broker down",
+                    "cordoned": NOT_AVAILABLE if supported is False else "unknown",
+                }
+            )
         for d in b.log_dirs:
             flag = b.dir_cordoned(d.path)
             replicas, size = held.get((b.id, d.path), (0, 0))
+            known = state.logs_known and d.error is None
             rows.append(
                 {
                     "broker": b.id,
                     "log dir": d.path,
-                    "replicas": replicas if state.logs_known else None,
-                    "on disk": human_bytes(size) if state.logs_known else "unknown",
+                    "replicas": replicas if known else None,
+                    "on disk": human_bytes(size) if known else "unknown",
                     "usable": human_bytes(d.usable_bytes) if d.usable_bytes is not None else "unknown",
                     "total": human_bytes(d.total_bytes) if d.total_bytes is not None else "unknown",
                     "state": d.error or "online",

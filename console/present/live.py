@@ -10,7 +10,7 @@ showing the same snapshot.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from itertools import repeat
 from operator import attrgetter, is_
@@ -34,7 +34,7 @@ from console.core.model import (
     partition_name,
     replica_listed,
 )
-from console.plans.logdirs import dir_moves_in_flight
+from console.plans.logdirs import DirMoveProgress, dir_moves_in_flight
 from console.present.cluster import cordon_text
 
 
@@ -72,6 +72,10 @@ class LiveCounts:
     adding_copied: int
     stalled: int
     bytes_to_copy: int | None
+    dir_moves: int = 0
+    """Replicas being copied between the log dirs of their broker (future replicas)."""
+    dir_bytes_to_copy: int | None = 0
+    """What those copies still have to copy (their source's size less the future replica's); None when unknown."""
 
 
 def counts(state: ClusterState) -> LiveCounts:
@@ -94,6 +98,8 @@ def _counts(state: ClusterState) -> LiveCounts:
             if r.leader_bytes is not None and not r.in_isr:
                 to_copy += max(0, r.leader_bytes - (r.copied_bytes or 0))
     offline = sum(map(is_, map(attrgetter("leader"), state.partitions), repeat(None)))  # Partition.offline
+    dirs = dir_moves_in_flight(state)
+    dir_left = [m.left for m in dirs]
     return LiveCounts(
         partitions=len(state.partitions),
         reassigning=len(state.in_flight),
@@ -104,6 +110,8 @@ def _counts(state: ClusterState) -> LiveCounts:
         adding_copied=copied,
         stalled=stalled,
         bytes_to_copy=to_copy if known else None,
+        dir_moves=len(dirs),
+        dir_bytes_to_copy=None if None in dir_left else sum(x or 0 for x in dir_left),
     )
 
 
@@ -255,17 +263,32 @@ def estimate(p: Partition, logs_known: bool, rates: Mapping[ReplicaKey, float]) 
     return CopyEstimate(CopyPhase.COPYING, left=left, rate=rate, eta_s=eta)
 
 
-def total_estimate(state: ClusterState, rates: Mapping[ReplicaKey, float]) -> CopyEstimate:
+def total_estimate(
+    state: ClusterState, rates: Mapping[ReplicaKey, float], dir_rates: Mapping[ReplicaKey, float] | None = None
+) -> CopyEstimate:
     """Everything in flight: the bytes left (as :func:`counts` gives them) over the copy rate
     observed for every adding replica still copying, summed. Replicas seen once are left out of
-    the rate until measured; while none is, the answer is "measuring"."""
-    if not state.in_flight:
+    the rate until measured; while none is, the answer is "measuring". With ``dir_rates`` (the
+    copy rates of the replicas being copied between log dirs), those copies count too: their
+    bytes left and their rates."""
+    dirs = dir_moves_in_flight(state) if dir_rates is not None else []
+    if not state.in_flight and not dirs:
         return CopyEstimate(CopyPhase.NOTHING)
-    left = counts(state).bytes_to_copy
+    n = counts(state)
+    left = n.bytes_to_copy
+    if dirs and left is not None:
+        left = None if n.dir_bytes_to_copy is None else left + n.dir_bytes_to_copy
     if left is None:
         return CopyEstimate(CopyPhase.UNKNOWN)
     copying = measured = 0
     rate = 0.0
+    for m in dirs:
+        if m.left:
+            copying += 1
+            got = (dir_rates or {}).get(m.key)
+            if got is not None:
+                measured += 1
+                rate += got
     for p in state.in_flight:
         for r in p.progress(True):
             if r.in_isr:
@@ -276,7 +299,9 @@ def total_estimate(state: ClusterState, rates: Mapping[ReplicaKey, float]) -> Co
                 measured += 1
                 rate += got
     if not copying:
-        return CopyEstimate(CopyPhase.COPIED if any(p.adding for p in state.in_flight) else CopyPhase.NOTHING, left=0)
+        return CopyEstimate(
+            CopyPhase.COPIED if dirs or any(p.adding for p in state.in_flight) else CopyPhase.NOTHING, left=0
+        )
     if not measured:
         return CopyEstimate(CopyPhase.MEASURING, left=left)
     if rate <= 0:
@@ -296,15 +321,24 @@ class LiveSummary:
     """The copy rates observed up to this snapshot (as :func:`partition_rows` takes them)."""
     learned: Estimate | None
     """What is left to copy at the rates past moves showed; None without history or nothing in flight."""
+    dir_rates: Mapping[ReplicaKey, float] = field(default_factory=dict)
+    """The copy rates observed of the replicas being copied between log dirs (as :func:`dir_move_rows` takes them)."""
 
 
-def summary(state: ClusterState, rates: Mapping[ReplicaKey, float], calibration: Calibration | None) -> LiveSummary:
+def summary(
+    state: ClusterState,
+    rates: Mapping[ReplicaKey, float],
+    calibration: Calibration | None,
+    dir_rates: Mapping[ReplicaKey, float] | None = None,
+) -> LiveSummary:
+    """``dir_rates``: the copy rates of the replicas being copied between log dirs; with them, the
+    total counts those copies too."""
     learned = (
         calibrated(bytes_to_receive(state), follower_throttles(state), calibration)
         if state.in_flight and calibration is not None
         else None
     )
-    return LiveSummary(counts(state), total_estimate(state, rates), rates, learned)
+    return LiveSummary(counts(state), total_estimate(state, rates, dir_rates), rates, learned, dict(dir_rates or {}))
 
 
 @dataclass(frozen=True)
@@ -412,9 +446,11 @@ def replica_cells(state: ClusterState, parts: Sequence[Partition]) -> list[dict[
     return out
 
 
-def dir_move_rows(state: ClusterState) -> list[dict[str, Any]]:
+def dir_move_rows(state: ClusterState, rates: Mapping[ReplicaKey, float] | None = None) -> list[dict[str, Any]]:
     """Replicas being copied between the log dirs of their broker (DescribeLogDirs' future
-    replicas, KIP-113): from and to which dir, bytes copied of the replica's size, percent."""
+    replicas, KIP-113): from and to which dir, bytes copied of the replica's size, percent, bytes
+    left; with ``rates`` (:meth:`console.moves.progress.CopyTracker.dir_rates`), the copy rate
+    observed and the ETA (bytes left over it)."""
     return [
         {
             "partition": partition_name(m.topic, m.partition),
@@ -423,9 +459,28 @@ def dir_move_rows(state: ClusterState) -> list[dict[str, Any]]:
             "to": m.to_dir,
             "copied": f"{human_bytes(m.copied_bytes)} of {human_bytes(m.size) if m.size is not None else 'unknown'}",
             "progress": m.percent,
+            "left to copy": "unknown" if m.left is None else human_bytes(m.left),
+            **({"copy rate": est.rate_text, "ETA": est.eta_text} if (est := dir_estimate(m, rates)) else {}),
         }
         for m in dir_moves_in_flight(state)
     ]
+
+
+def dir_estimate(m: DirMoveProgress, rates: Mapping[ReplicaKey, float] | None) -> CopyEstimate | None:
+    """The copy rate and ETA of one replica being copied between log dirs: what its future replica
+    still lacks of its source's size, over the growth observed (None without ``rates``)."""
+    if rates is None:
+        return None
+    if m.left is None:
+        return CopyEstimate(CopyPhase.UNKNOWN)
+    if not m.left:
+        return CopyEstimate(CopyPhase.COPIED, left=0, eta_s=0.0)
+    rate = rates.get(m.key)
+    if rate is None:
+        return CopyEstimate(CopyPhase.MEASURING, left=m.left)
+    if not rate:
+        return CopyEstimate(CopyPhase.STALLED, left=m.left, rate=0.0)
+    return CopyEstimate(CopyPhase.COPYING, left=m.left, rate=rate, eta_s=m.left / rate)
 
 
 def fenced_text(b: Broker) -> str:

@@ -173,8 +173,9 @@ def diff_parts(d: PlanDiff) -> Parts:
     parts = Parts(f"Plan diff: {plural(len(d.changes), 'partition')}")
     parts.summary.append(", ".join(f"{n:,} {k}" for k, n in d.counts().items() if n) or "nothing")
     parts.summary.append(
-        f"{plural(added, 'replica')} to copy, {human_bytes(d.bytes_to_copy)}; "
-        f"{plural(len(d.flows), 'flow')} between brokers"
+        f"{plural(added, 'replica')} to copy, {human_bytes(d.bytes_to_copy)}"
+        + (f" (+ {human_bytes(d.dir_bytes_to_copy)} between dirs)" if d.dir_bytes_to_copy else "")
+        + f"; {plural(len(d.flows), 'flow')} between brokers"
     )
     # moving first, the largest copies first: ordered from the diff's columns, rows built for those shown
     c = d.columns

@@ -13,8 +13,15 @@ from console.plans.validate import TIERED_LOCAL_ONLY
 
 
 def tiered_moving(d: PlanDiff, tiered: Collection[str]) -> list[str]:
-    """The tiered topics (``remote.storage.enable=true``) that ``d`` adds replicas of, sorted."""
-    return sorted({c.topic for c in d.changes if c.adding and c.topic in tiered}) if tiered else []
+    """The tiered topics (``remote.storage.enable=true``) that ``d`` copies replicas of (adding
+    replicas, or replicas moving to another log dir of their broker), sorted."""
+    return d.copied_topics(tiered)
+
+
+def local_copy_topics(findings: Iterable[Finding], d: PlanDiff, tiered: Collection[str]) -> list[str]:
+    """The tiered topics a reviewed plan copies: those its findings name (replicas added) and those
+    it moves between the log dirs of a broker (a dir-only move copies the local log only too)."""
+    return sorted(set(local_only_topics(findings)) | set(tiered_moving(d, tiered)))
 
 
 def local_only_topics(findings: Iterable[Finding]) -> list[str]:
@@ -62,10 +69,33 @@ def change_row(c: PartitionChange, racks: Mapping[BrokerId, str]) -> dict[str, A
         "racks before": rk(c.current),
         "racks after": rk(c.target),
         "log dirs": ",".join(c.log_dirs) if c.log_dirs else "any",
-        "to copy": human_bytes(c.bytes_to_copy) if c.size is not None else "?",
+        "to copy": _to_copy_text(c),
         "bytes to copy": c.bytes_to_copy,
+        "bytes between dirs": c.dir_bytes_to_copy,
         "note": "; ".join(note),
     }
+
+
+def _to_copy_text(c: PartitionChange) -> str:
+    """``10.0 MB`` over the network, ``5.0 MB between dirs`` on a broker's disks, or both; ``?`` unknown."""
+    parts = []
+    if c.adding or not c.dir_copies:
+        parts.append(human_bytes(c.bytes_to_copy) if c.size is not None else "?")
+    if c.dir_copies:
+        unknown = any(size is None for _, size in c.dir_copies)
+        parts.append(("?" if unknown else human_bytes(c.dir_bytes_to_copy)) + " between dirs")
+    return " + ".join(parts)
+
+
+def copy_text(d: PlanDiff) -> str:
+    """What the plan copies: ``10.0 MB to copy``, with ``+ 5.0 MB between dirs`` (on a broker's own
+    disks, no network) when some replica changes dir, and ``(some sizes unknown)``."""
+    dirs = d.dir_bytes_to_copy
+    return (
+        f"{human_bytes(d.bytes_to_copy)} to copy"
+        + (f" + {human_bytes(dirs)} between dirs (on a broker's own disks)" if dirs else "")
+        + ("" if d.sizes_known else " (some sizes unknown)")
+    )
 
 
 def change_rows(
@@ -147,6 +177,8 @@ def diff_json(d: PlanDiff, racks: Mapping[BrokerId, str], tiered: Collection[str
                 "removing": list(c.removing),
                 "log_dirs": list(c.log_dirs) if c.log_dirs else None,
                 "bytes_to_copy": c.bytes_to_copy,
+                "dir_bytes_to_copy": c.dir_bytes_to_copy,
+                "dir_copies": [[int(b), size] for b, size in c.dir_copies],
                 "racks_before": [racks.get(b) for b in c.current],
                 "racks_after": [racks.get(b) for b in c.target],
             }
@@ -169,8 +201,7 @@ def diff_text(d: PlanDiff, racks: Mapping[BrokerId, str], limit: int = 200, tier
     head = (
         f"{plural(n('partitions'), 'partition')} in the plan ({kinds}); {plural(n('replicas_added'), 'replica')} "
         f"added, {n('replicas_removed')} removed, {plural(n('leaders_changing'), 'leader')} "
-        f"{'changes' if n('leaders_changing') == 1 else 'change'}; "
-        f"{human_bytes(d.bytes_to_copy)} to copy" + ("" if d.sizes_known else " (some sizes unknown)") + "."
+        f"{'changes' if n('leaders_changing') == 1 else 'change'}; " + copy_text(d) + "."
     )
     moving = d.changed
     rows = change_rows(d, racks, moving[:limit])

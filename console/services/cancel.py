@@ -15,6 +15,8 @@ from console.access.auth import Identity
 from console.core.errors import ConsoleError, PartiallyApplied
 from console.core.format import plural
 from console.core.model import (
+    BrokerId,
+    ClusterState,
     DirOutcome,
     Outcome,
     TopicPartition,
@@ -23,8 +25,9 @@ from console.core.model import (
     partition_name,
     split_outcomes,
 )
+from console.core.states import RunState
 from console.moves.cancel import CancelPlan, CancelVerdict, recheck
-from console.plans.logdirs import dir_moves_in_flight
+from console.plans.logdirs import DirKey, DirMoveProgress, dir_moves_in_flight
 from console.runs.executor import clean_up_after_cancel
 from console.runs.gateway import ClusterGateway
 from console.services.guard import audited_send, require
@@ -61,6 +64,8 @@ class CancelReport:
     """(partition, verdict, detail such as the controller's error), in the order asked."""
     result: CancelResult | None
     """The request's result; None when nothing was left to send."""
+    dirs: DirCancelResult | None = None
+    """The log dir moves the console's runs among them had asked for, cancelled with them (None: none)."""
 
     def count(self, verdict: CancelVerdict) -> int:
         return sum(1 for _, v, _ in self.verdicts if v is verdict)
@@ -71,7 +76,8 @@ class CancelReport:
     def summary(self) -> str:
         parts = [f"{plural(n, 'partition')} {v.short}" for v in CancelVerdict if (n := self.count(v))]
         took = f" in {self.result.seconds_to_accept:.2f} s" if self.result is not None else ""
-        return "; ".join(parts) + took + "."
+        dirs = f" Their runs' {self.dirs.summary()}" if self.dirs is not None else ""
+        return "; ".join(parts) + took + "." + dirs
 
     @property
     def settled(self) -> bool:
@@ -89,7 +95,7 @@ class CancelReport:
             (k, CancelVerdict.CANCELLED, d) if v is CancelVerdict.ACCEPTED and k in left else (k, v, d)
             for k, v, d in self.verdicts
         )
-        return CancelReport(verdicts, result)
+        return CancelReport(verdicts, result, self.dirs)
 
 
 def cancel_seen(
@@ -101,16 +107,34 @@ def cancel_seen(
     ours: dict[TopicPartition, int],
     force_at_risk: bool = False,
     wait_s: float = 60.0,
+    dir_moves: Collection[DirKey] = (),
 ) -> CancelReport:
     """Cancel the set the operator saw (``seen``, planned when the dialog opened or the command
     read the cluster) as the cluster is now: partitions that completed meanwhile stay moved,
     those no longer in flight are left alone, the rest are cancelled. Never a silent no-op: every
-    call is audited and every partition gets a verdict. ``who`` needs the operator role."""
+    call is audited and every partition gets a verdict. ``dir_moves``: the log dir moves the
+    console's runs among them asked for (:func:`runs_dir_moves`, as the operator saw them): each
+    replica still being copied is asked back into its current dir first (audited), so that the
+    runs stop waiting for them and end with the cancel; a run none of whose reassignments is sent
+    now (its wave only moved replicas between dirs) is asked to send no further wave (audited).
+    ``who`` needs the operator role."""
     asked_for = [[t, p] for t, p in (x.key for x in seen.cancel)]
     require(store, who, "cancel", cluster_id, {"asked": asked_for})
     user = who.name
+    dirs = None
+    if dir_moves:
+        dirs = _cancel_dirs(
+            store, cluster, who, cluster_id, cluster.snapshot(), replicas=dir_moves, note={"with_cancel_of": asked_for}
+        )
     checked = recheck(seen, cluster.snapshot(lean=True), force_at_risk)  # what is in flight now, nothing more
     send, verdicts = checked.send, dict(checked.verdicts)
+    if dirs is not None:
+        # a run whose dir moves were cancelled with it but none of whose reassignments is sent now
+        # (a wave of dir moves only) would see its wave done and send the next: it stops there
+        sending = {ours[p.key] for p in send if p.key in ours}
+        for run_id in dirs.runs:
+            if run_id not in sending:
+                _stop_after_wave(store, who, run_id)
     not_sent = {partition_name(*k): v.name.lower() for k, (v, _) in verdicts.items()}
     asked: dict[str, object] = {"asked": asked_for, "not_sent": not_sent}
     result = None
@@ -126,7 +150,26 @@ def cancel_seen(
             user, cluster_id, "cancel", {"cancel": [], **asked}, "nothing left to cancel", response=not_sent
         )
     order = [p.key for p in seen.cancel]
-    return CancelReport(tuple((k, *verdicts[k]) for k in order if k in verdicts), result)
+    return CancelReport(tuple((k, *verdicts[k]) for k in order if k in verdicts), result, dirs)
+
+
+def _stop_after_wave(store: Store, who: Identity, run_id: int) -> None:
+    """Ask ``run_id`` to send no further wave (audited), as its log dir moves were cancelled with it."""
+    run = store.runs.require(run_id)
+    require(store, who, "stop", run.cluster, {"run": run_id}, plan_hash=run.plan_hash)
+    with store.transaction():
+        run = store.runs.require(run_id)
+        if run.state not in (RunState.RUNNING, RunState.PAUSED):
+            return
+        store.runs.set_state(run_id, RunState.STOPPING)
+        store.audit.record(
+            who.name,
+            run.cluster,
+            f"run-{RunState.STOPPING}",
+            {"run": run_id, "why": "its log dir moves were cancelled with its partitions"},
+            RunState.STOPPING.value,
+            plan_hash=run.plan_hash,
+        )
 
 
 def cancel(
@@ -224,6 +267,38 @@ class DirCancelResult:
     """Each replica asked back into its current dir (accepted: its future replica is dropped)."""
     runs: tuple[int, ...]
     """The console's runs that had asked for those moves: they no longer wait for them."""
+    gone: tuple[DirKey, ...] = ()
+    """Replicas asked for that were no longer being moved when the request was sent: nothing sent for them."""
+
+    def rows(self) -> list[dict[str, str]]:
+        """Per replica: accepted (back in its dir), refused (with the broker's reason), or no longer moving."""
+        return [
+            {
+                "partition": partition_name(a.topic, a.partition),
+                "broker": str(a.broker),
+                "outcome": "accepted: stays in " + a.log_dir if a.accepted else "refused",
+                "detail": a.code or "",
+            }
+            for a in self.answers
+        ] + [
+            {
+                "partition": partition_name(t, p),
+                "broker": str(b),
+                "outcome": "no longer moving",
+                "detail": "the copy finished or was dropped before the request",
+            }
+            for t, p, b in self.gone
+        ]
+
+    def summary(self) -> str:
+        taken = sum(1 for a in self.answers if a.accepted)
+        refused = len(self.answers) - taken
+        return (
+            f"{plural(taken, 'log dir move')} cancelled"
+            + (f", {refused} refused" if refused else "")
+            + (f", {len(self.gone)} no longer moving" if self.gone else "")
+            + "."
+        )
 
 
 def cancel_dir_moves(
@@ -232,22 +307,47 @@ def cancel_dir_moves(
     who: Identity,
     cluster_name: str,
     topic: str | None = None,
+    replicas: Collection[DirKey] | None = None,
 ) -> DirCancelResult:
-    """Cancel the log dir moves in flight (of ``topic``, or all): each replica with a future replica
-    is asked back into its current dir (AlterReplicaLogDirs; the broker drops the copy), audited
-    before and after. A run of this console that asked for one of them records it as cancelled and
-    no longer waits for it. ``who`` needs the operator role."""
+    """Cancel the log dir moves in flight (of ``topic``, or the ``replicas`` an operator saw, or
+    all): each replica with a future replica is asked back into its current dir
+    (AlterReplicaLogDirs; the broker drops the copy), audited before and after. A replica of
+    ``replicas`` no longer moving is left alone (:attr:`DirCancelResult.gone`). A run of this
+    console that asked for one of them records it as cancelled and no longer waits for it. ``who``
+    needs the operator role."""
     state = cluster.snapshot()
-    key = cluster_key(state, cluster_name)
-    moves = [m for m in dir_moves_in_flight(state) if topic is None or m.topic == topic]
+    return _cancel_dirs(store, cluster, who, cluster_key(state, cluster_name), state, topic, replicas)
+
+
+def _cancel_dirs(
+    store: Store,
+    cluster: ClusterGateway,
+    who: Identity,
+    key: str,
+    state: ClusterState,
+    topic: str | None = None,
+    replicas: Collection[DirKey] | None = None,
+    note: Mapping[str, object] | None = None,
+) -> DirCancelResult:
+    wanted = None if replicas is None else set(replicas)
+    moves = [
+        m
+        for m in dir_moves_in_flight(state)
+        if (topic is None or m.topic == topic) and (wanted is None or m.key in wanted)
+    ]
+    gone = tuple(sorted(wanted - {m.key for m in moves})) if wanted is not None else ()
     request = {
         "cancel_log_dir_moves": [[m.topic, m.partition, int(m.broker), m.from_dir, m.to_dir] for m in moves],
         **({"topic": topic} if topic else {}),
+        **({"no_longer_moving": [[t, p, int(b)] for t, p, b in gone]} if gone else {}),
+        **(note or {}),
     }
     require(store, who, "cancel", key, request)
     back = {(m.topic, m.partition, m.broker): m.from_dir for m in moves if m.from_dir is not None}
     if not back:
-        return DirCancelResult((), ())
+        if wanted:
+            store.audit.record(who.name, key, "cancel-log-dir-moves", request, "nothing left to cancel")
+        return DirCancelResult((), (), gone)
     answers, intent = audited_send(
         store, who, key, "cancel-log-dir-moves", request, partial(cluster.alter_replica_log_dirs, back)
     )
@@ -272,7 +372,30 @@ def cancel_dir_moves(
             ref=intent,
             response={"answers": [a.to_dict() for a in answers], "runs": sorted(runs)},
         )
-    return DirCancelResult(tuple(answers), tuple(sorted(runs)))
+    return DirCancelResult(tuple(answers), tuple(sorted(runs)), gone)
+
+
+def runs_dir_moves(
+    store: Store, state: ClusterState, cluster_id: str, runs: Collection[int], keys: Collection[TopicPartition] | None
+) -> tuple[DirMoveProgress, ...]:
+    """The log dir moves in flight in ``state`` that the console's ``runs`` asked for (a future
+    replica in the dir the run asked), of the partitions ``keys`` (None: all of them): what a
+    cancel of those runs' partitions stops too."""
+    if not runs:
+        return ()
+    asked: set[tuple[str, int, BrokerId, str]] = set()
+    for run_id in runs:
+        for d in store.runs.dir_moves(run_id):
+            if d.accepted:
+                asked.add((d.topic, d.partition, d.broker, d.log_dir))
+    if not asked:
+        return ()
+    scope = None if keys is None else set(keys)
+    return tuple(
+        m
+        for m in dir_moves_in_flight(state)
+        if (m.topic, m.partition, m.broker, m.to_dir) in asked and (scope is None or (m.topic, m.partition) in scope)
+    )
 
 
 CANCELLED = "CANCELLED"

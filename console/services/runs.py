@@ -56,6 +56,10 @@ class Preflight:
     estimate: Estimate | None
     """How long copying takes: calibrated from past moves where the destinations have history, else
     at the throttle; None when neither applies (unthrottled, no history) or sizes are unknown."""
+    dir_bytes_to_copy: int = 0
+    """Bytes copied between the log dirs of a broker (no network), at the log-dir throttle."""
+    tiered_topics: tuple[str, ...] = ()
+    """The tiered topics the plan copies (over the network or between dirs): their local log only."""
 
     @property
     def eta_s(self) -> float | None:
@@ -93,7 +97,14 @@ def preflight(
 ) -> Preflight:
     d = diff(state, plan)
     waves = plan_waves(state, plan, limits)
-    return Preflight(validate(state, plan, d), waves, d.bytes_to_copy, estimate_run(state, waves, rate, calibration))
+    return Preflight(
+        validate(state, plan, d),
+        waves,
+        d.bytes_to_copy,
+        estimate_run(state, waves, rate, calibration),
+        d.dir_bytes_to_copy,
+        tuple(d.copied_topics(state.tiered)),
+    )
 
 
 def two_person_problem(store: Store, users: Users | None, plan_id: int | None, plan: Plan) -> str | None:

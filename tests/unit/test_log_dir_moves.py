@@ -193,3 +193,93 @@ def test_a_rate_change_during_a_dir_move_changes_the_log_dir_rate_only_and_nothi
     assert drive(store, fake, run_id, ex) is RunState.COMPLETED
     assert not any(fake.broker_configs.get(BrokerId(b)) for b in range(4))
     assert not store.runs.ledger(run_id)
+
+
+def test_cancelling_a_run_cancels_the_log_dir_moves_it_asked_for_and_the_run_ends_cancelled(tmp_path: Path) -> None:
+    from console.moves.cancel import plan_cancel
+
+    fake = two_dirs()
+    fake.copy_rate = 10  # every copy takes long
+    store = Store(tmp_path / "console.db")
+    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), PLAN, "dirs", None, users=None)
+    ex = Executor(store, fake, "ann")
+    ex.tick(run_id)  # the dirs asked for, then the reassignment
+    fake.advance(1)
+    fake.alter_replica_log_dirs({("t", 1, BrokerId(1)): D2})  # a dir move the run did not ask for
+    state = fake.snapshot()
+    cluster = store.runs.require(run_id).cluster
+    ours = store.runs.active_partitions(cluster)
+    keys = [k for k, r in ours.items() if r == run_id]  # the Runs page's "Cancel the run…"
+    seen = plan_cancel(state, keys, ours)
+    assert [p.key for p in seen.cancel] == [("t", 0)]  # t-1 only changes dir: not a reassignment in flight
+    moves = cancel_service.runs_dir_moves(store, state, cluster, {run_id}, keys)
+    assert sorted((m.partition, int(m.broker), m.to_dir) for m in moves) == [(0, 0, D2), (1, 2, D2)]
+
+    with pytest.raises(NotPermitted):  # a viewer: refused, audited, nothing sent
+        cancel_service.cancel_seen(store, fake, Identity("vic"), cluster, seen, ours, dir_moves=[m.key for m in moves])
+    assert len(fake.calls_to("alter_replica_log_dirs")) == 2 and len(fake.calls_to("alter_reassignments")) == 1
+
+    report = cancel_service.cancel_seen(
+        store, fake, ANN, cluster, seen, ours, wait_s=5, dir_moves=[m.key for m in moves]
+    )
+    assert report.dirs is not None
+    assert sorted((a.partition, int(a.broker), a.log_dir, a.accepted) for a in report.dirs.answers) == [
+        (0, 0, D1, True),
+        (1, 2, D1, True),
+    ]
+    assert report.dirs.runs == (run_id,)
+    assert "2 log dir moves cancelled" in report.summary()
+    now = fake.snapshot()
+    # the run's dir moves dropped, each replica in its dir; the one it did not ask for still moving
+    assert [(m.partition, int(m.broker)) for m in dir_moves_in_flight(now)] == [(1, 1)]
+    assert current_dir(now.partition("t", 1), BrokerId(2)) == D1
+    assert not now.in_flight
+    assert drive(store, fake, run_id, ex) is RunState.CANCELLED  # its worker (holding it) ends it as cancelled
+    audit = [(e.action, e.outcome) for e in store.audit.entries() if e.action == "cancel-log-dir-moves"]
+    assert audit == [("cancel-log-dir-moves", "sending"), ("cancel-log-dir-moves", "2 cancelled")]
+    # the cancel of the Live dialog: only the replicas the operator saw, one no longer moving left alone
+    gone = cancel_service.cancel_dir_moves(
+        store, fake, ANN, fake.name, replicas=[("t", 1, BrokerId(1)), ("t", 0, BrokerId(0))]
+    )
+    assert [(a.partition, int(a.broker), a.accepted) for a in gone.answers] == [(1, 1, True)]
+    assert gone.gone == (("t", 0, BrokerId(0)),)
+    assert [r["outcome"] for r in gone.rows()] == [f"accepted: stays in {D1}", "no longer moving"]
+    assert not dir_moves_in_flight(fake.snapshot())
+
+
+def test_cancelling_a_run_whose_wave_only_moves_dirs_stops_it_before_its_next_wave(tmp_path: Path) -> None:
+    from console.moves.cancel import plan_cancel
+    from console.moves.waves import WaveLimits
+
+    fake = two_dirs()
+    fake.copy_rate = 10  # the copy between dirs takes long
+    store = Store(tmp_path / "console.db")
+    plan = Plan.of(
+        [
+            PlanEntry("t", 0, (BrokerId(0), BrokerId(1)), (D2, "any")),  # wave 1: broker 0 changes dir only
+            PlanEntry("t", 1, (BrokerId(1), BrokerId(3))),  # wave 2: a reassignment
+        ]
+    )
+    run_id = run_service.start_run(
+        store, fake, ANN, fake.snapshot(), plan, "two waves", None, WaveLimits(partitions=1), users=None
+    )
+    ex = Executor(store, fake, "ann")
+    ex.tick(run_id)
+    fake.advance(1)
+    state = fake.snapshot()
+    cluster = store.runs.require(run_id).cluster
+    ours = store.runs.active_partitions(cluster)
+    keys = [k for k, r in ours.items() if r == run_id]
+    assert keys == [("t", 0)]
+    seen = plan_cancel(state, keys, ours)
+    assert not seen.cancel  # nothing in flight to cancel: only the dir move
+    moves = cancel_service.runs_dir_moves(store, state, cluster, {run_id}, keys)
+    report = cancel_service.cancel_seen(
+        store, fake, ANN, cluster, seen, ours, wait_s=0, dir_moves=[m.key for m in moves]
+    )
+    assert report.dirs is not None and [a.accepted for a in report.dirs.answers] == [True]
+    assert store.runs.require(run_id).state is RunState.STOPPING
+    assert drive(store, fake, run_id, ex) is RunState.STOPPED
+    assert not fake.calls_to("alter_reassignments")  # wave 2 never sent
+    assert current_dir(fake.snapshot().partition("t", 0), BrokerId(0)) == D1
+    assert [e.outcome for e in store.audit.entries(action="run-stopping")] == ["stopping"]
