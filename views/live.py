@@ -115,10 +115,10 @@ def live_panel() -> None:
         "last refreshes (up to a minute), summed.",
     )
     t[1].metric(
-        "Left to copy",
+        "Left to copy (network + dirs)" if n.dir_moves else "Left to copy",  # the value stays short enough to read
         (human_bytes(n.bytes_to_copy) if n.bytes_to_copy is not None else "unknown")
         + (
-            f" + {human_bytes(n.dir_bytes_to_copy) if n.dir_bytes_to_copy is not None else 'unknown'} between dirs"
+            f" + {human_bytes(n.dir_bytes_to_copy) if n.dir_bytes_to_copy is not None else 'unknown'}"
             if n.dir_moves
             else ""
         ),

@@ -85,10 +85,19 @@ def test_elr_fenced_brokers_and_the_decommission_flow_in_chromium(
             )
             expect(page.get_by_text(re.compile(r"elr-0: ELR 2"))).to_be_visible()
             script_run_done(page)
+            # the partitions table with its ELR columns drawn before the picture is taken
+            expect(page.get_by_test_id("stDataFrame").first).to_be_visible(timeout=30_000)
+            page.wait_for_timeout(1_000)
             page.screenshot(path=str(shots / "1-live-elr.png"), full_page=True)
             page.goto(f"{app_url}/overview")
             expect(page.get_by_text("Under min ISR", exact=True)).to_be_visible(timeout=60_000)
             expect(page.get_by_text(re.compile(r"Broker 2 is registered but fenced"))).to_be_attached(timeout=30_000)
+            # which partitions: under min ISR, and those with eligible leader replicas, listed
+            expect(page.get_by_text(re.compile(r"^Under min ISR: 2 partitions$"))).to_be_visible(timeout=30_000)
+            page.get_by_text(re.compile(r"^With eligible leader replicas: 2 partitions$")).click()
+            script_run_done(page)
+            expect(page.get_by_text(re.compile(r"^Eligible leader replicas or last known ones"))).to_be_visible()
+            page.wait_for_timeout(1_000)
             page.screenshot(path=str(shots / "2-overview-fenced.png"), full_page=True)
         finally:
             sb.start("broker-2")

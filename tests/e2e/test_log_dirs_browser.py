@@ -1,5 +1,6 @@
 """Real browser: a run whose plan moves a replica to the other log dir of its broker, throttled, is
-watched on the Live page (the copy in flight, from and to which dir), then cancelled."""
+watched on the Live page (the copy in flight, from and to which dir), then cancelled there (the
+dialog names the replica and its dirs; the replica stays in its dir)."""
 
 from __future__ import annotations
 
@@ -52,10 +53,20 @@ def test_a_log_dir_move_in_flight_on_the_live_page(sandbox, app_url, tmp_path, m
                 script_run_done(page)
                 expect(page.get_by_text("Traceback")).to_have_count(0)
                 page.screenshot(path=str(tmp_path / "live-dir-move.png"), full_page=True)
+                # cancelled from the page: the dialog names the replica, from and to which dir
+                page.get_by_role("button", name="Cancel log dir moves…").click()
+                dialog = page.get_by_role("dialog")
+                expect(dialog.get_by_text(f"{topic}-0 on broker 2: {here} → {there}")).to_be_visible(timeout=30_000)
+                page.screenshot(path=str(tmp_path / "live-dir-cancel.png"), full_page=True)
+                dialog.get_by_role("button", name="Send the cancel for 1 log dir move").click()
+                expect(dialog.get_by_text("Cancel sent", exact=True)).to_be_visible(timeout=30_000)
                 browser.close()
-        finally:
-            assert cli.main(["cancel", "--bootstrap-server", bs, "--log-dir-moves", "--topic", topic, "--yes"]) == 0
             wait_for(lambda: not dir_moves_in_flight(reader.snapshot()), timeout=60, what="the copy dropped")
+            assert next(log.log_dir for log in reader.snapshot().partition(topic, 0).logs) == here
+        finally:
+            if dir_moves_in_flight(reader.snapshot()):  # the page did not cancel it: leave nothing behind
+                cli.main(["cancel", "--bootstrap-server", bs, "--log-dir-moves", "--topic", topic, "--yes"])
+                wait_for(lambda: not dir_moves_in_flight(reader.snapshot()), timeout=60, what="the copy dropped")
             # the run no longer waits for the cancelled copy: it completes and takes its throttle off
             assert worker.drive(run_id, every=0.5, timeout=60).state is RunState.COMPLETED
             assert all(LOG_DIR_RATE not in cfg for _, cfg in reader.snapshot().throttles.brokers)
