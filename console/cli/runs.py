@@ -156,6 +156,7 @@ def cancel(args: argparse.Namespace) -> int:
     from console.access.auth import Identity
     from console.core.model import cluster_key
     from console.moves.cancel import keys_of, plan_cancel
+    from console.plans.logdirs import DirMoveProgress
     from console.services import cancel as cancel_service
     from console.storage.store import Store
 
@@ -180,19 +181,31 @@ def cancel(args: argparse.Namespace) -> int:
         ours = store.runs.active_partitions(cluster)
         if args.run is not None:
             keys: list[tuple[str, int]] | None = [k for k, r in ours.items() if r == args.run]
-            if not keys:
-                raise ConfigError(
-                    f"Run {args.run} has nothing in flight in this cluster.",
-                    "List the runs with `python -m console runs`.",
-                )
         else:
             keys = None if args.all else keys_of(state, args.topic, args.partition)
             if keys is not None and not keys:
                 raise ConfigError(f"Topic {args.topic} has no such partitions in the cluster.", "Check the topic name.")
+        # the log dir moves the console's runs among these partitions asked for stop with them (as on the pages)
+        runs = {args.run} if args.run is not None else {r for k, r in ours.items() if keys is None or k in keys}
+        dir_moves: tuple[DirMoveProgress, ...] = ()
+        if any(store.runs.dir_moves(r) for r in runs):
+            scope = None if args.run is not None else keys
+            dir_moves = cancel_service.runs_dir_moves(store, reader.snapshot(), cluster, runs, scope)
+        if args.run is not None and not keys and not dir_moves:
+            raise ConfigError(
+                f"Run {args.run} has nothing in flight in this cluster.",
+                "List the runs with `python -m console runs`.",
+            )
         plan = plan_cancel(state, keys, ours, include_others=args.include_others)
         for line in plan.explain():
             print(line, file=sys.stderr)
-        if not plan.cancel:
+        for m in dir_moves:
+            print(
+                f"  log dir move of {m.topic}-{m.partition} on broker {m.broker}: {m.from_dir} → {m.to_dir} "
+                f"(stays in {m.from_dir})",
+                file=sys.stderr,
+            )
+        if not plan.cancel and not dir_moves:
             print(
                 "Nothing to cancel."
                 + (
@@ -222,6 +235,7 @@ def cancel(args: argparse.Namespace) -> int:
             ours,
             force_at_risk=args.force_at_risk,
             wait_s=args.wait,
+            dir_moves=[m.key for m in dir_moves],
         )
     result = report.result
     rejected = result.rejected if result is not None else ()

@@ -93,3 +93,33 @@ def test_a_partition_only_below_min_isr_is_not_said_to_lose_its_leader(
     refused = next(x for x in capsys.readouterr().err.splitlines() if x.startswith("Refused"))
     assert "t-0 would refuse writes with acks=all" in refused and "without a leader" not in refused
     assert not cancels(fake)
+
+
+def test_cancel_of_a_run_stops_its_log_dir_moves_too(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from console.access.auth import Identity
+    from console.plans.logdirs import current_dir, dir_moves_in_flight
+    from console.plans.plan import Plan, PlanEntry
+    from console.runs.executor import Executor
+    from console.services import runs as run_service
+    from console.storage.store import Store
+
+    monkeypatch.setattr("time.sleep", lambda _s: None)
+    fake = FakeCluster.of(4, {"t": [[0, 1], [1, 2]]}, size=10_000, copy_rate=10, log_dirs=("/k/d1", "/k/d2"))
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(runs_cli, "connect", lambda args: FakeReader(fake))
+    store = Store()
+    plan = Plan.of([PlanEntry("t", 1, (BrokerId(1), BrokerId(2)), ("any", "/k/d2"))])  # only a dir move
+    run_id = run_service.start_run(store, fake, Identity.cli("ann"), fake.snapshot(), plan, "dir", None, users=None)
+    Executor(store, fake, "ann").tick(run_id)
+    fake.advance(1)
+    assert dir_moves_in_flight(fake.snapshot())
+    capsys.readouterr()
+    args = ["cancel", "--bootstrap-server", "fake:9092", "--run", str(run_id), "--yes", "--wait", "0"]
+    assert cli.main(args) == Exit.OK
+    said = capsys.readouterr().err
+    assert "log dir move of t-1 on broker 2: /k/d1 → /k/d2 (stays in /k/d1)" in said
+    now = fake.snapshot()
+    assert not dir_moves_in_flight(now) and current_dir(now.partition("t", 1), BrokerId(2)) == "/k/d1"
+    assert [e.action for e in store.audit.entries() if e.action == "cancel-log-dir-moves"]
