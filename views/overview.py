@@ -15,6 +15,7 @@ from console.core.health import HealthGroup, kafka_health
 from console.core.model import BrokerId, ClusterMode, SourceStatus
 from console.moves.throttles import cluster_default_kept, leftover_throttles
 from console.present import charts, cluster, live
+from console.present.review import tiered_note
 from console.services import cordons as cordon_service
 from console.services import decommission as decommission_service
 from console.services import runs as run_service
@@ -66,6 +67,8 @@ for group in (under, dark, due, HealthGroup.UNDER_REPLICATED, HealthGroup.WITH_E
             st.dataframe(cluster.health_rows(state, parts), hide_index=True, width="stretch")
 if state.status.elr is not SourceStatus.OK and state.status.elr is not SourceStatus.NOT_CONFIGURED:
     st.caption(f"Eligible leader replicas (DescribeTopicPartitions): {status_text(state.status.elr)}.")
+if state.tiered:  # topics with remote storage (KIP-405): a move of them copies the local log only
+    st.caption(tiered_note(sorted(state.tiered), limit=10))
 
 st.subheader("What the cluster is")
 info = state.info

@@ -96,3 +96,16 @@ def test_a_healthy_cluster_lists_nothing(fake_cluster: AppCluster) -> None:
     assert (metrics["Under min ISR"], metrics["Offline, nothing electable"]) == ("0", "0")
     assert not expanders(at)
     assert not [c for c in at.caption if "Eligible leader replicas" in c.value]  # the fake says nothing of ELR
+
+
+def test_overview_marks_the_tiered_topics(fake_cluster: AppCluster) -> None:
+    with fake_cluster.held() as fake:
+        fake.create_topic("cold", [[0, 1]])
+        fake.topic_configs["cold"] = {"remote.storage.enable": "true"}
+    at = overview(fake_cluster)
+    said = [c.value for c in at.caption if c.value.startswith("Tiered storage")]
+    assert said == [
+        "Tiered storage: 1 topic (cold) with remote.storage.enable=true. A move copies their local log only (what "
+        "DescribeLogDirs reports): the bytes to copy, the waves and the estimate count that, and the segments in "
+        "remote storage are not copied."
+    ]

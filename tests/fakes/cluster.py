@@ -360,6 +360,12 @@ class FakeCluster:
                 status=status,
                 name=self.name,
                 info=self.info,
+                # topics with remote storage (KIP-405), read with the topic configs as the real reader does
+                tiered_topics=()
+                if no_cfg
+                else tuple(
+                    sorted(t for t, c in self.topic_configs.items() if c.get("remote.storage.enable") == "true")
+                ),
             ),
         )
 
