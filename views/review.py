@@ -328,8 +328,9 @@ if n["error"] and overridable_only(findings) and me.can("submit"):
     allow_cordoned = st.checkbox(
         "Submit onto cordoned brokers anyway",
         key=keys.REVIEW_ALLOW_CORDONED,
-        help="Kafka's controller accepts and completes a reassignment onto a cordoned broker; the console refuses "
-        "it unless told. The run's audit entry records this override and the replicas it lets through.",
+        help="Kafka 4.3's controller accepts and completes a reassignment onto a cordoned broker (Kafka 4.4's "
+        "refuses one onto a broker whose every dir is cordoned, per partition); the console refuses it unless "
+        "told. The run's audit entry records this override and the replicas it lets through.",
     )
 if n["error"] and not allow_cordoned:
     st.write(

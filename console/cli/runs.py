@@ -311,6 +311,7 @@ def submit(args: argparse.Namespace) -> int:
     from console.present.review import local_only_topics, tiered_note
     from console.runs.executor import Executor
     from console.services import runs as run_service
+    from console.services.cancel import CANCELLED as DIR_CANCELLED
     from console.storage.runs import ELECTION_WAVE
     from console.storage.store import Store
 
@@ -433,6 +434,10 @@ def submit(args: argparse.Namespace) -> int:
             run_id, progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr)
         )
         failed = [o for o in store.runs.outcomes(run_id) if not o.accepted]
+        # a dir the broker refused (a cordoned one, one it does not have): the replica is in another of its dirs
+        dirs_refused = [
+            d for d in store.runs.dir_moves(run_id) if not (d.accepted or d.remembered or d.code == DIR_CANCELLED)
+        ]
     # an election that failed for some partitions leaves them led as they were: shown, not a failure
     rejected = [o for o in failed if o.wave != ELECTION_WAVE]
     not_elected = [o for o in failed if o.wave == ELECTION_WAVE]
@@ -440,6 +445,12 @@ def submit(args: argparse.Namespace) -> int:
         print(f"Rejected in wave {o.wave}: {o.name}: {o.message}", file=sys.stderr)
     for o in not_elected:
         print(f"Preferred leader not elected: {o.name}: {o.code}: {o.message}", file=sys.stderr)
+    for d in dirs_refused:
+        print(
+            f"Log dir not taken: {d.topic}-{d.partition} on broker {d.broker} into {d.log_dir}: {d.code} "
+            "(the replica is in another dir of the broker)",
+            file=sys.stderr,
+        )
     print(
         json.dumps(
             {
@@ -448,12 +459,13 @@ def submit(args: argparse.Namespace) -> int:
                 "rejected": [o.name for o in rejected],
                 "elect_leaders": elect,
                 "not_elected": [o.name for o in not_elected],
+                "log_dirs_not_taken": [d.to_dict() for d in dirs_refused],
             }
         )
     )
     if run.state is not RunState.COMPLETED:
         return Exit.FAILED
-    return Exit.PARTLY if rejected else Exit.OK
+    return Exit.PARTLY if rejected or dirs_refused else Exit.OK
 
 
 def throttle(args: argparse.Namespace) -> int:

@@ -60,8 +60,9 @@ OVERRIDABLE = frozenset({CORDONED_DESTINATION})
 """Errors the operator may override explicitly when submitting (``submit --allow-cordoned``, the
 Review page's checkbox); the override is audited with the run. Every other error blocks."""
 CORDON_WHY = (
-    "Kafka's controller accepts and completes such an explicit reassignment (only new topics avoid "
-    "cordoned brokers and dirs), so this check is the console's own."
+    "Kafka 4.3's controller accepts and completes such an explicit reassignment, Kafka 4.4's refuses one onto "
+    "a broker whose every log dir is cordoned, and a broker refuses a cordoned dir (a new replica goes to "
+    "another of its dirs): this check is the console's own, made before anything is sent."
 )
 CORDON_HINT = (
     "Pick another broker (or dir), uncordon it first (python -m console uncordon --broker N), or submit "

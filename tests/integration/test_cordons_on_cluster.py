@@ -1,7 +1,9 @@
 """Cordons (KIP-1066) on the real Kafka 4.4 sandbox (two log dirs per broker): a broker cordoned
 through the CLI is reported by ``state --json`` exactly as DescribeConfigs and DescribeLogDirs say,
 every generator goal leaves it out, a plan onto it is flagged (and ``submit`` refuses it, sending
-nothing), and uncordoning restores it. The shared sandbox is left as it was found: broker 2
+nothing; overridden, Kafka 4.4's controller refuses it per partition), and uncordoning restores it.
+On Kafka 4.3.1 (a cluster of the module's own) the controller completes such a move, and a replica
+asked into a cordoned dir is refused that dir by its broker (said so) and placed in its other dir. The shared sandbox is left as it was found: broker 2
 uncordoned, the test's topic deleted."""
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pytest
 from confluent_kafka.admin import ConfigResource, ResourceType
 
 from console import cli
+from console.cli.exits import Exit
 from console.core.errors import GoalImpossible
 from console.core.limits import CORDONED_LOG_DIRS
 from console.core.model import BrokerId, ClusterState, cordon_list
@@ -132,6 +135,12 @@ def test_a_cordoned_broker_is_reported_left_out_flagged_and_uncordoned(
         )
         assert code == 1 and "--allow-cordoned" in err
         assert not [p for p in reader.snapshot().in_flight if p.topic == TOPIC]  # nothing was sent
+        # overridden, the move is sent: Kafka 4.4's controller refuses it (every dir of the broker is
+        # cordoned), and the console says so for the partition; nothing moved
+        submit = ["submit", *connection_args(sb), "--reassignment-json-file", str(plan), "--yes", "--allow-cordoned"]
+        code, _, err = run(capsys, *submit, "--no-elect-leaders")
+        assert code == 1 and f"{TOPIC}-0: INVALID_REPLICATION_ASSIGNMENT" in err and "cordoned" in err, err
+        assert reader.snapshot().partition(TOPIC, 0).replicas == (0,)
 
     # uncordon restores it
     code, _, err = run(capsys, "uncordon", *connection_args(sb), "--broker", str(CORDONED), "--yes")
@@ -140,3 +149,50 @@ def test_a_cordoned_broker_is_reported_left_out_flagged_and_uncordoned(
     assert config == () and not any(dirs.values())
     back = state_doc(sb, capsys)[CORDONED]
     assert back["cordoned"] is False and back["cordoned_log_dirs"] == []
+
+
+def test_on_kafka_4_3_a_move_onto_a_cordoned_broker_completes_and_a_cordoned_dir_is_passed_over(
+    kafka4: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sb, bs = kafka4, kafka4.bootstrap_servers
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    assert sb.kafka_version.startswith("4.3")
+    make_topic(bs, "c43", 2, 1, 10, assignment=[[0], [1]])
+    code, _, err = run(capsys, "cordon", *connection_args(sb), "--broker", str(CORDONED), "--yes")
+    assert code == 0, err
+    plan = tmp_path / "onto-2.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": "c43", "partition": 0, "replicas": [2]}]}))
+    submit = ["submit", *connection_args(sb), "--reassignment-json-file", str(plan), "--yes", "--no-elect-leaders"]
+    code, _, err = run(capsys, *submit)
+    assert code == 1 and "--allow-cordoned" in err  # the console's own check first
+    code, _, err = run(capsys, *submit, "--allow-cordoned")
+    assert code == 0, err
+    with ClusterReader(settings_for(sb)) as reader:
+        wait_for(
+            lambda: (p := reader.snapshot().partition("c43", 0)).replicas == (CORDONED,) and not p.reassigning,
+            timeout=60,
+            what="the move onto the cordoned broker completed",
+        )
+        # one dir cordoned and named for a new replica: the broker puts it in its other dir
+        code, _, err = run(capsys, "uncordon", *connection_args(sb), "--broker", str(CORDONED), "--yes")
+        assert code == 0, err
+        d1, d2 = (f"{sb.data_dir}/broker-{CORDONED}/d{i}" for i in (1, 2))
+        code, _, err = run(capsys, "cordon", *connection_args(sb), "--broker", str(CORDONED), "--log-dir", d2, "--yes")
+        assert code == 0, err
+        plan.write_text(
+            json.dumps(
+                {"version": 1, "partitions": [{"topic": "c43", "partition": 1, "replicas": [2], "log_dirs": [d2]}]}
+            )
+        )
+        code, _, err = run(capsys, *submit, "--allow-cordoned")
+        # the broker refuses the cordoned dir, and the console says so: the replica is in its other dir
+        assert (
+            code == Exit.PARTLY
+            and f"Log dir not taken: c43-1 on broker 2 into {d2}: INVALID_REPLICATION_ASSIGNMENT" in err
+        )
+        moved = wait_for(
+            lambda: (p := reader.snapshot().partition("c43", 1)).replicas == (CORDONED,) and not p.reassigning and p,
+            timeout=60,
+            what="the second move completed",
+        )
+        assert [log.log_dir for log in moved.logs if log.broker == CORDONED] == [d1]

@@ -172,7 +172,7 @@ def test_a_plan_onto_a_cordoned_broker_or_dir_is_an_error_the_console_owns() -> 
     )
     found = [x for x in validate(state, plan) if x.code == CORDONED_DESTINATION]
     assert [(x.partition, x.severity.value) for x in found] == [(0, "error"), (1, "error"), (2, "error")]
-    assert "broker 3 is cordoned" in found[0].message and "controller accepts and completes" in found[0].message
+    assert "broker 3 is cordoned" in found[0].message and "Kafka 4.4's refuses one" in found[0].message
     assert "log dir /k/d2 of broker 2 is cordoned" in found[1].message
     assert "--allow-cordoned" in found[0].hint
     assert overridable_only(found) and not blocking(found, allow_cordoned=True) and blocking(found)
