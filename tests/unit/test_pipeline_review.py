@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from console.core.errors import ConfigError, PlanFormatError
@@ -29,10 +31,12 @@ from console.plans.validate import (
     OFFLINE_LOG_DIR,
     RACK_SPREAD_REDUCED,
     RACKS_UNDERUSED,
+    SOURCE_ON_FENCED,
     TIERED_LOCAL_ONLY,
     validate,
 )
 from console.present.review import tiered_moving
+from console.state.document import state_from_doc
 from tests.unit.builders import cluster_info
 from tests.unit.strategies import Shape, cluster
 from tests.unit.timeline import T0, write_states
@@ -361,34 +365,75 @@ def test_racks_are_found_when_every_broker_id_falls_in_the_same_slot(tmp_path) -
     assert {RACK_SPREAD_REDUCED, RACKS_UNDERUSED} & {f.code for f in want}, "the plan exercises the rack checks"
 
 
-def test_a_fenced_destination_is_said_fenced_as_in_process(tmp_path) -> None:
-    """Kafka 4: a stopped broker stays registered, fenced (KIP-1073); a plan adding a replica there
-    is told the broker is fenced, not "not live", by the job as by the in-process review."""
-    base = cluster(Shape(brokers=4, racks=0, down=0, partitions=4, rf=2, in_flight=0.0, seed=3))
+def test_fenced_brokers_give_the_in_process_findings_and_an_older_snapshot_none(tmp_path) -> None:
+    """Kafka 4: a stopped broker stays registered, fenced (KIP-1073). A plan adding a replica there is
+    told the broker is fenced, not "not live"; one moving a replica off it is warned that its data
+    cannot be copied from there (naming the leader the new replicas copy from, or that there is none);
+    a reorder is not. The job says so as the in-process review does. A snapshot stored before the
+    cluster said which brokers are fenced (no ``fenced`` in its header) reads as not known: neither
+    finding, by the job as in process."""
+    base = cluster(Shape(brokers=4, racks=0, down=0, partitions=6, rf=2, in_flight=0.0, seed=3))
     fenced = BrokerId(3)
+    b = [BrokerId(i) for i in range(4)]
+    layout = [  # replicas, leader
+        ((b[0], b[1]), b[0]),
+        ((b[0], b[1]), b[0]),
+        ((b[0], fenced), b[0]),
+        ((fenced, b[1]), None),
+        ((b[0], fenced), b[0]),
+        ((b[1], fenced), b[1]),
+    ]
     state = canonical(
         replace(
             base,
-            brokers=tuple(replace(b, fenced=b.id == fenced) for b in base.brokers),
+            brokers=tuple(replace(x, fenced=x.id == fenced) for x in base.brokers),
             partitions=tuple(
-                replace(p, replicas=ids, isr=ids, leader=ids[0], logs=())
-                for p, ids in zip(base.partitions, [(BrokerId(0), BrokerId(1))] * len(base.partitions), strict=True)
+                replace(p, replicas=ids, isr=tuple(x for x in ids if x != fenced), leader=leader, logs=())
+                for p, (ids, leader) in zip(base.partitions, layout, strict=True)
             ),
             cluster_id="fenced",
             taken_at=T0,
         )
     )
-    plan = Plan.of([PlanEntry(p.topic, p.partition, (BrokerId(0), fenced)) for p in state.partitions[:2]])
+    ps = state.partitions
+    plan = Plan.of(
+        [
+            PlanEntry(ps[0].topic, ps[0].partition, (b[0], fenced)),  # onto it
+            PlanEntry(ps[1].topic, ps[1].partition, (b[0], fenced)),
+            PlanEntry(ps[2].topic, ps[2].partition, (b[0], b[2])),  # off it, the leader stays
+            PlanEntry(ps[3].topic, ps[3].partition, (b[1], b[2])),  # off it, no leader
+            PlanEntry(ps[4].topic, ps[4].partition, (fenced, b[0])),  # a reorder: nothing is copied
+            PlanEntry(ps[5].topic, ps[5].partition, (b[2], b[0])),  # off it, the leader moves
+        ]
+    )
+    older = replace(state, cluster_id="older", brokers=tuple(replace(x, fenced=None) for x in state.brokers))
     (tmp_path / "plan.json").write_text(plan.to_json())
-    write_states(tmp_path / "snapshots", [state])
+    write_states(tmp_path / "snapshots", [state, older])
+    # the older snapshot's header as a console that did not store ``fenced`` wrote it
+    (path,) = (tmp_path / "snapshots" / "headers").glob(f"cluster={cluster_dir('older')}/*/*.parquet")
+    header = pq.read_table(path)
+    doc = json.loads(header.column("header")[0].as_py())
+    for x in doc["brokers"]:
+        del x["fenced"]
+    old = json.dumps(doc, separators=(",", ":"))
+    pq.write_table(header.set_column(header.schema.get_field_index("header"), "header", pa.array([old])), path)
+    assert all(x.fenced is None for x in state_from_doc(json.loads(old), ()).brokers)
     review_job(
         str(tmp_path / "snapshots"),
-        {"fenced": str(tmp_path / "plan.json")},
+        {"fenced": str(tmp_path / "plan.json"), "older": str(tmp_path / "plan.json")},
         str(tmp_path / "out"),
         SparkSettings(master="local[2]"),
     )
-    got = pd.read_parquet(tmp_path / "out" / "findings").sort_values("rank")
-    want = validate(state, plan)
-    assert [(r.code, r.message) for r in got.itertuples()] == [(f.code, f.message) for f in want]
-    said = [f.message for f in want if f.code == BROKER_NOT_ELIGIBLE]
+    table = pd.read_parquet(tmp_path / "out" / "findings")
+    for key, s in (("fenced", state), ("older", older)):
+        got = table[table.cluster == key].sort_values("rank")
+        want = validate(s, plan)
+        assert [(r.code, r.severity, r.topic, r.partition, r.message, r.hint) for r in got.itertuples()] == [
+            (f.code, f.severity.value, f.topic, f.partition, f.message, f.hint) for f in want
+        ], key
+    said = [f.message for f in validate(state, plan) if f.code == BROKER_NOT_ELIGIBLE]
     assert len(said) == 2 and all("broker 3 is fenced (registered but fenced" in m for m in said)
+    warned = [((f.topic, f.partition), f.message) for f in validate(state, plan) if f.code == SOURCE_ON_FENCED]
+    assert [k for k, _ in warned] == [ps[2].key, ps[3].key, ps[5].key]
+    assert "copy from the leader, broker 0." in warned[0][1] and "a leader, and it has none." in warned[1][1]
+    assert not {BROKER_NOT_ELIGIBLE, SOURCE_ON_FENCED} & {f.code for f in validate(older, plan)}
