@@ -1,6 +1,6 @@
 """The review job on Spark gives the in-process core's answers, row for row, on random clusters and
 random plans (unknown topics, partitions and brokers, log dirs, RF changes,
-no-ops, reorders, partitions in flight, brokers down, min ISR, racks, free space): the diff per
+no-ops, reorders, partitions in flight, brokers down or fenced, min ISR, racks, free space): the diff per
 partition, per broker and per flow, the findings in order, the waves, the ETA and the rollback JSON.
 All clusters go through one Spark job, as a fleet would."""
 
@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from console.core.errors import ConfigError, PlanFormatError
-from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, LogDir, ReplicaLog
+from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, LogDir, Partition, ReplicaLog
 from console.moves.waves import plan_estimate, plan_waves
 from console.pipeline.jobs import review_job
 from console.pipeline.snapshots import canonical, cluster_dir
@@ -28,6 +28,7 @@ from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
 from console.plans.validate import (
     BROKER_NOT_ELIGIBLE,
     CORDONED_DESTINATION,
+    FENCED_WHY,
     OFFLINE_LOG_DIR,
     RACK_SPREAD_REDUCED,
     RACKS_UNDERUSED,
@@ -58,6 +59,7 @@ def random_cluster(seed: int) -> ClusterState:
             seed=seed,
         )
     )
+    state = random_fenced(random.Random(seed ^ 0xFE2CED), state)
     brokers = tuple(random_dirs(rnd, b) for b in state.brokers)
     brokers += (Broker(BrokerId(50 + seed), rack="r0", registered=False),)  # known, not registered
     min_isr = tuple((t, rnd.randint(1, 3)) for t in state.topics if rnd.random() < 0.6)
@@ -80,6 +82,28 @@ def random_cluster(seed: int) -> ClusterState:
             name=f"cluster {seed}",
             taken_at=T0 + seed,
         )
+    )
+
+
+def random_fenced(rnd: random.Random, state: ClusterState) -> ClusterState:
+    """Most clusters run Kafka 4 and say which brokers are fenced (KIP-1073): one or two of their
+    registered brokers are (stopped: out of every ISR, leading nothing; a partition whose ISR had
+    only them has no leader), the others are not; the rest do not say (drawn from their own random
+    stream: the cluster is otherwise the one drawn before fenced brokers were)."""
+    registered = [b.id for b in state.brokers if b.registered]
+    if len(registered) < 2 or rnd.random() < 0.25:
+        return state
+    fenced = set(rnd.sample(registered, rnd.randint(1, min(2, len(registered) - 1))))
+
+    def part(p: Partition) -> Partition:
+        isr = tuple(b for b in p.isr if b not in fenced)
+        leader = p.leader if p.leader not in fenced else next(iter(isr), None)
+        return replace(p, isr=isr, leader=leader)
+
+    return replace(
+        state,
+        brokers=tuple(replace(b, fenced=b.id in fenced) if b.registered else b for b in state.brokers),
+        partitions=tuple(part(p) for p in state.partitions),
     )
 
 
@@ -239,6 +263,7 @@ def test_findings_are_the_in_process_ones_in_the_same_order(reviewed) -> None:
     table = pd.read_parquet(out / "findings")
     codes = set()
     cordoned: list[str] = []
+    not_eligible: list[str] = []
     for key, (state, plan) in fleet.items():
         got = table[table.cluster == key].sort_values("rank")
         have = [
@@ -259,10 +284,13 @@ def test_findings_are_the_in_process_ones_in_the_same_order(reviewed) -> None:
         assert have == want, key
         codes |= {w[0] for w in want}
         cordoned += [w[5] for w in want if w[0] == CORDONED_DESTINATION]
+        not_eligible += [w[5] for w in want if w[0] == BROKER_NOT_ELIGIBLE]
     assert len(codes) >= 12, f"the random plans exercise most checks: {sorted(codes)}"
-    assert {TIERED_LOCAL_ONLY, CORDONED_DESTINATION, OFFLINE_LOG_DIR} <= codes
+    assert {TIERED_LOCAL_ONLY, CORDONED_DESTINATION, OFFLINE_LOG_DIR, SOURCE_ON_FENCED} <= codes
     assert any("is cordoned (cordoned.log.dirs)" in m for m in cordoned)  # a whole broker
     assert any(": log dir /data/" in m for m in cordoned)  # one of its dirs
+    assert any(FENCED_WHY in m for m in not_eligible)  # a replica added on a fenced broker
+    assert any(" is not live;" in m for m in not_eligible)  # and on one the cluster does not register
 
 
 def test_waves_eta_and_rollback_are_the_in_process_ones(reviewed) -> None:
