@@ -72,8 +72,9 @@ class Inputs:
     brokers: DataFrame
     """cluster, broker, rack, registered, live, eligible, log_dirs (array of paths), usable_bytes,
     cordoned (the whole broker, KIP-1066), cordoned_dirs (array of its cordoned dirs' paths),
-    dir_errors (map of each offline dir's path to DescribeLogDirs' error), fenced (registered and
-    known to be fenced, KIP-1073)."""
+    dir_errors (map of each offline dir's path to DescribeLogDirs' error), fenced (DescribeCluster
+    says it is fenced, KIP-1073; false when the cluster does not say, as in a snapshot stored before
+    it did)."""
     min_isr: DataFrame
     """cluster, topic, min_isr."""
     plan: DataFrame
@@ -468,19 +469,18 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     live = known & (F.col("kind") != ChangeKind.NONE.value)
     # each cluster's racks as a hash table: a broker's rack is in slot ``broker mod slots`` (a list of
     # one or two brokers), so finding it costs the same for 5 brokers or 5000 (a map's lookup reads
-    # its keys one by one, and every entry looks up each of its brokers twice)
-    pairs = (
-        b.filter(F.col("rack").isNotNull())
-        .groupBy("cluster")
-        .agg(
-            F.collect_list(F.struct("b", "rack")).alias("pairs"),
-            F.size(F.array_distinct(F.collect_list(F.when(F.col("eligible"), F.col("rack"))))).alias("available"),
-        )
+    # its keys one by one, and every entry looks up each of its brokers twice); and its fenced brokers
+    # (KIP-1073), a few at most: one small table per cluster, joined to the entries once
+    pairs = b.groupBy("cluster").agg(
+        F.collect_list(F.when(F.col("rack").isNotNull(), F.struct("b", "rack"))).alias("pairs"),
+        F.size(F.array_distinct(F.collect_list(F.when(F.col("eligible"), F.col("rack"))))).alias("available"),
+        F.collect_list(F.when(F.col("fenced"), F.col("b"))).alias("fenced_ids"),
     )
     slots = 2 * F.size("pairs") + 1
     racks = pairs.select(
         "cluster",
         "available",
+        "fenced_ids",
         slots.alias("slots"),
         F.transform(
             F.sequence(F.lit(0), slots - 1), lambda i: F.filter("pairs", lambda p: F.pmod(p["b"], slots) == i)
@@ -695,8 +695,32 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         ),
         "Acknowledge, or wait for the current reassignment to finish (or cancel it) first.",
     )
+    # KIP-1073: a replica the entry moves off a fenced broker cannot be copied from there
+    on_fenced = F.filter(
+        "current", lambda x: F.array_contains(F.coalesce("fenced_ids", F.array().cast("array<long>")), x)
+    )
     add(
         14,
+        "entries",
+        live & ~reorder & (F.size(on_fenced) > 0),
+        V.SOURCE_ON_FENCED,
+        Severity.WARNING,
+        F.concat(
+            name,
+            F.lit(": its replica on broker "),
+            _ids(on_fenced),
+            F.lit(" sits on a fenced broker (KIP-1073): its data cannot be copied from there; "),
+            F.lit("the new replicas copy from "),
+            F.when(
+                F.col("leader_before").isNotNull(),
+                F.concat(F.lit("the leader, broker "), F.col("leader_before").cast("string")),
+            ).otherwise(F.lit("a leader, and it has none")),
+            F.lit("."),
+        ),
+        "Start the broker again if its copy is the one needed; otherwise acknowledge.",
+    )
+    add(
+        15,
         "entries",
         live & F.col("leader_before").isNull(),
         V.OFFLINE_NOW,
@@ -705,7 +729,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         "Bring a replica back first; the new replicas cannot catch up without a leader.",
     )
     add(
-        15,
+        16,
         "entries",
         live & (F.size("target") != F.size("current")),
         V.RF_CHANGE,
@@ -722,7 +746,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     )
     has_min = live & F.col("min_isr").isNotNull()
     add(
-        16,
+        17,
         "entries",
         has_min & (F.size("target") < F.col("min_isr")),
         V.RF_BELOW_MIN_ISR,
@@ -739,7 +763,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     )
     in_sync = F.size(F.filter("current", lambda x: F.array_contains("isr", x)))
     add(
-        17,
+        18,
         "entries",
         has_min & (in_sync < F.col("min_isr")),
         V.BELOW_MIN_ISR_NOW,
@@ -756,7 +780,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     )
     reduced = (F.col("before") > 0) & (F.col("after") < F.least(F.col("before"), F.size("target")))
     add(
-        18,
+        19,
         "entries",
         live & reduced,
         V.RACK_SPREAD_REDUCED,
@@ -772,7 +796,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         "Pick brokers in different racks so a rack failure cannot take the partition down.",
     )
     add(
-        19,
+        20,
         "entries",
         live
         & (F.coalesce(F.col("available"), F.lit(0)) > 0)

@@ -1,6 +1,6 @@
 """The review job on Spark gives the in-process core's answers, row for row, on random clusters and
 random plans (unknown topics, partitions and brokers, log dirs, RF changes,
-no-ops, reorders, partitions in flight, brokers down, min ISR, racks, free space): the diff per
+no-ops, reorders, partitions in flight, brokers down or fenced, min ISR, racks, free space): the diff per
 partition, per broker and per flow, the findings in order, the waves, the ETA and the rollback JSON.
 All clusters go through one Spark job, as a fleet would."""
 
@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from console.core.errors import ConfigError, PlanFormatError
-from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, LogDir, ReplicaLog
+from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, LogDir, Partition, ReplicaLog
 from console.moves.waves import plan_estimate, plan_waves
 from console.pipeline.jobs import review_job
 from console.pipeline.snapshots import canonical, cluster_dir
@@ -26,13 +28,16 @@ from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
 from console.plans.validate import (
     BROKER_NOT_ELIGIBLE,
     CORDONED_DESTINATION,
+    FENCED_WHY,
     OFFLINE_LOG_DIR,
     RACK_SPREAD_REDUCED,
     RACKS_UNDERUSED,
+    SOURCE_ON_FENCED,
     TIERED_LOCAL_ONLY,
     validate,
 )
 from console.present.review import tiered_moving
+from console.state.document import state_from_doc
 from tests.unit.builders import cluster_info
 from tests.unit.strategies import Shape, cluster
 from tests.unit.timeline import T0, write_states
@@ -54,6 +59,7 @@ def random_cluster(seed: int) -> ClusterState:
             seed=seed,
         )
     )
+    state = random_fenced(random.Random(seed ^ 0xFE2CED), state)
     brokers = tuple(random_dirs(rnd, b) for b in state.brokers)
     brokers += (Broker(BrokerId(50 + seed), rack="r0", registered=False),)  # known, not registered
     min_isr = tuple((t, rnd.randint(1, 3)) for t in state.topics if rnd.random() < 0.6)
@@ -76,6 +82,28 @@ def random_cluster(seed: int) -> ClusterState:
             name=f"cluster {seed}",
             taken_at=T0 + seed,
         )
+    )
+
+
+def random_fenced(rnd: random.Random, state: ClusterState) -> ClusterState:
+    """Most clusters run Kafka 4 and say which brokers are fenced (KIP-1073): one or two of their
+    registered brokers are (stopped: out of every ISR, leading nothing; a partition whose ISR had
+    only them has no leader), the others are not; the rest do not say (drawn from their own random
+    stream: the cluster is otherwise the one drawn before fenced brokers were)."""
+    registered = [b.id for b in state.brokers if b.registered]
+    if len(registered) < 2 or rnd.random() < 0.25:
+        return state
+    fenced = set(rnd.sample(registered, rnd.randint(1, min(2, len(registered) - 1))))
+
+    def part(p: Partition) -> Partition:
+        isr = tuple(b for b in p.isr if b not in fenced)
+        leader = p.leader if p.leader not in fenced else next(iter(isr), None)
+        return replace(p, isr=isr, leader=leader)
+
+    return replace(
+        state,
+        brokers=tuple(replace(b, fenced=b.id in fenced) if b.registered else b for b in state.brokers),
+        partitions=tuple(part(p) for p in state.partitions),
     )
 
 
@@ -235,6 +263,7 @@ def test_findings_are_the_in_process_ones_in_the_same_order(reviewed) -> None:
     table = pd.read_parquet(out / "findings")
     codes = set()
     cordoned: list[str] = []
+    not_eligible: list[str] = []
     for key, (state, plan) in fleet.items():
         got = table[table.cluster == key].sort_values("rank")
         have = [
@@ -255,10 +284,13 @@ def test_findings_are_the_in_process_ones_in_the_same_order(reviewed) -> None:
         assert have == want, key
         codes |= {w[0] for w in want}
         cordoned += [w[5] for w in want if w[0] == CORDONED_DESTINATION]
+        not_eligible += [w[5] for w in want if w[0] == BROKER_NOT_ELIGIBLE]
     assert len(codes) >= 12, f"the random plans exercise most checks: {sorted(codes)}"
-    assert {TIERED_LOCAL_ONLY, CORDONED_DESTINATION, OFFLINE_LOG_DIR} <= codes
+    assert {TIERED_LOCAL_ONLY, CORDONED_DESTINATION, OFFLINE_LOG_DIR, SOURCE_ON_FENCED} <= codes
     assert any("is cordoned (cordoned.log.dirs)" in m for m in cordoned)  # a whole broker
     assert any(": log dir /data/" in m for m in cordoned)  # one of its dirs
+    assert any(FENCED_WHY in m for m in not_eligible)  # a replica added on a fenced broker
+    assert any(" is not live;" in m for m in not_eligible)  # and on one the cluster does not register
 
 
 def test_waves_eta_and_rollback_are_the_in_process_ones(reviewed) -> None:
@@ -361,34 +393,75 @@ def test_racks_are_found_when_every_broker_id_falls_in_the_same_slot(tmp_path) -
     assert {RACK_SPREAD_REDUCED, RACKS_UNDERUSED} & {f.code for f in want}, "the plan exercises the rack checks"
 
 
-def test_a_fenced_destination_is_said_fenced_as_in_process(tmp_path) -> None:
-    """Kafka 4: a stopped broker stays registered, fenced (KIP-1073); a plan adding a replica there
-    is told the broker is fenced, not "not live", by the job as by the in-process review."""
-    base = cluster(Shape(brokers=4, racks=0, down=0, partitions=4, rf=2, in_flight=0.0, seed=3))
+def test_fenced_brokers_give_the_in_process_findings_and_an_older_snapshot_none(tmp_path) -> None:
+    """Kafka 4: a stopped broker stays registered, fenced (KIP-1073). A plan adding a replica there is
+    told the broker is fenced, not "not live"; one moving a replica off it is warned that its data
+    cannot be copied from there (naming the leader the new replicas copy from, or that there is none);
+    a reorder is not. The job says so as the in-process review does. A snapshot stored before the
+    cluster said which brokers are fenced (no ``fenced`` in its header) reads as not known: neither
+    finding, by the job as in process."""
+    base = cluster(Shape(brokers=4, racks=0, down=0, partitions=6, rf=2, in_flight=0.0, seed=3))
     fenced = BrokerId(3)
+    b = [BrokerId(i) for i in range(4)]
+    layout = [  # replicas, leader
+        ((b[0], b[1]), b[0]),
+        ((b[0], b[1]), b[0]),
+        ((b[0], fenced), b[0]),
+        ((fenced, b[1]), None),
+        ((b[0], fenced), b[0]),
+        ((b[1], fenced), b[1]),
+    ]
     state = canonical(
         replace(
             base,
-            brokers=tuple(replace(b, fenced=b.id == fenced) for b in base.brokers),
+            brokers=tuple(replace(x, fenced=x.id == fenced) for x in base.brokers),
             partitions=tuple(
-                replace(p, replicas=ids, isr=ids, leader=ids[0], logs=())
-                for p, ids in zip(base.partitions, [(BrokerId(0), BrokerId(1))] * len(base.partitions), strict=True)
+                replace(p, replicas=ids, isr=tuple(x for x in ids if x != fenced), leader=leader, logs=())
+                for p, (ids, leader) in zip(base.partitions, layout, strict=True)
             ),
             cluster_id="fenced",
             taken_at=T0,
         )
     )
-    plan = Plan.of([PlanEntry(p.topic, p.partition, (BrokerId(0), fenced)) for p in state.partitions[:2]])
+    ps = state.partitions
+    plan = Plan.of(
+        [
+            PlanEntry(ps[0].topic, ps[0].partition, (b[0], fenced)),  # onto it
+            PlanEntry(ps[1].topic, ps[1].partition, (b[0], fenced)),
+            PlanEntry(ps[2].topic, ps[2].partition, (b[0], b[2])),  # off it, the leader stays
+            PlanEntry(ps[3].topic, ps[3].partition, (b[1], b[2])),  # off it, no leader
+            PlanEntry(ps[4].topic, ps[4].partition, (fenced, b[0])),  # a reorder: nothing is copied
+            PlanEntry(ps[5].topic, ps[5].partition, (b[2], b[0])),  # off it, the leader moves
+        ]
+    )
+    older = replace(state, cluster_id="older", brokers=tuple(replace(x, fenced=None) for x in state.brokers))
     (tmp_path / "plan.json").write_text(plan.to_json())
-    write_states(tmp_path / "snapshots", [state])
+    write_states(tmp_path / "snapshots", [state, older])
+    # the older snapshot's header as a console that did not store ``fenced`` wrote it
+    (path,) = (tmp_path / "snapshots" / "headers").glob(f"cluster={cluster_dir('older')}/*/*.parquet")
+    header = pq.read_table(path)
+    doc = json.loads(header.column("header")[0].as_py())
+    for x in doc["brokers"]:
+        del x["fenced"]
+    old = json.dumps(doc, separators=(",", ":"))
+    pq.write_table(header.set_column(header.schema.get_field_index("header"), "header", pa.array([old])), path)
+    assert all(x.fenced is None for x in state_from_doc(json.loads(old), ()).brokers)
     review_job(
         str(tmp_path / "snapshots"),
-        {"fenced": str(tmp_path / "plan.json")},
+        {"fenced": str(tmp_path / "plan.json"), "older": str(tmp_path / "plan.json")},
         str(tmp_path / "out"),
         SparkSettings(master="local[2]"),
     )
-    got = pd.read_parquet(tmp_path / "out" / "findings").sort_values("rank")
-    want = validate(state, plan)
-    assert [(r.code, r.message) for r in got.itertuples()] == [(f.code, f.message) for f in want]
-    said = [f.message for f in want if f.code == BROKER_NOT_ELIGIBLE]
+    table = pd.read_parquet(tmp_path / "out" / "findings")
+    for key, s in (("fenced", state), ("older", older)):
+        got = table[table.cluster == key].sort_values("rank")
+        want = validate(s, plan)
+        assert [(r.code, r.severity, r.topic, r.partition, r.message, r.hint) for r in got.itertuples()] == [
+            (f.code, f.severity.value, f.topic, f.partition, f.message, f.hint) for f in want
+        ], key
+    said = [f.message for f in validate(state, plan) if f.code == BROKER_NOT_ELIGIBLE]
     assert len(said) == 2 and all("broker 3 is fenced (registered but fenced" in m for m in said)
+    warned = [((f.topic, f.partition), f.message) for f in validate(state, plan) if f.code == SOURCE_ON_FENCED]
+    assert [k for k, _ in warned] == [ps[2].key, ps[3].key, ps[5].key]
+    assert "copy from the leader, broker 0." in warned[0][1] and "a leader, and it has none." in warned[1][1]
+    assert not {BROKER_NOT_ELIGIBLE, SOURCE_ON_FENCED} & {f.code for f in validate(older, plan)}
