@@ -1,7 +1,8 @@
 """Tiered storage (KIP-405) on a real cluster: a sandbox of the module's own with Kafka's
 LocalTieredStorage (Kafka 4.3.1: Maven Central has no kafka-storage test jar for 4.4.0). The console
 reads which topics are tiered, and a move of one copies the local log only, as Review says; the
-rollback of that release names each replica's log dir, as the official tool prints it."""
+rollback of that release names each replica's log dir, as the official tool prints it; the
+console's own submit of a tiered topic says so and copies the local log only too."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from console import cli
 from console.core.model import BrokerId, ClusterState
 from console.plans.diff import diff
 from console.plans.plan import Plan, PlanEntry, rollback
@@ -44,8 +46,9 @@ def offloaded(reader: ClusterReader) -> ClusterState | None:
     return state if size is not None and size < KB * 1024 // 2 else None
 
 
-def test_a_move_of_a_tiered_topic_copies_its_local_log_only(tiered, tmp_path):
+def test_a_move_of_a_tiered_topic_copies_its_local_log_only(tiered, tmp_path, monkeypatch, capsys):
     bs = tiered.bootstrap_servers
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
     assert tiered.info()["tiered_storage"] is True
     create_assigned_topic(
         bs,
@@ -89,3 +92,21 @@ def test_a_move_of_a_tiered_topic_copies_its_local_log_only(tiered, tmp_path):
         # the new replica holds the leader's local log, not the segments in remote storage
         assert moved.size_on(BrokerId(2)) is not None
         assert moved.size_on(BrokerId(2)) < KB * 1024 // 2
+
+        # the console's own submit moves it on, and says what it copies
+        back = tmp_path / "back.json"
+        back.write_text(Plan.of([PlanEntry("tiered-mv", 0, ids(0, 1))]).to_json())
+        code = cli.main(
+            ["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(back), "--yes", "--no-elect-leaders"]
+        )
+        said = capsys.readouterr().err
+        assert code == 0, said
+        assert "copies their local log only" in said
+        again = wait_for(
+            lambda: (
+                (p := reader.snapshot().partition("tiered-mv", 0)).replicas == ids(0, 1) and not p.reassigning and p
+            ),
+            timeout=60,
+            what="the console's move completed",
+        )
+        assert again.size_on(BrokerId(0)) is not None and again.size_on(BrokerId(0)) < KB * 1024 // 2
