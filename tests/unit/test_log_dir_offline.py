@@ -4,15 +4,29 @@ run whose move's source or target dir goes offline records it, audits it and doe
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from console.access.auth import Identity
+from console.core.limits import LOG_DIR_RATE
 from console.core.model import BrokerId, replicas_in_dir
-from console.plans.logdirs import current_dir, dir_moves_in_flight, future_dir
+from console.core.states import RunState, WaveState
+from console.plans.logdirs import DIR_OFFLINE, current_dir, dir_moves_in_flight, future_dir
+from console.plans.plan import Plan, PlanEntry
+from console.runs import executor as executor_module
+from console.runs.executor import Executor
+from console.services import runs as run_service
 from console.state.merge import LOG_DIR_OFFLINE
-from tests.fakes.cluster import FakeCluster
+from console.storage.store import Store
+from tests.fakes.cluster import Crash, FakeCluster
 
 pytestmark = [pytest.mark.unit, pytest.mark.usefixtures("no_sleep")]
+ANN = Identity.cli("ann")
 D1, D2 = "/k/d1", "/k/d2"
+MOVE = Plan.of([PlanEntry("t", 1, (BrokerId(1), BrokerId(2)), ("any", D2))])
+"""Broker 2's replica of t-1 from D1 to D2, nothing else."""
 
 
 def two_dirs() -> FakeCluster:
@@ -62,3 +76,91 @@ def test_a_copy_out_of_a_dir_that_goes_offline_stops_where_it_was() -> None:
     assert current_dir(p, BrokerId(2)) is None and future_dir(p, BrokerId(2)) == D2
     assert [(m.to_dir, m.copied_bytes) for m in dir_moves_in_flight(state)] == [(D2, 10)]  # copies nothing more
     assert fake.dir_of(("t", 1), 2) == D1
+
+
+def start(tmp_path: Path, fake: FakeCluster) -> tuple[Store, int, Executor]:
+    """The move under way: throttled (the log-dir rate set on broker 2), the copy started."""
+    store = Store(tmp_path / "console.db")
+    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), MOVE, "dir move", 5_000, users=None)
+    ex = Executor(store, fake, "ann", stuck_after_s=10**9)
+    ex.tick(run_id)
+    fake.advance(1)
+    assert fake.broker_configs[BrokerId(2)] == {LOG_DIR_RATE: "5000"}
+    assert [(m.broker, m.to_dir) for m in dir_moves_in_flight(fake.snapshot())] == [(2, D2)]
+    return store, run_id, ex
+
+
+def drive(store: Store, fake: FakeCluster, run_id: int, ex: Executor) -> RunState:
+    ticks: list[str] = []
+
+    def step(s: executor_module.Step) -> None:
+        ticks.append(s.did)
+        fake.advance(1)  # at 10 B/s the 10 kB copy would take far longer than these ticks
+
+    state = ex.drive(run_id, every=0, progress=step, timeout=30).state
+    assert len(ticks) < 10, ticks  # it did not wait for the copy
+    return state
+
+
+def said(store: Store, run_id: int) -> list[str]:
+    return [o.message or "" for o in store.runs.outcomes(run_id) if o.code == DIR_OFFLINE]
+
+
+def audited(store: Store) -> list[dict[str, object]]:
+    return [json.loads(e.request) for e in store.audit.entries() if e.action == "log-dir-offline"]
+
+
+@pytest.mark.parametrize("offline", [D2, D1], ids=["target", "source"])
+def test_a_dir_move_whose_dir_goes_offline_is_recorded_and_not_waited_for(tmp_path: Path, offline: str) -> None:
+    fake = two_dirs()
+    fake.copy_rate = 10
+    store, run_id, ex = start(tmp_path, fake)
+    fake.fail_log_dir(2, offline)
+    assert drive(store, fake, run_id, ex) is RunState.COMPLETED
+    [message] = said(store, run_id)
+    assert f"the log dir {offline} of broker 2" in message and "went offline during the move" in message
+    assert "KAFKA-19571" in message and "restart broker 2" in message and f"not in {D2} as the plan asked" in message
+    if offline == D2:
+        assert f"it stays in {D1}" in message
+        assert current_dir(fake.snapshot().partition("t", 1), BrokerId(2)) == D1
+    else:
+        assert "offline on broker 2 (out of the ISR)" in message
+    [entry] = audited(store)
+    assert entry["replicas"] == [
+        {
+            "topic": "t",
+            "partition": 1,
+            "broker": 2,
+            "log_dir": D2,
+            "offline_dir": offline,
+            "from": D1 if offline == D2 else None,
+        }
+    ]
+    assert [(d.code, d.log_dir) for d in store.runs.dir_moves(run_id)] == [(None, D2), (DIR_OFFLINE, offline)]
+    assert [w.state for w in store.runs.waves(run_id)] == [WaveState.COMPLETED]
+    # the run's end says the replica is not where the plan asked
+    [end] = [e for e in store.audit.entries() if e.action == "run-completed"]
+    assert json.loads(end.response or "{}")["not_in_log_dir"] == [["t", 1, 2, offline]]
+    # the log-dir throttle came off with the wave; the dir was asked for once
+    assert not fake.broker_configs.get(BrokerId(2)) and not store.runs.ledger(run_id)
+    assert len(fake.calls_to("alter_replica_log_dirs")) == 1
+
+
+@pytest.mark.parametrize("offline", [D2, D1], ids=["target", "source"])
+def test_a_worker_that_resumes_after_the_offline_dir_was_recorded_neither_asks_nor_records_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, offline: str
+) -> None:
+    monkeypatch.setattr(executor_module, "LEASE_S", 0.0)  # the dead worker's lease has run out
+    fake = two_dirs()
+    fake.copy_rate = 10
+    store, run_id, ex = start(tmp_path, fake)
+    fake.fail_log_dir(2, offline)
+    fake.fail_next("alter_configs", Crash("worker killed while taking the throttle off"))
+    with pytest.raises(Crash):
+        ex.tick(run_id)  # recorded the offline dir, then died taking the wave's throttle off
+    assert len(said(store, run_id)) == 1
+    assert fake.broker_configs[BrokerId(2)] == {LOG_DIR_RATE: "5000"}
+    assert drive(store, fake, run_id, Executor(store, fake, "bob")) is RunState.COMPLETED
+    assert len(said(store, run_id)) == 1 and len(audited(store)) == 1
+    assert len(fake.calls_to("alter_replica_log_dirs")) == 1  # not sent again
+    assert not fake.broker_configs.get(BrokerId(2)) and not store.runs.ledger(run_id)
