@@ -20,11 +20,6 @@ from console.plans.plan import ANY, PlanEntry
 DirKey = tuple[str, int, BrokerId]
 """A replica: topic, partition, broker."""
 
-DIR_OFFLINE = "LOG_DIR_OFFLINE"
-"""Recorded for a run's log dir move whose source or target dir went offline (DescribeLogDirs
-answers it with an error): the replica is not where the plan asked, and the run no longer waits
-for it."""
-
 
 @dataclass(frozen=True, slots=True)
 class DirMove:

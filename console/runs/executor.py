@@ -30,6 +30,7 @@ from console.core.errors import (
 from console.core.format import human_duration, plural
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE, LOG_DIR_RATE, REQUEST_LIMIT
 from console.core.model import (
+    DIR_OFFLINE,
     BrokerId,
     ClusterState,
     DirOutcome,
@@ -44,7 +45,7 @@ from console.core.states import RunState, SubmitPath, WaveState, wave_end_for
 from console.moves.progress import waiting_on
 from console.moves.rf_guard import split_by_rf
 from console.moves.throttles import Throttle, merged, unmerged, wave_throttle
-from console.plans.logdirs import DIR_OFFLINE, current_dir, offline_moves, sends_of, to_move
+from console.plans.logdirs import current_dir, offline_moves, sends_of, to_move
 from console.plans.plan import PlanEntry, parse_plan
 from console.runs.audited import Intent
 from console.runs.gateway import ClusterGateway

@@ -9,12 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from console import cli
 from console.access.auth import Identity
 from console.core.limits import LOG_DIR_RATE
-from console.core.model import BrokerId, replicas_in_dir
+from console.core.model import DIR_OFFLINE, BrokerId, replicas_in_dir
 from console.core.states import RunState, WaveState
-from console.plans.logdirs import DIR_OFFLINE, current_dir, dir_moves_in_flight, future_dir
+from console.plans.logdirs import current_dir, dir_moves_in_flight, future_dir
 from console.plans.plan import Plan, PlanEntry
+from console.present import history
+from console.present.notebook import run_parts
 from console.runs import executor as executor_module
 from console.runs.executor import Executor
 from console.services import runs as run_service
@@ -164,3 +167,30 @@ def test_a_worker_that_resumes_after_the_offline_dir_was_recorded_neither_asks_n
     assert len(said(store, run_id)) == 1 and len(audited(store)) == 1
     assert len(fake.calls_to("alter_replica_log_dirs")) == 1  # not sent again
     assert not fake.broker_configs.get(BrokerId(2)) and not store.runs.ledger(run_id)
+
+
+def test_the_runs_page_the_runs_list_and_the_notebook_say_the_replica_is_not_in_its_dir_not_rejected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = two_dirs()
+    fake.copy_rate = 10
+    store, run_id, ex = start(tmp_path, fake)
+    fake.fail_log_dir(2, D2)
+    assert drive(store, fake, run_id, ex) is RunState.COMPLETED
+    outcomes = store.runs.outcomes(run_id)
+    assert history.rejected_rows(outcomes) == []  # the controller refused nothing
+    [row] = history.not_in_dir_rows(outcomes)
+    assert row["partition"] == "t-1" and f"the log dir {D2} of broker 2" in str(row["what happened"])
+    assert [r["rejected"] for r in history.wave_rows(fake.snapshot(), store.runs.waves(run_id), outcomes)] == [0]
+    assert "0 partition(s) rejected, 1 replica not in its log dir" in " ".join(
+        run_parts(store.runs.detail(run_id)).summary
+    )
+    assert store.runs.detail(run_id).to_pandas()["rejected"].tolist() == [0]
+    store.close()
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))  # the store start() made
+    assert cli.main(["runs"]) == 0
+    header, line = capsys.readouterr().out.splitlines()
+    assert header.split()[-1] == "problems" and line.endswith("1 replica not in its log dir (a dir went offline)")
+    assert cli.main(["runs", "--json"]) == 0
+    [listed] = json.loads(capsys.readouterr().out)
+    assert listed["state"] == "completed" and listed["problems"] == "1 replica not in its log dir (a dir went offline)"
