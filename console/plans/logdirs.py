@@ -190,19 +190,30 @@ class OfflineMove:
         the move, so the dir went offline while it ran)."""
         m = self.move
         when = "went offline during the move" if during else "is offline"
+        todo = (
+            f"Check the disk and the broker's log, then restart broker {m.broker} to bring the dir back, and "
+            "move the replica again."
+        )
         if self.into:
-            where = f"it stays in {self.source}" if self.source else "it is not created there"
+            where = (
+                f"the copy into it was dropped and the replica stays in {self.source}"
+                if self.source
+                else f"the replica has no log in an online dir of broker {m.broker} (it is in the offline dir, "
+                "out of the ISR, or not created yet)"
+            )
             return (
                 f"the log dir {self.offline_dir} of broker {m.broker} {when} (KAFKA-19571 can cause this after "
-                f"an I/O error): the copy into it was dropped and {where}, not in {m.log_dir} as the plan asked. "
-                f"Check the disk and the broker's log, then restart broker {m.broker} to bring the dir back, and "
-                "move the replica again."
+                f"an I/O error): {where}, not in {m.log_dir} as the plan asked. {todo}"
             )
+        dirs = (
+            f"one of the log dirs {self.offline_dir} of broker {m.broker}, all offline,"
+            if ", " in self.offline_dir
+            else f"the log dir {self.offline_dir} of broker {m.broker},"
+        )
         return (
-            f"the log dir {self.offline_dir} of broker {m.broker}, which holds the replica, {when} (KAFKA-19571 "
-            f"can cause this after an I/O error): the copy to {m.log_dir} stopped and the replica is offline on "
-            f"broker {m.broker} (out of the ISR), not in {m.log_dir} as the plan asked. Check the disk and the "
-            f"broker's log, then restart broker {m.broker} to bring the dir back, and move the replica again."
+            f"{dirs} which holds the replica, {when} (KAFKA-19571 can cause this after an I/O error): the copy to "
+            f"{m.log_dir} stopped and the replica is offline on broker {m.broker} (out of the ISR), not in "
+            f"{m.log_dir} as the plan asked. {todo}"
         )
 
 

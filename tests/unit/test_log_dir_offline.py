@@ -128,7 +128,7 @@ def test_a_dir_move_whose_dir_goes_offline_is_recorded_and_not_waited_for(tmp_pa
     assert f"the log dir {offline} of broker 2" in message and "went offline during the move" in message
     assert "KAFKA-19571" in message and "restart broker 2" in message and f"not in {D2} as the plan asked" in message
     if offline == D2:
-        assert f"it stays in {D1}" in message
+        assert f"the replica stays in {D1}" in message
         assert current_dir(fake.snapshot().partition("t", 1), BrokerId(2)) == D1
     else:
         assert "offline on broker 2 (out of the ISR)" in message
@@ -244,3 +244,29 @@ def test_submit_says_the_replica_not_in_its_dir_apart_from_rejections_and_ends_p
     assert "Rejected" not in err
     said = json.loads(out)
     assert said["state"] == "completed" and said["not_in_log_dir"] == ["t-1"] and said["rejected"] == []
+
+
+def test_a_new_replica_whose_dir_goes_offline_is_said_once_and_its_reassignment_is_left_to_the_stuck_flag(
+    tmp_path: Path,
+) -> None:
+    fake = two_dirs()
+    fake.copy_rate = 10
+    store = Store(tmp_path / "console.db")
+    plan = Plan.of([PlanEntry("t", 0, (BrokerId(0), BrokerId(3)), ("any", D2))])  # 3 created in D2
+    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), plan, "new replica", None, users=None)
+    ex = Executor(store, fake, "ann", stuck_after_s=10**9)
+    ex.tick(run_id)
+    assert [d.code for d in store.runs.dir_moves(run_id)] == ["REPLICA_NOT_AVAILABLE"]
+    assert fake.dir_of(("t", 0), 3) == D2
+    fake.fail_log_dir(3, D2)
+    for _ in range(3):
+        ex.tick(run_id)
+        fake.advance(1)
+    [message] = said(store, run_id)
+    assert message.startswith(f"the log dir {D2} of broker 3 is offline")  # it was not moving yet: not "during"
+    assert "no log in an online dir of broker 3" in message and f"not in {D2} as the plan asked" in message
+    assert len(audited(store)) == 1
+    # the reassignment itself cannot complete (its new replica is offline): the run waits, as for any
+    # replica that cannot catch up, and the stuck flag says so in time
+    assert store.runs.require(run_id).state is RunState.RUNNING
+    assert [w.state for w in store.runs.waves(run_id)] == [WaveState.RUNNING]
