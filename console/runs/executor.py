@@ -1027,7 +1027,7 @@ def _done(p: Partition | None, target: tuple[BrokerId, ...], offline: Iterable[B
 
 
 def _not_in_dir_text(off: list[list[object]]) -> str:
-    """``2 replicas not in the log dir the plan asked (a dir went offline)``."""
+    """``2 replicas not in the log dir the plan asked (a dir went offline during the move)``: the run's end."""
     return f"{plural(len(off), 'replica')} not in the log dir the plan asked (a dir went offline during the move)"
 
 
