@@ -12,7 +12,7 @@ from console.core.format import human_bytes, human_duration, ids_text, plural
 from console.core.health import kafka_health
 from console.core.model import PartitionHealth, cluster_key
 from console.plans.logdirs import dir_moves_in_flight
-from console.present import live, review
+from console.present import history, live, review
 
 PAGE_SIZE = 50
 
@@ -42,8 +42,14 @@ def live_panel() -> None:
     store = deps.store()
     for run in store.runs.list(cluster_key(state, settings.name), active_only=True):
         why = store.runs.stuck(run.id)
+        offline = history.not_in_dir_rows(store.runs.outcomes(run.id))
         if why:
             st.error(f"Run {run.id} ({run.name}) is **stuck**: {why}.", icon=":material/warning:")
+        for row in offline:
+            st.warning(
+                f"Run {run.id} ({run.name}), {row['partition']}: {row['what happened']}", icon=":material/warning:"
+            )
+        if why or offline:
             st.page_link("views/runs.py", label=f"Open run {run.id}", query_params={"run": str(run.id)})
     age = time.time() - state.taken_at
     st.caption(

@@ -114,6 +114,12 @@ else:
         if rejected:
             st.error(f"{plural(len(rejected), 'partition')} rejected by the controller:")
             st.dataframe(rejected, hide_index=True, placeholder="—")
+        if not_in_dir := history.not_in_dir_rows(outcomes):
+            st.warning(
+                f"{plural(len(not_in_dir), 'replica')} not in the log dir the plan asked: a dir went offline "
+                "during the move, and the run no longer waits for it:"
+            )
+            st.dataframe(not_in_dir, hide_index=True, placeholder="—")
         election = history.election_line(run, outcomes)
         if election:
             st.caption(election)

@@ -17,7 +17,7 @@ from console.cli.output import print_findings
 from console.core.errors import ConfigError
 from console.core.format import human_rate, plural
 from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
-from console.core.model import SourceStatus
+from console.core.model import DIR_OFFLINE, SourceStatus
 
 if TYPE_CHECKING:
     from console.access.auth import Identity
@@ -436,13 +436,18 @@ def submit(args: argparse.Namespace) -> int:
         failed = [o for o in store.runs.outcomes(run_id) if not o.accepted]
         # a dir the broker refused (a cordoned one, one it does not have): the replica is in another of its dirs
         dirs_refused = [
-            d for d in store.runs.dir_moves(run_id) if not (d.accepted or d.remembered or d.code == DIR_CANCELLED)
+            d
+            for d in store.runs.dir_moves(run_id)
+            if not (d.accepted or d.remembered or d.code in (DIR_CANCELLED, DIR_OFFLINE))  # offline: said below
         ]
     # an election that failed for some partitions leaves them led as they were: shown, not a failure
-    rejected = [o for o in failed if o.wave != ELECTION_WAVE]
+    not_in_dir = [o for o in failed if o.code == DIR_OFFLINE]  # a dir went offline during its move
+    rejected = [o for o in failed if o.wave != ELECTION_WAVE and o.code != DIR_OFFLINE]
     not_elected = [o for o in failed if o.wave == ELECTION_WAVE]
     for o in rejected:
         print(f"Rejected in wave {o.wave}: {o.name}: {o.message}", file=sys.stderr)
+    for o in not_in_dir:
+        print(f"Not in its log dir (wave {o.wave}): {o.name}: {o.message}", file=sys.stderr)
     for o in not_elected:
         print(f"Preferred leader not elected: {o.name}: {o.code}: {o.message}", file=sys.stderr)
     for d in dirs_refused:
@@ -457,6 +462,7 @@ def submit(args: argparse.Namespace) -> int:
                 "run": run_id,
                 "state": run.state.value,
                 "rejected": [o.name for o in rejected],
+                "not_in_log_dir": [o.name for o in not_in_dir],
                 "elect_leaders": elect,
                 "not_elected": [o.name for o in not_elected],
                 "log_dirs_not_taken": [d.to_dict() for d in dirs_refused],
@@ -465,7 +471,7 @@ def submit(args: argparse.Namespace) -> int:
     )
     if run.state is not RunState.COMPLETED:
         return Exit.FAILED
-    return Exit.PARTLY if rejected or dirs_refused else Exit.OK
+    return Exit.PARTLY if rejected or not_in_dir or dirs_refused else Exit.OK
 
 
 def throttle(args: argparse.Namespace) -> int:
@@ -547,7 +553,7 @@ def executor(args: argparse.Namespace) -> int:
 
 
 def list_runs(args: argparse.Namespace) -> int:
-    from console.present.history import run_json, runs_text
+    from console.present.history import not_in_dir_text, run_json, runs_text
     from console.storage.store import Store
 
     store = Store()
@@ -556,10 +562,11 @@ def list_runs(args: argparse.Namespace) -> int:
     runs = [
         (r, store.runs.waves(r.id), store.runs.stuck(r.id) if r.active else None) for r in store.runs.list(args.cluster)
     ]
+    problems = {r.id: not_in_dir_text(store.runs.outcomes(r.id)) for r, _, _ in runs}
     if args.json:
-        print(json.dumps([run_json(r, waves, stuck) for r, waves, stuck in runs]))
+        print(json.dumps([run_json(r, waves, stuck, problems[r.id]) for r, waves, stuck in runs]))
     else:
-        print(runs_text(runs))  # the throttle human (``--json`` keeps ``rate`` in bytes/s)
+        print(runs_text(runs, problems))  # the throttle human (``--json`` keeps ``rate`` in bytes/s)
     return Exit.OK
 
 

@@ -571,6 +571,10 @@ class DirOutcome:
 
 
 REPLICA_NOT_AVAILABLE = "REPLICA_NOT_AVAILABLE"
+DIR_OFFLINE = "LOG_DIR_OFFLINE"
+"""Recorded for a run's log dir move whose source or target dir went offline (DescribeLogDirs
+answers it with an error): the replica is not where the plan asked, and the run no longer waits
+for it. Not an answer of the cluster's: the console's finding, kept with the run's outcomes."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from console.core.model import BrokerId, ClusterState, Partition, TopicPartition
+from console.core.model import BrokerId, ClusterState, Partition, TopicPartition, partition_name
 from console.plans.plan import ANY, PlanEntry
 
 DirKey = tuple[str, int, BrokerId]
@@ -163,4 +163,74 @@ def _moves(parts: Iterable[Partition]) -> list[DirMoveProgress]:
                         src.size if src else None,
                     )
                 )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class OfflineMove:
+    """A log dir move that cannot finish: its target dir, or the dir holding the replica, is
+    offline on the broker (DescribeLogDirs answered it with an error, e.g. after an I/O error
+    during the copy, KAFKA-19571)."""
+
+    move: DirMove
+    offline_dir: str
+    """The dir that is offline (the broker's offline dirs, comma-separated, when the replica is
+    in one of several)."""
+    into: bool
+    """The target dir is the offline one (the copy into it was dropped); else the replica's own dir is."""
+    source: str | None
+    """Where the replica's log is now (None: in the offline dir, or not created yet)."""
+
+    @property
+    def name(self) -> str:
+        return partition_name(self.move.topic, self.move.partition)
+
+    def message(self, during: bool = True) -> str:
+        """What happened and what to do, in an operator's words (``during``: the broker had taken
+        the move, so the dir went offline while it ran)."""
+        m = self.move
+        when = "went offline during the move" if during else "is offline"
+        todo = (
+            f"Check the disk and the broker's log, then restart broker {m.broker} to bring the dir back, and "
+            "move the replica again."
+        )
+        if self.into:
+            where = (
+                f"the copy into it was dropped and the replica stays in {self.source}"
+                if self.source
+                else f"the replica has no log in an online dir of broker {m.broker} (it is in the offline dir, "
+                "out of the ISR, or not created yet)"
+            )
+            return (
+                f"the log dir {self.offline_dir} of broker {m.broker} {when} (KAFKA-19571 can cause this after "
+                f"an I/O error): {where}, not in {m.log_dir} as the plan asked. {todo}"
+            )
+        dirs = (
+            f"one of the log dirs {self.offline_dir} of broker {m.broker}, all offline,"
+            if ", " in self.offline_dir
+            else f"the log dir {self.offline_dir} of broker {m.broker},"
+        )
+        return (
+            f"{dirs} which holds the replica, {when} (KAFKA-19571 can cause this after an I/O error): the copy to "
+            f"{m.log_dir} stopped and the replica is offline on broker {m.broker} (out of the ISR), not in "
+            f"{m.log_dir} as the plan asked. {todo}"
+        )
+
+
+def offline_moves(state: ClusterState, p: Partition | None, e: PlanEntry) -> list[OfflineMove]:
+    """The named dirs of ``e`` not reached yet whose move cannot finish because a dir is offline on
+    the replica's broker: the target dir, or the dir the replica's log is in (an offline dir lists
+    nothing, so a replica of the broker, not being added, with no log in an online dir is in one).
+    Empty while the broker's log dirs were not read."""
+    out = []
+    for m in to_move(p, e):
+        broker = state.broker(m.broker)
+        offline = sorted(d.path for d in broker.log_dirs if d.offline) if broker is not None else []
+        if not offline:
+            continue
+        now = current_dir(p, m.broker)
+        if m.log_dir in offline:
+            out.append(OfflineMove(m, m.log_dir, True, now))
+        elif p is not None and now is None and m.broker in p.replicas and m.broker not in p.adding:
+            out.append(OfflineMove(m, ", ".join(offline), False, None))
     return out

@@ -5,10 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from console.core.format import human_rate, table_text, timestamp
-from console.core.model import ClusterState
+from console.core.format import human_rate, plural, table_text, timestamp
+from console.core.model import DIR_OFFLINE, ClusterState
 from console.core.states import RunState, WaveState
 from console.plans.plan import parse_plan
 from console.storage.audit import AuditEntry
@@ -20,8 +20,9 @@ def waves_done(waves: list[Wave]) -> str:
     return f"{sum(w.state is WaveState.COMPLETED for w in waves)}/{len(waves)}"
 
 
-def run_json(run: Run, waves: list[Wave], stuck: str | None = None) -> dict[str, object]:
-    """One run as ``python -m console runs --json`` prints it (``stuck``: why an active run makes no progress)."""
+def run_json(run: Run, waves: list[Wave], stuck: str | None = None, problems: str = "") -> dict[str, object]:
+    """One run as ``python -m console runs --json`` prints it (``stuck``: why an active run makes no
+    progress; ``problems``: what of it did not reach where the plan asked, :func:`not_in_dir_text`)."""
     return {
         "run": run.id,
         "cluster": run.cluster,
@@ -35,6 +36,7 @@ def run_json(run: Run, waves: list[Wave], stuck: str | None = None) -> dict[str,
         "path": run.path.value,
         "stuck": stuck,
         "elect_leaders": run.elect_leaders,
+        "problems": problems or None,
     }
 
 
@@ -61,8 +63,10 @@ def run_rows(runs: Iterable[Run], waves: dict[int, list[Wave]]) -> list[dict[str
     ]
 
 
-def runs_text(runs: Iterable[tuple[Run, list[Wave], str | None]]) -> str:
-    """``python -m console runs`` without ``--json``: (run, its waves, why it is stuck) per line."""
+def runs_text(runs: Iterable[tuple[Run, list[Wave], str | None]], problems: Mapping[int, str] | None = None) -> str:
+    """``python -m console runs`` without ``--json``: (run, its waves, why it is stuck) per line;
+    a ``problems`` column (what of a run did not reach where its plan asked, by run id) when a run has some."""
+    problems = problems or {}
     rows = [
         {
             "run": r.id,
@@ -73,23 +77,39 @@ def runs_text(runs: Iterable[tuple[Run, list[Wave], str | None]]) -> str:
             "waves": waves_done(w),
             "throttle": throttle_text(r.rate),
             "stuck": stuck or "",
+            "problems": problems.get(r.id, ""),
         }
         for r, w, stuck in runs
     ]
-    return (
-        table_text(rows, ["run", "cluster", "name", "author", "state", "waves", "throttle", "stuck"])
-        if rows
-        else "No runs."
-    )
+    columns = ["run", "cluster", "name", "author", "state", "waves", "throttle", "stuck"]
+    if any(r["problems"] for r in rows):
+        columns.append("problems")
+    return table_text(rows, columns) if rows else "No runs."
+
+
+def _rejected(o: WaveOutcome) -> bool:
+    """Refused in a wave (not the closing election's, nor a replica left out of its log dir)."""
+    return not o.accepted and o.wave != ELECTION_WAVE and o.code != DIR_OFFLINE
 
 
 def rejected_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
-    """Partitions a wave's request was refused for (the closing election's outcomes left out)."""
+    """Partitions a wave's request was refused for (the closing election's outcomes and the
+    replicas left out of their log dir left out)."""
+    return [{"wave": o.wave, "partition": o.name, "error": o.message} for o in outcomes if _rejected(o)]
+
+
+def not_in_dir_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
+    """Replicas the run left out of the log dir its plan asked, because a dir went offline during
+    the move (the broker and the dir are named in "what happened", with what to do)."""
     return [
-        {"wave": o.wave, "partition": o.name, "error": o.message}
-        for o in outcomes
-        if not o.accepted and o.wave != ELECTION_WAVE
+        {"wave": o.wave, "partition": o.name, "what happened": o.message} for o in outcomes if o.code == DIR_OFFLINE
     ]
+
+
+def not_in_dir_text(outcomes: Iterable[WaveOutcome]) -> str:
+    """``1 replica not in its log dir (a dir went offline)``, or empty: the runs list's ``problems``."""
+    n = sum(1 for o in outcomes if o.code == DIR_OFFLINE)
+    return f"{plural(n, 'replica')} not in its log dir (a dir went offline)" if n else ""
 
 
 def not_elected_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
@@ -124,7 +144,7 @@ def wave_rows(
     """Per wave: its partitions, how many are at their target now, and the rejected ones."""
     rejected: dict[int, int] = {}
     for o in outcomes:
-        if not o.accepted:
+        if not o.accepted and o.code != DIR_OFFLINE:
             rejected[o.wave] = rejected.get(o.wave, 0) + 1
     rows: list[dict[str, object]] = []
     index = state.partition_index if state is not None else {}

@@ -229,7 +229,7 @@ def generated_parts(made: Generated) -> Parts:
 
 
 def run_parts(detail: RunDetail) -> Parts:
-    from console.present.history import throttle_text, wave_rows
+    from console.present.history import not_in_dir_text, rejected_rows, throttle_text, wave_rows
 
     run = detail.run
     parts = Parts(f"Run {run.id}: {run.name}")
@@ -237,9 +237,10 @@ def run_parts(detail: RunDetail) -> Parts:
         f"<b>{esc(run.state.value)}</b> · cluster {esc(run.cluster)} · by {esc(run.author)} "
         f"{timestamp(run.created_at)} · throttle {esc(throttle_text(run.rate))} · plan {esc(run.plan_hash)}"
     )
+    off = not_in_dir_text(detail.outcomes)
     parts.summary.append(
-        f"{plural(len(detail.waves), 'wave')}, {sum(1 for o in detail.outcomes if not o.accepted)} "
-        "partition(s) rejected"
+        f"{plural(len(detail.waves), 'wave')}, {len(rejected_rows(detail.outcomes))} partition(s) rejected"
+        + (f", {esc(off)}" if off else "")
     )
     parts.table("Waves", pd.DataFrame(wave_rows(None, detail.waves, detail.outcomes)))
     return parts

@@ -27,9 +27,10 @@ from console.core.errors import (
     PartiallyApplied,
     UnsupportedByCluster,
 )
-from console.core.format import human_duration
+from console.core.format import human_duration, plural
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE, LOG_DIR_RATE, REQUEST_LIMIT
 from console.core.model import (
+    DIR_OFFLINE,
     BrokerId,
     ClusterState,
     DirOutcome,
@@ -44,7 +45,7 @@ from console.core.states import RunState, SubmitPath, WaveState, wave_end_for
 from console.moves.progress import waiting_on
 from console.moves.rf_guard import split_by_rf
 from console.moves.throttles import Throttle, merged, unmerged, wave_throttle
-from console.plans.logdirs import current_dir, sends_of, to_move
+from console.plans.logdirs import current_dir, offline_moves, sends_of, to_move
 from console.plans.plan import PlanEntry, parse_plan
 from console.runs.audited import Intent
 from console.runs.gateway import ClusterGateway
@@ -142,7 +143,13 @@ class Executor:
         if wave is None:
             if run.elect_leaders:  # every wave completed: the closing election, then completed
                 return self._elect(run, state)
-            return self._finish(run, RunState.COMPLETED)
+            off = self._not_in_dir(run)
+            return self._finish(
+                run,
+                RunState.COMPLETED,
+                response={"not_in_log_dir": off} if off else None,
+                did="run completed" + (f"; {_not_in_dir_text(off)}" if off else ""),
+            )
         if wave.state is WaveState.PENDING:
             if run.state is RunState.PAUSED:
                 return Step(run, wave.number, "paused")
@@ -155,6 +162,7 @@ class Executor:
             return self._submit(run, wave, state, resuming=True)
         gone = self._gone(run, wave, state)
         entries = self._accepted_entries(run, wave)
+        self._dirs_offline(run, wave.number, state, entries)
         self._dir_moves(run, wave.number, state, entries)
         accepted, pending, cancelled = self._wave_status(run, wave, state, entries)
         if cancelled:
@@ -206,16 +214,21 @@ class Executor:
         if entries is None:
             entries = self._accepted_entries(run, wave)
         failed: set[tuple[str, int, BrokerId]] = set()
+        offline: dict[TopicPartition, set[BrokerId]] = {}
         if any(e.log_dirs is not None for e in entries):
             last = {(d.topic, d.partition, d.broker): d for d in self.store.runs.dir_moves(run.id, wave.number)}
-            failed = {k for k, d in last.items() if not d.accepted and not d.remembered}  # refused, or cancelled
+            failed = {k for k, d in last.items() if not d.accepted and not d.remembered}  # refused, cancelled, offline
+            for (t, n, b), d in last.items():
+                if d.code == DIR_OFFLINE:  # its replica may be offline: not waited for in the ISR
+                    offline.setdefault((t, n), set()).add(b)
 
         def status(s: ClusterState) -> tuple[list[PlanEntry], bool]:
             index = s.partition_index
             pending = [
                 e
                 for e in entries
-                if not _done(index.get(e.key), e.replicas) or not _dirs_done(s, index.get(e.key), e, failed)
+                if not _done(index.get(e.key), e.replicas, offline.get(e.key, ()))
+                or not _dirs_done(s, index.get(e.key), e, failed)
             ]
             gone = [
                 e
@@ -277,6 +290,71 @@ class Executor:
                 f"{moved} moving, {later} placed when created" + (f", {bad} refused" if bad else ""),
                 [a.to_dict() for a in answers],
             )
+
+    def _dirs_offline(self, run: Run, wave: int, state: ClusterState, entries: Iterable[PlanEntry]) -> None:
+        """A log dir move of the wave whose target dir, or the dir holding the replica, is offline
+        on its broker (DescribeLogDirs answers it with an error; KAFKA-19571: an I/O error during
+        a move between dirs can take a whole dir offline) cannot finish: recorded once per replica
+        (its dir answer ``LOG_DIR_OFFLINE``, and an outcome of its partition naming the broker and
+        the dir, with what to do), audited (``log-dir-offline``), and no longer waited for. Only
+        moves the broker took (or will place when it creates the replica); nothing while log dirs
+        were not read."""
+        entries = [e for e in entries if e.log_dirs is not None]
+        if not entries or not state.logs_known:
+            return
+        last = {(d.topic, d.partition, d.broker): d for d in self.store.runs.dir_moves(run.id, wave)}
+        index = state.partition_index
+        found = [
+            (o, last[o.move.key].accepted)
+            for e in entries
+            for o in offline_moves(state, index.get(e.key), e)
+            if o.move.key in last and (last[o.move.key].accepted or last[o.move.key].remembered)
+        ]
+        if not found:
+            return
+        outcomes = [
+            Outcome(o.move.topic, o.move.partition, False, DIR_OFFLINE, o.message(during)) for o, during in found
+        ]
+        with self.store.transaction():
+            self.store.runs.add_dir_moves(
+                run.id,
+                wave,
+                [
+                    DirOutcome(o.move.topic, o.move.partition, o.move.broker, o.offline_dir, DIR_OFFLINE)
+                    for o, _ in found
+                ],
+            )
+            self.store.runs.add_outcomes(run.id, wave, outcomes)
+            self._record(
+                run,
+                "log-dir-offline",
+                {
+                    "run": run.id,
+                    "wave": wave,
+                    "replicas": [
+                        {
+                            "topic": o.move.topic,
+                            "partition": o.move.partition,
+                            "broker": int(o.move.broker),
+                            "log_dir": o.move.log_dir,
+                            "offline_dir": o.offline_dir,
+                            "from": o.source,
+                        }
+                        for o, _ in found
+                    ],
+                },
+                "no longer waited for",
+                response=[x.to_dict() for x in outcomes],
+            )
+
+    def _not_in_dir(self, run: Run) -> list[list[object]]:
+        """The replicas of ``run`` left out of the dir the plan asked because a dir went offline:
+        [topic, partition, broker, offline dir] each."""
+        return [
+            [d.topic, d.partition, int(d.broker), d.log_dir]
+            for d in self.store.runs.dir_moves(run.id)
+            if d.code == DIR_OFFLINE
+        ]
 
     def _gone(self, run: Run, wave: Wave, state: ClusterState) -> list[TopicPartition]:
         """Accepted partitions of the wave that no longer exist (topic deleted, partitions changed):
@@ -386,11 +464,14 @@ class Executor:
         answers = self.store.runs.outcomes(run.id, ELECTION_WAVE)
         elected = sum(1 for o in answers if o.accepted)
         failed = len(answers) - elected
+        off = self._not_in_dir(run)
         return self._finish(
             run,
             RunState.COMPLETED,
-            response={"elected": elected, "not_elected": failed},
-            did="run completed" + (f"; preferred leader election: {elected} elected, {failed} not" if answers else ""),
+            response={"elected": elected, "not_elected": failed, **({"not_in_log_dir": off} if off else {})},
+            did="run completed"
+            + (f"; preferred leader election: {elected} elected, {failed} not" if answers else "")
+            + (f"; {_not_in_dir_text(off)}" if off else ""),
         )
 
     def _election(self, run: Run, state: ClusterState) -> _Election:
@@ -532,7 +613,10 @@ class Executor:
         out: dict[TopicPartition, tuple[BrokerId, ...]] = {}
         for w in self.store.runs.waves(run.id):
             recorded = self.store.runs.outcomes(run.id, w.number)
-            took = {o.key for o in recorded if o.accepted} - {o.key for o in recorded if not o.accepted}
+            # a replica left out of its log dir (offline) is no refusal: its partition moved all the same
+            took = {o.key for o in recorded if o.accepted} - {
+                o.key for o in recorded if not o.accepted and o.code != DIR_OFFLINE
+            }
             out.update((e.key, e.replicas) for e in parse_plan(w.entries_json).entries if e.key in took)
         return out
 
@@ -936,9 +1020,15 @@ def _throttles_known(state: ClusterState, need: Throttle) -> None:
         )
 
 
-def _done(p: Partition | None, target: tuple[BrokerId, ...]) -> bool:
-    """Complete: no longer reassigning, at the target, every target replica in sync."""
-    return p is not None and not p.reassigning and p.replicas == target and set(target) <= set(p.isr)
+def _done(p: Partition | None, target: tuple[BrokerId, ...], offline: Iterable[BrokerId] = ()) -> bool:
+    """Complete: no longer reassigning, at the target, every target replica in sync but those of
+    ``offline`` (brokers whose replica's log dir went offline during its move: not waited for)."""
+    return p is not None and not p.reassigning and p.replicas == target and set(target) - set(offline) <= set(p.isr)
+
+
+def _not_in_dir_text(off: list[list[object]]) -> str:
+    """``2 replicas not in the log dir the plan asked (a dir went offline during the move)``: the run's end."""
+    return f"{plural(len(off), 'replica')} not in the log dir the plan asked (a dir went offline during the move)"
 
 
 def _dirs_done(state: ClusterState, p: Partition | None, e: PlanEntry, failed: set[tuple[str, int, BrokerId]]) -> bool:

@@ -417,7 +417,7 @@ def _cluster_findings(partitions: tuple[Partition, ...], brokers: dict[BrokerId,
                 broker=bid,
             )
         )
-    out.extend(_offline_dirs(partitions, brokers))
+    out.extend(offline_dir_findings(partitions, brokers))
     for bid in sorted(down):
         n = sum(1 for p in partitions if bid in p.replicas)
         out.append(
@@ -436,9 +436,10 @@ _NAMED = 10
 """Partitions a finding names before it says how many more."""
 
 
-def _offline_dirs(partitions: tuple[Partition, ...], brokers: dict[BrokerId, Broker]) -> list[Finding]:
+def offline_dir_findings(partitions: tuple[Partition, ...], brokers: dict[BrokerId, Broker]) -> list[Finding]:
     """A warning per log dir that DescribeLogDirs answered with an error (KAFKA_STORAGE_ERROR: the
-    dir is offline), naming the broker, the dir and the replicas in it."""
+    dir is offline), naming the broker, the dir and the replicas in it (the in-memory test cluster
+    gives its snapshots these too)."""
     out = []
     for bid in sorted(brokers):
         b = brokers[bid]

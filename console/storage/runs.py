@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from console.core.errors import ConflictError, ConsoleError
-from console.core.model import BrokerId, DirOutcome, Keyed, Outcome, TopicPartition
+from console.core.model import DIR_OFFLINE, BrokerId, DirOutcome, Keyed, Outcome, TopicPartition
 from console.core.states import ACTIVE_RUN_STATES, RunState, SubmitPath, WaveState, check_run, check_wave
 from console.storage.db import Database, in_clause
 
@@ -190,7 +190,7 @@ class RunDetail:
 
         rejected: dict[int, int] = {}
         for o in self.outcomes:
-            if not o.accepted:
+            if not o.accepted and o.code != DIR_OFFLINE:  # a replica left out of its log dir was not refused
                 rejected[o.wave] = rejected.get(o.wave, 0) + 1
         return pd.DataFrame(
             [

@@ -26,10 +26,17 @@ What it simulates:
   checked against its log dirs as Kafka does: INVALID_REQUEST naming a dir it does not have) and
   each log dir's cordoned flag, as DescribeConfigs and DescribeLogDirs v5 report them; below that
   level a snapshot knows nothing of cordons (None), as on a real cluster;
+* log dirs (``log_dirs``: every broker's, replicas in the first) and moves between them
+  (AlterReplicaLogDirs: a future replica copied at ``copy_rate``, held to the broker's
+  ``replica.alter.log.dirs.io.max.bytes.per.second``, then swapped in);
+* a log dir going offline (:meth:`FakeCluster.fail_log_dir`, as after an I/O error, KAFKA-19571):
+  DescribeLogDirs answers it with KAFKA_STORAGE_ERROR (the snapshot carries the same
+  ``log-dir-offline`` warning as the live reader's), its replicas are offline on the broker, a
+  copy into it is dropped and a copy out of it stops; it comes back when the broker restarts;
 * faults on demand (:meth:`FakeCluster.fail_next`, :meth:`FakeCluster.fail_call`) and a log of
   every call (:attr:`FakeCluster.calls`).
 
-What it does not: leader throttles, moving replicas between log dirs, ISR shrink from lag, controller failover, config
+What it does not: leader throttles, ISR shrink from lag, controller failover, config
 propagation delay, KRaft fencing, min ISR other than a fixed 1. A broker that comes back has its
 (non-adding) replicas in sync at once.
 """
@@ -82,8 +89,11 @@ from console.core.model import (
     cordon_list,
 )
 from console.runs.gateway import Changes, ClusterGateway, Targets
+from console.state.merge import offline_dir_findings
 
 R = TypeVar("R")
+OFFLINE_DIR_ERROR = "error 56 (KAFKA_STORAGE_ERROR: the dir is offline)"
+"""What the live reader says of a dir DescribeLogDirs answers with KAFKA_STORAGE_ERROR."""
 OK, DOWN = SourceStatus.OK, SourceStatus.UNAVAILABLE
 
 
@@ -200,6 +210,8 @@ class FakeCluster:
         """What the cluster says it is (version, mode, features, quorum), carried by every snapshot."""
         self.preferred_dirs: dict[tuple[str, int, BrokerId], str] = {}
         """Dirs asked for replicas not created yet (AlterReplicaLogDirs before the reassignment)."""
+        self.offline_dirs: set[tuple[BrokerId, str]] = set()
+        """Log dirs offline (broker, dir): see :meth:`fail_log_dir`."""
         self.rf_guard = True
         """The controller takes ``AllowReplicationFactorChange`` (AlterPartitionReassignments v1,
         Kafka 4.1+); False: a Kafka 3.9, where requests go without it (never guarded)."""
@@ -256,13 +268,21 @@ class FakeCluster:
         return tuple(
             LogDir(
                 path,
-                None,
-                10**12,
-                10**12,
+                OFFLINE_DIR_ERROR if (b, path) in self.offline_dirs else None,
+                None if (b, path) in self.offline_dirs else 10**12,
+                None if (b, path) in self.offline_dirs else 10**12,
                 (CORDON_ALL in cordoned or path in cordoned) if self.cordons_known else None,
             )
             for path in self.log_dirs
         )
+
+    def dir_of(self, key: TopicPartition, broker: int) -> str:
+        """The log dir of the replica of ``key`` on ``broker`` (its current log, not a future one)."""
+        return self.parts[key].dirs.get(BrokerId(broker), self.log_dirs[0])
+
+    def _offline(self, p: _Part, b: BrokerId) -> bool:
+        """The replica's log is in a dir of its broker that is offline."""
+        return (b, p.dirs.get(b, self.log_dirs[0])) in self.offline_dirs
 
     # -- the gateway ---------------------------------------------------------------------------------
     @property
@@ -316,7 +336,7 @@ class FakeCluster:
                 tuple(
                     ReplicaLog(b, p.dirs.get(b, self.log_dirs[0]), p.copied.get(b, p.size))
                     for b in p.replicas
-                    if b in self.live
+                    if b in self.live and not self._offline(p, b)  # an offline dir lists nothing
                 )
                 + tuple(ReplicaLog(b, d, n, True) for b, (d, n) in p.future.items() if b in self.live),
                 elr=tuple(p.elr),
@@ -357,6 +377,7 @@ class FakeCluster:
                 min(self.live, default=None),
                 throttles,
                 tuple((t, self.min_isr.get(t, 1)) for t in sorted({t for t, _ in self.parts})),
+                findings=tuple(offline_dir_findings(partitions, {b.id: b for b in brokers})),
                 status=status,
                 name=self.name,
                 info=self.info,
@@ -535,7 +556,7 @@ class FakeCluster:
                 if b in p.isr:
                     continue
                 rate = 0.0
-                if p.leader in self.live and b in self.live:
+                if p.leader in self.live and b in self.live and not self._offline(p, b):
                     rate = float(self.copy_rate)
                     limit = self.broker_configs.get(b, {}).get(FOLLOWER_RATE) or self.cluster_default.get(FOLLOWER_RATE)
                     if limit is not None and self._throttled(key, b):
@@ -545,6 +566,8 @@ class FakeCluster:
                     p.isr.append(b)
             self._complete(p)
             for b, (d, done) in list(p.future.items()):  # log dir moves copy too
+                if b not in self.live or self._offline(p, b):
+                    continue  # the copy out of an offline dir stopped where it was
                 limit = self.broker_configs.get(b, {}).get(LOG_DIR_RATE)
                 rate = float(self.copy_rate) if limit is None else min(float(self.copy_rate), float(limit))
                 done = min(p.size, done + int(rate * seconds))
@@ -557,7 +580,8 @@ class FakeCluster:
     def alter_replica_log_dirs(self, moves: Mapping[tuple[str, int, BrokerId], str]) -> list[DirOutcome]:
         """As brokers do: a replica it holds starts copying to the dir (a future replica; back to its
         own dir: the copy is dropped); one it does not hold yet is answered REPLICA_NOT_AVAILABLE and
-        its dir kept for when the replica is created; a dir the broker lacks, LOG_DIR_NOT_FOUND."""
+        its dir kept for when the replica is created; a dir the broker lacks, LOG_DIR_NOT_FOUND; an
+        offline dir, or a replica in one, KAFKA_STORAGE_ERROR."""
         call, fault = self._begin("alter_replica_log_dirs", dict(moves))
         self._before(call, fault)
         out = []
@@ -565,6 +589,8 @@ class FakeCluster:
             p = self.parts.get((t, n))
             if d not in self.log_dirs:
                 out.append(DirOutcome(t, n, b, d, "LOG_DIR_NOT_FOUND"))
+            elif (b, d) in self.offline_dirs or (p is not None and b in p.replicas and self._offline(p, b)):
+                out.append(DirOutcome(t, n, b, d, "KAFKA_STORAGE_ERROR"))
             elif p is None or b not in p.replicas or (b in p.adding and b not in p.isr and not p.copied.get(b)):
                 self.preferred_dirs[(t, n, b)] = d
                 out.append(DirOutcome(t, n, b, d, REPLICA_NOT_AVAILABLE))
@@ -602,9 +628,29 @@ class FakeCluster:
             if p.leader == b:
                 p.leader = next((x for x in p.replicas if x in p.isr and x in self.live), None)
 
+    def fail_log_dir(self, broker: int, path: str) -> None:
+        """Log dir ``path`` of ``broker`` goes offline, as after an I/O error (KAFKA-19571): from now
+        on DescribeLogDirs answers it with KAFKA_STORAGE_ERROR and lists nothing in it; its
+        replicas are offline on the broker (out of the ISR, a leader among them gives way); a
+        future replica copying into it is dropped; a copy out of it stops where it was (its future
+        replica in the other dir stays, copying nothing). It comes back when the broker restarts
+        (:meth:`stop_broker`, then :meth:`start_broker`)."""
+        b = BrokerId(broker)
+        if path not in self.log_dirs:
+            raise ValueError(f"broker {broker} has no log dir {path}")
+        self.offline_dirs.add((b, path))
+        for p in self.parts.values():
+            if b in p.future and p.future[b][0] == path:
+                del p.future[b]  # the copy into it is dropped
+            if b in p.replicas and self._offline(p, b):
+                p.isr = [x for x in p.isr if x != b]
+                if p.leader == b:
+                    p.leader = next((x for x in p.replicas if x in p.isr and x in self.live), None)
+
     def start_broker(self, broker: int) -> None:
         b = BrokerId(broker)
         self.live.add(b)
+        self.offline_dirs = {(x, d) for x, d in self.offline_dirs if x != b}  # a restart brings its dirs back
         for (t, _), p in self.parts.items():
             if b in p.replicas and b not in p.adding and b not in p.isr:
                 p.isr.append(b)
