@@ -114,6 +114,11 @@ else:
         if rejected:
             st.error(f"{plural(len(rejected), 'partition')} rejected by the controller:")
             st.dataframe(rejected, hide_index=True, placeholder="—")
+        if gone := history.gone_rows(outcomes):
+            st.info(
+                f"{plural(len(gone), 'partition')} no longer {'exists' if len(gone) == 1 else 'exist'}: not waited for."
+            )
+            st.dataframe(gone, hide_index=True, placeholder="—")
         if not_in_dir := history.not_in_dir_rows(outcomes):
             st.warning(
                 f"{plural(len(not_in_dir), 'replica')} not in the log dir the plan asked: a dir went offline "

@@ -17,7 +17,7 @@ from console.cli.output import print_findings
 from console.core.errors import ConfigError
 from console.core.format import human_rate, plural
 from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
-from console.core.model import DIR_OFFLINE, SourceStatus
+from console.core.model import DIR_OFFLINE, PARTITION_GONE, SourceStatus
 
 if TYPE_CHECKING:
     from console.access.auth import Identity
@@ -442,12 +442,15 @@ def submit(args: argparse.Namespace) -> int:
         ]
     # an election that failed for some partitions leaves them led as they were: shown, not a failure
     not_in_dir = [o for o in failed if o.code == DIR_OFFLINE]  # a dir went offline during its move
-    rejected = [o for o in failed if o.wave != ELECTION_WAVE and o.code != DIR_OFFLINE]
+    gone = [o for o in failed if o.code == PARTITION_GONE]  # deleted during the run: not the controller's refusal
+    rejected = [o for o in failed if o.wave != ELECTION_WAVE and o.code not in (DIR_OFFLINE, PARTITION_GONE)]
     not_elected = [o for o in failed if o.wave == ELECTION_WAVE]
     for o in rejected:
         print(f"Rejected in wave {o.wave}: {o.name}: {o.message}", file=sys.stderr)
     for o in not_in_dir:
         print(f"Not in its log dir (wave {o.wave}): {o.name}: {o.message}", file=sys.stderr)
+    for o in gone:
+        print(f"No longer exists (wave {o.wave}): {o.name}: {o.message}", file=sys.stderr)
     for o in not_elected:
         print(f"Preferred leader not elected: {o.name}: {o.code}: {o.message}", file=sys.stderr)
     for d in dirs_refused:
@@ -463,6 +466,7 @@ def submit(args: argparse.Namespace) -> int:
                 "state": run.state.value,
                 "rejected": [o.name for o in rejected],
                 "not_in_log_dir": [o.name for o in not_in_dir],
+                "gone": [o.name for o in gone],
                 "elect_leaders": elect,
                 "not_elected": [o.name for o in not_elected],
                 "log_dirs_not_taken": [d.to_dict() for d in dirs_refused],
@@ -471,7 +475,7 @@ def submit(args: argparse.Namespace) -> int:
     )
     if run.state is not RunState.COMPLETED:
         return Exit.FAILED
-    return Exit.PARTLY if rejected or not_in_dir or dirs_refused else Exit.OK
+    return Exit.PARTLY if rejected or not_in_dir or dirs_refused or gone else Exit.OK
 
 
 def throttle(args: argparse.Namespace) -> int:

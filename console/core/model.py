@@ -571,6 +571,10 @@ class DirOutcome:
 
 
 REPLICA_NOT_AVAILABLE = "REPLICA_NOT_AVAILABLE"
+PARTITION_GONE = "PARTITION_GONE"
+"""Recorded for a partition a run's wave was accepted for that no longer exists (its topic was
+deleted, or the partitions changed): the run no longer waits for it. The console's finding, not an
+answer of the cluster's."""
 DIR_OFFLINE = "LOG_DIR_OFFLINE"
 """Recorded for a run's log dir move whose source or target dir went offline (DescribeLogDirs
 answers it with an error): the replica is not where the plan asked, and the run no longer waits

@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable, Mapping
 
 from console.core.format import human_rate, plural, table_text, timestamp
-from console.core.model import DIR_OFFLINE, ClusterState
+from console.core.model import DIR_OFFLINE, PARTITION_GONE, ClusterState
 from console.core.states import RunState, WaveState
 from console.plans.plan import parse_plan
 from console.storage.audit import AuditEntry
@@ -88,8 +88,15 @@ def runs_text(runs: Iterable[tuple[Run, list[Wave], str | None]], problems: Mapp
 
 
 def _rejected(o: WaveOutcome) -> bool:
-    """Refused in a wave (not the closing election's, nor a replica left out of its log dir)."""
-    return not o.accepted and o.wave != ELECTION_WAVE and o.code != DIR_OFFLINE
+    """Refused in a wave (not the closing election's, nor a replica left out of its log dir, nor a
+    partition that no longer exists)."""
+    return not o.accepted and o.wave != ELECTION_WAVE and o.code not in (DIR_OFFLINE, PARTITION_GONE)
+
+
+def gone_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
+    """Partitions a wave was accepted for that no longer exist (their topic deleted, or the
+    partitions changed): the run no longer waits for them."""
+    return [{"wave": o.wave, "partition": o.name, "why": o.message} for o in outcomes if o.code == PARTITION_GONE]
 
 
 def rejected_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:

@@ -31,6 +31,7 @@ from console.core.format import human_duration, plural
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE, LOG_DIR_RATE, REQUEST_LIMIT
 from console.core.model import (
     DIR_OFFLINE,
+    PARTITION_GONE,
     BrokerId,
     ClusterState,
     DirOutcome,
@@ -60,8 +61,6 @@ ELECTION_ATTEMPTS = 10
 without it (its waves are done: the election is not worth waiting for forever)."""
 STUCK_AFTER_S = float(os.environ.get("CONSOLE_STUCK_AFTER_S", "300"))
 """A running wave that copies nothing and completes nothing for this long flags its run stuck."""
-GONE = "PARTITION_GONE"
-"""The outcome code of an accepted partition that no longer exists (its topic was deleted)."""
 
 
 BrokerChanges = dict[BrokerId, dict[str, str | None]]
@@ -246,7 +245,7 @@ class Executor:
     def _accepted_entries(self, run: Run, wave: Wave) -> list[PlanEntry]:
         """The wave's entries the controller took (or that were at their target already), not gone since."""
         recorded = self.store.runs.outcomes(run.id, wave.number)
-        gone = {o.key for o in recorded if o.code == GONE}
+        gone = {o.key for o in recorded if o.code == PARTITION_GONE}
         accepted = {o.key for o in recorded if o.accepted} - gone
         return [e for e in parse_plan(wave.entries_json).entries if e.key in accepted]
 
@@ -362,7 +361,7 @@ class Executor:
         if state.status.metadata is not SourceStatus.OK:
             return []  # a partial picture says nothing about what is gone
         recorded = self.store.runs.outcomes(run.id, wave.number)
-        known = {o.key for o in recorded if o.code == GONE}
+        known = {o.key for o in recorded if o.code == PARTITION_GONE}
         index, topics = state.partition_index, set(state.topics)
         new = [o for o in recorded if o.accepted and o.key not in known and o.key not in index]
         if new:
@@ -371,7 +370,7 @@ class Executor:
                     o.topic,
                     o.partition,
                     False,
-                    GONE,
+                    PARTITION_GONE,
                     "its topic was deleted" if o.topic not in topics else "the partition no longer exists",
                 )
                 for o in new

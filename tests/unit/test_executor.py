@@ -31,6 +31,7 @@ from console.moves.cancel import plan_cancel
 from console.moves.throttles import leftover_throttles
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
+from console.present import history
 from console.runs import executor as executor_module
 from console.runs.executor import Executor, Step
 from console.services import cancel as cancel_service
@@ -622,6 +623,10 @@ def test_a_run_whose_topic_is_deleted_mid_run_ends_with_the_reason(store: Store)
     assert (
         configs(fake) == ({1: {LEADER_RATE: "5000"}}, {}) and store.runs.ledger(run_id) == []
     )  # t's configs went with it
+    # the Runs page says it is gone, not that the controller rejected it
+    outcomes = store.runs.outcomes(run_id)
+    assert history.rejected_rows(outcomes) == []
+    assert history.gone_rows(outcomes) == [{"wave": 1, "partition": "t-0", "why": "its topic was deleted"}]
 
 
 def test_a_run_that_makes_no_progress_is_flagged_stuck_naming_the_broker(store: Store) -> None:
