@@ -125,6 +125,10 @@ else:
                 "during the move, and the run no longer waits for it:"
             )
             st.dataframe(not_in_dir, hide_index=True, placeholder="—")
+        for said in history.min_isr_warnings(
+            store.audit.entries(cluster=run.cluster, action="min-isr-changed"), run_id
+        ):
+            st.warning(said, icon=":material/warning:")
         election = history.election_line(run, outcomes)
         if election:
             st.caption(election)

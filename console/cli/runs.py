@@ -308,6 +308,7 @@ def submit(args: argparse.Namespace) -> int:
     from console.plans.diff import first_replica_changes
     from console.plans.plan import parse_plan
     from console.present.findings import findings_text
+    from console.present.history import min_isr_warnings
     from console.present.review import local_only_topics, tiered_note
     from console.runs.executor import Executor
     from console.services import runs as run_service
@@ -451,6 +452,8 @@ def submit(args: argparse.Namespace) -> int:
         print(f"Not in its log dir (wave {o.wave}): {o.name}: {o.message}", file=sys.stderr)
     for o in gone:
         print(f"No longer exists (wave {o.wave}): {o.name}: {o.message}", file=sys.stderr)
+    for said in min_isr_warnings(store.audit.entries(action="min-isr-changed"), run_id):
+        print(f"Warning: {said}", file=sys.stderr)
     for o in not_elected:
         print(f"Preferred leader not elected: {o.name}: {o.code}: {o.message}", file=sys.stderr)
     for d in dirs_refused:

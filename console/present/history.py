@@ -224,3 +224,16 @@ def audit_json(entries: Iterable[AuditEntry]) -> str:
             for r in _audit_dicts(entries)
         ]
     )
+
+
+def min_isr_warnings(entries: Iterable[AuditEntry], run_id: int) -> list[str]:
+    """What a run saw change in its topics' ``min.insync.replicas`` (its ``min-isr-changed`` audit
+    entries), in words, oldest first."""
+    out = []
+    for e in entries:
+        if e.action != "min-isr-changed" or json.loads(e.request).get("run") != run_id or not e.response:
+            continue
+        said = json.loads(e.response)
+        changes = ", ".join(f"{t} {c['was']} → {c['now']}" for t, c in said.get("changed", {}).items())
+        out.append(f"{timestamp(e.at)}: min.insync.replicas changed ({changes}). {said['why']}")
+    return out

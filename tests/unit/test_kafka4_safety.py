@@ -20,6 +20,7 @@ from console.moves.cancel import CancelVerdict, plan_cancel, recheck
 from console.moves.progress import waiting_on
 from console.plans.plan import Plan, PlanEntry
 from console.plans.validate import SOURCE_ON_FENCED, validate
+from console.present import history
 from console.runs.executor import Executor
 from console.services import runs as run_service
 from console.state.document import state_from_doc, state_json
@@ -233,3 +234,10 @@ def test_a_min_isr_change_seen_during_a_run_is_audited_as_a_warning(tmp_path: Pa
     entries = [e for e in store.audit.entries() if e.action == "min-isr-changed"]
     assert len(entries) == 1 and entries[0].outcome == "warning"
     assert "clears the topic's eligible leader replicas" in str(entries[0].response)
+    # the run's page says it (not only the audit log)
+    (said,) = history.min_isr_warnings(store.audit.entries(), run_id)
+    assert said.endswith(
+        "min.insync.replicas changed (t 1 → 2). Changing min.insync.replicas clears the topic's eligible leader "
+        "replicas (KIP-966): a partition below min ISR may now have fewer replicas it can elect."
+    )
+    assert history.min_isr_warnings(store.audit.entries(), run_id + 1) == []
