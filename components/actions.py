@@ -244,10 +244,7 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
         on_click=_send_cancel,
         args=(settings, seen, me),
     )
-    failed: str | None = st.session_state.get(keys.CANCEL_FAILED)
-    if failed is not None:
-        st.status("The cancel was not taken", state="error")
-        st.error(failed)
+    _not_taken(keys.CANCEL_FAILED)
     if sent is not None:
         rejected = sent.report.count(CancelVerdict.REJECTED)
         st.status(
@@ -272,6 +269,14 @@ def _dir_lines(moves: tuple[DirMoveProgress, ...]) -> list[str]:
 
 def _dir_move_text(m: DirMoveProgress) -> str:
     return f"{m.topic}-{m.partition} on broker {m.broker}: {m.from_dir} → {m.to_dir} (stays in {m.from_dir})"
+
+
+def _not_taken(key: str) -> None:
+    """A cancel the cluster did not take (its message kept under ``key`` by the Send callback), said."""
+    failed: str | None = st.session_state.get(key)
+    if failed is not None:
+        st.status("The cancel was not taken", state="error")
+        st.error(failed)
 
 
 @dataclass(frozen=True)
@@ -352,10 +357,7 @@ def dir_cancel_dialog(settings: ConnectionSettings) -> None:
         on_click=_send_dir_cancel,
         args=(settings, seen, me),
     )
-    failed: str | None = st.session_state.get(keys.DIR_CANCEL_FAILED)
-    if failed is not None:
-        st.status("The cancel was not taken", state="error")
-        st.error(failed)
+    _not_taken(keys.DIR_CANCEL_FAILED)
     if sent is not None:
         refused = any(not a.accepted for a in sent.result.answers)
         st.status("Cancel sent", state="error" if refused else "complete")

@@ -46,8 +46,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import TypeVar
 
+from console.access.settings import ConnectionSettings
 from console.adapters.records import Configs
 from console.core.cluster_info import METADATA_VERSION, cordons_supported
 from console.core.errors import (
@@ -770,3 +772,24 @@ def _apply(config: dict[str, str], changes: Changes) -> None:
 
 def _is_a_gateway(fake: FakeCluster) -> ClusterGateway:
     return fake  # mypy checks here that the fake implements the protocol
+
+
+class FakeReader:
+    """What the CLI's commands read and send through (``console.cli.cluster.connect``), over a fake
+    cluster: ``monkeypatch.setattr(module, "connect", lambda args: FakeReader(fake))``."""
+
+    def __init__(self, fake: FakeCluster) -> None:
+        self.fake = fake
+        self.settings = ConnectionSettings({"bootstrap.servers": "fake:9092"}, name="fake")
+
+    def __enter__(self) -> FakeReader:
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        return None
+
+    def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
+        return self.fake.snapshot(max_age_s, lean=lean)
+
+    def gateway(self) -> FakeCluster:
+        return self.fake

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+import pytest
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic, ResourceType
 
+from console import cli
 from console.access.auth import Identity
 from console.core.limits import BROKER_THROTTLE_KEYS, TOPIC_THROTTLE_KEYS
 from console.core.model import ClusterState
@@ -155,3 +160,9 @@ def set_min_isr(bs: str, topic: str, n: int) -> None:
     client = admin(bs)  # keep the handle alive until the futures resolve
     for f in client.incremental_alter_configs([res]).values():
         f.result()
+
+
+def decommission_cli(capsys: pytest.CaptureFixture[str], bs: str, *args: str) -> tuple[int, dict[str, Any]]:
+    """``decommission --json`` on the command line: its exit code and the flow it printed last."""
+    code = cli.main(["decommission", "--bootstrap-server", bs, *args, "--json"])
+    return code, json.loads(capsys.readouterr().out.strip().splitlines()[-1])

@@ -5,7 +5,6 @@ holds its registration, so the flow sends UnregisterBroker and the controller ta
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from console.core.model import BrokerId
 from console.sandbox.cluster import Sandbox
 from console.sandbox.versions import ZOOKEEPER_KAFKA
 from console.state.reader import ClusterReader
-from tests.integration.helpers import make_topic
+from tests.integration.helpers import decommission_cli, make_topic
 from tests.support import own_sandbox, settings_for, wait_for
 
 
@@ -38,8 +37,7 @@ def test_decommission_on_kraft_3_9_drains_and_unregisters_a_broker_metadata_no_l
     plan_file = tmp_path / "drain.json"
 
     def run(*args: str) -> tuple[int, dict[str, Any]]:
-        code = cli.main(["decommission", "--bootstrap-server", bs, *args, "--json"])
-        return code, json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        return decommission_cli(capsys, bs, *args)
 
     code, flow = run("--broker", "3", "--plan-file", str(plan_file))
     assert (code, flow["step"], flow["blocked"]) == (0, "review", None), flow

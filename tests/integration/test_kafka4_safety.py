@@ -21,6 +21,7 @@ from console.state.merge import REPLICA_ON_FENCED_BROKER
 from console.state.reader import ClusterReader
 from tests.integration.helpers import (
     BROKERS,
+    decommission_cli,
     make_topic,
     reassign,
     set_broker_rates,
@@ -119,8 +120,7 @@ def test_decommission_from_the_command_line_cordons_drains_and_unregisters(
     plan_file = tmp_path / "drain.json"
 
     def run(*args: str) -> tuple[int, dict[str, Any]]:
-        code = cli.main(["decommission", "--bootstrap-server", bs, *args, "--json"])
-        return code, json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        return decommission_cli(capsys, bs, *args)
 
     code, flow = run("--broker", "3", "--plan-file", str(plan_file))
     assert (code, flow["step"], flow["blocked"]) == (0, "review", None), flow

@@ -5,39 +5,17 @@ partition and nothing is sent; with ``--force-at-risk`` it is sent."""
 from __future__ import annotations
 
 from pathlib import Path
-from types import TracebackType
 
 import pytest
 
 from console import cli
-from console.access.settings import ConnectionSettings
 from console.cli import runs as runs_cli
 from console.cli.exits import Exit
-from console.core.model import BrokerId, ClusterState
-from tests.fakes.cluster import FakeCluster
+from console.core.model import BrokerId
+from tests.fakes.cluster import FakeCluster, FakeReader
 
 pytestmark = pytest.mark.unit
 ARGS = ["cancel", "--bootstrap-server", "fake:9092", "--all", "--yes", "--wait", "0"]
-
-
-class FakeReader:
-    """What ``cancel`` reads and sends through (``console.cli.cluster.connect``), over a fake cluster."""
-
-    def __init__(self, fake: FakeCluster) -> None:
-        self.fake = fake
-        self.settings = ConnectionSettings({"bootstrap.servers": "fake:9092"}, name="fake")
-
-    def __enter__(self) -> FakeReader:
-        return self
-
-    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
-        return None
-
-    def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
-        return self.fake.snapshot(max_age_s, lean=lean)
-
-    def gateway(self) -> FakeCluster:
-        return self.fake
 
 
 def at_risk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeCluster:

@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import TracebackType
 
 import pytest
 
 from console import cli
 from console.access.auth import Identity
-from console.access.settings import ConnectionSettings
 from console.cli import runs as runs_cli
 from console.cli.exits import Exit
 from console.core.limits import LOG_DIR_RATE
-from console.core.model import DIR_OFFLINE, BrokerId, ClusterState, DirOutcome, replicas_in_dir
+from console.core.model import DIR_OFFLINE, BrokerId, DirOutcome, replicas_in_dir
 from console.core.states import RunState, WaveState
 from console.plans.logdirs import current_dir, dir_moves_in_flight, future_dir
 from console.plans.plan import Plan, PlanEntry
@@ -27,7 +25,7 @@ from console.runs.executor import Executor
 from console.services import runs as run_service
 from console.state.merge import LOG_DIR_OFFLINE
 from console.storage.store import Store
-from tests.fakes.cluster import Crash, FakeCluster
+from tests.fakes.cluster import Crash, FakeCluster, FakeReader
 
 pytestmark = [pytest.mark.unit, pytest.mark.usefixtures("no_sleep")]
 ANN = Identity.cli("ann")
@@ -200,26 +198,6 @@ def test_the_runs_page_the_runs_list_and_the_notebook_say_the_replica_is_not_in_
     assert listed["state"] == "completed" and listed["problems"] == "1 replica not in its log dir (a dir went offline)"
 
 
-class Reader:
-    """What ``submit`` reads and sends through (``console.cli.cluster.connect``), over the fake."""
-
-    def __init__(self, fake: FakeCluster) -> None:
-        self.fake = fake
-        self.settings = ConnectionSettings({"bootstrap.servers": "fake:9092"}, name="fake")
-
-    def __enter__(self) -> Reader:
-        return self
-
-    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
-        return None
-
-    def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
-        return self.fake.snapshot(max_age_s, lean=lean)
-
-    def gateway(self) -> FakeCluster:
-        return self.fake
-
-
 def test_submit_says_the_replica_not_in_its_dir_apart_from_rejections_and_ends_partly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -234,7 +212,7 @@ def test_submit_says_the_replica_not_in_its_dir_apart_from_rejections_and_ends_p
 
     monkeypatch.setattr(fake, "alter_replica_log_dirs", and_the_dir_fails)
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
-    monkeypatch.setattr(runs_cli, "connect", lambda args: Reader(fake))
+    monkeypatch.setattr(runs_cli, "connect", lambda args: FakeReader(fake))
     plan = tmp_path / "plan.json"
     plan.write_text(MOVE.to_json())
     args = ["submit", "--bootstrap-server", "fake:9092", "--reassignment-json-file", str(plan), "--yes"]
