@@ -1,7 +1,7 @@
 """Kafka 4's safety model on a real Kafka 4.x KRaft cluster of the module's own (its tests stop
-brokers): eligible leader replicas read as the official tool prints them, fenced brokers, Kafka 4's
-health counts and the cancel projection; the decommission flow from the command line, from cordon
-to unregister."""
+brokers): eligible leader replicas and last known ones read as the official tool prints them (the
+latter after hard kills), fenced brokers, Kafka 4's health counts and the cancel projection; the
+decommission flow from the command line, from cordon to unregister."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 from console import cli
 from console.core.health import kafka_health, project_cancel
-from console.core.model import BrokerId, ReplicaRole
+from console.core.model import BrokerId, Partition, ReplicaRole
 from console.moves.cancel import plan_cancel
 from console.sandbox.cluster import Sandbox
 from console.state.merge import REPLICA_ON_FENCED_BROKER
@@ -33,9 +33,10 @@ from tests.support import kafka_tool, own_sandbox, settings_for, wait_for
 
 @pytest.fixture(scope="module")
 def safety_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    """Kafka 4.x KRaft with four brokers (0–2 are also the controllers), the module's own: its tests
-    stop brokers, and the last one takes broker 3 out for good."""
-    yield from own_sandbox(tmp_path_factory, "sandbox-safety", brokers=4)
+    """Kafka 4.x KRaft with five brokers (0–2 are also the controllers; 3 and 4 are brokers only, so
+    both may be killed with the quorum kept), the module's own: its tests stop brokers, and the last
+    one takes broker 3 out for good."""
+    yield from own_sandbox(tmp_path_factory, "sandbox-safety", brokers=5)
 
 
 def official_elr(sb: Sandbox, topic: str) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
@@ -106,6 +107,51 @@ def test_elr_fenced_broker_health_and_cancel_projection(
             lambda: not (s := reader.snapshot()).partition("elr", 0).elr and s, timeout=60, what="ELR cleared"
         )
         assert not kafka_health(after).under_min_isr
+
+
+def test_last_known_elr_after_hard_kills_as_the_official_tool_prints_it(safety_sandbox: Sandbox) -> None:
+    """Both replicas of a min-ISR-2 partition killed hard, one after the other: the ISR empties, both
+    are eligible, and the last one in the ISR is the last known ELR; the first one back, having shut
+    down uncleanly, leaves the ELR. At each step the console reads what ``kafka-topics --describe``
+    prints, and says the partition is offline with nothing electable while its brokers are down."""
+    sb, bs = safety_sandbox, safety_sandbox.bootstrap_servers
+    make_topic(bs, "lke", 1, 2, 50, assignment=[[3, 4]])
+    set_min_isr(bs, "lke", 2)
+
+    def both_say(reader: ClusterReader, elr: tuple[int, ...], last_known: tuple[int, ...]) -> Partition:
+        """Wait until the official tool prints ``elr`` and ``last_known``; the console then reads the same."""
+        wait_for(lambda: official_elr(sb, "lke")[0] == (elr, last_known), timeout=90, what=f"ELR {elr}, {last_known}")
+        p = wait_for(
+            lambda: (
+                (q := reader.snapshot().partition("lke", 0)) is not None
+                and (q.elr, q.last_known_elr) == (elr, last_known)
+                and q
+            ),
+            timeout=30,
+            what="the console to read the same",
+        )
+        assert (p.elr, p.last_known_elr) == official_elr(sb, "lke")[0]
+        return p
+
+    with ClusterReader(settings_for(sb)) as reader:
+        try:
+            sb.stop("broker-4", hard=True)
+            assert both_say(reader, (4,), ()).isr == (3,)
+            sb.stop("broker-3", hard=True)
+            down = both_say(reader, (3, 4), (3,))
+            assert down.isr == () and down.leader is None
+            assert ("lke", 0) in {p.key for p in kafka_health(reader.snapshot()).nothing_electable}
+            sb.start("broker-4")  # back after an unclean shutdown: no longer eligible
+            assert both_say(reader, (3,), (3,)).leader is None
+        finally:
+            sb.start("broker-3")
+            sb.start("broker-4")
+        back = wait_for(
+            lambda: (p := reader.snapshot().partition("lke", 0)) is not None and p.isr == (3, 4) and p,
+            timeout=90,
+            what="both back in the ISR",
+        )
+        assert (back.elr, back.last_known_elr) == ((), ()) == official_elr(sb, "lke")[0]
 
 
 def test_decommission_from_the_command_line_cordons_drains_and_unregisters(
