@@ -74,9 +74,7 @@ def freeze_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | No
     plan = plan_cancel(state, scope, ours, include_others)
     in_scope = [p.key for p in state.in_flight] if scope is None else scope
     runs = {ours[k] for k in in_scope if k in ours}
-    dir_moves: tuple[DirMoveProgress, ...] = ()
-    if any(store.runs.dir_moves(r) for r in runs):
-        dir_moves = cancel_service.runs_dir_moves(store, deps.reader(settings).snapshot(), cluster, runs, scope)
+    dir_moves = cancel_service.runs_dir_moves(store, deps.reader(settings).snapshot, runs, scope)
     st.session_state[keys.CANCEL_SEEN] = SeenCancel(plan, cluster, ours, state.taken_at, dir_moves)
     st.session_state.pop(keys.CANCEL_SENT, None)
     st.session_state.pop(keys.CANCEL_FAILED, None)

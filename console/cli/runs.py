@@ -156,7 +156,6 @@ def cancel(args: argparse.Namespace) -> int:
     from console.access.auth import Identity
     from console.core.model import cluster_key
     from console.moves.cancel import keys_of, plan_cancel
-    from console.plans.logdirs import DirMoveProgress
     from console.services import cancel as cancel_service
     from console.storage.store import Store
 
@@ -187,10 +186,7 @@ def cancel(args: argparse.Namespace) -> int:
                 raise ConfigError(f"Topic {args.topic} has no such partitions in the cluster.", "Check the topic name.")
         # the log dir moves the console's runs among these partitions asked for stop with them (as on the pages)
         runs = {args.run} if args.run is not None else {r for k, r in ours.items() if keys is None or k in keys}
-        dir_moves: tuple[DirMoveProgress, ...] = ()
-        if any(store.runs.dir_moves(r) for r in runs):
-            scope = None if args.run is not None else keys
-            dir_moves = cancel_service.runs_dir_moves(store, reader.snapshot(), cluster, runs, scope)
+        dir_moves = cancel_service.runs_dir_moves(store, reader.snapshot, runs, None if args.run is not None else keys)
         if args.run is not None and not keys and not dir_moves:
             raise ConfigError(
                 f"Run {args.run} has nothing in flight in this cluster.",

@@ -7,7 +7,7 @@ A caller that does not wait (the cancel dialog: ``wait_s=0``) follows the partit
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -376,13 +376,12 @@ def _cancel_dirs(
 
 
 def runs_dir_moves(
-    store: Store, state: ClusterState, cluster_id: str, runs: Collection[int], keys: Collection[TopicPartition] | None
+    store: Store, read: Callable[[], ClusterState], runs: Collection[int], keys: Collection[TopicPartition] | None
 ) -> tuple[DirMoveProgress, ...]:
-    """The log dir moves in flight in ``state`` that the console's ``runs`` asked for (a future
-    replica in the dir the run asked), of the partitions ``keys`` (None: all of them): what a
-    cancel of those runs' partitions stops too."""
-    if not runs:
-        return ()
+    """The log dir moves in flight that the console's ``runs`` asked for (a future replica in the
+    dir the run asked), of the partitions ``keys`` (None: all of them): what a cancel of those
+    runs' partitions stops too. The cluster is read (``read``: a snapshot with the log dirs) only
+    when one of the runs asked for a dir."""
     asked: set[tuple[str, int, BrokerId, str]] = set()
     for run_id in runs:
         for d in store.runs.dir_moves(run_id):
@@ -393,7 +392,7 @@ def runs_dir_moves(
     scope = None if keys is None else set(keys)
     return tuple(
         m
-        for m in dir_moves_in_flight(state)
+        for m in dir_moves_in_flight(read())
         if (m.topic, m.partition, m.broker, m.to_dir) in asked and (scope is None or (m.topic, m.partition) in scope)
     )
 

@@ -212,7 +212,7 @@ def test_cancelling_a_run_cancels_the_log_dir_moves_it_asked_for_and_the_run_end
     keys = [k for k, r in ours.items() if r == run_id]  # the Runs page's "Cancel the run…"
     seen = plan_cancel(state, keys, ours)
     assert [p.key for p in seen.cancel] == [("t", 0)]  # t-1 only changes dir: not a reassignment in flight
-    moves = cancel_service.runs_dir_moves(store, state, cluster, {run_id}, keys)
+    moves = cancel_service.runs_dir_moves(store, lambda: state, {run_id}, keys)
     assert sorted((m.partition, int(m.broker), m.to_dir) for m in moves) == [(0, 0, D2), (1, 2, D2)]
 
     with pytest.raises(NotPermitted):  # a viewer: refused, audited, nothing sent
@@ -273,7 +273,7 @@ def test_cancelling_a_run_whose_wave_only_moves_dirs_stops_it_before_its_next_wa
     assert keys == [("t", 0)]
     seen = plan_cancel(state, keys, ours)
     assert not seen.cancel  # nothing in flight to cancel: only the dir move
-    moves = cancel_service.runs_dir_moves(store, state, cluster, {run_id}, keys)
+    moves = cancel_service.runs_dir_moves(store, lambda: state, {run_id}, keys)
     report = cancel_service.cancel_seen(
         store, fake, ANN, cluster, seen, ours, wait_s=0, dir_moves=[m.key for m in moves]
     )
