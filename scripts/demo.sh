@@ -54,10 +54,16 @@ collect_pid=$!
   done
 ) &
 history_pid=$!
-dev=()
+# headless as .streamlit/config.toml says: no browser opened and no first-run question (at a
+# terminal or not, stdin closed); HEADLESS=false opens a browser, as Streamlit's own option does
+flags=(--server.port "${PORT:-8501}")
+if [ -n "${HEADLESS:-}" ]; then flags+=(--server.headless "$HEADLESS"); fi
 if [ -n "${DEV:-}" ]; then
-  dev=(--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true)
+  flags+=(--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true)
 fi
-.venv/bin/streamlit run app.py --server.port "${PORT:-8501}" --server.headless "${HEADLESS:-false}" "${dev[@]}" &
+.venv/bin/streamlit run app.py "${flags[@]}" </dev/null &
 st_pid=$!
+echo "The console: http://localhost:${PORT:-8501} (Ctrl-C stops it and the sandbox)"
+"$PY" -c "from console.access.auth import sandbox_sign_ins; from console.core.paths import users_file
+u = sandbox_sign_ins(); print('Sign in as', ', '.join(u) + ' (sandbox-only passwords)' if u else f'a user of {users_file()}')" || true
 wait "$st_pid"
