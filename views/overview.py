@@ -8,7 +8,14 @@ from datetime import datetime
 import streamlit as st
 
 from components import deps, keys, widgets
-from console.core.cluster_info import cordons_supported, cordons_text, quorum_text, status_text, summary_line
+from console.core.cluster_info import (
+    active_controller,
+    cordons_supported,
+    cordons_text,
+    quorum_text,
+    status_text,
+    summary_line,
+)
 from console.core.errors import ConsoleError
 from console.core.format import ids_text, plural
 from console.core.health import HealthGroup, kafka_health
@@ -27,10 +34,9 @@ if st.button("Refresh"):
 state, fresh = widgets.require_snapshot(settings, keys.OVERVIEW_LAST_GOOD, info=True)
 widgets.source_banner(state)
 # in KRaft, DescribeCluster names a broker at random as "controller": the quorum leader is below
+active = active_controller(state.info, state.controller)
 controller = (
-    ""
-    if state.info.mode is ClusterMode.KRAFT
-    else f" · controller {state.controller if state.controller is not None else 'unknown'}"
+    "" if state.info.mode is ClusterMode.KRAFT else f" · controller {active if active is not None else 'unknown'}"
 )
 st.caption(
     f"Cluster **{settings.name}** ({state.cluster_id or 'id unknown'}){controller} · snapshot "
@@ -83,7 +89,7 @@ if info.known:
         st.write(f"Features (DescribeFeatures): {status_text(info.features_status)}.")
     if info.quorum is not None:
         st.write(f"Controller {quorum_text(info)}, high watermark {info.quorum.high_watermark}.")
-        st.dataframe(cluster.quorum_rows(info), hide_index=True, width="stretch")
+        st.dataframe(cluster.quorum_rows(info), hide_index=True, width="stretch", placeholder="—")
     elif info.mode is ClusterMode.ZOOKEEPER:
         st.write("Controller quorum: not available on this cluster (ZooKeeper mode has no KRaft quorum).")
     else:
