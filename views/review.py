@@ -160,6 +160,16 @@ m[4].metric(
 m[5].metric("Errors / warnings", f"{n['error']:,} / {n['warning']:,}")
 if local_only := review.local_copy_topics(findings, d, state.tiered):
     st.info(review.tiered_note(local_only), icon=":material/cloud:")
+# a plan that is running or has run: its findings are against the cluster the run changed
+runs_of_plan = store.runs.of_plan(cluster, plan_hash(plan))
+if ran := review.ran_text(runs_of_plan):
+    st.info(ran, icon=":material/directions_run:")
+    st.page_link(
+        "views/runs.py",
+        label=f"Open run #{runs_of_plan[0].id}",
+        icon=":material/directions_run:",
+        query_params={"run": str(runs_of_plan[0].id)},
+    )
 if n["error"] and overridable_only(findings):
     st.error(
         f"**{plural(n['error'], 'error')}**: the plan sends replicas to cordoned brokers or log dirs. Kafka's "
@@ -167,8 +177,9 @@ if n["error"] and overridable_only(findings):
     )
 elif n["error"]:
     st.error(
-        f"**{plural(n['error'], 'error')}**: this plan must not be submitted as it is. "
-        f"{'It is' if n['error'] == 1 else 'They are'} listed first below."
+        f"**{plural(n['error'], 'error')}**: this plan must not be submitted "
+        + ("again " if runs_of_plan else "")
+        + f"as it is. {'It is' if n['error'] == 1 else 'They are'} listed first below."
     )
 elif n["warning"]:
     st.warning(f"No errors; {plural(n['warning'], 'warning')} to acknowledge before submitting.")
