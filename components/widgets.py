@@ -14,7 +14,7 @@ from console.access.auth import VIEWER, Identity, load_users
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConfigError, ConsoleError
 from console.core.format import human_bytes, plural
-from console.core.model import ClusterState, Finding, SourceStatus
+from console.core.model import ClusterState, Finding, SourceStatus, cluster_key
 
 if TYPE_CHECKING:
     from console.plans.quality import Report
@@ -64,6 +64,20 @@ def no_cluster() -> None:
     )
 
 
+_NAMED: set[tuple[str, str, str]] = set()
+"""(store, cluster key, name) this server process wrote already (once each)."""
+
+
+def remember_name(state: ClusterState, name: str) -> None:
+    """The name this cluster is configured under, for the audit log and the runs list (which key
+    clusters by id): written once per server process and store."""
+    store = deps.store()
+    seen = (str(store.path), cluster_key(state, name), name)
+    if seen not in _NAMED:
+        store.clusters.remember(seen[1], name)
+        _NAMED.add(seen)
+
+
 def load_snapshot(
     settings: ConnectionSettings, last_good_key: str, max_age_s: float = SHARED_SNAPSHOT_AGE_S, info: bool = False
 ) -> tuple[ClusterState | None, bool]:
@@ -80,6 +94,7 @@ def load_snapshot(
     usable = state.status.metadata is SourceStatus.OK or state.status.zookeeper is SourceStatus.OK
     if usable:
         st.session_state[last_good_key] = state
+        remember_name(state, settings.name)
         return state, True
     last = st.session_state.get(last_good_key)
     reason = "; ".join(f.message for f in state.findings) or "no answer"

@@ -238,14 +238,19 @@ chosen = st.multiselect("Actions", acts, key=keys.AUDIT_ACTIONS)
 users = sorted({a.user for a in entries})
 who = st.multiselect("Users", users, key="runs.audit_users")
 shown = [a for a in entries if (not chosen or a.action in chosen) and (not who or a.user in who)]
-st.dataframe(history.audit_rows(reversed(shown)), hide_index=True, width="stretch")
+names = {**store.clusters.names(), cluster: settings.name}  # the cluster's name, not its id
+st.dataframe(history.audit_rows(reversed(shown), names), hide_index=True, width="stretch")
 e1, e2 = st.columns(2)
 e1.download_button(
-    "Audit log (CSV)", history.audit_csv(shown), file_name="audit.csv", mime="text/csv", icon=":material/download:"
+    "Audit log (CSV)",
+    history.audit_csv(shown, names),
+    file_name="audit.csv",
+    mime="text/csv",
+    icon=":material/download:",
 )
 e2.download_button(
     "Audit log (JSON)",
-    history.audit_json(shown),
+    history.audit_json(shown, names),
     file_name="audit.json",
     mime="application/json",
     icon=":material/download:",

@@ -566,10 +566,11 @@ def list_runs(args: argparse.Namespace) -> int:
         (r, store.runs.waves(r.id), store.runs.stuck(r.id) if r.active else None) for r in store.runs.list(args.cluster)
     ]
     problems = {r.id: not_in_dir_text(store.runs.outcomes(r.id)) for r, _, _ in runs}
+    names = store.clusters.names()  # runs keep the cluster's id; the pages remember its name
     if args.json:
-        print(json.dumps([run_json(r, waves, stuck, problems[r.id]) for r, waves, stuck in runs]))
+        print(json.dumps([run_json(r, waves, stuck, problems[r.id], names) for r, waves, stuck in runs]))
     else:
-        print(runs_text(runs, problems))  # the throttle human (``--json`` keeps ``rate`` in bytes/s)
+        print(runs_text(runs, problems, names))  # the throttle human (``--json`` keeps ``rate`` in bytes/s)
     return Exit.OK
 
 

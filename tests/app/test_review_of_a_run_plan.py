@@ -1,5 +1,6 @@
 """AppTest: Review of a saved plan that is running (or ran) says so and links to its run, instead of
-only "3 errors: must not be submitted" (the errors are against the cluster the run changed)."""
+only "3 errors: must not be submitted" (the errors are against the cluster the run changed); the
+audit log names the cluster by its name, not its id."""
 
 from __future__ import annotations
 
@@ -35,3 +36,10 @@ def test_review_of_a_running_plan_says_it_is_running_with_a_link_to_the_run(fake
     link = next(p for p in at.page_link if p.value == f"Open run #{run_id}")
     assert link.proto.query_string == f"run={run_id}" and link.proto.page.endswith("runs")
     assert all("must not be submitted as it is" not in e.value for e in at.error)  # "again", if errors
+
+    # the Runs page's audit log names the cluster as the pages know it ("test"), not by its id
+    at.switch_page("views/runs.py").run()
+    assert not at.exception
+    audit = next(d.value for d in at.dataframe if "action" in d.value.columns)
+    assert set(audit["cluster"]) == {"test"} and "submit" in set(audit["action"])
+    assert Store().clusters.names() == {"fake-cluster": "test"}

@@ -332,3 +332,28 @@ def test_plain_text_tables_and_plurals_read_as_words():
     ]
     assert (plural(1, "error"), plural(2, "error"), plural(1_000, "wave")) == ("1 error", "2 errors", "1,000 waves")
     assert human_rate(10 * MB) == "10.0 MB/s" and human_rate(2048) == "2.0 KB/s"
+
+
+def test_the_audit_log_and_the_runs_list_name_the_cluster_by_its_name_and_by_its_id_where_none_is_known(tmp_path):
+    """Runs and the audit log keep a cluster's id (the key two names of one cluster share); the
+    pages remember the name they read it under, and the audit table, its exports and `runs` show it."""
+    from console.storage.store import Store
+
+    store = Store(tmp_path / "s.db")
+    store.clusters.remember("Xy3-id", "orders-prod")
+    store.clusters.remember("plain-name", "plain-name")  # keyed by its name already: nothing to keep
+    names = store.clusters.names()
+    assert names == {"Xy3-id": "orders-prod"}
+    entries = [
+        AuditEntry(1, None, 1.0, "ann", "Xy3-id", "submit", None, "{}", None, "sending"),
+        AuditEntry(2, None, 1.0, "ann", "other-id", "submit", None, "{}", None, "sending"),
+    ]
+    assert [r["cluster"] for r in history.audit_rows(entries, names)] == ["orders-prod", "other-id"]
+    exported = json.loads(history.audit_json(entries, names))
+    assert [(e["cluster"], e["cluster_id"]) for e in exported] == [("orders-prod", "Xy3-id"), ("other-id", "other-id")]
+    assert "orders-prod" in history.audit_csv(entries, names)
+    ran = replace(run(2048), cluster="Xy3-id")
+    line = history.runs_text([(ran, [], None)], names=names).splitlines()[1]
+    assert line.split()[1] == "orders-prod" and "Xy3-id" not in line
+    assert history.run_json(ran, [], names=names)["cluster_name"] == "orders-prod"
+    assert history.run_json(ran, [])["cluster"] == "Xy3-id"
