@@ -14,8 +14,8 @@ from console.core.errors import ConsoleError
 from console.core.format import human_duration, human_rate, plural
 from console.core.model import cluster_key
 from console.core.paths import history_dir
+from console.pipeline.child import history_in_subprocess
 from console.pipeline.datasets import newest_snapshot
-from console.pipeline.jobs import history_in_subprocess
 from console.pipeline.tables import clusters_in, load_history
 from console.present import charts
 from console.present import moves as past
