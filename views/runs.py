@@ -165,15 +165,19 @@ else:
             change(run_service.resume)
         if run.state is not RunState.STOPPING and c2.button("Stop after this wave", icon=":material/stop:"):
             change(run_service.stop)
-        rate = c3.number_input("Throttle (B/s)", 1, 10**12, run.rate or 10_000_000, key=keys.RUNS_RATE)
-        c3.caption(f"= {human_rate(int(rate))} per broker")
-        if c3.button("Change the throttle"):
+        rate = widgets.rate_input(
+            "Throttle (MB/s, or 500 KB/s)",
+            f"{keys.RUNS_RATE}.{run_id}",
+            human_rate(run.rate or 10_000_000),
+            container=c3,
+        )
+        if c3.button("Change the throttle", disabled=rate is None) and rate is not None:
             try:
-                reported = run_service.change_throttle(store, deps.gateway(settings), me, run_id, int(rate))
+                reported = run_service.change_throttle(store, deps.gateway(settings), me, run_id, rate)
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
             else:
-                st.session_state[keys.RUNS_RATE_DONE] = (run_id, int(rate), reported)
+                st.session_state[keys.RUNS_RATE_DONE] = (run_id, rate, reported)
                 st.rerun()  # the runs table shows the new rate
         done = st.session_state.get(keys.RUNS_RATE_DONE)
         if done is not None and done[0] == run_id:
