@@ -81,7 +81,7 @@ def test_runs_and_review_pages_show_rates_in_human_units(fake_cluster, sandbox_u
         state,
         Plan.of([PlanEntry("ut-units", 0, (BrokerId(2),))]),
         "units run",
-        10_485_760,
+        10_000_000,
         users=None,
     )
     plan_id = plan_service.save_plan(

@@ -22,7 +22,7 @@ def test_a_pasted_plan_loads_on_one_click(sandbox, app_url, tmp_path):
         page = browser.new_page(viewport={"width": 1440, "height": 1000})
         page.goto(f"{app_url}/drafts")
         expect(page.get_by_role("heading", name="Drafts")).to_be_visible(timeout=60_000)
-        page.get_by_role("button", name="JSON", exact=True).click()
+        page.get_by_text("JSON", exact=True).click()  # "Start from"
         box = page.get_by_label("…or paste it")
         expect(box).to_be_visible(timeout=30_000)
         box.click()

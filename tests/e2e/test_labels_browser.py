@@ -15,13 +15,14 @@ CUT = """
 """
 
 
-def test_overview_metrics_are_not_cut_at_1440_px(sandbox, app_url):
+def test_overview_metrics_are_not_cut_at_1440_px(sandbox, app_url, tmp_path):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 1000})
         page.goto(f"{app_url}/overview")
-        expect(page.get_by_role("heading", name="Cluster overview")).to_be_visible(timeout=60_000)
-        expect(page.get_by_text("Offline, nothing electable")).to_be_visible(timeout=30_000)
-        script_run_done(page)
+        expect(page.get_by_role("heading", name="Cluster overview")).to_be_visible(timeout=120_000)
+        expect(page.get_by_text("Offline, nothing electable")).to_be_visible(timeout=60_000)
+        script_run_done(page, 60_000)
+        page.screenshot(path=str(tmp_path / "overview-1440.png"), full_page=True)
         assert page.evaluate(CUT) == []
         browser.close()

@@ -92,7 +92,7 @@ def test_partition_rows_progress():
     # log dirs were read: 5 and 6 have no log yet (0 copied); the row shows the least advanced
     assert row["progress"] == 0.0
     assert row["adding detail"].startswith("4: 50.0% (500 B/1000 B)")
-    assert row["left to copy"] == "2.4 KB"  # 500 + 1000 + 1000 bytes
+    assert row["left to copy"] == "2.5 KB"  # 500 + 1000 + 1000 bytes
 
 
 def test_state_text_names_brokers_in_flight_and_counts():
