@@ -91,7 +91,7 @@ def test_partition_rows_progress():
     assert row["R"] == "4,5,6,1,2,3" and row["AR"] == "4,5,6" and row["RR"] == "1,2,3"
     # log dirs were read: 5 and 6 have no log yet (0 copied); the row shows the least advanced
     assert row["progress"] == 0.0
-    assert row["adding detail"].startswith("4: 50.0% (500 B/1000 B)")
+    assert row["adding detail"].startswith("4: 50.0% (500 B/1.0 KB)")
     assert row["left to copy"] == "2.5 KB"  # 500 + 1000 + 1000 bytes
 
 

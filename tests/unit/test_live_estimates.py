@@ -158,7 +158,7 @@ def test_throttle_in_force_only_where_the_topic_lists_name_the_replica_or_a_star
     assert row["follower throttle"] == "3: 5.0 MB/s; 4: none"  # 4 has a rate, but 0:4 is not listed
     star = Throttles.of(rates, {"t": {LEADER_LIST: "*", FOLLOWER_LIST: "*"}})
     (row,) = live.partition_rows(state(1.0, p, throttles=star), [p])
-    assert (row["leader throttle"], row["follower throttle"]) == ("1: 10.0 MB/s", "3: 5.0 MB/s; 4: 1000 B/s")
+    assert (row["leader throttle"], row["follower throttle"]) == ("1: 10.0 MB/s", "3: 5.0 MB/s; 4: 1.0 KB/s")
     other_partition = Throttles.of(rates, {"t": {LEADER_LIST: "1:1", FOLLOWER_LIST: "1:3"}})
     (row,) = live.partition_rows(state(1.0, p, throttles=other_partition), [p])
     assert (row["leader throttle"], row["follower throttle"]) == ("1: none", "3: none; 4: none")
