@@ -56,12 +56,13 @@ collect_pid=$!
 history_pid=$!
 # headless as .streamlit/config.toml says: no browser opened and no first-run question (at a
 # terminal or not, stdin closed); HEADLESS=false opens a browser, as Streamlit's own option does
-flags=(--server.port "${PORT:-8501}")
-if [ -n "${HEADLESS:-}" ]; then flags+=(--server.headless "$HEADLESS"); fi
+headless=()
+if [ -n "${HEADLESS:-}" ]; then headless=(--server.headless "$HEADLESS"); fi
+dev=()
 if [ -n "${DEV:-}" ]; then
-  flags+=(--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true)
+  dev=(--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true)
 fi
-.venv/bin/streamlit run app.py "${flags[@]}" </dev/null &
+.venv/bin/streamlit run app.py --server.port "${PORT:-8501}" "${headless[@]}" "${dev[@]}" </dev/null &
 st_pid=$!
 echo "The console: http://localhost:${PORT:-8501} (Ctrl-C stops it and the sandbox)"
 "$PY" -c "from console.access.auth import sandbox_sign_ins; from console.core.paths import users_file
