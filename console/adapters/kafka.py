@@ -30,6 +30,7 @@ from console.adapters.records import (
 )
 from console.core.cluster_info import decide_mode
 from console.core.errors import (
+    AnswerLost,
     AuthorizationFailed,
     ClusterUnavailable,
     ConfigError,
@@ -260,6 +261,18 @@ def problem_of(exc: BaseException) -> KafkaProblem | None:
     if isinstance(exc, OSError):  # a host name that does not resolve, a network that is down
         return KafkaProblem(ClusterUnavailable, type(exc).__name__, str(exc), False)
     return None
+
+
+def not_taken(exc: BaseException) -> bool:
+    """Whether a request that failed with ``exc`` is known not to have been applied: the broker
+    answered NOT_CONTROLLER (or kafka-python's RuntimeError for it), or no broker was ready to
+    send it to. A timeout or a connection lost while waiting for the answer is not known either way."""
+    from kafka import errors as ke
+
+    if isinstance(exc, (ke.NodeNotReadyError, ke.IncompatibleBrokerVersion)):
+        return True
+    found = problem_of(exc)
+    return found is not None and found.code in (ke.NotControllerError.errno, ke.BrokerNotAvailableError.errno)
 
 
 def retriable(exc: BaseException) -> bool:
@@ -665,11 +678,12 @@ class KafkaGateway:
     ) -> dict[TopicPartition, Outcome]:
         """AlterPartitionReassignments to the active controller: a target per partition, or None
         to cancel. Requests carry at most ``batch`` partitions. A request the controller did not
-        take (NOT_CONTROLLER while it moves, no controller yet, a timeout) changed nothing and is
-        sent again, up to ``attempts`` times; partition errors are the broker's own, per
-        partition, with the controller's message. Raises :class:`ConsoleError` when a request
-        never got an answer: the outcomes of the requests before it are in
-        :class:`PartiallyApplied`'s ``outcomes``.
+        take (NOT_CONTROLLER while it moves, no broker ready) changed nothing and is sent again,
+        up to ``attempts`` times; partition errors are the broker's own, per partition, with the
+        controller's message. A request whose answer did not come back (a timeout) raises
+        :class:`AnswerLost` at once, unsent again (:func:`not_taken`). Raises
+        :class:`ConsoleError` when a request never got an answer: the outcomes of the requests
+        before it are in :class:`PartiallyApplied`'s ``outcomes``.
 
         ``allow_rf_change`` False: the requests carry ``AllowReplicationFactorChange=false`` where
         the broker taking them has AlterPartitionReassignments v1 (Kafka 4.1+; KIP-860), and go
@@ -686,6 +700,7 @@ class KafkaGateway:
                 partial(_alter_reassignments, reassignments=request, allow_rf_change=allow_rf_change),
                 attempts,
                 out,
+                write=True,
             )
             for (t, p), _ in chunk:
                 err, said = answer.get(KafkaTP(t, p), (NO_ANSWER, None))
@@ -750,6 +765,7 @@ class KafkaGateway:
             batches.append(topic_res)
         admin = self.confluent()
         failed: list[str] = []
+        lost: list[str] = []
         for batch in batches:
             try:
                 futures = admin.incremental_alter_configs(batch, request_timeout=self.settings.timeout_s)
@@ -759,10 +775,17 @@ class KafkaGateway:
                 try:
                     fut.result(timeout=self.settings.timeout_s + 1)
                 except Exception as e:
-                    failed.append(
+                    said = (
                         f"{'broker' if res.restype == ResourceType.BROKER else 'topic'} {res.name}: "
                         f"{translate(e, 'IncrementalAlterConfigs').message}"
                     )
+                    (lost if retriable(e) and not not_taken(e) else failed).append(said)
+        if lost:
+            raise AnswerLost(
+                "No answer came back for the config change of " + "; ".join(lost + failed) + " (applied or not: "
+                "not known)",
+                "The console reads the configs the brokers report before setting anything again.",
+            )
         if failed:
             raise ClusterUnavailable(
                 "Configs were not changed on " + "; ".join(failed),
@@ -840,11 +863,22 @@ class KafkaGateway:
         return self._with_kp(f"UnregisterBroker of broker {broker}", send)
 
     def _to_controller(
-        self, what: str, fn: Callable[[Any], T], attempts: int, done: dict[TopicPartition, Outcome]
+        self,
+        what: str,
+        fn: Callable[[Any], T],
+        attempts: int,
+        done: dict[TopicPartition, Outcome],
+        *,
+        write: bool = False,
     ) -> T:
         """``fn`` on the kafka-python client; again (fresh client, fresh controller id) while Kafka
         calls the error retriable (the controller moving, a timeout, a connection lost). Anything
-        that is not a Kafka error is raised as itself, at once."""
+        that is not a Kafka error is raised as itself, at once.
+
+        A ``write`` is sent again only when it is known not to have been taken (:func:`not_taken`:
+        NOT_CONTROLLER, no broker ready to send it to); one whose answer did not come back raises
+        :class:`AnswerLost` at once: the controller may have applied it, and what to send again is
+        decided from what the cluster shows (:mod:`console.runs.settle`), never blind."""
         delay = 0.2
         for attempt in range(attempts):
             try:
@@ -855,12 +889,19 @@ class KafkaGateway:
                 again = retriable(e)
                 with self._lock:
                     self._drop_kp()
+                if write and again and not not_taken(e):
+                    err = AnswerLost(
+                        f"{what} was sent and its answer did not come back ({err.message}): "
+                        "the controller may have applied it.",
+                        "The console reads what the cluster shows before sending anything again.",
+                    )
+                    raise (PartiallyApplied(err, done) if done else err) from None
                 if not again or attempt == attempts - 1:
                     if again and isinstance(err, ClusterUnavailable):
                         err = ClusterUnavailable(
                             f"The controller did not take {what} after {attempts} attempts: {e}.",
-                            "Nothing of this request was applied. Check that a controller is elected "
-                            "(Overview) and try again.",
+                            ("Nothing of this request was applied. " if write else "")
+                            + "Check that a controller is elected (Overview) and try again.",
                         )
                     raise (PartiallyApplied(err, done) if done else err) from None
                 time.sleep(delay)

@@ -21,6 +21,7 @@ from functools import partial
 
 from console.adapters.kafka import CONFIGS_PARTIAL
 from console.core.errors import (
+    AnswerLost,
     AuthorizationFailed,
     ClusterUnavailable,
     ConsoleError,
@@ -48,9 +49,10 @@ from console.moves.rf_guard import split_by_rf
 from console.moves.throttles import Throttle, merged, unmerged, wave_throttle
 from console.plans.logdirs import current_dir, offline_moves, sends_of, to_move
 from console.plans.plan import PlanEntry, parse_plan
-from console.runs.audited import Intent
+from console.runs.audited import ANSWER_LOST, Intent
 from console.runs.gateway import ClusterGateway
 from console.runs.reassign import send_reassignments
+from console.runs.settle import Settled, configs_shown, settle_configs
 from console.storage.runs import ELECTION_WAVE, LedgerEntry, Run, Wave
 from console.storage.store import Store
 
@@ -829,10 +831,7 @@ class Executor:
         configs a moment after the change, and a wave submitted before would copy unthrottled."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            got = self.cluster.describe_configs(tuple(brokers), tuple(topics))
-            if all(got.brokers.get(str(b), {}).get(k) == v for b, c in brokers.items() for k, v in c.items()) and all(
-                got.topics.get(t, {}).get(k) == v for t, c in topics.items() for k, v in c.items()
-            ):
+            if configs_shown(self.cluster.describe_configs(tuple(brokers), tuple(topics)), brokers, topics):
                 return
             time.sleep(min(self.poll_s, 0.2))
         raise ClusterUnavailable(
@@ -900,7 +899,18 @@ class Executor:
     def _configs(self, intent: Intent, brokers: BrokerChanges, topics: TopicChanges) -> None:
         """IncrementalAlterConfigs, its answer recorded against its intent (as the names it changed)."""
         answering = intent.answered_as({"brokers": sorted(brokers), "topics": sorted(topics)})
-        answering.send(partial(self.cluster.alter_configs, brokers, topics))
+        try:
+            answering.send(partial(self.cluster.alter_configs, brokers, topics), answered_by_caller=(AnswerLost,))
+        except AnswerLost as e:  # applied or not: the configs the brokers report say, nothing is set again unseen
+            settled = settle_configs(self.cluster, brokers, topics)
+            if settled is not Settled.APPLIED:
+                answering.answer(
+                    ANSWER_LOST if settled is Settled.UNKNOWN else "failed",
+                    {"error": e.message, "applied": settled.value},
+                )
+                raise
+            answering.answer("applied", {"answer": "lost", "applied": "the brokers report it"})
+            return
         answering.answer("applied")
 
     # -- the audit log ------------------------------------------------------------------------------
