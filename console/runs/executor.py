@@ -21,7 +21,6 @@ from functools import partial
 
 from console.adapters.kafka import CONFIGS_PARTIAL
 from console.core.errors import (
-    AnswerLost,
     AuthorizationFailed,
     ClusterUnavailable,
     ConsoleError,
@@ -49,10 +48,10 @@ from console.moves.rf_guard import split_by_rf
 from console.moves.throttles import Throttle, merged, unmerged, wave_throttle
 from console.plans.logdirs import current_dir, offline_moves, sends_of, to_move
 from console.plans.plan import PlanEntry, parse_plan
-from console.runs.audited import ANSWER_LOST, Intent
+from console.runs.audited import Intent
 from console.runs.gateway import ClusterGateway
 from console.runs.reassign import send_reassignments
-from console.runs.settle import Settled, configs_shown, settle_configs
+from console.runs.settle import configs_shown, send_configs
 from console.storage.runs import ELECTION_WAVE, LedgerEntry, Run, Wave
 from console.storage.store import Store
 
@@ -897,21 +896,8 @@ class Executor:
         return broker_changes, topic_changes, done
 
     def _configs(self, intent: Intent, brokers: BrokerChanges, topics: TopicChanges) -> None:
-        """IncrementalAlterConfigs, its answer recorded against its intent (as the names it changed)."""
-        answering = intent.answered_as({"brokers": sorted(brokers), "topics": sorted(topics)})
-        try:
-            answering.send(partial(self.cluster.alter_configs, brokers, topics), answered_by_caller=(AnswerLost,))
-        except AnswerLost as e:  # applied or not: the configs the brokers report say, nothing is set again unseen
-            settled = settle_configs(self.cluster, brokers, topics)
-            if settled is not Settled.APPLIED:
-                answering.answer(
-                    ANSWER_LOST if settled is Settled.UNKNOWN else "failed",
-                    {"error": e.message, "applied": settled.value},
-                )
-                raise
-            answering.answer("applied", {"answer": "lost", "applied": "the brokers report it"})
-            return
-        answering.answer("applied")
+        """IncrementalAlterConfigs, its answer recorded against its intent (:func:`send_configs`)."""
+        send_configs(self.cluster, intent, brokers, topics)
 
     # -- the audit log ------------------------------------------------------------------------------
     def _announce(self, run: Run, action: str, request: object) -> Intent:

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from enum import Enum
+from functools import partial
 
 from console.adapters.records import Configs
 from console.core.errors import AnswerLost, ConsoleError, PartiallyApplied
 from console.core.model import BrokerId, Outcome, Partition, SourceStatus, TopicPartition
+from console.runs.audited import ANSWER_LOST, Intent
 from console.runs.gateway import Changes, ClusterGateway, Targets
 
 APPLIED_UNANSWERED = "APPLIED_UNANSWERED"
@@ -116,3 +118,24 @@ def settle_configs(
     except ConsoleError:
         return Settled.UNKNOWN
     return Settled.APPLIED if configs_shown(got, brokers, topics) else Settled.NOT_APPLIED
+
+
+def send_configs(
+    cluster: ClusterGateway, intent: Intent, brokers: Mapping[BrokerId, Changes], topics: Mapping[str, Changes]
+) -> None:
+    """IncrementalAlterConfigs, its answer recorded against ``intent`` (as the names it changed).
+    When the answer is lost, the configs the brokers report say applied (answered so), or not
+    applied / not known (answered so, and raised: nothing is set again unseen)."""
+    answering = intent.answered_as({"brokers": sorted(brokers), "topics": sorted(topics)})
+    try:
+        answering.send(partial(cluster.alter_configs, brokers, topics), answered_by_caller=(AnswerLost,))
+    except AnswerLost as e:
+        settled = settle_configs(cluster, brokers, topics)
+        if settled is not Settled.APPLIED:
+            answering.answer(
+                ANSWER_LOST if settled is Settled.UNKNOWN else "failed", {"error": e.message, "applied": settled.value}
+            )
+            raise
+        answering.answer("applied", {"answer": "lost", "applied": "the brokers report it"})
+        return
+    answering.answer("applied")

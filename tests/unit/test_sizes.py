@@ -16,9 +16,6 @@ ROOT = Path(__file__).resolve().parents[2]
 LIMITS = {"function": 80, "class": 400, "module": 800}
 
 ALLOWED: dict[str, int] = {
-    "console/adapters/kafka.py": 1222,
-    "console/adapters/kafka.py:KafkaGateway": 694,
-    "console/adapters/kafka.py:KafkaGateway.read": 113,
     "console/adapters/zookeeper.py:ZkReader._read": 89,
     "console/cli/pipeline.py:add_commands": 104,
     "console/cli/runs.py:add_commands": 123,
