@@ -14,6 +14,7 @@ from console.access.auth import APPROVER, OPERATOR, VIEWER, Identity
 from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry
 from console.runs import executor as executor_module
+from console.runs import submitting, throttling, watching
 from console.services import cancel as cancel_service
 from console.services import plans as plan_service
 from console.services import runs as run_service
@@ -67,7 +68,8 @@ def no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     ``pytestmark = pytest.mark.usefixtures("no_sleep")``."""
     slept: list[float] = []
     shim = SimpleNamespace(sleep=slept.append, monotonic=time.monotonic, perf_counter=time.perf_counter, time=time.time)
-    monkeypatch.setattr(executor_module, "time", shim)
+    for part in (executor_module, submitting, throttling, watching):  # every part of the executor that waits
+        monkeypatch.setattr(part, "time", shim)
     monkeypatch.setattr(run_service, "time", shim)
     monkeypatch.setattr(cancel_service, "time", shim)
     return slept

@@ -37,8 +37,6 @@ ALLOWED: dict[str, int] = {
     "console/plans/generate.py:_pick_passing_over": 85,
     "console/plans/validate.py:validate": 210,
     "console/plans/validate.py:_partition_checks": 162,
-    "console/runs/executor.py": 1041,
-    "console/runs/executor.py:Executor": 880,
     "console/sandbox/cluster.py": 1027,
     "console/services/runs.py:start_run": 110,
     "console/state/merge.py:_merge_partitions": 83,

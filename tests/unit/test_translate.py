@@ -12,9 +12,8 @@ from kazoo import exceptions as ke
 from kazoo.handlers.threading import KazooTimeoutError
 
 from console.access.settings import ConnectionSettings
-from console.adapters.kafka import base, writes
 from console.adapters import zookeeper
-from console.adapters.kafka import KafkaGateway, retriable, translate
+from console.adapters.kafka import KafkaGateway, base, retriable, translate, writes
 from console.core.errors import (
     AnswerLost,
     AuthorizationFailed,
