@@ -276,7 +276,8 @@ def test_the_rollback_is_the_official_tools_and_submitted_puts_the_replicas_back
         for p in range(3):
             was, now = before.partition("xv-back", p), after.partition("xv-back", p)
             assert now.replicas == was.replicas
-            assert [now.log_dir_on(b) for b in now.replicas] == [was.log_dir_on(b) for b in was.replicas]
+            if rollback_names_dirs(before.info):  # before 4.2 the broker picks the dir of a returning replica
+                assert [now.log_dir_on(b) for b in now.replicas] == [was.log_dir_on(b) for b in was.replicas]
         wait_for(lambda: no_throttles_left(reader.snapshot()), timeout=30, what="no throttle left behind")
 
 
