@@ -1,11 +1,11 @@
 """Sign-in against the users file that lasts across reloads and tabs.
 
 Signing in opens a server-side session (:func:`console.services.sessions.sign_in`: a row in the
-store, expiring after ``CONSOLE_SESSION_HOURS``, default 12 h). The page then sends the browser to
+store, expiring after ``CONSOLE_SESSION_HOURS``, default 12 h). The page then has the browser call
 the console's own route (:mod:`components.session_routes`, served by ``serve.py``) with a one-time
 ticket, valid a minute; the server answers with the session's opaque random token in the
-``console_session`` cookie, HttpOnly (no page script can read it) and Secure behind https, and
-sends the browser back where it was. The cookie holds nothing but the token, which means
+``console_session`` cookie, HttpOnly (no page script can read it) and Secure behind https. The
+tab keeps its state. The cookie holds nothing but the token, which means
 something only while its row exists. A new tab or a reload sends the cookie with its WebSocket handshake
 (``st.context.cookies``), and every rerun checks the token against the store, so signing out
 (the row is deleted) signs out every tab at its next rerun. The token never goes into the URL:
@@ -15,7 +15,6 @@ shared links (``?plan=N``) carry no session.
 from __future__ import annotations
 
 import json
-from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -95,12 +94,12 @@ def sign_out() -> str | None:
     return None
 
 
-def _go(route: str, query: dict[str, str]) -> None:
-    """Send the browser through one of the console's routes and back to where it is."""
-    base = session_routes.served() or ""
-    url = json.dumps(f"{base}/console/{route}?{urlencode(query)}&next=")
+def _call(route: str, header: str, value: str) -> None:
+    """Have the browser call one of the console's routes (same origin; the tab stays as it is)."""
+    url = json.dumps(f"{session_routes.served() or ''}/console/{route}")
+    headers = json.dumps({header: value})
     st.html(
-        f"<script>window.location.replace({url} + encodeURIComponent(location.pathname + location.search));</script>",
+        f"<script>fetch({url}, {{method: 'POST', credentials: 'same-origin', headers: {headers}}});</script>",
         unsafe_allow_javascript=True,
         width="content",
     )
@@ -114,14 +113,14 @@ def keep_cookie() -> None:
     if not pending or pending[0] != st.session_state.get(keys.SESSION_TOKEN) or browser_token() == pending[0]:
         return
     if session_routes.served() is not None:
-        _go("session", {"ticket": pending[1]})
+        _call("session", session_routes.TICKET_HEADER, pending[1])
 
 
 def forget_cookie() -> None:
     """After a sign-out here, have the server clear the browser's cookie (it does when the cookie
     names an ended session: a newer sign-in in another tab keeps its own)."""
     if st.session_state.pop(keys.SESSION_CLEAR, None) and session_routes.served() is not None:
-        _go("sign-out", {})
+        _call("sign-out", session_routes.SIGN_OUT_HEADER, "1")
 
 
 def audit_streamlit_sign_in(who: Identity) -> None:

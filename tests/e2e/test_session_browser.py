@@ -100,7 +100,7 @@ def test_sign_in_lasts_across_reloads_and_tabs_and_a_draft_comes_back(sandbox, a
         expect(page.get_by_role("heading", name="Drafts")).to_be_visible(timeout=60_000)
         signed_in_as(page, "operator")
         expect(page.get_by_text("was brought back")).to_be_visible(timeout=30_000)
-        expect(page.get_by_test_id("stMetricValue").first).to_have_text("2")
+        expect(page.get_by_test_id("stMetricValue").first).to_have_text("2", timeout=30_000)
         expect(page.get_by_text("Unknown broker: 7 (in e2e-session-1)")).to_be_visible()
 
         # a second tab, opened from a shared review link: signed in too; the link carries no session

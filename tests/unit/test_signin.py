@@ -246,28 +246,74 @@ def test_the_console_routes_set_the_cookie_httponly_and_secure_behind_https_and_
     store = deps.store()
     signed = session_service.sign_in(store, cheap_users, "ann", "ann-secret", 3600, "c")
     assert isinstance(signed, SignedIn)
-    https = TestClient(app, base_url="https://console.example", follow_redirects=False)
-    answer = https.get("/console/session", params={"ticket": signed.ticket, "next": "/review?plan=3"})
-    assert answer.status_code == 303 and answer.headers["location"] == "/review?plan=3"
+    https = TestClient(app, base_url="https://console.example")
+    ticket = {session_routes.TICKET_HEADER: signed.ticket}
+    # only with the ticket in its header, by POST (what another site cannot make a browser send)
+    assert https.get("/console/session", headers=ticket).status_code == 405
+    assert https.post("/console/session", params={"ticket": signed.ticket}).status_code == 400
+    answer = https.post("/console/session", headers=ticket)
+    assert answer.status_code == 204 and answer.headers["cache-control"] == "no-store"
     cookie = answer.headers["set-cookie"]
     assert cookie.startswith(f"console_session={signed.token};")
     assert {"HttpOnly", "Secure", "Path=/", "SameSite=lax"} <= {p.strip() for p in cookie.split(";")}
-    assert answer.headers["cache-control"] == "no-store"
-    # once only; and never sent to another site
-    again = https.get("/console/session", params={"ticket": signed.ticket, "next": "//evil.example/x"})
-    assert "set-cookie" not in again.headers and again.headers["location"] == "/"
+    # once only
+    again = https.post("/console/session", headers=ticket)
+    assert again.status_code == 403 and "set-cookie" not in again.headers
     # over plain http the cookie is not Secure (the browser would drop it)
-    plain = TestClient(app, base_url="http://127.0.0.1:8501", follow_redirects=False)
+    plain = TestClient(app, base_url="http://127.0.0.1:8501")
     other = session_service.sign_in(store, cheap_users, "ann", "ann-secret", 3600, "c")
     assert isinstance(other, SignedIn)
-    cookie = plain.get("/console/session", params={"ticket": other.ticket}).headers["set-cookie"]
+    cookie = plain.post("/console/session", headers={session_routes.TICKET_HEADER: other.ticket}).headers["set-cookie"]
     assert "HttpOnly" in cookie and "Secure" not in cookie
-    # sign-out clears the cookie only once its session has ended (a link from elsewhere signs nobody out)
+    # sign-out clears the cookie only once its session has ended
     plain.cookies.set("console_session", other.token)
-    assert "set-cookie" not in plain.get("/console/sign-out").headers
+    out = {session_routes.SIGN_OUT_HEADER: "1"}
+    assert "set-cookie" not in plain.post("/console/sign-out", headers=out).headers
     assert session_service.sign_out(store, other.token)
-    cleared = plain.get("/console/sign-out", params={"next": "/drafts"})
-    assert cleared.headers["location"] == "/drafts"
+    assert plain.post("/console/sign-out").status_code == 400
+    cleared = plain.post("/console/sign-out", headers=out)
+    assert cleared.status_code == 204
     assert (
         cleared.headers["set-cookie"].startswith('console_session="";') and "Max-Age=0" in cleared.headers["set-cookie"]
     )
+
+
+def test_sandbox_up_keeps_its_users_in_the_sandbox_s_own_file(tmp_path, monkeypatch, capsys):
+    from console.access.auth import SANDBOX_USERS
+    from console.cli import main
+    from console.core.paths import users_file
+    from console.sandbox import cluster
+
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("CONSOLE_USERS_FILE", raising=False)
+    sandbox_dir = tmp_path / "data" / "sandbox"
+    sandbox_dir.mkdir(parents=True)
+    started = cluster.Sandbox(cluster.Mode.KRAFT, str(sandbox_dir), "", "127.0.0.1:1", None, [])
+    monkeypatch.setattr(cluster, "up", lambda *a, **k: started)  # the cluster itself is not the point here
+    assert main(["sandbox", "up"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert not users_file().exists()  # the console's real users file: not written
+    sandbox_file = Path(info["console_users_file"])
+    assert sandbox_file == sandbox_dir / "console-users.json"
+    assert stat.S_IMODE(sandbox_file.stat().st_mode) == 0o600
+    users = load_users(sandbox_file)
+    assert users is not None and users.login("admin", SANDBOX_USERS["admin"][0]) is not None
+    assert load_users() is None  # a console not pointed at the sandbox's file has no users
+
+
+def test_sandbox_up_says_when_the_real_users_file_takes_a_published_password(tmp_path, monkeypatch, capsys):
+    from console.access.auth import SANDBOX_USERS, write_users_file
+    from console.cli import main
+    from console.core.paths import users_file
+    from console.sandbox import cluster
+
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("CONSOLE_USERS_FILE", raising=False)
+    body = {"users": {"admin": {"password": cheap_hash(SANDBOX_USERS["admin"][0]), "roles": ["operator"]}}}
+    write_users_file(users_file(), body)
+    (tmp_path / "sb").mkdir()
+    started = cluster.Sandbox(cluster.Mode.KRAFT, str(tmp_path / "sb"), "", "127.0.0.1:1", None, [])
+    monkeypatch.setattr(cluster, "up", lambda *a, **k: started)
+    assert main(["sandbox", "up"]) == 0
+    assert "lets admin sign in with the sandbox's published passwords" in capsys.readouterr().err
+    assert json.loads(users_file().read_text()) == body  # left for its owner to decide
