@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import math
 import re
 import secrets
 import time
@@ -69,7 +70,9 @@ class Refused:
 
     def message(self) -> str:
         if self.why is Refusal.LOCKED and self.until is not None:
-            return f"Too many failed sign-ins: try again after {time.strftime('%H:%M:%S', time.localtime(self.until))}."
+            at = time.strftime("%H:%M:%S", time.localtime(self.until))
+            wait = max(1, math.ceil(self.until - time.time()))
+            return f"Too many failed sign-ins: try again after {at} (in {wait} s)."
         return "Unknown user or wrong password."
 
 

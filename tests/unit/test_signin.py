@@ -161,6 +161,9 @@ def test_an_old_hash_is_upgraded_at_the_next_sign_in_keeping_the_rest_of_the_fil
 
 
 def test_the_users_file_is_written_0600_from_creation(tmp_path, monkeypatch):
+    """Created private, not made private after being written (a chmod afterwards leaves a window in
+    which anyone may read it): with chmod doing nothing and a umask that lets everyone read what is
+    created, the file is still 0600, and so was the new file before it took the old one's place."""
     seen: list[int] = []
     real_replace = os.replace
 
@@ -168,14 +171,16 @@ def test_the_users_file_is_written_0600_from_creation(tmp_path, monkeypatch):
         seen.append(stat.S_IMODE(os.stat(src).st_mode))
         real_replace(src, dst)
 
-    monkeypatch.setattr(auth.os, "replace", replace)
-    old = os.umask(0)  # even with a umask that lets everyone read what is created
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(os, "chmod", lambda *a, **k: None)
+    old = os.umask(0)
     try:
         auth.write_users(tmp_path / "users.json", {"ann": ("pw", [OPERATOR])})
     finally:
         os.umask(old)
     assert seen == [0o600]
     assert stat.S_IMODE((tmp_path / "users.json").stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["users.json"]
 
 
 @pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o660])
