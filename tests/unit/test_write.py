@@ -89,5 +89,6 @@ def test_users_file_passwords_and_roles(tmp_path):
     assert not vic.can("cancel") and "needs the operator role" in vic.why_not("cancel")
     assert load_users(tmp_path / "none.json") is None
     (tmp_path / "bad.json").write_text('{"users": {"x": {"password": "p", "roles": ["root"]}}}')
+    (tmp_path / "bad.json").chmod(0o600)
     with pytest.raises(Exception, match="unknown roles"):
         load_users(tmp_path / "bad.json")
