@@ -27,8 +27,6 @@ REVIEW_VIEW = "review.view"
 REVIEW_PAGE = "review.page"
 REVIEW_METRIC = "review.metric"
 REVIEW_NOTE = "review.note"
-REVIEW_NOTE_BY = "review.note_by"
-"""Who was signed in when the draft note was typed (another user starts from an empty box)."""
 REVIEW_SHOW_INFO = "review.show_info"
 REVIEW_AGAIN = "review.check_again"
 IDENTITY = "auth.identity"
@@ -84,3 +82,9 @@ HISTORY_MEASURE = "history.measure"
 HISTORY_UPDATE = "history.update"
 DECOMMISSION_ERROR = "decommission.error"
 DECOMMISSION_BROKERS = "decommission.brokers"
+
+
+def review_note(user: str) -> str:
+    """The Review page's note box of ``user``: one per person signed in, so that a note typed and
+    not added is not left to the next person signing in in that window."""
+    return f"{REVIEW_NOTE}.{user}"

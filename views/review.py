@@ -400,11 +400,10 @@ if plan_id is not None:
             st.text(f"{note.author} · {datetime.fromtimestamp(note.at):%Y-%m-%d %H:%M}")
             st.text(note.note)
     noter = widgets.identity()
-    if st.session_state.get(keys.REVIEW_NOTE_BY) != noter.name:  # a draft note is not left to the next user
-        st.session_state.pop(keys.REVIEW_NOTE, None)
-        st.session_state[keys.REVIEW_NOTE_BY] = noter.name
     with st.form("note", clear_on_submit=True):
-        text = st.text_area("Add a note", key=keys.REVIEW_NOTE, disabled=not noter.can("note"))
+        # one box per person: a note typed and not added is not left to whoever signs in next here
+        # (a new widget, so the browser drops what was typed in the other)
+        text = st.text_area("Add a note", key=keys.review_note(noter.name), disabled=not noter.can("note"))
         if not noter.can("note"):
             st.caption(noter.why_not("note") + " Sign in as an operator or an approver in the sidebar.")
         if st.form_submit_button("Add note", disabled=not noter.can("note")):
