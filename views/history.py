@@ -64,13 +64,13 @@ else:
     )
 
 me = widgets.identity()
-if not me.can("history"):
-    st.caption(me.why_not("history") + " Sign in as an operator in the sidebar to update the history now.")
+if not me.can("update the history"):
+    st.caption(me.why_not("update the history") + " Sign in as an operator in the sidebar.")
 if st.button(
     "Update the history now",
     icon=":material/refresh:",
     key=keys.HISTORY_UPDATE,
-    disabled=not me.can("history"),
+    disabled=not me.can("update the history"),
     help="Runs the history job on Spark (local) in a separate process over the collected snapshots "
     "(operators; one at a time).",
 ):

@@ -403,10 +403,10 @@ if plan_id is not None:
     with st.form("note", clear_on_submit=True):
         # one box per person: a note typed and not added is not left to whoever signs in next here
         # (a new widget, so the browser drops what was typed in the other)
-        text = st.text_area("Add a note", key=keys.review_note(noter.name), disabled=not noter.can("note"))
-        if not noter.can("note"):
-            st.caption(noter.why_not("note") + " Sign in as an operator or an approver in the sidebar.")
-        if st.form_submit_button("Add note", disabled=not noter.can("note")):
+        text = st.text_area("Add a note", key=keys.review_note(noter.name), disabled=not noter.can("add notes"))
+        if not noter.can("add notes"):
+            st.caption(noter.why_not("add notes") + " Sign in as an operator or an approver in the sidebar.")
+        if st.form_submit_button("Add note", disabled=not noter.can("add notes")):
             try:
                 plan_service.add_note(store, noter, plan_id, text)
             except ConsoleError as e:

@@ -52,13 +52,13 @@ NEEDS = {
     "resume": OPERATOR,
     "stop": OPERATOR,
     "approve": APPROVER,
-    "history": OPERATOR,
+    "update the history": OPERATOR,
 }
-"""The role each action needs (``history``: run the history job on the server now)."""
+"""The role each action needs (``update the history``: run the history job on the server now)."""
 NEEDS_ONE_OF = {
     "save plans": (OPERATOR, APPROVER),
     "rebase": (OPERATOR, APPROVER),
-    "note": (OPERATOR, APPROVER),
+    "add notes": (OPERATOR, APPROVER),
 }
 """Actions any one of several roles allows: saving a plan, bringing one up to date (it saves a
 new plan) and adding a review note are for the people who take part in a review."""

@@ -25,7 +25,10 @@ from console.storage.store import Store
 HistoryJob = Callable[[str, str], Iterable[str]]
 """``job(snapshots, tables)``: runs the history job, yielding its stage lines; a console error when it fails."""
 
-ACTION = "history"
+ACTION = "update the history"
+"""The role check's action (and a refusal's audit entry)."""
+JOB = "history-job"
+"""The audit entries of a job that ran: started, then updated or failed."""
 
 
 def _default_job(snapshots: str, tables: str) -> Iterable[str]:
@@ -90,19 +93,19 @@ def update_history(
             store.audit.record(who.name, cluster_id, ACTION, asked, REFUSED, response={"why": why})
             raise ConflictError(why, "Wait for it to finish (its tables are then on this page), then update again.")
         started = time.monotonic()
-        intent = store.audit.record(who.name, cluster_id, ACTION, asked, "started")
+        intent = store.audit.record(who.name, cluster_id, JOB, asked, "started")
         lines = 0
         try:
             for line in job(str(snapshots), str(tables)):
                 lines += 1
                 on_line(line)
         except ConsoleError as e:
-            store.audit.record(who.name, cluster_id, ACTION, asked, "failed", ref=intent, response={"error": e.message})
+            store.audit.record(who.name, cluster_id, JOB, asked, "failed", ref=intent, response={"error": e.message})
             raise
         store.audit.record(
             who.name,
             cluster_id,
-            ACTION,
+            JOB,
             asked,
             "updated",
             ref=intent,

@@ -157,7 +157,7 @@ NOTE_CHARS = 10_000
 
 def add_note(store: Store, who: Identity, plan_id: int, note: str) -> bool:
     """A review note on a saved plan, by ``who`` at the time the console records; ``who`` needs a
-    role that takes part in a review (the ``note`` action: operator or approver), else it is
+    role that takes part in a review (the ``add notes`` action: operator or approver), else it is
     refused (audited). Audited under the plan's cluster. A blank note is ignored (False); a note
     over :data:`NOTE_CHARS` characters is refused (:class:`ConfigError`)."""
     saved = store.plans.load(plan_id)
@@ -166,7 +166,7 @@ def add_note(store: Store, who: Identity, plan_id: int, note: str) -> bool:
     key = saved.summary.cluster
     text = note.strip()
     asked = {"plan": plan_id, "note": text if len(text) <= 500 else text[:500] + "…"}
-    require(store, who, "note", key, asked)
+    require(store, who, "add notes", key, asked)
     if not text:
         return False
     if len(text) > NOTE_CHARS:

@@ -21,14 +21,14 @@ def test_history_page_updates_and_shows_moves_rates_load_and_incidents(
     assert not at.exception
     # issue 28: the job (Spark, on the server) is for operators: disabled for a guest, with why
     assert at.button(key=keys_update()).disabled
-    assert any("guest may not history: it needs the operator role" in c.value for c in at.caption)
+    assert any("guest may not update the history: it needs the operator role" in c.value for c in at.caption)
     sign_in(at, "operator")
     assert any("No history yet" in i.value for i in at.info)
     assert any("does not collect snapshots" in c.value for c in at.caption)
     at.button(key=keys_update()).click().run()
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
-    assert [(e.user, e.outcome) for e in Store().audit.entries(action="history")] == [
+    assert [(e.user, e.outcome) for e in Store().audit.entries(action="history-job")] == [
         ("operator", "started"),
         ("operator", "updated"),
     ]

@@ -74,7 +74,7 @@ def test_a_guest_or_a_viewer_can_neither_bring_a_plan_up_to_date_nor_add_a_note(
     with pytest.raises(AppTestError, match="disabled"):
         rebase.click()
     assert note_box(at, name).disabled and note_button(at).disabled
-    assert any(f"{name} may not note: it needs the operator or approver role" in c.value for c in at.caption)
+    assert any(f"{name} may not add notes: it needs the operator or approver role" in c.value for c in at.caption)
     with pytest.raises(AppTestError, match="disabled"):
         note_button(at).click()
     store = Store()

@@ -15,11 +15,12 @@ from console.access.auth import Identity
 from console.core.errors import ConfigError, ConflictError
 from console.services import history as history_service
 from console.services.guard import REFUSED
+from console.services.history import ACTION, JOB
 from console.storage.store import Store
 
 
 def outcomes(store: Store) -> list[tuple[str, str]]:
-    return [(e.user, e.outcome) for e in store.audit.entries(action="history")]
+    return [(e.user, e.outcome) for e in store.audit.entries() if e.action in (ACTION, JOB)]
 
 
 def test_an_operator_updates_the_history_audited(store: Store, operator: Identity, tmp_path: Path) -> None:
@@ -33,7 +34,7 @@ def test_an_operator_updates_the_history_audited(store: Store, operator: Identit
     lines = history_service.update_history(store, operator, "c1", tmp_path / "s", tmp_path / "t", said.append, job)
     assert lines == 2 and said == ["[1/2] reading", "[2/2] writing"]
     assert outcomes(store) == [("olga", "started"), ("olga", "updated")]
-    assert {e.cluster for e in store.audit.entries(action="history")} == {"c1"}
+    assert {e.cluster for e in store.audit.entries(action=JOB)} == {"c1"}
 
 
 def test_a_second_request_while_one_runs_is_refused_at_once(store: Store, operator: Identity, tmp_path: Path) -> None:
@@ -75,6 +76,6 @@ def test_a_failed_job_is_audited_with_its_message_and_frees_the_history(
     with pytest.raises(ConfigError, match="No snapshot"):
         history_service.update_history(store, operator, "c1", tmp_path / "s", tmp_path / "t", job=broken)
     assert outcomes(store) == [("olga", "started"), ("olga", "failed")]
-    assert "No snapshot in s." in (store.audit.entries(action="history")[-1].response or "")
+    assert "No snapshot in s." in (store.audit.entries(action=JOB)[-1].response or "")
     history_service.update_history(store, operator, "c1", tmp_path / "s", tmp_path / "t", job=lambda s, t: iter(()))
     assert outcomes(store)[-1] == ("olga", "updated")

@@ -129,13 +129,13 @@ ROLE_CASES = {
         "rebase", lambda w, who: plan_service.save_rebased_plan(w.store, who, w.state, w.fake.name, w.plan_id)
     ),
     "plans.add_note": Case(
-        "note",
+        "add notes",
         lambda w, who: plan_service.add_note(
             w.store, who, w.plan_id, "fine\n\n**approver** · 2026-11-28 06:00 — Approved, ship it"
         ),
     ),
     "history.update_history": Case(
-        "history",
+        "update the history",
         lambda w, who: history_service.update_history(
             w.store, who, w.fake.cluster_id, _history(w) / "snapshots", _history(w) / "tables", job=_never_run
         ),
