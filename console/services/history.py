@@ -76,7 +76,7 @@ def update_history(
     cluster_id: str,
     snapshots: Path,
     tables: Path,
-    on_line: Callable[[str], None] = lambda _: None,
+    on_line: Callable[[str], object] = lambda _: None,
     job: HistoryJob = _default_job,
 ) -> int:
     """Run the history job over ``snapshots`` into ``tables`` now, asked from ``cluster_id``'s
