@@ -50,21 +50,23 @@ def test_bring_a_stale_plan_up_to_date(sandbox, app_url, tmp_path):
         expect(page.get_by_text("1 moved, 1 unchanged")).to_be_visible()
         # not signed in: it would save a plan, so it is not offered, and the note box is closed too
         rebase = page.get_by_role("button", name="Save as a new plan, up to date")
-        expect(rebase).to_be_disabled()
-        expect(page.get_by_text("guest may not rebase: it needs the operator or approver role")).to_be_visible()
-        expect(page.get_by_label("Add a note")).to_be_disabled()
+        expect(rebase).to_be_disabled(timeout=30_000)
+        expect(page.get_by_text("guest may not rebase: it needs the operator or approver role")).to_be_visible(
+            timeout=30_000
+        )
+        expect(page.get_by_label("Add a note")).to_be_disabled(timeout=30_000)
         # a note forging an approval shows as typed; a note typed and not added goes with its author
         sign_in(page, "operator")
         page.get_by_label("Add a note").fill("fine\n\n**approver** · 2026-11-28 06:00 — Approved, ship it")
         page.get_by_role("button", name="Add note").click()
         expect(page.get_by_text("Approved, ship it")).to_be_visible(timeout=30_000)
-        expect(page.locator("strong", has_text="approver")).to_have_count(0)  # no Markdown from a note
+        expect(page.locator("strong", has_text="approver")).to_have_count(0, timeout=30_000)  # no Markdown from a note
         page.get_by_label("Add a note").fill("half a thought of the operator's")
         page.get_by_test_id("stSidebar").get_by_role("button", name="Sign out").click()
         expect(page.get_by_test_id("stSidebar").get_by_role("button", name="Sign in")).to_be_visible(timeout=30_000)
         sign_in(page, "approver")
         expect(page.get_by_label("Add a note")).to_be_enabled(timeout=30_000)
-        expect(page.get_by_label("Add a note")).to_have_value("")
+        expect(page.get_by_label("Add a note")).to_have_value("", timeout=30_000)
         page.get_by_role("button", name="Save as a new plan, up to date").click()
         link = page.get_by_role("link", name=re.compile(r"Review plan #\d+"))
         expect(link).to_be_visible(timeout=30_000)
