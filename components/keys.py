@@ -84,3 +84,9 @@ HISTORY_MEASURE = "history.measure"
 HISTORY_UPDATE = "history.update"
 DECOMMISSION_ERROR = "decommission.error"
 DECOMMISSION_BROKERS = "decommission.brokers"
+
+
+def review_note(user: str) -> str:
+    """The Review page's note box of ``user``: one per person signed in, so that a note typed and
+    not added is not left to the next person signing in in that window."""
+    return f"{REVIEW_NOTE}.{user}"

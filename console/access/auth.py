@@ -3,9 +3,9 @@ authentication is not configured.
 
 Roles: **viewer** reads; **operator** submits, cancels, pauses, resumes, stops, abandons, changes
 throttles and sweeps leftover ones, cordons and uncordons brokers and log dirs; **operator** or
-**approver** saves plans; **approver**
-approves plans (with the two-person rule, a plan is submitted only after someone other than its
-author approved it). Cancel needs only the operator role and never waits for an approval.
+**approver** saves plans, brings saved plans up to date and adds review notes; **approver**
+approves plans (with the two-person rule, a plan is submitted only after someone who authored no
+version of it approved that content on that cluster). Cancel needs only the operator role and never waits for an approval.
 
 The users file (``CONSOLE_USERS_FILE``, default ``<data dir>/users.json``)::
 
@@ -31,7 +31,7 @@ import os
 import secrets
 import stat
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -55,12 +55,19 @@ NEEDS = {
     "resume": OPERATOR,
     "stop": OPERATOR,
     "approve": APPROVER,
+    "update the history": OPERATOR,
 }
-NEEDS_ONE_OF = {"save plans": (OPERATOR, APPROVER)}
-"""Actions any one of several roles allows."""
-OPEN_TO_ALL = frozenset({"note", "rebase"})
-"""Actions that change the store and that every reader may do (a review note; a saved plan
-brought up to date, as a new version)."""
+"""The role each action needs (``update the history``: run the history job on the server now)."""
+NEEDS_ONE_OF = {
+    "save plans": (OPERATOR, APPROVER),
+    "rebase": (OPERATOR, APPROVER),
+    "add notes": (OPERATOR, APPROVER),
+}
+"""Actions any one of several roles allows: saving a plan, bringing one up to date (it saves a
+new plan) and adding a review note are for the people who take part in a review."""
+OPEN_TO_ALL: frozenset[str] = frozenset()
+"""Actions that change the store and that every reader may do: none (the console is read only
+for a viewer and without signing in)."""
 CLI_USER = "command line"
 """The source of the command line's identity: it has every role (the cluster's ACLs decide)."""
 SESSION_HOURS = 12.0
@@ -294,14 +301,25 @@ class Approved(Protocol):
     @property
     def plan_hash(self) -> str: ...
 
+    @property
+    def cluster(self) -> str: ...
 
-def approval_problem(author: str, approvals: Sequence[Approved], plan_hash: str) -> str | None:
-    """Why the two-person rule does not let this plan be submitted yet, or None."""
-    others = [a for a in approvals if a.plan_hash == plan_hash and a.approver != author]
-    if others:
+
+def approval_problem(
+    authors: Collection[str], approvals: Sequence[Approved], plan_hash: str, cluster: str
+) -> str | None:
+    """Why the two-person rule does not let this plan be submitted on ``cluster`` yet, or None: it
+    needs an approval of this content (``plan_hash``), given on this cluster, by someone who
+    authored no version of it (``authors``: every author of the plan and of the plans it was
+    brought up to date from)."""
+    who = ", ".join(sorted(authors)) or "nobody"
+    valid = [a for a in approvals if a.plan_hash == plan_hash and a.cluster == cluster]
+    if any(a.approver not in authors for a in valid):
         return None
+    if valid:
+        return f"The plan was approved only by its authors ({who}); someone who authored no version must approve it."
     if any(a.plan_hash == plan_hash for a in approvals):
-        return f"The plan was approved only by its author ({author}); someone else must approve it."
+        return f"The plan was approved on another cluster, not on {cluster}; it needs an approval on this one."
     if approvals:
         return "The plan changed since it was approved; it needs a new approval."
-    return f"The plan needs an approval by someone other than its author ({author})."
+    return f"The plan needs an approval by someone who authored no version of it (authors: {who})."

@@ -4,6 +4,7 @@
   abandon, rollback as a plan, sweep;
 * :mod:`~console.services.cancel`: cancel what an operator saw, or a cancel plan;
 * :mod:`~console.services.plans`: save, rebase, notes;
+* :mod:`~console.services.history`: the history job, run on the server on request;
 * :mod:`~console.services.sessions`: sign in and out;
 * :mod:`~console.services.drafts`: the Drafts page's autosave (scratch work);
 * :mod:`~console.services.cordons`: cordon and uncordon brokers and log dirs;

@@ -24,6 +24,12 @@ from tests.unit.world import ServiceWorld
 
 
 @pytest.fixture
+def guest() -> Identity:
+    """Who acts in a window that never signed in (the users file exists)."""
+    return Identity("guest", frozenset({VIEWER}), "not signed in")
+
+
+@pytest.fixture
 def viewer() -> Identity:
     return Identity("vic", frozenset({VIEWER}), "users file")
 
@@ -48,8 +54,9 @@ def service_world(tmp_path: Path) -> Iterator[ServiceWorld]:
     plan_id = plan_service.save_plan(store, carol, state, fake.name, "p", plan)
     moving = Plan.of([PlanEntry("t", 0, (BrokerId(2), BrokerId(1)))])
     run_id = run_service.start_run(store, fake, carol, state, moving, "r", users=None)
+    flow_id = store.decommissions.create(fake.cluster_id, (BrokerId(2),), "carol")
     fake.calls.clear()
-    yield ServiceWorld(store, fake, state, plan_id, plan, run_id)
+    yield ServiceWorld(store, fake, state, plan_id, plan, run_id, flow_id)
     store.close()
 
 
