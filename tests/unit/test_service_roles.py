@@ -153,6 +153,8 @@ NOT_CHECKED = {
     "sessions.sign_in": "what someone not signed in does; it checks the password (audited by itself)",
     "sessions.resume_session": "reads: who a session token signs in",
     "sessions.sign_out": "ends one's own session (a token only its holder has)",
+    "sessions.redeem_ticket": "one's own sign-in: the one-time ticket only the tab that signed in holds",
+    "sessions.record_streamlit_sign_in": "audits a sign-in the identity provider made (nothing else written)",
     "drafts.autosave_draft": "one's own scratch draft, keyed by user: read by nobody else, changes no plan",
     "drafts.autosave_undo": "one's own scratch draft (undo), keyed by user",
     "drafts.autosave_stack": "one's own scratch draft (a guest's draft adopted at sign-in), keyed by user",
