@@ -32,7 +32,9 @@ REVIEW_AGAIN = "review.check_again"
 IDENTITY = "auth.identity"
 SESSION_TOKEN = "auth.session_token"
 SESSION_ENDED = "auth.session_ended"
-SESSION_COOKIE = "auth.session_cookie"
+SESSION_TICKET = "auth.session_ticket"
+SESSION_CLEAR = "auth.session_clear"
+STREAMLIT_AUDITED = "auth.streamlit_audited"
 DRAFT_OWNER = "drafts.owner"
 DRAFT_BASE = "drafts.autosave_base"
 DRAFT_RESTORED = "drafts.restored_at"
@@ -90,3 +92,9 @@ OVERVIEW_SWEPT = "overview.swept"
 """(SweepReport, how many were asked): what the last sweep removed, said once after the page read the cluster again."""
 OVERVIEW_CORDONED = "overview.cordoned"
 OVERVIEW_UNREGISTERED = "overview.unregistered"
+
+
+def review_note(user: str) -> str:
+    """The Review page's note box of ``user``: one per person signed in, so that a note typed and
+    not added is not left to the next person signing in in that window."""
+    return f"{REVIEW_NOTE}.{user}"

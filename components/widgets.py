@@ -15,6 +15,7 @@ from console.access.settings import ConnectionSettings
 from console.core.errors import ConfigError, ConsoleError
 from console.core.format import human_bytes, human_rate, parse_rate, plural
 from console.core.model import ClusterState, Finding, SourceStatus, cluster_key
+from console.services import sessions as session_service
 
 if TYPE_CHECKING:
     from console.plans.quality import Report
@@ -164,7 +165,9 @@ def identity() -> Identity:
         signed_in = False
     if signed_in:
         email = str(st.user.get("email") or st.user.get("name") or "signed-in user")
-        return users.signed_in(email) if users else Identity(email, frozenset({VIEWER}), "streamlit")
+        who = users.signed_in(email) if users else Identity(email, frozenset({VIEWER}), "streamlit")
+        session.audit_streamlit_sign_in(who)
+        return who
     chosen = session.identity(users) if users is not None else None
     if chosen is not None:
         return chosen
@@ -201,10 +204,9 @@ def sign_in_box() -> None:
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
                 return
-            if signed is None:
-                st.error("Unknown user or wrong password.")
-            else:
+            if isinstance(signed, session_service.SignedIn):
                 st.rerun()
+            st.error(signed.message() if signed is not None else "Unknown user or wrong password.")
 
 
 def findings_table(findings: Sequence[Finding]) -> None:

@@ -38,6 +38,9 @@ if [ -n "${ZOOKEEPER:-}" ]; then up+=(--zookeeper); fi
 if [ -n "${BROKERS:-}" ]; then up+=(--brokers "$BROKERS"); fi
 info=$("$PY" -m console sandbox up "${up[@]}")
 field() { printf '%s' "$info" | "$PY" -c "import json, sys; print(json.load(sys.stdin)['$1'] or '')"; }
+# the sandbox's console users (published, sandbox-only passwords) live in the sandbox's own users
+# file; the demo console uses it unless CONSOLE_USERS_FILE names another
+export CONSOLE_USERS_FILE="${CONSOLE_USERS_FILE:-$(field console_users_file)}"
 history=$("$PY" -c "from console.core.paths import history_dir; print(history_dir())")
 mkdir -p "$history"
 where=(--bootstrap-server "$(field bootstrap_servers)")
@@ -62,9 +65,9 @@ dev=()
 if [ -n "${DEV:-}" ]; then
   dev=(--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true)
 fi
-.venv/bin/streamlit run app.py --server.port "${PORT:-8501}" "${headless[@]}" "${dev[@]}" </dev/null &
+.venv/bin/streamlit run serve.py --server.port "${PORT:-8501}" "${headless[@]}" "${dev[@]}" </dev/null &
 st_pid=$!
-echo "The console: http://localhost:${PORT:-8501} (Ctrl-C stops it and the sandbox)"
+echo "The console: http://127.0.0.1:${PORT:-8501} (Ctrl-C stops it and the sandbox)"
 "$PY" -c "from console.access.auth import sandbox_sign_ins; from console.core.paths import users_file
 u = sandbox_sign_ins(); print('Sign in as', ', '.join(u) + ' (sandbox-only passwords)' if u else f'a user of {users_file()}')" || true
 wait "$st_pid"

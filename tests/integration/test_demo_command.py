@@ -100,7 +100,7 @@ def test_make_demo_starts_without_a_question_where_streamlit_never_ran_and_stops
 
     def printed(output: str) -> None:
         assert "Email" not in output, output
-        assert f"http://localhost:{port}" in output, output
+        assert f"http://127.0.0.1:{port}" in output, output
         assert "admin / admin-secret" in output and "viewer / viewer-secret" in output, output
 
     try:
