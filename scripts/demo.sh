@@ -65,9 +65,9 @@ dev=()
 if [ -n "${DEV:-}" ]; then
   dev=(--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true)
 fi
+echo "The console: http://127.0.0.1:${PORT:-8501} (Ctrl-C stops it and the sandbox)"
+"$PY" -c "from console.access.auth import SANDBOX_USERS as u; from console.core.paths import users_file as f
+print('Sign in as', ', '.join(f'{n} / {p}' for n, (p, _) in u.items()), f'(sandbox-only passwords, in {f()})')" || true
 .venv/bin/streamlit run serve.py --server.port "${PORT:-8501}" "${headless[@]}" "${dev[@]}" </dev/null &
 st_pid=$!
-echo "The console: http://127.0.0.1:${PORT:-8501} (Ctrl-C stops it and the sandbox)"
-"$PY" -c "from console.access.auth import sandbox_sign_ins; from console.core.paths import users_file
-u = sandbox_sign_ins(); print('Sign in as', ', '.join(u) + ' (sandbox-only passwords)' if u else f'a user of {users_file()}')" || true
 wait "$st_pid"

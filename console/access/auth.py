@@ -249,15 +249,6 @@ def load_users(path: Path | None = None) -> Users | None:
         ) from None
 
 
-def sandbox_sign_ins(path: Path | None = None) -> list[str]:
-    """The "name / password" of each sandbox user (``SANDBOX_USERS``) whose sandbox password the
-    users file still takes: what `make demo` prints."""
-    users = load_users(path)
-    if users is None:
-        return []
-    return [f"{n} / {pw}" for n, (pw, _) in SANDBOX_USERS.items() if users.login(n, pw) is not None]
-
-
 def write_users(path: Path, users: dict[str, tuple[str, list[str]]], two_person_rule: bool = False) -> None:
     """Write a users file from clear-text passwords (hashed here)."""
     write_users_file(
