@@ -200,7 +200,9 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
     st.markdown(
         f"**What cancel means (KIP-455)** · as the cluster was at {datetime.fromtimestamp(seen.seen_at):%H:%M:%S}"
     )
-    st.code("\n".join(plan.explain() + _dir_lines(seen.dir_moves)), language=None, wrap_lines=True)
+    # st.text, not st.code: the browser draws text with the page's own code, while a code block waits
+    # for a chunk it loads on first use, and the Send button (already loaded) came out above it
+    st.text("\n".join(plan.explain() + _dir_lines(seen.dir_moves)))
     if not plan.cancel and not seen.dir_moves:
         st.info(
             "Nothing to cancel"
@@ -340,7 +342,7 @@ def dir_cancel_dialog(settings: ConnectionSettings) -> None:
         f"**Each replica is asked back into its current dir** (AlterReplicaLogDirs; the broker drops the copy "
         f"made so far) · as the cluster was at {datetime.fromtimestamp(seen.seen_at):%H:%M:%S}"
     )
-    st.code("\n".join(_dir_move_text(m) for m in seen.moves), language=None, wrap_lines=True)
+    st.text("\n".join(_dir_move_text(m) for m in seen.moves))  # drawn before the button: see cancel_dialog
     st.caption(
         "Sent for these replicas as the cluster is when you press the button: one whose copy finished or was "
         "dropped meanwhile is left alone. A run of this console that asked for one no longer waits for it."

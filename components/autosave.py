@@ -20,6 +20,7 @@ from components import deps, keys
 from console.access.auth import Identity
 from console.core.errors import ConsoleError
 from console.plans.plan import Plan
+from console.plans.quality import Report
 from console.services import drafts as draft_service
 
 AUTOSAVED_SOURCES = ("users file", "streamlit")
@@ -76,6 +77,8 @@ def sync(me: Identity, cluster: str) -> Owner | None:
 
 
 def _clear_session() -> None:
+    for k in (keys.GEN_RESULT, keys.GEN_NAME):  # the last generated plan is the owner's too
+        st.session_state.pop(k, None)
     st.session_state[keys.DRAFT] = None
     st.session_state[keys.DRAFT_HISTORY] = []
     st.session_state[keys.DRAFT_BASE] = 0
@@ -120,3 +123,23 @@ def discarded(owner: Owner | None) -> None:
     st.session_state.pop(keys.DRAFT_RESTORED, None)
     if owner is not None:
         _write("discard", draft_service.discard_autosave, owner.user, owner.cluster)
+
+
+def keep_generated(owner: Owner | None, plan: Plan | None, report: Report | None) -> None:
+    """The last plan Generate made and its report, kept for the signed-in across reloads (None: none)."""
+    if owner is not None:
+        _write("generated plan", draft_service.keep_generated, owner.user, owner.cluster, plan, report)
+
+
+def restore_generated(owner: Owner | None) -> tuple[Plan, Report] | None:
+    """The signed-in user's last generated plan and report for the cluster, back in the session."""
+    if owner is None:
+        return None
+    try:
+        kept = draft_service.generated(deps.store(), owner.user, owner.cluster)
+    except ConsoleError as e:
+        st.session_state[keys.DRAFT_AUTOSAVE_ERROR] = f"The last generated plan could not be read: {e.message}"
+        return None
+    if kept is not None:
+        st.session_state[keys.GEN_RESULT] = kept
+    return kept

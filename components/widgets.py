@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -13,8 +13,8 @@ from components import deps, keys, session
 from console.access.auth import VIEWER, Identity, load_users
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConfigError, ConsoleError
-from console.core.format import human_bytes, plural
-from console.core.model import ClusterState, Finding, SourceStatus
+from console.core.format import human_bytes, human_rate, parse_rate, plural
+from console.core.model import ClusterState, Finding, SourceStatus, cluster_key
 from console.services import sessions as session_service
 
 if TYPE_CHECKING:
@@ -65,6 +65,20 @@ def no_cluster() -> None:
     )
 
 
+_NAMED: set[tuple[str, str, str]] = set()
+"""(store, cluster key, name) this server process wrote already (once each)."""
+
+
+def remember_name(state: ClusterState, name: str) -> None:
+    """The name this cluster is configured under, for the audit log and the runs list (which key
+    clusters by id): written once per server process and store."""
+    store = deps.store()
+    seen = (str(store.path), cluster_key(state, name), name)
+    if seen not in _NAMED:
+        store.clusters.remember(seen[1], name)
+        _NAMED.add(seen)
+
+
 def load_snapshot(
     settings: ConnectionSettings, last_good_key: str, max_age_s: float = SHARED_SNAPSHOT_AGE_S, info: bool = False
 ) -> tuple[ClusterState | None, bool]:
@@ -81,6 +95,7 @@ def load_snapshot(
     usable = state.status.metadata is SourceStatus.OK or state.status.zookeeper is SourceStatus.OK
     if usable:
         st.session_state[last_good_key] = state
+        remember_name(state, settings.name)
         return state, True
     last = st.session_state.get(last_good_key)
     reason = "; ".join(f.message for f in state.findings) or "no answer"
@@ -263,3 +278,30 @@ def generation_report(report: Report, key: str) -> None:
         )
     if report.findings:
         findings_table(report.findings)
+
+
+def rate_input(
+    label: str, key: str, default: str = "10 MB/s", unit: str = "MB/s", zero: str | None = None, container: Any = None
+) -> int | None:
+    """A throttle typed as a person says it (``20 KB/s``, ``1.5 MB/s``; a plain number is in
+    ``unit``), in bytes/s, with what it was read as below it; every page's throttle input is this
+    one (decimal units: :data:`console.core.format.UNITS`). ``zero``: what 0 means (None: 0 is
+    refused). Returns None, the problem said, when the text is not a rate."""
+    where = container if container is not None else st
+    text = where.text_input(
+        label,
+        value=default,
+        key=key,
+        max_chars=40,
+        help=f"e.g. 20 KB/s or 1.5 MB/s (1 KB = 1000 bytes); a number alone is {unit}",
+    )
+    try:
+        rate = parse_rate(text, unit)
+    except ValueError as e:
+        where.error(str(e))
+        return None
+    if rate == 0 and zero is None:
+        where.error("A throttle of 0 stops every copy: give a rate, e.g. 10 MB/s.")
+        return None
+    where.caption(f"= {human_rate(rate)} per broker ({rate:,} bytes/s)" if rate else f"= {zero}")
+    return rate

@@ -57,10 +57,17 @@ collect_pid=$!
   done
 ) &
 history_pid=$!
+# headless as .streamlit/config.toml says: no browser opened and no first-run question (at a
+# terminal or not, stdin closed); HEADLESS=false opens a browser, as Streamlit's own option does
+headless=()
+if [ -n "${HEADLESS:-}" ]; then headless=(--server.headless "$HEADLESS"); fi
 dev=()
 if [ -n "${DEV:-}" ]; then
   dev=(--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true)
 fi
-.venv/bin/streamlit run serve.py --server.port "${PORT:-8501}" --server.headless "${HEADLESS:-false}" "${dev[@]}" &
+echo "The console: http://127.0.0.1:${PORT:-8501} (Ctrl-C stops it and the sandbox)"
+"$PY" -c "from console.access.auth import SANDBOX_USERS as u; from console.core.paths import users_file as f
+print('Sign in as', ', '.join(f'{n} / {p}' for n, (p, _) in u.items()), f'(sandbox-only passwords, in {f()})')" || true
+.venv/bin/streamlit run serve.py --server.port "${PORT:-8501}" "${headless[@]}" "${dev[@]}" </dev/null &
 st_pid=$!
 wait "$st_pid"

@@ -76,8 +76,13 @@ with st.expander("Start a new draft", expanded=draft is None):
             commit(drafts.from_assignment(state, topics=topics))
     elif source == "JSON":
         upload = st.file_uploader("Reassignment JSON (as kafka-reassign-partitions.sh reads it)", type=["json"])
-        pasted = st.text_area("…or paste it", height=120)
-        if st.button("Load", disabled=upload is None and not pasted.strip(), type="primary"):
+        # a form: the pasted text goes with the click (a button disabled until the box lost focus took two)
+        with st.form("drafts.paste", border=False):
+            pasted = st.text_area("…or paste it", height=120)
+            load = st.form_submit_button("Load", type="primary")
+        if load and upload is None and not pasted.strip():
+            st.warning("Choose a file or paste a plan first.")
+        elif load:
             try:
                 loaded = parse_plan(upload.getvalue() if upload is not None else pasted)
             except PlanFormatError as e:
@@ -96,7 +101,7 @@ GOALS = {
     "Drain a log dir": Goal.DRAIN_LOG_DIR,
     "Official --generate": Goal.OFFICIAL,
 }
-MB = 1024 * 1024
+MB = 1000 * 1000  # decimal, as every size and rate (console.core.format.UNITS)
 totals = state.broker_totals
 
 
@@ -184,9 +189,9 @@ with st.expander("Generate a plan", expanded=draft is None):
         if goal in (Goal.REBALANCE, Goal.ADD_BROKERS):
             b1, b2 = st.columns(2)
             max_moves = int(b1.number_input("At most this many replica moves (0: no limit)", 0, 10_000_000, 0))
-            max_mb = int(b2.number_input("At most this much data, MB (0: no limit)", 0, 10**9, 0))
+            max_mb = int(b2.number_input("At most this much data, MB (0: no limit; 1 MB = 1000 KB)", 0, 10**9, 0))
         t1, t2 = st.columns(2)
-        throttle_mb = t1.number_input("Estimate at a throttle of (MB/s)", 1, 100_000, 10)
+        throttle = widgets.rate_input("Estimate at a throttle of (MB/s, or 500 KB/s)", keys.GEN_RATE, container=t1)
         seed = int(t2.number_input("Seed (tie-breaks; the official tool's random start)", 0, 2**31 - 1, 0))
         asked = st.form_submit_button("Generate", type="primary", icon=":material/auto_fix_high:")
     if asked:
@@ -218,13 +223,15 @@ with st.expander("Generate a plan", expanded=draft is None):
                 )
                 made = generate(state, options)
                 st.write(f"Planned {plural(len(made.plan), 'partition')}; estimating the duration…")
-                throttle = int(throttle_mb) * MB
+                if throttle is None:
+                    raise ConfigError("The throttle to estimate at is not a rate.", "Write e.g. 10 MB/s or 500 KB/s.")
                 report = made.report.with_estimate(
                     plan_estimate(state, made.plan, throttle), throttle, tiered_copied(state, made.plan)
                 )
             except ConsoleError as e:
                 status.update(label="No plan", state="error", expanded=True)
                 st.session_state[keys.GEN_RESULT] = None
+                autosave.keep_generated(owner, None, None)
                 failed: ConsoleError | None = e
             else:
                 failed = None
@@ -233,9 +240,14 @@ with st.expander("Generate a plan", expanded=draft is None):
                 )
                 st.session_state[keys.GEN_RESULT] = (made.plan, report)
                 st.session_state[keys.GEN_SAVED] = None
+                # the name offered follows this plan's goal (the box kept the first goal's name)
+                st.session_state[keys.GEN_NAME] = f"{report.goal} · {datetime.now():%Y-%m-%d %H:%M}"
+                autosave.keep_generated(owner, made.plan, report)
         if failed is not None:  # outside the status box, which folds: the reason and what to do stay in view
             st.error(f"**No plan:** {failed.message}\n\n{failed.hint}")
     result = st.session_state.get(keys.GEN_RESULT)
+    if result is None:  # a reload: the last generated plan and its report, kept for the signed-in
+        result = autosave.restore_generated(owner)
     if result is not None:
         generated, report = result
         widgets.generation_report(report, "drafts.generate")
@@ -243,7 +255,9 @@ with st.expander("Generate a plan", expanded=draft is None):
             st.info("Nothing to do: the goal is met already.")
         else:
             g1, g2 = st.columns([3, 1], vertical_alignment="bottom")
-            name = g1.text_input("Save as", value=f"{report.goal} · {datetime.now():%Y-%m-%d %H:%M}", key=keys.GEN_NAME)
+            if keys.GEN_NAME not in st.session_state:  # a report brought back after a reload
+                st.session_state[keys.GEN_NAME] = f"{report.goal} · {datetime.now():%Y-%m-%d %H:%M}"
+            name = g1.text_input("Save as", key=keys.GEN_NAME)
             may_save = me.can("save plans")
             if g2.button(
                 "Open in Review",

@@ -8,13 +8,20 @@ from datetime import datetime
 import streamlit as st
 
 from components import deps, keys, widgets
-from console.core.cluster_info import cordons_supported, cordons_text, quorum_text, status_text, summary_line
+from console.core.cluster_info import (
+    active_controller,
+    cordons_supported,
+    cordons_text,
+    quorum_text,
+    status_text,
+    summary_line,
+)
 from console.core.errors import ConsoleError
 from console.core.format import ids_text, plural
 from console.core.health import HealthGroup, kafka_health
 from console.core.model import BrokerId, ClusterMode, SourceStatus
-from console.moves.throttles import cluster_default_kept, leftover_throttles
-from console.present import charts, cluster, live
+from console.moves.throttles import Leftover, cluster_default_kept, leftover_throttles
+from console.present import charts, cluster, live, throttles
 from console.present.review import tiered_note
 from console.services import cordons as cordon_service
 from console.services import decommission as decommission_service
@@ -27,17 +34,17 @@ if st.button("Refresh"):
 state, fresh = widgets.require_snapshot(settings, keys.OVERVIEW_LAST_GOOD, info=True)
 widgets.source_banner(state)
 # in KRaft, DescribeCluster names a broker at random as "controller": the quorum leader is below
+active = active_controller(state.info, state.controller)
 controller = (
-    ""
-    if state.info.mode is ClusterMode.KRAFT
-    else f" · controller {state.controller if state.controller is not None else 'unknown'}"
+    "" if state.info.mode is ClusterMode.KRAFT else f" · controller {active if active is not None else 'unknown'}"
 )
 st.caption(
     f"Cluster **{settings.name}** ({state.cluster_id or 'id unknown'}){controller} · snapshot "
     f"{datetime.fromtimestamp(state.taken_at):%H:%M:%S} · fingerprint `{state.fingerprint()}`"
 )
 n = live.counts(state)
-m = st.columns(6)
+# two rows of three: a label as long as "Offline, nothing electable" fits at 1440 px (six in a row cut it)
+m = [*st.columns(3), *st.columns(3)]
 m[0].metric("Brokers live", f"{len(state.live_brokers)}/{len(state.brokers)}")
 m[1].metric("Partitions", n.partitions)
 m[2].metric("Reassigning", n.reassigning)
@@ -83,7 +90,7 @@ if info.known:
         st.write(f"Features (DescribeFeatures): {status_text(info.features_status)}.")
     if info.quorum is not None:
         st.write(f"Controller {quorum_text(info)}, high watermark {info.quorum.high_watermark}.")
-        st.dataframe(cluster.quorum_rows(info), hide_index=True, width="stretch")
+        st.dataframe(cluster.quorum_rows(info), hide_index=True, width="stretch", placeholder="—")
     elif info.mode is ClusterMode.ZOOKEEPER:
         st.write("Controller quorum: not available on this cluster (ZooKeeper mode has no KRaft quorum).")
     else:
@@ -143,10 +150,11 @@ else:
                 done = act(deps.store(), deps.gateway(settings), me, chosen, log_dir)
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
-            else:
-                (st.success if done.confirmed else st.warning)(
-                    done.summary() + (" The table above follows at the next refresh." if done.changed else "")
-                )
+            else:  # read the cluster again now (a request was sent): the tables above show the change at once
+                st.session_state[keys.OVERVIEW_CORDONED] = (done.confirmed, done.summary())
+                st.rerun()
+        if said := st.session_state.pop(keys.OVERVIEW_CORDONED, None):
+            (st.success if said[0] else st.warning)(said[1])
 
 # Fenced brokers that hold nothing (KIP-1073): shut down for good without a decommission flow; the
 # page offers the unregister, the service checks and sends it (operator role, audited).
@@ -168,18 +176,37 @@ if idle := decommission_service.idle_fenced(state):
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
             else:
-                st.success(said)
+                st.session_state[keys.OVERVIEW_UNREGISTERED] = said
+                st.rerun()
     else:
         st.caption(who.why_not("unregister"))
 
+if unregistered := st.session_state.pop(keys.OVERVIEW_UNREGISTERED, None):  # said after the page read it again
+    st.success(unregistered)
+
 st.subheader("Replication throttles set now")
-thr = live.throttle_rows(state)
-if thr:
-    st.dataframe(thr, hide_index=True, width="stretch")
-else:
-    st.write("No replication throttle is set.")
 left = leftover_throttles(state)
 kept = cluster_default_kept(state, left)
+if swept := st.session_state.pop(keys.OVERVIEW_SWEPT, None):  # said once, after the page read the cluster again
+    report, asked = swept
+    if report.removed:
+        st.success(
+            f"Removed {plural(len(report.removed), 'throttle setting')} (read back from the brokers):  \n"
+            + throttles.removed_text(report.removed)
+        )
+    for lo in report.still_set:
+        st.warning(f"Still set after the sweep: {lo.where}: {lo.key}.")
+    for lo in report.unconfirmed:
+        st.warning(f"Sent, but not confirmed (could not be read back): {lo.where}: {lo.key}.")
+    if not (report.removed or report.still_set or report.unconfirmed):
+        st.info(
+            f"Nothing removed: the {plural(asked, 'setting')} shown {'was' if asked == 1 else 'were'} gone already."
+        )
+rows = throttles.throttle_table(state, left, kept)
+if rows:
+    st.dataframe(rows, hide_index=True, width="stretch")
+else:
+    st.write("No replication throttle is set.")
 if kept:
     st.caption(
         "The cluster default ("
@@ -187,33 +214,47 @@ if kept:
         + ") applies to every broker without its own rate. Someone set it on purpose, so it is not swept "
         "here; `python -m console throttle --sweep --include-cluster-default` removes it."
     )
-if left:
-    st.warning(
-        f"{plural(len(left), 'throttle setting')} that nothing in flight needs: they slow down any replica "
-        "that falls out of sync."
+
+
+def _sweep_closed() -> None:
+    st.session_state.pop(keys.OVERVIEW_SWEEP_ASKED, None)
+
+
+@st.dialog("Remove throttles nothing needs", width="large", on_dismiss=_sweep_closed)
+def sweep_dialog(leftovers: list[Leftover]) -> None:
+    """What the sweep removes, listed, then removed on one more click; the page says what was removed."""
+    st.markdown(
+        f"These {plural(len(leftovers), 'throttle setting')} are set, but nothing in flight needs them "
+        "(they slow down any replica that falls out of sync). Remove them:"
     )
     st.dataframe(
-        [{"on": lo.where, "config": lo.key, "value": live.throttle_value_text(lo.key, lo.value)} for lo in left],
+        [{"on": lo.where, "config": lo.key, "value": live.throttle_value_text(lo.key, lo.value)} for lo in leftovers],
         hide_index=True,
         width="stretch",
+    )
+    if st.button(f"Remove {plural(len(leftovers), 'throttle setting')}", type="primary", key=keys.OVERVIEW_SWEEP):
+        try:
+            report = run_service.sweep(deps.store(), deps.gateway(settings), widgets.identity(), leftovers)
+        except ConsoleError as e:
+            st.error(f"{e.message} {e.hint}")
+            return
+        st.session_state[keys.OVERVIEW_SWEPT] = (report, len(leftovers))
+        _sweep_closed()
+        st.rerun()  # the dialog closes; the page reads the cluster again (a request was sent) and says it
+
+
+if left:
+    st.warning(
+        f"{plural(len(left), 'throttle setting')} that nothing in flight needs (marked left over above): they slow "
+        "down any replica that falls out of sync."
     )
     me = widgets.identity()
     if not me.can("throttle"):
         st.caption(me.why_not("throttle"))
-    elif st.button("Remove these throttles", icon=":material/cleaning_services:"):
-        try:
-            report = run_service.sweep(deps.store(), deps.gateway(settings), me, left)
-            if report.removed:
-                st.success(
-                    f"Removed {plural(len(report.removed), 'throttle setting')} (read back from the brokers). "
-                    "The table above follows at the next refresh."
-                )
-            for lo in report.still_set:
-                st.warning(f"Still set after the sweep: {lo.where}: {lo.key}.")
-            for lo in report.unconfirmed:
-                st.warning(f"Sent, but not confirmed (could not be read back): {lo.where}: {lo.key}.")
-        except ConsoleError as e:
-            st.error(f"{e.message} {e.hint}")
+    elif st.button(f"Remove the {plural(len(left), 'left-over setting')}…", icon=":material/cleaning_services:"):
+        st.session_state[keys.OVERVIEW_SWEEP_ASKED] = left  # the list shown is the list removed
+if (asked := st.session_state.get(keys.OVERVIEW_SWEEP_ASKED)) is not None:
+    sweep_dialog(asked)  # open until removed or dismissed (every run of the page opens it again)
 
 st.subheader("Findings")
 if state.findings:

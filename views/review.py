@@ -10,7 +10,7 @@ import streamlit as st
 
 from components import actions, deps, keys, widgets
 from console.core.errors import ConsoleError, PlanFormatError
-from console.core.format import human_bytes, human_rate, plural
+from console.core.format import human_bytes, plural
 from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE, REQUEST_LIMIT
 from console.core.model import ClusterState, Finding, Severity, cluster_key
 from console.moves.waves import WaveLimits
@@ -26,8 +26,6 @@ from console.services import runs as run_service
 
 PAGE_SIZE = 50
 SHOWN_FINDINGS = 2_000
-KB = 1024
-# the throttle input's unit: the KB every size and rate on the pages is printed in (a bare string here would be drawn)
 
 
 class ReviewBundle(NamedTuple):
@@ -148,18 +146,32 @@ m[3].metric(
     if d.elect
     else "Where the controller puts leaders: no preferred leader election (no first replica changes).",
 )
+# one short value (a metric cuts a long one: "0 B + 4.…"); the copy between log dirs on its own line below
 m[4].metric(
     "Bytes to copy",
-    human_bytes(d.bytes_to_copy)
-    + (f" + {human_bytes(d.dir_bytes_to_copy)} between dirs" if d.dir_bytes_to_copy else "")
-    + ("" if d.sizes_known else " +?"),
+    human_bytes(d.bytes_to_copy + d.dir_bytes_to_copy) + ("" if d.sizes_known else " +?"),
     help="Over the network: what adding replicas copy from their leader. Between dirs: what brokers copy "
     "from one of their log dirs to another (a replica asked into another dir of its broker), on their own "
     "disks, at the log-dir throttle.",
 )
 m[5].metric("Errors / warnings", f"{n['error']:,} / {n['warning']:,}")
+if d.dir_bytes_to_copy:
+    st.caption(
+        f"Bytes to copy: {human_bytes(d.bytes_to_copy)} over the network from leaders, "
+        f"{human_bytes(d.dir_bytes_to_copy)} between the log dirs of a broker (on its own disks)."
+    )
 if local_only := review.local_copy_topics(findings, d, state.tiered):
     st.info(review.tiered_note(local_only), icon=":material/cloud:")
+# a plan that is running or has run: its findings are against the cluster the run changed
+runs_of_plan = store.runs.of_plan(cluster, plan_hash(plan))
+if ran := review.ran_text(runs_of_plan):
+    st.info(ran, icon=":material/directions_run:")
+    st.page_link(
+        "views/runs.py",
+        label=f"Open run #{runs_of_plan[0].id}",
+        icon=":material/directions_run:",
+        query_params={"run": str(runs_of_plan[0].id)},
+    )
 if n["error"] and overridable_only(findings):
     st.error(
         f"**{plural(n['error'], 'error')}**: the plan sends replicas to cordoned brokers or log dirs. Kafka's "
@@ -167,8 +179,9 @@ if n["error"] and overridable_only(findings):
     )
 elif n["error"]:
     st.error(
-        f"**{plural(n['error'], 'error')}**: this plan must not be submitted as it is. "
-        f"{'It is' if n['error'] == 1 else 'They are'} listed first below."
+        f"**{plural(n['error'], 'error')}**: this plan must not be submitted "
+        + ("again " if runs_of_plan else "")
+        + f"as it is. {'It is' if n['error'] == 1 else 'They are'} listed first below."
     )
 elif n["warning"]:
     st.warning(f"No errors; {plural(n['warning'], 'warning')} to acknowledge before submitting.")
@@ -356,11 +369,12 @@ elif blocked:
     st.warning(blocked)
 else:
     s1, s2, s3 = st.columns(3)
-    kb = s1.number_input("Throttle (KB/s, 0: none)", 0, 10_000_000, 10_000, step=1_000, key=keys.REVIEW_RATE)
-    s1.caption(f"= {human_rate(int(kb) * KB)} per broker (1 KB = 1024 bytes)" if kb else "= not throttled")
+    rate = widgets.rate_input(
+        "Throttle (MB/s, or 500 KB/s; 0: none)", keys.REVIEW_RATE, zero="not throttled", container=s1
+    )
     moves = s2.number_input("Adding replicas per broker per wave", 1, 100, MOVES_PER_BROKER, key=keys.REVIEW_MOVES)
     per_wave = s3.number_input("Partitions per wave", 1, REQUEST_LIMIT, PARTITIONS_PER_WAVE, key=keys.REVIEW_PER_WAVE)
-    if st.button("Submit…", type="primary", icon=":material/play_arrow:"):
+    if st.button("Submit…", type="primary", icon=":material/play_arrow:", disabled=rate is None):
         st.session_state.pop(keys.SUBMIT_STARTED, None)  # a new submission
         actions.open_dialog(
             actions.submit_dialog,
@@ -369,7 +383,7 @@ else:
             by_id[plan_id].name if plan_id is not None else "uploaded plan",
             state,
             n["warning"],
-            int(kb) * KB or None,
+            rate or None,
             WaveLimits(int(moves), int(per_wave)),
             plan_id,
             d.elect,

@@ -173,15 +173,19 @@ else:
             change(run_service.resume)
         if run.state is not RunState.STOPPING and c2.button("Stop after this wave", icon=":material/stop:"):
             change(run_service.stop)
-        rate = c3.number_input("Throttle (B/s)", 1, 10**12, run.rate or 10_000_000, key=keys.RUNS_RATE)
-        c3.caption(f"= {human_rate(int(rate))} per broker")
-        if c3.button("Change the throttle"):
+        rate = widgets.rate_input(
+            "Throttle (MB/s, or 500 KB/s)",
+            f"{keys.RUNS_RATE}.{run_id}",
+            human_rate(run.rate or 10_000_000),
+            container=c3,
+        )
+        if c3.button("Change the throttle", disabled=rate is None) and rate is not None:
             try:
-                reported = run_service.change_throttle(store, deps.gateway(settings), me, run_id, int(rate))
+                reported = run_service.change_throttle(store, deps.gateway(settings), me, run_id, rate)
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
             else:
-                st.session_state[keys.RUNS_RATE_DONE] = (run_id, int(rate), reported)
+                st.session_state[keys.RUNS_RATE_DONE] = (run_id, rate, reported)
                 st.rerun()  # the runs table shows the new rate
         done = st.session_state.get(keys.RUNS_RATE_DONE)
         if done is not None and done[0] == run_id:
@@ -255,14 +259,19 @@ chosen = st.multiselect("Actions", acts, key=keys.AUDIT_ACTIONS)
 users = sorted({a.user for a in entries})
 who = st.multiselect("Users", users, key="runs.audit_users")
 shown = [a for a in entries if fits(a.action) and (not chosen or a.action in chosen) and (not who or a.user in who)]
-st.dataframe(history.audit_rows(reversed(shown)), hide_index=True, width="stretch")
+names = {**store.clusters.names(), cluster: settings.name}  # the cluster's name, not its id
+st.dataframe(history.audit_rows(reversed(shown), names), hide_index=True, width="stretch")
 e1, e2 = st.columns(2)
 e1.download_button(
-    "Audit log (CSV)", history.audit_csv(shown), file_name="audit.csv", mime="text/csv", icon=":material/download:"
+    "Audit log (CSV)",
+    history.audit_csv(shown, names),
+    file_name="audit.csv",
+    mime="text/csv",
+    icon=":material/download:",
 )
 e2.download_button(
     "Audit log (JSON)",
-    history.audit_json(shown),
+    history.audit_json(shown, names),
     file_name="audit.json",
     mime="application/json",
     icon=":material/download:",

@@ -7,6 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from console.cli.files import read_file
+from console.cli.output import rate_arg
 from console.core.errors import ConfigError, ConsoleError
 
 if TYPE_CHECKING:
@@ -85,7 +86,9 @@ def add_goal_args(gen: argparse.ArgumentParser) -> None:
         help="rebalance bytes: how far from the mean a broker may end (default 0.05 = 5%%)",
     )
     gen.add_argument("--seed", type=int, default=0, help="tie-breaks (and --official's random start); default 0")
-    gen.add_argument("--throttle", type=int, metavar="B/s", help="estimate the duration at this replication throttle")
+    gen.add_argument(
+        "--throttle", type=rate_arg, metavar="RATE", help="estimate the duration at this throttle: bytes/s, or 10MB/s"
+    )
     gen.add_argument(
         "--max-moves-per-broker",
         type=int,

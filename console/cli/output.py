@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from console.core.errors import ConsoleError
+from console.core.format import parse_rate
 from console.core.model import ClusterState, Finding
 
 
@@ -23,3 +25,12 @@ def short(f: Finding) -> dict[str, object]:
     """A finding as ``validate --json`` prints it."""
     d = f.to_dict()
     return {k: d[k] for k in ("code", "severity", "topic", "partition", "message")}
+
+
+def rate_arg(text: str) -> int:
+    """A throttle argument: bytes/s as Kafka's tools take it (``10000000``), or with a unit as the
+    pages take it (``10MB/s``, ``500KB/s``; 1 KB = 1000 bytes)."""
+    try:
+        return parse_rate(text, "B/s")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None

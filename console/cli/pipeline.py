@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from console.cli.cluster import connect, connection_args
 from console.cli.exits import Exit
 from console.cli.goals import add_goal_args
+from console.cli.output import rate_arg
 from console.core.format import human_bytes, human_duration, timestamp
 from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
 from console.core.paths import history_dir
@@ -92,7 +93,9 @@ def _add_review(jobs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--at", help="the last snapshot at or before this time (ISO 8601 or epoch seconds; default: the last)"
     )
     rv.add_argument("--out", required=True, help="where the tables go (a local directory)")
-    rv.add_argument("--throttle", type=int, metavar="B/s", help="estimate the duration at this replication throttle")
+    rv.add_argument(
+        "--throttle", type=rate_arg, metavar="RATE", help="estimate the duration at this throttle: bytes/s, or 10MB/s"
+    )
     rv.add_argument(
         "--max-moves-per-broker",
         type=int,

@@ -13,7 +13,7 @@ from console.cli import confirm
 from console.cli.cluster import calibration, connect, connection_args
 from console.cli.exits import Exit
 from console.cli.files import read_file
-from console.cli.output import print_findings
+from console.cli.output import print_findings, rate_arg
 from console.core.errors import ConfigError
 from console.core.format import human_rate, plural
 from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
@@ -64,7 +64,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     sm = sub.add_parser("submit", help="carry out a reassignment JSON file: reviewed, throttled, in waves")
     connection_args(sm)
     sm.add_argument("--reassignment-json-file", required=True, help="the plan, in the official format")
-    sm.add_argument("--throttle", type=int, help="replication throttle in bytes/s while the run moves data")
+    sm.add_argument(
+        "--throttle",
+        type=rate_arg,
+        metavar="RATE",
+        help="replication throttle while the run moves data: bytes/s, or with a unit (10MB/s, 500KB/s; 1 KB = 1000 bytes)",
+    )
     sm.add_argument(
         "--max-moves-per-broker",
         type=int,
@@ -112,7 +117,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     what = th.add_mutually_exclusive_group(required=True)
     what.add_argument("--run", type=int, help="the run whose throttle changes (with --rate)")
     what.add_argument("--sweep", action="store_true", help="remove throttles that nothing in flight needs")
-    th.add_argument("--rate", type=int, help="bytes/s")
+    th.add_argument("--rate", type=rate_arg, metavar="RATE", help="bytes/s, or with a unit (10MB/s)")
     th.add_argument(
         "--include-cluster-default",
         action="store_true",
@@ -316,7 +321,7 @@ def submit(args: argparse.Namespace) -> int:
     plan = parse_plan(read_file(str(path), "--reassignment-json-file"))
     if args.throttle is not None and args.throttle <= 0:
         raise ConfigError(
-            "--throttle must be a positive number of bytes/s.", "For example --throttle 10485760 (10.0 MB/s)."
+            "--throttle must be a positive rate.", "For example --throttle 10MB/s (or 10000000, in bytes/s)."
         )
     limits = WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request, args.max_bytes_per_wave)
     store = Store()
@@ -519,7 +524,7 @@ def throttle(args: argparse.Namespace) -> int:
             print(f"Sent, not confirmed (could not be read back): {lo.where}: {lo.key}.", file=sys.stderr)
         return Exit.OK if len(report.removed) == len(left) else Exit.PARTLY
     if args.rate is None or args.rate <= 0:
-        raise ConfigError("--rate must be a positive number of bytes/s.", "For example --rate 10485760 (10.0 MB/s).")
+        raise ConfigError("--rate must be a positive rate.", "For example --rate 10MB/s (or 10000000, in bytes/s).")
     run = store.runs.get(args.run)
     if run is None or not run.active:
         raise ConfigError(f"Run {args.run} is not running.", "List the runs with `python -m console runs`.")
@@ -566,10 +571,11 @@ def list_runs(args: argparse.Namespace) -> int:
         (r, store.runs.waves(r.id), store.runs.stuck(r.id) if r.active else None) for r in store.runs.list(args.cluster)
     ]
     problems = {r.id: not_in_dir_text(store.runs.outcomes(r.id)) for r, _, _ in runs}
+    names = store.clusters.names()  # runs keep the cluster's id; the pages remember its name
     if args.json:
-        print(json.dumps([run_json(r, waves, stuck, problems[r.id]) for r, waves, stuck in runs]))
+        print(json.dumps([run_json(r, waves, stuck, problems[r.id], names) for r, waves, stuck in runs]))
     else:
-        print(runs_text(runs, problems))  # the throttle human (``--json`` keeps ``rate`` in bytes/s)
+        print(runs_text(runs, problems, names))  # the throttle human (``--json`` keeps ``rate`` in bytes/s)
     return Exit.OK
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from console.core.model import ClusterInfo, ClusterMode, Feature, SourceStatus
+from console.core.model import ClusterInfo, ClusterMode, Feature, QuorumMember, SourceStatus
 
 METADATA_VERSION = "metadata.version"
 ELR_VERSION = "eligible.leader.replicas.version"
@@ -200,6 +200,37 @@ def quorum_text(info: ClusterInfo) -> str:
     leader = str(q.leader) if q.leader is not None else "none"
     text = f"quorum leader {leader} (epoch {q.epoch}) of voters {voters}"
     return text + (f", {len(q.observers)} observers" if q.observers else "")
+
+
+def active_controller(info: ClusterInfo, described: int | None) -> int | None:
+    """The node that is the cluster's controller now: in KRaft the quorum's leader (DescribeCluster
+    names a broker at random there, not the controller), None when the quorum was not read; in
+    ZooKeeper mode the one DescribeCluster (or ZooKeeper) names, ``described``; None when the mode is
+    not known (it may be KRaft: a random broker is not shown as the controller)."""
+    if info.mode is ClusterMode.KRAFT:
+        return info.quorum.leader if info.quorum is not None else None
+    return described if info.mode is ClusterMode.ZOOKEEPER else None
+
+
+QUORUM_SILENT_S = 30.0
+"""A quorum member the leader has not heard from for this long is said not reachable (voters fetch
+from the leader continuously; the default ``controller.quorum.fetch.timeout.ms`` is 2 s; the margin
+allows for the clocks of the leader and the console)."""
+
+
+def reach_text(m: QuorumMember, leader: int | None, now_s: float) -> str:
+    """Whether the quorum leader hears from a member: ``leader``, ``yes``, or ``not reachable`` and why
+    (a stopped voter answers log end offset -1 and no fetch; one stopped later, an old last fetch)."""
+    if m.id == leader:
+        return "leader"
+    if m.log_end_offset < 0:
+        return "not reachable: the leader has no fetch from it"
+    if m.last_fetch_ms is None:
+        return "not known: the leader gives no fetch time"
+    silent = now_s - m.last_fetch_ms / 1000
+    if silent > QUORUM_SILENT_S:
+        return f"not reachable: no fetch for {ago_text(m.last_fetch_ms, now_s).removesuffix(' ago')}"
+    return "yes"
 
 
 def summary_line(info: ClusterInfo) -> str:

@@ -5,6 +5,7 @@ One copy of each, so the same value reads the same on every page and in the CLI.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -12,21 +13,62 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
+UNITS = ("B", "KB", "MB", "GB", "TB")
+"""Decimal (SI) multiples, one convention for every size, rate and throttle the console prints or
+reads: 1 KB = 1000 bytes, 1 MB = 1000 KB (Kafka's throttle configs are bytes/s, and its docs count
+them so: ``--throttle 50000000`` is 50 MB/s). A binary unit (KiB, MiB, GiB) is read when typed."""
+_MULTIPLE: dict[str, int] = {u.lower(): int(1000**i) for i, u in enumerate(UNITS)} | {
+    "k": 1000,
+    "m": 1000**2,
+    "g": 1000**3,
+    "t": 1000**4,
+    "kib": 1024,
+    "mib": 1024**2,
+    "gib": 1024**3,
+    "tib": 1024**4,
+}
+_RATE = re.compile(r"\s*([0-9][0-9_,]*(?:\.[0-9]*)?|\.[0-9]+)\s*([a-z]*)\s*(?:/\s*s(?:ec)?|ps)?\s*", re.IGNORECASE)
+RATE_MAX = 2**63 - 1
+"""Kafka's throttle configs are longs."""
+
+
 def human_bytes(n: int | float | None) -> str:
-    """``1536`` → ``1.5 KB`` (binary multiples, as Kafka's tools print sizes); ``?`` when unknown."""
+    """``1500`` → ``1.5 KB`` (decimal multiples, :data:`UNITS`); ``?`` when unknown."""
     if n is None:
         return "?"
     value = float(n)
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if abs(value) < 1024 or unit == "TB":
+    for unit in UNITS:
+        if abs(value) < 1000 or unit == UNITS[-1]:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
+        value /= 1000
     return f"{n} B"
 
 
 def human_rate(bytes_per_s: int | float | None) -> str:
-    """A copy rate or throttle: ``10.0 MB/s``."""
+    """A copy rate or throttle, as every page and the CLI print it: ``10.0 MB/s`` (10,000,000 bytes/s)."""
     return "?" if bytes_per_s is None else f"{human_bytes(bytes_per_s)}/s"
+
+
+def parse_rate(text: str | int | float, unit: str = "B/s") -> int:
+    """A throttle as a person types it, in bytes/s: ``20 KB/s`` → 20000, ``1.5 MB/s``, ``10MB``,
+    ``2 MiB/s`` (binary when said), ``10,000``; a plain number is in ``unit`` (the unit the input
+    shows: ``B/s`` for the CLI, as Kafka's tools). Raises :class:`ValueError` saying what it accepts."""
+    default = unit.strip().lower().removesuffix("/s")
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        number, word = float(text), default
+    else:
+        found = _RATE.fullmatch(str(text))
+        if found is None:
+            raise ValueError(f"{str(text).strip()!r} is not a rate: write e.g. 20 KB/s, 1.5 MB/s or 20000 (bytes/s).")
+        number = float(str(found.group(1)).replace(",", "").replace("_", ""))
+        word = str(found.group(2)).lower() or default
+    multiple = _MULTIPLE.get(word.removesuffix("b") if word not in _MULTIPLE else word)
+    if multiple is None:
+        raise ValueError(f"{word!r} is not a unit: use B/s, KB/s, MB/s or GB/s (1 KB = 1000 bytes), or KiB/s, MiB/s.")
+    value = round(number * multiple)
+    if value > RATE_MAX:
+        raise ValueError(f"{str(text).strip()} is more than a throttle can be ({RATE_MAX:,} bytes/s).")
+    return value
 
 
 def percent_text(percent: float | None) -> str:

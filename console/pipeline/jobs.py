@@ -8,7 +8,7 @@ import json
 import shutil
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import partial
@@ -205,56 +205,6 @@ def compact_job(
     return JobResult(
         "compact", root, moved, time.monotonic() - started, [f"{n} day(s) of {d} compacted" for d, n in moved.items()]
     )
-
-
-def history_in_subprocess(snapshots: str, out: str, master: str = "local[2]") -> Iterator[str]:
-    """Run the history job in a child process (``python -m console pipeline history``), yielding
-    its stage lines as they come: how the console's server updates the History page without a
-    Spark session of its own. Raises :class:`ConfigError` with the job's message when it fails."""
-    import os
-    import subprocess
-    import sys
-
-    root = Path(__file__).resolve().parents[2]
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
-    }
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "console",
-            "pipeline",
-            "history",
-            "--snapshots",
-            snapshots,
-            "--out",
-            out,
-            "--master",
-            master,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=root,
-    )
-    assert proc.stderr is not None
-    said: list[str] = []
-    for raw in proc.stderr:
-        line = raw.rstrip()
-        if line.startswith(("[", "Error:", "history:", "  ")) or (said and said[-1].startswith("Error:")):
-            said.append(line)
-            yield line
-    if proc.wait() != 0:
-        at = next((i for i, x in enumerate(said) if x.startswith("Error:")), None)
-        if at is None:
-            raise ConfigError(
-                f"The history job failed (exit {proc.returncode}).",
-                "Run it in a terminal to see why: python -m console pipeline history",
-            )
-        raise ConfigError(said[at].removeprefix("Error: "), said[at + 1] if at + 1 < len(said) else "")
 
 
 def review_job(

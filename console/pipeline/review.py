@@ -745,10 +745,11 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         "Acknowledge if intended; the official tool changes it the same way.",
     )
     has_min = live & F.col("min_isr").isNotNull()
+    below, lowered = F.size("target") < F.col("min_isr"), F.size("target") < F.size("current")
     add(
         17,
         "entries",
-        has_min & (F.size("target") < F.col("min_isr")),
+        has_min & below & lowered,
         V.RF_BELOW_MIN_ISR,
         Severity.ERROR,
         F.concat(
@@ -760,6 +761,24 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
             F.lit("; Kafka completes such a move, and the partition then refuses writes with acks=all."),
         ),
         "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first.",
+    )
+    add(  # one of the two: the same check number
+        17,
+        "entries",
+        has_min & below & ~lowered,
+        V.RF_STILL_BELOW_MIN_ISR,
+        Severity.WARNING,
+        F.concat(
+            name,
+            F.lit(" has "),
+            F.size("current").cast("string"),
+            F.lit(" replicas now, fewer than min.insync.replicas="),
+            F.col("min_isr").cast("string"),
+            F.lit(", and "),
+            F.size("target").cast("string"),
+            F.lit(" after this plan: it refuses writes with acks=all before and after (the plan does not cause that)."),
+        ),
+        "Acknowledge; raise its replication factor (or lower min.insync.replicas) to let it take acks=all writes.",
     )
     in_sync = F.size(F.filter("current", lambda x: F.array_contains("isr", x)))
     add(

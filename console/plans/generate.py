@@ -39,7 +39,7 @@ import random
 import re
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, MutableSequence
+from collections.abc import Callable, Iterable, Iterator, MutableSequence, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from operator import mul
@@ -50,7 +50,7 @@ import numpy as np
 
 from console.core.errors import ConfigError, GoalImpossible
 from console.core.format import human_bytes, ids_text, plural
-from console.core.model import Broker, BrokerId, ClusterState, Finding, Severity, replicas_in_dir
+from console.core.model import Broker, BrokerId, ClusterState, Finding, Partition, Severity, replicas_in_dir
 from console.core.perf import without_gc
 from console.plans.columns import PAD, columns_of, distinct, member, widen
 from console.plans.layout import Layout
@@ -658,7 +658,9 @@ def _replication_factor(ctx: _Context) -> Bound:
         )
     moved = size = 0
     parts = lay.state.partitions
-    for row in ctx.by_size(r for r, ok in enumerate(ctx.movable) if ok):
+    rows = [r for r, ok in enumerate(ctx.movable) if ok]
+    _refuse_below_min_isr(lay.state, [parts[r] for r in rows if len(lay.reps[r]) > n], n)
+    for row in ctx.by_size(rows):
         r = lay.reps[row]
         while len(r) < n:
             d = ctx.destination(row)
@@ -670,6 +672,21 @@ def _replication_factor(ctx: _Context) -> Bound:
         while len(r) > n:
             lay.drop(row, _removal(ctx, row, parts[row].leader))
     return (moved, size), True
+
+
+def _refuse_below_min_isr(state: ClusterState, lowered: Sequence[Partition], n: int) -> None:
+    """Review refuses a plan that lowers a partition's replication factor below its topic's
+    ``min.insync.replicas`` (it would then refuse writes with acks=all): the goal is refused first."""
+    mins = state.min_insync_index
+    below = sorted({p.topic for p in lowered if mins.get(p.topic, 0) > n})
+    if below:
+        t = below[0]
+        raise GoalImpossible(
+            f"Replication factor {n} is fewer than min.insync.replicas={mins[t]} of topic {t}"
+            + (f" (and of {plural(len(below) - 1, 'more topic')})" if len(below) > 1 else "")
+            + ": Kafka completes such a move, and the partitions then refuse writes with acks=all.",
+            f"Keep at least {mins[t]} replicas, or lower the topic's min.insync.replicas first.",
+        )
 
 
 def _removal(ctx: _Context, row: int, leader: int | None) -> int:

@@ -39,6 +39,7 @@ LOG_DIRS_LENGTH = "log-dirs-length"
 UNKNOWN_LOG_DIR = "unknown-log-dir"
 RF_CHANGE = "replication-factor-change"
 RF_BELOW_MIN_ISR = "replication-factor-below-min-isr"
+RF_STILL_BELOW_MIN_ISR = "replication-factor-still-below-min-isr"
 BELOW_MIN_ISR_NOW = "below-min-isr-now"
 RACK_SPREAD_REDUCED = "rack-spread-reduced"
 RACKS_UNDERUSED = "racks-underused"
@@ -465,8 +466,13 @@ def _partition_checks(found: _Found, state: ClusterState, d: PlanDiff, rows: lis
     has_min = live & (sc.min_isr[safe] != PAD) if len(parts) else live & False
     min_isr = np.where(has_min, sc.min_isr[safe] if len(parts) else 0, 0)
     min_isr_l = min_isr.tolist()
+    # an error where the plan makes the partition refuse acks=all writes (it lowers the replication
+    # factor below min ISR); one already below that the plan does not lower is a warning: refusing
+    # the plan protects nothing (a drain between log dirs, a move of its replicas, a step up)
+    below = has_min & (c.target_len < min_isr)
+    lowered = c.target_len < c.current_len
     found.rows(
-        has_min & (c.target_len < min_isr),
+        below & lowered,
         Severity.ERROR,
         lambda e, i, _: _f(
             RF_BELOW_MIN_ISR,
@@ -475,6 +481,19 @@ def _partition_checks(found: _Found, state: ClusterState, d: PlanDiff, rows: lis
             f"{e.name}: {target_len[i]} replicas is fewer than min.insync.replicas={min_isr_l[i]}; "
             "Kafka completes such a move, and the partition then refuses writes with acks=all.",
             "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first.",
+        ),
+    )
+    found.rows(
+        below & ~lowered,
+        Severity.WARNING,
+        lambda e, i, _: _f(
+            RF_STILL_BELOW_MIN_ISR,
+            Severity.WARNING,
+            e,
+            f"{e.name} has {current_len[i]} replicas now, fewer than min.insync.replicas={min_isr_l[i]}, and "
+            f"{target_len[i]} after this plan: it refuses writes with acks=all before and after (the plan does not "
+            "cause that).",
+            "Acknowledge; raise its replication factor (or lower min.insync.replicas) to let it take acks=all writes.",
         ),
     )
     in_sync = member(c.current, sc.isr[safe]).sum(axis=1) if len(parts) else np.zeros(len(rows), np.int64)

@@ -10,8 +10,8 @@ import pandas as pd
 
 from console.core.format import human_bytes, plural
 
-MB = 1024 * 1024
-"""The MB of the charts' axes: the binary MB ``human_bytes`` prints, so an axis and a table agree."""
+MB = 1000 * 1000
+"""The MB of the charts' axes: the decimal MB ``human_bytes`` prints, so an axis and a table agree."""
 
 ROLE_COLORS = {
     "leader": "#1f6feb",
@@ -165,8 +165,8 @@ def plan_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt
 
 
 def _unit(largest: float) -> tuple[float, str]:
-    """The binary unit (divisor, name) an axis of byte values up to ``largest`` reads best in."""
-    for div, name in ((2**30, "GB"), (2**20, "MB"), (2**10, "KB")):
+    """The decimal unit (divisor, name) an axis of byte values up to ``largest`` reads best in (as ``human_bytes``)."""
+    for div, name in ((1000**3, "GB"), (1000**2, "MB"), (1000, "KB")):
         if largest >= div:
             return float(div), name
     return 1.0, "B"

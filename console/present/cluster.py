@@ -7,7 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from console.core.cluster_info import ago_text, capabilities, cordons_supported, level_text, supported_text
+from console.core.cluster_info import (
+    ago_text,
+    capabilities,
+    cordons_supported,
+    level_text,
+    reach_text,
+    supported_text,
+)
 from console.core.format import human_bytes, ids_text
 from console.core.limits import CORDON_ALL
 from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, Partition, QuorumMember, SourceStatus
@@ -131,10 +138,13 @@ def feature_rows(info: ClusterInfo) -> list[dict[str, Any]]:
 
 
 def _member_row(m: QuorumMember, role: str, leader: int | None, now_s: float) -> dict[str, Any]:
+    """A stopped member's log end offset (-1) and lag are not numbers to show: None (the page shows
+    ``—``), and the reachable column says why."""
     return {
         "node": m.id,
         "role": "leader" if m.id == leader else role,
-        "log end offset": m.log_end_offset,
+        "reachable": reach_text(m, leader, now_s),
+        "log end offset": m.log_end_offset if m.log_end_offset >= 0 else None,
         "lag": m.lag,
         "last fetch": ago_text(m.last_fetch_ms, now_s),
         "last caught up": ago_text(m.last_caught_up_ms, now_s),

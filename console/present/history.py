@@ -12,6 +12,7 @@ from console.core.model import DIR_OFFLINE, PARTITION_GONE, ClusterState
 from console.core.states import RunState, WaveState
 from console.plans.plan import parse_plan
 from console.storage.audit import AuditEntry
+from console.storage.clusters import name_of
 from console.storage.runs import ELECTION_WAVE, Run, Wave, WaveOutcome
 
 
@@ -20,12 +21,17 @@ def waves_done(waves: list[Wave]) -> str:
     return f"{sum(w.state is WaveState.COMPLETED for w in waves)}/{len(waves)}"
 
 
-def run_json(run: Run, waves: list[Wave], stuck: str | None = None, problems: str = "") -> dict[str, object]:
+def run_json(
+    run: Run, waves: list[Wave], stuck: str | None = None, problems: str = "", names: Mapping[str, str] | None = None
+) -> dict[str, object]:
     """One run as ``python -m console runs --json`` prints it (``stuck``: why an active run makes no
-    progress; ``problems``: what of it did not reach where the plan asked, :func:`not_in_dir_text`)."""
+    progress; ``problems``: what of it did not reach where the plan asked, :func:`not_in_dir_text`;
+    ``cluster``: the key runs are stored under, its id; ``cluster_name``: the name the pages know it
+    by, the key where none is known)."""
     return {
         "run": run.id,
         "cluster": run.cluster,
+        "cluster_name": name_of(run.cluster, names or {}),
         "name": run.name,
         "author": run.author,
         "state": run.state.value,
@@ -63,14 +69,19 @@ def run_rows(runs: Iterable[Run], waves: dict[int, list[Wave]]) -> list[dict[str
     ]
 
 
-def runs_text(runs: Iterable[tuple[Run, list[Wave], str | None]], problems: Mapping[int, str] | None = None) -> str:
+def runs_text(
+    runs: Iterable[tuple[Run, list[Wave], str | None]],
+    problems: Mapping[int, str] | None = None,
+    names: Mapping[str, str] | None = None,
+) -> str:
     """``python -m console runs`` without ``--json``: (run, its waves, why it is stuck) per line;
-    a ``problems`` column (what of a run did not reach where its plan asked, by run id) when a run has some."""
+    a ``problems`` column (what of a run did not reach where its plan asked, by run id) when a run
+    has some; the cluster by the name the pages know it by (``names``), its id where none is known."""
     problems = problems or {}
     rows = [
         {
             "run": r.id,
-            "cluster": r.cluster,
+            "cluster": name_of(r.cluster, names or {}),
             "name": r.name,
             "author": r.author,
             "state": r.state.value,
@@ -175,15 +186,16 @@ def wave_rows(
     return rows
 
 
-def _audit_dicts(entries: Iterable[AuditEntry]) -> list[dict[str, object]]:
-    """The audit entries as the JSON export writes them (None where nothing was recorded)."""
+def _audit_dicts(entries: Iterable[AuditEntry], names: Mapping[str, str]) -> list[dict[str, object]]:
+    """The audit entries as the JSON export writes them (None where nothing was recorded); the
+    cluster by its name where ``names`` knows it (cluster key → name), else by its key (its id)."""
     return [
         {
             "id": a.id,
             "ref": a.ref,
             "at": timestamp(a.at),
             "user": a.user,
-            "cluster": a.cluster,
+            "cluster": name_of(a.cluster, names),
             "action": a.action,
             "outcome": a.outcome,
             "plan hash": a.plan_hash,
@@ -194,16 +206,17 @@ def _audit_dicts(entries: Iterable[AuditEntry]) -> list[dict[str, object]]:
     ]
 
 
-def audit_rows(entries: Iterable[AuditEntry]) -> list[dict[str, object]]:
+def audit_rows(entries: Iterable[AuditEntry], names: Mapping[str, str] | None = None) -> list[dict[str, object]]:
     """The audit log's table (and CSV): an empty cell where nothing was recorded (``ref`` is text,
-    so the column has one type)."""
+    so the column has one type); the cluster by name where ``names`` knows it."""
     return [
-        {k: "" if v is None else (str(v) if k == "ref" else v) for k, v in r.items()} for r in _audit_dicts(entries)
+        {k: "" if v is None else (str(v) if k == "ref" else v) for k, v in r.items()}
+        for r in _audit_dicts(entries, names or {})
     ]
 
 
-def audit_csv(entries: Iterable[AuditEntry]) -> str:
-    rows = audit_rows(entries)
+def audit_csv(entries: Iterable[AuditEntry], names: Mapping[str, str] | None = None) -> str:
+    rows = audit_rows(entries, names)
     out = io.StringIO()
     writer = csv.DictWriter(
         out, fieldnames=["id", "ref", "at", "user", "cluster", "action", "outcome", "plan hash", "request", "response"]
@@ -213,15 +226,18 @@ def audit_csv(entries: Iterable[AuditEntry]) -> str:
     return out.getvalue()
 
 
-def audit_json(entries: Iterable[AuditEntry]) -> str:
+def audit_json(entries: Iterable[AuditEntry], names: Mapping[str, str] | None = None) -> str:
+    """The export: each entry's cluster by name (``cluster``) and by the key it is stored under (``cluster_id``)."""
+    listed = list(entries)
     return json.dumps(
         [
             {
                 **r,
+                "cluster_id": a.cluster,
                 "request": json.loads(str(r["request"])),
                 "response": json.loads(str(r["response"])) if r["response"] else None,
             }
-            for r in _audit_dicts(entries)
+            for a, r in zip(listed, _audit_dicts(listed, names or {}), strict=True)
         ]
     )
 

@@ -17,7 +17,7 @@ from operator import attrgetter, is_
 from typing import Any
 
 from console.core.calibration import Calibration, Estimate, bytes_to_receive, calibrated, follower_throttles
-from console.core.cluster_info import cordons_supported
+from console.core.cluster_info import active_controller, cordons_supported
 from console.core.format import human_bytes, human_duration, human_rate, page, percent_text
 from console.core.format import ids_text as _ids
 from console.core.health import kafka_health
@@ -491,9 +491,12 @@ def fenced_text(b: Broker) -> str:
 
 
 def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
-    """Per broker: rack, liveness, eligibility, cordon (KIP-1066), partition/leader/replica counts and bytes."""
+    """Per broker: rack, liveness, eligibility, cordon (KIP-1066), partition/leader/replica counts and
+    bytes; the controller ticked is the active one (:func:`active_controller`: the quorum leader in
+    KRaft, none when not known)."""
     totals = state.broker_totals
     supported = cordons_supported(state.info)
+    controller = active_controller(state.info, state.controller)
     rows = []
     for b in state.brokers:
         rows.append(
@@ -505,7 +508,7 @@ def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
                 "fenced": fenced_text(b),
                 "eligible": b.eligible,
                 "cordoned": cordon_text(b, supported),
-                "controller": b.is_controller,
+                "controller": b.id == controller,
                 "replicas": totals[b.id][0],
                 "leaders": totals[b.id][1],
                 # a broker whose DescribeLogDirs did not answer (no dir read) has unknown bytes, not 0 B

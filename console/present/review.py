@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict
+from datetime import datetime
 from typing import Any
 
 from console.core.format import human_bytes, ids_text, plural, table_text
 from console.core.model import BrokerId, ClusterState, Finding
 from console.plans.diff import PartitionChange, PlanDiff
 from console.plans.validate import TIERED_LOCAL_ONLY
+from console.storage.runs import Run
 
 
 def tiered_moving(d: PlanDiff, tiered: Collection[str]) -> list[str]:
@@ -36,6 +38,27 @@ def tiered_note(topics: Sequence[str], limit: int = 5) -> str:
         f"Tiered storage: {plural(len(topics), 'topic')} ({names}) with remote.storage.enable=true. A move copies "
         "their local log only (what DescribeLogDirs reports): the bytes to copy, the waves and the estimate count "
         "that, and the segments in remote storage are not copied."
+    )
+
+
+def ran_text(runs: Sequence[Run]) -> str | None:
+    """What Review says of a plan that is running or has run (``runs``: its runs, newest first):
+    its findings are then against the cluster the run changed (a stale basis, partitions already at
+    their target), not a reason the plan is wrong. None when it never ran."""
+    if not runs:
+        return None
+    run = runs[0]
+    at = datetime.fromtimestamp(run.created_at).strftime("%Y-%m-%d %H:%M")
+    was = f"by {run.author}, submitted {at}"
+    more = f" (and {plural(len(runs) - 1, 'earlier run')})" if len(runs) > 1 else ""
+    if run.active:
+        return (
+            f"This plan is running: run #{run.id}, {run.state.value}, {was}{more}. The findings below compare it "
+            "with the cluster as the run is changing it; follow the run on the Runs page."
+        )
+    return (
+        f"This plan ran: run #{run.id}, {run.state.value}, {was}{more}. The findings below compare it with the "
+        "cluster as the run left it (partitions already at their target, a basis the run changed)."
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.core.cluster_info import summary_line
+from console.core.cluster_info import active_controller, summary_line
 from console.core.format import human_bytes, ids_text, plural, table_text, timestamp
 from console.core.health import HealthGroup, kafka_health
 from console.core.model import ClusterState
@@ -63,13 +63,17 @@ def health_lines(state: ClusterState) -> list[str]:
     return lines
 
 
+def _or_unknown(node: int | None) -> str:
+    return str(node) if node is not None else "unknown"
+
+
 def state_text(state: ClusterState) -> str:
     """The snapshot as an operator reads it in a terminal: brokers, counts, what is in flight, throttles, findings."""
     n = counts(state)
     head = [
         f"Cluster {state.name or '?'}"
         + (f" (id {state.cluster_id})" if state.cluster_id else "")
-        + f", controller {state.controller if state.controller is not None else 'unknown'}"
+        + f", controller {_or_unknown(active_controller(state.info, state.controller))}"
         + f", read at {timestamp(state.taken_at)}.",
         summary_line(state.info) + ".",
         "Sources: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in state.status.to_dict().items()) + ".",

@@ -65,10 +65,26 @@ def start(
                 f"(brokers {ids_text(flow.brokers)}, step {flow.step.value}).",
                 f"Continue that one, or abandon it first (decommission --abandon {flow.id}).",
             )
+    _drain_fits(state, wanted)
     with store.transaction():
         flow_id = store.decommissions.create(key, wanted, who.name)
         store.audit.record(who.name, key, ACTION, {"flow": flow_id, "brokers": list(wanted)}, "started")
     return advance(store, cluster, who, cluster_name, flow_id)
+
+
+def _drain_fits(state: ClusterState, brokers: tuple[BrokerId, ...]) -> None:
+    """Refuse (:class:`ConfigError`, before anything is cordoned or stored) a decommission whose
+    drain cannot fit on the brokers that stay: on three brokers, a topic of replication factor 3
+    has nowhere to go. The flow would cordon the brokers and then stop at its drain plan."""
+    if not _holding(state, brokers):
+        return
+    try:
+        generate(state, GenerateOptions(Goal.DECOMMISSION, brokers=tuple(int(b) for b in brokers)))
+    except GoalImpossible as e:
+        raise ConfigError(
+            f"The drain cannot fit: {e.message} Nothing was cordoned.",
+            e.hint or "Add brokers, or lower the replication factor of the topics named, first.",
+        ) from None
 
 
 def advance(store: Store, cluster: ClusterGateway, who: Identity, cluster_name: str, flow_id: int) -> Decommission:

@@ -1,10 +1,14 @@
 """The Drafts page's draft, saved as it is edited (scratch work, not audited): :func:`autosave_draft`,
 :func:`autosave_undo`, :func:`autosave_stack`, :func:`discard_autosave`, and how many undo steps
-are kept (:func:`undo_steps_kept`)."""
+are kept (:func:`undo_steps_kept`); the last plan Generate made, with its report, kept across
+reloads the same way (:func:`keep_generated`, :func:`generated`)."""
 
 from __future__ import annotations
 
+import json
+
 from console.plans.plan import Plan
+from console.plans.quality import Report
 from console.storage.store import Store
 
 # -- autosaved drafts --------------------------------------------------------------------------------
@@ -40,3 +44,19 @@ def autosave_stack(store: Store, user: str, cluster_id: str, steps: list[Plan | 
 
 def discard_autosave(store: Store, user: str, cluster_id: str) -> None:
     store.drafts.clear(user, cluster_id)
+
+
+# -- the last generated plan -----------------------------------------------------------------------
+def keep_generated(store: Store, user: str, cluster_id: str, plan: Plan | None, report: Report | None) -> None:
+    """``plan`` and its ``report`` are the last Generate made for ``user`` on the cluster (None: a
+    goal that made no plan; the one before is forgotten)."""
+    if plan is None or report is None:
+        store.drafts.forget_generated(user, cluster_id)
+    else:
+        store.drafts.keep_generated(user, cluster_id, plan, json.dumps(report.to_dict()))
+
+
+def generated(store: Store, user: str, cluster_id: str) -> tuple[Plan, Report] | None:
+    """The last plan Generate made for ``user`` on the cluster, with its report, or None."""
+    kept = store.drafts.generated(user, cluster_id)
+    return None if kept is None else (kept[0], Report.from_dict(json.loads(kept[1])))

@@ -1,7 +1,7 @@
 """The history job, started on the server on request (:func:`update_history`): the History page's
 "Update the history now".
 
-The job (:func:`console.pipeline.jobs.history_in_subprocess`, Spark in a child process) is
+The job (:func:`console.pipeline.child.history_in_subprocess`, Spark in a child process) is
 costly: it needs the operator role, runs one at a time over a history (the lock file beside its
 tables, so that two servers or a server and a second tab share it: a second request while one
 runs is refused at once, never queued), and is audited (who asked, when it ended and how).
@@ -32,7 +32,7 @@ JOB = "history-job"
 
 
 def _default_job(snapshots: str, tables: str) -> Iterable[str]:
-    from console.pipeline.jobs import history_in_subprocess
+    from console.pipeline.child import history_in_subprocess
 
     return history_in_subprocess(snapshots, tables)
 

@@ -310,7 +310,7 @@ def approve(store: Store, who: Identity, cluster_id: str, plan_id: int) -> None:
 # -- during a run ----------------------------------------------------------------------------------
 def _positive_rate(rate: int) -> None:
     if rate <= 0:
-        raise ConfigError("The throttle must be a positive number of bytes/s.", "For example 10485760 (10 MB/s).")
+        raise ConfigError("The throttle must be a positive number of bytes/s.", "For example 10000000 (10.0 MB/s).")
 
 
 def _change(store: Store, who: Identity, action: str, run_id: int, to: RunState) -> None:

@@ -29,6 +29,15 @@ CREATE TABLE IF NOT EXISTS draft_steps (
     plan       BLOB,
     PRIMARY KEY (user, cluster, pos)
 );
+-- The last plan Generate made for a user on a cluster, with its report (kept across reloads).
+CREATE TABLE IF NOT EXISTS generated_plans (
+    user        TEXT NOT NULL,
+    cluster     TEXT NOT NULL,
+    saved_at    REAL NOT NULL,
+    plan        BLOB NOT NULL,
+    report_json TEXT NOT NULL,
+    PRIMARY KEY (user, cluster)
+);
 """
 
 
@@ -130,3 +139,22 @@ class DraftStore:
             "SELECT pos, partitions FROM draft_steps WHERE user = ? AND cluster = ? ORDER BY pos", (user, cluster)
         )
         return [(int(p), int(n)) for p, n in rows]
+
+    def keep_generated(self, user: str, cluster: str, plan: Plan, report_json: str) -> None:
+        """The last plan Generate made for ``user`` on the cluster, with its report (the one before goes)."""
+        self.db.execute(
+            "INSERT INTO generated_plans (user, cluster, saved_at, plan, report_json) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(user, cluster) DO UPDATE SET saved_at = excluded.saved_at, plan = excluded.plan, "
+            "report_json = excluded.report_json",
+            (user, cluster, time.time(), encode_plan(plan), report_json),
+        )
+
+    def forget_generated(self, user: str, cluster: str) -> None:
+        self.db.execute("DELETE FROM generated_plans WHERE user = ? AND cluster = ?", (user, cluster))
+
+    def generated(self, user: str, cluster: str) -> tuple[Plan, str] | None:
+        """The last generated plan and its report (JSON), or None."""
+        row = self.db.one(
+            "SELECT plan, report_json FROM generated_plans WHERE user = ? AND cluster = ?", (user, cluster)
+        )
+        return None if row is None else (decode_plan(bytes(row[0])), str(row[1]))

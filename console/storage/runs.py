@@ -378,6 +378,13 @@ class RunStore:
         )
         return [_run(r) for r in rows]
 
+    def of_plan(self, cluster: str, plan_hash: str) -> builtins.list[Run]:
+        """The runs of this cluster that carried out a plan of this content (its ``plan_hash``), newest first."""
+        rows = self.db.query(
+            f"SELECT {_RUN_COLS} FROM runs WHERE cluster = ? AND plan_hash = ? ORDER BY id DESC", (cluster, plan_hash)
+        )
+        return [_run(r) for r in rows]
+
     def set_state(self, run_id: int, new: RunState) -> RunState:
         """Move the run to ``new`` (checked against the allowed transitions); returns the old state."""
         with self.db.transaction() as db:

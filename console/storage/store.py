@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from console.core.paths import store_file
-from console.storage import audit, decommissions, drafts, plans, runs, sessions, signins
+from console.storage import audit, clusters, decommissions, drafts, plans, runs, sessions, signins
 from console.storage.db import Database
 
 
@@ -29,6 +29,7 @@ class Store:
                 signins.SCHEMA,
                 drafts.SCHEMA,
                 decommissions.SCHEMA,
+                clusters.SCHEMA,
             ),
         )
         self.plans = plans.PlanStore(self.db)
@@ -42,6 +43,8 @@ class Store:
         """Autosaved drafts of the Drafts page, per user and cluster."""
         self.decommissions = decommissions.DecommissionStore(self.db)
         """Decommission flows (cordon, drain, verify, unregister), resumable."""
+        self.clusters = clusters.ClusterNames(self.db)
+        """The names the pages read each cluster (key) under, for the audit log and the runs list."""
 
     def transaction(self) -> AbstractContextManager[Database]:
         """One transaction around every write inside it (re-entrant)."""

@@ -151,7 +151,7 @@ def test_a_partition_at_risk_is_named_and_left_out_of_the_cancel_without_the_ove
     at = AppTest.from_function(cancel_page, default_timeout=30).run()
     sign_in(at, "operator")
     assert not at.exception
-    said = "\n".join(c.value for c in at.code)
+    said = "\n".join(c.value for c in at.text)
     assert "risk-0: only 1 of its original replicas (1,0) could lead, fewer than min.insync.replicas=2" in said
     assert [w.value for w in at.warning] == [
         "At risk: risk-0 would refuse writes with acks=all (fewer than min.insync.replicas could lead). Kafka "

@@ -116,3 +116,24 @@ def test_overview_offers_to_unregister_a_fenced_broker_that_holds_nothing(fake_c
     assert [s.value for s in at.success] == ["Unregistered broker 3: the controller no longer knows it."]
     with fake_cluster.held() as fake:
         assert BrokerId(3) not in fake.racks
+
+
+def test_on_the_three_broker_demo_a_drain_that_cannot_fit_is_said_before_anything_is_cordoned(
+    fake_cluster, sandbox_users
+):
+    """The default demo (three brokers, topics of replication factor 3): the flow cordoned broker 2,
+    then stopped at its drain plan. Now it says the drain cannot fit and cordons nothing."""
+    with fake_cluster.held() as fake:
+        fake.kafka4 = True
+        fake.at_level(33)
+    at = drafts(sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator"))
+    at.multiselect(key="decommission.brokers").set_value([2])
+    button(at, "Start the decommission").click()  # type: ignore[attr-defined]
+    at.run()
+    assert not at.exception
+    said = [e.value for e in at.error]
+    assert any("Not started: The drain cannot fit: Draining 2 would leave 2 eligible brokers" in e for e in said), said
+    assert any("Nothing was cordoned." in e for e in said)
+    assert not any("Decommission 1" in m.value for m in at.markdown)
+    with fake_cluster.held() as fake:
+        assert CORDONED_LOG_DIRS not in fake.broker_configs.get(BrokerId(2), {})

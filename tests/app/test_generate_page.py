@@ -74,3 +74,39 @@ def test_drain_a_log_dir_into_the_brokers_other_dir(fake_cluster, sandbox_users)
         e.log_dirs == tuple("/data/d2" if b == 1 else "any" for b in e.replicas) and 1 in e.replicas
         for e in plan.entries
     )
+
+
+def test_save_as_follows_the_goal_and_the_report_survives_a_reload(fake_cluster, sandbox_users):
+    """A decommission was saved, submitted and audited as "replication factor 2 for orders": the
+    name offered kept the first goal's. And a generated report was lost on reload."""
+    at = sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator")
+    at.switch_page("views/drafts.py").run()
+    at.segmented_control(key="drafts.generate.goal").set_value("Replication factor").run()
+    at.multiselect(key="drafts.generate.rf_topics").set_value(["orders"])
+    at.number_input(key="drafts.generate.rf").set_value(2)
+    at.button(key="FormSubmitter:generate.replication-factor-Generate").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.text_input(key="drafts.generate.name").value.startswith("replication factor 2 for orders · ")
+
+    at.multiselect(key="drafts.generate.rf_topics").set_value(["clickstream"])  # another plan, another goal
+    at.button(key="FormSubmitter:generate.replication-factor-Generate").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    _, report = at.session_state["drafts.generate.result"]
+    goal = "replication factor 2 for clickstream"
+    assert report.goal == goal
+    assert at.text_input(key="drafts.generate.name").value.startswith(f"{goal} · ")
+
+    # a reload is a new session: signed in again (the cookie), the report and its plan are back
+    again = sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator")
+    again.switch_page("views/drafts.py").run()
+    assert not again.exception
+    plan, back = again.session_state["drafts.generate.result"]
+    assert back.goal == goal and plan.to_json() == at.session_state["drafts.generate.result"][0].to_json()
+    assert again.text_input(key="drafts.generate.name").value.startswith(f"{goal} · ")
+    assert any(b.label == "Open in Review" for b in again.button)
+
+    # someone else signing in on this screen does not get it
+    other = sign_in(AppTest.from_file(APP, default_timeout=60).run(), "admin")
+    other.switch_page("views/drafts.py").run()
+    assert not other.exception
+    assert "drafts.generate.result" not in other.session_state or other.session_state["drafts.generate.result"] is None

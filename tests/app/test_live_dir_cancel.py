@@ -37,7 +37,7 @@ def test_an_operator_cancels_the_log_dir_moves_from_live_after_seeing_exactly_wh
     assert not at.exception
     send = at.button(key=keys.DIR_CANCEL_SEND)
     assert send.label == "Send the cancel for 2 log dir moves" and not send.disabled
-    listed = next(c.value for c in at.code if "on broker" in c.value)
+    listed = next(c.value for c in at.text if "on broker" in c.value)
     assert listed.splitlines() == [
         f"big-0 on broker 0: {D1} → {D2} (stays in {D1})",
         f"big-1 on broker 1: {D1} → {D2} (stays in {D1})",
@@ -125,7 +125,7 @@ def test_cancelling_a_run_lists_and_cancels_the_log_dir_moves_it_asked_for(fake_
     assert len(dir_moves_in_flight(fake_cluster.snapshot())) == 1
     at = AppTest.from_function(run_cancel_page, default_timeout=30).run()
     sign_in(at, "operator")
-    listed = next(c.value for c in at.code if "log dir move" in c.value)
+    listed = next(c.value for c in at.text if "log dir move" in c.value)
     assert f"big-0 on broker 0: {D1} → {D2} (stays in {D1})" in listed
     send = at.button(key=keys.CANCEL_SEND)
     assert send.label == "Send the cancel for 1 partition and 1 log dir move"

@@ -81,7 +81,7 @@ def test_runs_and_review_pages_show_rates_in_human_units(fake_cluster, sandbox_u
         state,
         Plan.of([PlanEntry("ut-units", 0, (BrokerId(2),))]),
         "units run",
-        10_485_760,
+        10_000_000,
         users=None,
     )
     plan_id = plan_service.save_plan(
@@ -96,14 +96,20 @@ def test_runs_and_review_pages_show_rates_in_human_units(fake_cluster, sandbox_u
     assert any(f"**Run {run_id}**" in md.value and "throttle 10.0 MB/s" in md.value for md in at.markdown)
     wait_for(lambda: Store().runs.get(run_id).state == "completed", timeout=60, what="the run completed")
 
-    # an operator reviewing a plan: the throttle typed in KB/s is confirmed in the unit pages show
+    # an operator reviewing a plan: the throttle typed with a unit (or in MB/s alone) is confirmed in
+    # the one unit every page shows (decimal: 10,000 B/s once showed as 9.8 KB/s)
     sign_in(at, "operator")
     at.query_params["plan"] = str(plan_id)
     at.switch_page("views/review.py").run()
     assert not at.exception and at.header[0].value == "Review a plan"
-    assert any(c.value.startswith("= 9.8 MB/s per broker") for c in at.caption)  # 10,000 KB/s of 1024 bytes
-    at.number_input(key="review.rate").set_value(2).run()
-    assert any(c.value.startswith("= 2.0 KB/s per broker") for c in at.caption)
+    assert any(c.value == "= 10.0 MB/s per broker (10,000,000 bytes/s)" for c in at.caption)
+    at.text_input(key="review.rate").set_value("2 KB/s").run()
+    assert any(c.value == "= 2.0 KB/s per broker (2,000 bytes/s)" for c in at.caption)
+    at.text_input(key="review.rate").set_value("1.5").run()  # a number alone: MB/s, as the label says
+    assert any(c.value == "= 1.5 MB/s per broker (1,500,000 bytes/s)" for c in at.caption)
+    at.text_input(key="review.rate").set_value("fast").run()
+    assert not at.exception and any("is not a rate" in e.value for e in at.error)
+    assert next(b for b in at.button if b.label == "Submit…").disabled
     at.segmented_control(key="review.view").set_value("Movement").run()
     flows = next(d.value for d in at.dataframe if "to copy" in d.value.columns)
     assert list(flows.columns) == ["from broker", "to broker", "replicas", "to copy"]

@@ -160,7 +160,7 @@ def test_a_throttle_change_is_confirmed_with_what_the_brokers_report(fake_cluste
     sign_in(at, "operator")
     at.switch_page("views/runs.py").run()
     assert not at.exception
-    at.number_input(key="runs.rate").set_value(1_048_576).run()
+    at.text_input(key=f"runs.rate.{run_id}").set_value("1 MB/s").run()
     next(b for b in at.button if b.label == "Change the throttle").click().run()
     assert not at.exception
     done = " ".join(s.value for s in at.success)

@@ -75,7 +75,7 @@ def test_unknown_topics_partitions_and_brokers_are_said_at_once():
                 ],
             }
         )
-    ).run()
+    )  # in a form: the text goes with the click of Load
     next(b for b in at.button if b.label == "Load").click().run()
     assert not at.exception and at.metric[0].value == "4"
     warning = next(w.value for w in at.warning if "does not know" in w.value)

@@ -1,6 +1,6 @@
 """`make demo` as a person runs it: a sandbox already running without the demo topics gets them and
 the demo reassignment; SIGTERM (or Ctrl-C) stops Streamlit and the sandbox, leaving no process or
-port behind."""
+port behind; on a machine where Streamlit never ran, with stdin closed, it starts without a question."""
 
 from __future__ import annotations
 
@@ -41,18 +41,25 @@ def _processes_of(data_dir: Path) -> list[str]:
 
 def _demo(tmp_path: Path, **extra: str) -> tuple[dict[str, str], Path]:
     data = tmp_path / "data"
-    return dict(
-        os.environ, CONSOLE_DATA_DIR=str(data), PORT=str(free_port()), HEADLESS="true", PYTHONPATH=str(ROOT), **extra
-    ), data
+    return dict(os.environ, CONSOLE_DATA_DIR=str(data), PORT=str(free_port()), PYTHONPATH=str(ROOT), **extra), data
 
 
-def _run_then_stop(env: dict[str, str], data: Path, check: Callable[[], None]) -> None:
-    """`make demo` until its console answers, ``check``, then SIGTERM: nothing may be left running."""
+def _run_then_stop(
+    env: dict[str, str],
+    data: Path,
+    check: Callable[[], None],
+    ctrl_c: bool = False,
+    output_check: Callable[[str], None] = lambda _: None,
+) -> None:
+    """`make demo` until its console answers, ``check``, then SIGTERM to make alone, as a service
+    manager would (``ctrl_c``: SIGINT to the whole process group, as a terminal's Ctrl-C): nothing may
+    be left running. Its stdin is closed, as in `make demo </dev/null &`."""
     port = int(env["PORT"])
     make = subprocess.Popen(
         ["make", "demo"],
         cwd=ROOT,
         env=env,
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -60,18 +67,46 @@ def _run_then_stop(env: dict[str, str], data: Path, check: Callable[[], None]) -
     )
     failed: AssertionError | None = None
     try:
-        wait_for(lambda: _healthy(port), timeout=240, what="the console of `make demo`")
+        wait_for(lambda: _healthy(port) or make.poll() is not None, timeout=240, what="the console of `make demo`")
+        assert make.poll() is None, f"`make demo` exited {make.returncode} before its console answered"
         check()
     except AssertionError as e:
         failed = e
     finally:
-        make.send_signal(signal.SIGTERM)  # to make alone, as a service manager would
+        if make.poll() is None and ctrl_c:
+            os.killpg(make.pid, signal.SIGINT)
+        elif make.poll() is None:
+            make.send_signal(signal.SIGTERM)
         output = make.communicate(timeout=120)[0]
     if failed is not None:  # with what `make demo` printed, which says why
         raise AssertionError(f"{failed}\n--- make demo printed ---\n{output[-6000:]}") from failed
     wait_for(lambda: _port_free(port), timeout=30, what="the console's port free")
     wait_for(lambda: not _processes_of(data), timeout=60, what="no sandbox process left")
     assert cluster.status(data / "sandbox") is None, output
+    output_check(output)
+
+
+def test_make_demo_starts_without_a_question_where_streamlit_never_ran_and_stops_on_ctrl_c(tmp_path):
+    """A fresh HOME (no ~/.streamlit/credentials.toml) and stdin closed: Streamlit's first-run
+    "Email:" question must not be asked (it made `make demo` exit 255 and stop its sandbox); the
+    URL and the sandbox's users are printed; Ctrl-C stops everything."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env, data = _demo(tmp_path, HOME=str(home), CONSOLE_CACHE_DIR=str(cluster.cache_dir()))
+    port = env["PORT"]
+
+    def check() -> None:
+        assert not (home / ".streamlit" / "credentials.toml").exists()
+
+    def printed(output: str) -> None:
+        assert "Email" not in output, output
+        assert f"http://127.0.0.1:{port}" in output, output
+        assert "admin / admin-secret" in output and "viewer / viewer-secret" in output, output
+
+    try:
+        _run_then_stop(env, data, check, ctrl_c=True, output_check=printed)
+    finally:
+        cluster.down(data / "sandbox")
 
 
 def test_make_demo_adds_demo_data_to_a_running_sandbox_and_stops_everything(tmp_path):

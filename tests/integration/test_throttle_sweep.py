@@ -18,7 +18,7 @@ from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.support import connection_args, kafka_configs, settings_for, wait_for
 
-RATE = "7340032"  # 7.0 MB/s
+RATE = "7000000"  # 7.0 MB/s
 
 
 @pytest.fixture(params=["sandbox", "zk_sandbox"], ids=["kafka4-kraft", "kafka3.9-zookeeper"])

@@ -37,6 +37,9 @@ class Shape:
     being moved from one to the other (a future replica)."""
     offline_dirs: int = 0
     """With ``log_dirs``: brokers whose "/e" is offline (DescribeLogDirs lists none of its replicas)."""
+    min_isr: int = 0
+    """0: no topic has ``min.insync.replicas`` read; else topics t0 and t2 have it at this value
+    (often above the replication factor of some partitions: a drain or a move must pass review)."""
 
 
 shapes = st.builds(
@@ -52,6 +55,7 @@ shapes = st.builds(
     partly_cordoned=st.integers(0, 1),
     log_dirs=st.sampled_from([0, 2, 2]),
     offline_dirs=st.sampled_from([0, 0, 1]),
+    min_isr=st.sampled_from([0, 0, 1, 2, 3]),
 )
 
 
@@ -121,7 +125,10 @@ def cluster(shape: Shape) -> ClusterState:
         parts.append(Partition(topic, p, tuple(replicas), isr, leader, tuple(adding), tuple(removing), logs=logs))
     brokers, parts = _dirs(shape, brokers, parts)
     status = ReadStatus(SourceStatus.OK, SourceStatus.OK, SourceStatus.OK, SourceStatus.OK)
-    return ClusterState(1.0, brokers, tuple(sorted(parts, key=lambda p: p.key)), cluster_id="c", status=status)
+    mins = tuple((t, shape.min_isr) for t in ("t0", "t2") if shape.min_isr and any(p.topic == t for p in parts))
+    return ClusterState(
+        1.0, brokers, tuple(sorted(parts, key=lambda p: p.key)), cluster_id="c", status=status, min_insync=mins
+    )
 
 
 PLENTY = 10**15

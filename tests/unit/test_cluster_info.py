@@ -21,6 +21,7 @@ from console.core.cluster_info import (
 )
 from console.core.model import (
     ApiRange,
+    BrokerId,
     ClusterInfo,
     ClusterMode,
     Feature,
@@ -29,6 +30,7 @@ from console.core.model import (
     SourceStatus,
 )
 from console.present.cluster import capability_rows, feature_rows, quorum_rows
+from console.present.live import broker_rows
 from console.present.text import state_text
 from console.state.document import load_state, state_json
 from tests.unit.builders import snapshot
@@ -292,6 +294,47 @@ def test_state_text_prints_one_line_of_it() -> None:
     assert state_text(state).splitlines()[1] == (
         "Kafka 4.4 · KRaft · metadata.version 4.4-IV2 · quorum leader 1 (epoch 3) of voters 0,1,2, 1 observers."
     )
+
+
+def test_a_stopped_voter_is_said_not_reachable_not_offset_minus_one_and_lag_none() -> None:
+    """As the 4.4 sandbox answered with voter 2 stopped: log end offset -1, no fetch time; and a
+    voter stopped a while after the leader last heard from it."""
+    info = replace(
+        kraft_44(),
+        read_at=100.0,
+        quorum=Quorum(
+            0,
+            5,
+            80,
+            (
+                QuorumMember(0, 80, 0, 100_000, 100_000),
+                QuorumMember(1, 80, 0, 99_500, 99_500),
+                QuorumMember(2, -1, None, None, None),
+                QuorumMember(3, 40, 40, 10_000, 10_000),
+            ),
+        ),
+    )
+    rows = {r["node"]: r for r in quorum_rows(info)}
+    assert [rows[n]["reachable"] for n in (0, 1)] == ["leader", "yes"]
+    assert rows[2]["reachable"] == "not reachable: the leader has no fetch from it"
+    assert (rows[2]["log end offset"], rows[2]["lag"], rows[2]["last fetch"]) == (None, None, "never")
+    assert rows[3]["reachable"] == "not reachable: no fetch for 90 s"
+
+
+def test_the_controller_ticked_is_the_quorum_leader_in_kraft_never_describe_clusters_random_broker() -> None:
+    """DescribeCluster names a random broker as controller on KRaft (1, then 2, then 1, while the
+    quorum leader was 2): Overview and `state` show the quorum's active controller, or none."""
+    base = snapshot({("t", 0): [0, 1, 2]}, nbrokers=3)
+    described = replace(base, controller=BrokerId(1))
+    kraft = replace(described, info=replace(kraft_44(), quorum=replace(kraft_44().quorum, leader=2)))  # type: ignore[type-var]
+    assert [r["broker"] for r in broker_rows(kraft) if r["controller"]] == [2]
+    assert ", controller 2," in state_text(kraft).splitlines()[0]
+    unread = replace(kraft, info=replace(kraft.info, quorum=None, quorum_status=SourceStatus.UNAVAILABLE))
+    assert not any(r["controller"] for r in broker_rows(unread))
+    assert ", controller unknown," in state_text(unread).splitlines()[0]
+    assert not any(r["controller"] for r in broker_rows(replace(described, info=ClusterInfo())))  # mode not known
+    zk = replace(described, info=zookeeper_39())
+    assert [r["broker"] for r in broker_rows(zk) if r["controller"]] == [1]
 
 
 def test_a_quorum_record_reads_back_with_no_leader() -> None:

@@ -138,8 +138,10 @@ def reference_findings(state: ClusterState, plan: Plan) -> list[tuple[object, ..
                 f(v.RF_CHANGE, v.Severity.WARNING, e)
             min_isr = state.min_insync_index.get(e.topic)
             if min_isr is not None:
-                if len(c.target) < min_isr:
+                if len(c.target) < min_isr and len(c.target) < len(c.current):
                     f(v.RF_BELOW_MIN_ISR, v.Severity.ERROR, e)
+                elif len(c.target) < min_isr:
+                    f(v.RF_STILL_BELOW_MIN_ISR, v.Severity.WARNING, e)
                 if sum(1 for b in c.current if b in p.isr) < min_isr:
                     f(v.BELOW_MIN_ISR_NOW, v.Severity.WARNING, e)
             before = {rack_of[b] for b in c.current if b in rack_of}

@@ -211,6 +211,20 @@ def test_bad_broker_choices_are_refused_and_nothing_is_stored(
     assert store.decommissions.list() == [] and not fake.broker_configs
 
 
+def test_a_drain_that_cannot_fit_is_refused_before_anything_is_cordoned(tmp_path: Path) -> None:
+    """On the default three-broker demo the flow cordoned the broker, then stopped at the drain plan
+    (no room for replication factor 3 on two brokers): say so first, and cordon nothing."""
+    fake = FakeCluster.of(3, {"t": [[0, 1, 2], [1, 2, 0]]}, size=10_000, copy_rate=10**9)
+    fake.kafka4 = True
+    fake.at_level(33)
+    store = Store(tmp_path / "console.db")
+    with pytest.raises(ConfigError) as e:
+        flow_service.start(store, fake, ANN, fake.name, (2,))
+    assert e.value.message.startswith("The drain cannot fit: Draining 2 would leave 2 eligible brokers, fewer than")
+    assert "Nothing was cordoned." in e.value.message
+    assert store.decommissions.list() == [] and not fake.broker_configs and not fake.calls_to("alter_configs")
+
+
 def test_one_open_flow_per_broker(tmp_path: Path) -> None:
     fake = kraft()
     store = Store(tmp_path / "console.db")

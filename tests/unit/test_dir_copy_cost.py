@@ -15,7 +15,7 @@ from console.present.review import change_row, diff_text
 from tests.fakes.cluster import FakeCluster
 
 pytestmark = pytest.mark.unit
-MB = 1 << 20  # as human_bytes counts
+MB = 1000 * 1000  # as human_bytes counts (decimal)
 D1, D2 = "/k/d1", "/k/d2"
 
 

@@ -23,7 +23,7 @@ from console.plans.diff import ChangeKind, diff
 from console.plans.generate import Generated, GenerateOptions, Goal, Metric, generate
 from console.plans.logdirs import sends_of
 from console.plans.plan import ANY, Plan, PlanEntry, parse_plan
-from console.plans.validate import OFFLINE_LOG_DIR, errors, validate
+from console.plans.validate import OFFLINE_LOG_DIR, RF_STILL_BELOW_MIN_ISR, errors, validate
 from console.runs.executor import Executor
 from console.sandbox.cluster import RACKS
 from console.sandbox.demo import DEMO_TOPICS
@@ -85,6 +85,17 @@ def cluster(
 
 def drain(state: ClusterState, broker: int = 0, log_dir: str = D1, **kw: object) -> Generated:
     return generate(state, GenerateOptions(Goal.DRAIN_LOG_DIR, (broker,), log_dir=log_dir, **kw))  # type: ignore[arg-type]
+
+
+def test_a_drain_of_a_partition_already_below_min_isr_passes_its_own_review() -> None:
+    """Review refused a generated drain for a partition of RF 1 under min.insync.replicas=2 although
+    the drain does not change its replication factor: now a warning, and no error."""
+    state = replace(cluster({"t": [[0], [0, 1]]}), min_insync=(("t", 2),))
+    made = drain(state)
+    assert {e.topic for e in made.plan.entries} == {"t"} and len(made.plan) == 2
+    found = validate(state, made.plan)
+    assert not errors(found), [f.message for f in errors(found)]
+    assert [f.partition for f in found if f.code == RF_STILL_BELOW_MIN_ISR] == [0]
 
 
 def finding(made: Generated, code: str) -> str:

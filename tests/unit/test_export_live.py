@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 from console.adapters.records import BrokerLogDirs
 from console.core.format import page, table_text
 from console.core.model import BrokerId, LogDir, PartitionHealth, ReplicaLog
@@ -5,7 +7,7 @@ from console.present import live
 from console.present.text import list_json, list_text, state_text
 from console.state.document import state_json
 from console.state.merge import merge
-from tests.unit.builders import api
+from tests.unit.builders import api, cluster_info
 
 
 def snapshot():
@@ -89,12 +91,13 @@ def test_partition_rows_progress():
     assert row["R"] == "4,5,6,1,2,3" and row["AR"] == "4,5,6" and row["RR"] == "1,2,3"
     # log dirs were read: 5 and 6 have no log yet (0 copied); the row shows the least advanced
     assert row["progress"] == 0.0
-    assert row["adding detail"].startswith("4: 50.0% (500 B/1000 B)")
-    assert row["left to copy"] == "2.4 KB"  # 500 + 1000 + 1000 bytes
+    assert row["adding detail"].startswith("4: 50.0% (500 B/1.0 KB)")
+    assert row["left to copy"] == "2.5 KB"  # 500 + 1000 + 1000 bytes
 
 
 def test_state_text_names_brokers_in_flight_and_counts():
-    text = state_text(snapshot())
+    # a ZooKeeper-mode cluster: its controller is the one DescribeCluster names (broker 1)
+    text = state_text(replace(snapshot(), info=cluster_info(None, "3.9")))
     assert "7 brokers" in text and "3 partitions, 1 reassigning, 1 truly under-replicated" in text
     in_flight = text.split("In flight:\n", 1)[1].splitlines()
     assert in_flight[0].split() == [
@@ -120,7 +123,8 @@ def test_state_text_names_brokers_in_flight_and_counts():
     assert "Sources: metadata ok, reassignments ok, log dirs ok" in text
     brokers = text.split("Brokers:\n", 1)[1].splitlines()
     # live, fenced, eligible, cordoned, controller in words
-    assert brokers[1].split()[3:8] == ["yes", "unknown", "yes", "unknown", "yes"]
+    assert brokers[1].split()[3:6] == ["yes", "unknown", "yes"]
+    assert brokers[1].split()[-4:-3] == ["yes"] and "not available on this cluster" in brokers[1]
 
 
 def test_table_text_aligns_columns():

@@ -170,9 +170,20 @@ def check_dir_drain(state: ClusterState, options: GenerateOptions, made: Generat
     assert made.report.reached == (moved == len(inside))
 
 
+def test_the_random_goals_cover_every_goal_and_clusters_have_min_isr_above_some_replication_factors() -> None:
+    """The property below holds every generator to its own review: every goal is drawn, on clusters
+    whose topics may have min.insync.replicas above a partition's replication factor (a drain of
+    such a partition was refused by Review)."""
+    state = cluster(Shape(6, 3, 0, 40, 1, 0.0, 7, log_dirs=2, min_isr=2))
+    assert {o.goal for o in goals(state, random.Random(1))} == set(Goal)
+    assert dict(state.min_insync) == {"t0": 2, "t2": 2}
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shapes)
 def test_every_goal_keeps_the_rules_on_random_clusters(shape: Shape) -> None:
+    """Every goal on random clusters: the generator's rules, and no plan its own review refuses
+    (``check``: validate finds no error)."""
     state = cluster(shape)
     for options in goals(state, random.Random(shape.seed)):
         try:
@@ -201,6 +212,15 @@ def test_decommission_moves_exactly_what_is_on_the_drained_broker_and_keeps_rack
     assert made.report.ratio_replicas == 1.0
     assert {e.key for e in made.plan.entries} == {p.key for p in on_4}
     assert made.report.rack_violations_after <= made.report.rack_violations_before
+
+
+def test_a_replication_factor_below_min_isr_is_refused_as_review_would_refuse_it() -> None:
+    state = cluster(Shape(4, 0, 0, 8, 3, 0.0, 3, min_isr=2))
+    with pytest.raises(GoalImpossible) as e:
+        generate(state, GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=1, topics=("t0",)))
+    assert "fewer than min.insync.replicas=2 of topic t0" in e.value.message
+    made = generate(state, GenerateOptions(Goal.REPLICATION_FACTOR, replication_factor=2, topics=("t0",)))
+    assert len(made.plan) and not errors(validate(state, made.plan))
 
 
 def test_impossible_goals_name_the_reason() -> None:

@@ -32,7 +32,7 @@ from console.present import history, live, review
 from console.storage.audit import AuditEntry
 from console.storage.runs import Run, RunLimits, Wave
 
-MB = 1024 * 1024
+MB = 1000 * 1000  # as human_bytes counts (decimal)
 OK = ReadStatus(
     metadata=SourceStatus.OK, reassignments=SourceStatus.OK, log_dirs=SourceStatus.OK, configs=SourceStatus.OK
 )
@@ -158,7 +158,7 @@ def test_throttle_in_force_only_where_the_topic_lists_name_the_replica_or_a_star
     assert row["follower throttle"] == "3: 5.0 MB/s; 4: none"  # 4 has a rate, but 0:4 is not listed
     star = Throttles.of(rates, {"t": {LEADER_LIST: "*", FOLLOWER_LIST: "*"}})
     (row,) = live.partition_rows(state(1.0, p, throttles=star), [p])
-    assert (row["leader throttle"], row["follower throttle"]) == ("1: 10.0 MB/s", "3: 5.0 MB/s; 4: 1000 B/s")
+    assert (row["leader throttle"], row["follower throttle"]) == ("1: 10.0 MB/s", "3: 5.0 MB/s; 4: 1.0 KB/s")
     other_partition = Throttles.of(rates, {"t": {LEADER_LIST: "1:1", FOLLOWER_LIST: "1:3"}})
     (row,) = live.partition_rows(state(1.0, p, throttles=other_partition), [p])
     assert (row["leader throttle"], row["follower throttle"]) == ("1: none", "3: none; 4: none")
@@ -178,12 +178,12 @@ def test_throttle_in_force_only_where_the_topic_lists_name_the_replica_or_a_star
 def test_the_bar_the_detail_and_the_picture_show_the_same_rounded_figure():
     # 1.46 % and 1.54 %: rounded once (down, to 0.1), the bar is the least advanced of the very figures
     # the detail prints (before, the bar said 1.5 -> "2%" and the detail "1%")
-    p = moving({3: 146 * 1024, 4: 154 * 1024}, leader_bytes=10_000 * 1024)
+    p = moving({3: 146 * 1000, 4: 154 * 1000}, leader_bytes=10_000 * 1000)
     s = state(1.0, p)
     (row,) = live.partition_rows(s, [p])
     assert [r.percent for r in p.progress()] == [1.4, 1.5]
     assert row["progress"] == 1.4
-    assert row["adding detail"].startswith("3: 1.4% (146.0 KB/9.8 MB); 4: 1.5% ")
+    assert row["adding detail"].startswith("3: 1.4% (146.0 KB/10.0 MB); 4: 1.5% ")
     labels = {c["broker"]: c["label"] for c in live.replica_cells(s, [p])}
     assert (labels["3"], labels["4"]) == ("1.4%", "1.5%")
     assert ReplicaProgress(BrokerId(3), 999, 1000, False).percent == 99.9  # never 100 before it is copied
@@ -216,7 +216,7 @@ def test_live_and_overview_rows_have_no_none_and_human_values():
     p = moving({3: 0, 4: 0})
     still = Partition("a", 0, b(1, 2), b(1), None)  # offline, not moving
     thr = Throttles.of(
-        {"1": {LEADER_RATE: "10485760"}, "<default>": {FOLLOWER_RATE: "1048576"}}, {"t": {LEADER_LIST: "*"}}
+        {"1": {LEADER_RATE: "10000000"}, "<default>": {FOLLOWER_RATE: "1000000"}}, {"t": {LEADER_LIST: "*"}}
     )
     s = state(1.0, p, still, throttles=thr)
     rows = live.partition_rows(s, [p, still], runs={}, rates={})
@@ -264,7 +264,7 @@ def test_runs_rows_and_text_show_the_throttle_human_and_no_none():
             None,
         )
     ]
-    rows = history.run_rows([run(10_485_760), run(None)], {7: waves})
+    rows = history.run_rows([run(10_000_000), run(None)], {7: waves})
     no_none(rows)
     assert [r["throttle"] for r in rows] == ["10.0 MB/s", "not throttled"]
     assert "throttle B/s" not in rows[0]
@@ -331,4 +331,29 @@ def test_plain_text_tables_and_plurals_read_as_words():
         "no   1",
     ]
     assert (plural(1, "error"), plural(2, "error"), plural(1_000, "wave")) == ("1 error", "2 errors", "1,000 waves")
-    assert human_rate(10 * MB) == "10.0 MB/s" and human_rate(2048) == "2.0 KB/s"
+    assert human_rate(10 * MB) == "10.0 MB/s" and human_rate(2000) == "2.0 KB/s"
+
+
+def test_the_audit_log_and_the_runs_list_name_the_cluster_by_its_name_and_by_its_id_where_none_is_known(tmp_path):
+    """Runs and the audit log keep a cluster's id (the key two names of one cluster share); the
+    pages remember the name they read it under, and the audit table, its exports and `runs` show it."""
+    from console.storage.store import Store
+
+    store = Store(tmp_path / "s.db")
+    store.clusters.remember("Xy3-id", "orders-prod")
+    store.clusters.remember("plain-name", "plain-name")  # keyed by its name already: nothing to keep
+    names = store.clusters.names()
+    assert names == {"Xy3-id": "orders-prod"}
+    entries = [
+        AuditEntry(1, None, 1.0, "ann", "Xy3-id", "submit", None, "{}", None, "sending"),
+        AuditEntry(2, None, 1.0, "ann", "other-id", "submit", None, "{}", None, "sending"),
+    ]
+    assert [r["cluster"] for r in history.audit_rows(entries, names)] == ["orders-prod", "other-id"]
+    exported = json.loads(history.audit_json(entries, names))
+    assert [(e["cluster"], e["cluster_id"]) for e in exported] == [("orders-prod", "Xy3-id"), ("other-id", "other-id")]
+    assert "orders-prod" in history.audit_csv(entries, names)
+    ran = replace(run(2048), cluster="Xy3-id")
+    line = history.runs_text([(ran, [], None)], names=names).splitlines()[1]
+    assert line.split()[1] == "orders-prod" and "Xy3-id" not in line
+    assert history.run_json(ran, [], names=names)["cluster_name"] == "orders-prod"
+    assert history.run_json(ran, [])["cluster"] == "Xy3-id"

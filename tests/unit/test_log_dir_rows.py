@@ -12,7 +12,7 @@ from console.present.cluster import NOT_READ, log_dir_rows
 from tests.fakes.cluster import FakeCluster
 
 pytestmark = pytest.mark.unit
-MB = 1 << 20
+MB = 1000 * 1000  # as human_bytes counts (decimal)
 D1, D2 = "/k/d1", "/k/d2"
 
 

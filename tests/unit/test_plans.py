@@ -342,8 +342,27 @@ def test_replication_factor_min_isr_and_racks():
     assert found[v.RF_CHANGE].severity.value == "warning" and "from 3 to 1" in found[v.RF_CHANGE].message
     assert found[v.RF_BELOW_MIN_ISR].severity.value == "error"
     assert v.RACK_SPREAD_REDUCED not in found  # one replica spans one rack: the RF change says it already
+    assert v.RF_STILL_BELOW_MIN_ISR not in found
     two = snapshot({("t", 0): [0, 1]}, nbrokers=4)
     assert v.RACKS_UNDERUSED not in codes(two, PlanEntry("t", 0, ids(2, 3)))
+
+
+def test_a_partition_already_below_min_isr_that_the_plan_does_not_lower_is_a_warning_not_an_error():
+    """A generated "Drain a log dir" plan was refused by Review for a partition of RF 1 under
+    min.insync.replicas=2: the rule protects acks=all writes from a plan that lowers the replication
+    factor below min ISR; one already below, moved between log dirs, between brokers or raised (still
+    below) is not made worse."""
+    state = snapshot({("t", 0): [0], ("t", 1): [0, 1]}, nbrokers=4, min_isr={"t": 3})
+    for entry in (
+        PlanEntry("t", 0, ids(2)),  # to another broker (between log dirs: test_drain_log_dir.py)
+        PlanEntry("t", 0, ids(0, 1)),  # 1 → 2 replicas: better, still below 3
+    ):
+        found = codes(state, entry)
+        assert v.RF_BELOW_MIN_ISR not in found, entry
+        still = found[v.RF_STILL_BELOW_MIN_ISR]
+        assert still.severity.value == "warning" and "min.insync.replicas=3" in still.message
+    lowered = codes(state, PlanEntry("t", 1, ids(1)))  # 2 → 1: the plan makes it worse
+    assert lowered[v.RF_BELOW_MIN_ISR].severity.value == "error" and v.RF_STILL_BELOW_MIN_ISR not in lowered
 
 
 def test_no_change_reorder_in_flight_stale_space_and_size():

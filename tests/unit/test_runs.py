@@ -15,6 +15,7 @@ from console.moves.throttles import merged, unmerged, wave_throttle
 from console.moves.waves import WaveLimits, plan_waves
 from console.plans.diff import change_of
 from console.plans.plan import Plan, PlanEntry
+from console.present.review import ran_text
 from console.state.merge import merge
 from console.storage.runs import NewRun, RunLimits
 from console.storage.store import Store
@@ -157,3 +158,23 @@ def test_eta_before_the_run_and_progress_during_it():
     assert progress.rate() == 2000 / 20  # over the samples kept
     assert bytes_left(moving(120.0, 3000), [("t", 0)]) == 1000
     assert progress.stuck(moving(120.0, 3000)) == ["t-0 on broker 3 (no progress for 18 s)"]
+
+
+def test_review_says_a_plan_ran_and_which_run(tmp_path):
+    """Review names the newest run of a plan: running, or how it ended; a store's runs of a plan are
+    found by the plan's content (its hash) on its cluster."""
+    store = Store(tmp_path / "c.db")
+    wave = Plan.of([PlanEntry("t", 0, ids(1, 2))]).to_json()
+    first = store.runs.create(
+        NewRun("c1", "a", "ann", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 9, None))
+    )
+    assert ran_text(store.runs.of_plan("c1", "h")).startswith(f"This plan is running: run #{first}, running, by ann")
+    assert ran_text(store.runs.of_plan("c1", "other")) is None and not store.runs.of_plan("c2", "h")
+    store.runs.set_state(first, RunState.CANCELLED)
+    again = store.runs.create(
+        NewRun("c1", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 9, None))
+    )
+    store.runs.set_state(again, RunState.COMPLETED)
+    done = ran_text(store.runs.of_plan("c1", "h"))
+    assert done is not None and done.startswith(f"This plan ran: run #{again}, completed, by bob")
+    assert "(and 1 earlier run)" in done

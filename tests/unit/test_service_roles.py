@@ -159,6 +159,8 @@ NOT_CHECKED = {
     "drafts.autosave_undo": "one's own scratch draft (undo), keyed by user",
     "drafts.autosave_stack": "one's own scratch draft (a guest's draft adopted at sign-in), keyed by user",
     "drafts.discard_autosave": "one's own scratch draft, keyed by user",
+    "drafts.keep_generated": "one's own last generated plan and report (scratch), keyed by user",
+    "drafts.generated": "reads one's own last generated plan, keyed by user",
 }
 """Public service functions that take the store or an identity but need no role, and why."""
 

@@ -26,8 +26,8 @@ ANN = Identity.cli("ann")
 def fake_with_default(in_flight: bool = False) -> FakeCluster:
     """Brokers 0..3; t-0 on (0, 1); a cluster default on both rates, broker 2's own follower rate."""
     fake = FakeCluster.of(4, {"t": [(0, 1)]}, size=10_000, copy_rate=1)
-    fake.cluster_default = {LEADER_RATE: "7340032", FOLLOWER_RATE: "7340032"}
-    fake.broker_configs[BrokerId(2)] = {FOLLOWER_RATE: "5242880"}
+    fake.cluster_default = {LEADER_RATE: "7000000", FOLLOWER_RATE: "7000000"}
+    fake.broker_configs[BrokerId(2)] = {FOLLOWER_RATE: "5000000"}
     if in_flight:
         fake.alter_reassignments({("t", 0): (BrokerId(0), BrokerId(3))})
     return fake
@@ -52,7 +52,7 @@ def test_the_throttle_in_force_says_when_it_is_the_cluster_default() -> None:
     brokers = state.throttles.broker_map()
     topics = {"t": {FOLLOWER_LIST: "*"}}
     assert throttle_on(brokers, topics, p, BrokerId(3), follower=True) == "7.0 MB/s (cluster default)"
-    brokers["3"] = {FOLLOWER_RATE: "5242880"}
+    brokers["3"] = {FOLLOWER_RATE: "5000000"}
     assert throttle_on(brokers, topics, p, BrokerId(3), follower=True) == "5.0 MB/s"
 
 
@@ -90,8 +90,8 @@ def test_sweeping_without_the_default_removes_what_it_says_and_leaves_the_defaul
     assert where(list(report.removed)) == {("broker 2", FOLLOWER_RATE)}
     assert report.still_set == () and report.unconfirmed == ()
     assert fake.broker_configs[BrokerId(2)] == {} and fake.cluster_default == {
-        LEADER_RATE: "7340032",
-        FOLLOWER_RATE: "7340032",
+        LEADER_RATE: "7000000",
+        FOLLOWER_RATE: "7000000",
     }
     assert not [c for c in fake.calls if c.method == "alter_cluster_default"]
     # swept once, nothing is left over: a second sweep finds nothing and removes nothing
