@@ -25,6 +25,51 @@ if TYPE_CHECKING:
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    _add_cancel(sub)
+    _add_submit(sub)
+    th = sub.add_parser("throttle", help="change the throttle of a run in flight, or remove throttles nothing needs")
+    connection_args(th)
+    what = th.add_mutually_exclusive_group(required=True)
+    what.add_argument("--run", type=int, help="the run whose throttle changes (with --rate)")
+    what.add_argument("--sweep", action="store_true", help="remove throttles that nothing in flight needs")
+    th.add_argument("--rate", type=rate_arg, metavar="RATE", help="bytes/s, or with a unit (10MB/s)")
+    th.add_argument(
+        "--include-cluster-default",
+        action="store_true",
+        help="with --sweep: also remove the cluster-wide default throttle rates (kafka-configs --entity-default) "
+        "that no broker in flight copies at; without it they are shown and kept",
+    )
+    th.add_argument("--yes", action="store_true", help="with --sweep: do not ask")
+    th.set_defaults(handler=throttle)
+
+    ex = sub.add_parser("executor", help="drive the cluster's unfinished runs until stopped (Ctrl-C or SIGTERM)")
+    connection_args(ex)
+    ex.add_argument("--every", type=float, default=1.0, help="seconds between steps (default 1)")
+    ex.set_defaults(handler=executor)
+
+    rn = sub.add_parser("runs", help="runs recorded by this console (newest first); --abandon ID stops driving one")
+    rn.add_argument("--cluster", help="only this cluster's runs")
+    rn.add_argument("--json", action="store_true")
+    rn.add_argument(
+        "--abandon",
+        type=int,
+        metavar="ID",
+        help="stop driving this run for good: its throttles come off, its reassignments stay as they are",
+    )
+    rn.add_argument("--why", help="with --abandon: the reason, for the audit log")
+    rn.add_argument(
+        "--cancel-reassignments",
+        action="store_true",
+        help="with --abandon: also cancel the run's reassignments in flight (back to their original replicas)",
+    )
+    rn.add_argument("--bootstrap-server", help="with --abandon: the run's cluster")
+    rn.add_argument("--zookeeper", help="with --abandon: the cluster's ZooKeeper connect string")
+    rn.add_argument("--command-config", help="with --abandon: properties file with security settings")
+    rn.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each answer (default 10)")
+    rn.set_defaults(handler=list_runs)
+
+
+def _add_cancel(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cc = sub.add_parser("cancel", help="cancel reassignments in flight (KIP-455: back to the original replicas)")
     connection_args(cc)
     scope = cc.add_mutually_exclusive_group(required=True)
@@ -61,6 +106,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     cc.add_argument("--json", action="store_true")
     cc.set_defaults(handler=cancel)
 
+
+def _add_submit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sm = sub.add_parser("submit", help="carry out a reassignment JSON file: reviewed, throttled, in waves")
     connection_args(sm)
     sm.add_argument("--reassignment-json-file", required=True, help="the plan, in the official format")
@@ -111,47 +158,6 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "when the plan changes some partition's first replica)",
     )
     sm.set_defaults(handler=submit)
-
-    th = sub.add_parser("throttle", help="change the throttle of a run in flight, or remove throttles nothing needs")
-    connection_args(th)
-    what = th.add_mutually_exclusive_group(required=True)
-    what.add_argument("--run", type=int, help="the run whose throttle changes (with --rate)")
-    what.add_argument("--sweep", action="store_true", help="remove throttles that nothing in flight needs")
-    th.add_argument("--rate", type=rate_arg, metavar="RATE", help="bytes/s, or with a unit (10MB/s)")
-    th.add_argument(
-        "--include-cluster-default",
-        action="store_true",
-        help="with --sweep: also remove the cluster-wide default throttle rates (kafka-configs --entity-default) "
-        "that no broker in flight copies at; without it they are shown and kept",
-    )
-    th.add_argument("--yes", action="store_true", help="with --sweep: do not ask")
-    th.set_defaults(handler=throttle)
-
-    ex = sub.add_parser("executor", help="drive the cluster's unfinished runs until stopped (Ctrl-C or SIGTERM)")
-    connection_args(ex)
-    ex.add_argument("--every", type=float, default=1.0, help="seconds between steps (default 1)")
-    ex.set_defaults(handler=executor)
-
-    rn = sub.add_parser("runs", help="runs recorded by this console (newest first); --abandon ID stops driving one")
-    rn.add_argument("--cluster", help="only this cluster's runs")
-    rn.add_argument("--json", action="store_true")
-    rn.add_argument(
-        "--abandon",
-        type=int,
-        metavar="ID",
-        help="stop driving this run for good: its throttles come off, its reassignments stay as they are",
-    )
-    rn.add_argument("--why", help="with --abandon: the reason, for the audit log")
-    rn.add_argument(
-        "--cancel-reassignments",
-        action="store_true",
-        help="with --abandon: also cancel the run's reassignments in flight (back to their original replicas)",
-    )
-    rn.add_argument("--bootstrap-server", help="with --abandon: the run's cluster")
-    rn.add_argument("--zookeeper", help="with --abandon: the cluster's ZooKeeper connect string")
-    rn.add_argument("--command-config", help="with --abandon: properties file with security settings")
-    rn.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each answer (default 10)")
-    rn.set_defaults(handler=list_runs)
 
 
 def cancel(args: argparse.Namespace) -> int:

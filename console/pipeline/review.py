@@ -11,16 +11,27 @@ entry's adding brokers and bytes (small columns) and cuts them with the same fun
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["FINDING_COLUMNS", "order_findings", "overall_rows", "rollback_lines", "tiered_moving"]
+
 import numpy as np
 import pyarrow as pa
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from console.core.model import Broker, ClusterState, Severity
+from console.pipeline.review_outputs import (
+    _RANK,
+    FINDING_COLUMNS,
+    _current_dir,
+    order_findings,
+    overall_rows,
+    rollback_lines,
+    tiered_moving,
+)
 from console.plans import validate as V
 from console.plans.diff import ChangeKind
 from console.plans.plan import ANY, Plan
@@ -58,9 +69,6 @@ BROKER_COLUMNS = [
     "bytes_out",
 ]
 FLOW_COLUMNS = ["cluster", "source", "destination", "replicas", "bytes"]
-FINDING_COLUMNS = ["cluster", "rank", "code", "severity", "topic", "partition", "broker", "message", "hint"]
-
-_RANK = {s: s.rank for s in Severity}
 
 
 @dataclass(frozen=True)
@@ -745,41 +753,7 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
         "Acknowledge if intended; the official tool changes it the same way.",
     )
     has_min = live & F.col("min_isr").isNotNull()
-    below, lowered = F.size("target") < F.col("min_isr"), F.size("target") < F.size("current")
-    add(
-        17,
-        "entries",
-        has_min & below & lowered,
-        V.RF_BELOW_MIN_ISR,
-        Severity.ERROR,
-        F.concat(
-            name,
-            F.lit(": "),
-            F.size("target").cast("string"),
-            F.lit(" replicas is fewer than min.insync.replicas="),
-            F.col("min_isr").cast("string"),
-            F.lit("; Kafka completes such a move, and the partition then refuses writes with acks=all."),
-        ),
-        "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first.",
-    )
-    add(  # one of the two: the same check number
-        17,
-        "entries",
-        has_min & below & ~lowered,
-        V.RF_STILL_BELOW_MIN_ISR,
-        Severity.WARNING,
-        F.concat(
-            name,
-            F.lit(" has "),
-            F.size("current").cast("string"),
-            F.lit(" replicas now, fewer than min.insync.replicas="),
-            F.col("min_isr").cast("string"),
-            F.lit(", and "),
-            F.size("target").cast("string"),
-            F.lit(" after this plan: it refuses writes with acks=all before and after (the plan does not cause that)."),
-        ),
-        "Acknowledge; raise its replication factor (or lower min.insync.replicas) to let it take acks=all writes.",
-    )
+    _min_isr_findings(add, has_min, name)
     in_sync = F.size(F.filter("current", lambda x: F.array_contains("isr", x)))
     add(
         18,
@@ -860,73 +834,42 @@ def findings(inputs: Inputs, ch: DataFrame) -> DataFrame:
     return union
 
 
-def order_findings(per_entry: DataFrame, overall: DataFrame) -> DataFrame:
-    """Errors first, then by plan entry (whole-plan and broker findings first), then check and cell."""
-    ranked = per_entry.unionByName(overall).withColumn(
-        "rank", F.row_number().over(Window.partitionBy("cluster").orderBy("sev", "idx", "check", "cell"))
+def _min_isr_findings(add: Callable[..., None], has_min: Column, name: Column) -> None:
+    """Check 17 of :func:`findings`, as :func:`console.plans.validate._min_isr_rows` makes it: fewer
+    replicas than min ISR after the plan, an error where the plan lowers the replication factor,
+    a warning where it was below already."""
+    below, lowered = F.size("target") < F.col("min_isr"), F.size("target") < F.size("current")
+    add(
+        17,
+        "entries",
+        has_min & below & lowered,
+        V.RF_BELOW_MIN_ISR,
+        Severity.ERROR,
+        F.concat(
+            name,
+            F.lit(": "),
+            F.size("target").cast("string"),
+            F.lit(" replicas is fewer than min.insync.replicas="),
+            F.col("min_isr").cast("string"),
+            F.lit("; Kafka completes such a move, and the partition then refuses writes with acks=all."),
+        ),
+        "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first.",
     )
-    return ranked.select(*FINDING_COLUMNS).orderBy("cluster", "rank")
-
-
-def overall_rows(cluster: str, found: list[Any]) -> list[dict[str, Any]]:
-    """Whole-plan and broker findings (built in the driver from small tables) as finding rows."""
-    out = []
-    for number, severity in enumerate(Severity):
-        these = [f for f in found if f.severity is severity]
-        for j, f in enumerate(these):
-            out.append(
-                {
-                    "cluster": cluster,
-                    "idx": -1,
-                    "check": 100 + number,
-                    "cell": j,
-                    "sev": _RANK[severity],
-                    "code": f.code,
-                    "severity": f.severity.value,
-                    "topic": f.topic,
-                    "partition": f.partition,
-                    "broker": None if f.broker is None else int(f.broker),
-                    "message": f.message,
-                    "hint": f.hint,
-                }
-            )
-    return out
-
-
-def tiered_moving(ch: DataFrame, tiered: Mapping[str, Iterable[str]]) -> DataFrame:
-    """Per cluster and tiered topic (``tiered``: cluster → its topics with ``remote.storage.enable=true``)
-    that the plan adds replicas of: how many partitions and the bytes to copy (the local log only),
-    for :func:`console.plans.validate.tiered_findings`."""
-    wanted = F.lit(False)
-    for cluster in tiered:
-        wanted = wanted | ((F.col("cluster") == cluster) & F.col("topic").isin(sorted(tiered[cluster])))
-    return (
-        ch.filter((F.size("adding") > 0) & wanted)
-        .groupBy("cluster", "topic")
-        .agg(F.count(F.lit(1)).alias("partitions"), F.sum("bytes_to_copy").alias("bytes"))
+    add(  # one of the two: the same check number
+        17,
+        "entries",
+        has_min & below & ~lowered,
+        V.RF_STILL_BELOW_MIN_ISR,
+        Severity.WARNING,
+        F.concat(
+            name,
+            F.lit(" has "),
+            F.size("current").cast("string"),
+            F.lit(" replicas now, fewer than min.insync.replicas="),
+            F.col("min_isr").cast("string"),
+            F.lit(", and "),
+            F.size("target").cast("string"),
+            F.lit(" after this plan: it refuses writes with acks=all before and after (the plan does not cause that)."),
+        ),
+        "Acknowledge; raise its replication factor (or lower min.insync.replicas) to let it take acks=all writes.",
     )
-
-
-def _current_dir(broker: Column) -> Column:
-    """The dir of this partition's (non-future) log on ``broker`` when it reported one, else null."""
-    here = F.filter("dirs", lambda d: (d["broker"] == broker) & (d["log_dir"] != ""))
-    return F.try_element_at(here, F.lit(1))["log_dir"]
-
-
-def rollback_lines(ch: DataFrame, named_dirs: Iterable[str] = ()) -> DataFrame:
-    """Per known entry in plan order, its rollback entry as the official JSON writes it
-    (:func:`console.plans.plan.rollback`): for the clusters in ``named_dirs`` (those whose release
-    is 4.2 or later, :func:`console.core.cluster_info.rollback_names_dirs`), each original replica's
-    current log dir, ``"any"`` where its broker reported none; ``"any"`` everywhere else."""
-    known = ch.filter(F.col("kind") != ChangeKind.UNKNOWN.value)
-    clusters = sorted(set(named_dirs))
-    names = F.col("cluster").isin(clusters) if clusters else F.lit(False)
-    entry = F.to_json(
-        F.struct(
-            F.col("topic"),
-            F.col("partition"),
-            F.col("current").alias("replicas"),
-            F.transform("current", lambda b: F.coalesce(F.when(names, _current_dir(b)), F.lit(ANY))).alias("log_dirs"),
-        )
-    )
-    return known.select("cluster", "idx", entry.alias("json")).orderBy("cluster", "idx")

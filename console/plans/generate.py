@@ -39,7 +39,7 @@ import random
 import re
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, MutableSequence, Sequence
+from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from operator import mul
@@ -53,6 +53,7 @@ from console.core.format import human_bytes, ids_text, plural
 from console.core.model import Broker, BrokerId, ClusterState, Finding, Partition, Severity, replicas_in_dir
 from console.core.perf import without_gc
 from console.plans.columns import PAD, columns_of, distinct, member, widen
+from console.plans.kafka_assign import rack_aware, rack_unaware
 from console.plans.layout import Layout
 from console.plans.plan import Plan
 from console.plans.quality import BrokerLoad, Report, excess_bound
@@ -773,70 +774,12 @@ def _official(ctx: _Context) -> Bound:
                 f"Replication factor: {rf} larger than available brokers: {len(live)} (topic {topic})."
             )
         assignment = (
-            _rack_aware(live, racks, len(rows), rf, rnd) if all(with_rack) else _rack_unaware(live, len(rows), rf, rnd)
+            rack_aware(live, racks, len(rows), rf, rnd) if all(with_rack) else rack_unaware(live, len(rows), rf, rnd)
         )
         for row, target in zip(rows, assignment, strict=False):
             if ctx.movable[row] and target != lay.reps[row]:
                 _assign(lay, row, target)
     return (0, 0), True
-
-
-def _replica_index(first: int, shift: int, j: int, n: int) -> int:
-    return (first + 1 + (shift + j) % (n - 1)) % n if n > 1 else first
-
-
-def _firsts(n: int, partitions: int, rnd: random.Random) -> Iterator[tuple[int, int]]:
-    """Per partition, AdminUtils' index of its first replica in the broker list and the replica
-    shift: round robin from a random start, the shift growing by one every ``n`` partitions."""
-    start, shift = rnd.randrange(n), rnd.randrange(n)
-    for p in range(partitions):
-        if p > 0 and p % n == 0:
-            shift += 1
-        yield (p + start) % n, shift
-
-
-def _rack_unaware(brokers: list[int], partitions: int, rf: int, rnd: random.Random) -> list[list[int]]:
-    n = len(brokers)
-    return [
-        [brokers[first]] + [brokers[_replica_index(first, shift, j, n)] for j in range(rf - 1)]
-        for first, shift in _firsts(n, partitions, rnd)
-    ]
-
-
-def _rack_aware(
-    brokers: list[int], racks: dict[int, int], partitions: int, rf: int, rnd: random.Random
-) -> list[list[int]]:
-    by_rack: dict[int, list[int]] = {}
-    for b in sorted(brokers):
-        by_rack.setdefault(racks[b], []).append(b)
-    order = sorted(by_rack)  # rack codes follow rack names' order
-    arranged: list[int] = []
-    its = {k: iter(v) for k, v in by_rack.items()}
-    k = 0
-    while len(arranged) < len(brokers):
-        nxt = next(its[order[k]], None)
-        if nxt is not None:
-            arranged.append(nxt)
-        k = (k + 1) % len(order)
-    n, n_racks = len(arranged), len(order)
-    out = []
-    for first, shift in _firsts(n, partitions, rnd):
-        leader = arranged[first]
-        replicas, racks_with, brokers_with = [leader], {racks[leader]}, {leader}
-        j = 0
-        for _ in range(rf - 1):
-            while True:
-                b = arranged[_replica_index(first, shift * n_racks, j, n)]
-                j += 1
-                if (racks[b] not in racks_with or len(racks_with) == n_racks) and (
-                    b not in brokers_with or len(brokers_with) == n
-                ):
-                    replicas.append(b)
-                    racks_with.add(racks[b])
-                    brokers_with.add(b)
-                    break
-        out.append(replicas)
-    return out
 
 
 def _assign(lay: Layout, row: int, target: list[int]) -> None:

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from operator import itemgetter
+from typing import Any
 
 import numpy as np
 
@@ -466,35 +467,8 @@ def _partition_checks(found: _Found, state: ClusterState, d: PlanDiff, rows: lis
     has_min = live & (sc.min_isr[safe] != PAD) if len(parts) else live & False
     min_isr = np.where(has_min, sc.min_isr[safe] if len(parts) else 0, 0)
     min_isr_l = min_isr.tolist()
-    # an error where the plan makes the partition refuse acks=all writes (it lowers the replication
-    # factor below min ISR); one already below that the plan does not lower is a warning: refusing
-    # the plan protects nothing (a drain between log dirs, a move of its replicas, a step up)
-    below = has_min & (c.target_len < min_isr)
-    lowered = c.target_len < c.current_len
-    found.rows(
-        below & lowered,
-        Severity.ERROR,
-        lambda e, i, _: _f(
-            RF_BELOW_MIN_ISR,
-            Severity.ERROR,
-            e,
-            f"{e.name}: {target_len[i]} replicas is fewer than min.insync.replicas={min_isr_l[i]}; "
-            "Kafka completes such a move, and the partition then refuses writes with acks=all.",
-            "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first.",
-        ),
-    )
-    found.rows(
-        below & ~lowered,
-        Severity.WARNING,
-        lambda e, i, _: _f(
-            RF_STILL_BELOW_MIN_ISR,
-            Severity.WARNING,
-            e,
-            f"{e.name} has {current_len[i]} replicas now, fewer than min.insync.replicas={min_isr_l[i]}, and "
-            f"{target_len[i]} after this plan: it refuses writes with acks=all before and after (the plan does not "
-            "cause that).",
-            "Acknowledge; raise its replication factor (or lower min.insync.replicas) to let it take acks=all writes.",
-        ),
+    _min_isr_rows(
+        found, has_min & (c.target_len < min_isr), c.target_len < c.current_len, current_len, target_len, min_isr_l
     )
     in_sync = member(c.current, sc.isr[safe]).sum(axis=1) if len(parts) else np.zeros(len(rows), np.int64)
     in_sync_l = in_sync.tolist()
@@ -543,6 +517,45 @@ def _partition_checks(found: _Found, state: ClusterState, d: PlanDiff, rows: lis
                 "Spread the replicas over more racks.",
             ),
         )
+
+
+def _min_isr_rows(
+    found: _Found,
+    below: np.ndarray[Any, np.dtype[np.bool_]],
+    lowered: np.ndarray[Any, np.dtype[np.bool_]],
+    current_len: list[int],
+    target_len: list[int],
+    min_isr_l: list[int],
+) -> None:
+    """Partitions with fewer replicas than min ISR after the plan (``below``): an error where the
+    plan makes the partition refuse acks=all writes (it lowers the replication factor,
+    ``lowered``); a warning where it was below already and the plan does not lower it: refusing
+    the plan protects nothing (a drain between log dirs, a move of its replicas, a step up)."""
+    found.rows(
+        below & lowered,
+        Severity.ERROR,
+        lambda e, i, _: _f(
+            RF_BELOW_MIN_ISR,
+            Severity.ERROR,
+            e,
+            f"{e.name}: {target_len[i]} replicas is fewer than min.insync.replicas={min_isr_l[i]}; "
+            "Kafka completes such a move, and the partition then refuses writes with acks=all.",
+            "Keep at least min.insync.replicas replicas, or lower the topic's min.insync.replicas first.",
+        ),
+    )
+    found.rows(
+        below & ~lowered,
+        Severity.WARNING,
+        lambda e, i, _: _f(
+            RF_STILL_BELOW_MIN_ISR,
+            Severity.WARNING,
+            e,
+            f"{e.name} has {current_len[i]} replicas now, fewer than min.insync.replicas={min_isr_l[i]}, and "
+            f"{target_len[i]} after this plan: it refuses writes with acks=all before and after (the plan does not "
+            "cause that).",
+            "Acknowledge; raise its replication factor (or lower min.insync.replicas) to let it take acks=all writes.",
+        ),
+    )
 
 
 def _space(state: ClusterState, d: PlanDiff) -> list[Finding]:

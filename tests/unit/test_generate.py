@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 
 from console.core.errors import ConfigError, GoalImpossible
 from console.core.model import BrokerId, ClusterState, replicas_in_dir
-from console.plans.generate import Generated, GenerateOptions, Goal, Metric, _rack_aware, _rack_unaware, generate
+from console.plans.generate import Generated, GenerateOptions, Goal, Metric, generate
+from console.plans.kafka_assign import rack_aware, rack_unaware
 from console.plans.plan import ANY
 from console.plans.validate import errors, validate
 from console.state.document import load_state, state_json
@@ -291,7 +292,7 @@ def test_official_matches_kafkas_assignment_for_a_fixed_start() -> None:
         def randrange(self, *a: int, **k: int) -> int:  # type: ignore[override]
             return 0
 
-    assert _rack_unaware([0, 1, 2, 3, 4], 10, 3, Fixed()) == [
+    assert rack_unaware([0, 1, 2, 3, 4], 10, 3, Fixed()) == [
         [0, 1, 2],
         [1, 2, 3],
         [2, 3, 4],
@@ -304,7 +305,7 @@ def test_official_matches_kafkas_assignment_for_a_fixed_start() -> None:
         [4, 1, 2],
     ]
     racks = {0: 1, 1: 3, 2: 3, 3: 2, 4: 2, 5: 1}  # rack1..rack3 as codes
-    assert _rack_aware(list(racks), racks, 7, 3, Fixed()) == [
+    assert rack_aware(list(racks), racks, 7, 3, Fixed()) == [
         [0, 3, 1],
         [3, 1, 5],
         [1, 5, 4],
