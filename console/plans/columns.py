@@ -65,9 +65,35 @@ def widen(m: Ints, width: int) -> Ints:
     return np.hstack([m, np.full((m.shape[0], width - m.shape[1]), PAD, np.int64)])
 
 
+_BROADCAST = 64
+"""Up to this many cells of ``values`` × ``sets`` per row, :func:`member` compares every pair."""
+
+
 def member(values: Ints, sets: Ints) -> Bools:
-    """Per cell of ``values``: whether it is in the same row of ``sets`` (padding is never a member)."""
+    """Per cell of ``values``: whether it is in the same row of ``sets`` (padding is never a member).
+    Rows of usual replica lists compare every pair at once; wide rows (a long replica list
+    widens every row of its matrix) are looked up in sorted keys instead, in memory linear in the
+    cells rather than rows × width²."""
+    if values.shape[1] * sets.shape[1] > _BROADCAST and len(values):
+        return _member_sorted(values, sets)
     out: Bools = (values[:, :, None] == sets[:, None, :]).any(axis=2) & (values != PAD)
+    return out
+
+
+def _member_sorted(values: Ints, sets: Ints) -> Bools:
+    """:func:`member` by one key per cell (its row, its value's rank among every value) looked up
+    in the sorted keys of ``sets``: n log n in the cells."""
+    n = len(values)
+    distinct_values, code = np.unique(np.concatenate([values.ravel(), sets.ravel()]), return_inverse=True)
+    code = code.reshape(-1)
+    k = np.int64(len(distinct_values))
+    key_v = np.repeat(np.arange(n, dtype=np.int64), values.shape[1]) * k + code[: values.size]
+    key_s = np.repeat(np.arange(n, dtype=np.int64), sets.shape[1]) * k + code[values.size :]
+    key_s = np.sort(key_s[sets.ravel() != PAD])
+    if not len(key_s):
+        return np.zeros(values.shape, np.bool_)
+    found = key_s[np.minimum(np.searchsorted(key_s, key_v), len(key_s) - 1)] == key_v
+    out: Bools = found.reshape(values.shape) & (values != PAD)
     return out
 
 
