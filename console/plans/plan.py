@@ -198,15 +198,20 @@ def shown(value: object) -> str:
     if isinstance(value, str):
         return json.dumps(shortened(value), ensure_ascii=False)
     if isinstance(value, list):
-        items = [
-            shown(v) if not isinstance(v, (list, dict)) else "[…]" if isinstance(v, list) else "{…}"
-            for v in value[:_ITEMS_SHOWN]
-        ]
+        items = [_scalar(v) for v in value[:_ITEMS_SHOWN]]
         more = f", … ({len(value):,} items)" if len(value) > _ITEMS_SHOWN else ""
         return "[" + ", ".join(items) + more + "]"
-    if isinstance(value, dict):
-        return f"an object of {len(value):,} fields"
-    return json.dumps(value)
+    return _scalar(value)
+
+
+def _scalar(value: object) -> str:
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(shortened(value), ensure_ascii=False)
+    return "[…]" if isinstance(value, list) else "{…}"
 
 
 def topic_name_problem(name: object) -> str | None:
@@ -244,6 +249,11 @@ class _Problems:
 
     def __len__(self) -> int:
         return len(self.shown) + self.more
+
+    @property
+    def full(self) -> bool:
+        """Whether what comes next is only counted."""
+        return len(self.shown) >= PROBLEMS_SHOWN
 
     def error(self) -> PlanFormatError:
         return PlanFormatError(self.shown, more=self.more)
@@ -490,8 +500,8 @@ def _entry(i: int, item: Any, problems: _Problems, most: _Most) -> PlanEntry | N
         for why in (
             _topic_problem(item, topic),
             _partition_problem(item, partition),
-            _replicas_problem(item, replicas, most),
-            _dirs_problem(dirs, replicas),
+            _replicas_problem(item, replicas, most, problems.full),
+            _dirs_problem(dirs, replicas, problems.full),
             _fields_problem(item),
         )
         if why is not None
@@ -516,8 +526,9 @@ def _partition_problem(item: dict[str, Any], partition: Any) -> str | None:
     return None
 
 
-def _replicas_problem(item: dict[str, Any], replicas: Any, most: _Most) -> str | None:
-    """In time linear in the list's length (it is no longer than ``most`` past the first check)."""
+def _replicas_problem(item: dict[str, Any], replicas: Any, most: _Most, quiet: bool = False) -> str | None:
+    """In time linear in the list's length (it is no longer than ``most`` past the first check);
+    ``quiet``: the problem is counted, not shown, so its message is not written out."""
     if "replicas" not in item:
         return '"replicas" is missing'
     if not isinstance(replicas, list):
@@ -528,24 +539,28 @@ def _replicas_problem(item: dict[str, Any], replicas: Any, most: _Most) -> str |
         return too_many
     bad = [r for r in replicas if not _is_int(r) or not 0 <= r <= INT32_MAX]
     if bad:
-        return f"broker ids must be integers from 0 to {INT32_MAX}, not {shown(bad)}"
+        return "" if quiet else f"broker ids must be integers from 0 to {INT32_MAX}, not {shown(bad)}"
     seen: set[int] = set()
     again: set[int] = set()
     for r in replicas:
         (again if r in seen else seen).add(r)
     twice = sorted(again)
     if twice:
-        return f"the same broker appears twice in the replica list {shown(replicas)} ({shown(twice)})"
+        return "" if quiet else f"the same broker appears twice in the replica list {shown(replicas)} ({shown(twice)})"
     return None
 
 
-def _dirs_problem(dirs: Any, replicas: Any) -> str | None:
+def _dirs_problem(dirs: Any, replicas: Any, quiet: bool = False) -> str | None:
     if dirs is None:
         return None
     if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
         return '"log_dirs" must be a list of strings'
     if isinstance(replicas, list) and len(dirs) != len(replicas):
-        return f"Size of replicas list {shown(replicas)} is different from size of log dirs list {shown(dirs)}"
+        return (
+            ""
+            if quiet
+            else f"Size of replicas list {shown(replicas)} is different from size of log dirs list {shown(dirs)}"
+        )
     odd = [d for d in dirs if d != ANY and not d.startswith("/")]
     if odd:
         return f'log dirs must be "any" or an absolute path, not {shown(odd)}'
