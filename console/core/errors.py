@@ -71,18 +71,19 @@ class PlanFormatError(ConfigError):
     :data:`~console.core.limits.PROBLEMS_SHOWN`; ``more`` counts the others). The message has one
     line per problem."""
 
-    def __init__(self, problems: list[str], hint: str = "", more: int = 0) -> None:
+    def __init__(self, problems: list[str], hint: str = "", more: int = 0, stopped: bool = False) -> None:
         shown = problems[:PROBLEMS_SHOWN]
         more += len(problems) - len(shown)
-        lines = [f"- {p}" for p in shown] + (
-            [f"- and {more:,} more {'problem' if more == 1 else 'problems'}"] if more > 0 else []
-        )
+        others = f"{'at least ' if stopped else ''}{more:,} more {'problem' if more == 1 else 'problems'}"
+        lines = [f"- {p}" for p in shown] + ([f"- and {others}"] if more > 0 else [])
         super().__init__(
             "The plan cannot be used:\n" + "\n".join(lines),
             hint or "Fix the file and load it again; nothing was read from it.",
         )
         self.problems = shown
         self.more = more
+        self.stopped = stopped
+        """Whether the check stopped looking before the end of the file (``more`` is then a lower bound)."""
 
 
 class SparkError(ConfigError):

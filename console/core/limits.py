@@ -59,6 +59,8 @@ NAME_SHOWN = 60
 """Characters of a name a message shows before cutting it ("… (N characters)")."""
 PROBLEMS_SHOWN = 20
 """Problems an error lists, one a line, before "and N more"."""
+PROBLEMS_COUNTED = 10_000
+"""Problems a plan's check finds before it stops looking ("and at least N more")."""
 
 
 @dataclass(frozen=True)

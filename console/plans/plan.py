@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, partial
 from itertools import islice, repeat
 from operator import attrgetter, itemgetter, le
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, Union, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, NoReturn, Union, cast
 
 import msgspec
 import numpy as np
@@ -41,6 +41,7 @@ from console.core.limits import (
     MAX_TOPIC_LENGTH,
     NAME_SHOWN,
     PLAN_LIMITS,
+    PROBLEMS_COUNTED,
     PROBLEMS_SHOWN,
     PlanLimits,
 )
@@ -234,8 +235,9 @@ def _is_int(v: object) -> bool:
 
 
 class _Problems:
-    """What is wrong with a file: the first few messages and a count of the others (a file of a
-    million bad entries does not become a million messages)."""
+    """What is wrong with a file: the first few messages and a count of the others, up to
+    :data:`PROBLEMS_COUNTED` (a file of a million bad entries does not become a million messages,
+    nor a million detailed checks)."""
 
     def __init__(self) -> None:
         self.shown: list[str] = []
@@ -255,8 +257,14 @@ class _Problems:
         """Whether what comes next is only counted."""
         return len(self.shown) >= PROBLEMS_SHOWN
 
-    def error(self) -> PlanFormatError:
-        return PlanFormatError(self.shown, more=self.more)
+    @property
+    def enough(self) -> bool:
+        """Whether the check stops looking."""
+        return len(self) >= PROBLEMS_COUNTED
+
+    def error(self, stopped: bool = False) -> PlanFormatError:
+        """``stopped``: the check stopped looking before the end (what it counted is a lower bound)."""
+        return PlanFormatError(self.shown, more=self.more, stopped=stopped)
 
 
 _BOM = "\ufeff"
@@ -340,7 +348,7 @@ def parse_plan(text: str | bytes, *, brokers: int | None = None, limits: PlanLim
     its entries, each entry's replicas (no more than ``brokers``, the cluster's, when known) and
     the length of its names, in time and memory linear in its size."""
     text = _bounded(text, limits)
-    most = limits.replicas_for(brokers)
+    most = _Most(limits.replicas_for(brokers), brokers)
     plan = _well_formed(text, most, limits)
     if plan is not None:
         return plan
@@ -349,7 +357,7 @@ def parse_plan(text: str | bytes, *, brokers: int | None = None, limits: PlanLim
     raw = _listed(doc, "partitions", limits)
     if not raw:
         raise PlanFormatError(["Partition reassignment list cannot be empty"])
-    return Plan.of(_checked(raw, _Most(most, brokers)))
+    return Plan.of(_checked(raw, most))
 
 
 class _Most(NamedTuple):
@@ -392,7 +400,7 @@ entry_of_tuple: Callable[[tuple[str, int, tuple[BrokerId, ...], tuple[str, ...] 
 """A PlanEntry from a ready tuple, without NamedTuple's Python-level ``__new__``."""
 
 
-def _well_formed(text: str | bytes, most: int, limits: PlanLimits) -> Plan | None:
+def _well_formed(text: str | bytes, most: _Most, limits: PlanLimits) -> Plan | None:
     """The plan of a well-formed file without chosen log dirs (the common case): types, ranges and
     fields checked while decoding, the other rules over all entries at once. None sends the file
     to the thorough path, which names every problem."""
@@ -405,18 +413,21 @@ def _well_formed(text: str | bytes, most: int, limits: PlanLimits) -> Plan | Non
     topics, numbers, replicas, dirs = (
         list(map(attrgetter(f), raw)) for f in ("topic", "partition", "replicas", "log_dirs")
     )
-    if max(map(len, replicas)) > most:
-        return None  # before the padded matrix: one long entry would widen every row
+    # each rule over all entries at once; the entries that break one are named (the first few)
+    lens_list = list(map(len, replicas))
+    if max(lens_list) > most.replicas:  # before the padded matrix: one long entry would widen every row
+        _refuse_rows(raw, np.flatnonzero(np.array(lens_list) > most.replicas), most)
     distinct = set(topics)
-    if any(topic_name_problem(t) for t in distinct):
-        return None
+    if bad_names := {t for t in distinct if topic_name_problem(t)}:
+        _refuse_rows(raw, np.flatnonzero(np.fromiter((t in bad_names for t in topics), np.bool_, len(topics))), most)
     target, lens = padded(replicas)
     ordered = np.sort(target, axis=1)
-    if ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != PAD)).any():
-        return None  # the same broker twice
-    del ordered
-    if any(d is not None and len(d) != n for d, n in zip(dirs, lens.tolist(), strict=False)):
-        return None  # log dirs of the wrong length: the thorough path names them
+    twice = ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != PAD)).any(axis=1)
+    if twice.any():  # the same broker twice
+        _refuse_rows(raw, np.flatnonzero(twice), most)
+    del ordered, twice
+    if wrong := [i for i, (d, n) in enumerate(zip(dirs, lens_list, strict=True)) if d is not None and len(d) != n]:
+        _refuse_rows(raw, np.array(wrong, np.int64), most)
     # sorted by (topic, partition), each partition once: checked on one int64 key per entry
     names = sorted(distinct)
     code = np.fromiter(map({t: i for i, t in enumerate(names)}.__getitem__, topics), np.int64, len(topics))
@@ -425,7 +436,7 @@ def _well_formed(text: str | bytes, most: int, limits: PlanLimits) -> Plan | Non
     if not (key[1:] > key[:-1]).all():  # not sorted, or the same partition twice
         order = np.argsort(key, kind="stable")
         if (key[order[1:]] == key[order[:-1]]).any():
-            return None
+            _refuse_duplicates(raw, key, order)
         code, number, target, lens = code[order], number[order], target[order], lens[order]
     del key
     # The entries are made of new objects, one per topic name and per number (a million entries
@@ -442,6 +453,35 @@ def _well_formed(text: str | bytes, most: int, limits: PlanLimits) -> Plan | Non
     plan = Plan(entries, {})
     plan.__dict__["target_columns"] = (target, lens)  # already built: the diff needs it next
     return plan
+
+
+def _refuse_rows(raw: list[_Entry], rows: Ints, most: _Most) -> NoReturn:
+    """Name what is wrong with the entries at ``rows`` (the first few; the others are counted)."""
+    problems = _Problems()
+    for i in rows[:PROBLEMS_SHOWN].tolist():
+        e = raw[i]
+        item = {"topic": e.topic, "partition": e.partition, "replicas": list(e.replicas)}
+        if e.log_dirs is not None:
+            item["log_dirs"] = list(e.log_dirs)
+        _entry(i, item, problems, most)
+    problems.more += max(0, len(rows) - PROBLEMS_SHOWN)
+    raise problems.error()
+
+
+def _refuse_duplicates(raw: list[_Entry], key: Ints, order: Ints) -> NoReturn:
+    """Name the entries of a partition listed before (``order``: the stable sort of ``key``)."""
+    same = key[order[1:]] == key[order[:-1]]
+    starts = np.flatnonzero(np.concatenate([[True], ~same]))
+    group = np.cumsum(np.concatenate([[True], ~same])) - 1
+    first = order[starts[group]]  # per sorted position, the first entry of its partition
+    later, earlier = order[1:][same], first[1:][same]
+    by_entry = np.argsort(later, kind="stable")[:PROBLEMS_SHOWN]
+    problems = _Problems()
+    for i, f in zip(later[by_entry].tolist(), earlier[by_entry].tolist(), strict=True):
+        e = raw[i]
+        problems.add(f"entry {i} ({shortened(e.topic)}-{e.partition}): the same partition is already in entry {f}")
+    problems.more += max(0, len(later) - PROBLEMS_SHOWN)
+    raise problems.error()
 
 
 def _shared_ints(values: Ints) -> list[int]:
@@ -468,18 +508,44 @@ def _checked(raw: list[Any], most: _Most) -> list[PlanEntry]:
     problems = _Problems()
     entries: list[PlanEntry] = []
     seen: dict[TopicPartition, int] = {}
+    legal: dict[str, bool] = {}
     for i, item in enumerate(raw):
-        entry = _entry(i, item, problems, most)
+        entry = _quick(item, most, legal)
         if entry is None:
+            entry = _entry(i, item, problems, most)
+        if entry is None:
+            if problems.enough:
+                break
             continue
         first = seen.setdefault(entry.key, i)
         if first != i:
-            problems.add(f"entry {i} ({entry.name}): the same partition is already in entry {first}")
+            problems.add(
+                "" if problems.full else f"entry {i} ({entry.name}): the same partition is already in entry {first}"
+            )
+            if problems.enough:
+                break
             continue
         entries.append(entry)
     if problems:
-        raise problems.error()
+        raise problems.error(stopped=problems.enough)
     return entries
+
+
+def _quick(item: Any, most: _Most, legal: dict[str, bool]) -> PlanEntry | None:
+    """The entry when it is good and names no log dir (checked at C speed, each topic name once);
+    None sends it to :func:`_entry`, which says what is wrong."""
+    try:
+        e = msgspec.convert(item, _Entry)
+    except msgspec.ValidationError:
+        return None
+    ok = legal.get(e.topic)
+    if ok is None:
+        ok = legal[e.topic] = topic_name_problem(e.topic) is None
+    replicas = cast("tuple[BrokerId, ...]", e.replicas)
+    n = len(replicas)
+    if not ok or n > most.replicas or len(set(replicas)) != n or (e.log_dirs is not None and len(e.log_dirs) != n):
+        return None
+    return entry_of_tuple((e.topic, e.partition, replicas, None))
 
 
 _FIELDS = ("topic", "partition", "replicas", "log_dirs")
