@@ -164,7 +164,7 @@ def test_many_bad_entries_give_one_line_each_for_the_first_twenty_and_a_count():
 
 
 def test_one_bad_entry_after_many_good_ones_is_named_quickly():
-    text = plan_text(entries(60_000) + [{"topic": "t", "partition": 60_000, "replicas": [1, True]}])
+    text = plan_text([*entries(60_000), {"topic": "t", "partition": 60_000, "replicas": [1, True]}])
     e = refused(text, seconds=2, mib=150)
     assert e.message.splitlines()[1:] == [
         "- entry 60000 (t-60000): broker ids must be integers from 0 to 2147483647, not [true]"
