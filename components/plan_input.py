@@ -13,8 +13,9 @@ from console.plans.plan import Plan, parse_plan
 
 def read_plan(data: bytes | str, state: ClusterState) -> Plan:
     """The plan in ``data``: held to the limits every plan is (console/core/limits.py), with no
-    more replicas per entry than ``state`` has brokers; raises :class:`PlanFormatError`."""
-    return parse_plan(data, brokers=len(state.brokers))
+    more replicas per entry than ``state`` has brokers and no more entries than it has partitions;
+    raises :class:`PlanFormatError`."""
+    return parse_plan(data, brokers=len(state.brokers), partitions=len(state.partitions))
 
 
 def show_plan_error(e: PlanFormatError) -> None:

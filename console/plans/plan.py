@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, cached_property, partial
 from itertools import islice, repeat
 from operator import attrgetter, itemgetter, le
@@ -327,7 +327,7 @@ def _version(doc: Any, what: str) -> None:
         raise PlanFormatError([f"Not supported version field value {shown(version)} (only 1 exists)"])
 
 
-def _listed(doc: dict[str, Any], what: str, limits: PlanLimits) -> list[Any]:
+def _listed(doc: dict[str, Any], what: str, limits: PlanLimits, partitions: int | None = None) -> list[Any]:
     raw = doc.get(what)
     if raw is None:
         raise PlanFormatError([f'there is no "{what}" list'])
@@ -338,23 +338,33 @@ def _listed(doc: dict[str, Any], what: str, limits: PlanLimits) -> list[Any]:
             [f"{len(raw):,} entries, more than the {limits.entries:,} a plan may have"],
             "Split the plan into several plans.",
         )
+    if partitions and len(raw) > partitions:
+        raise PlanFormatError(
+            [f"{len(raw):,} entries, more than the {partitions:,} partitions of the cluster"],
+            "A plan lists each partition once: this one names partitions the cluster does not have.",
+        )
     return raw
 
 
 @without_gc
-def parse_plan(text: str | bytes, *, brokers: int | None = None, limits: PlanLimits = PLAN_LIMITS) -> Plan:
+def parse_plan(
+    text: str | bytes, *, brokers: int | None = None, partitions: int | None = None, limits: PlanLimits = PLAN_LIMITS
+) -> Plan:
     """Parse a reassignment JSON file; raise :class:`PlanFormatError` naming every bad entry (the
     first few). The file is held to ``limits`` before any other work: its size, how deep it nests,
-    its entries, each entry's replicas (no more than ``brokers``, the cluster's, when known) and
-    the length of its names, in time and memory linear in its size."""
+    its entries (no more than ``partitions``, the cluster's, when known), each entry's replicas
+    (no more than ``brokers``, the cluster's, when known) and the length of its names, in time and
+    memory linear in its size."""
     text = _bounded(text, limits)
     most = _Most(limits.replicas_for(brokers), brokers)
-    plan = _well_formed(text, most, limits)
+    plan = _well_formed(
+        text, most, limits if not partitions else replace(limits, entries=min(limits.entries, partitions))
+    )
     if plan is not None:
         return plan
     doc = _load(text, limits)
     _version(doc, "partitions")
-    raw = _listed(doc, "partitions", limits)
+    raw = _listed(doc, "partitions", limits, partitions)
     if not raw:
         raise PlanFormatError(["Partition reassignment list cannot be empty"])
     return Plan.of(_checked(raw, most))
@@ -710,8 +720,6 @@ def apply(state: ClusterState, plan: Plan) -> ClusterState:
     """The snapshot as it would be once ``plan`` has completed (pure simulation for tests and
     what-if views): replicas and ISR become the target, the leader becomes the first target
     replica when the current one leaves, and sizes follow the replicas."""
-    from dataclasses import replace
-
     targets = {e.key: e.replicas for e in plan.entries}
     parts = []
     for p in state.partitions:

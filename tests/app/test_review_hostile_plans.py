@@ -64,3 +64,10 @@ def test_drafts_load_refuses_a_nested_paste(fake_cluster):
     next(b for b in at.button if b.label == "Load").click().run()
     assert not at.exception
     assert any(e.value.startswith("The plan cannot be used:\n\n- the JSON nests") for e in at.error)
+
+
+def test_more_entries_than_the_cluster_has_partitions_are_refused_on_review(fake_cluster):
+    flood = [{"topic": f"t{i}", "partition": 0, "replicas": [0]} for i in range(20_000)]
+    at = review_pasted(json.dumps({"partitions": flood}))
+    (error,) = at.error
+    assert "20,000 entries, more than the" in error.value and "partitions of the cluster" in error.value

@@ -255,3 +255,10 @@ def test_each_repeated_partition_names_its_first_entry():
         "entry 3 (t-1): the same partition is already in entry 1",
         "entry 4 (t-0): the same partition is already in entry 0",
     ]
+
+
+def test_no_more_entries_than_the_cluster_has_partitions():
+    text = plan_text(entries(5))
+    assert len(parse_plan(text, partitions=5)) == 5
+    e = refused(text, partitions=4)
+    assert "5 entries, more than the 4 partitions of the cluster" in e.message
