@@ -18,7 +18,7 @@ THOUSAND_BROKERS = json.dumps(
 
 
 def review_pasted(text: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=120)
     at.run()
     at.switch_page("views/review.py").run()
     assert not at.exception and at.header[0].value == "Review a plan"
@@ -55,7 +55,7 @@ def test_a_good_pasted_plan_is_reviewed(fake_cluster):
 
 
 def test_drafts_load_refuses_a_nested_paste(fake_cluster):
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=120)
     at.run()
     at.switch_page("views/drafts.py").run()
     assert not at.exception
