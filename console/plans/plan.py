@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache, cached_property, partial
 from itertools import islice, repeat
 from operator import attrgetter, itemgetter, le
@@ -333,17 +333,21 @@ def _listed(doc: dict[str, Any], what: str, limits: PlanLimits, partitions: int 
         raise PlanFormatError([f'there is no "{what}" list'])
     if not isinstance(raw, list):
         raise PlanFormatError([f'"{what}" is not a list'])
-    if len(raw) > limits.entries:
+    _count(len(raw), limits, partitions)
+    return raw
+
+
+def _count(n: int, limits: PlanLimits, partitions: int | None) -> None:
+    """Refuse ``n`` entries over the limit, or over the cluster's ``partitions`` when known."""
+    if n > limits.entries:
         raise PlanFormatError(
-            [f"{len(raw):,} entries, more than the {limits.entries:,} a plan may have"],
-            "Split the plan into several plans.",
+            [f"{n:,} entries, more than the {limits.entries:,} a plan may have"], "Split the plan into several plans."
         )
-    if partitions and len(raw) > partitions:
+    if partitions and n > partitions:
         raise PlanFormatError(
-            [f"{len(raw):,} entries, more than the {partitions:,} partitions of the cluster"],
+            [f"{n:,} entries, more than the {partitions:,} partitions of the cluster"],
             "A plan lists each partition once: this one names partitions the cluster does not have.",
         )
-    return raw
 
 
 @without_gc
@@ -357,9 +361,7 @@ def parse_plan(
     memory linear in its size."""
     text = _bounded(text, limits)
     most = _Most(limits.replicas_for(brokers), brokers)
-    plan = _well_formed(
-        text, most, limits if not partitions else replace(limits, entries=min(limits.entries, partitions))
-    )
+    plan = _well_formed(text, most, limits, partitions)
     if plan is not None:
         return plan
     doc = _load(text, limits)
@@ -410,7 +412,7 @@ entry_of_tuple: Callable[[tuple[str, int, tuple[BrokerId, ...], tuple[str, ...] 
 """A PlanEntry from a ready tuple, without NamedTuple's Python-level ``__new__``."""
 
 
-def _well_formed(text: str | bytes, most: _Most, limits: PlanLimits) -> Plan | None:
+def _well_formed(text: str | bytes, most: _Most, limits: PlanLimits, partitions: int | None) -> Plan | None:
     """The plan of a well-formed file without chosen log dirs (the common case): types, ranges and
     fields checked while decoding, the other rules over all entries at once. None sends the file
     to the thorough path, which names every problem."""
@@ -418,8 +420,7 @@ def _well_formed(text: str | bytes, most: _Most, limits: PlanLimits) -> Plan | N
         raw = _decoder.decode(text).partitions
     except (msgspec.ValidationError, msgspec.DecodeError, UnicodeError):
         return None
-    if len(raw) > limits.entries:
-        return None
+    _count(len(raw), limits, partitions)
     topics, numbers, replicas, dirs = (
         list(map(attrgetter(f), raw)) for f in ("topic", "partition", "replicas", "log_dirs")
     )
@@ -720,6 +721,8 @@ def apply(state: ClusterState, plan: Plan) -> ClusterState:
     """The snapshot as it would be once ``plan`` has completed (pure simulation for tests and
     what-if views): replicas and ISR become the target, the leader becomes the first target
     replica when the current one leaves, and sizes follow the replicas."""
+    from dataclasses import replace
+
     targets = {e.key: e.replicas for e in plan.entries}
     parts = []
     for p in state.partitions:
