@@ -262,3 +262,21 @@ def test_no_more_entries_than_the_cluster_has_partitions():
     assert len(parse_plan(text, partitions=5)) == 5
     e = refused(text, partitions=4)
     assert "5 entries, more than the 4 partitions of the cluster" in e.message
+
+
+@pytest.mark.parametrize(
+    "parts, words",
+    [
+        (entries(5), "5 entries, more than the 2 partitions of the cluster"),
+        (
+            [{"topic": "t", "partition": 0, "replicas": [0, 1, 2, 3]}],
+            "4 replicas, more than the 3 brokers of the cluster",
+        ),
+    ],
+)
+def test_the_cli_holds_a_plan_to_the_cluster_once_it_is_read(parts, words, small_state_file, tmp_path, capsys):
+    path = tmp_path / "plan.json"
+    path.write_text(plan_text(parts))
+    code = cli.main(["validate", "--state-file", str(small_state_file), "--reassignment-json-file", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and words in err
