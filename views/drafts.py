@@ -7,14 +7,14 @@ from typing import TypedDict
 
 import streamlit as st
 
-from components import autosave, decommission, deps, keys, widgets
+from components import autosave, decommission, deps, keys, plan_input, widgets
 from console.core.errors import ConfigError, ConsoleError, PlanFormatError
 from console.core.format import human_bytes, plural
 from console.core.model import BrokerId, cluster_key
 from console.moves.waves import plan_estimate, tiered_copied
 from console.plans import drafting as drafts
 from console.plans.generate import GenerateOptions, Goal, Metric, generate, topics_matching
-from console.plans.plan import Plan, parse_plan
+from console.plans.plan import Plan
 from console.plans.validate import validate
 from console.present.cluster import dir_totals, log_dir_label
 from console.present.drafts import unknown_lines
@@ -84,9 +84,9 @@ with st.expander("Start a new draft", expanded=draft is None):
             st.warning("Choose a file or paste a plan first.")
         elif load:
             try:
-                loaded = parse_plan(upload.getvalue() if upload is not None else pasted)
+                loaded = plan_input.read_plan(upload.getvalue() if upload is not None else pasted, state)
             except PlanFormatError as e:
-                st.error(e.message + "\n\n" + e.hint)
+                plan_input.show_plan_error(e)
             else:
                 commit(loaded.with_basis(state))
     elif st.button("Start an empty draft"):

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import datetime
 from typing import NamedTuple
 
 import streamlit as st
 
-from components import actions, deps, keys, widgets
+from components import actions, deps, keys, plan_input, widgets
 from console.core.errors import ConsoleError, PlanFormatError
 from console.core.format import human_bytes, plural
-from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE, REQUEST_LIMIT
+from console.core.limits import MAX_PLAN_BYTES, MOVES_PER_BROKER, PARTITIONS_PER_WAVE, REQUEST_LIMIT
 from console.core.model import ClusterState, Finding, Severity, cluster_key
 from console.moves.waves import WaveLimits
 from console.plans.diff import PlanDiff, diff
-from console.plans.plan import Plan, parse_plan, plan_hash, rollback
+from console.plans.plan import Plan, plan_hash, rollback
 from console.plans.quality import Report
 from console.plans.rebase import RebaseOptions, Since, rebase, report_rows
 from console.plans.validate import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC, counts, overridable_only, validate
@@ -65,16 +66,20 @@ choice = st.selectbox(
 plan_id: int | None = None
 source: tuple[object, ...] | None = None  # identifies the plan without reading it
 upload = None
+pasted = ""
 if choice is None:
     st.query_params.pop("plan", None)
     upload = st.file_uploader("Reassignment JSON", type=["json"])
+    pasted = st.text_area("…or paste it", height=120, key=keys.REVIEW_PASTE, max_chars=MAX_PLAN_BYTES)
     if upload is not None:
         source = ("upload", upload.file_id)
+    elif pasted and not pasted.isspace():
+        source = ("paste", hashlib.sha256(pasted.encode(errors="replace")).hexdigest())
 else:
     st.query_params["plan"] = str(choice)
     plan_id, source = choice, ("store", choice, by_id[choice].updated_at)
 if source is None:
-    st.info("Pick a saved plan (drafts are saved from the Drafts page) or upload a JSON file.")
+    st.info("Pick a saved plan (drafts are saved from the Drafts page), upload a JSON file or paste one.")
     st.stop()
 if plan_id is not None and (parent_id := by_id[plan_id].parent_id) is not None:
     st.caption(
@@ -89,8 +94,8 @@ def check(state: ClusterState) -> ReviewBundle | None:
     report = None
     try:
         if plan_id is None:
-            assert upload is not None  # no saved plan chosen: the page stopped unless a file was uploaded
-            plan = parse_plan(upload.getvalue())
+            # no saved plan chosen: the page stopped unless a file was uploaded or a plan pasted
+            plan = plan_input.read_plan(upload.getvalue() if upload is not None else pasted, state)
         else:
             loaded = store.plans.load(plan_id)
             if loaded is None:
@@ -99,7 +104,7 @@ def check(state: ClusterState) -> ReviewBundle | None:
             plan = loaded.plan
             report = Report.from_dict(json.loads(loaded.report_json)) if loaded.report_json else None
     except PlanFormatError as e:
-        st.error(e.message + "\n\n" + e.hint)
+        plan_input.show_plan_error(e)
         return None
     with st.spinner(f"Checking {plural(len(plan), 'partition')} against the cluster…"):
         d = diff(state, plan, elect=None)  # leaders after: with the closing election a run has by default

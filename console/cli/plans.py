@@ -95,6 +95,9 @@ def review_plan(args: argparse.Namespace) -> int:
             print(json.dumps({"valid": False, "findings": [short(f) for f in state.findings]}))
         print_findings(state)
         return Exit.FAILED
+    if len(plan) > len(state.partitions) or int(plan.target_columns[1].max(initial=0)) > len(state.brokers):
+        # read before the cluster was known: now held to its brokers and partitions, as the pages do
+        plan = parse_plan(text, brokers=len(state.brokers), partitions=len(state.partitions))
     if args.command == "rollback":
         print(rollback(state, plan).to_json())
         return Exit.OK

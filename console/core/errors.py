@@ -41,10 +41,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from console.core.limits import PROBLEMS_SHOWN
+
 if TYPE_CHECKING:
     from console.core.model import Outcome, TopicPartition
-
-_MAX_REPORTED = 20
 
 
 class ConsoleError(Exception):
@@ -68,16 +68,23 @@ class NotATerminal(ConfigError):
 
 
 class PlanFormatError(ConfigError):
-    """A plan file that cannot be used at all: ``problems`` lists what is wrong, by entry."""
+    """A plan file that cannot be used at all: ``problems`` lists what is wrong, by entry (the first
+    :data:`~console.core.limits.PROBLEMS_SHOWN`; ``more`` counts the others). The message has one
+    line per problem."""
 
-    def __init__(self, problems: list[str], hint: str = "") -> None:
-        shown = problems[:_MAX_REPORTED]
-        more = len(problems) - len(shown)
-        message = (
-            "The plan cannot be used: " + "; ".join(shown) + (f"; and {more} more problems" if more > 0 else "") + "."
+    def __init__(self, problems: list[str], hint: str = "", more: int = 0, stopped: bool = False) -> None:
+        shown = problems[:PROBLEMS_SHOWN]
+        more += len(problems) - len(shown)
+        others = f"{'at least ' if stopped else ''}{more:,} more {'problem' if more == 1 else 'problems'}"
+        lines = [f"- {p}" for p in shown] + ([f"- and {others}"] if more > 0 else [])
+        super().__init__(
+            "The plan cannot be used:\n" + "\n".join(lines),
+            hint or "Fix the file and load it again; nothing was read from it.",
         )
-        super().__init__(message, hint or "Fix the file and load it again; nothing was read from it.")
-        self.problems = problems
+        self.problems = shown
+        self.more = more
+        self.stopped = stopped
+        """Whether the check stopped looking before the end of the file (``more`` is then a lower bound)."""
 
 
 class SparkError(ConfigError):

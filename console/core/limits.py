@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 INT32_MAX = 2**31 - 1
 """Broker ids and partition numbers are int32 in Kafka's protocol."""
 MAX_TOPIC_LENGTH = 249
@@ -36,3 +38,44 @@ CORDON_ALL = "*"
 # Tiered storage (KIP-405, production-ready in Kafka 3.9): a topic config.
 REMOTE_STORAGE_ENABLE = "remote.storage.enable"
 """``true`` on a topic whose older segments are kept in remote storage: a move copies its local log only."""
+
+# Plans read from outside (an upload, a paste, a file, a notebook): checked against these before
+# anything else is done with them, so a hostile file costs a bounded amount (docs/GUIDE.md, "Limits").
+MAX_PLAN_BYTES = 256 * 2**20
+"""A plan file's size: a million entries of RF 3 take about 90 MiB."""
+MAX_PLAN_ENTRIES = 2_000_000
+"""Entries (partitions) in one plan."""
+MAX_REPLICAS = 32
+"""Replicas in one entry when no cluster is known (when one is: no more than its brokers either)."""
+MAX_PLAN_DEPTH = 8
+"""How deep a plan's JSON may nest (a plan needs 4: file, list, entry, replica list)."""
+MAX_LOG_DIR_LENGTH = 4096
+"""A log dir's path (Linux's PATH_MAX)."""
+BATCH_PLAN_BYTES = 4 * 2**30
+"""A plan's size for the Spark review (``pipeline review``), run by an operator on big clusters."""
+BATCH_PLAN_ENTRIES = 50_000_000
+"""Entries of a plan for the Spark review."""
+NAME_SHOWN = 60
+"""Characters of a name a message shows before cutting it ("… (N characters)")."""
+PROBLEMS_SHOWN = 20
+"""Problems an error lists, one a line, before "and N more"."""
+PROBLEMS_COUNTED = 10_000
+"""Problems a plan's check finds before it stops looking ("and at least N more")."""
+
+
+@dataclass(frozen=True)
+class PlanLimits:
+    """What a plan read from outside may hold (the defaults: everywhere but the Spark review)."""
+
+    bytes: int = MAX_PLAN_BYTES
+    entries: int = MAX_PLAN_ENTRIES
+    replicas: int = MAX_REPLICAS
+    depth: int = MAX_PLAN_DEPTH
+
+    def replicas_for(self, brokers: int | None) -> int:
+        """Replicas an entry may list: no more than the cluster's ``brokers`` when it is known."""
+        return self.replicas if not brokers else min(self.replicas, brokers)
+
+
+PLAN_LIMITS = PlanLimits()
+BATCH_PLAN_LIMITS = PlanLimits(bytes=BATCH_PLAN_BYTES, entries=BATCH_PLAN_ENTRIES)

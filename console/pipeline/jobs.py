@@ -225,6 +225,7 @@ def review_job(
     from pyspark.sql import functions as F
 
     from console.core.cluster_info import rollback_names_dirs
+    from console.core.limits import BATCH_PLAN_LIMITS
     from console.core.model import BrokerId
     from console.moves.waves import WaveLimits
     from console.pipeline import review as R
@@ -242,7 +243,7 @@ def review_job(
             text = Path(path).read_bytes()
         except OSError as e:
             raise ConfigError(f"Cannot read {path}: {e.strerror or e}.", "Check the path of the plan.") from None
-        parsed[cluster] = parse_plan(text)
+        parsed[cluster] = parse_plan(text, limits=BATCH_PLAN_LIMITS)  # plans of up to tens of millions of entries
     output = Output(out)
     try:
         s, data = _start(spark, snapshots, report)

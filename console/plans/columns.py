@@ -27,6 +27,7 @@ PAD = np.iinfo(np.int64).min
 """Fills the unused cells of a padded matrix; also stands for "none" (no leader, size unknown)."""
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 _SPAN = np.int64(2**31)
+_INT32_MIN = -(2**31)
 _DENSE = 1 << 20
 """Ids below this are looked up in a direct table rather than by binary search."""
 
@@ -65,9 +66,56 @@ def widen(m: Ints, width: int) -> Ints:
     return np.hstack([m, np.full((m.shape[0], width - m.shape[1]), PAD, np.int64)])
 
 
+_BROADCAST = 64
+"""Up to this many cells of ``values`` × ``sets`` per row, :func:`member` compares every pair."""
+
+
 def member(values: Ints, sets: Ints) -> Bools:
-    """Per cell of ``values``: whether it is in the same row of ``sets`` (padding is never a member)."""
+    """Per cell of ``values``: whether it is in the same row of ``sets`` (padding is never a member).
+    Rows of usual replica lists compare every pair at once; wide rows (a long replica list
+    widens every row of its matrix) are looked up in sorted keys instead, in memory linear in the
+    cells rather than rows × width²."""
+    if values.shape[1] * sets.shape[1] > _BROADCAST and len(values):
+        return _member_sorted(values, sets)
     out: Bools = (values[:, :, None] == sets[:, None, :]).any(axis=2) & (values != PAD)
+    return out
+
+
+def _member_sorted(values: Ints, sets: Ints) -> Bools:
+    """:func:`member` by one key per cell (its row, then its value) looked up in the keys of
+    ``sets``, which sorting each row of ``sets`` puts in order: n·w·log w."""
+    if not (_int32s_or_pad(values) and _int32s_or_pad(sets)):
+        return _member_ranked(values, sets)
+    n = len(values)
+    row = (np.arange(n, dtype=np.int64) << 32)[:, None]
+    ordered = np.sort(sets, axis=1)
+    key_s = (row + (ordered - _INT32_MIN))[ordered != PAD]  # row by row, each row sorted: all sorted
+    if not len(key_s):
+        return np.zeros(values.shape, np.bool_)
+    key_v = (row + (values - _INT32_MIN)).ravel()  # padding cells: below every key, and masked below
+    found = key_s[np.minimum(np.searchsorted(key_s, key_v), len(key_s) - 1)] == key_v
+    out: Bools = found.reshape(values.shape) & (values != PAD)
+    return out
+
+
+def _int32s_or_pad(a: Ints) -> bool:
+    return bool((((a >= _INT32_MIN) & (a <= INT32_MAX)) | (a == PAD)).all())
+
+
+def _member_ranked(values: Ints, sets: Ints) -> Bools:
+    """:func:`member` for ids beyond int32 (plans built in code): each value ranked among all first."""
+    n = len(values)
+    distinct_values, code = np.unique(np.concatenate([values.ravel(), sets.ravel()]), return_inverse=True)
+    code = code.reshape(-1)
+    k = np.int64(len(distinct_values))
+    key_v = np.repeat(np.arange(n, dtype=np.int64), values.shape[1]) * k + code[: values.size]
+    key_s = np.sort(
+        (np.repeat(np.arange(n, dtype=np.int64), sets.shape[1]) * k + code[values.size :])[sets.ravel() != PAD]
+    )
+    if not len(key_s):
+        return np.zeros(values.shape, np.bool_)
+    found = key_s[np.minimum(np.searchsorted(key_s, key_v), len(key_s) - 1)] == key_v
+    out: Bools = found.reshape(values.shape) & (values != PAD)
     return out
 
 
@@ -248,7 +296,6 @@ def snapshot_columns(state: ClusterState) -> SnapshotColumns:
 
 
 _KEY_SPAN = 2**32
-_INT32_MIN = -(2**31)
 
 
 def partition_keys_of(code: Ints, number: Ints) -> Ints:

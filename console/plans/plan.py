@@ -27,14 +27,24 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, partial
 from itertools import islice, repeat
 from operator import attrgetter, itemgetter, le
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, NoReturn, Union, cast
 
 import msgspec
 import numpy as np
 
 from console.core.cluster_info import rollback_names_dirs
 from console.core.errors import PlanFormatError
-from console.core.limits import INT32_MAX, MAX_TOPIC_LENGTH
+from console.core.format import human_bytes
+from console.core.limits import (
+    INT32_MAX,
+    MAX_LOG_DIR_LENGTH,
+    MAX_TOPIC_LENGTH,
+    NAME_SHOWN,
+    PLAN_LIMITS,
+    PROBLEMS_COUNTED,
+    PROBLEMS_SHOWN,
+    PlanLimits,
+)
 from console.core.model import BrokerId, ClusterState, Keyed, Partition, ReplicaLog, TopicPartition
 from console.core.perf import without_gc
 from console.plans.columns import PAD, Ints, padded, partition_keys_of, partitions_for
@@ -171,8 +181,40 @@ def plan_hash(plan: Plan, text: str | None = None) -> str:
 
 
 # ------------------------------------------------------------------------------------------
-# Parsing
+# Parsing, bounded: size first, then a decoding that cannot nest deeper than the limit, then counts
+# and lengths before each entry is looked at (console/core/limits.py; docs/GUIDE.md, "Limits")
 # ------------------------------------------------------------------------------------------
+def shortened(name: str) -> str:
+    """``name`` as a message shows it: whole when short, else its start and its length."""
+    if len(name) <= NAME_SHOWN:
+        return name
+    return f"{name[:NAME_SHOWN]}… ({len(name):,} characters)"
+
+
+_ITEMS_SHOWN = 8
+
+
+def shown(value: object) -> str:
+    """A JSON value as a message shows it: strings cut, lists to their first few items, objects unsaid."""
+    if isinstance(value, str):
+        return json.dumps(shortened(value), ensure_ascii=False)
+    if isinstance(value, list):
+        items = [_scalar(v) for v in value[:_ITEMS_SHOWN]]
+        more = f", … ({len(value):,} items)" if len(value) > _ITEMS_SHOWN else ""
+        return "[" + ", ".join(items) + more + "]"
+    return _scalar(value)
+
+
+def _scalar(value: object) -> str:
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(shortened(value), ensure_ascii=False)
+    return "[…]" if isinstance(value, list) else "{…}"
+
+
 def topic_name_problem(name: object) -> str | None:
     """Why Kafka would not accept ``name`` as a topic name, or None."""
     if not isinstance(name, str):
@@ -182,9 +224,9 @@ def topic_name_problem(name: object) -> str | None:
     if name in (".", ".."):
         return f"the topic name {name!r} is not allowed"
     if len(name) > MAX_TOPIC_LENGTH:
-        return f"the topic name is longer than {MAX_TOPIC_LENGTH} characters"
+        return f"the topic name {shown(name)} is longer than {MAX_TOPIC_LENGTH} characters"
     if not _LEGAL_TOPIC.fullmatch(name):
-        return f"the topic name {name!r} has characters other than ASCII letters, digits, '.', '_' and '-'"
+        return f"the topic name {shown(name)} has characters other than ASCII letters, digits, '.', '_' and '-'"
     return None
 
 
@@ -192,13 +234,89 @@ def _is_int(v: object) -> bool:
     return type(v) is int  # bool is an int subclass: true/false are not broker ids
 
 
-def _load(text: str | bytes) -> Any:
+class _Problems:
+    """What is wrong with a file: the first few messages and a count of the others, up to
+    :data:`PROBLEMS_COUNTED` (a file of a million bad entries does not become a million messages,
+    nor a million detailed checks)."""
+
+    def __init__(self) -> None:
+        self.shown: list[str] = []
+        self.more = 0
+
+    def add(self, text: str) -> None:
+        if len(self.shown) < PROBLEMS_SHOWN:
+            self.shown.append(text)
+        else:
+            self.more += 1
+
+    def __len__(self) -> int:
+        return len(self.shown) + self.more
+
+    @property
+    def full(self) -> bool:
+        """Whether what comes next is only counted."""
+        return len(self.shown) >= PROBLEMS_SHOWN
+
+    @property
+    def enough(self) -> bool:
+        """Whether the check stops looking."""
+        return len(self) >= PROBLEMS_COUNTED
+
+    def error(self, stopped: bool = False) -> PlanFormatError:
+        """``stopped``: the check stopped looking before the end (what it counted is a lower bound)."""
+        return PlanFormatError(self.shown, more=self.more, stopped=stopped)
+
+
+_BOM = "\ufeff"
+
+
+def _bounded(text: str | bytes, limits: PlanLimits) -> str | bytes:
+    """``text`` once its size is checked (and a UTF-8 byte order mark dropped)."""
+    if isinstance(text, str):
+        size = len(text) if 4 * len(text) <= limits.bytes or text.isascii() else len(text.encode(errors="replace"))
+        text = text.removeprefix(_BOM)
+    elif isinstance(text, (bytes, bytearray, memoryview)):
+        text = bytes(text).removeprefix(_BOM.encode())
+        size = len(text)
+    else:
+        raise PlanFormatError([f"the plan is not text but {type(text).__name__}"])
+    if size > limits.bytes:
+        raise PlanFormatError(
+            [f"the file takes {human_bytes(size)}, more than the {human_bytes(limits.bytes)} a plan may take"],
+            f"A plan has at most {limits.entries:,} entries; split a bigger one into several plans.",
+        )
+    return text
+
+
+_Leaf = str | int | float | bool | None
+
+
+@cache
+def _nesting_decoder(depth: int) -> msgspec.json.Decoder[Any]:
+    """A decoder of any JSON nested at most ``depth`` lists and objects deep: deeper input is
+    refused where it goes too deep, so decoding never recurses further than that."""
+    kind: Any = _Leaf
+    for _ in range(depth):
+        kind = Union[_Leaf, list[kind], dict[str, kind]]  # noqa: UP007 (built at run time)
+    return msgspec.json.Decoder(kind)
+
+
+def _load(text: str | bytes, limits: PlanLimits) -> Any:
     try:
-        return json.loads(text)
-    except UnicodeDecodeError:
+        return _nesting_decoder(limits.depth).decode(text)
+    except UnicodeError:
         raise PlanFormatError(["the file is not UTF-8 text"]) from None
-    except ValueError as e:
-        raise PlanFormatError([f"not JSON ({e})"], "Export the plan again, or check it with a JSON linter.") from None
+    except msgspec.ValidationError as e:
+        why = str(e)
+        if "got `array`" in why or "got `object`" in why:
+            raise PlanFormatError(
+                [f"the JSON nests lists and objects more than {limits.depth} deep (a plan needs 4)"]
+            ) from None
+        raise PlanFormatError([f"a number is out of range ({shortened(why)})"]) from None
+    except msgspec.DecodeError as e:
+        raise PlanFormatError(
+            [f"not JSON ({shortened(str(e))})"], "Export the plan again, or check it with a JSON linter."
+        ) from None
 
 
 def _version(doc: Any, what: str) -> None:
@@ -206,25 +324,66 @@ def _version(doc: Any, what: str) -> None:
         raise PlanFormatError([f'the top level is not a JSON object with "{what}"'])
     version = doc.get("version", 1)
     if version != 1 or not _is_int(version):
-        raise PlanFormatError([f"Not supported version field value {json.dumps(version)} (only 1 exists)"])
+        raise PlanFormatError([f"Not supported version field value {shown(version)} (only 1 exists)"])
+
+
+def _listed(doc: dict[str, Any], what: str, limits: PlanLimits, partitions: int | None = None) -> list[Any]:
+    raw = doc.get(what)
+    if raw is None:
+        raise PlanFormatError([f'there is no "{what}" list'])
+    if not isinstance(raw, list):
+        raise PlanFormatError([f'"{what}" is not a list'])
+    _count(len(raw), limits, partitions)
+    return raw
+
+
+def _count(n: int, limits: PlanLimits, partitions: int | None) -> None:
+    """Refuse ``n`` entries over the limit, or over the cluster's ``partitions`` when known."""
+    if n > limits.entries:
+        raise PlanFormatError(
+            [f"{n:,} entries, more than the {limits.entries:,} a plan may have"], "Split the plan into several plans."
+        )
+    if partitions and n > partitions:
+        raise PlanFormatError(
+            [f"{n:,} entries, more than the {partitions:,} partitions of the cluster"],
+            "A plan lists each partition once: this one names partitions the cluster does not have.",
+        )
 
 
 @without_gc
-def parse_plan(text: str | bytes) -> Plan:
-    """Parse a reassignment JSON file; raise :class:`PlanFormatError` naming every bad entry."""
-    plan = _well_formed(text)
+def parse_plan(
+    text: str | bytes, *, brokers: int | None = None, partitions: int | None = None, limits: PlanLimits = PLAN_LIMITS
+) -> Plan:
+    """Parse a reassignment JSON file; raise :class:`PlanFormatError` naming every bad entry (the
+    first few). The file is held to ``limits`` before any other work: its size, how deep it nests,
+    its entries (no more than ``partitions``, the cluster's, when known), each entry's replicas
+    (no more than ``brokers``, the cluster's, when known) and the length of its names, in time and
+    memory linear in its size."""
+    text = _bounded(text, limits)
+    most = _Most(limits.replicas_for(brokers), brokers)
+    plan = _well_formed(text, most, limits, partitions)
     if plan is not None:
         return plan
-    doc = _load(text)
+    doc = _load(text, limits)
     _version(doc, "partitions")
-    raw = doc.get("partitions")
-    if raw is None:
-        raise PlanFormatError(['there is no "partitions" list'])
-    if not isinstance(raw, list):
-        raise PlanFormatError(['"partitions" is not a list'])
+    raw = _listed(doc, "partitions", limits, partitions)
     if not raw:
         raise PlanFormatError(["Partition reassignment list cannot be empty"])
-    return Plan.of(_checked(raw))
+    return Plan.of(_checked(raw, most))
+
+
+class _Most(NamedTuple):
+    """Replicas an entry may list, and the cluster's brokers when known."""
+
+    replicas: int
+    brokers: int | None
+
+    def problem(self, n: int) -> str | None:
+        if n <= self.replicas:
+            return None
+        if self.brokers and self.replicas == self.brokers:
+            return f"{n:,} replicas, more than the {self.brokers} brokers of the cluster"
+        return f"{n:,} replicas, more than the {self.replicas} an entry may list"
 
 
 # The format as types: msgspec decodes and checks a well-formed file in one pass at C speed.
@@ -232,14 +391,16 @@ _Id = Annotated[int, msgspec.Meta(ge=0, le=INT32_MAX)]
 
 
 class _Entry(msgspec.Struct, forbid_unknown_fields=True):
-    topic: str
+    topic: Annotated[str, msgspec.Meta(max_length=MAX_TOPIC_LENGTH)]
     partition: _Id
     replicas: Annotated[tuple[_Id, ...], msgspec.Meta(min_length=1)]
     log_dirs: tuple[Literal["any"], ...] | None = None
     """Chosen log dirs send the file to the thorough path, which checks each path."""
 
 
-class _File(msgspec.Struct):
+class _File(msgspec.Struct, forbid_unknown_fields=True):
+    """Other fields send the file to the thorough path: skipping a value could nest without end."""
+
     partitions: Annotated[list[_Entry], msgspec.Meta(min_length=1)]
     version: Literal[1] = 1
 
@@ -251,27 +412,33 @@ entry_of_tuple: Callable[[tuple[str, int, tuple[BrokerId, ...], tuple[str, ...] 
 """A PlanEntry from a ready tuple, without NamedTuple's Python-level ``__new__``."""
 
 
-def _well_formed(text: str | bytes) -> Plan | None:
+def _well_formed(text: str | bytes, most: _Most, limits: PlanLimits, partitions: int | None) -> Plan | None:
     """The plan of a well-formed file without chosen log dirs (the common case): types, ranges and
     fields checked while decoding, the other rules over all entries at once. None sends the file
     to the thorough path, which names every problem."""
     try:
         raw = _decoder.decode(text).partitions
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    except (msgspec.ValidationError, msgspec.DecodeError, UnicodeError):
         return None
+    _count(len(raw), limits, partitions)
     topics, numbers, replicas, dirs = (
         list(map(attrgetter(f), raw)) for f in ("topic", "partition", "replicas", "log_dirs")
     )
+    # each rule over all entries at once; the entries that break one are named (the first few)
+    lens_list = list(map(len, replicas))
+    if max(lens_list) > most.replicas:  # before the padded matrix: one long entry would widen every row
+        _refuse_rows(raw, np.flatnonzero(np.array(lens_list) > most.replicas), most)
     distinct = set(topics)
-    if any(topic_name_problem(t) for t in distinct):
-        return None
+    if bad_names := {t for t in distinct if topic_name_problem(t)}:
+        _refuse_rows(raw, np.flatnonzero(np.fromiter((t in bad_names for t in topics), np.bool_, len(topics))), most)
     target, lens = padded(replicas)
     ordered = np.sort(target, axis=1)
-    if ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != PAD)).any():
-        return None  # the same broker twice
-    del ordered
-    if any(d is not None and len(d) != n for d, n in zip(dirs, lens.tolist(), strict=False)):
-        return None  # log dirs of the wrong length: the thorough path names them
+    twice = ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != PAD)).any(axis=1)
+    if twice.any():  # the same broker twice
+        _refuse_rows(raw, np.flatnonzero(twice), most)
+    del ordered, twice
+    if wrong := [i for i, (d, n) in enumerate(zip(dirs, lens_list, strict=True)) if d is not None and len(d) != n]:
+        _refuse_rows(raw, np.array(wrong, np.int64), most)
     # sorted by (topic, partition), each partition once: checked on one int64 key per entry
     names = sorted(distinct)
     code = np.fromiter(map({t: i for i, t in enumerate(names)}.__getitem__, topics), np.int64, len(topics))
@@ -280,7 +447,7 @@ def _well_formed(text: str | bytes) -> Plan | None:
     if not (key[1:] > key[:-1]).all():  # not sorted, or the same partition twice
         order = np.argsort(key, kind="stable")
         if (key[order[1:]] == key[order[:-1]]).any():
-            return None
+            _refuse_duplicates(raw, key, order)
         code, number, target, lens = code[order], number[order], target[order], lens[order]
     del key
     # The entries are made of new objects, one per topic name and per number (a million entries
@@ -297,6 +464,35 @@ def _well_formed(text: str | bytes) -> Plan | None:
     plan = Plan(entries, {})
     plan.__dict__["target_columns"] = (target, lens)  # already built: the diff needs it next
     return plan
+
+
+def _refuse_rows(raw: list[_Entry], rows: Ints, most: _Most) -> NoReturn:
+    """Name what is wrong with the entries at ``rows`` (the first few; the others are counted)."""
+    problems = _Problems()
+    for i in rows[:PROBLEMS_SHOWN].tolist():
+        e = raw[i]
+        item = {"topic": e.topic, "partition": e.partition, "replicas": list(e.replicas)}
+        if e.log_dirs is not None:
+            item["log_dirs"] = list(e.log_dirs)
+        _entry(i, item, problems, most)
+    problems.more += max(0, len(rows) - PROBLEMS_SHOWN)
+    raise problems.error()
+
+
+def _refuse_duplicates(raw: list[_Entry], key: Ints, order: Ints) -> NoReturn:
+    """Name the entries of a partition listed before (``order``: the stable sort of ``key``)."""
+    same = key[order[1:]] == key[order[:-1]]
+    starts = np.flatnonzero(np.concatenate([[True], ~same]))
+    group = np.cumsum(np.concatenate([[True], ~same])) - 1
+    first = order[starts[group]]  # per sorted position, the first entry of its partition
+    later, earlier = order[1:][same], first[1:][same]
+    by_entry = np.argsort(later, kind="stable")[:PROBLEMS_SHOWN]
+    problems = _Problems()
+    for i, f in zip(later[by_entry].tolist(), earlier[by_entry].tolist(), strict=True):
+        e = raw[i]
+        problems.add(f"entry {i} ({shortened(e.topic)}-{e.partition}): the same partition is already in entry {f}")
+    problems.more += max(0, len(later) - PROBLEMS_SHOWN)
+    raise problems.error()
 
 
 def _shared_ints(values: Ints) -> list[int]:
@@ -319,95 +515,167 @@ def _replica_lists(target: Ints, lens: Ints) -> list[tuple[BrokerId, ...]]:
     return [tuple(islice(items, k)) for k in lens.tolist()]
 
 
-def _checked(raw: list[Any]) -> list[PlanEntry]:
-    problems: list[str] = []
+def _checked(raw: list[Any], most: _Most) -> list[PlanEntry]:
+    problems = _Problems()
     entries: list[PlanEntry] = []
     seen: dict[TopicPartition, int] = {}
+    legal: dict[str, bool] = {}
     for i, item in enumerate(raw):
-        entry = _entry(i, item, problems)
+        entry = _quick(item, most, legal)
         if entry is None:
+            entry = _entry(i, item, problems, most)
+        if entry is None:
+            if problems.enough:
+                break
             continue
         first = seen.setdefault(entry.key, i)
         if first != i:
-            problems.append(f"entry {i} ({entry.name}): the same partition is already in entry {first}")
+            problems.add(
+                "" if problems.full else f"entry {i} ({entry.name}): the same partition is already in entry {first}"
+            )
+            if problems.enough:
+                break
             continue
         entries.append(entry)
     if problems:
-        raise PlanFormatError(problems)
+        raise problems.error(stopped=problems.enough)
     return entries
 
 
-def _entry(i: int, item: Any, problems: list[str]) -> PlanEntry | None:
+def _quick(item: Any, most: _Most, legal: dict[str, bool]) -> PlanEntry | None:
+    """The entry when it is good and names no log dir (checked at C speed, each topic name once);
+    None sends it to :func:`_entry`, which says what is wrong."""
+    try:
+        e = msgspec.convert(item, _Entry)
+    except msgspec.ValidationError:
+        return None
+    ok = legal.get(e.topic)
+    if ok is None:
+        ok = legal[e.topic] = topic_name_problem(e.topic) is None
+    replicas = cast("tuple[BrokerId, ...]", e.replicas)
+    n = len(replicas)
+    if not ok or n > most.replicas or len(set(replicas)) != n or (e.log_dirs is not None and len(e.log_dirs) != n):
+        return None
+    return entry_of_tuple((e.topic, e.partition, replicas, None))
+
+
+_FIELDS = ("topic", "partition", "replicas", "log_dirs")
+
+
+def _entry(i: int, item: Any, problems: _Problems, most: _Most) -> PlanEntry | None:
     if not isinstance(item, dict):
-        problems.append(f"entry {i}: not a JSON object")
+        problems.add(f"entry {i}: not a JSON object")
         return None
     topic: Any = item.get("topic")
     partition: Any = item.get("partition")
     replicas: Any = item.get("replicas")
     dirs: Any = item.get("log_dirs")
-    where = f"entry {i}" + (f" ({topic}-{partition})" if isinstance(topic, str) and _is_int(partition) else "")
-    before = len(problems)
-    if "topic" not in item:
-        problems.append(f'{where}: "topic" is missing')
-    elif (why := topic_name_problem(topic)) is not None:
-        problems.append(f"{where}: {why}")
-    if "partition" not in item:
-        problems.append(f'{where}: "partition" is missing')
-    elif not _is_int(partition) or not 0 <= partition <= INT32_MAX:
-        problems.append(f'{where}: "partition" must be an integer from 0 to {INT32_MAX}, not {json.dumps(partition)}')
-    if "replicas" not in item:
-        problems.append(f'{where}: "replicas" is missing')
-    elif not isinstance(replicas, list):
-        problems.append(f'{where}: "replicas" must be a list of broker ids')
-    elif not replicas:
-        problems.append(f"{where}: Partition replica list cannot be empty")
-    else:
-        bad = [r for r in replicas if not _is_int(r) or not 0 <= r <= INT32_MAX]
-        if bad:
-            problems.append(f"{where}: broker ids must be integers from 0 to {INT32_MAX}, not {json.dumps(bad)}")
-        elif len(set(replicas)) != len(replicas):
-            dup = sorted({r for r in replicas if replicas.count(r) > 1})
-            problems.append(f"{where}: the same broker appears twice in the replica list {replicas} ({dup})")
-    if dirs is not None:
-        if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
-            problems.append(f'{where}: "log_dirs" must be a list of strings')
-        else:
-            if isinstance(replicas, list) and len(dirs) != len(replicas):
-                problems.append(
-                    f"{where}: Size of replicas list {replicas} is different from size of log dirs list {dirs}"
-                )
-            odd = [d for d in dirs if d != ANY and not d.startswith("/")]
-            if odd:
-                problems.append(f'{where}: log dirs must be "any" or an absolute path, not {json.dumps(odd)}')
-    extra = set(item) - {"topic", "partition", "replicas", "log_dirs"}
-    if extra:
-        problems.append(f"{where}: unknown fields {sorted(extra)}")
-    if len(problems) > before:
+    named = isinstance(topic, str) and _is_int(partition)
+    where = f"entry {i}" + (f" ({shortened(topic)}-{partition})" if named else "")
+    found = [
+        f"{where}: {why}"
+        for why in (
+            _topic_problem(item, topic),
+            _partition_problem(item, partition),
+            _replicas_problem(item, replicas, most, problems.full),
+            _dirs_problem(dirs, replicas, problems.full),
+            _fields_problem(item),
+        )
+        if why is not None
+    ]
+    for text in found:
+        problems.add(text)
+    if found:
         return None
     log_dirs = tuple(dirs) if dirs is not None and any(d != ANY for d in dirs) else None
     return PlanEntry(topic, partition, tuple(replicas), log_dirs)
 
 
-def parse_topics_to_move(text: str | bytes) -> tuple[str, ...]:
-    """Parse ``{"version":1,"topics":[{"topic":"foo"}]}`` (the official --generate input)."""
-    doc = _load(text)
+def _topic_problem(item: dict[str, Any], topic: Any) -> str | None:
+    return '"topic" is missing' if "topic" not in item else topic_name_problem(topic)
+
+
+def _partition_problem(item: dict[str, Any], partition: Any) -> str | None:
+    if "partition" not in item:
+        return '"partition" is missing'
+    if not _is_int(partition) or not 0 <= partition <= INT32_MAX:
+        return f'"partition" must be an integer from 0 to {INT32_MAX}, not {shown(partition)}'
+    return None
+
+
+def _replicas_problem(item: dict[str, Any], replicas: Any, most: _Most, quiet: bool = False) -> str | None:
+    """In time linear in the list's length (it is no longer than ``most`` past the first check);
+    ``quiet``: the problem is counted, not shown, so its message is not written out."""
+    if "replicas" not in item:
+        return '"replicas" is missing'
+    if not isinstance(replicas, list):
+        return '"replicas" must be a list of broker ids'
+    if not replicas:
+        return "Partition replica list cannot be empty"
+    if (too_many := most.problem(len(replicas))) is not None:
+        return too_many
+    bad = [r for r in replicas if not _is_int(r) or not 0 <= r <= INT32_MAX]
+    if bad:
+        return "" if quiet else f"broker ids must be integers from 0 to {INT32_MAX}, not {shown(bad)}"
+    seen: set[int] = set()
+    again: set[int] = set()
+    for r in replicas:
+        (again if r in seen else seen).add(r)
+    twice = sorted(again)
+    if twice:
+        return "" if quiet else f"the same broker appears twice in the replica list {shown(replicas)} ({shown(twice)})"
+    return None
+
+
+def _dirs_problem(dirs: Any, replicas: Any, quiet: bool = False) -> str | None:
+    if dirs is None:
+        return None
+    if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
+        return '"log_dirs" must be a list of strings'
+    if isinstance(replicas, list) and len(dirs) != len(replicas):
+        return (
+            ""
+            if quiet
+            else f"Size of replicas list {shown(replicas)} is different from size of log dirs list {shown(dirs)}"
+        )
+    odd = [d for d in dirs if d != ANY and not d.startswith("/")]
+    if odd:
+        return f'log dirs must be "any" or an absolute path, not {shown(odd)}'
+    long = [d for d in dirs if len(d) > MAX_LOG_DIR_LENGTH]
+    if long:
+        return f"a log dir is longer than {MAX_LOG_DIR_LENGTH:,} characters: {shown(long[0])}"
+    return None
+
+
+def _fields_problem(item: dict[str, Any]) -> str | None:
+    extra = [k for k in item if k not in _FIELDS]
+    if not extra:
+        return None
+    names = ", ".join(shown(k) for k in sorted(extra[:_ITEMS_SHOWN], key=len))
+    return f"unknown fields {names}" + (f" and {len(extra) - _ITEMS_SHOWN:,} more" if len(extra) > _ITEMS_SHOWN else "")
+
+
+def parse_topics_to_move(text: str | bytes, limits: PlanLimits = PLAN_LIMITS) -> tuple[str, ...]:
+    """Parse ``{"version":1,"topics":[{"topic":"foo"}]}`` (the official --generate input), held to
+    the same limits as a plan."""
+    doc = _load(_bounded(text, limits), limits)
     _version(doc, "topics")
-    raw = doc.get("topics")
-    if not isinstance(raw, list) or not raw:
+    if not isinstance(doc.get("topics"), list) or not doc["topics"]:
         raise PlanFormatError(['"topics" must be a non-empty list of {"topic": name} objects'])
-    problems: list[str] = []
-    topics: list[str] = []
+    raw = _listed(doc, "topics", limits)
+    problems = _Problems()
+    topics: dict[str, int] = {}
     for i, item in enumerate(raw):
         if not isinstance(item, dict) or "topic" not in item:
-            problems.append(f'entry {i}: not a {{"topic": name}} object')
+            problems.add(f'entry {i}: not a {{"topic": name}} object')
         elif (why := topic_name_problem(item["topic"])) is not None:
-            problems.append(f"entry {i}: {why}")
+            problems.add(f"entry {i}: {why}")
         elif item["topic"] in topics:
-            problems.append(f"entry {i}: topic {item['topic']} is listed twice")
+            problems.add(f"entry {i}: topic {shortened(item['topic'])} is listed twice")
         else:
-            topics.append(item["topic"])
+            topics[item["topic"]] = i
     if problems:
-        raise PlanFormatError(problems)
+        raise problems.error()
     return tuple(topics)
 
 

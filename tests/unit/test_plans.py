@@ -159,7 +159,7 @@ def test_generated_malformed_files_give_clear_errors_and_no_exception_escapes(te
     try:
         plan = parse_plan(text)
     except PlanFormatError as e:
-        assert e.message.startswith("The plan cannot be used: ") and e.problems
+        assert e.message.startswith("The plan cannot be used:\n- ") and e.problems
     else:
         assert len(plan) >= 1 and parse_plan(plan.to_json()) == plan
 
