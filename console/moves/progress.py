@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from console.core.calibration import Calibration, Estimate, receive_time
+from console.core.calibration import Calibration, Estimate
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE
 from console.core.model import BrokerId, ClusterState, ReplicaProgress
 from console.plans.columns import partitions_for
@@ -27,14 +27,17 @@ def estimate_seconds(state: ClusterState, waves: Iterable[tuple[PlanEntry, ...]]
 
 @dataclass(frozen=True)
 class WaveLoad:
-    """What one wave copies: bytes, the brokers sending (leaders), and each receiving broker's
-    bytes; and the bytes each broker copies between its own log dirs (no network)."""
+    """What one wave copies: bytes, the bytes each broker sends (leaders, to their adding
+    replicas), and each receiving broker's bytes; and the bytes each broker copies between its own
+    log dirs (no network)."""
 
     copy: int
-    senders: frozenset[BrokerId]
+    senders: Mapping[BrokerId, int]
+    """Per leader, the bytes its adding replicas fetch from it (the leader throttle bounds them)."""
     receivers: Mapping[BrokerId, int]
+    """Per adding broker, the bytes it fetches (the follower throttle bounds them)."""
     dir_copies: Mapping[BrokerId, int] = field(default_factory=dict)
-    """Per broker, the bytes of its replicas moving to another of its log dirs."""
+    """Per broker, the bytes of its replicas moving to another of its log dirs (the log-dir throttle)."""
 
     @property
     def dir_copy(self) -> int:
@@ -62,17 +65,17 @@ def load_of(moves: Iterable[tuple[Sequence[BrokerId], int | None, BrokerId | Non
     """The load of a wave's entries, each as (adding brokers, partition size, the leader copied
     from, bytes to copy); None when an entry adds replicas of a partition of unknown size."""
     copy = 0
-    senders: set[BrokerId] = set()
+    senders: dict[BrokerId, int] = {}
     receivers: dict[BrokerId, int] = {}
     for adding, size, source, to_copy in moves:
         if adding and size is None:
             return None
         copy += to_copy
         if adding and source is not None:
-            senders.add(source)
+            senders[source] = senders.get(source, 0) + (size or 0) * len(adding)
             for b in adding:
                 receivers[b] = receivers.get(b, 0) + (size or 0)
-    return WaveLoad(copy, frozenset(senders), receivers)
+    return WaveLoad(copy, senders, receivers)
 
 
 def estimate_run(
@@ -81,7 +84,9 @@ def estimate_run(
     rate: int | None,
     calibration: Calibration | None = None,
 ) -> Estimate | None:
-    """Before a run: the waves one after the other (:func:`estimate_waves`); None when a size is unknown."""
+    """Before a run: the waves one after the other (:func:`estimate_waves`); None when a size is
+    unknown. The one estimate of a plan's duration: Review, submit (page and CLI), Runs and the
+    review pipeline all read it."""
     loads = []
     for w in waves:
         load = wave_load(state, w)
@@ -91,37 +96,53 @@ def estimate_run(
     return estimate_waves(loads, rate, calibration)
 
 
+def wave_seconds(
+    w: WaveLoad, rate: int | None, calibration: Calibration | None = None
+) -> tuple[float, set[BrokerId]] | None:
+    """How long one wave takes: as long as its bottleneck, the broker that must take in the most
+    for its follower throttle (at the rate its history shows, where it has history), send out the
+    most for its leader throttle, or copy the most between its log dirs for its log-dir throttle
+    (a run sets all three at ``rate`` on the brokers taking part). With the brokers whose history
+    was used; None when some copy has neither a throttle nor history to go by."""
+    seconds = 0.0
+    used: set[BrokerId] = set()
+    for broker, size in w.receivers.items():
+        if not size:
+            continue
+        known = calibration.brokers.get(broker) if calibration else None
+        speed = known.rate(rate) if known is not None else (float(rate) if rate else None)
+        if not speed:
+            return None
+        if known is not None:
+            used.add(broker)
+        seconds = max(seconds, size / speed)
+    for copies in (w.senders, w.dir_copies):
+        most = max(copies.values(), default=0)
+        if most and not rate:
+            if copies is w.senders and used:
+                continue  # unthrottled leaders: the receivers' history bounds the wave
+            return None
+        if most and rate:
+            seconds = max(seconds, most / rate)
+    return seconds, used
+
+
 def estimate_waves(
     waves: Iterable[WaveLoad], rate: int | None, calibration: Calibration | None = None
 ) -> Estimate | None:
-    """The waves one after the other. A wave whose destination brokers have history in
-    ``calibration`` takes as long as its slowest broker needs to receive its bytes at the rate it
-    showed in the past (:func:`console.core.calibration.receive_time`). Otherwise the wave copies
-    its bytes at the throttle times the brokers that can copy at once (a throttle is per broker:
-    as many senders and receivers as the wave has, the fewer of the two). Its copies between log
-    dirs run meanwhile, each broker's at the throttle (the run's rate is its log-dir throttle): the
-    wave takes the longer of the two. None when a wave can be estimated neither way (unthrottled,
-    no history; copies between dirs have no history: unthrottled, they are not estimated either)."""
+    """The waves one after the other, each as long as its bottleneck (:func:`wave_seconds`). None
+    when a wave can be estimated neither at the throttle nor from history (unthrottled, no history;
+    copies between dirs have no history: unthrottled, they are not estimated either)."""
     total = 0.0
     used: set[BrokerId] = set()
     for w in waves:
         if not w.copy and not w.dir_copies:
             continue
-        seconds = 0.0
-        if w.copy:
-            learned = receive_time(w.receivers, rate, calibration)
-            if learned is not None:
-                seconds = learned[0]
-                used |= learned[1]
-            elif rate:
-                seconds = w.copy / (rate * max(1, min(len(w.senders), len(w.receivers))))
-            else:
-                return None
-        if w.dir_copies:
-            if not rate:
-                return None
-            seconds = max(seconds, max(w.dir_copies.values()) / rate)
-        total += seconds
+        took = wave_seconds(w, rate, calibration)
+        if took is None:
+            return None
+        total += took[0]
+        used |= took[1]
     if not used:
         return Estimate(total) if rate else None
     assert calibration is not None
