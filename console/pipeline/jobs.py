@@ -809,7 +809,10 @@ def _waves_eta(
     loads = [
         WaveLoad(
             copied[i],
-            {BrokerId(x): y for x, y in zip(senders[s_at[i] : s_at[i + 1]], sent_by[s_at[i] : s_at[i + 1]], strict=True)},
+            {
+                BrokerId(x): y
+                for x, y in zip(senders[s_at[i] : s_at[i + 1]], sent_by[s_at[i] : s_at[i + 1]], strict=True)
+            },
             {
                 BrokerId(x): y
                 for x, y in zip(receivers[r_at[i] : r_at[i + 1]], received[r_at[i] : r_at[i + 1]], strict=True)
