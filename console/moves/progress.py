@@ -151,31 +151,61 @@ def estimate_waves(
 
 @dataclass
 class Progress:
-    """Copy progress of a set of partitions across snapshots: observed rate, ETA, stuck ones."""
+    """Copy progress of a set of partitions across snapshots: observed rate, ETA, stuck ones.
+
+    The rate is the growth of each replica between two snapshots that both saw it, summed: a
+    replica that joins or leaves the set (its copy done, a dir move that starts with bytes already
+    there) adds nothing by being counted or no longer counted. Growth is kept per broker and kind
+    (network copies per receiving broker, dir copies per broker), for a throttle is per broker."""
 
     stuck_after_s: float = 60.0
     samples: list[tuple[float, int]] = field(default_factory=list)
     last_growth: dict[tuple[str, int, BrokerId], tuple[int, float]] = field(default_factory=dict)
+    seen: dict[tuple[bool, str, int, BrokerId], int] = field(default_factory=dict)
+    """The bytes of each replica copying at the last snapshot (dir copy or not, topic, partition, broker)."""
+    grown: dict[tuple[bool, BrokerId], int] = field(default_factory=dict)
+    """Bytes grown so far, per (dir copy or not, broker), since the first snapshot."""
+    per_broker: list[tuple[float, dict[tuple[bool, BrokerId], int]]] = field(default_factory=list)
 
     def update(self, state: ClusterState, keys: Iterable[tuple[str, int]]) -> None:
-        """Take a snapshot in: the bytes copied so far by the adding replicas of ``keys`` and by
-        their replicas being copied between log dirs (one rate for both)."""
+        """Take a snapshot in (one newer than the last taken; others are ignored): the bytes copied
+        so far by the adding replicas of ``keys`` and by their replicas being copied between log dirs."""
+        if self.samples and state.taken_at <= self.samples[-1][0]:
+            return
         keys = list(keys)
-        copied = sum(m.copied_bytes for m in dir_moves_of(state, keys))
+        now: dict[tuple[bool, str, int, BrokerId], int] = {
+            (True, m.topic, m.partition, m.broker): m.copied_bytes for m in dir_moves_of(state, keys)
+        }
         for (t, p), r in _copying(state, keys):
-            now = r.copied_bytes or 0
-            copied += now
+            copied = r.copied_bytes or 0
+            now[(False, t, p, r.broker)] = copied
             seen = self.last_growth.get((t, p, r.broker))
-            if seen is None or now > seen[0]:
-                self.last_growth[(t, p, r.broker)] = (now, state.taken_at)
-        self.samples = ([*self.samples, (state.taken_at, copied)])[-30:]
+            if seen is None or copied > seen[0]:
+                self.last_growth[(t, p, r.broker)] = (copied, state.taken_at)
+        for key, copied in now.items():
+            before = self.seen.get(key)
+            if before is not None and copied > before:
+                g = (key[0], key[3])
+                self.grown[g] = self.grown.get(g, 0) + copied - before
+        self.seen = now
+        self.samples = [*self.samples, (state.taken_at, sum(self.grown.values()))][-30:]
+        self.per_broker = [*self.per_broker, (state.taken_at, dict(self.grown))][-30:]
 
     def rate(self) -> float | None:
-        """Bytes per second over the samples kept (up to 30), when the copy has grown."""
+        """Bytes per second over the samples kept (up to 30), when the copy has grown: every broker's, summed."""
         if len(self.samples) < 2:
             return None
         (t0, b0), (t1, b1) = self.samples[0], self.samples[-1]
         return (b1 - b0) / (t1 - t0) if t1 > t0 and b1 > b0 else None
+
+    def broker_rates(self) -> dict[tuple[bool, BrokerId], float]:
+        """Per (dir copy or not, broker): bytes per second over the samples kept (what its throttle bounds)."""
+        if len(self.per_broker) < 2:
+            return {}
+        (t0, g0), (t1, g1) = self.per_broker[0], self.per_broker[-1]
+        if t1 <= t0:
+            return {}
+        return {k: (v - g0.get(k, 0)) / (t1 - t0) for k, v in g1.items()}
 
     def stuck(self, state: ClusterState) -> list[str]:
         """Adding replicas whose copy has not grown for ``stuck_after_s`` while still in flight."""
@@ -356,3 +386,38 @@ def _rates(samples: Mapping[ReplicaKey, list[tuple[float, int]]]) -> dict[Replic
             if t1 > t0:
                 out[key] = max(0.0, (b1 - b0) / (t1 - t0))
     return out
+
+
+def wave_bytes_done(
+    state: ClusterState,
+    entries: Iterable[PlanEntry],
+    before: Mapping[tuple[str, int], Sequence[BrokerId]] | None = None,
+) -> float | None:
+    """Percent of a wave's bytes copied (not of its partitions): each adding replica in flight its
+    bytes copied of its leader's; a partition at its target all the bytes it added (its size once
+    per replica added, ``before`` giving its replicas before the run; one when not known). None
+    when a size is unknown or the wave copies nothing."""
+    done = total = 0
+    for e in entries:
+        p = state.partition_index.get(e.key)
+        if p is None:
+            continue
+        if p.reassigning:
+            for r in p.progress(state.logs_known):
+                if r.leader_bytes is None or (r.copied_bytes is None and not r.in_isr):
+                    return None
+                total += r.leader_bytes
+                done += r.leader_bytes if r.in_isr else min(r.copied_bytes or 0, r.leader_bytes)
+        elif p.replicas == e.replicas:
+            size = p.size_on(p.leader) if p.leader is not None else None
+            if size is None:
+                return None
+            added = len(set(e.replicas) - set(before[e.key])) if before is not None and e.key in before else 1
+            total += size * added
+            done += size * added
+        else:  # not started: what it will copy, nothing copied yet
+            size = p.size_on(p.leader) if p.leader is not None else None
+            if size is None:
+                return None
+            total += size * max(1, len(set(e.replicas) - set(p.replicas)))
+    return None if not total else 100.0 * done / total

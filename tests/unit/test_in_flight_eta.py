@@ -67,7 +67,7 @@ def test_a_dir_copy_at_its_log_dir_throttle_can_be_the_last() -> None:
 
     brokers = {b: dict(c) for b, c in state.throttles.brokers}
     brokers["2"]["replica.alter.log.dirs.io.max.bytes.per.second"] = str(5 * KB)
-    state = replace(state, throttles=Throttles.of(brokers, dict((t, dict(c)) for t, c in state.throttles.topics)))
+    state = replace(state, throttles=Throttles.of(brokers, {t: dict(c) for t, c in state.throttles.topics}))
     dir_rates = {("u", 0, B(2)): 12 * KB}  # a burst above the 5 KB/s throttle: capped at it
     view = live.summary(state, RATES, None, dir_rates)
     assert view.eta.seconds == pytest.approx(60 / 5)
