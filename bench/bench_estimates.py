@@ -118,7 +118,7 @@ def one_shape(sb, shape: Shape, rate: int, kb: int, data: Path) -> dict[str, obj
                 b = state.broker(p.replicas[0])
                 assert b is not None
                 current = next(log.log_dir for log in p.logs if log.broker == b.id and not log.is_future)
-                entry["log_dirs"] = [next(d for d in b.log_dirs if d != current)]
+                entry["log_dirs"] = [next(d.path for d in b.log_dirs if d.path != current)]
             entries.append(entry)
         plan_file = data / f"{topic}.json"
         plan_file.write_text(json.dumps({"version": 1, "partitions": entries}))

@@ -5,7 +5,9 @@ The copies in flight are grouped by what bounds them: each broker's adding repli
 throttle), each leader's replicas being fetched by adding replicas (its leader throttle) and each
 broker's replicas being copied between its log dirs (its log-dir throttle). A group copies at the
 rate observed of its members, summed, never above its throttle (a leader at its throttle: what
-its receivers fetch from it is bounded by them as much as by it); until every member is measured, at
+its receivers fetch from it is bounded by them as much as by it; a broker taking in below its
+throttle from a leader at its throttle: at its own throttle, which it gets once the leader's other
+copies are done); until every member is measured, at
 the rate its broker showed in past moves (history) or at the throttle. The ETA is the longest
 group's: the bottleneck, which it names.
 """
@@ -42,12 +44,18 @@ class Basis(str, Enum):
     NONE = "nothing"
 
 
+SATURATED = 0.8
+"""A group copying at this share of its throttle or more is held by its throttle."""
+
+
 @dataclass
 class _Group:
     left: int = 0
     observed: float = 0.0
     measured: bool = True
     members: int = 0
+    leaders: set[BrokerId] = field(default_factory=set)
+    """For a broker taking in: the leaders its copies fetch from."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +113,7 @@ def in_flight_eta(
     brokers = state.throttles.broker_map()
     groups: dict[tuple[BrokerId, Side], _Group] = {}
 
-    def add(broker: BrokerId, side: Side, left: int, rate: float | None) -> None:
+    def add(broker: BrokerId, side: Side, left: int, rate: float | None) -> _Group:
         g = groups.setdefault((broker, side), _Group())
         g.left += left
         g.members += 1
@@ -113,6 +121,7 @@ def in_flight_eta(
             g.measured = False
         else:
             g.observed += rate
+        return g
 
     for p in state.in_flight:
         if wanted is not None and p.key not in wanted:
@@ -126,8 +135,9 @@ def in_flight_eta(
             if not left:
                 continue
             got = rates.get((p.topic, p.partition, r.broker))
-            add(r.broker, Side.TAKES_IN, left, got)
+            taking = add(r.broker, Side.TAKES_IN, left, got)
             if p.leader is not None:
+                taking.leaders.add(p.leader)
                 add(p.leader, Side.SENDS_OUT, left, got)
     for m in dir_moves_in_flight(state) if dir_rates is not None else []:
         if wanted is not None and (m.topic, m.partition) not in wanted:
@@ -144,6 +154,11 @@ def _throttle(brokers: Mapping[str, Mapping[str, str]], broker: BrokerId, side: 
     return broker_rate_bps(brokers, broker, key)
 
 
+def _saturated(g: _Group, brokers: Mapping[str, Mapping[str, str]], broker: BrokerId, side: Side) -> bool:
+    throttle = _throttle(brokers, broker, side)
+    return bool(throttle) and g.measured and g.observed >= SATURATED * (throttle or 0)
+
+
 def _longest(
     groups: Mapping[tuple[BrokerId, Side], _Group],
     brokers: Mapping[str, Mapping[str, str]],
@@ -151,6 +166,7 @@ def _longest(
 ) -> InFlightEta:
     out: list[Bottleneck] = []
     stalled: list[str] = []
+    held = {b for (b, side), g in groups.items() if side is Side.SENDS_OUT and _saturated(g, brokers, b, side)}
     unknown = False
     for (broker, side), g in sorted(groups.items()):
         throttle = _throttle(brokers, broker, side)
@@ -159,6 +175,15 @@ def _longest(
             continue
         if g.measured and side is Side.SENDS_OUT and throttle:
             # what its receivers fetch is bounded by them as much as by it: the leader's own bound is its throttle
+            rate, basis = float(throttle), Basis.THROTTLE
+        elif (
+            g.measured
+            and throttle
+            and side is Side.TAKES_IN
+            and not _saturated(g, brokers, broker, side)
+            and g.leaders & held
+        ):
+            # held back by a leader at its throttle, which it shares: once the others are done, its own throttle
             rate, basis = float(throttle), Basis.THROTTLE
         elif g.measured:
             rate, basis = (min(g.observed, throttle) if throttle else g.observed), Basis.OBSERVED

@@ -78,3 +78,14 @@ def test_a_copy_that_does_not_grow_has_no_eta() -> None:
     state = four_onto_one()
     eta = in_flight_eta(state, {**RATES, ("t", 4, B(4)): 0.0}, {})
     assert eta.seconds is None and "broker 4 takes in" in eta.stalled
+
+
+def test_a_broker_held_back_by_a_leader_at_its_throttle_goes_by_the_leader() -> None:
+    # broker 1 leads four partitions, two copied to broker 2 and two to broker 3, 100 KB left each;
+    # the leader sends 40 KB/s, shared unevenly (broker 2 gets 10 KB/s now): the leader is the bottleneck
+    parts = [part("t", i, [1, 2 + i % 2], [1], 1, [2 + i % 2], sizes={1: 100 * KB, 2 + i % 2: 0}) for i in range(4)]
+    state = snap(T0, parts, throttles=throttled(40 * KB, "t", ["*"], ["*"], [1, 2, 3]))
+    rates = {("t", 0, B(2)): 5 * KB, ("t", 2, B(2)): 5 * KB, ("t", 1, B(3)): 15 * KB, ("t", 3, B(3)): 15 * KB}
+    eta = in_flight_eta(state, rates, {})
+    assert eta.seconds == pytest.approx(400 / 40)  # not broker 2's 200 KB at 10 KB/s: 20 s
+    assert eta.bottleneck is not None and eta.bottleneck.side is Side.SENDS_OUT and eta.bottleneck.broker == B(1)
