@@ -88,6 +88,7 @@ def one_shape(sb, shape: Shape, rate: int, kb: int, data: Path) -> dict[str, obj
     from console.moves.eta import in_flight_eta
     from console.moves.progress import CopyTracker, bytes_left, estimate_run
     from console.moves.waves import WaveLimits
+    from console.plans.logdirs import dir_moves_in_flight
     from console.plans.plan import parse_plan
     from console.present import live
     from console.sandbox.demo import create_assigned_topic, fill
@@ -149,7 +150,9 @@ def one_shape(sb, shape: Shape, rate: int, kb: int, data: Path) -> dict[str, obj
             tracker.observe(now_state)
             if at25 is not None:
                 continue
-            moving = {p.key for p in now_state.in_flight}
+            moving = {p.key for p in now_state.in_flight} | {
+                (m.topic, m.partition) for m in dir_moves_in_flight(now_state)
+            }
             started_waves = [w for w in wave_keys if any(k in moving for k in w)]
             if not started_waves:
                 continue

@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 import streamlit as st
 
 from components import actions, deps, keys, widgets
-from console.core.errors import ConsoleError
 from console.core.format import human_bytes, human_duration, human_rate, ids_text, plural
 from console.core.health import kafka_health
 from console.core.model import PartitionHealth, cluster_key
@@ -33,13 +32,15 @@ st.caption(
     "For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
     "original replicas; completed ones stay where they are. The dialog shows exactly what is sent."
 )
-# drawn first, from the lean read (metadata and what is in flight, always fresh, no log sizes or
-# configs): an on-call engineer can cancel before the tables below are read and drawn
-try:
-    in_flight = {p.name: p.key for p in deps.reader(settings).snapshot(lean=True).in_flight}
-except ConsoleError as e:  # the panel below says what the cluster answers; the dialog reads it again
-    st.warning(f"What is in flight could not be read: {e.message}")
-    in_flight = {}
+# drawn first, before the tables are computed and drawn: what can be cancelled comes from the
+# snapshot the panel below then shows (one read shared by every viewer in an interval; at most a
+# second and a half old when the page opens, so moves that started seconds ago are there), and the
+# dialog reads the cluster again (the lean read: metadata and what is in flight) when it opens
+opening = keys.LIVE_LAST_GOOD not in st.session_state  # the first run of the Live page in this session
+now = deps.reader(settings).snapshot(
+    max_age_s=widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(interval)
+)
+in_flight = {p.name: p.key for p in now.in_flight}
 st.markdown(
     f"**In flight now** ({len(in_flight)}): "
     + (", ".join(sorted(in_flight)[:20]) + (" …" if len(in_flight) > 20 else "") if in_flight else "nothing")
