@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
+from pyspark.sql.window import WindowSpec
 
 KEY = ["cluster", "topic", "partition", "broker"]
 DEFAULT_STUCK_AFTER_S = 600.0
@@ -167,55 +168,28 @@ def moving(replicas: DataFrame, headers: DataFrame) -> DataFrame:
     ).select(*MOVING_COLUMNS)
 
 
-def moves(
-    replicas: DataFrame,
-    headers: DataFrame,
-    stuck_after_s: float = DEFAULT_STUCK_AFTER_S,
-    adding: DataFrame | None = None,
-) -> DataFrame:
-    """One row per replica move (``adding``: :func:`moving` of the same input, when the caller keeps it)."""
-    if adding is None:
-        adding = moving(replicas, headers)
-    r = replicas.select("cluster", "taken_at", "topic", "partition", "broker", "bytes", "adding")
-    by_key = Window.partitionBy(*KEY).orderBy("seq")
-    adding = adding.withColumn("run", F.col("seq") - F.row_number().over(by_key))
-    in_run = Window.partitionBy(*KEY, "run").orderBy("seq")
-    adding = adding.withColumn("grew", F.col("bytes") > F.coalesce(F.lag("bytes").over(in_run), F.lit(-1)))
-    # What the broker took in between this snapshot and the next, against the throttle in force
-    # then: each replica's growth to the next snapshot (when it is seen there still adding), summed
-    # over the broker's replicas copying at this snapshot.
+def _with_broker_growth(adding: DataFrame, by_key: WindowSpec) -> DataFrame:
+    """What the broker took in between this snapshot and the next, against the throttle in force
+    then: each replica's growth to the next snapshot (``growth``, when it is seen there still
+    adding and was not in the ISR), over ``dt`` seconds, summed over the broker's replicas copying
+    at this snapshot (``broker_grew``), and the broker's throttle then (``broker_throttle``)."""
     growth = F.when(
         (F.lead("seq").over(by_key) == F.col("seq") + 1) & ~F.coalesce(F.col("in_isr"), F.lit(False)),
         F.greatest(F.lead("bytes").over(by_key) - F.col("bytes"), F.lit(0)),
     )
     at_broker = Window.partitionBy("cluster", "taken_at", "broker")
-    adding = (
+    return (
         adding.withColumn("growth", growth)
         .withColumn("dt", _seconds(F.col("next_taken_at"), F.col("taken_at")))
         .withColumn("broker_grew", F.sum("growth").over(at_broker))
         .withColumn("broker_throttle", F.max("throttle").over(at_broker))
     )
-    copying = F.col("growth").isNotNull() & (F.col("dt") > 0)
-    throttled = copying & (F.col("broker_throttle") > 0)
-    runs = adding.groupBy(*KEY, "run").agg(
-        F.first("rack").alias("rack"),
-        F.mode("leader").alias("source_broker"),
-        F.min("taken_at").alias("started_at"),
-        F.max("taken_at").alias("last_seen_at"),
-        F.max("seq").alias("last_seq"),
-        F.max_by("next_taken_at", "seq").alias("next_taken_at"),
-        F.min_by("bytes", "seq").alias("first_bytes"),
-        F.max_by("bytes", "seq").alias("last_bytes"),
-        F.max_by("in_isr", "seq").alias("last_in_isr"),
-        F.max(F.when(F.col("grew"), F.col("taken_at"))).alias("grew_at"),
-        F.mode("throttle").alias("throttle_bps"),
-        F.avg("concurrent").alias("concurrent"),
-        F.count(F.lit(1)).alias("samples"),
-        F.sum(F.when(copying, F.col("broker_grew"))).alias("broker_bytes"),
-        F.sum(F.when(copying, F.col("dt"))).alias("copy_s"),
-        F.sum(F.when(throttled, F.col("broker_grew"))).alias("throttled_bytes"),
-        F.sum(F.when(throttled, F.col("broker_throttle") * F.col("dt"))).alias("allowed_bytes"),
-    )
+
+
+def _with_what_followed(runs: DataFrame, r: DataFrame) -> DataFrame:
+    """Each run of a move with the replica at the snapshot after it (``end_bytes``, ``still_adding``;
+    null when that snapshot does not have it) and whether that snapshot holds its partition at all
+    (``partition_seen``)."""
     # The replica at the snapshot after each run: only the rows matching a run's end are kept, by a
     # lookup in the runs' ends broadcast to the scan (one row per move: small, however long the
     # history), so the replica rows are scanned, never shuffled. The snapshots runs end before go
@@ -247,9 +221,48 @@ def moves(
         .distinct()
         .withColumn("partition_seen", F.lit(True))
     )
-    m = runs.join(after, [*KEY, "next_taken_at"], "left").join(
+    return runs.join(after, [*KEY, "next_taken_at"], "left").join(
         seen, ["cluster", "topic", "partition", "next_taken_at"], "left"
     )
+
+
+def moves(
+    replicas: DataFrame,
+    headers: DataFrame,
+    stuck_after_s: float = DEFAULT_STUCK_AFTER_S,
+    adding: DataFrame | None = None,
+) -> DataFrame:
+    """One row per replica move (``adding``: :func:`moving` of the same input, when the caller keeps it)."""
+    if adding is None:
+        adding = moving(replicas, headers)
+    r = replicas.select("cluster", "taken_at", "topic", "partition", "broker", "bytes", "adding")
+    by_key = Window.partitionBy(*KEY).orderBy("seq")
+    adding = adding.withColumn("run", F.col("seq") - F.row_number().over(by_key))
+    in_run = Window.partitionBy(*KEY, "run").orderBy("seq")
+    adding = adding.withColumn("grew", F.col("bytes") > F.coalesce(F.lag("bytes").over(in_run), F.lit(-1)))
+    adding = _with_broker_growth(adding, by_key)
+    copying = F.col("growth").isNotNull() & (F.col("dt") > 0)
+    throttled = copying & (F.col("broker_throttle") > 0)
+    runs = adding.groupBy(*KEY, "run").agg(
+        F.first("rack").alias("rack"),
+        F.mode("leader").alias("source_broker"),
+        F.min("taken_at").alias("started_at"),
+        F.max("taken_at").alias("last_seen_at"),
+        F.max("seq").alias("last_seq"),
+        F.max_by("next_taken_at", "seq").alias("next_taken_at"),
+        F.min_by("bytes", "seq").alias("first_bytes"),
+        F.max_by("bytes", "seq").alias("last_bytes"),
+        F.max_by("in_isr", "seq").alias("last_in_isr"),
+        F.max(F.when(F.col("grew"), F.col("taken_at"))).alias("grew_at"),
+        F.mode("throttle").alias("throttle_bps"),
+        F.avg("concurrent").alias("concurrent"),
+        F.count(F.lit(1)).alias("samples"),
+        F.sum(F.when(copying, F.col("broker_grew"))).alias("broker_bytes"),
+        F.sum(F.when(copying, F.col("dt"))).alias("copy_s"),
+        F.sum(F.when(throttled, F.col("broker_grew"))).alias("throttled_bytes"),
+        F.sum(F.when(throttled, F.col("broker_throttle") * F.col("dt"))).alias("allowed_bytes"),
+    )
+    m = _with_what_followed(runs, r)
     outcome = (
         F.when(
             F.col("next_taken_at").isNull(),
