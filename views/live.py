@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timedelta
+from typing import Any
 
 import streamlit as st
 
@@ -260,7 +261,7 @@ def live_columns(row: dict[str, object]) -> list[str]:
     return [c for c in live.LIVE_COLUMNS if c in row]
 
 
-def table_config() -> dict[str, object]:
+def table_config() -> dict[str, Any]:
     return {
         "progress": st.column_config.ProgressColumn(
             "progress",
