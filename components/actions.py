@@ -15,7 +15,7 @@ from components import deps, keys, widgets
 from console.access.auth import Identity, load_users
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConflictError, ConsoleError, NotPermitted
-from console.core.format import human_bytes, human_duration, human_rate, plural
+from console.core.format import human_bytes, human_rate, plural
 from console.core.model import ClusterState, TopicPartition, cluster_key
 from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
 from console.moves.waves import WaveLimits
@@ -23,6 +23,7 @@ from console.plans.diff import first_replica_changes
 from console.plans.logdirs import DirMoveProgress, dir_moves_in_flight
 from console.plans.plan import Plan
 from console.present import review
+from console.present.estimate import estimate_text
 from console.services import cancel as cancel_service
 from console.services import runs as run_service
 from console.services.cancel import CancelReport, DirCancelResult
@@ -445,11 +446,8 @@ def submit_dialog(
             "audit entry records it."
         )
     st.markdown(
-        f"**{plural(pre.partitions, 'partition')} in {plural(len(waves), 'wave')}**, "
-        + (f"throttled at {human_rate(rate)}" if rate else "not throttled")
-        + (f" (≈ {human_duration(est.seconds)}, {est.basis})" if est and est.seconds else "")
-        + f"; at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} "
-        "partitions per wave."
+        f"**{estimate_text(pre.partitions, len(waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, rate, est)}**; "
+        f"at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} partitions per wave."
     )
     if pre.dir_bytes_to_copy:
         st.caption(

@@ -151,10 +151,12 @@ st.dataframe(
     placeholder="—",
     column_config={
         "broker throughput": st.column_config.TextColumn(
-            help="What the broker received per second while copying: a move's rate times the moves it had "
-            "in flight. The ETAs use it."
+            help="What the broker took in per second while the move copied (all its copies at once: the "
+            "throttle is per broker). The ETAs use it."
         ),
-        "of the throttle": st.column_config.TextColumn(help="Throughput over the throttle in force"),
+        "of the throttle": st.column_config.TextColumn(
+            help="What the broker took in over the throttle in force while those bytes were copied"
+        ),
     },
 )
 

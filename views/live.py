@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timedelta
+from typing import Any
 
 import streamlit as st
 
 from components import actions, deps, keys, widgets
-from console.core.format import human_bytes, human_duration, ids_text, plural
+from console.core.format import human_bytes, human_duration, human_rate, ids_text, plural
 from console.core.health import kafka_health
 from console.core.model import PartitionHealth, cluster_key
 from console.plans.logdirs import dir_moves_in_flight
@@ -25,6 +26,57 @@ c1, c2, c3 = st.columns([2, 1, 3])
 interval = c1.select_slider("Refresh every (s)", options=[2, 5, 10, 30, 60], value=5, key=keys.LIVE_INTERVAL)
 paused = c2.toggle("Pause", key=keys.LIVE_PAUSED)
 in_flight_only = c3.toggle("Only partitions in flight", value=True, key=keys.LIVE_IN_FLIGHT_ONLY)
+
+
+st.subheader("Cancel reassignments")
+st.caption(
+    "For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
+    "original replicas; completed ones stay where they are. The dialog shows exactly what is sent."
+)
+# drawn first, before the tables are computed and drawn: what can be cancelled comes from the
+# snapshot the panel below then shows (one read shared by every viewer in an interval; at most a
+# second and a half old when the page opens, so moves that started seconds ago are there), and the
+# dialog reads the cluster again (the lean read: metadata and what is in flight) when it opens
+opening = keys.LIVE_LAST_GOOD not in st.session_state  # the first run of the Live page in this session
+now = deps.reader(settings).snapshot(
+    max_age_s=widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(interval)
+)
+in_flight = {p.name: p.key for p in now.in_flight}
+st.markdown(
+    f"**In flight now** ({len(in_flight)}): "
+    + (", ".join(sorted(in_flight)[:20]) + (" …" if len(in_flight) > 20 else "") if in_flight else "nothing")
+)
+scope = st.radio(
+    "Cancel", ["Everything in flight", "A topic", "Chosen partitions"], horizontal=True, key=keys.LIVE_CANCEL_SCOPE
+)
+chosen: list[tuple[str, int]] | None = None
+if scope == "Chosen partitions":
+    # partitions chosen earlier stay chosen (and listed) when they leave the in-flight list
+    picked = [n for n in st.session_state.get(keys.LIVE_CANCEL, []) if isinstance(n, str)]
+    names = st.multiselect("Partitions in flight", sorted(set(in_flight) | set(picked)), key=keys.LIVE_CANCEL)
+    chosen = [(n.rsplit("-", 1)[0], int(n.rsplit("-", 1)[1])) for n in names]
+elif scope == "A topic":
+    topic = st.selectbox("Topic", sorted({k[0] for k in in_flight.values()}), key=keys.LIVE_CANCEL_TOPIC)
+    chosen = [k for k in in_flight.values() if k[0] == topic]
+others = st.checkbox(
+    "Include reassignments this console did not start (always, for everything in flight)",
+    disabled=scope == "Everything in flight",
+    key=keys.LIVE_CANCEL_OTHERS,
+)
+me = widgets.identity()
+if not me.can("cancel"):
+    st.caption(me.why_not("cancel") + " Sign in as an operator in the sidebar.")
+# never off for "nothing in flight": this part of the page is drawn at the last full rerun, and a
+# reassignment may have started since; the dialog reads the cluster when it opens and says so
+st.button(
+    "Cancel…",
+    icon=":material/cancel:",
+    key=keys.LIVE_CANCEL_OPEN,
+    disabled=chosen == [] or not me.can("cancel"),
+    on_click=actions.freeze_cancel,
+    args=(settings, chosen, others or scope == "Everything in flight"),
+)
+actions.last_result()
 
 
 @st.fragment(run_every=None if paused else timedelta(seconds=interval))
@@ -82,6 +134,7 @@ def live_panel() -> None:
             dir_moves,
             hide_index=True,
             width="stretch",
+            column_order=[c for c in live.DIR_COLUMNS if c in dir_moves[0]],
             column_config={
                 "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%.1f%%"),
                 "ETA": st.column_config.TextColumn(
@@ -113,7 +166,7 @@ def live_panel() -> None:
             + (" …" if len(with_elr) > 8 else "")
             + ". They can still lead when their broker is not fenced."
         )
-    t = st.columns(4)
+    t = st.columns(3)
     t[0].metric(
         "Copy rate (observed)",
         total.rate_text,
@@ -131,22 +184,41 @@ def live_panel() -> None:
         help="Over the network: what adding replicas still lack of their leader's log. Between dirs: what "
         "replicas being copied to another log dir of their broker still lack of their source's size.",
     )
-    measuring = total.phase is live.CopyPhase.MEASURING
+    eta = view.eta
     t[2].metric(
-        "ETA (all in flight)",
-        f"≈ {human_duration(learned.seconds)}" if learned and measuring else total.eta_text,
-        help="What is left to copy over the copy rate observed now. The first refresh is spent measuring"
-        + (f" (meanwhile: {learned.basis})" if learned else "")
-        + "; the throttle in force on each partition's brokers is in the table.",
+        "ETA (last to finish)",
+        view.eta_text,
+        help="Until the last copy in flight is done: per broker, what it still takes in, sends out or copies "
+        "between its dirs, at the rate observed (never above its throttle), else at the rate its history "
+        "shows, else at its throttle; the longest of them.",
     )
-    if learned is not None:
-        t[3].metric(
-            "ETA from history",
-            f"≈ {human_duration(learned.seconds)}",
-            help=f"What is left to copy at the rate each adding broker showed in past moves ({learned.basis}), "
-            "under its throttle now.",
+    if eta.bottleneck is not None or eta.stalled:
+        st.caption(f"ETA rests on {eta.basis}.")
+    with st.expander("ETA details"):
+        st.caption(
+            f"Total bytes left over the total rate observed: {total.eta_text} (too soon when one broker has more "
+            "to copy than the others)."
+            + (
+                f" At the rates past moves showed: ≈ {human_duration(learned.seconds)}, {learned.basis}."
+                if learned
+                else ""
+            )
         )
-        st.caption(f"ETA from history: ≈ {human_duration(learned.seconds)}, {learned.basis}.")
+        if eta.groups:
+            st.dataframe(
+                [
+                    {
+                        "broker": g.broker,
+                        "what": g.side.value,
+                        "left": human_bytes(g.left),
+                        "rate": human_rate(g.rate),
+                        "from": g.basis.value,
+                        "done in": human_duration(g.seconds),
+                    }
+                    for g in sorted(eta.groups, key=lambda g: -g.seconds)
+                ],
+                hide_index=True,
+            )
     copying = {p.topic for p in state.in_flight} | {m.topic for m in dir_moves_in_flight(state)}
     if local_only := sorted(t for t in copying if t in state.tiered):
         st.caption(review.tiered_note(local_only))
@@ -169,95 +241,68 @@ def live_panel() -> None:
         return
     if shown.pages > 1:
         st.number_input(f"Page (of {shown.pages}; {shown.matching} partitions)", 1, shown.pages, 1, key=keys.LIVE_PAGE)
+    columns = live_columns(shown.rows[0] if shown.rows else {})
     st.dataframe(
         list(shown.rows),
         hide_index=True,
         width="stretch",
         placeholder="—",
-        column_config={
-            "progress": st.column_config.ProgressColumn(
-                "progress",
-                min_value=0,
-                max_value=100,
-                format="%.1f%%",
-                help="Least-advanced adding replica: bytes copied / leader's "
-                "bytes (the figure “adding detail” gives it)",
-            ),
-            "ELR": st.column_config.TextColumn(
-                "ELR",
-                help="Eligible leader replicas (KIP-966, Kafka 4): out of the ISR while it was below min ISR, "
-                "still electable when their broker is not fenced",
-            ),
-            "last known ELR": st.column_config.TextColumn(
-                "last known ELR", help="Eligible leader replicas that shut down uncleanly (KIP-966)"
-            ),
-            "copy rate": st.column_config.TextColumn("copy rate", help="Observed over the last refreshes"),
-            "ETA": st.column_config.TextColumn(
-                "ETA", help="When the slowest adding replica is copied, at the rate observed"
-            ),
-            "leader throttle": st.column_config.TextColumn(
-                "leader throttle",
-                help="leader.replication.throttled.rate on the leader's broker, when the topic's "
-                "leader.replication.throttled.replicas names this replica or *",
-            ),
-            "follower throttle": st.column_config.TextColumn(
-                "follower throttle",
-                help="follower.replication.throttled.rate on each adding replica's broker, when "
-                "the topic's follower.replication.throttled.replicas names it or *",
-            ),
-            "topic": None,
-        },
+        column_order=columns,
+        column_config=table_config(),
     )
+    with st.expander("All columns (replicas, ELR, each throttle, source)"):
+        st.dataframe(list(shown.rows), hide_index=True, width="stretch", placeholder="—", column_config=table_config())
     st.subheader("Replicas by broker")
     st.vega_lite_chart(shown.chart, width="stretch")
 
 
-opening = keys.LIVE_LAST_GOOD not in st.session_state  # the first run of the Live page in this session
-live_panel()
+def live_columns(row: dict[str, object]) -> list[str]:
+    """The columns that fit 1440 px (:data:`live.LIVE_COLUMNS` the rows have)."""
+    return [c for c in live.LIVE_COLUMNS if c in row]
 
-st.subheader("Cancel reassignments")
-st.caption(
-    "For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
-    "original replicas; completed ones stay where they are. The dialog shows exactly what is sent."
-)
-# these controls are drawn at a full rerun only: when the page opens, what can be cancelled comes
-# from a snapshot at most a second and a half old (the one the panel just read), so a reassignment
-# that started seconds ago can be picked at once; later full reruns share the refresh's snapshot
-now = deps.reader(settings).snapshot(
-    max_age_s=widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(interval)
-)
-in_flight = {p.name: p.key for p in now.in_flight}
-scope = st.radio(
-    "Cancel", ["Everything in flight", "A topic", "Chosen partitions"], horizontal=True, key=keys.LIVE_CANCEL_SCOPE
-)
-chosen: list[tuple[str, int]] | None = None
-if scope == "Chosen partitions":
-    # partitions chosen earlier stay chosen (and listed) when they leave the in-flight list
-    picked = [n for n in st.session_state.get(keys.LIVE_CANCEL, []) if isinstance(n, str)]
-    names = st.multiselect("Partitions in flight", sorted(set(in_flight) | set(picked)), key=keys.LIVE_CANCEL)
-    chosen = [(n.rsplit("-", 1)[0], int(n.rsplit("-", 1)[1])) for n in names]
-elif scope == "A topic":
-    topic = st.selectbox("Topic", sorted({k[0] for k in in_flight.values()}), key=keys.LIVE_CANCEL_TOPIC)
-    chosen = [k for k in in_flight.values() if k[0] == topic]
-others = st.checkbox(
-    "Include reassignments this console did not start (always, for everything in flight)",
-    disabled=scope == "Everything in flight",
-    key=keys.LIVE_CANCEL_OTHERS,
-)
-me = widgets.identity()
-if not me.can("cancel"):
-    st.caption(me.why_not("cancel") + " Sign in as an operator in the sidebar.")
-# never off for "nothing in flight": this part of the page is drawn at the last full rerun, and a
-# reassignment may have started since; the dialog reads the cluster when it opens and says so
-st.button(
-    "Cancel…",
-    icon=":material/cancel:",
-    key=keys.LIVE_CANCEL_OPEN,
-    disabled=chosen == [] or not me.can("cancel"),
-    on_click=actions.freeze_cancel,
-    args=(settings, chosen, others or scope == "Everything in flight"),
-)
-actions.last_result()
+
+def table_config() -> dict[str, Any]:
+    return {
+        "progress": st.column_config.ProgressColumn(
+            "progress",
+            min_value=0,
+            max_value=100,
+            format="%.1f%%",
+            help="Least-advanced adding replica: bytes copied / leader's bytes (the figure “adding detail” gives it)",
+        ),
+        "ELR": st.column_config.TextColumn(
+            "ELR",
+            help="Eligible leader replicas (KIP-966, Kafka 4): out of the ISR while it was below min ISR, "
+            "still electable when their broker is not fenced",
+        ),
+        "last known ELR": st.column_config.TextColumn(
+            "last known ELR", help="Eligible leader replicas that shut down uncleanly (KIP-966)"
+        ),
+        "copy rate": st.column_config.TextColumn("copy rate", help="Observed over the last refreshes"),
+        "ETA": st.column_config.TextColumn(
+            "ETA", help="When the slowest adding replica is copied, at the rate observed"
+        ),
+        "leader throttle": st.column_config.TextColumn(
+            "leader throttle",
+            help="leader.replication.throttled.rate on the leader's broker, when the topic's "
+            "leader.replication.throttled.replicas names this replica or *",
+        ),
+        "follower throttle": st.column_config.TextColumn(
+            "follower throttle",
+            help="follower.replication.throttled.rate on each adding replica's broker, when "
+            "the topic's follower.replication.throttled.replicas names it or *",
+        ),
+        "throttle": st.column_config.TextColumn(
+            "throttle",
+            help="The replication throttle in force on the leader and the adding replicas (each in the details)",
+        ),
+        "AR": st.column_config.TextColumn("AR", help="Adding replicas"),
+        "topic": None,
+    }
+
+
+st.subheader("Partitions and log dirs")
+live_panel()
 
 if not paused:
     widgets.zookeeper_watch(settings, keys.LIVE_ZK_GENERATION)

@@ -14,7 +14,8 @@ from console.core.errors import ConsoleError, PlanFormatError
 from console.core.format import human_bytes, plural
 from console.core.limits import MAX_PLAN_BYTES, MOVES_PER_BROKER, PARTITIONS_PER_WAVE, REQUEST_LIMIT
 from console.core.model import ClusterState, Finding, Severity, cluster_key
-from console.moves.waves import WaveLimits
+from console.moves.progress import estimate_run
+from console.moves.waves import WaveLimits, plan_waves
 from console.plans.diff import PlanDiff, diff
 from console.plans.plan import Plan, plan_hash, rollback
 from console.plans.quality import Report
@@ -22,6 +23,7 @@ from console.plans.rebase import RebaseOptions, Since, rebase, report_rows
 from console.plans.validate import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC, counts, overridable_only, validate
 from console.present import charts, review
 from console.present import findings as findings_view
+from console.present.estimate import estimate_text
 from console.services import plans as plan_service
 from console.services import runs as run_service
 
@@ -379,6 +381,24 @@ else:
     )
     moves = s2.number_input("Adding replicas per broker per wave", 1, 100, MOVES_PER_BROKER, key=keys.REVIEW_MOVES)
     per_wave = s3.number_input("Partitions per wave", 1, REQUEST_LIMIT, PARTITIONS_PER_WAVE, key=keys.REVIEW_PER_WAVE)
+    # the estimate before Submit…: the one the dialog and the run use, for the inputs above
+    if rate is not None:
+        asked = (id(cached[1]), state.taken_at, rate, int(moves), int(per_wave))
+        shown_estimate = st.session_state.get(keys.REVIEW_ESTIMATE)
+        if shown_estimate is None or shown_estimate[0] != asked:
+            limits_now = WaveLimits(int(moves), int(per_wave))
+            planned = plan_waves(state, plan, limits_now)
+            line = estimate_text(
+                sum(map(len, planned)),
+                len(planned),
+                d.bytes_to_copy,
+                d.dir_bytes_to_copy,
+                rate or None,
+                estimate_run(state, planned, rate or None, deps.calibration(state, settings)),
+            )
+            shown_estimate = (asked, line)
+            st.session_state[keys.REVIEW_ESTIMATE] = shown_estimate
+        st.info(f"**Estimate**: {shown_estimate[1]}.", icon=":material/timer:")
     if st.button("Submit…", type="primary", icon=":material/play_arrow:", disabled=rate is None):
         st.session_state.pop(keys.SUBMIT_STARTED, None)  # a new submission
         actions.open_dialog(

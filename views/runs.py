@@ -9,16 +9,17 @@ import streamlit as st
 
 from components import actions, deps, keys, widgets
 from console.access.auth import Identity
-from console.core.calibration import bytes_to_receive, calibrated
 from console.core.errors import ConsoleError
 from console.core.format import human_bytes, human_duration, human_rate, plural
-from console.core.model import cluster_key
+from console.core.model import ClusterState, cluster_key
 from console.core.states import RunState, SubmitPath, WaveState
+from console.moves.eta import in_flight_eta
 from console.moves.progress import Progress, bytes_left, estimate_run
 from console.plans.plan import parse_plan
 from console.present import history, review
 from console.services import runs as run_service
 from console.services import sessions as session_service
+from console.storage.runs import Run, Wave
 from console.storage.store import Store
 
 SIGN_INS = frozenset({"sign-in", "sign-out"})
@@ -27,6 +28,56 @@ AUDIT_KINDS: dict[str, Callable[[str], bool]] = {
     "cluster actions": lambda action: action not in SIGN_INS,
     "sign-ins": lambda action: action in SIGN_INS,
 }
+
+
+def running_wave(run: Run, running: Wave, now: ClusterState) -> None:
+    """The running wave's copy rate (per broker: a throttle is per broker), bytes left and ETA."""
+    run_id = run.id
+    keys_now = [e.key for e in parse_plan(running.entries_json).entries]
+    tracker = st.session_state.setdefault(f"runs.progress.{run_id}.{running.number}", Progress())
+    tracker.update(now, keys_now)
+    left = bytes_left(now, keys_now)
+    copies = deps.copy_tracker(settings)  # the Live page's: per replica, shared by the sessions
+    copies.observe(now)
+    cal = deps.calibration(now, settings)
+    this = in_flight_eta(now, copies.rates(), copies.dir_rates(), cal, keys_now)
+    later = [parse_plan(w.entries_json).entries for w in store.runs.waves(run_id) if w.state is WaveState.PENDING]
+    after = estimate_run(now, later, run.rate, cal)
+    by_broker = tracker.broker_rates()
+    busiest = max(by_broker.items(), key=lambda kv: kv[1], default=None)
+    p1, p2, p3 = st.columns(3)
+    p1.metric(
+        "Observed copy rate",
+        f"{human_rate(busiest[1])} on broker {busiest[0][1]}" if busiest and busiest[1] > 0 else "measuring…",
+        help="The busiest broker's copy rate (a throttle is per broker), from the growth of each replica "
+        "between refreshes (a replica counted from its second refresh on)"
+        + (
+            ": "
+            + ", ".join(
+                f"broker {b} {'between dirs' if d else 'taking in'} {human_rate(r)}"
+                for (d, b), r in sorted(by_broker.items(), key=lambda kv: kv[0][1])
+            )
+            if by_broker
+            else ""
+        )
+        + ".",
+    )
+    p2.metric("Left in this wave", human_bytes(left) if left is not None else "unknown")
+    later_s, later_basis = (after.seconds, after.basis) if after else (0.0, "at the throttle")
+    if this.seconds is not None:
+        p3.metric(
+            "ETA",
+            human_duration(this.seconds + later_s),
+            help=f"This wave until its last copy is done ({this.basis}); the waves after it {later_basis}.",
+        )
+        st.caption(f"ETA rests on {this.basis}" + (f"; later waves {later_basis}." if later else "."))
+    else:
+        p3.metric("ETA", "…", help="Measuring the copy rate: " + this.basis + ".")
+    if local_only := sorted({t for t, _ in keys_now if t in now.tiered}):
+        st.caption(review.tiered_note(local_only))
+    for line in tracker.stuck(now):
+        st.warning(f"Stuck: {line}. Check the broker (Overview) and the throttle.")
+
 
 st.header("Runs")
 actions.last_result()
@@ -61,7 +112,8 @@ else:
         if run is None:
             return
         now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
-        rows = history.wave_rows(now, store.runs.waves(run_id), store.runs.outcomes(run_id))
+        before = {e.key: e.replicas for e in parse_plan(run.rollback_json).entries}
+        rows = history.wave_rows(now, store.runs.waves(run_id), store.runs.outcomes(run_id), before)
         st.markdown(
             f"**Run {run.id}** · {run.state} · by {run.author}"
             + (f" · throttle {history.throttle_text(run.rate)}" if run.rate else " · not throttled")
@@ -73,47 +125,14 @@ else:
             width="stretch",
             placeholder="—",
             column_config={
-                "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100, format="%d%%")
+                "progress": st.column_config.ProgressColumn(
+                    "progress", min_value=0, max_value=100, format="%d%%", help="Bytes copied of the wave's bytes"
+                )
             },
         )
         running = next((w for w in store.runs.waves(run_id) if w.state is WaveState.RUNNING), None)
         if running is not None and run.active:
-            keys_now = [e.key for e in parse_plan(running.entries_json).entries]
-            tracker = st.session_state.setdefault(f"runs.progress.{run_id}.{running.number}", Progress())
-            tracker.update(now, keys_now)
-            rate, left = tracker.rate(), bytes_left(now, keys_now)
-            later = [
-                parse_plan(w.entries_json).entries for w in store.runs.waves(run_id) if w.state is WaveState.PENDING
-            ]
-            cal = deps.calibration(now, settings)
-            after = estimate_run(now, later, run.rate, cal)
-            this = calibrated(bytes_to_receive(now, keys_now), run.rate, cal)
-            p1, p2, p3 = st.columns(3)
-            p1.metric("Observed copy rate", human_rate(rate) if rate else "measuring…")
-            p2.metric("Left in this wave", human_bytes(left) if left is not None else "unknown")
-            later_s, later_basis = (after.seconds, after.basis) if after else (0.0, "at the throttle")
-            if rate and left is not None:
-                p3.metric(
-                    "ETA",
-                    human_duration(left / rate + later_s),
-                    help=f"This wave at the observed rate, the waves after it {later_basis}.",
-                )
-            elif this is not None:
-                p3.metric(
-                    "ETA",
-                    f"≈ {human_duration(this.seconds + later_s)}",
-                    help=f"Until a rate is observed: {this.basis}.",
-                )
-            else:
-                p3.metric("ETA", "…", help="Measuring the copy rate.")
-            for est in (this, after):
-                if est is not None and est.calibrated:
-                    st.caption(f"Estimates {est.basis} (the pipeline's history).")
-                    break
-            if local_only := sorted({t for t, _ in keys_now if t in now.tiered}):
-                st.caption(review.tiered_note(local_only))
-            for line in tracker.stuck(now):
-                st.warning(f"Stuck: {line}. Check the broker (Overview) and the throttle.")
+            running_wave(run, running, now)
         why = store.runs.stuck(run_id) if run.active else None
         if why:
             st.error(f"**Stuck**: {why}. Fix what it waits on, or abandon the run (below).", icon=":material/warning:")

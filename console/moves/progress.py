@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from console.core.calibration import Calibration, Estimate, receive_time
+from console.core.calibration import Calibration, Estimate
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE
 from console.core.model import BrokerId, ClusterState, ReplicaProgress
 from console.plans.columns import partitions_for
@@ -27,14 +27,17 @@ def estimate_seconds(state: ClusterState, waves: Iterable[tuple[PlanEntry, ...]]
 
 @dataclass(frozen=True)
 class WaveLoad:
-    """What one wave copies: bytes, the brokers sending (leaders), and each receiving broker's
-    bytes; and the bytes each broker copies between its own log dirs (no network)."""
+    """What one wave copies: bytes, the bytes each broker sends (leaders, to their adding
+    replicas), and each receiving broker's bytes; and the bytes each broker copies between its own
+    log dirs (no network)."""
 
     copy: int
-    senders: frozenset[BrokerId]
+    senders: Mapping[BrokerId, int]
+    """Per leader, the bytes its adding replicas fetch from it (the leader throttle bounds them)."""
     receivers: Mapping[BrokerId, int]
+    """Per adding broker, the bytes it fetches (the follower throttle bounds them)."""
     dir_copies: Mapping[BrokerId, int] = field(default_factory=dict)
-    """Per broker, the bytes of its replicas moving to another of its log dirs."""
+    """Per broker, the bytes of its replicas moving to another of its log dirs (the log-dir throttle)."""
 
     @property
     def dir_copy(self) -> int:
@@ -62,17 +65,17 @@ def load_of(moves: Iterable[tuple[Sequence[BrokerId], int | None, BrokerId | Non
     """The load of a wave's entries, each as (adding brokers, partition size, the leader copied
     from, bytes to copy); None when an entry adds replicas of a partition of unknown size."""
     copy = 0
-    senders: set[BrokerId] = set()
+    senders: dict[BrokerId, int] = {}
     receivers: dict[BrokerId, int] = {}
     for adding, size, source, to_copy in moves:
         if adding and size is None:
             return None
         copy += to_copy
         if adding and source is not None:
-            senders.add(source)
+            senders[source] = senders.get(source, 0) + (size or 0) * len(adding)
             for b in adding:
                 receivers[b] = receivers.get(b, 0) + (size or 0)
-    return WaveLoad(copy, frozenset(senders), receivers)
+    return WaveLoad(copy, senders, receivers)
 
 
 def estimate_run(
@@ -81,7 +84,9 @@ def estimate_run(
     rate: int | None,
     calibration: Calibration | None = None,
 ) -> Estimate | None:
-    """Before a run: the waves one after the other (:func:`estimate_waves`); None when a size is unknown."""
+    """Before a run: the waves one after the other (:func:`estimate_waves`); None when a size is
+    unknown. The one estimate of a plan's duration: Review, submit (page and CLI), Runs and the
+    review pipeline all read it."""
     loads = []
     for w in waves:
         load = wave_load(state, w)
@@ -91,37 +96,53 @@ def estimate_run(
     return estimate_waves(loads, rate, calibration)
 
 
+def wave_seconds(
+    w: WaveLoad, rate: int | None, calibration: Calibration | None = None
+) -> tuple[float, set[BrokerId]] | None:
+    """How long one wave takes: as long as its bottleneck, the broker that must take in the most
+    for its follower throttle (at the rate its history shows, where it has history), send out the
+    most for its leader throttle, or copy the most between its log dirs for its log-dir throttle
+    (a run sets all three at ``rate`` on the brokers taking part). With the brokers whose history
+    was used; None when some copy has neither a throttle nor history to go by."""
+    seconds = 0.0
+    used: set[BrokerId] = set()
+    for broker, size in w.receivers.items():
+        if not size:
+            continue
+        known = calibration.brokers.get(broker) if calibration else None
+        speed = known.rate(rate) if known is not None else (float(rate) if rate else None)
+        if not speed:
+            return None
+        if known is not None:
+            used.add(broker)
+        seconds = max(seconds, size / speed)
+    for copies in (w.senders, w.dir_copies):
+        most = max(copies.values(), default=0)
+        if most and not rate:
+            if copies is w.senders and used:
+                continue  # unthrottled leaders: the receivers' history bounds the wave
+            return None
+        if most and rate:
+            seconds = max(seconds, most / rate)
+    return seconds, used
+
+
 def estimate_waves(
     waves: Iterable[WaveLoad], rate: int | None, calibration: Calibration | None = None
 ) -> Estimate | None:
-    """The waves one after the other. A wave whose destination brokers have history in
-    ``calibration`` takes as long as its slowest broker needs to receive its bytes at the rate it
-    showed in the past (:func:`console.core.calibration.receive_time`). Otherwise the wave copies
-    its bytes at the throttle times the brokers that can copy at once (a throttle is per broker:
-    as many senders and receivers as the wave has, the fewer of the two). Its copies between log
-    dirs run meanwhile, each broker's at the throttle (the run's rate is its log-dir throttle): the
-    wave takes the longer of the two. None when a wave can be estimated neither way (unthrottled,
-    no history; copies between dirs have no history: unthrottled, they are not estimated either)."""
+    """The waves one after the other, each as long as its bottleneck (:func:`wave_seconds`). None
+    when a wave can be estimated neither at the throttle nor from history (unthrottled, no history;
+    copies between dirs have no history: unthrottled, they are not estimated either)."""
     total = 0.0
     used: set[BrokerId] = set()
     for w in waves:
         if not w.copy and not w.dir_copies:
             continue
-        seconds = 0.0
-        if w.copy:
-            learned = receive_time(w.receivers, rate, calibration)
-            if learned is not None:
-                seconds = learned[0]
-                used |= learned[1]
-            elif rate:
-                seconds = w.copy / (rate * max(1, min(len(w.senders), len(w.receivers))))
-            else:
-                return None
-        if w.dir_copies:
-            if not rate:
-                return None
-            seconds = max(seconds, max(w.dir_copies.values()) / rate)
-        total += seconds
+        took = wave_seconds(w, rate, calibration)
+        if took is None:
+            return None
+        total += took[0]
+        used |= took[1]
     if not used:
         return Estimate(total) if rate else None
     assert calibration is not None
@@ -130,31 +151,61 @@ def estimate_waves(
 
 @dataclass
 class Progress:
-    """Copy progress of a set of partitions across snapshots: observed rate, ETA, stuck ones."""
+    """Copy progress of a set of partitions across snapshots: observed rate, ETA, stuck ones.
+
+    The rate is the growth of each replica between two snapshots that both saw it, summed: a
+    replica that joins or leaves the set (its copy done, a dir move that starts with bytes already
+    there) adds nothing by being counted or no longer counted. Growth is kept per broker and kind
+    (network copies per receiving broker, dir copies per broker), for a throttle is per broker."""
 
     stuck_after_s: float = 60.0
     samples: list[tuple[float, int]] = field(default_factory=list)
     last_growth: dict[tuple[str, int, BrokerId], tuple[int, float]] = field(default_factory=dict)
+    seen: dict[tuple[bool, str, int, BrokerId], int] = field(default_factory=dict)
+    """The bytes of each replica copying at the last snapshot (dir copy or not, topic, partition, broker)."""
+    grown: dict[tuple[bool, BrokerId], int] = field(default_factory=dict)
+    """Bytes grown so far, per (dir copy or not, broker), since the first snapshot."""
+    per_broker: list[tuple[float, dict[tuple[bool, BrokerId], int]]] = field(default_factory=list)
 
     def update(self, state: ClusterState, keys: Iterable[tuple[str, int]]) -> None:
-        """Take a snapshot in: the bytes copied so far by the adding replicas of ``keys`` and by
-        their replicas being copied between log dirs (one rate for both)."""
+        """Take a snapshot in (one newer than the last taken; others are ignored): the bytes copied
+        so far by the adding replicas of ``keys`` and by their replicas being copied between log dirs."""
+        if self.samples and state.taken_at <= self.samples[-1][0]:
+            return
         keys = list(keys)
-        copied = sum(m.copied_bytes for m in dir_moves_of(state, keys))
+        now: dict[tuple[bool, str, int, BrokerId], int] = {
+            (True, m.topic, m.partition, m.broker): m.copied_bytes for m in dir_moves_of(state, keys)
+        }
         for (t, p), r in _copying(state, keys):
-            now = r.copied_bytes or 0
-            copied += now
+            copied = r.copied_bytes or 0
+            now[(False, t, p, r.broker)] = copied
             seen = self.last_growth.get((t, p, r.broker))
-            if seen is None or now > seen[0]:
-                self.last_growth[(t, p, r.broker)] = (now, state.taken_at)
-        self.samples = ([*self.samples, (state.taken_at, copied)])[-30:]
+            if seen is None or copied > seen[0]:
+                self.last_growth[(t, p, r.broker)] = (copied, state.taken_at)
+        for key, copied in now.items():
+            before = self.seen.get(key)
+            if before is not None and copied > before:
+                g = (key[0], key[3])
+                self.grown[g] = self.grown.get(g, 0) + copied - before
+        self.seen = now
+        self.samples = [*self.samples, (state.taken_at, sum(self.grown.values()))][-30:]
+        self.per_broker = [*self.per_broker, (state.taken_at, dict(self.grown))][-30:]
 
     def rate(self) -> float | None:
-        """Bytes per second over the samples kept (up to 30), when the copy has grown."""
+        """Bytes per second over the samples kept (up to 30), when the copy has grown: every broker's, summed."""
         if len(self.samples) < 2:
             return None
         (t0, b0), (t1, b1) = self.samples[0], self.samples[-1]
         return (b1 - b0) / (t1 - t0) if t1 > t0 and b1 > b0 else None
+
+    def broker_rates(self) -> dict[tuple[bool, BrokerId], float]:
+        """Per (dir copy or not, broker): bytes per second over the samples kept (what its throttle bounds)."""
+        if len(self.per_broker) < 2:
+            return {}
+        (t0, g0), (t1, g1) = self.per_broker[0], self.per_broker[-1]
+        if t1 <= t0:
+            return {}
+        return {k: (v - g0.get(k, 0)) / (t1 - t0) for k, v in g1.items()}
 
     def stuck(self, state: ClusterState) -> list[str]:
         """Adding replicas whose copy has not grown for ``stuck_after_s`` while still in flight."""
@@ -335,3 +386,38 @@ def _rates(samples: Mapping[ReplicaKey, list[tuple[float, int]]]) -> dict[Replic
             if t1 > t0:
                 out[key] = max(0.0, (b1 - b0) / (t1 - t0))
     return out
+
+
+def wave_bytes_done(
+    state: ClusterState,
+    entries: Iterable[PlanEntry],
+    before: Mapping[tuple[str, int], Sequence[BrokerId]] | None = None,
+) -> float | None:
+    """Percent of a wave's bytes copied (not of its partitions): each adding replica in flight its
+    bytes copied of its leader's; a partition at its target all the bytes it added (its size once
+    per replica added, ``before`` giving its replicas before the run; one when not known). None
+    when a size is unknown or the wave copies nothing."""
+    done = total = 0
+    for e in entries:
+        p = state.partition_index.get(e.key)
+        if p is None:
+            continue
+        if p.reassigning:
+            for r in p.progress(state.logs_known):
+                if r.leader_bytes is None or (r.copied_bytes is None and not r.in_isr):
+                    return None
+                total += r.leader_bytes
+                done += r.leader_bytes if r.in_isr else min(r.copied_bytes or 0, r.leader_bytes)
+        elif p.replicas == e.replicas:
+            size = p.size_on(p.leader) if p.leader is not None else None
+            if size is None:
+                return None
+            added = len(set(e.replicas) - set(before[e.key])) if before is not None and e.key in before else 1
+            total += size * added
+            done += size * added
+        else:  # not started: what it will copy, nothing copied yet
+            size = p.size_on(p.leader) if p.leader is not None else None
+            if size is None:
+                return None
+            total += size * max(1, len(set(e.replicas) - set(p.replicas)))
+    return None if not total else 100.0 * done / total

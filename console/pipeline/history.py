@@ -7,12 +7,12 @@ columns it gives: its schema contract. Inputs are the two stored datasets
 
 * ``moves``: one row per replica move. A move is a run of consecutive snapshots of a cluster in
   which a replica is adding (AR). It ended **completed** when the next snapshot has the replica
-  in R and no longer adding, **cancelled** when the next snapshot no longer has it; with no next
-  snapshot it is **in_flight**, or **stuck** when its bytes have not grown for ``stuck_after_s``.
+  in R and no longer adding, **cancelled** when the next snapshot holds the partition without
+  it; with no next snapshot (or one that does not hold the partition) it is **in_flight**, or **stuck** when its bytes have not grown for ``stuck_after_s``.
 * ``copy_rates``: per destination broker (``source_broker`` null) and per leader → destination
   pair: completed moves, p10 / median / p90 copy rate of a move, the median throughput of the
   broker while it copied (a move's rate times the moves it had in flight: the throttle is per
-  broker) and the median of that throughput over the throttle. This is the calibration the
+  broker) and the median of that throughput over the throttle in force while the bytes were copied. This is the calibration the
   console's ETAs read.
 * ``broker_load``: per broker per snapshot: replicas, leaders, bytes, adding, removing.
 * ``partition_counts``: per snapshot: partitions, reassigning, truly under-replicated, offline.
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
+from pyspark.sql.window import WindowSpec
 
 KEY = ["cluster", "topic", "partition", "broker"]
 DEFAULT_STUCK_AFTER_S = 600.0
@@ -58,6 +59,8 @@ MOVES_COLUMNS = [
     "throttle_bps",
     "samples",
     "concurrent",
+    "broker_rate_bps",
+    "throttle_ratio",
 ]
 COPY_RATE_COLUMNS = [
     "cluster",
@@ -165,35 +168,28 @@ def moving(replicas: DataFrame, headers: DataFrame) -> DataFrame:
     ).select(*MOVING_COLUMNS)
 
 
-def moves(
-    replicas: DataFrame,
-    headers: DataFrame,
-    stuck_after_s: float = DEFAULT_STUCK_AFTER_S,
-    adding: DataFrame | None = None,
-) -> DataFrame:
-    """One row per replica move (``adding``: :func:`moving` of the same input, when the caller keeps it)."""
-    if adding is None:
-        adding = moving(replicas, headers)
-    r = replicas.select("cluster", "taken_at", "topic", "partition", "broker", "bytes", "adding")
-    by_key = Window.partitionBy(*KEY).orderBy("seq")
-    adding = adding.withColumn("run", F.col("seq") - F.row_number().over(by_key))
-    in_run = Window.partitionBy(*KEY, "run").orderBy("seq")
-    adding = adding.withColumn("grew", F.col("bytes") > F.coalesce(F.lag("bytes").over(in_run), F.lit(-1)))
-    runs = adding.groupBy(*KEY, "run").agg(
-        F.first("rack").alias("rack"),
-        F.mode("leader").alias("source_broker"),
-        F.min("taken_at").alias("started_at"),
-        F.max("taken_at").alias("last_seen_at"),
-        F.max("seq").alias("last_seq"),
-        F.max_by("next_taken_at", "seq").alias("next_taken_at"),
-        F.min_by("bytes", "seq").alias("first_bytes"),
-        F.max_by("bytes", "seq").alias("last_bytes"),
-        F.max_by("in_isr", "seq").alias("last_in_isr"),
-        F.max(F.when(F.col("grew"), F.col("taken_at"))).alias("grew_at"),
-        F.mode("throttle").alias("throttle_bps"),
-        F.avg("concurrent").alias("concurrent"),
-        F.count(F.lit(1)).alias("samples"),
+def _with_broker_growth(adding: DataFrame, by_key: WindowSpec) -> DataFrame:
+    """What the broker took in between this snapshot and the next, against the throttle in force
+    then: each replica's growth to the next snapshot (``growth``, when it is seen there still
+    adding and was not in the ISR), over ``dt`` seconds, summed over the broker's replicas copying
+    at this snapshot (``broker_grew``), and the broker's throttle then (``broker_throttle``)."""
+    growth = F.when(
+        (F.lead("seq").over(by_key) == F.col("seq") + 1) & ~F.coalesce(F.col("in_isr"), F.lit(False)),
+        F.greatest(F.lead("bytes").over(by_key) - F.col("bytes"), F.lit(0)),
     )
+    at_broker = Window.partitionBy("cluster", "taken_at", "broker")
+    return (
+        adding.withColumn("growth", growth)
+        .withColumn("dt", _seconds(F.col("next_taken_at"), F.col("taken_at")))
+        .withColumn("broker_grew", F.sum("growth").over(at_broker))
+        .withColumn("broker_throttle", F.max("throttle").over(at_broker))
+    )
+
+
+def _with_what_followed(runs: DataFrame, r: DataFrame) -> DataFrame:
+    """Each run of a move with the replica at the snapshot after it (``end_bytes``, ``still_adding``;
+    null when that snapshot does not have it) and whether that snapshot holds its partition at all
+    (``partition_seen``)."""
     # The replica at the snapshot after each run: only the rows matching a run's end are kept, by a
     # lookup in the runs' ends broadcast to the scan (one row per move: small, however long the
     # history), so the replica rows are scanned, never shuffled. The snapshots runs end before go
@@ -212,7 +208,61 @@ def moves(
         .join(F.broadcast(ends.select("next_taken_at").distinct()), "next_taken_at", "left_semi")
         .join(F.broadcast(ends), [*KEY, "next_taken_at"], "left_semi")
     )
-    m = runs.join(after, [*KEY, "next_taken_at"], "left")
+    # the partitions the next snapshot holds at all: a move whose partition it lacks (not read
+    # there) did not end there, cancelled or not
+    seen = (
+        r.select("cluster", "topic", "partition", F.col("taken_at").alias("next_taken_at"))
+        .join(F.broadcast(ends.select("next_taken_at").distinct()), "next_taken_at", "left_semi")
+        .join(
+            F.broadcast(ends.select("cluster", "topic", "partition", "next_taken_at").distinct()),
+            ["cluster", "topic", "partition", "next_taken_at"],
+            "left_semi",
+        )
+        .distinct()
+        .withColumn("partition_seen", F.lit(True))
+    )
+    return runs.join(after, [*KEY, "next_taken_at"], "left").join(
+        seen, ["cluster", "topic", "partition", "next_taken_at"], "left"
+    )
+
+
+def moves(
+    replicas: DataFrame,
+    headers: DataFrame,
+    stuck_after_s: float = DEFAULT_STUCK_AFTER_S,
+    adding: DataFrame | None = None,
+) -> DataFrame:
+    """One row per replica move (``adding``: :func:`moving` of the same input, when the caller keeps it)."""
+    if adding is None:
+        adding = moving(replicas, headers)
+    r = replicas.select("cluster", "taken_at", "topic", "partition", "broker", "bytes", "adding")
+    by_key = Window.partitionBy(*KEY).orderBy("seq")
+    adding = adding.withColumn("run", F.col("seq") - F.row_number().over(by_key))
+    in_run = Window.partitionBy(*KEY, "run").orderBy("seq")
+    adding = adding.withColumn("grew", F.col("bytes") > F.coalesce(F.lag("bytes").over(in_run), F.lit(-1)))
+    adding = _with_broker_growth(adding, by_key)
+    copying = F.col("growth").isNotNull() & (F.col("dt") > 0)
+    throttled = copying & (F.col("broker_throttle") > 0)
+    runs = adding.groupBy(*KEY, "run").agg(
+        F.first("rack").alias("rack"),
+        F.mode("leader").alias("source_broker"),
+        F.min("taken_at").alias("started_at"),
+        F.max("taken_at").alias("last_seen_at"),
+        F.max("seq").alias("last_seq"),
+        F.max_by("next_taken_at", "seq").alias("next_taken_at"),
+        F.min_by("bytes", "seq").alias("first_bytes"),
+        F.max_by("bytes", "seq").alias("last_bytes"),
+        F.max_by("in_isr", "seq").alias("last_in_isr"),
+        F.max(F.when(F.col("grew"), F.col("taken_at"))).alias("grew_at"),
+        F.mode("throttle").alias("throttle_bps"),
+        F.avg("concurrent").alias("concurrent"),
+        F.count(F.lit(1)).alias("samples"),
+        F.sum(F.when(copying, F.col("broker_grew"))).alias("broker_bytes"),
+        F.sum(F.when(copying, F.col("dt"))).alias("copy_s"),
+        F.sum(F.when(throttled, F.col("broker_grew"))).alias("throttled_bytes"),
+        F.sum(F.when(throttled, F.col("broker_throttle") * F.col("dt"))).alias("allowed_bytes"),
+    )
+    m = _with_what_followed(runs, r)
     outcome = (
         F.when(
             F.col("next_taken_at").isNull(),
@@ -225,6 +275,7 @@ def moves(
                 F.lit(Outcome.STUCK),
             ).otherwise(F.lit(Outcome.IN_FLIGHT)),
         )
+        .when(F.col("still_adding").isNull() & F.col("partition_seen").isNull(), F.lit(Outcome.IN_FLIGHT))
         .when(F.col("still_adding").isNull(), F.lit(Outcome.CANCELLED))
         .otherwise(F.lit(Outcome.COMPLETED))
     )
@@ -247,6 +298,10 @@ def moves(
     ).when(completed & (F.col("seconds") > 0), F.col("bytes") / F.col("seconds"))
     return (
         m.withColumn("rate_bps", rate)
+        .withColumn("broker_rate_bps", F.when(F.col("copy_s") > 0, F.col("broker_bytes") / F.col("copy_s")))
+        .withColumn(
+            "throttle_ratio", F.when(F.col("allowed_bytes") > 0, F.col("throttled_bytes") / F.col("allowed_bytes"))
+        )
         .select(
             "cluster",
             "topic",
@@ -265,16 +320,19 @@ def moves(
             F.col("throttle_bps").cast("long").alias("throttle_bps"),
             F.col("samples").cast("int").alias("samples"),
             F.col("concurrent").cast("double").alias("concurrent"),
+            "broker_rate_bps",
+            "throttle_ratio",
         )
         .orderBy("cluster", "started_at", "topic", "partition", "broker")
     )
 
 
 def _rates(done: DataFrame, by: list[str]) -> DataFrame:
-    # A broker copies its adding replicas at once: what it received per second is a move's rate
-    # times the moves it had in flight (the throttle is per broker, shared by those moves).
-    throughput = F.col("rate_bps") * F.col("concurrent")
-    ratio = F.when(F.col("throttle_bps") > 0, throughput / F.col("throttle_bps"))
+    # The throttle is per broker, shared by the moves it copies at once: what the broker took in
+    # per second while the move copied, and that over the throttle in force in each interval
+    # (a throttle changed during the move counts for the bytes copied under it).
+    throughput = F.coalesce(F.col("broker_rate_bps"), F.col("rate_bps"))
+    ratio = F.col("throttle_ratio")
     return done.groupBy(*by).agg(
         F.count(F.lit(1)).cast("int").alias("moves"),
         F.sum("bytes").cast("long").alias("bytes"),
@@ -290,7 +348,16 @@ def _rates(done: DataFrame, by: list[str]) -> DataFrame:
 
 def copy_rates(moves_df: DataFrame) -> DataFrame:
     done = moves_df.select(
-        "cluster", "broker", "source_broker", "outcome", "bytes", "rate_bps", "throttle_bps", "concurrent", "ended_at"
+        "cluster",
+        "broker",
+        "source_broker",
+        "outcome",
+        "bytes",
+        "rate_bps",
+        "throttle_bps",
+        "broker_rate_bps",
+        "throttle_ratio",
+        "ended_at",
     ).filter((F.col("outcome") == Outcome.COMPLETED) & F.col("rate_bps").isNotNull())
     per_broker = _rates(done, ["cluster", "broker"]).withColumn("source_broker", F.lit(None).cast("int"))
     per_pair = _rates(done.filter(F.col("source_broker").isNotNull()), ["cluster", "broker", "source_broker"])

@@ -719,7 +719,7 @@ def _waves_eta(
 ) -> float | None:
     """The ETA of one cluster's waves (:func:`console.moves.progress.estimate_waves` of each wave's
     :func:`console.moves.progress.load_of`), its loads summed column-wise: each wave's bytes, its
-    senders (the leaders copied from) and the bytes each adding broker receives."""
+    bytes each leader sends and the bytes each adding broker receives."""
     import numpy as np
 
     from console.core.model import BrokerId
@@ -731,13 +731,16 @@ def _waves_eta(
     copy = np.zeros(count, np.int64)
     np.add.at(copy, wave, copies)
     sending = moves & source_known
-    # senders: the distinct (wave, source) of the entries that copy
+    # senders: per (wave, source) of the entries that copy, the bytes sent (size × adding replicas)
     sw, ss = wave[sending], sources[sending]
+    sent = (sizes * lengths)[sending]
     order = np.lexsort((ss, sw))
-    sw, ss = sw[order], ss[order]
+    sw, ss, sent = sw[order], ss[order], sent[order]
     keep = np.ones(len(sw), bool)
     keep[1:] = (sw[1:] != sw[:-1]) | (ss[1:] != ss[:-1])
-    sw, ss = sw[keep], ss[keep]
+    at = np.flatnonzero(keep)
+    sent = np.add.reduceat(sent, at) if len(at) else sent[:0]
+    sw, ss = sw[at], ss[at]
     # receivers: per (wave, adding broker) of the entries that copy, the partitions' sizes summed
     each = np.repeat(sending, lengths)
     rw = np.repeat(wave, lengths)[each]
@@ -752,11 +755,15 @@ def _waves_eta(
     rw, rb = rw[starts], rb[starts]
     s_at = np.searchsorted(sw, np.arange(count + 1)).tolist()
     r_at = np.searchsorted(rw, np.arange(count + 1)).tolist()
-    senders, receivers, received, copied = ss.tolist(), rb.tolist(), got.tolist(), copy.tolist()
+    senders, sent_by = ss.tolist(), sent.tolist()
+    receivers, received, copied = rb.tolist(), got.tolist(), copy.tolist()
     loads = [
         WaveLoad(
             copied[i],
-            frozenset(BrokerId(x) for x in senders[s_at[i] : s_at[i + 1]]),
+            {
+                BrokerId(x): y
+                for x, y in zip(senders[s_at[i] : s_at[i + 1]], sent_by[s_at[i] : s_at[i + 1]], strict=True)
+            },
             {
                 BrokerId(x): y
                 for x, y in zip(receivers[r_at[i] : r_at[i + 1]], received[r_at[i] : r_at[i + 1]], strict=True)

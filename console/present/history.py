@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Iterable, Mapping, Sequence
 
 from console.core.format import human_rate, plural, table_text, timestamp
-from console.core.model import DIR_OFFLINE, PARTITION_GONE, ClusterState
+from console.core.model import DIR_OFFLINE, PARTITION_GONE, BrokerId, ClusterState
 from console.core.states import RunState, WaveState
-from console.plans.plan import parse_plan
+from console.moves.progress import wave_bytes_done
+from console.plans.plan import PlanEntry, parse_plan
 from console.storage.audit import AuditEntry
 from console.storage.clusters import name_of
 from console.storage.runs import ELECTION_WAVE, Run, Wave, WaveOutcome
@@ -157,9 +159,14 @@ def election_line(run: Run, outcomes: Iterable[WaveOutcome]) -> str | None:
 
 
 def wave_rows(
-    state: ClusterState | None, waves: Iterable[Wave], outcomes: Iterable[WaveOutcome]
+    state: ClusterState | None,
+    waves: Iterable[Wave],
+    outcomes: Iterable[WaveOutcome],
+    before: Mapping[tuple[str, int], Sequence[BrokerId]] | None = None,
 ) -> list[dict[str, object]]:
-    """Per wave: its partitions, how many are at their target now, and the rejected ones."""
+    """Per wave: its partitions, how many are at their target now, the rejected ones, and its
+    progress in bytes copied (:func:`console.moves.progress.wave_bytes_done`; ``before``: the
+    partitions' replicas before the run, as its rollback holds them)."""
     rejected: dict[int, int] = {}
     for o in outcomes:
         if not o.accepted and o.code != DIR_OFFLINE:
@@ -178,12 +185,29 @@ def wave_rows(
                 "partitions": len(entries),
                 "at target": done if state is not None else "—",
                 "rejected": rejected.get(w.number, 0),
-                "progress": round(100 * done / len(entries)) if entries and state is not None else None,
+                "progress": _wave_progress(state, w, entries, before),
                 "submitted": timestamp(w.submitted_at),
                 "completed": timestamp(w.completed_at),
             }
         )
     return rows
+
+
+def _wave_progress(
+    state: ClusterState | None,
+    w: Wave,
+    entries: Sequence[PlanEntry],
+    before: Mapping[tuple[str, int], Sequence[BrokerId]] | None,
+) -> float | None:
+    """A wave's percent of bytes copied: 100 once done, 0 before it starts; None without a snapshot."""
+    if state is None or not entries:
+        return None
+    if w.state is WaveState.COMPLETED:
+        return 100.0
+    if w.state is WaveState.PENDING:
+        return 0.0
+    got = wave_bytes_done(state, entries, before)
+    return None if got is None else math.floor(got)
 
 
 def _audit_dicts(entries: Iterable[AuditEntry], names: Mapping[str, str]) -> list[dict[str, object]]:

@@ -34,6 +34,7 @@ from console.core.model import (
     partition_name,
     replica_listed,
 )
+from console.moves.eta import InFlightEta, in_flight_eta
 from console.plans.logdirs import DirMoveProgress, dir_moves_in_flight
 from console.present.cluster import cordon_text
 
@@ -163,6 +164,7 @@ def partition_rows(
                 ),
                 "left to copy": est.left_text,
                 **({"copy rate": est.rate_text, "ETA": est.eta_text} if rates is not None else {}),
+                "throttle": throttle_short(leader_throttle, follower_throttle),
                 "leader throttle": leader_throttle,
                 "follower throttle": follower_throttle,
                 "state": p.health.value,
@@ -323,6 +325,19 @@ class LiveSummary:
     """What is left to copy at the rates past moves showed; None without history or nothing in flight."""
     dir_rates: Mapping[ReplicaKey, float] = field(default_factory=dict)
     """The copy rates observed of the replicas being copied between log dirs (as :func:`dir_move_rows` takes them)."""
+    eta: InFlightEta = field(default_factory=lambda: InFlightEta(None))
+    """The headline ETA: until the last copy in flight is done (its bottleneck broker under its throttle)."""
+
+    @property
+    def eta_text(self) -> str:
+        """The one ETA the page shows: the last copy's, ``copied`` when nothing is left, or why there is none."""
+        if self.total.phase in (CopyPhase.NOTHING, CopyPhase.COPIED):
+            return self.total.eta_text
+        if self.eta.seconds is not None:
+            return human_duration(self.eta.seconds)
+        return (
+            "no progress" if self.eta.stalled else ("unknown" if self.total.phase is CopyPhase.UNKNOWN else MEASURING)
+        )
 
 
 def summary(
@@ -338,7 +353,14 @@ def summary(
         if state.in_flight and calibration is not None
         else None
     )
-    return LiveSummary(counts(state), total_estimate(state, rates, dir_rates), rates, learned, dict(dir_rates or {}))
+    return LiveSummary(
+        counts(state),
+        total_estimate(state, rates, dir_rates),
+        rates,
+        learned,
+        dict(dir_rates or {}),
+        in_flight_eta(state, rates, dir_rates if dir_rates is not None else {}, calibration),
+    )
 
 
 @dataclass(frozen=True)
@@ -376,6 +398,33 @@ def live_page(
         del spec["config"]  # Altair's default theme: the app draws its charts with its own
     rows = tuple(partition_rows(state, shown, runs, rates))
     return LivePage(len(parts), min(max(1, number), pages), pages, rows, spec)
+
+
+LIVE_COLUMNS = (
+    "partition",
+    "progress",
+    "left to copy",
+    "copy rate",
+    "ETA",
+    "throttle",
+    "state",
+    "started by",
+    "AR",
+    "leader",
+)
+"""The Live table's columns an on-call engineer needs, in order: they fit 1440 px; the others are in its details."""
+DIR_COLUMNS = ("partition", "broker", "progress", "left to copy", "copy rate", "ETA", "to")
+"""The log dir moves table's columns that fit 1440 px, in order; the others are in its details."""
+
+
+def throttle_short(leader: str, followers: str) -> str:
+    """One throttle cell from :func:`throttles_in_force`'s two: the rate when leader and adding
+    replicas have the same (``40.0 KB/s``), ``none``, or ``mixed`` (the details list each)."""
+    values = {x.split(": ", 1)[1] for x in [leader, *followers.split("; ")] if ": " in x}
+    values = {v.replace(" (cluster default)", "") for v in values}
+    if not values:
+        return NO_VALUE
+    return values.pop() if len(values) == 1 else "mixed"
 
 
 # -- throttles in force --------------------------------------------------------------------------

@@ -38,24 +38,27 @@ def test_live_page_shows_rate_eta_and_throttle_of_a_move_in_flight(console_on_sa
         at = AppTest.from_file(APP, default_timeout=60).run()
         assert not at.exception
         labels = [m.label for m in at.metric]
-        assert labels.index("ETA (all in flight)") == labels.index("Left to copy") + 1
+        assert labels.index("ETA (last to finish)") == labels.index("Left to copy") + 1
+        # one refresh: no rate observed yet, the headline ETA goes by the throttle and says so
+        assert at.metric[labels.index("ETA (last to finish)")].value not in ("measuring…", "unknown")
+        assert any("(the throttle)" in c.value for c in at.caption), [c.value for c in at.caption]
         first = live_row(at, "ut-eta-0")
         assert first["ETA"] == first["copy rate"] == "measuring…"  # one refresh: nothing to measure yet
         assert first["leader throttle"] == f"0: {human_rate(RATE)}"
         assert first["follower throttle"] == f"1: {human_rate(RATE)}"
         assert str(first["left to copy"]).endswith("KB")
-        eta_metric = labels.index("ETA (all in flight)")
+        rate_metric = labels.index("Copy rate (observed)")
 
         def measured() -> bool:  # a later refresh: a new snapshot, the growth of broker 1's log measured
             at.run()
-            return bool(at.exception) or at.metric[eta_metric].value != "measuring…"
+            return bool(at.exception) or at.metric[rate_metric].value != "measuring…"
 
         wait_for(measured, timeout=30, every=1.0, what="a refresh that measured the copy rate")
         assert not at.exception
         later = live_row(at, "ut-eta-0")
         if later["state"] == "reassigning" and later["ETA"] != "copied":
             assert later["ETA"] != "measuring…" and str(later["copy rate"]).endswith("/s")
-        eta = at.metric[labels.index("ETA (all in flight)")].value
+        eta = at.metric[labels.index("ETA (last to finish)")].value
         assert eta != "measuring…" and "None" not in eta
         assert at.metric[labels.index("Copy rate (observed)")].value.endswith("/s")
     finally:

@@ -81,7 +81,7 @@ def test_a_cancel_click_is_never_lost_when_the_set_changes_under_the_dialog(
             expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=60_000)
             sign_in(page)
             # "when will it finish": the totals and, per partition, rate, bytes left, ETA, throttles
-            expect(page.get_by_text("ETA (all in flight)")).to_be_visible(timeout=30_000)
+            expect(page.get_by_text("ETA (last to finish)")).to_be_visible(timeout=30_000)
             expect(page.get_by_text("Copy rate (observed)")).to_be_visible()
             expect(page.get_by_text(f"{topic}-1", exact=True).first).to_be_attached(timeout=30_000)
             page.get_by_text("A topic").click()

@@ -76,3 +76,41 @@ def test_live_page_reruns_on_a_zookeeper_watch(zk_sandbox, zk_app_url, tmp_path)
     finally:
         unthrottle_and_wait(bs, [0, 1, 2])
         clear_throttles(bs, [0, 1, 2], ["e2e-watch"])
+
+
+def test_live_at_1440_px_shows_what_on_call_needs_without_scrolling(sandbox, app_url, tmp_path):
+    """At 1440 × 900 the partitions table's copy rate, ETA, throttle, state and started-by are on
+    screen (they were cut off to the right); the cancel controls come before the tables."""
+    bs = sandbox.bootstrap_servers
+    topic = "e2e-wide-table-topic"
+    make_topic(bs, topic, 1, 1, 300, assignment=[[0]])
+    set_broker_rates(bs, [0, 1, 2], 2000)
+    throttle_topic_all(bs, topic)
+    reassign(bs, {(topic, 0): [1]})
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(app_url)
+            expect(page.get_by_text("Replicas by broker")).to_be_visible(timeout=60_000)
+            script_run_done(page)
+            cancel = page.get_by_role("button", name="Cancel…").bounding_box()
+            table = page.get_by_test_id("stDataFrame").filter(has_text=f"{topic}-0").first
+            before = table.bounding_box()
+            assert cancel is not None and before is not None and cancel["y"] < before["y"], "cancel first"
+            table.scroll_into_view_if_needed()
+            box = table.bounding_box()
+            assert box is not None
+            # the grid's header cells stay in the DOM for accessibility, in column order
+            (tmp_path / "table.html").write_text(table.inner_html())
+            headers = [h.strip() for h in table.locator("th").all_inner_texts()]
+            wanted = ["copy rate", "ETA", "throttle", "state", "started by"]
+            assert all(w in headers for w in wanted), headers
+            assert len(headers) <= 12, f"the table's columns no longer fit 1440 px: {headers}"
+            assert box["x"] + box["width"] <= 1440
+            table.screenshot(path=str(tmp_path / "live-table-1440.png"))
+            page.screenshot(path=str(tmp_path / "live-1440.png"), full_page=True)
+            browser.close()
+    finally:
+        unthrottle_and_wait(bs, [0, 1, 2])
+        clear_throttles(bs, [0, 1, 2], [topic])
