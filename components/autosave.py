@@ -22,7 +22,7 @@ from console.core.errors import ConsoleError
 from console.plans.plan import Plan
 from console.services import drafts as draft_service
 
-AUTOSAVED_SOURCES = ("users file", "streamlit")
+AUTOSAVED_SOURCES = ("users file", "oidc", "proxy")
 
 
 @dataclass(frozen=True)
