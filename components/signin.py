@@ -58,14 +58,15 @@ class Access:
     proxy: ProxySettings | None
 
 
-def access() -> Access:
-    """``[access]`` as configured; its problems shown in the sidebar (then nobody gets roles
-    from groups and no proxy is trusted)."""
+def access(speak: bool = False) -> Access:
+    """``[access]`` as configured; with ``speak``, its problems shown in the sidebar (then nobody
+    gets roles from groups and no proxy is trusted)."""
     raw = _section("access")
     try:
         return Access(group_roles(raw), proxy_settings(raw.get("proxy")))
     except ConfigError as e:
-        st.sidebar.error(f"{e.message} {e.hint}", icon=":material/settings_alert:")
+        if speak:
+            st.sidebar.error(f"{e.message} {e.hint}", icon=":material/settings_alert:")
         return Access(GroupRoles(), None)
 
 
@@ -77,16 +78,18 @@ def _section(name: str) -> Mapping[str, object]:
     return raw.to_dict() if hasattr(raw, "to_dict") else dict(raw) if isinstance(raw, Mapping) else {}
 
 
-def identity(shown: ConnectionSettings | None) -> Identity:
+def identity(shown: ConnectionSettings | None, speak: bool = False) -> Identity:
     """Who is acting and what they may do on the cluster ``shown``: the provider's sign-in, else
-    a trusted proxy's, else a sign-in against the users file, else a viewer."""
+    a trusted proxy's, else a sign-in against the users file, else a viewer. ``speak``: say in
+    the sidebar what is wrong with the configuration or the headers (the sidebar's sign-in box
+    does, once per run)."""
     try:
         users = load_users()
     except ConfigError as e:
         st.sidebar.error(f"{e.message} {e.hint}")
         users = None
-    rules = access()
-    person = _provider_person(rules) or _proxy_person(rules)
+    rules = access(speak)
+    person = _provider_person(rules, speak) or _proxy_person(rules, speak)
     if person is None:
         chosen = session.identity(users) if users is not None else None
         if chosen is not None:
@@ -116,7 +119,7 @@ def _names(settings: ConnectionSettings) -> tuple[str, ...]:
     return (settings.name,) if key == settings.name else (settings.name, key)
 
 
-def _provider_person(rules: Access) -> Person | None:
+def _provider_person(rules: Access, speak: bool) -> Person | None:
     """Who Streamlit's OIDC sign-in says is signed in, or None."""
     try:
         if not st.user.is_logged_in:
@@ -124,31 +127,30 @@ def _provider_person(rules: Access) -> Person | None:
         claims = st.user.to_dict()
     except Exception:  # [auth] not configured or not usable: said by deps.configuration_problems
         return None
-    if _headers_override_user():
+    if _headers_override_user(speak):
         return None
     email = _text(claims.get("email"))
     name = email or _text(claims.get("preferred_username")) or _text(claims.get("name")) or "signed-in user"
     return Person(Identity(name, frozenset({VIEWER}), "oidc"), rules.groups.groups_in(claims), email)
 
 
-def _headers_override_user() -> bool:
+def _headers_override_user(speak: bool) -> bool:
     """Whether Streamlit's ``server.trustedUserHeaders`` is set: then any client's headers can
     overwrite ``st.user``'s claims, so the console does not take them (it says so)."""
     try:
         mapping = st.get_option("server.trustedUserHeaders")
     except Exception:
         return False
-    if mapping:
+    if mapping and speak:
         st.sidebar.error(
             "server.trustedUserHeaders is set: headers can overwrite the OIDC sign-in's claims, so the "
             "console ignores it. Unset it; for a reverse proxy's headers use [access.proxy] (docs/GUIDE.md).",
             icon=":material/gpp_bad:",
         )
-        return True
-    return False
+    return bool(mapping)
 
 
-def _proxy_person(rules: Access) -> Person | None:
+def _proxy_person(rules: Access, speak: bool) -> Person | None:
     """Who a trusted reverse proxy's headers say is signed in, or None; identity headers from
     anyone else are refused (audited once per session)."""
     try:
@@ -162,9 +164,10 @@ def _proxy_person(rules: Access) -> Person | None:
     sent = headers.get(proxy.secret_header.lower(), "")
     if rules.proxy is None or not hmac.compare_digest(sent.encode(), rules.proxy.secret.encode()):
         why = "no trusted proxy is configured" if rules.proxy is None else "the proxy secret is missing or wrong"
-        st.sidebar.warning(
-            f"Identity headers ignored: {why} ([access.proxy], docs/GUIDE.md).", icon=":material/gpp_bad:"
-        )
+        if speak:
+            st.sidebar.warning(
+                f"Identity headers ignored: {why} ([access.proxy], docs/GUIDE.md).", icon=":material/gpp_bad:"
+            )
         if not st.session_state.get(REFUSED):
             st.session_state[REFUSED] = True
             _record(lambda: signins.refused_headers(deps.store(), user, why))

@@ -144,7 +144,7 @@ def sign_in_box() -> None:
     """The sidebar's sign-in (users file) or who is signed in."""
     from components import signin
 
-    me = identity()
+    me = signin.identity(current_cluster(), speak=True)
     if me.source in ("users file", "oidc", "proxy"):
         st.caption(signin.signed_in_caption(me))
         signin.provider_box(me)

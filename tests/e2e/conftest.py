@@ -94,6 +94,19 @@ bootstrap_servers = "{sandbox.bootstrap_servers}"
     yield from _serve(sandbox, tmp_path, "--secrets.files", str(secrets))
 
 
+PROXY_SECRET = "proxy-secret-of-the-tests-0123456789"
+"""What the trusted proxy sends in ``X-Console-Proxy-Secret`` in the proxy tests."""
+
+
+@pytest.fixture
+def proxy_app_url(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
+    """As ``app_url``, trusting a reverse proxy that sends :data:`PROXY_SECRET`
+    (``[access.proxy]``), with :data:`OIDC_ACCESS`'s group mapping."""
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text(f'{OIDC_ACCESS}\n[access.proxy]\nsecret = "{PROXY_SECRET}"\n')
+    yield from _serve(sandbox, tmp_path, "--secrets.files", str(secrets))
+
+
 def _serve(sandbox: Sandbox, tmp_path: Path, *extra: str) -> Iterator[str]:
     port = free_port()
     env = dict(
