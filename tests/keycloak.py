@@ -148,7 +148,27 @@ def start(work: Path) -> Keycloak:
     except BaseException:
         kc.stop()
         raise
+    keep_build(home)
     return kc
+
+
+BUILT = "dev-mem.built"
+"""Marks the cached distribution's ``lib/quarkus`` as built for ``start-dev --db dev-mem``."""
+
+
+def keep_build(started: Path) -> None:
+    """Keep the build a first start made (its Quarkus augmentation, most of a first start) in the
+    cached distribution: later starts with the same build options skip it."""
+    cached = dist_dir() / "lib" / "quarkus"
+    if (cached / BUILT).exists():
+        return
+    fresh = cached.with_name(f"quarkus.fresh-{os.getpid()}")
+    old = cached.with_name(f"quarkus.old-{os.getpid()}")
+    shutil.copytree(started / "lib" / "quarkus", fresh)
+    (fresh / BUILT).write_text(VERSION)
+    cached.rename(old)
+    fresh.rename(cached)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 if __name__ == "__main__":

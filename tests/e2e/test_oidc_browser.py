@@ -84,10 +84,11 @@ def oidc_plan(sandbox, oidc_app_url, tmp_path, monkeypatch) -> tuple[int, str]:
     """A small saved plan on the sandbox (by someone else), in the app's store; its id and the
     cluster's key."""
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
-    make_topic(sandbox.bootstrap_servers, "e2e-oidc", 2, 1, 20, assignment=[[0], [1]])
+    topic = f"e2e-oidc-{tmp_path.name}"  # one per test: the sandbox is the session's
+    make_topic(sandbox.bootstrap_servers, topic, 2, 1, 20, assignment=[[0], [1]])
     with ClusterReader(settings_for(sandbox)) as reader:
         state = reader.snapshot()
-        plan = Plan.of([PlanEntry("e2e-oidc", 0, (2,)), PlanEntry("e2e-oidc", 1, (2,))]).with_basis(state)
+        plan = Plan.of([PlanEntry(topic, 0, (2,)), PlanEntry(topic, 1, (2,))]).with_basis(state)
         key = cluster_key(state, "sandbox")
         plan_id = Store().plans.save("oidc move", key, plan, Plan.of([]), "ann", state.fingerprint())
     return plan_id, key
@@ -142,7 +143,7 @@ def test_an_operator_signs_in_through_the_provider_and_submits(sandbox, oidc_app
         run = store.runs.list(key)
         if run:
             wait_for(lambda: store.runs.get(run[0].id).state in ("completed", "failed"), timeout=120, what="run over")
-        clear_throttles(sandbox.bootstrap_servers, [0, 1, 2], ["e2e-oidc"])
+        clear_throttles(sandbox.bootstrap_servers, [0, 1, 2], [f"e2e-oidc-{tmp_path.name}"])
     runs = store.runs.list(key)
     assert [(r.author, r.state) for r in runs] == [("alice@example.com", "completed")]
     sign_ins = [a for a in store.audit.entries(action="sign-in") if a.user == "alice@example.com"]

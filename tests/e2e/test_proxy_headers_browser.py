@@ -19,8 +19,11 @@ def test_identity_headers_count_only_from_the_trusted_proxy(proxy_app_url, tmp_p
     store = Store()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        proxied = browser.new_context(extra_http_headers={**IDENTITY, "X-Console-Proxy-Secret": PROXY_SECRET})
-        page = proxied.new_page(viewport={"width": 1400, "height": 1000})
+        proxied = browser.new_context(
+            viewport={"width": 1400, "height": 1000},
+            extra_http_headers={**IDENTITY, "X-Console-Proxy-Secret": PROXY_SECRET},
+        )
+        page = proxied.new_page()
         page.goto(proxy_app_url)
         sidebar = page.get_by_test_id("stSidebar")
         expect(sidebar.get_by_text("Signed in as pat through the proxy (approver, operator, viewer)")).to_be_visible(
@@ -29,8 +32,11 @@ def test_identity_headers_count_only_from_the_trusted_proxy(proxy_app_url, tmp_p
         script_run_done(page)
         page.screenshot(path=str(tmp_path / "proxy-signed-in.png"), full_page=True)
 
-        forged = browser.new_context(extra_http_headers={**IDENTITY, "X-Console-Proxy-Secret": "guessed"})
-        page = forged.new_page(viewport={"width": 1400, "height": 1000})
+        forged = browser.new_context(
+            viewport={"width": 1400, "height": 1000},
+            extra_http_headers={**IDENTITY, "X-Console-Proxy-Secret": "guessed"},
+        )
+        page = forged.new_page()
         page.goto(proxy_app_url)
         expect(sidebar := page.get_by_test_id("stSidebar")).to_be_visible(timeout=60_000)
         expect(sidebar.get_by_text("Identity headers ignored: the proxy secret is missing or wrong")).to_be_visible(
