@@ -164,10 +164,14 @@ def keep_build(started: Path) -> None:
         return
     fresh = cached.with_name(f"quarkus.fresh-{os.getpid()}")
     old = cached.with_name(f"quarkus.old-{os.getpid()}")
-    shutil.copytree(started / "lib" / "quarkus", fresh)
-    (fresh / BUILT).write_text(VERSION)
-    cached.rename(old)
-    fresh.rename(cached)
+    try:
+        shutil.copytree(started / "lib" / "quarkus", fresh)
+        (fresh / BUILT).write_text(VERSION)
+        cached.rename(old)
+        fresh.rename(cached)
+    except OSError as e:  # another test session keeping its build at the same moment: theirs will do
+        log(f"Keycloak's build not kept in the cache ({e}).")
+    shutil.rmtree(fresh, ignore_errors=True)
     shutil.rmtree(old, ignore_errors=True)
 
 
