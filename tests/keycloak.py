@@ -171,6 +171,8 @@ def keep_build(started: Path) -> None:
         fresh.rename(cached)
     except OSError as e:  # another test session keeping its build at the same moment: theirs will do
         log(f"Keycloak's build not kept in the cache ({e}).")
+        if not cached.exists() and old.exists():
+            old.rename(cached)
     shutil.rmtree(fresh, ignore_errors=True)
     shutil.rmtree(old, ignore_errors=True)
 
