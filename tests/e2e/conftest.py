@@ -149,4 +149,8 @@ def _serve(sandbox: Sandbox, tmp_path: Path, *extra: str) -> Iterator[str]:
             yield f"http://127.0.0.1:{port}"
         finally:
             proc.terminate()
-            proc.wait(10)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:  # a loaded machine: do not leave it behind
+                proc.kill()
+                proc.wait(10)

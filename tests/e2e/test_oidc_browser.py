@@ -114,6 +114,18 @@ def test_an_operator_signs_in_through_the_provider_and_submits(sandbox, oidc_app
         )
         expect(sidebar.get_by_text("(approver, operator, viewer)")).to_be_visible()
 
+        # the same cluster configured as "production": alice is only a viewer there
+        open_plan(page, oidc_app_url, plan_id)
+        sidebar.get_by_label("Cluster").click()
+        page.get_by_role("option", name="production").click()
+        expect(
+            sidebar.get_by_text("Signed in as alice@example.com through the identity provider (viewer)")
+        ).to_be_visible(timeout=60_000)
+        expect(page.get_by_text(re.compile(r"alice@example.com may not submit"))).to_be_visible(timeout=30_000)
+        expect(page.get_by_role("button", name="Submit…")).to_have_count(0)
+        page.screenshot(path=str(tmp_path / "oidc-production-viewer.png"), full_page=True)
+
+        # on the sandbox she operates: she submits (a new page load: the first cluster, the sandbox)
         open_plan(page, oidc_app_url, plan_id)
         page.get_by_role("button", name="Submit…").click()
         dialog = page.get_by_role("dialog")
@@ -127,16 +139,6 @@ def test_an_operator_signs_in_through_the_provider_and_submits(sandbox, oidc_app
         page.screenshot(path=str(tmp_path / "oidc-submitted.png"), full_page=True)
         dialog.get_by_role("button", name="Close").click()
 
-        # the same cluster configured as "production": alice is only a viewer there
-        open_plan(page, oidc_app_url, plan_id)  # a new page load: the first cluster, the sandbox, again
-        sidebar.get_by_label("Cluster").click()
-        page.get_by_role("option", name="production").click()
-        expect(
-            sidebar.get_by_text("Signed in as alice@example.com through the identity provider (viewer)")
-        ).to_be_visible(timeout=60_000)
-        expect(page.get_by_text(re.compile(r"may not submit"))).to_be_visible(timeout=30_000)
-        expect(page.get_by_role("button", name="Submit…")).to_have_count(0)
-        page.screenshot(path=str(tmp_path / "oidc-production-viewer.png"), full_page=True)
         expect(page.get_by_text("Traceback")).to_have_count(0)
     finally:
         page.close()
@@ -166,8 +168,9 @@ def test_viewers_and_people_in_no_group_see_every_write_disabled_and_are_refused
         sidebar.get_by_text(f"Signed in as {user}@example.com through the identity provider (viewer)")
     ).to_be_visible()
     script_run_done(page)
-    # Live: cancel is disabled
-    expect(page.get_by_role("button", name="Cancel…")).to_be_disabled()
+    # Live: cancel is disabled (the page refreshes every few seconds: give it time)
+    expect(page.get_by_text(re.compile(rf"{user}@example.com may not cancel"))).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("button", name="Cancel…")).to_be_disabled(timeout=30_000)
     page.screenshot(path=str(tmp_path / f"{user}-live.png"), full_page=True)
     # Review: no submit, no approval
     open_plan(page, oidc_app_url, plan_id)
