@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import getpass
 import hmac
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -48,6 +50,9 @@ class Person:
     groups: tuple[str, ...] = ()
     """The provider's groups (OIDC claim or proxy header)."""
     email: str = ""
+    sign_in: str = ""
+    """Which sign-in at the provider this is (its session id, else when it happened); empty when
+    unknown (a proxy's headers)."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +136,8 @@ def _provider_person(rules: Access, speak: bool) -> Person | None:
         return None
     email = _text(claims.get("email"))
     name = email or _text(claims.get("preferred_username")) or _text(claims.get("name")) or "signed-in user"
-    return Person(Identity(name, frozenset({VIEWER}), "oidc"), rules.groups.groups_in(claims), email)
+    sign_in = next((_text(str(claims[k])) for k in ("sid", "auth_time", "iat") if claims.get(k)), "")
+    return Person(Identity(name, frozenset({VIEWER}), "oidc"), rules.groups.groups_in(claims), email, sign_in)
 
 
 def _headers_override_user(speak: bool) -> bool:
@@ -182,11 +188,41 @@ def _text(value: object) -> str:
 
 
 def _audit_once(person: Person) -> None:
-    seen = (person.identity.source, person.identity.name)
+    """Audit a sign-in once: once per sign-in at the provider however many tabs and reloads use
+    it (while the server runs), else once per Streamlit session."""
+    seen = (person.identity.source, person.identity.name, person.sign_in)
     if st.session_state.get(AUDITED) == seen:
+        return
+    if person.sign_in and not _seen_sign_ins().first(seen):
+        st.session_state[AUDITED] = seen
         return
     if _record(lambda: signins.signed_in(deps.store(), person.identity.name, person.identity.source, person.groups)):
         st.session_state[AUDITED] = seen
+
+
+class SeenSignIns:
+    """The provider sign-ins this server has audited, the latest :data:`KEPT` of them."""
+
+    KEPT = 10_000
+
+    def __init__(self) -> None:
+        self._seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def first(self, sign_in: tuple[str, str, str]) -> bool:
+        """Whether ``sign_in`` is seen here for the first time (it is remembered from now on)."""
+        with self._lock:
+            if sign_in in self._seen:
+                return False
+            self._seen[sign_in] = None
+            while len(self._seen) > self.KEPT:
+                self._seen.popitem(last=False)
+            return True
+
+
+@st.cache_resource(show_spinner=False)
+def _seen_sign_ins() -> SeenSignIns:
+    return SeenSignIns()
 
 
 def _record(write: Callable[[], object]) -> bool:

@@ -80,3 +80,16 @@ def test_a_bad_mapping_is_said_and_nobody_gets_roles_from_groups():
     assert not at.exception
     assert any("[access.groups] 'kafka-ops' in secrets.toml gives unknown roles" in e.value for e in at.sidebar.error)
     assert "Signed in as **alice@example.com** through the identity provider (viewer)" in sidebar_captions(at)
+
+
+def test_one_sign_in_at_the_provider_is_audited_once_however_many_sessions_use_it():
+    import uuid
+
+    sid = f"sid-{uuid.uuid4()}"  # the provider's session: unique to this test (the server remembers it)
+    alice = {"is_logged_in": True, "email": "alice@example.com", "groups": ["kafka-ops"], "sid": sid}
+    for _ in range(3):  # a reload, another tab: each a new Streamlit session
+        assert not app_as(alice, {"kafka-ops": ["operator"]}).exception
+    assert len(Store().audit.entries(action="sign-in")) == 1
+    again = {**alice, "sid": f"{sid}-again"}  # signed out and in again at the provider
+    assert not app_as(again, {"kafka-ops": ["operator"]}).exception
+    assert len(Store().audit.entries(action="sign-in")) == 2
