@@ -80,7 +80,7 @@ def _section(name: str) -> Mapping[str, object]:
         raw = st.secrets.get(name)
     except Exception:  # no or unreadable secrets.toml: said by deps.configuration_problems
         return {}
-    return raw.to_dict() if hasattr(raw, "to_dict") else dict(raw) if isinstance(raw, Mapping) else {}
+    return dict(raw) if isinstance(raw, Mapping) else {}
 
 
 def identity(shown: ConnectionSettings | None, speak: bool = False) -> Identity:

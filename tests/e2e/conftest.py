@@ -14,6 +14,7 @@ import pytest
 
 from console.sandbox.cluster import Sandbox, free_port
 from tests.e2e.browser import ROOT
+from tests.e2e.identity import OIDC_ACCESS, PROXY_SECRET
 from tests.keycloak import CLIENT_ID as KEYCLOAK_CLIENT_ID
 from tests.keycloak import CLIENT_SECRET as KEYCLOAK_CLIENT_SECRET
 from tests.keycloak import Keycloak
@@ -59,18 +60,6 @@ def keycloak(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Keycloak]:
     shutil.rmtree(kc.home, ignore_errors=True)  # the copy of the distribution; its log stays
 
 
-OIDC_ACCESS = """
-[access]
-claim = "groups"
-
-[access.groups]
-operators = { sandbox = ["operator", "approver"], "*" = ["viewer"] }
-viewers = ["viewer"]
-"""
-"""The console's group mapping in the OIDC tests: operators operate the sandbox only (a viewer on
-any other cluster name, such as ``production`` below: the same cluster under another name)."""
-
-
 @pytest.fixture
 def oidc_app_url(sandbox: Sandbox, keycloak: Keycloak, tmp_path: Path) -> Iterator[str]:
     """As ``app_url``, with sign-in through ``keycloak`` (``[auth]`` in a secrets.toml of the
@@ -92,10 +81,6 @@ bootstrap_servers = "{sandbox.bootstrap_servers}"
 """
     )
     yield from _serve(sandbox, tmp_path, "--secrets.files", str(secrets))
-
-
-PROXY_SECRET = "proxy-secret-of-the-tests-0123456789"
-"""What the trusted proxy sends in ``X-Console-Proxy-Secret`` in the proxy tests."""
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from console.services import runs as run_service
 from console.state.reader import ClusterReader
 from console.storage.store import Store
 from tests.e2e.browser import CHROMIUM_ARGS, script_run_done
-from tests.e2e.conftest import OIDC_ACCESS
+from tests.e2e.identity import OIDC_ACCESS
 from tests.integration.helpers import clear_throttles, make_topic
 from tests.keycloak import PASSWORDS
 from tests.support import settings_for, wait_for

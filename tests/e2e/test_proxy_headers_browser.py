@@ -9,7 +9,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from console.storage.store import Store
 from tests.e2e.browser import CHROMIUM_ARGS, script_run_done
-from tests.e2e.conftest import PROXY_SECRET
+from tests.e2e.identity import PROXY_SECRET
 
 IDENTITY = {"X-Forwarded-User": "pat", "X-Forwarded-Email": "pat@example.com", "X-Forwarded-Groups": "operators,x"}
 
