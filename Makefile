@@ -17,9 +17,10 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 system-packages:
 	@scripts/system-packages.sh
 
-## The jars of the default release (Kafka 4.x) and of 3.9.1 (ZooKeeper mode): the suite runs both.
+## The jars of the default release (Kafka 4.x), of 3.9.1 (ZooKeeper mode) and of the earlier 4.x
+## lines (4.0, 4.1, 4.2): the suite runs them all. Each release is fetched once, then cached.
 jars: $(STAMP)
-	@PYTHONPATH=. $(PY) -c "from console.sandbox.cluster import ensure_classpath; from console.sandbox.versions import DEFAULT_KAFKA, ZOOKEEPER_KAFKA; [ensure_classpath(version=v) for v in (DEFAULT_KAFKA, ZOOKEEPER_KAFKA)]" >/dev/null
+	@PYTHONPATH=. $(PY) -c "from console.sandbox.cluster import ensure_classpath; from console.sandbox.versions import DEFAULT_KAFKA, ZOOKEEPER_KAFKA, EARLIER_KAFKA4; [ensure_classpath(version=v) for v in (DEFAULT_KAFKA, ZOOKEEPER_KAFKA, *EARLIER_KAFKA4)]" >/dev/null
 
 ## Keycloak (Maven Central), the OIDC provider the end-to-end tests sign in through.
 keycloak: $(STAMP)

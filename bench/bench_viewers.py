@@ -262,6 +262,7 @@ def one_round(
     info = start_moves(env)
     bs = info["bootstrap_servers"]
     moving = in_flight(bs)
+    env = {**env, "CONSOLE_USERS_FILE": info["console_users_file"]}  # the sandbox's users, as `make demo`
     proc, url = start_server(settings, env, data)
     browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
     try:

@@ -391,9 +391,10 @@ def abandon_dialog(settings: ConnectionSettings, run_id: int) -> None:
             st.dataframe(report.rows(), hide_index=True, width="stretch")
 
 
-def two_person_problem(plan_id: int | None, plan: Plan) -> str | None:
-    """Why the two-person rule (when the users file turns it on) blocks submitting, or None."""
-    return run_service.two_person_problem(deps.store(), load_users(), plan_id, plan)
+def two_person_problem(plan_id: int | None, plan: Plan, cluster_id: str | None = None) -> str | None:
+    """Why the two-person rule (when the users file turns it on) blocks submitting on
+    ``cluster_id`` (None: the plan's own cluster), or None."""
+    return run_service.two_person_problem(deps.store(), load_users(), plan_id, plan, cluster_id)
 
 
 @st.dialog("Submit the plan", width="large", on_dismiss=_closed)
@@ -416,12 +417,12 @@ def submit_dialog(
     if not me.can("submit"):
         st.error(me.why_not("submit"))
         return
-    problem = two_person_problem(plan_id, plan)
+    reader, store = deps.reader(settings), deps.store()
+    state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
+    problem = two_person_problem(plan_id, plan, cluster_key(state, settings.name))
     if problem:
         st.error(problem)
         return
-    reader, store = deps.reader(settings), deps.store()
-    state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
     # the plan is checked again against the cluster as it is now; a partition that moved since
     # the review is a "stale" error
     pre = run_service.preflight(

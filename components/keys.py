@@ -32,7 +32,9 @@ REVIEW_AGAIN = "review.check_again"
 IDENTITY = "auth.identity"
 SESSION_TOKEN = "auth.session_token"
 SESSION_ENDED = "auth.session_ended"
-SESSION_COOKIE = "auth.session_cookie"
+SESSION_TICKET = "auth.session_ticket"
+SESSION_CLEAR = "auth.session_clear"
+STREAMLIT_AUDITED = "auth.streamlit_audited"
 DRAFT_OWNER = "drafts.owner"
 DRAFT_BASE = "drafts.autosave_base"
 DRAFT_RESTORED = "drafts.restored_at"
@@ -82,3 +84,9 @@ HISTORY_MEASURE = "history.measure"
 HISTORY_UPDATE = "history.update"
 DECOMMISSION_ERROR = "decommission.error"
 DECOMMISSION_BROKERS = "decommission.brokers"
+
+
+def review_note(user: str) -> str:
+    """The Review page's note box of ``user``: one per person signed in, so that a note typed and
+    not added is not left to the next person signing in in that window."""
+    return f"{REVIEW_NOTE}.{user}"

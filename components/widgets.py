@@ -15,6 +15,7 @@ from console.access.settings import ConnectionSettings
 from console.core.errors import ConfigError, ConsoleError
 from console.core.format import human_bytes, plural
 from console.core.model import ClusterState, Finding, SourceStatus
+from console.services import sessions as session_service
 
 if TYPE_CHECKING:
     from console.plans.quality import Report
@@ -173,10 +174,9 @@ def sign_in_box() -> None:
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
                 return
-            if signed is None:
-                st.error("Unknown user or wrong password.")
-            else:
+            if isinstance(signed, session_service.SignedIn):
                 st.rerun()
+            st.error(signed.message() if signed is not None else "Unknown user or wrong password.")
 
 
 def findings_table(findings: Sequence[Finding]) -> None:

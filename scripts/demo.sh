@@ -38,6 +38,9 @@ if [ -n "${ZOOKEEPER:-}" ]; then up+=(--zookeeper); fi
 if [ -n "${BROKERS:-}" ]; then up+=(--brokers "$BROKERS"); fi
 info=$("$PY" -m console sandbox up "${up[@]}")
 field() { printf '%s' "$info" | "$PY" -c "import json, sys; print(json.load(sys.stdin)['$1'] or '')"; }
+# the sandbox's console users (published, sandbox-only passwords) live in the sandbox's own users
+# file; the demo console uses it unless CONSOLE_USERS_FILE names another
+export CONSOLE_USERS_FILE="${CONSOLE_USERS_FILE:-$(field console_users_file)}"
 history=$("$PY" -c "from console.core.paths import history_dir; print(history_dir())")
 mkdir -p "$history"
 where=(--bootstrap-server "$(field bootstrap_servers)")
@@ -58,6 +61,6 @@ dev=()
 if [ -n "${DEV:-}" ]; then
   dev=(--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true)
 fi
-.venv/bin/streamlit run app.py --server.port "${PORT:-8501}" --server.headless "${HEADLESS:-false}" "${dev[@]}" &
+.venv/bin/streamlit run serve.py --server.port "${PORT:-8501}" --server.headless "${HEADLESS:-false}" "${dev[@]}" &
 st_pid=$!
 wait "$st_pid"

@@ -10,15 +10,15 @@ import pandas as pd
 import streamlit as st
 
 from components import deps, keys, widgets
-from console.core.errors import ConsoleError
+from console.core.errors import ConflictError, ConsoleError, NotPermitted
 from console.core.format import human_duration, human_rate, plural
 from console.core.model import cluster_key
 from console.core.paths import history_dir
 from console.pipeline.datasets import newest_snapshot
-from console.pipeline.jobs import history_in_subprocess
 from console.pipeline.tables import clusters_in, load_history
 from console.present import charts
 from console.present import moves as past
+from console.services import history as history_service
 
 RANGES = {
     "Last hour": pd.Timedelta(hours=1),
@@ -63,19 +63,28 @@ else:
         f"`python -m console collect --bootstrap-server {settings.bootstrap_servers} --out {snapshots}`."
     )
 
+me = widgets.identity()
+if not me.can("update the history"):
+    st.caption(me.why_not("update the history") + " Sign in as an operator in the sidebar.")
 if st.button(
     "Update the history now",
     icon=":material/refresh:",
     key=keys.HISTORY_UPDATE,
-    help="Runs the history job on Spark (local) in a separate process over the collected snapshots.",
+    disabled=not me.can("update the history"),
+    help="Runs the history job on Spark (local) in a separate process over the collected snapshots "
+    "(operators; one at a time).",
 ):
     with st.status("Running the history job…", expanded=True) as status:
         try:
-            for line in history_in_subprocess(str(snapshots), str(tables)):
-                st.text(line)
+            history_service.update_history(deps.store(), me, mine, snapshots, tables, on_line=st.text)
             status.update(label="History updated", state="complete", expanded=False)
         except ConsoleError as e:
-            status.update(label="The history job failed", state="error")
+            status.update(
+                label="The history job did not run"
+                if isinstance(e, NotPermitted | ConflictError)
+                else "The history job failed",
+                state="error",
+            )
             st.error(f"{e.message} {e.hint}")
 
 known = clusters_in(tables)

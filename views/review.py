@@ -228,11 +228,16 @@ if plan_id is not None and plan.basis and any(f.code in changed_codes for f in f
             f"The new plan: {plural(len(up.plan), 'partition')} ({len(up.dropped):,} dropped), "
             f"{up.left_to_do:,} of them to change."
         )
-        if st.button("Save as a new plan, up to date", icon=":material/update:", disabled=not up.plan.entries):
+        rebaser = widgets.identity()
+        if not rebaser.can("rebase"):
+            st.caption(rebaser.why_not("rebase") + " Sign in as an operator or an approver in the sidebar.")
+        if st.button(
+            "Save as a new plan, up to date",
+            icon=":material/update:",
+            disabled=not up.plan.entries or not rebaser.can("rebase"),
+        ):
             try:
-                new_id = plan_service.save_rebased_plan(
-                    store, widgets.identity(), state, settings.name, plan_id, chosen
-                )
+                new_id = plan_service.save_rebased_plan(store, rebaser, state, settings.name, plan_id, chosen)
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
             else:
@@ -304,14 +309,16 @@ elif view == "Racks":
 st.subheader("Submit")
 me = widgets.identity()
 if plan_id is not None:
-    author = by_id[plan_id].author
     digest = plan_hash(plan)
-    approved = [(a.approver, a.at) for a in store.plans.approvals(plan_id) if a.plan_hash == digest]
+    authors = store.plans.authors(plan_id)
+    approved = [
+        (a.approver, a.at) for a in store.plans.approvals(plan_id) if a.plan_hash == digest and a.cluster == cluster
+    ]
     if approved:
         st.caption("Approved by " + ", ".join(f"{a} ({datetime.fromtimestamp(t):%Y-%m-%d %H:%M})" for a, t in approved))
     if (
         me.can("approve")
-        and me.name != author
+        and me.name not in authors
         and me.name not in {a for a, _ in approved}
         and st.button("Approve this plan", icon=":material/verified:")
     ):
@@ -321,7 +328,9 @@ if plan_id is not None:
             st.error(f"{e.message} {e.hint}")
         else:
             st.rerun()
-blocked = actions.two_person_problem(plan_id, plan)
+    if me.can("approve") and me.name in authors:
+        st.caption(f"You authored a version of this plan ({', '.join(sorted(authors))}): someone else approves it.")
+blocked = actions.two_person_problem(plan_id, plan, cluster)
 allow_cordoned = False
 if n["error"] and overridable_only(findings) and me.can("submit"):
     # the one error an operator may override: replicas sent to cordoned brokers or log dirs (KIP-1066)
@@ -387,9 +396,20 @@ if plan_id is not None:
     st.subheader("Review session")
     st.markdown(f"Everyone with this link sees the same plan: [`?plan={plan_id}`](?plan={plan_id})")
     for note in store.plans.notes(plan_id):
-        st.markdown(f"**{note.author}** · {datetime.fromtimestamp(note.at):%Y-%m-%d %H:%M} — {note.note}")
+        with st.container(border=True):  # what the console recorded, then the note as plain text (never Markdown)
+            st.text(f"{note.author} · {datetime.fromtimestamp(note.at):%Y-%m-%d %H:%M}")
+            st.text(note.note)
+    noter = widgets.identity()
     with st.form("note", clear_on_submit=True):
-        text = st.text_area("Add a note", key=keys.REVIEW_NOTE)
-        if st.form_submit_button("Add note"):
-            plan_service.add_note(store, widgets.identity(), plan_id, text)
-            st.rerun()
+        # one box per person: a note typed and not added is not left to whoever signs in next here
+        # (a new widget, so the browser drops what was typed in the other)
+        text = st.text_area("Add a note", key=keys.review_note(noter.name), disabled=not noter.can("add notes"))
+        if not noter.can("add notes"):
+            st.caption(noter.why_not("add notes") + " Sign in as an operator or an approver in the sidebar.")
+        if st.form_submit_button("Add note", disabled=not noter.can("add notes")):
+            try:
+                plan_service.add_note(store, noter, plan_id, text)
+            except ConsoleError as e:
+                st.error(f"{e.message} {e.hint}")
+            else:
+                st.rerun()

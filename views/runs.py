@@ -18,7 +18,15 @@ from console.moves.progress import Progress, bytes_left, estimate_run
 from console.plans.plan import parse_plan
 from console.present import history, review
 from console.services import runs as run_service
+from console.services import sessions as session_service
 from console.storage.store import Store
+
+SIGN_INS = frozenset({"sign-in", "sign-out"})
+AUDIT_KINDS: dict[str, Callable[[str], bool]] = {
+    "everything": lambda action: True,
+    "cluster actions": lambda action: action not in SIGN_INS,
+    "sign-ins": lambda action: action in SIGN_INS,
+}
 
 st.header("Runs")
 actions.last_result()
@@ -229,15 +237,24 @@ else:
         )
 
 st.subheader("Audit log")
-entries = store.audit.entries(cluster=cluster)
+# the cluster's entries and the console-wide ones (signing in and out, refused sign-ins)
+entries = store.audit.entries(clusters=(cluster, session_service.CONSOLE_WIDE))
 if not entries:
     st.write("Nothing recorded yet: every submit, wave, throttle change, cancel and approval appears here.")
     st.stop()
+kind = st.segmented_control(
+    "Show",
+    list(AUDIT_KINDS),
+    default="everything",
+    key="runs.audit_kind",
+    help="Sign-ins: signing in and out, and refused sign-ins (console-wide, on every cluster's log).",
+)
+fits = AUDIT_KINDS[kind or "everything"]
 acts = sorted({a.action for a in entries})
 chosen = st.multiselect("Actions", acts, key=keys.AUDIT_ACTIONS)
 users = sorted({a.user for a in entries})
 who = st.multiselect("Users", users, key="runs.audit_users")
-shown = [a for a in entries if (not chosen or a.action in chosen) and (not who or a.user in who)]
+shown = [a for a in entries if fits(a.action) and (not chosen or a.action in chosen) and (not who or a.user in who)]
 st.dataframe(history.audit_rows(reversed(shown)), hide_index=True, width="stretch")
 e1, e2 = st.columns(2)
 e1.download_button(

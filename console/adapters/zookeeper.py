@@ -12,10 +12,10 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
-from console.adapters.records import BrokerInfo, PartitionMeta, TopicZnode, ZkView
+from console.adapters.records import ZkView
 from console.adapters.znodes import (
     parse_broker,
     parse_config,
@@ -34,6 +34,9 @@ from console.core.errors import (
 )
 from console.core.limits import REMOTE_STORAGE_ENABLE
 from console.core.model import BrokerId, Finding, Severity, SourceStatus, TopicPartition
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 logging.getLogger("kazoo").setLevel(logging.CRITICAL)
 
@@ -238,47 +241,28 @@ class ZkReader:
             + [f"/config/brokers/{b}" for b in cfg_brokers],
             watch_prefix="/brokers/topics/",
         )
-        controller = None
-        if first.get("/controller") is not None:
-            try:
-                controller = parse_controller("/controller", first["/controller"])
-            except ZnodeFormatError as e:
-                bad(e)
-        legacy: dict[TopicPartition, tuple[BrokerId, ...]] = {}
-        if first.get(REASSIGN_PATH) is not None:
-            try:
-                legacy = parse_legacy_reassignment(REASSIGN_PATH, first[REASSIGN_PATH])
-            except ZnodeFormatError as e:
-                bad(e)
-        brokers: list[BrokerInfo] = []
-        for i in ids:
-            path = f"/brokers/ids/{i}"
-            if first.get(path) is None or not i.lstrip("-").isdigit():
-                continue
-            try:
-                brokers.append(parse_broker(path, int(i), first[path]))
-            except ZnodeFormatError as e:
-                bad(e)
-        tz: dict[str, TopicZnode] = {}
-        for t in topics:
-            path = f"/brokers/topics/{t}"
-            if first.get(path) is None:
-                continue
-            try:
-                tz[t] = parse_topic(path, first[path])
-            except ZnodeFormatError as e:
-                bad(e)
+        controller = _parse_each(first, [(0, "/controller")], lambda _, path, d: parse_controller(path, d), bad).get(0)
+        legacy = _parse_each(
+            first, [(0, REASSIGN_PATH)], lambda _, path, d: parse_legacy_reassignment(path, d), bad
+        ).get(0, {})
+        brokers = list(
+            _parse_each(
+                first,
+                [(int(i), f"/brokers/ids/{i}") for i in ids if i.lstrip("-").isdigit()],
+                lambda i, path, d: parse_broker(path, i, d),
+                bad,
+            ).values()
+        )
+        tz = _parse_each(
+            first, [(t, f"/brokers/topics/{t}") for t in topics], lambda _, path, d: parse_topic(path, d), bad
+        )
         state_paths = {(t, p): f"/brokers/topics/{t}/partitions/{p}/state" for t, z in tz.items() for p in z.partitions}
-        raw_states = self._get_many(zk, list(state_paths.values()))
-        states: dict[TopicPartition, PartitionMeta] = {}
-        for (t, p), path in state_paths.items():
-            data = raw_states.get(path)
-            if data is None:
-                continue
-            try:
-                states[(t, p)] = parse_partition_state(path, data, tz[t].partitions[p])
-            except ZnodeFormatError as e:
-                bad(e)
+        states = _parse_each(
+            self._get_many(zk, list(state_paths.values())),
+            list(state_paths.items()),
+            lambda k, path, d: parse_partition_state(path, d, tz[k[0]].partitions[k[1]]),
+            bad,
+        )
         b_thr = self._throttles(first, "brokers", cfg_brokers, bad)
         t_thr = self._throttles(first, "topics", cfg_topics, bad)
         min_isr = self._min_insync(first, cfg_topics)
@@ -348,3 +332,23 @@ class ZkReader:
         """A one-shot ZooKeeper watch fired: count it. No ZooKeeper call here (kazoo runs this
         on its event thread, which ``stop()`` joins)."""
         self.generation += 1
+
+
+def _parse_each(
+    raw: Mapping[str, bytes | None],
+    items: Iterable[tuple[K, str]],
+    parse: Callable[[K, str, bytes], V],
+    bad: Callable[[ZnodeFormatError], None],
+) -> dict[K, V]:
+    """Each znode of ``items`` (key, path) that exists in ``raw``, parsed; one that cannot be is
+    handed to ``bad`` and left out."""
+    out: dict[K, V] = {}
+    for key, path in items:
+        data = raw.get(path)
+        if data is None:
+            continue
+        try:
+            out[key] = parse(key, path, data)
+        except ZnodeFormatError as e:
+            bad(e)
+    return out

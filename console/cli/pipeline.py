@@ -26,6 +26,23 @@ if TYPE_CHECKING:
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    _add_collect(sub)
+    pl = sub.add_parser(
+        "pipeline",
+        help="run a data-pipeline job on Spark (history, review, generate, compact)",
+        description="Jobs over the snapshot history, on Spark: local[*] by default, a Spark cluster "
+        "with --master, a Spark Connect server with --remote. Exit 2 when the input "
+        "cannot be used or Spark does not answer; nothing is written half-way.",
+    )
+    pl.set_defaults(handler=run_pipeline)
+    jobs = pl.add_subparsers(dest="job", required=True)
+    _add_history(jobs)
+    _add_review(jobs)
+    _add_generate(jobs)
+    _add_compact(jobs)
+
+
+def _add_collect(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     co = sub.add_parser(
         "collect",
         help="append snapshots of a cluster to the history (Parquet), every --every seconds",
@@ -47,15 +64,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--for", dest="for_s", type=float, metavar="SECONDS", help="stop after this long (default: run until stopped)"
     )
 
-    pl = sub.add_parser(
-        "pipeline",
-        help="run a data-pipeline job on Spark (history, review, generate, compact)",
-        description="Jobs over the snapshot history, on Spark: local[*] by default, a Spark cluster "
-        "with --master, a Spark Connect server with --remote. Exit 2 when the input "
-        "cannot be used or Spark does not answer; nothing is written half-way.",
-    )
-    pl.set_defaults(handler=run_pipeline)
-    jobs = pl.add_subparsers(dest="job", required=True)
+
+def _add_history(jobs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     hi = jobs.add_parser("history", help="moves, copy rates, broker load and incidents from the snapshots")
     _spark_args(hi)
     hi.add_argument("--snapshots", default=str(history_dir() / "snapshots"), help="snapshot directory or URI")
@@ -66,6 +76,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         metavar="SECONDS",
         help="a move in flight whose bytes have not grown this long is stuck (default 600)",
     )
+
+
+def _add_review(jobs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rv = jobs.add_parser(
         "review",
         help="a plan against a cluster's stored snapshot: diff, brokers, findings, waves, "
@@ -92,6 +105,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         default=PARTITIONS_PER_WAVE,
         help=f"partitions per wave (default {PARTITIONS_PER_WAVE})",
     )
+
+
+def _add_generate(jobs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ge = jobs.add_parser(
         "generate",
         help="a plan generator on every cluster of the history (or every topic): a plan "
@@ -123,6 +139,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="plan each topic on its own (even within each topic), each topic a task",
     )
     add_goal_args(ge)
+
+
+def _add_compact(jobs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cp = jobs.add_parser(
         "compact", help="merge each past day's snapshot files into a few sorted files per cluster and day"
     )

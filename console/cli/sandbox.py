@@ -79,15 +79,23 @@ def sandbox(args: argparse.Namespace) -> int:
                 reassignment=args.demo_reassignment,
                 log=lambda m: print(m, file=sys.stderr, flush=True),
             )
-        from console.access.auth import SANDBOX_USERS, write_users
+        from console.access.auth import SANDBOX_USERS
+        from console.access.sandbox_users import ensure_sandbox_users, published_passwords_in
         from console.core.paths import users_file
 
+        real = users_file()
+        if real.exists() and real.parent != Path(sb.data_dir) and (weak := published_passwords_in(real)):
+            print(
+                f"The console's users file {real} lets {', '.join(weak)} sign in with the sandbox's published "
+                "passwords (an older `sandbox up` wrote them there): remove the file or change those passwords.",
+                file=sys.stderr,
+                flush=True,
+            )
+
         info = sb.info()
-        path = users_file()
-        if not path.exists():  # the console's own users for the sandbox (sandbox-only passwords)
-            write_users(path, {n: (pw, list(roles)) for n, (pw, roles) in SANDBOX_USERS.items()})
-            info["console_users"] = {n: {"password": pw, "roles": roles} for n, (pw, roles) in SANDBOX_USERS.items()}
-            info["console_users_file"] = str(path)
+        # the sandbox's console users in its own file (never the console's real users file)
+        info["console_users_file"] = str(ensure_sandbox_users(Path(sb.data_dir)))
+        info["console_users"] = {n: {"password": pw, "roles": roles} for n, (pw, roles) in SANDBOX_USERS.items()}
         print(json.dumps(info), flush=True)
         return Exit.OK
     if args.action == "status":

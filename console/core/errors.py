@@ -12,6 +12,7 @@ pages, the CLI and notebooks handle one tree::
     │       ├── SparkUnavailable      the Spark master or Connect server given does not answer
     │       └── SparkJobFailed        a job failed on its input (a corrupt file, a schema Spark cannot read)
     ├── ClusterUnavailable            Kafka does not answer (timeout, connection refused, no controller)
+    │   └── AnswerLost                a request that changes the cluster went out and its answer did not come back
     ├── RequestRefused                Kafka answered a request with an error asking again will not change
     ├── ZooKeeperUnavailable          ZooKeeper does not answer or the session is lost
     ├── AuthorizationFailed           the cluster answered "not authorised" for an operation
@@ -93,6 +94,13 @@ class SparkJobFailed(SparkError):
 
 class ClusterUnavailable(ConsoleError):
     """Kafka did not answer in time, refused the connection, or has no controller."""
+
+
+class AnswerLost(ClusterUnavailable):
+    """A request that changes the cluster was sent and its answer did not come back (a timeout, a
+    connection lost while waiting): the cluster may have applied it, in part or whole. The console
+    never sends it again unseen: it reads what the cluster shows first
+    (:mod:`console.runs.settle`), and says applied, not applied, or not known."""
 
 
 class RequestRefused(ConsoleError):

@@ -17,132 +17,78 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
-from enum import Enum
 from functools import cached_property
 from itertools import chain, compress, repeat
 from operator import attrgetter, ne, or_
-from typing import TYPE_CHECKING, NamedTuple, NewType, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from console.core.limits import ALL_REPLICAS, CORDON_ALL
+from console.core.findings import Finding, Findings, PartitionHealth, ReplicaRole, Severity, Source
+from console.core.ids import BrokerId, TopicPartition
+from console.core.limits import CORDON_ALL
+from console.core.sources import (
+    ApiRange,
+    ClusterInfo,
+    ClusterMode,
+    Feature,
+    Quorum,
+    QuorumMember,
+    ReadStatus,
+    SourceStatus,
+)
+from console.core.throttle_configs import DEFAULT_BROKER, Throttles, broker_rate, broker_rate_bps, replica_listed
 
 if TYPE_CHECKING:
     import pandas as pd
 
-BrokerId = NewType("BrokerId", int)
+__all__ = [
+    "DEFAULT_BROKER",
+    "DIR_OFFLINE",
+    "PARTITION_GONE",
+    "REPLICA_NOT_AVAILABLE",
+    "ApiRange",
+    "Broker",
+    "BrokerId",
+    "ClusterInfo",
+    "ClusterMode",
+    "ClusterState",
+    "DirOutcome",
+    "Feature",
+    "Finding",
+    "Findings",
+    "Keyed",
+    "LogDir",
+    "Outcome",
+    "Partition",
+    "PartitionHealth",
+    "Quorum",
+    "QuorumMember",
+    "ReadStatus",
+    "ReplicaLog",
+    "ReplicaProgress",
+    "ReplicaRole",
+    "Severity",
+    "Source",
+    "SourceStatus",
+    "Throttles",
+    "TopicPartition",
+    "broker_rate",
+    "broker_rate_bps",
+    "cluster_key",
+    "cordon_list",
+    "cordon_value",
+    "outcome_word",
+    "partition_name",
+    "partitions_of",
+    "replica_listed",
+    "replicas_in_dir",
+    "split_outcomes",
+]
+"""The domain values, with those defined in :mod:`console.core.findings`, :mod:`~console.core.ids`,
+:mod:`~console.core.sources` and :mod:`~console.core.throttle_configs` (one import for callers)."""
+
 T = TypeVar("T")
-TopicPartition = tuple[str, int]
-
-
-class Severity(str, Enum):
-    """How much a finding matters to the person on call."""
-
-    INFO = "info"
-    """Worth knowing; nothing to do."""
-    WARNING = "warning"
-    """Look before acting: the picture may be incomplete or two sources disagree."""
-    ERROR = "error"
-    """Something is wrong and blocks what depends on it."""
-
-    @property
-    def rank(self) -> int:
-        """0 for errors, 1 for warnings, 2 for info: the order findings are shown in."""
-        return _SEVERITY_RANK[self]
-
-
-_SEVERITY_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-
-
-class Source(str, Enum):
-    """Where the console learned that a partition is being reassigned."""
-
-    API = "api"
-    """Listed by ListPartitionReassignments: the controller's own view."""
-    ZOOKEEPER = "zookeeper"
-    """Only the topic znode's adding/removing maps say so (the Admin API did not answer)."""
-    LEGACY = "legacy"
-    """Submitted through the deprecated ``/admin/reassign_partitions`` znode: cannot be cancelled
-    through the API until the controller has picked it up."""
-
-
-class ReplicaRole(str, Enum):
-    """What one replica is doing, as a cell of the broker × partition picture."""
-
-    LEADER = "leader"
-    """Serves reads and writes for the partition."""
-    IN_SYNC = "in sync"
-    """A follower in the ISR."""
-    OUT_OF_SYNC = "out of sync"
-    """A follower that has fallen out of the ISR (or whose broker is down)."""
-    ELIGIBLE = "eligible (ELR)"
-    """Out of the ISR but an eligible leader replica (KIP-966): electable when its broker is unfenced."""
-    LAST_KNOWN_ELR = "last known ELR"
-    """Out of the ISR, an eligible leader replica that shut down uncleanly (KIP-966)."""
-    ADDING = "adding"
-    """Being copied to this broker by a reassignment."""
-    REMOVING = "removing"
-    """Will be deleted from this broker when the reassignment completes."""
-    LEADER_REMOVING = "leader (removing)"
-    """The leader, on a broker the reassignment removes: it leads until the controller moves
-    leadership to the target when the reassignment completes."""
-
-
-class PartitionHealth(str, Enum):
-    """One word for a partition's condition, worst first."""
-
-    OFFLINE = "offline"
-    """No leader now (what Kafka's ``OfflinePartitionsCount`` counts): producers and consumers of this
-    partition are stuck. On Kafka 4 either nothing is electable or an election is due
-    (:class:`console.core.health.HealthGroup`)."""
-    UNDER_REPLICATED = "under-replicated"
-    """Truly under-replicated (KIP-352): an original replica is out of the ISR."""
-    REASSIGNING = "reassigning"
-    """Moving, with every original replica in sync."""
-    HEALTHY = "healthy"
-    """Every replica in sync, nothing moving."""
-
-
-class Finding(NamedTuple):
-    """An observation worth showing, as data rather than an exception. (A named tuple: a plan
-    review of 100k partitions may carry tens of thousands.)"""
-
-    code: str
-    severity: Severity
-    message: str
-    hint: str = ""
-    topic: str | None = None
-    partition: int | None = None
-    broker: BrokerId | None = None
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "code": self.code,
-            "severity": self.severity.value,
-            "topic": self.topic,
-            "partition": self.partition,
-            "broker": self.broker,
-            "message": self.message,
-            "hint": self.hint,
-        }
-
-
-class Findings(list[Finding]):
-    """Findings in order (what :func:`console.plans.validate.validate` returns): a list, with a
-    short text form and :meth:`to_pandas`."""
-
-    def counts(self) -> dict[str, int]:
-        """Findings per severity, errors first."""
-        return {s.value: sum(1 for f in self if f.severity is s) for s in sorted(Severity, key=lambda s: s.rank)}
-
-    def __repr__(self) -> str:
-        said = ", ".join(f"{n} {k}" for k, n in self.counts().items() if n)
-        return f"<Findings: {said or 'none'}>"
-
-    def to_pandas(self) -> pd.DataFrame:
-        import pandas as pd
-
-        return pd.DataFrame([f.to_dict() for f in self], columns=list(Finding._fields))
 
 
 @dataclass(frozen=True, slots=True)
@@ -579,175 +525,6 @@ DIR_OFFLINE = "LOG_DIR_OFFLINE"
 """Recorded for a run's log dir move whose source or target dir went offline (DescribeLogDirs
 answers it with an error): the replica is not where the plan asked, and the run no longer waits
 for it. Not an answer of the cluster's: the console's finding, kept with the run's outcomes."""
-
-
-@dataclass(frozen=True, slots=True)
-class Throttles:
-    """Replication throttles currently set (all values as the cluster stores them: strings).
-
-    ``brokers`` maps a broker id (or ``"<default>"``) to its throttle rate configs;
-    ``topics`` maps a topic to its throttled-replicas lists.
-    """
-
-    brokers: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
-    topics: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
-
-    @staticmethod
-    def of(brokers: Mapping[str, Mapping[str, str]], topics: Mapping[str, Mapping[str, str]]) -> Throttles:
-        def freeze(m: Mapping[str, Mapping[str, str]]) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
-            return tuple(
-                (k, tuple(sorted(v.items()))) for k, v in sorted(m.items(), key=lambda kv: (len(kv[0]), kv[0])) if v
-            )
-
-        return Throttles(freeze(brokers), freeze(topics))
-
-    def broker_map(self) -> dict[str, dict[str, str]]:
-        return {k: dict(v) for k, v in self.brokers}
-
-    def topic_map(self) -> dict[str, dict[str, str]]:
-        return {k: dict(v) for k, v in self.topics}
-
-    def __bool__(self) -> bool:
-        return bool(self.brokers or self.topics)
-
-
-DEFAULT_BROKER = "<default>"
-"""How the cluster-wide default broker configs are keyed in :attr:`Throttles.brokers`."""
-
-
-def broker_rate(brokers: Mapping[str, Mapping[str, str]], broker: int, key: str) -> str | None:
-    """A broker's throttle rate config ``key`` as in force: its own value, else the cluster default."""
-    for entity in (str(broker), DEFAULT_BROKER):
-        value = brokers.get(entity, {}).get(key)
-        if value:
-            return value
-    return None
-
-
-def broker_rate_bps(brokers: Mapping[str, Mapping[str, str]], broker: int, key: str) -> int | None:
-    """:func:`broker_rate` in bytes per second; None when unset or not a number."""
-    value = broker_rate(brokers, broker, key)
-    return int(value) if value is not None and value.isdigit() else None
-
-
-def replica_listed(topic_configs: Mapping[str, str], key: str, partition: int, broker: int) -> bool:
-    """Whether a topic's throttled-replicas list ``key`` names ``partition:broker`` (or ``*``)."""
-    entries = {x.strip() for x in topic_configs.get(key, "").split(",")}
-    return ALL_REPLICAS in entries or f"{partition}:{broker}" in entries
-
-
-class SourceStatus(str, Enum):
-    """Whether a part of the picture could be read."""
-
-    OK = "ok"
-    UNAVAILABLE = "unavailable"
-    """Did not answer (down, unreachable, timed out)."""
-    UNAUTHORIZED = "unauthorized"
-    UNSUPPORTED = "unsupported"
-    """The cluster is too old for the API."""
-    NOT_CONFIGURED = "not configured"
-    """Not asked for (e.g. no ZooKeeper connect string, or a KRaft cluster)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ReadStatus:
-    """What each part of a refresh returned: lets the UI say which part of the picture is known."""
-
-    metadata: SourceStatus = SourceStatus.NOT_CONFIGURED
-    reassignments: SourceStatus = SourceStatus.NOT_CONFIGURED
-    log_dirs: SourceStatus = SourceStatus.NOT_CONFIGURED
-    configs: SourceStatus = SourceStatus.NOT_CONFIGURED
-    zookeeper: SourceStatus = SourceStatus.NOT_CONFIGURED
-    elr: SourceStatus = SourceStatus.NOT_CONFIGURED
-    """Eligible leader replicas (DescribeTopicPartitions, asked only for topics with a replica out of the ISR)."""
-    fenced: SourceStatus = SourceStatus.NOT_CONFIGURED
-    """Fenced brokers (DescribeCluster v2, Kafka ≥ 4.0)."""
-
-    def to_dict(self) -> dict[str, str]:
-        return {k: getattr(self, k).value for k in self.__slots__}
-
-
-class ClusterMode(str, Enum):
-    """How the cluster keeps its metadata."""
-
-    KRAFT = "kraft"
-    ZOOKEEPER = "zookeeper"
-    UNKNOWN = "unknown"
-
-
-@dataclass(frozen=True, slots=True)
-class Feature:
-    """One feature flag (KIP-584): the level finalized cluster-wide and the range the brokers support.
-    ``finalized`` None: not finalized (Kafka reads that as level 0)."""
-
-    name: str
-    finalized: int | None
-    min_supported: int | None = None
-    max_supported: int | None = None
-
-    @property
-    def level(self) -> int:
-        return self.finalized if self.finalized is not None else 0
-
-
-@dataclass(frozen=True, slots=True)
-class QuorumMember:
-    """A voter or observer of the metadata log (DescribeQuorum). Times are epoch milliseconds,
-    None when the leader has not heard from it; ``lag``: the leader's log end offset minus its own."""
-
-    id: int
-    log_end_offset: int
-    lag: int | None
-    last_fetch_ms: int | None = None
-    last_caught_up_ms: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Quorum:
-    """The KRaft controller quorum as its leader describes it."""
-
-    leader: int | None
-    epoch: int
-    high_watermark: int
-    voters: tuple[QuorumMember, ...] = ()
-    observers: tuple[QuorumMember, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class ApiRange:
-    """One request every broker answers (ApiVersions), with the versions all of them support."""
-
-    key: int
-    min_version: int
-    max_version: int
-
-
-@dataclass(frozen=True, slots=True)
-class ClusterInfo:
-    """What the cluster says it is (``console.core.cluster_info`` names and judges it), read at
-    ``read_at`` (epoch seconds; 0: never read, everything unknown). Each part keeps its status."""
-
-    read_at: float = 0.0
-    api_version: str | None = None
-    """The release the brokers' API ranges match (kafka-python's inference; it knows up to 4.3)."""
-    mode: ClusterMode = ClusterMode.UNKNOWN
-    features: tuple[Feature, ...] = ()
-    quorum: Quorum | None = None
-    apis: tuple[ApiRange, ...] = ()
-    zookeeper_configured: bool = False
-    versions_status: SourceStatus = SourceStatus.NOT_CONFIGURED
-    features_status: SourceStatus = SourceStatus.NOT_CONFIGURED
-    quorum_status: SourceStatus = SourceStatus.NOT_CONFIGURED
-
-    def feature(self, name: str) -> Feature | None:
-        return next((f for f in self.features if f.name == name), None)
-
-    def api(self, key: int) -> ApiRange | None:
-        return next((a for a in self.apis if a.key == key), None)
-
-    @property
-    def known(self) -> bool:
-        return self.read_at > 0
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from console.core.errors import ConsoleError
+from console.core.errors import AnswerLost, ConsoleError, PartiallyApplied
 from console.storage.runs import Run
 from console.storage.store import Store
 
 R = TypeVar("R")
+
+ANSWER_LOST = "answer lost"
+"""The audit outcome of a request whose answer did not come back, the cluster not read after it."""
+
+
+def failure_word(e: ConsoleError) -> str:
+    """The audit outcome of a request that raised ``e``: "answer lost" when its answer did not come
+    back (applied or not is not known), else "failed" (nothing of it applied, as far as is known)."""
+    cause = e.cause if isinstance(e, PartiallyApplied) else e
+    return ANSWER_LOST if isinstance(cause, AnswerLost) else "failed"
 
 
 @dataclass(frozen=True)
@@ -51,8 +61,12 @@ class Intent:
         )
 
     def failed(self, e: ConsoleError) -> None:
-        """The request failed: nothing of it was applied (as far as the console knows)."""
-        self.answer("failed", {"error": e.message, "hint": e.hint})
+        """The request failed: nothing of it was applied (as far as the console knows), or, when
+        its answer was lost and the cluster could not be read after it, "answer lost" (not known)."""
+        word = failure_word(e)
+        self.answer(
+            word, {"error": e.message, "hint": e.hint, **({"applied": "not known"} if word == ANSWER_LOST else {})}
+        )
 
     def send(self, request: Callable[[], R], answered_by_caller: tuple[type[ConsoleError], ...] = ()) -> R:
         """Send ``request``; a console error is answered as :meth:`failed` and raised again, except

@@ -5,11 +5,13 @@ requests of their own, and the answers put back together in request order."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 from console.core.errors import ConsoleError, PartiallyApplied
 from console.core.model import BrokerId, ClusterState, Outcome, Partition, TopicPartition
 from console.moves.rf_guard import GUARD_REFUSAL, held_rf, refusal_text, split_by_rf
 from console.runs.gateway import ClusterGateway
+from console.runs.settle import send_settled
 
 
 def send_reassignments(
@@ -23,8 +25,9 @@ def send_reassignments(
     words), the RF changes and cancels with it true, each set in requests of its own. Per partition
     the controller's answer, in the order of ``targets``.
 
-    Raises as the gateway does; when a later request fails after an earlier one was answered,
-    :class:`PartiallyApplied` with the answers so far."""
+    A request whose answer was lost is settled by what the cluster shows
+    (:func:`~console.runs.settle.send_settled`). Raises as the gateway does; when a later request
+    fails after an earlier one was answered, :class:`PartiallyApplied` with the answers so far."""
     index = state.partition_index
     guarded, unguarded = split_by_rf(targets, index)
     out: dict[TopicPartition, Outcome] = {}
@@ -32,7 +35,7 @@ def send_reassignments(
         if not part:
             continue
         try:
-            answer = cluster.alter_reassignments(part, allow_rf_change=allow)
+            answer = send_settled(cluster, part, partial(cluster.alter_reassignments, allow_rf_change=allow))
         except PartiallyApplied as e:
             raise PartiallyApplied(e.cause, {**out, **_explained(e.outcomes, part, index, allow)}) from None
         except ConsoleError as e:

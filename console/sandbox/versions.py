@@ -18,6 +18,12 @@ DEFAULT_KAFKA = "4.4.0"
 tools of the same release work against."""
 ZOOKEEPER_KAFKA = "3.9.1"
 """The release ZooKeeper mode starts when none is named: 3.9 is the last line with ZooKeeper."""
+EARLIER_KAFKA4 = ("4.0.2", "4.1.2", "4.2.2")
+"""The newest patch release of each earlier 4.x line whose server and tools jars Maven Central has
+(no 4.0.3, 4.1.3 or 4.2.3 yet): the cross-version tests start each, and ``make jars`` fetches them.
+What differs between them, as the clusters say: fenced brokers in DescribeCluster from 4.0 (KIP-1073),
+ELR on for new clusters and guarded moves (KIP-860) from 4.1, rollbacks naming log dirs from 4.2
+(KAFKA-19582), cordons only from 4.3 (KIP-1066)."""
 
 
 class Mode(StrEnum):

@@ -28,8 +28,10 @@ from console.core.model import (
 from console.core.states import RunState
 from console.moves.cancel import CancelPlan, CancelVerdict, recheck
 from console.plans.logdirs import DirKey, DirMoveProgress, dir_moves_in_flight
+from console.runs.audited import failure_word
 from console.runs.executor import clean_up_after_cancel
 from console.runs.gateway import ClusterGateway
+from console.runs.settle import send_settled
 from console.services.guard import audited_send, require
 from console.storage.store import Store
 
@@ -192,7 +194,7 @@ def cancel(
     intent = store.audit.record(user, cluster_id, "cancel", request, "sending")
     t0 = time.perf_counter()
     try:
-        outcomes = cluster.alter_reassignments(plan.targets)
+        outcomes = send_settled(cluster, plan.targets, cluster.alter_reassignments)
     except ConsoleError as e:
         done = e.outcomes if isinstance(e, PartiallyApplied) else {}
         store.audit.record(
@@ -200,7 +202,7 @@ def cancel(
             cluster_id,
             "cancel",
             request,
-            "failed",
+            failure_word(e),
             ref=intent,
             response={"error": e.message, "outcomes": [o.to_dict() for o in done.values()]},
         )

@@ -17,6 +17,7 @@ from typing import NoReturn, TypeVar
 
 from console.access.auth import NEEDS, NEEDS_ONE_OF, OPEN_TO_ALL, Identity
 from console.core.errors import ConsoleError, NotPermitted
+from console.runs.audited import failure_word
 from console.storage.store import Store
 
 R = TypeVar("R")
@@ -83,5 +84,7 @@ def audited_send(
     try:
         return send(), intent
     except ConsoleError as e:
-        store.audit.record(who.name, cluster_id, action, request, "failed", ref=intent, response={"error": e.message})
+        store.audit.record(
+            who.name, cluster_id, action, request, failure_word(e), ref=intent, response={"error": e.message}
+        )
         raise

@@ -1,5 +1,6 @@
 """Saved plans: :func:`save_plan`, :func:`save_rebased_plan` (a stale plan brought up to date, as
-a new version named by :func:`rebased_name`), :func:`add_note` (a review note)."""
+a new version named by :func:`rebased_name`), :func:`add_note` (a review note). Each checks who
+acts (:mod:`console.services.guard`) and audits what it saves."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from console.core.model import (
 )
 from console.plans.plan import Plan, plan_hash, rollback
 from console.plans.quality import Report
-from console.plans.rebase import RebaseOptions, rebase
-from console.services.guard import require
+from console.plans.rebase import RebaseOptions, RebaseReport, rebase
+from console.services.guard import refuse, require
 from console.storage.store import Store
 
 
@@ -80,27 +81,60 @@ def save_rebased_plan(
     """Bring saved plan ``parent_id`` up to date against ``state`` (:func:`console.plans.rebase.rebase`:
     the same targets, the current replicas as the basis, optionally without completed or gone
     partitions) and save it as a new plan linked to it, under a new version name (never over
-    another plan); returns its id. Every reader may (as the Review page lets them): the new version
-    changes no plan and sends nothing."""
+    another plan); returns its id. It saves a plan: ``who`` needs a role that saves plans (the
+    ``rebase`` action), the parent must be a plan of this cluster and stale (some partition moved
+    since it was drafted), else it is refused (audited). The new plan's authors are the parent's
+    and ``who`` (none of them may approve it)."""
     key = cluster_key(state, cluster_name)
-    require(store, who, "rebase", key, {"from": parent_id})
-    user = who.name
+    asked = {"from": parent_id}
+    require(store, who, "rebase", key, asked)
     parent = store.plans.load(parent_id)
     if parent is None:
         raise ConfigError(f"Plan {parent_id} is not in the store.", "Pick a saved plan.")
+    if parent.summary.cluster != key:
+        refuse(
+            store,
+            who,
+            "rebase",
+            key,
+            f"Plan {parent_id} is a plan of cluster {parent.summary.cluster}, not of {key}.",
+            "Bring a plan up to date on the cluster it was drafted for.",
+            asked,
+        )
     report = rebase(state, parent.plan, options)
+    if not report.changed:
+        refuse(
+            store,
+            who,
+            "rebase",
+            key,
+            f"Plan {parent_id} is not stale: "
+            + (
+                "none of its partitions moved since it was drafted."
+                if report.has_basis
+                else "it records no replicas as drafted, so what moved cannot be told."
+            ),
+            "Review and submit it as it is; a plan is brought up to date only once the cluster changed under it.",
+            asked,
+        )
     if not report.plan.entries:
         raise ConfigError(
             f"Nothing is left of plan {parent_id} once brought up to date ({report.counts_text()}).",
             "Nothing to save: keep the completed or gone partitions, or draft a new plan.",
         )
+    return _save_rebased(store, who, state, key, parent_id, parent.summary.name, report)
+
+
+def _save_rebased(
+    store: Store, who: Identity, state: ClusterState, key: str, parent_id: int, parent_name: str, report: RebaseReport
+) -> int:
     with store.transaction():
-        name = rebased_name(parent.summary.name, (s.name for s in store.plans.list(key)))
+        name = rebased_name(parent_name, (s.name for s in store.plans.list(key)))
         plan_id = store.plans.save(
-            name, key, report.plan, rollback(state, report.plan), user, state.fingerprint(), parent_id=parent_id
+            name, key, report.plan, rollback(state, report.plan), who.name, state.fingerprint(), parent_id=parent_id
         )
         store.audit.record(
-            user,
+            who.name,
             key,
             "plan-rebased",
             {
@@ -117,7 +151,31 @@ def save_rebased_plan(
     return plan_id
 
 
-def add_note(store: Store, who: Identity, plan_id: int, note: str) -> None:
-    """A review note on a saved plan (blank notes are ignored); every reader may add one (the
-    ``note`` action of :data:`console.access.auth.OPEN_TO_ALL`)."""
-    store.plans.add_note(plan_id, who.name, note)
+NOTE_CHARS = 10_000
+"""The longest review note kept (a note is a comment, not a document)."""
+
+
+def add_note(store: Store, who: Identity, plan_id: int, note: str) -> bool:
+    """A review note on a saved plan, by ``who`` at the time the console records; ``who`` needs a
+    role that takes part in a review (the ``add notes`` action: operator or approver), else it is
+    refused (audited). Audited under the plan's cluster. A blank note is ignored (False); a note
+    over :data:`NOTE_CHARS` characters is refused (:class:`ConfigError`)."""
+    saved = store.plans.load(plan_id)
+    if saved is None:
+        raise ConfigError(f"Plan {plan_id} is not in the store.", "Pick a saved plan.")
+    key = saved.summary.cluster
+    text = note.strip()
+    asked = {"plan": plan_id, "note": text if len(text) <= 500 else text[:500] + "…"}
+    require(store, who, "add notes", key, asked)
+    if not text:
+        return False
+    if len(text) > NOTE_CHARS:
+        raise ConfigError(
+            f"The note has {len(text):,} characters; at most {NOTE_CHARS:,} are kept.", "Shorten it and add it again."
+        )
+    with store.transaction():
+        store.plans.add_note(plan_id, who.name, text)
+        store.audit.record(
+            who.name, key, "note", {"plan": plan_id, "note": text}, "added", plan_hash=plan_hash(saved.plan)
+        )
+    return True

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from console.access.auth import Identity, Users, approval_problem
 from console.core.calibration import Calibration, Estimate
-from console.core.errors import ConfigError, ConsoleError, NotPermitted
+from console.core.errors import ConfigError, ConsoleError
 from console.core.limits import FOLLOWER_RATE
 from console.core.model import (
     DEFAULT_BROKER,
@@ -107,9 +107,14 @@ def preflight(
     )
 
 
-def two_person_problem(store: Store, users: Users | None, plan_id: int | None, plan: Plan) -> str | None:
+def two_person_problem(
+    store: Store, users: Users | None, plan_id: int | None, plan: Plan, cluster_id: str | None = None
+) -> str | None:
     """Why the two-person rule (when the users file turns it on) does not let ``plan`` be
-    submitted yet, or None. ``plan`` must be the content of saved plan ``plan_id``."""
+    submitted on ``cluster_id`` yet, or None. ``plan`` must be the content of saved plan
+    ``plan_id``, a plan of that cluster, approved on it by someone who authored no version of it
+    (:func:`console.access.auth.approval_problem`). ``cluster_id`` None (a check before the cluster
+    is read): approvals on the plan's own cluster; :func:`start_run` checks again on the run's."""
     if users is None or not users.two_person_rule:
         return None
     if plan_id is None:
@@ -122,7 +127,18 @@ def two_person_problem(store: Store, users: Users | None, plan_id: int | None, p
     digest = plan_hash(plan)
     if plan_hash(saved.plan) != digest:
         return f"This is not the content of saved plan {plan_id}."
-    return approval_problem(saved.summary.author, store.plans.approvals(plan_id), digest)
+    key = saved.summary.cluster if cluster_id is None else cluster_id
+    if saved.summary.cluster != key:
+        return f"Plan {plan_id} is a plan of cluster {saved.summary.cluster}, not of {key}."
+    return approval_problem(store.plans.authors(plan_id), store.plans.approvals(plan_id), digest, key)
+
+
+def _plan_cluster_problem(store: Store, plan_id: int | None, key: str) -> str | None:
+    """Why saved plan ``plan_id`` cannot be run on cluster ``key`` (it is another cluster's), or None."""
+    saved = None if plan_id is None else store.plans.load(plan_id)
+    if saved is None or saved.summary.cluster == key:
+        return None
+    return f"Plan {plan_id} is a plan of cluster {saved.summary.cluster}, not of {key}: it is not run on another."
 
 
 def start_run(
@@ -170,7 +186,7 @@ def start_run(
             "Review: “Submit onto cordoned brokers anyway”), which is audited.",
             {**asked, "cordoned_destinations": len(onto_cordoned)},
         )
-    problem = two_person_problem(store, users, plan_id, plan)
+    problem = _plan_cluster_problem(store, plan_id, key) or two_person_problem(store, users, plan_id, plan, key)
     if problem is not None:
         refuse(
             store,
@@ -178,7 +194,7 @@ def start_run(
             "submit",
             key,
             problem,
-            "Save the plan, have someone other than its author approve it, and submit the saved plan.",
+            "Save the plan, have someone who authored no version of it approve it on this cluster, and submit the saved plan.",
             asked,
         )
     if elect_leaders is None:
@@ -250,19 +266,45 @@ def _cordoned_destinations(state: ClusterState, plan: Plan) -> list[Finding]:
 
 
 def approve(store: Store, who: Identity, cluster_id: str, plan_id: int) -> None:
-    """Approve saved plan ``plan_id`` as it is now (a later change needs a new approval); ``who``
-    needs the approver role and must not be its author."""
-    require(store, who, "approve", cluster_id, {"plan": plan_id})
-    user = who.name
+    """Approve saved plan ``plan_id`` as it is now, for runs on its cluster (a later change needs a
+    new approval). ``cluster_id`` is the cluster the caller acts on: it must be the plan's. ``who``
+    needs the approver role and must have authored no version of the plan
+    (:meth:`console.storage.plans.PlanStore.authors`). A refusal is audited under the plan's cluster."""
     saved = store.plans.load(plan_id)
     if saved is None:
         raise ConfigError(f"Plan {plan_id} is not in the store.", "Pick a saved plan.")
-    if saved.summary.author == user:
-        raise NotPermitted("The author of a plan cannot approve it.", "Ask someone else with the approver role.")
+    key = saved.summary.cluster
+    asked: dict[str, object] = {"plan": plan_id}
     digest = plan_hash(saved.plan)
+    require(store, who, "approve", key, asked, plan_hash=digest)
+    if cluster_id != key:
+        refuse(
+            store,
+            who,
+            "approve",
+            key,
+            f"Plan {plan_id} is a plan of cluster {key}, not of {cluster_id}.",
+            "Approve it on the cluster it was drafted for.",
+            {**asked, "asked_on": cluster_id},
+            plan_hash=digest,
+        )
+    if who.name in store.plans.authors(plan_id):
+        refuse(
+            store,
+            who,
+            "approve",
+            key,
+            f"{who.name} authored a version of plan {plan_id}: an author cannot approve it.",
+            "Ask someone with the approver role who did not save, overwrite or bring up to date any version of it.",
+            asked,
+            plan_hash=digest,
+        )
     with store.transaction():
-        store.plans.approve(plan_id, user, digest)
-        store.audit.record(user, cluster_id, "approve", {"plan": plan_id}, "approved", plan_hash=digest)
+        now = store.plans.load(plan_id)
+        if now is None or plan_hash(now.plan) != digest or who.name in store.plans.authors(plan_id):
+            raise ConfigError(f"Plan {plan_id} changed while it was being approved.", "Review it again.")
+        store.plans.approve(plan_id, who.name, digest, key)
+        store.audit.record(who.name, key, "approve", asked, "approved", plan_hash=digest)
 
 
 # -- during a run ----------------------------------------------------------------------------------

@@ -179,11 +179,7 @@ def _merge_partitions(
     if both:
         _topic_findings(meta, zk_topics, findings)
 
-    logs: dict[TopicPartition, list[ReplicaLog]] = defaultdict(list)
-    if api is not None:
-        for bl in api.log_dirs:
-            for topic, p, d, size, fut in bl.replicas:
-                logs[(topic, p)].append(ReplicaLog(bl.broker, d, size, fut))
+    logs = _replica_logs(api)
     elr = api.elr if api is not None else {}
 
     keys: Iterable[TopicPartition] = meta.keys() | zk_assign.keys() if zk_assign else meta.keys()
@@ -208,18 +204,7 @@ def _merge_partitions(
             if source is not None:
                 source = Source.LEGACY
             elif lpr is not None:
-                findings.append(
-                    Finding(
-                        LEGACY_NOT_LISTED,
-                        Severity.WARNING,
-                        f"{key[0]}-{key[1]} is in /admin/reassign_partitions but the controller "
-                        "does not list it as reassigning.",
-                        "The controller only reads that znode when it is created; an entry written "
-                        "into an existing znode, or invalid JSON, is never picked up. " + _FOLLOW_UP,
-                        topic=key[0],
-                        partition=key[1],
-                    )
-                )
+                findings.append(_legacy_not_listed(key))
         if both and za is not None:
             _compare(key, m, za, lpr.get(key) if lpr is not None else None, lpr is not None, findings)
         e = elr.get(key) if elr else None
@@ -239,6 +224,28 @@ def _merge_partitions(
             )
         )
     return tuple(out)
+
+
+def _replica_logs(api: ApiView | None) -> dict[TopicPartition, list[ReplicaLog]]:
+    """Every replica's log (broker, dir, size, future or not) from DescribeLogDirs, by partition."""
+    logs: dict[TopicPartition, list[ReplicaLog]] = defaultdict(list)
+    if api is not None:
+        for bl in api.log_dirs:
+            for topic, p, d, size, fut in bl.replicas:
+                logs[(topic, p)].append(ReplicaLog(bl.broker, d, size, fut))
+    return logs
+
+
+def _legacy_not_listed(key: TopicPartition) -> Finding:
+    return Finding(
+        LEGACY_NOT_LISTED,
+        Severity.WARNING,
+        f"{key[0]}-{key[1]} is in /admin/reassign_partitions but the controller does not list it as reassigning.",
+        "The controller only reads that znode when it is created; an entry written into an existing znode, "
+        "or invalid JSON, is never picked up. " + _FOLLOW_UP,
+        topic=key[0],
+        partition=key[1],
+    )
 
 
 def _topic_findings(

@@ -8,6 +8,7 @@ transaction as the state change it records (:meth:`console.storage.db.Database.t
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -83,13 +84,19 @@ class AuditLog:
             ),
         )
 
-    def entries(self, cluster: str | None = None, action: str | None = None) -> list[AuditEntry]:
-        """Entries oldest first, of one cluster and/or action, or all."""
-        where, args = [], []
+    def entries(
+        self, cluster: str | None = None, action: str | None = None, *, clusters: Sequence[str] = ()
+    ) -> list[AuditEntry]:
+        """Entries oldest first, of one cluster (or any of ``clusters``) and/or action, or all."""
+        where: list[str] = []
+        args: list[object] = []
         for col, val in (("cluster", cluster), ("action", action)):
             if val is not None:
                 where.append(f"{col} = ?")
                 args.append(val)
+        if clusters:
+            where.append("cluster IN (" + ",".join("?" * len(clusters)) + ")")
+            args.extend(clusters)
         rows = self.db.query(
             "SELECT id, ref, at, user, cluster, action, plan_hash, request, response, outcome FROM audit"
             + (" WHERE " + " AND ".join(where) if where else "")

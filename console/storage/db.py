@@ -10,6 +10,7 @@ makes an intent durable before the side effect it announces. Every ``sqlite3.Err
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -29,7 +30,8 @@ class Database:
         self.path = Path(path)
         self._local = threading.local()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _private(self.path)
         except OSError as e:
             raise StoreError(
                 f"Cannot create the console's data dir {self.path.parent}: {e.strerror or e}.",
@@ -115,6 +117,20 @@ class Database:
         if db is not None:
             db.close()
             self._local.db = None
+
+
+def _private(path: Path) -> None:
+    """Create the store's file 0600 when it is new (SQLite gives its -wal and -shm files the same
+    mode), and take group and others' access away from an older one (and its -wal and -shm)."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            try:
+                if os.stat(p).st_mode & 0o077:
+                    os.chmod(p, 0o600)
+            except (FileNotFoundError, PermissionError):
+                pass
 
 
 def in_clause(values: Iterable[str]) -> str:

@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from console.core.paths import store_file
-from console.storage import audit, decommissions, drafts, plans, runs, sessions
+from console.storage import audit, decommissions, drafts, plans, runs, sessions, signins
 from console.storage.db import Database
 
 
@@ -26,6 +26,7 @@ class Store:
                 runs.PROGRESS_SCHEMA,
                 audit.SCHEMA,
                 sessions.SCHEMA,
+                signins.SCHEMA,
                 drafts.SCHEMA,
                 decommissions.SCHEMA,
             ),
@@ -35,6 +36,8 @@ class Store:
         self.audit = audit.AuditLog(self.db)
         self.sessions = sessions.SessionStore(self.db)
         """Sign-in sessions (users file)."""
+        self.signins = signins.SignInStore(self.db)
+        """Failed sign-ins (the back-off) and one-time tickets for the session cookie."""
         self.drafts = drafts.DraftStore(self.db)
         """Autosaved drafts of the Drafts page, per user and cluster."""
         self.decommissions = decommissions.DecommissionStore(self.db)

@@ -3,6 +3,7 @@ cluster for what tests a page, or on a real cluster for what tests Kafka itself.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from components import deps
-from console.access.auth import SANDBOX_USERS, write_users
+from console.access.auth import SANDBOX_USERS, write_users, write_users_file
 from console.sandbox.cluster import Sandbox
 from tests.fakes.app import AppCluster, FakeParts, demo_cluster
 from tests.support import point_console_at
@@ -35,11 +36,19 @@ def fake_cluster(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Ap
         factory.stop()
 
 
+@pytest.fixture(scope="session")
+def sandbox_users_body(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The sandbox's users file, hashed once for the session (each hash costs half a second)."""
+    path = tmp_path_factory.mktemp("users") / "users.json"
+    write_users(path, {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+    return path.read_text()
+
+
 @pytest.fixture
-def sandbox_users(tmp_path: Path) -> Path:
+def sandbox_users(tmp_path: Path, sandbox_users_body: str) -> Path:
     """The sandbox's users (viewer, operator, approver, admin) in the data dir's users file."""
     path = tmp_path / "users.json"
-    write_users(path, {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+    write_users_file(path, json.loads(sandbox_users_body))
     return path
 
 

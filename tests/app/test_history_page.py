@@ -6,21 +6,32 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.pages import APP
+from console.storage.store import Store
+from tests.app.pages import APP, sign_in
 from tests.unit.timeline import timeline, write_states
 
 
-def test_history_page_updates_and_shows_moves_rates_load_and_incidents(fake_cluster, monkeypatch, tmp_path):
+def test_history_page_updates_and_shows_moves_rates_load_and_incidents(
+    fake_cluster, sandbox_users, monkeypatch, tmp_path
+):
     monkeypatch.setenv("CONSOLE_HISTORY_DIR", str(tmp_path / "history"))
     write_states(tmp_path / "history" / "snapshots", timeline())
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.switch_page("views/history.py").run()
     assert not at.exception
+    # issue 28: the job (Spark, on the server) is for operators: disabled for a guest, with why
+    assert at.button(key=keys_update()).disabled
+    assert any("guest may not update the history: it needs the operator role" in c.value for c in at.caption)
+    sign_in(at, "operator")
     assert any("No history yet" in i.value for i in at.info)
     assert any("does not collect snapshots" in c.value for c in at.caption)
     at.button(key=keys_update()).click().run()
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
+    assert [(e.user, e.outcome) for e in Store().audit.entries(action="history-job")] == [
+        ("operator", "started"),
+        ("operator", "updated"),
+    ]
     at.segmented_control(key="history.range").set_value("All").run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}

@@ -89,10 +89,10 @@ def test_drafts_and_review_pages(fake_cluster, sandbox_users):
     assert at.session_state["review.cache"][1] is checked
     next(b for b in at.button if b.label == "Check again").click().run()
     assert not at.exception and at.session_state["review.cache"][1] is not checked
-    at.text_area(key="review.note").set_value("RF 2 is fine for orders")
+    at.text_area(key="review.note.approver").set_value("RF 2 is fine for orders")
     at.button(key="FormSubmitter:note-Add note").click().run()
     assert not at.exception
-    assert any("RF 2 is fine for orders" in md.value for md in at.markdown)
+    assert "RF 2 is fine for orders" in [t.value for t in at.text]  # plain text, under the author and time
 
 
 def test_sign_in_roles_runs_page_and_audit_log(fake_cluster, sandbox_users):

@@ -22,8 +22,9 @@ CHROMIUM_ARGS = [
 
 
 def sign_in(page: Page, user: str = "operator") -> None:
-    """Sign in from the sidebar as a sandbox user; wait for the session cookie the page writes a
-    moment after the sign-in (a reload needs it)."""
+    """Sign in from the sidebar as a sandbox user; wait for the session cookie the server sets a
+    moment after the sign-in (the page goes through the console's route and back), and the page
+    loaded again, signed in."""
     from console.access.auth import SANDBOX_USERS
 
     sidebar = page.get_by_test_id("stSidebar")
@@ -37,6 +38,8 @@ def sign_in(page: Page, user: str = "operator") -> None:
         every=0.1,
         what="the session cookie",
     )
+    page.wait_for_load_state()
+    expect(sidebar.get_by_text(f"Signed in as {user}")).to_be_visible(timeout=30_000)
 
 
 def script_run_done(page: Page, timeout_ms: float = 30_000) -> None:

@@ -24,7 +24,7 @@ from tests.support import own_sandbox, wait_for
 
 @pytest.fixture
 def app_url(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
-    """`streamlit run app.py` on the sandbox (Kafka 4.x KRaft, named "sandbox"), its data dir
+    """`streamlit run serve.py` (the console and its routes) on the sandbox (Kafka 4.x KRaft, named "sandbox"), its data dir
     ``tmp_path``, its output in ``tmp_path / "streamlit.log"``; the URL once it answers its health check."""
     yield from _serve(sandbox, tmp_path)
 
@@ -109,7 +109,7 @@ def _serve(sandbox: Sandbox, tmp_path: Path, *extra: str) -> Iterator[str]:
                 "-m",
                 "streamlit",
                 "run",
-                str(ROOT / "app.py"),
+                str(ROOT / "serve.py"),
                 "--server.port",
                 str(port),
                 "--server.headless",

@@ -1,5 +1,5 @@
-"""Real browser: a sign-in against the users file lasts across reloads and tabs, signing out ends it
-in every tab, and a draft comes back after a reload."""
+"""Real browser: a sign-in against the users file lasts across reloads and tabs in an HttpOnly cookie
+the server sets, signing out ends it in every tab, and a draft comes back after a reload."""
 
 from __future__ import annotations
 
@@ -64,8 +64,14 @@ def test_sign_in_lasts_across_reloads_and_tabs_and_a_draft_comes_back(sandbox, a
         )
         session = store.sessions.get(cookie["value"])
         assert session is not None and session.user == "operator"
-        assert cookie["expires"] == pytest.approx(session.expires_at, abs=2)
+        assert cookie["expires"] == pytest.approx(session.expires_at, abs=5)
         assert cookie["sameSite"] == "Lax" and cookie["path"] == "/"
+        # set by the server, HttpOnly: no script on the page reads it; not Secure over plain http
+        assert cookie["httpOnly"] is True and cookie["secure"] is False
+        page.wait_for_load_state()
+        assert COOKIE not in page.evaluate("document.cookie")
+        # the browser went through the console's route and came back to the page, no ticket kept
+        assert page.url == f"{app_url}/drafts" and "ticket" not in page.url
 
         # a draft, from pasted JSON
         expect(page.get_by_text("Autosaved as you edit")).to_be_visible(timeout=30_000)
@@ -94,7 +100,7 @@ def test_sign_in_lasts_across_reloads_and_tabs_and_a_draft_comes_back(sandbox, a
         expect(page.get_by_role("heading", name="Drafts")).to_be_visible(timeout=60_000)
         signed_in_as(page, "operator")
         expect(page.get_by_text("was brought back")).to_be_visible(timeout=30_000)
-        expect(page.get_by_test_id("stMetricValue").first).to_have_text("2")
+        expect(page.get_by_test_id("stMetricValue").first).to_have_text("2", timeout=30_000)
         expect(page.get_by_text("Unknown broker: 7 (in e2e-session-1)")).to_be_visible()
 
         # a second tab, opened from a shared review link: signed in too; the link carries no session

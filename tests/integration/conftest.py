@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from console.sandbox.cluster import Sandbox
-from console.sandbox.versions import ZOOKEEPER_KAFKA
+from console.sandbox.versions import EARLIER_KAFKA4, ZOOKEEPER_KAFKA
 from tests.support import OTHER_KAFKA4, own_sandbox
 
 
@@ -19,18 +19,25 @@ def kafka4(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     yield from own_sandbox(tmp_path_factory, "sandbox-kafka4", kafka_version=OTHER_KAFKA4)
 
 
-CROSS_VERSIONS = ("kafka4-kraft", "kafka3.9-kraft", "kafka3.9-zookeeper")
-"""The clusters the cross-version set runs on: the session's Kafka 4.x KRaft sandbox, 3.9 in KRaft
-mode (its own, started once for the module) and the session's 3.9 ZooKeeper sandbox."""
+EARLIER_KAFKA4_CLUSTERS = {f"kafka{v.rsplit('.', 1)[0]}-kraft": v for v in EARLIER_KAFKA4}
+"""``kafka4.0-kraft`` → ``4.0.2``: a cluster of each earlier 4.x line (``EARLIER_KAFKA4``)."""
+
+CROSS_VERSIONS = ("kafka4-kraft", *EARLIER_KAFKA4_CLUSTERS, "kafka3.9-kraft", "kafka3.9-zookeeper")
+"""The clusters the cross-version set runs on: the session's Kafka 4.x KRaft sandbox, the newest
+patch of 4.0, 4.1 and 4.2 and 3.9 in KRaft mode (each its own, 3 brokers, started once for the
+module and stopped before the next starts) and the session's 3.9 ZooKeeper sandbox."""
 
 
 @pytest.fixture(scope="module", params=CROSS_VERSIONS)
 def any_kafka(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     """Each of ``CROSS_VERSIONS`` in turn (the tests using it run once per cluster, grouped by cluster).
-    The tests leave the shared clusters as they found them: nothing in flight, no throttle."""
+    The tests leave the shared clusters as they found them: nothing in flight, no throttle, no cordon."""
     if request.param == "kafka4-kraft":
         yield request.getfixturevalue("sandbox")
     elif request.param == "kafka3.9-zookeeper":
         yield request.getfixturevalue("zk_sandbox")
+    elif request.param in EARLIER_KAFKA4_CLUSTERS:
+        version = EARLIER_KAFKA4_CLUSTERS[request.param]
+        yield from own_sandbox(tmp_path_factory, f"sandbox-{version}", kafka_version=version)
     else:
         yield from own_sandbox(tmp_path_factory, "sandbox-39-kraft", kafka_version=ZOOKEEPER_KAFKA, kraft=True)

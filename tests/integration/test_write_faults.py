@@ -12,8 +12,10 @@ import pytest
 
 from console import cli
 from console.access.auth import Identity
+from console.core.errors import AnswerLost
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
+from console.runs.audited import ANSWER_LOST
 from console.runs.executor import Executor
 from console.services import runs as run_service
 from console.state.reader import ClusterReader
@@ -210,3 +212,59 @@ def test_no_acknowledged_message_is_lost_while_a_run_moves_and_a_broker_bounces(
     c.close()
     assert len(acked) > 1000
     assert acked <= seen, f"{len(acked - seen)} acknowledged messages were not consumed"
+
+
+def test_a_wave_whose_answer_is_lost_while_the_quorum_is_paused_is_looked_at_not_sent_blind(
+    write_sandbox, tmp_path, monkeypatch
+):
+    """Two of the three controllers stopped with SIGSTOP as the wave goes out (no quorum: the
+    request cannot be answered), resumed once the console has given up waiting: the wave's answer
+    is "answer lost" (applied or not: not known; never "nothing was applied"), and the next step
+    reads what the cluster shows before sending anything again."""
+    import os
+    import signal
+
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    sb, bs = write_sandbox, write_sandbox.bootstrap_servers
+    a, b, c = BROKERS
+    make_topic(bs, "w-lost", 1, 1, 20, assignment=[[a]])
+    with ClusterReader(settings_for(sb)) as reader:
+        gateway = reader.gateway()
+        send = gateway.alter_reassignments
+        paused: list[int] = []
+
+        def pausing(targets, *, allow_rf_change=True):
+            if not paused:  # the first request only: the quorum stops under it
+                paused.extend(sb.proc(f"broker-{n}").pid for n in (b, c))
+                for pid in paused:
+                    os.kill(pid, signal.SIGSTOP)
+            return send(targets, allow_rf_change=allow_rf_change)
+
+        gateway.alter_reassignments = pausing
+        executor = Executor(Store(), gateway, "ann", poll_s=0.5)
+        run_id = run_service.start_run(
+            executor.store,
+            gateway,
+            Identity.cli("ann"),
+            reader.snapshot(),
+            Plan.of([PlanEntry("w-lost", 0, (b,))]),
+            "through a paused quorum",
+            users=None,
+        )
+        try:
+            with pytest.raises(AnswerLost) as lost:
+                executor.tick(run_id)
+        finally:
+            for pid in paused:
+                os.kill(pid, signal.SIGCONT)
+        assert "not known" in lost.value.message and "Nothing of this request" not in str(lost.value)
+        answers = [e for e in executor.store.audit.entries() if e.action == "submit-wave" and e.ref is not None]
+        assert [e.outcome for e in answers] == [ANSWER_LOST]
+        run = executor.drive(run_id, every=0.5, timeout=180)
+        assert run.state == "completed"
+        wait_for(lambda: reader.snapshot().partition("w-lost", 0).replicas == (b,), timeout=60, what="w-lost-0 on b")
+        outcomes = executor.store.runs.outcomes(run_id, 1)
+        intents = [e for e in executor.store.audit.entries() if e.action == "submit-wave" and e.ref is None]
+        # applied while paused (found moving or at its target: not sent again), or not applied (sent
+        # once more, after the look): never a second request without one
+        assert [o.code for o in outcomes] == ["ALREADY_SENT"] or (len(intents) == 2 and outcomes[0].accepted)

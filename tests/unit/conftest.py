@@ -14,12 +14,19 @@ from console.access.auth import APPROVER, OPERATOR, VIEWER, Identity
 from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry
 from console.runs import executor as executor_module
+from console.runs import submitting, throttling, watching
 from console.services import cancel as cancel_service
 from console.services import plans as plan_service
 from console.services import runs as run_service
 from console.storage.store import Store
 from tests.fakes.cluster import FakeCluster
 from tests.unit.world import ServiceWorld
+
+
+@pytest.fixture
+def guest() -> Identity:
+    """Who acts in a window that never signed in (the users file exists)."""
+    return Identity("guest", frozenset({VIEWER}), "not signed in")
 
 
 @pytest.fixture
@@ -47,8 +54,9 @@ def service_world(tmp_path: Path) -> Iterator[ServiceWorld]:
     plan_id = plan_service.save_plan(store, carol, state, fake.name, "p", plan)
     moving = Plan.of([PlanEntry("t", 0, (BrokerId(2), BrokerId(1)))])
     run_id = run_service.start_run(store, fake, carol, state, moving, "r", users=None)
+    flow_id = store.decommissions.create(fake.cluster_id, (BrokerId(2),), "carol")
     fake.calls.clear()
-    yield ServiceWorld(store, fake, state, plan_id, plan, run_id)
+    yield ServiceWorld(store, fake, state, plan_id, plan, run_id, flow_id)
     store.close()
 
 
@@ -67,7 +75,8 @@ def no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     ``pytestmark = pytest.mark.usefixtures("no_sleep")``."""
     slept: list[float] = []
     shim = SimpleNamespace(sleep=slept.append, monotonic=time.monotonic, perf_counter=time.perf_counter, time=time.time)
-    monkeypatch.setattr(executor_module, "time", shim)
+    for part in (executor_module, submitting, throttling, watching):  # every part of the executor that waits
+        monkeypatch.setattr(part, "time", shim)
     monkeypatch.setattr(run_service, "time", shim)
     monkeypatch.setattr(cancel_service, "time", shim)
     return slept

@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_DIRS = ("console", "components", "views")
-ENTRY_SCRIPTS = ("app.py",)
+ENTRY_SCRIPTS = ("app.py", "serve.py")
 CORE = "console"
 # The top layer, allowed to import anything: the modules of console/ outside any subpackage, and the
 # command line (console/cli/).

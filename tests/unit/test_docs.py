@@ -142,3 +142,10 @@ def test_the_link_check_finds_links() -> None:
     assert links(text) == ["docs/GUIDE.md#users-and-roles", "docs/live.png", "docs/CLI.md"]
     assert slug("`pipeline history`") == "pipeline-history"
     assert slug("History and the data pipeline") == "history-and-the-data-pipeline"
+
+
+def test_the_readme_names_every_command() -> None:
+    section = sections((ROOT / "README.md").read_text(encoding="utf-8"))["Command line"]
+    tops = {c.name.split()[0] for c in commands(build_parser())}
+    missing = sorted(name for name in tops if f"`{name}`" not in section)
+    assert not missing, f"README's Command line paragraph does not name: {missing}"

@@ -30,6 +30,7 @@ from console.plans.columns import PAD
 from console.plans.diff import change_of, diff, first_replica_changes
 from console.plans.plan import Plan, PlanEntry
 from console.present import history
+from console.runs import election
 from console.runs import executor as executor_module
 from console.runs.executor import Executor, Step
 from console.services import runs as run_service
@@ -204,7 +205,7 @@ def test_a_move_whose_new_first_replica_already_leads_needs_no_election(store: S
 
 
 def test_elections_go_in_batches_of_at_most_the_request_limit(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(executor_module, "REQUEST_LIMIT", 2)
+    monkeypatch.setattr(election, "REQUEST_LIMIT", 2)
     fake = cluster(t=[(0, 1)] * 5)
     run_id = start(store, fake, [("t", p, (1, 0)) for p in range(5)])
     assert run_to_end(ex(store, fake), fake, run_id)[-1].run.state is RunState.COMPLETED
@@ -305,7 +306,7 @@ def test_an_unavailable_controller_is_asked_again_at_the_next_tick(store: Store)
 def test_a_controller_that_never_answers_the_election_does_not_hold_the_run_forever(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(executor_module, "ELECTION_ATTEMPTS", 3)
+    monkeypatch.setattr(election, "ELECTION_ATTEMPTS", 3)
     fake = cluster()
     fake.fail_next("elect_leaders", ClusterUnavailable("Kafka did not answer ElectLeaders.", "Retry."), times=99)
     run_id = start(store, fake)

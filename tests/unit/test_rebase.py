@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from console import cli
 from console.access.auth import Identity
-from console.core.errors import ConfigError
+from console.core.errors import ConfigError, NotPermitted
 from console.plans import validate as v
 from console.plans.plan import Plan, PlanEntry, rollback
 from console.plans.rebase import KINDS, RebaseOptions, Since, count_rows, rebase, report_json, report_rows, report_text
@@ -273,20 +273,22 @@ def test_saved_as_a_new_version_linked_to_the_old(tmp_path, state):
     assert store.plans.load(old).summary.parent_id is None and len(store.plans.load(old).plan) == 4  # left as it was
     (entry,) = store.audit.entries(action="plan-rebased")
     assert entry.user == "bob" and f'"from":{old}' in entry.request and entry.outcome == "saved"
-    # again from the old one, and from the new one: the next versions, never over another plan
-    assert (
-        store.plans.load(plan_service.save_rebased_plan(store, Identity.cli("bob"), state, "c", old)).summary.name
-        == "drain 0 (up to date, v3)"
-    )
-    v4 = store.plans.load(plan_service.save_rebased_plan(store, Identity.cli("bob"), state, "c", new))
-    assert v4.summary.name == "drain 0 (up to date, v4)" and v4.summary.parent_id == new
+    # again from the old one: the next version, never over another plan
+    v3 = store.plans.load(plan_service.save_rebased_plan(store, Identity.cli("bob"), state, "c", old))
+    assert v3.summary.name == "drain 0 (up to date, v3)" and v3.summary.parent_id == old
+    # the new one is up to date: there is nothing to bring up to date (refused, audited)
+    with pytest.raises(NotPermitted, match=f"Plan {new} is not stale: none of its partitions moved"):
+        plan_service.save_rebased_plan(store, Identity.cli("bob"), state, "c", new)
+    assert [(e.user, e.outcome) for e in store.audit.entries(action="rebase")] == [("bob", "refused")]
+    assert len(store.plans.list()) == 3
     # re-saving it from the Drafts page (no parent given) keeps the link
-    plan_service.save_plan(store, Identity.cli("bob"), state, "c", v4.summary.name, v4.plan)
-    assert store.plans.load(v4.summary.id).summary.parent_id == new
-    assert {s.id: s.parent_id for s in store.plans.list("c1")}[v4.summary.id] == new
+    plan_service.save_plan(store, Identity.cli("bob"), state, "c", v3.summary.name, v3.plan)
+    assert store.plans.load(v3.summary.id).summary.parent_id == old
+    assert {s.id: s.parent_id for s in store.plans.list("c1")}[v3.summary.id] == old
     # deleting the parent leaves the child (and its link number) alone
-    store.plans.delete(new)
-    assert store.plans.load(v4.summary.id).summary.parent_id == new
+    store.plans.delete(old)
+    assert store.plans.load(v3.summary.id).summary.parent_id == old
+    assert store.plans.authors(v3.summary.id) == {"ann", "bob"}  # the parent's author stays one of its authors
 
 
 def test_nothing_left_is_refused_and_nothing_saved(tmp_path):
@@ -309,29 +311,50 @@ def test_rebased_names():
     assert plan_service.rebased_name("x", ["x (up to date, v7)", "y (up to date, v9)"]) == "x (up to date, v8)"
 
 
-def test_an_existing_database_gets_the_parent_column(tmp_path):
+def test_an_existing_database_gets_the_parent_column_and_the_authors_and_approval_clusters(tmp_path):
     path = tmp_path / "console.db"
-    db = sqlite3.connect(path)  # the plans table as consoles before the link made it
+    db = sqlite3.connect(path)  # the plans and approvals tables as consoles before the link and the authors made them
     db.executescript("""
         CREATE TABLE plans (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, cluster TEXT NOT NULL,
             author TEXT NOT NULL, created_at REAL NOT NULL, updated_at REAL NOT NULL, partitions INTEGER NOT NULL,
             fingerprint TEXT, plan_json TEXT NOT NULL, rollback_json TEXT NOT NULL, basis_json TEXT NOT NULL,
             UNIQUE (cluster, name));
+        CREATE TABLE plan_approvals (plan_id INTEGER NOT NULL REFERENCES plans(id), approver TEXT NOT NULL,
+            at REAL NOT NULL, plan_hash TEXT NOT NULL);
         INSERT INTO plans (name, cluster, author, created_at, updated_at, partitions, fingerprint, plan_json,
-            rollback_json, basis_json) VALUES ('old', 'c', 'ann', 1, 1, 1, NULL,
+            rollback_json, basis_json) VALUES ('old', 'c1', 'ann', 1, 1, 1, NULL,
             '{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]}',
             '{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[0,1]}]}', '[["t",0,[0,1]]]');
+        INSERT INTO plan_approvals VALUES (1, 'carl', 2, 'h');
     """)
     db.close()
     store = Store(path)
     old = store.plans.load(1)
     assert old.summary.parent_id is None and old.plan.basis == {("t", 0): ids(0, 1)}
+    assert store.plans.authors(1) == {"ann"}
+    assert [(a.approver, a.cluster) for a in store.plans.approvals(1)] == [("carl", "c1")]  # its plan's cluster
     state = snapshot({("t", 0): [0, 2]}, nbrokers=3)
     new = plan_service.save_rebased_plan(store, Identity.cli("bob"), state, "c", 1)
     assert store.plans.load(new).summary.parent_id == 1
+    assert store.plans.authors(new) == {"ann", "bob"}
     Store(path).close()  # opening a migrated store again migrates nothing
     cols = [r[1] for r in sqlite3.connect(path).execute("PRAGMA table_info(plans)")]
     assert cols.count("parent_id") == 1
+
+
+def test_an_existing_database_of_rebased_plans_gets_their_lineage(tmp_path):
+    path = tmp_path / "console.db"
+    store = Store(path)
+    state = snapshot({("t", 0): [0, 1]}, nbrokers=3)
+    plan = Plan.of([PlanEntry("t", 0, ids(1, 2))]).with_basis(state)
+    p1 = store.plans.save("p", "c1", plan, plan, "ann")
+    p2 = store.plans.save("p (up to date, v2)", "c1", plan, plan, "bob", parent_id=p1)
+    p3 = store.plans.save("p (up to date, v3)", "c1", plan, plan, "cy", parent_id=p2)
+    store.close()
+    with sqlite3.connect(path) as db:  # as a console before authors were kept left it
+        db.execute("DELETE FROM plan_authors")
+    store = Store(path)
+    assert [store.plans.authors(p) for p in (p1, p2, p3)] == [{"ann"}, {"ann", "bob"}, {"ann", "bob", "cy"}]
 
 
 # -- the CLI: unusable input is refused before any cluster is asked ----------------------------------

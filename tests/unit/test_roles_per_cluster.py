@@ -126,6 +126,7 @@ def test_the_users_file_gives_roles_on_every_cluster_or_per_cluster(tmp_path):
             }
         )
     )
+    path.chmod(0o600)  # a users file others may read is refused
     users = load_users(path)
     assert users is not None
     assert users.roles_on("ann", "production") == {OPERATOR, APPROVER}
@@ -135,6 +136,7 @@ def test_the_users_file_gives_roles_on_every_cluster_or_per_cluster(tmp_path):
     assert users.roles_on("dan", "staging") == {VIEWER}
     assert users.identity_of("bob") == Identity("bob", frozenset({VIEWER}), "users file")  # before a cluster
     path.write_text(json.dumps({"users": {"eve": {"password": "x", "roles": {"staging": ["root"]}}}}))
+    path.chmod(0o600)
     with pytest.raises(ConfigError, match="eve, cluster 'staging' gives unknown roles"):
         load_users(path)
 

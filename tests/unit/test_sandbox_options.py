@@ -14,6 +14,7 @@ from console.sandbox import cluster
 from console.sandbox.cluster import COMPLETE, Proc, Sandbox
 from console.sandbox.versions import (
     DEFAULT_KAFKA,
+    EARLIER_KAFKA4,
     UP_DEFAULT,
     ZOOKEEPER_KAFKA,
     Mode,
@@ -31,6 +32,14 @@ def test_a_4x_release_runs_in_kraft_mode() -> None:
     assert sandbox_options("4.3.1") == SandboxOptions("4.3.1", Mode.KRAFT)
     assert sandbox_options("4.0.0", kraft=True) == SandboxOptions("4.0.0", Mode.KRAFT)
     assert parse_release(DEFAULT_KAFKA).major == 4
+
+
+def test_the_earlier_4x_lines_tested_are_one_release_each_of_4_0_4_1_and_4_2_all_kraft() -> None:
+    releases = [parse_release(v) for v in EARLIER_KAFKA4]
+    assert [(r.major, r.minor) for r in releases] == [(4, 0), (4, 1), (4, 2)]
+    assert all(sandbox_options(v) == SandboxOptions(v, Mode.KRAFT) for v in EARLIER_KAFKA4)
+    default = parse_release(DEFAULT_KAFKA)
+    assert all((r.major, r.minor) < (default.major, default.minor) for r in releases)
 
 
 def test_modes_asked_for_explicitly() -> None:

@@ -32,7 +32,8 @@ def users():
 # -- sessions ------------------------------------------------------------------------------------
 def test_sign_in_opens_a_session_that_a_second_tab_resumes_and_sign_out_ends_everywhere(store, users):
     signed = session_service.sign_in(store, users, "ann", "ann-secret", 3600)
-    assert signed is not None and signed.identity == Identity("ann", frozenset({OPERATOR}), "users file")
+    assert isinstance(signed, session_service.SignedIn)
+    assert signed.identity == Identity("ann", frozenset({OPERATOR}), "users file")
     assert signed.expires_at == pytest.approx(time.time() + 3600, abs=5)
     # the store keeps only the token's digest
     assert signed.token not in json.dumps(store.db.query("SELECT * FROM sessions"))
@@ -49,8 +50,10 @@ def test_sign_in_opens_a_session_that_a_second_tab_resumes_and_sign_out_ends_eve
 
 
 def test_wrong_password_or_unknown_user_opens_nothing_and_is_audited(store, users):
-    assert session_service.sign_in(store, users, "ann", "wrong", 3600) is None
-    assert session_service.sign_in(store, users, "mallory", "x", 3600) is None
+    for name, password in (("ann", "wrong"), ("mallory", "x")):
+        refused = session_service.sign_in(store, users, name, password, 3600)
+        assert refused == session_service.Refused(session_service.Refusal.WRONG)
+        assert refused.message() == "Unknown user or wrong password."
     assert store.sessions.count() == 0
     assert [(a.user, a.outcome) for a in store.audit.entries(action="sign-in")] == [
         ("ann", "refused"),
@@ -60,6 +63,7 @@ def test_wrong_password_or_unknown_user_opens_nothing_and_is_audited(store, user
 
 def test_sessions_expire(store, users):
     signed = session_service.sign_in(store, users, "ann", "ann-secret", 60)
+    assert isinstance(signed, session_service.SignedIn)
     now = time.time()
     assert store.sessions.get(signed.token, now=now + 59) is not None
     assert store.sessions.get(signed.token, now=now + 61) is None
@@ -70,6 +74,7 @@ def test_sessions_expire(store, users):
 
 def test_tampered_unknown_or_malformed_tokens_sign_nobody_in(store, users):
     signed = session_service.sign_in(store, users, "ann", "ann-secret", 3600)
+    assert isinstance(signed, session_service.SignedIn)
     token = signed.token
     flipped = token[:-1] + ("A" if token[-1] != "A" else "B")
     for bad in (
@@ -90,6 +95,7 @@ def test_tampered_unknown_or_malformed_tokens_sign_nobody_in(store, users):
 
 def test_a_session_takes_the_users_file_as_it_is_now(store, users):
     signed = session_service.sign_in(store, users, "ann", "ann-secret", 3600)
+    assert isinstance(signed, session_service.SignedIn)
     promoted = Users(users.passwords, {**users.roles, "ann": frozenset({OPERATOR, APPROVER})})
     assert session_service.resume_session(store, promoted, signed.token).roles == {OPERATOR, APPROVER}
     removed = Users({"vic": users.passwords["vic"]}, {"vic": frozenset({VIEWER})})

@@ -12,10 +12,10 @@ from kazoo import exceptions as ke
 from kazoo.handlers.threading import KazooTimeoutError
 
 from console.access.settings import ConnectionSettings
-from console.adapters import kafka as adapter
 from console.adapters import zookeeper
-from console.adapters.kafka import KafkaGateway, retriable, translate
+from console.adapters.kafka import KafkaGateway, base, retriable, translate, writes
 from console.core.errors import (
+    AnswerLost,
     AuthorizationFailed,
     ClusterUnavailable,
     ConfigError,
@@ -198,11 +198,11 @@ def gateway(monkeypatch: pytest.MonkeyPatch, errors: list[BaseException]) -> tup
     calls: list[int] = []
     monkeypatch.setattr(kafka, "kafka_python", lambda: Client(calls, errors))
     monkeypatch.setattr(
-        adapter,
+        writes,
         "_alter_reassignments",
         lambda client, reassignments, allow_rf_change=True: client.alter(reassignments, allow_rf_change),
     )
-    monkeypatch.setattr(adapter.time, "sleep", lambda _s: None)
+    monkeypatch.setattr(base.time, "sleep", lambda _s: None)
     return kafka, calls
 
 
@@ -218,10 +218,17 @@ def test_a_bug_in_an_adapter_call_propagates_unchanged_and_is_not_sent_again(
     assert raised.value is bug and len(calls) == 1
 
 
-def test_retriable_errors_are_sent_again_until_taken(monkeypatch: pytest.MonkeyPatch) -> None:
-    kafka, calls = gateway(monkeypatch, [kerr.NotControllerError(), kerr.KafkaTimeoutError()])
+def test_a_write_the_controller_did_not_take_is_sent_again_until_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    kafka, calls = gateway(monkeypatch, [kerr.NotControllerError(), kerr.NodeNotReadyError()])
     out = kafka.alter_reassignments({("t", 0): (1, 2)})
     assert out[("t", 0)].accepted and len(calls) == 3
+
+
+def test_a_write_whose_answer_timed_out_is_not_sent_again_blind(monkeypatch: pytest.MonkeyPatch) -> None:
+    kafka, calls = gateway(monkeypatch, [kerr.NotControllerError(), kerr.KafkaTimeoutError()])
+    with pytest.raises(AnswerLost):
+        kafka.alter_reassignments({("t", 0): (1, 2)})
+    assert len(calls) == 2  # sent again after NOT_CONTROLLER, not after the lost answer
 
 
 def test_every_request_that_changes_the_cluster_is_counted_taken_or_not(monkeypatch: pytest.MonkeyPatch) -> None:

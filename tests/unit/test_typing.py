@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECKED = ["console", "components", "views", "app.py", "tests"]
+CHECKED = ["console", "components", "views", "app.py", "serve.py", "tests"]
 
 
 def test_mypy_configuration_covers_the_whole_app_and_what_the_tests_lean_on() -> None:

@@ -68,10 +68,15 @@ def test_two_person_rule():
     from console.access.auth import approval_problem
     from console.storage.plans import Approval
 
-    assert "someone other than its author" in approval_problem("ann", [], "h1")
-    assert "only by its author" in approval_problem("ann", [Approval("ann", 1.0, "h1")], "h1")
-    assert "changed since it was approved" in approval_problem("ann", [Approval("bob", 1.0, "h0")], "h1")
-    assert approval_problem("ann", [Approval("bob", 1.0, "h1")], "h1") is None
+    ann = {"ann"}
+    assert "someone who authored no version of it (authors: ann)" in approval_problem(ann, [], "h1", "c")
+    assert "only by its authors (ann)" in approval_problem(ann, [Approval("ann", 1.0, "h1", "c")], "h1", "c")
+    assert "changed since it was approved" in approval_problem(ann, [Approval("bob", 1.0, "h0", "c")], "h1", "c")
+    assert "approved on another cluster" in approval_problem(ann, [Approval("bob", 1.0, "h1", "d")], "h1", "c")
+    assert approval_problem(ann, [Approval("bob", 1.0, "h1", "c")], "h1", "c") is None
+    # an author of any version (here bob brought ann's plan up to date) does not count
+    both = {"ann", "bob"}
+    assert "only by its authors (ann, bob)" in approval_problem(both, [Approval("bob", 1.0, "h1", "c")], "h1", "c")
 
 
 def test_users_file_passwords_and_roles(tmp_path):
@@ -89,5 +94,6 @@ def test_users_file_passwords_and_roles(tmp_path):
     assert not vic.can("cancel") and "needs the operator role" in vic.why_not("cancel")
     assert load_users(tmp_path / "none.json") is None
     (tmp_path / "bad.json").write_text('{"users": {"x": {"password": "p", "roles": ["root"]}}}')
+    (tmp_path / "bad.json").chmod(0o600)
     with pytest.raises(Exception, match="unknown roles"):
         load_users(tmp_path / "bad.json")

@@ -13,8 +13,8 @@ from tests.fakes.cluster import FakeCluster
 @dataclass(frozen=True)
 class ServiceWorld:
     """A store and a fake cluster with something for every service to act on: a saved plan by
-    carol (not approved) and an active run of another plan, started by carol; the fake's call log
-    is empty."""
+    carol (not approved), an active run of another plan, started by carol, and an open
+    decommission flow; the fake's call log is empty."""
 
     store: Store
     fake: FakeCluster
@@ -23,3 +23,5 @@ class ServiceWorld:
     plan_id: int
     plan: Plan
     run_id: int
+    flow_id: int
+    """An open decommission flow of broker 2, at its first step (nothing done yet)."""

@@ -1,0 +1,246 @@
+"""The Admin API gateway: confluent-kafka for Metadata and configs, kafka-python only for what
+librdkafka lacks (ListPartitionReassignments, AlterPartitionReassignments, DescribeLogDirs).
+
+``KafkaGateway.read()`` never raises for a cluster that misbehaves: each part of the answer has a
+status, and what went wrong becomes a ``Finding`` with a hint. Only bad settings raise
+(``ConfigError``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from console.adapters.kafka.configs import ConfigsAdmin
+from console.adapters.kafka.info import _versions, api_ranges, features_of, quorum_of
+from console.adapters.kafka.kraft import KraftAdmin
+from console.adapters.kafka.logdirs import LogDirsAdmin
+from console.adapters.kafka.reads import Reads
+from console.adapters.kafka.translate import not_taken, problem_of, retriable, translate
+from console.adapters.kafka.wire import (
+    CONFIGS_PARTIAL,
+    NO_ANSWER,
+    _Health,
+    _problem,
+    _status_of,
+    out_of_isr_topics,
+    outcome_of,
+)
+from console.adapters.kafka.writes import Writes
+from console.adapters.records import ApiView, BrokerLogDirs, Configs, Elr, PartitionMeta, Reassignment
+from console.core.errors import AuthorizationFailed, ConsoleError
+from console.core.model import BrokerId, Finding, Severity, SourceStatus, TopicPartition
+
+__all__ = [
+    "CONFIGS_PARTIAL",
+    "NO_ANSWER",
+    "KafkaGateway",
+    "_versions",
+    "api_ranges",
+    "features_of",
+    "not_taken",
+    "out_of_isr_topics",
+    "outcome_of",
+    "problem_of",
+    "quorum_of",
+    "retriable",
+    "translate",
+]
+
+for _name in ("kafka", "kafka.conn", "kafka.client", "kafka.admin"):
+    logging.getLogger(_name).setLevel(logging.CRITICAL)
+
+
+class KafkaGateway(Reads, Writes, ConfigsAdmin, LogDirsAdmin, KraftAdmin):
+    """Long-lived, thread-safe gateway to one cluster through the Admin API: its reads, writes,
+    configs, log dirs and KRaft administration (one module each), and :meth:`read`, everything
+    the Admin API can tell, part by part."""
+
+    def _read_reassignments(
+        self, problems: list[Finding]
+    ) -> tuple[dict[TopicPartition, Reassignment] | None, SourceStatus]:
+        """ListPartitionReassignments for :meth:`read`: None and its status when it could not be
+        read (the reason added to ``problems``)."""
+        try:
+            return self.list_reassignments(), SourceStatus.OK
+        except ConsoleError as e:
+            problems.append(_problem("reassignments-unreadable", e))
+            return None, _status_of(e)
+
+    def _health_reads(
+        self,
+        parts: Mapping[TopicPartition, PartitionMeta],
+        reassignments: Mapping[TopicPartition, Reassignment] | None,
+        problems: list[Finding],
+    ) -> _Health:
+        """Fenced brokers (DescribeCluster) and the ELR of topics with a replica out of the ISR
+        (DescribeTopicPartitions), for :meth:`read`; what the cluster does not support is said by
+        the status, what it did not answer also by a finding in ``problems``."""
+        try:
+            registered = self.describe_registered()
+            fenced_status = SourceStatus.OK if registered is not None else SourceStatus.UNSUPPORTED
+        except ConsoleError as e:
+            registered, fenced_status = None, _status_of(e)
+        elr: dict[TopicPartition, Elr] = {}
+        elr_status = SourceStatus.OK
+        suspect = out_of_isr_topics(parts, reassignments)
+        if suspect:
+            try:
+                elr = self.describe_elr(suspect)
+            except ConsoleError as e:
+                elr_status = _status_of(e)
+                if elr_status is not SourceStatus.UNSUPPORTED:
+                    problems.append(_problem("elr-unreadable", e))
+        return _Health(registered, fenced_status, elr, elr_status)
+
+    def read(self, lean: bool = False) -> ApiView:
+        """Everything the Admin API can tell, part by part, never raising for cluster trouble.
+        ``lean``: only what a cancel needs (metadata and the reassignments in flight); log dirs and
+        configs are not asked for (their status says so: ``NOT_CONFIGURED``)."""
+        problems: list[Finding] = []
+        try:
+            cluster_id, controller, brokers, parts = self.read_metadata()
+        except ConsoleError as e:
+            return ApiView(
+                metadata_status=_status_of(e),
+                reassignments_status=_status_of(e),
+                log_dirs_status=_status_of(e),
+                configs_status=_status_of(e),
+                reassignments=None,
+                problems=(
+                    _problem("kafka-unavailable" if _status_of(e) is SourceStatus.UNAVAILABLE else "kafka-refused", e),
+                ),
+            )
+        by_topic: dict[str, list[int]] = {}
+        for t, p in parts:
+            by_topic.setdefault(t, []).append(p)
+        got = (
+            self._lean_reads(parts, problems)
+            if lean
+            else self._full_reads(tuple(b.id for b in brokers), by_topic, parts, problems)
+        )
+        if not parts and SourceStatus.UNAUTHORIZED in (got.reassignments_status, got.configs_status):
+            problems.append(_topics_hidden())  # Metadata silently leaves out topics the principal may not DESCRIBE
+        configs = got.configs
+        return ApiView(
+            cluster_id=cluster_id,
+            controller=controller,
+            brokers=brokers,
+            partitions=parts,
+            reassignments=got.reassignments,
+            log_dirs=got.log_dirs,
+            broker_throttles=configs.brokers,
+            topic_throttles=configs.topics,
+            min_insync=configs.min_insync,
+            tiered_topics=configs.tiered_topics,
+            registered=got.health.registered,
+            elr=got.health.elr,
+            cordons={BrokerId(int(b)): v for b, v in configs.cordons.items()},
+            metadata_status=SourceStatus.OK,
+            reassignments_status=got.reassignments_status,
+            log_dirs_status=got.log_dirs_status,
+            configs_status=got.configs_status,
+            fenced_status=got.health.fenced_status,
+            elr_status=got.health.elr_status,
+            problems=tuple(problems),
+        )
+
+    def _lean_reads(self, parts: Mapping[TopicPartition, PartitionMeta], problems: list[Finding]) -> _Parts:
+        """What a cancel needs besides Metadata: the reassignments, the health reads and the moving
+        topics' min ISR; log dirs and configs are not asked for (``NOT_CONFIGURED``)."""
+        reassignments, lpr_status = self._read_reassignments(problems)
+        moving = tuple(sorted({t for t, _ in reassignments})) if reassignments else ()
+        configs = Configs()
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            # each moving topic's min.insync.replicas: what a cancel's projection compares with
+            min_f = pool.submit(self.describe_configs, (), moving) if moving else None
+            health = self._health_reads(parts, reassignments, problems)
+            if min_f is not None:
+                with contextlib.suppress(ConsoleError):  # unknown min ISR: the projection says so
+                    got = min_f.result()
+                    configs = Configs(min_insync=got.min_insync, tiered_topics=got.tiered_topics)
+        none = SourceStatus.NOT_CONFIGURED
+        return _Parts(reassignments, lpr_status, health, (), none, configs, none)
+
+    def _full_reads(
+        self,
+        broker_ids: tuple[BrokerId, ...],
+        by_topic: dict[str, list[int]],
+        parts: Mapping[TopicPartition, PartitionMeta],
+        problems: list[Finding],
+    ) -> _Parts:
+        """The reassignments, the health reads, every broker's log dirs and the configs."""
+        configs = Configs()
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            configs_f = pool.submit(self.describe_configs, broker_ids, tuple(sorted(by_topic)))
+            reassignments, lpr_status = self._read_reassignments(problems)
+            health = self._health_reads(parts, reassignments, problems)
+            log_dirs: list[BrokerLogDirs] = []
+            logs_status = SourceStatus.OK
+            for b in broker_ids:
+                try:
+                    log_dirs.append(self.describe_log_dirs(b, by_topic))
+                except ConsoleError as e:
+                    problems.append(_problem("log-dirs-unreadable", e, broker=b))
+                    logs_status = _status_of(e)
+            if log_dirs:
+                logs_status = SourceStatus.OK  # partial answers still give sizes for those brokers
+            cfg_status = SourceStatus.OK
+            try:
+                configs = configs_f.result()
+            except ConsoleError as e:
+                cfg_status = _status_of(e)
+                problems.append(_problem("configs-unreadable", e))
+            problems += _configs_partial(configs)
+        return _Parts(reassignments, lpr_status, health, tuple(log_dirs), logs_status, configs, cfg_status)
+
+
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    """What :meth:`KafkaGateway.read` asked for besides Metadata, each with its status."""
+
+    reassignments: dict[TopicPartition, Reassignment] | None
+    reassignments_status: SourceStatus
+    health: _Health
+    log_dirs: tuple[BrokerLogDirs, ...]
+    log_dirs_status: SourceStatus
+    configs: Configs
+    configs_status: SourceStatus
+
+
+def _configs_partial(configs: Configs) -> list[Finding]:
+    """A warning per broker and per topic DescribeConfigs did not answer for (throttles unknown there)."""
+    return [
+        Finding(
+            CONFIGS_PARTIAL,
+            Severity.WARNING,
+            f"Broker {b} did not answer DescribeConfigs: its throttles are unknown.",
+            "Check the broker; the console changes no throttle on it until it answers.",
+            broker=BrokerId(int(b)),
+        )
+        for b in configs.missing_brokers
+    ] + [
+        Finding(
+            CONFIGS_PARTIAL,
+            Severity.WARNING,
+            f"The configs of topic {t} could not be read: its throttles are unknown.",
+            "It may be being deleted; the console changes no throttle on it until it answers.",
+            topic=t,
+        )
+        for t in configs.missing_topics
+    ]
+
+
+def _topics_hidden() -> Finding:
+    return _problem(
+        "topics-hidden",
+        AuthorizationFailed(
+            "Metadata shows no topic, and the cluster refuses other reads: the console's principal "
+            "probably lacks DESCRIBE on the topics.",
+            "Grant DESCRIBE and DESCRIBE_CONFIGS on the topics and on CLUSTER (or give a ZooKeeper "
+            "connect string to read the znodes).",
+        ),
+    )

@@ -1,0 +1,95 @@
+"""What the cluster is, and its KRaft administration."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from console.adapters.kafka.base import Client, _changes_cluster
+from console.adapters.kafka.info import _versions, features_of, quorum_of
+from console.adapters.kafka.wire import _status_of
+from console.core.cluster_info import decide_mode
+from console.core.errors import (
+    ConsoleError,
+)
+from console.core.model import (
+    ApiRange,
+    BrokerId,
+    ClusterInfo,
+    Feature,
+    Quorum,
+    SourceStatus,
+)
+
+
+class KraftAdmin(Client):
+    """What the cluster is and its KRaft administration: ApiVersions, DescribeFeatures,
+    DescribeQuorum, UnregisterBroker."""
+
+    @_changes_cluster
+    def unregister_broker(self, broker: BrokerId) -> bool:
+        """UnregisterBroker (API key 64; what ``kafka-cluster unregister --id N`` sends): the
+        controller forgets the broker's registration. kafka-python 3.0.12 has no message for it:
+        :mod:`console.adapters.protocol` declares it; it is sent to any broker, which hands it to
+        the controller, and its answer's error code is checked here: False for
+        BROKER_ID_NOT_REGISTERED (there was nothing to unregister). Unsupported (ZooKeeper mode,
+        before Kafka 3.3) raises :class:`UnsupportedByCluster`."""
+        import kafka.errors
+
+        def send(c: Any) -> bool:
+            from console.adapters.protocol import UnregisterBrokerRequest
+
+            async def call() -> Any:
+                return await c._manager.send(UnregisterBrokerRequest(broker_id=int(broker)))
+
+            answer = c._manager.run(call)
+            if answer.error_code == kafka.errors.BrokerIdNotRegisteredError.errno:
+                return False
+            if answer.error_code:
+                raise kafka.errors.for_code(answer.error_code)(answer.error_message or "")
+            return True
+
+        return self._with_kp(f"UnregisterBroker of broker {broker}", send)
+
+    def read_cluster_info(self, zookeeper_configured: bool = False) -> ClusterInfo:
+        """What the cluster is: its brokers' ApiVersions, its features, its controller quorum; each
+        part with its status, never raising for cluster trouble (DescribeQuorum on a ZooKeeper
+        cluster is ``UNSUPPORTED``: not available there)."""
+        read_at = time.time()
+        version: str | None = None
+        apis: tuple[ApiRange, ...] = ()
+        features: tuple[Feature, ...] = ()
+        quorum: Quorum | None = None
+        try:
+            version, apis = self._with_kp("ApiVersions", _versions)
+            v_status = SourceStatus.OK
+        except ConsoleError as e:
+            v_status = _status_of(e)
+        except ValueError:  # DescribeCluster listed no broker
+            v_status = SourceStatus.UNAVAILABLE
+        f_status = q_status = v_status
+        if v_status is not SourceStatus.UNAVAILABLE:  # a cluster that did not answer is not asked twice more
+            try:
+                features = features_of(self._with_kp("DescribeFeatures", lambda c: c.describe_features()))
+                f_status = SourceStatus.OK
+            except ConsoleError as e:
+                f_status = _status_of(e)
+            try:
+                quorum = quorum_of(self._with_kp("DescribeQuorum", lambda c: c.describe_metadata_quorum()))
+                q_status = SourceStatus.OK
+            except ConsoleError as e:
+                q_status = _status_of(e)
+            except ValueError:
+                q_status = SourceStatus.UNAVAILABLE
+        return ClusterInfo(
+            read_at=read_at,
+            api_version=version,
+            mode=decide_mode(q_status, features, zookeeper_configured),
+            features=features,
+            quorum=quorum,
+            apis=apis,
+            zookeeper_configured=zookeeper_configured,
+            versions_status=v_status,
+            features_status=f_status,
+            quorum_status=q_status,
+        )

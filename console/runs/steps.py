@@ -1,0 +1,127 @@
+"""What every part of the executor shares: the step it reports, the config changes it makes, and
+its base (the store, the cluster, who acts, and the audit log), so the parts split by concern
+import only this and never each other."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from console.core.errors import PartiallyApplied
+from console.core.model import (
+    BrokerId,
+    ClusterState,
+    Outcome,
+    outcome_word,
+    split_outcomes,
+)
+from console.core.states import RunState
+from console.plans.plan import PlanEntry
+from console.runs.audited import Intent
+from console.runs.gateway import ClusterGateway
+from console.storage.runs import Run
+from console.storage.store import Store
+
+STUCK_AFTER_S = float(os.environ.get("CONSOLE_STUCK_AFTER_S", "300"))
+"""A running wave that copies nothing and completes nothing for this long flags its run stuck."""
+
+BrokerChanges = dict[BrokerId, dict[str, str | None]]
+"""Config changes per broker (None: delete the key)."""
+
+TopicChanges = dict[str, dict[str, str | None]]
+"""Config changes per topic (None: delete the key)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one tick did, for progress output."""
+
+    run: Run
+    wave: int | None
+    did: str
+
+
+class ExecutorBase:
+    """The executor's state and audit log; the steps other parts take, declared here."""
+
+    def __init__(
+        self,
+        store: Store,
+        cluster: ClusterGateway,
+        user: str,
+        settle_s: float = 1.5,
+        poll_s: float = 0.5,
+        stuck_after_s: float | None = None,
+    ) -> None:
+        self.store = store
+        self.cluster = cluster
+        self.user = user
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        self.settle_s = settle_s
+        """How long to look again before taking "left the list away from its target" as a cancel."""
+        self.poll_s = poll_s
+        """Pause between looks when reconciling a resumed wave or waiting for configs."""
+        self.stuck_after_s = STUCK_AFTER_S if stuck_after_s is None else stuck_after_s
+        """A running wave with no byte copied and no partition done for this long flags its run stuck."""
+        self._min_isr: dict[int, dict[str, int]] = {}
+        """Per run, each of its moving topics' ``min.insync.replicas`` as last seen (see :meth:`_min_isr_changes`)."""
+
+    # -- the audit log ------------------------------------------------------------------------------
+    def _announce(self, run: Run, action: str, request: object) -> Intent:
+        """The intent of a request of ``run`` (see :class:`~console.runs.audited.Intent`)."""
+        return Intent.announce(self.store, self.user, run, action, request)
+
+    def _record(
+        self,
+        run: Run,
+        action: str,
+        request: object,
+        outcome: str,
+        *,
+        ref: int | None = None,
+        response: object = None,
+    ) -> int:
+        """An audit entry about ``run`` that is not the answer of a request sent now."""
+        return self.store.audit.record(
+            self.user, run.cluster, action, request, outcome, ref=ref, plan_hash=run.plan_hash, response=response
+        )
+
+    def _answered(self, intent: Intent, wave: int, outcomes: list[Outcome]) -> None:
+        """The per-partition answer of a request: kept with the wave, and its audit answer."""
+        accepted, rejected = split_outcomes(outcomes)
+        with self.store.transaction():
+            self.store.runs.add_outcomes(intent.run.id, wave, outcomes)
+            intent.answer(outcome_word(len(accepted), len(rejected)), [o.to_dict() for o in outcomes])
+
+    def _partly_answered(self, intent: Intent, wave: int, e: PartiallyApplied) -> None:
+        """A request in batches that stopped part-way: what was answered is kept, and said."""
+        with self.store.transaction():
+            self.store.runs.add_outcomes(intent.run.id, wave, e.outcomes.values())
+            intent.answer("partly sent", {"error": e.message, "outcomes": [o.to_dict() for o in e.outcomes.values()]})
+
+    # -- the steps of other parts, declared for those that take them ----------------------------------
+    def _finish(
+        self,
+        run: Run,
+        how: RunState,
+        unthrottle: bool = True,
+        request: dict[str, object] | None = None,
+        response: object = None,
+        did: str | None = None,
+    ) -> Step:
+        """End ``run`` as ``how`` (:class:`~console.runs.executor.Executor`)."""
+        raise NotImplementedError
+
+    def _unthrottle(self, run: Run, wave: int | None) -> None:
+        """Take off what ``run`` set for ``wave`` (None: all of it) (:mod:`console.runs.throttling`)."""
+        raise NotImplementedError
+
+    def _dir_moves(self, run: Run, wave: int, state: ClusterState, entries: Iterable[PlanEntry]) -> None:
+        """Send the wave's log dir moves (:mod:`console.runs.dirmoves`)."""
+        raise NotImplementedError
+
+    def _not_in_dir(self, run: Run) -> list[list[object]]:
+        """The run's replicas left out of their log dir (:mod:`console.runs.dirmoves`)."""
+        raise NotImplementedError
