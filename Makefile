@@ -4,7 +4,7 @@ PY    := .venv/bin/python
 PIP   := .venv/bin/pip
 STAMP := .venv/.installed
 
-.PHONY: demo dev test test-unit setup system-packages jars clean-sandbox
+.PHONY: demo dev test test-unit setup system-packages jars keycloak clean-sandbox
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@test -x $(PY) || python3 -m venv .venv
@@ -22,7 +22,11 @@ system-packages:
 jars: $(STAMP)
 	@PYTHONPATH=. $(PY) -c "from console.sandbox.cluster import ensure_classpath; from console.sandbox.versions import DEFAULT_KAFKA, ZOOKEEPER_KAFKA, EARLIER_KAFKA4; [ensure_classpath(version=v) for v in (DEFAULT_KAFKA, ZOOKEEPER_KAFKA, *EARLIER_KAFKA4)]" >/dev/null
 
-setup: system-packages $(STAMP) jars
+## Keycloak (Maven Central), the OIDC provider the end-to-end tests sign in through.
+keycloak: $(STAMP)
+	@PYTHONPATH=. $(PY) -m tests.keycloak >/dev/null
+
+setup: system-packages $(STAMP) jars keycloak
 
 ## Start the local sandbox cluster with demo data and open the console (Ctrl-C stops both).
 demo: setup

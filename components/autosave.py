@@ -23,7 +23,7 @@ from console.plans.plan import Plan
 from console.plans.quality import Report
 from console.services import drafts as draft_service
 
-AUTOSAVED_SOURCES = ("users file", "streamlit")
+AUTOSAVED_SOURCES = ("users file", "oidc", "proxy")
 
 
 @dataclass(frozen=True)

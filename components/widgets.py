@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from components import deps, keys, session
-from console.access.auth import VIEWER, Identity, load_users
+from console.access.auth import Identity, load_users
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConfigError, ConsoleError
 from console.core.format import human_bytes, human_rate, parse_rate, plural
@@ -150,37 +150,20 @@ def zookeeper_watch(settings: ConnectionSettings, key: str) -> None:
 
 
 def identity() -> Identity:
-    """Who is acting and what they may do: the Streamlit sign-in when configured, else a sign-in
-    against the users file, else (no users configured) a viewer."""
-    import getpass
+    """Who is acting and what they may do on the cluster shown (``components.signin``)."""
+    from components import signin
 
-    try:
-        users = load_users()
-    except ConfigError as e:
-        st.sidebar.error(f"{e.message} {e.hint}")
-        users = None
-    try:
-        signed_in = bool(st.user.is_logged_in)
-    except Exception:
-        signed_in = False
-    if signed_in:
-        email = str(st.user.get("email") or st.user.get("name") or "signed-in user")
-        who = users.signed_in(email) if users else Identity(email, frozenset({VIEWER}), "streamlit")
-        session.audit_streamlit_sign_in(who)
-        return who
-    chosen = session.identity(users) if users is not None else None
-    if chosen is not None:
-        return chosen
-    if users is None:
-        return Identity(getpass.getuser(), frozenset({VIEWER}), "nobody configured users")
-    return Identity("guest", frozenset({VIEWER}), "not signed in")
+    return signin.identity(current_cluster())
 
 
 def sign_in_box() -> None:
     """The sidebar's sign-in (users file) or who is signed in."""
-    me = identity()
-    if me.source in ("users file", "streamlit"):
-        st.caption(f"Signed in as **{me.name}** ({', '.join(sorted(me.roles))})")
+    from components import signin
+
+    me = signin.identity(current_cluster(), speak=True)
+    if me.source in ("users file", "oidc", "proxy"):
+        st.caption(signin.signed_in_caption(me))
+        signin.provider_box(me)
         if me.source == "users file":
             session.keep_cookie()
             if st.button("Sign out", key="auth.sign_out", help="Signs you out in every tab of this browser."):
@@ -191,8 +174,10 @@ def sign_in_box() -> None:
                     st.rerun()
         return
     session.forget_cookie()
+    offered = signin.provider_box(me)
     if me.source == "nobody configured users":
-        st.caption("Read only: no users are configured (see docs/GUIDE.md, Users and roles).")
+        if not offered:
+            st.caption("Read only: no users are configured (see docs/GUIDE.md, Users and roles).")
         return
     with st.form("sign_in"):
         name = st.text_input("User", key="auth.user")

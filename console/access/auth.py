@@ -7,14 +7,20 @@ throttles and sweeps leftover ones, cordons and uncordons brokers and log dirs; 
 approves plans (with the two-person rule, a plan is submitted only after someone who authored no
 version of it approved that content on that cluster). Cancel needs only the operator role and never waits for an approval.
 
+Roles are per cluster (``console.access.roles``): an :class:`Identity` the pages act with holds
+its roles on one cluster (:meth:`Identity.on`) and is a viewer on every other.
+
 The users file (``CONSOLE_USERS_FILE``, default ``<data dir>/users.json``)::
 
-    {"users": {"ann": {"password": "scrypt$...", "roles": ["operator", "approver"]}},
+    {"users": {"ann": {"password": "scrypt$...", "roles": ["operator", "approver"]},
+               "bob": {"password": "scrypt$...", "roles": {"staging": ["operator"], "*": ["viewer"]}}},
      "emails": {"ann@example.com": ["operator"]},
      "two_person_rule": false}
 
-``emails`` gives roles to people signed in through Streamlit's authentication. Without a users
-file and without Streamlit authentication, everyone is a viewer.
+A list of roles holds on every cluster; a table gives them per cluster name (``*``: every other).
+People signed in through the identity provider (OIDC, ``console.access.groups``) get their roles
+from their groups; ``emails`` gives roles to some of them by e-mail on every cluster. Without a
+users file and without a sign-in, everyone is a viewer.
 
 A sign-in against the users file opens a server-side session
 (:func:`console.services.sessions.sign_in`, lasting :func:`session_ttl_s`); each use takes the
@@ -36,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from console.access.roles import ClusterRoles, parse_cluster_roles
 from console.core.errors import ConfigError
 from console.core.paths import users_file
 
@@ -138,7 +145,11 @@ class Identity:
     name: str
     roles: frozenset[str] = frozenset({VIEWER})
     source: str = "local"
-    """"streamlit", "users file", or "nobody configured users"."""
+    """"users file", "oidc" (the identity provider), "proxy" (a trusted reverse proxy), "command line",
+    "not signed in", or "nobody configured users"."""
+    clusters: frozenset[str] | None = None
+    """The cluster ``roles`` hold on, by all its names (its name in the settings, its Kafka cluster
+    id); None: on every cluster. On any other cluster this identity is only a viewer."""
 
     @classmethod
     def cli(cls, name: str) -> Identity:
@@ -146,17 +157,30 @@ class Identity:
         command may do on the cluster is for the cluster's ACLs, ``--command-config``, to say)."""
         return cls(name, frozenset(ROLES), CLI_USER)
 
-    def can(self, action: str) -> bool:
-        if action in NEEDS_ONE_OF:
-            return not self.roles.isdisjoint(NEEDS_ONE_OF[action])
-        need = NEEDS.get(action)
-        return need is None or need in self.roles
+    def on(self, roles: frozenset[str], *cluster: str) -> Identity:
+        """This person with ``roles`` on the cluster known by the names ``cluster``, a viewer on
+        every other."""
+        return Identity(self.name, roles, self.source, frozenset(cluster))
 
-    def why_not(self, action: str) -> str:
+    def roles_on(self, cluster: str | None = None) -> frozenset[str]:
+        """The roles on ``cluster`` (a name or id; None: the cluster this identity is for)."""
+        if cluster is None or self.clusters is None or cluster in self.clusters:
+            return self.roles
+        return frozenset({VIEWER})
+
+    def can(self, action: str, cluster: str | None = None) -> bool:
+        roles = self.roles_on(cluster)
+        if action in NEEDS_ONE_OF:
+            return not roles.isdisjoint(NEEDS_ONE_OF[action])
+        need = NEEDS.get(action)
+        return need is None or need in roles
+
+    def why_not(self, action: str, cluster: str | None = None) -> str:
         need = " or ".join(NEEDS_ONE_OF.get(action, ())) or NEEDS.get(action, VIEWER)
+        on = f" on {cluster}" if cluster is not None and self.clusters is not None else ""
         return (
-            f"{self.name} may not {action}: it needs the {need} role "
-            f"(roles: {', '.join(sorted(self.roles)) or 'none'})."
+            f"{self.name} may not {action}{on}: it needs the {need} role "
+            f"(roles{on}: {', '.join(sorted(self.roles_on(cluster))) or 'none'})."
         )
 
 
@@ -166,6 +190,9 @@ class Users:
     roles: dict[str, frozenset[str]] = field(default_factory=dict)
     emails: dict[str, frozenset[str]] = field(default_factory=dict)
     two_person_rule: bool = False
+    cluster_roles: dict[str, ClusterRoles] = field(default_factory=dict)
+    """The users whose ``roles`` name clusters: their roles per cluster (``roles`` holds their
+    roles on every cluster not named)."""
 
     path: Path | None = None
     """The file these users were read from (a password hash is upgraded there)."""
@@ -189,8 +216,11 @@ class Users:
             return None
         return Identity(name, self.roles.get(name, frozenset({VIEWER})), "users file")
 
-    def signed_in(self, email: str) -> Identity:
-        return Identity(email, self.emails.get(email, frozenset({VIEWER})), "streamlit")
+    def roles_on(self, name: str, *cluster: str) -> frozenset[str]:
+        """``name``'s roles on the cluster known by the names ``cluster``."""
+        if name in self.cluster_roles:
+            return self.cluster_roles[name].on(*cluster) or frozenset({VIEWER})
+        return self.roles.get(name, frozenset({VIEWER}))
 
 
 def session_ttl_s() -> float:
@@ -229,17 +259,16 @@ def load_users(path: Path | None = None) -> Users | None:
         ) from None
     try:
         users = raw.get("users", {})
-        for name, u in users.items():
-            bad = set(u.get("roles", [])) - set(ROLES)
-            if bad:
-                raise ConfigError(
-                    f"The users file {path} gives {name} unknown roles {sorted(bad)}.", f"Roles are {', '.join(ROLES)}."
-                )
+        given = {
+            n: parse_cluster_roles(u.get("roles", [VIEWER]), f"The users file {path}: {n}", ROLES)
+            for n, u in users.items()
+        }
         return Users(
             {n: str(u["password"]) for n, u in users.items()},
-            {n: frozenset(u.get("roles", [VIEWER])) for n, u in users.items()},
+            {n: r.everywhere or frozenset({VIEWER}) for n, r in given.items()},
             {e: frozenset(r) for e, r in raw.get("emails", {}).items()},
             bool(raw.get("two_person_rule", False)),
+            {n: r for n, r in given.items() if r.per_cluster},
             path,
         )
     except (AttributeError, KeyError, TypeError) as e:

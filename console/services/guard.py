@@ -3,8 +3,11 @@ calls :func:`require` before it writes or sends anything.
 
 A refusal writes one audit entry (outcome ``refused``: who, which action, which cluster, why) and
 raises :class:`console.core.errors.NotPermitted`; nothing else is written and nothing is sent.
-Pages check the same roles to decide what to show (``Identity.can``); the command line acts with
-every role (``Identity.cli``: the cluster's ACLs decide).
+Roles are per cluster: an identity signed in on the pages holds its roles on the cluster it was
+looked up for (``Identity.on``) and is only a viewer on any other, so a page cannot act on one
+cluster with the roles of another. Pages check the same rule to decide what to show
+(``Identity.can``); the command line acts with every role on every cluster (``Identity.cli``: the
+cluster's ACLs decide).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ def require(
     refuse it (:func:`refuse`). ``request`` says what was asked, for the audit entry."""
     if action not in NEEDS and action not in NEEDS_ONE_OF and action not in OPEN_TO_ALL:
         raise ValueError(f"no role rule for the action {action!r}")  # a bug: every action has its rule
-    if who.can(action):
+    if who.can(action, cluster_id):
         return
     need = " or ".join(NEEDS_ONE_OF.get(action, ())) or NEEDS[action]
     refuse(
@@ -45,7 +48,7 @@ def require(
         who,
         action,
         cluster_id,
-        who.why_not(action),
+        who.why_not(action, cluster_id),
         f"Sign in as someone with the {need} role, or ask one to do it.",
         request,
         plan_hash=plan_hash,

@@ -81,4 +81,4 @@ def test_a_streamlit_sign_in_is_audited_once_per_session():
     assert not at.exception
     entries = [(a.user, a.outcome) for a in Store().audit.entries(action="sign-in")]
     assert entries == [("ann@example.com", "signed in")]
-    assert json.loads(Store().audit.entries(action="sign-in")[0].request)["source"] == "streamlit"
+    assert json.loads(Store().audit.entries(action="sign-in")[0].request)["source"] == "oidc"  # components/signin.py

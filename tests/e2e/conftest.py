@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import urllib.request
@@ -13,6 +14,11 @@ import pytest
 
 from console.sandbox.cluster import Sandbox, free_port
 from tests.e2e.browser import ROOT
+from tests.e2e.identity import OIDC_ACCESS, PROXY_SECRET
+from tests.keycloak import CLIENT_ID as KEYCLOAK_CLIENT_ID
+from tests.keycloak import CLIENT_SECRET as KEYCLOAK_CLIENT_SECRET
+from tests.keycloak import Keycloak
+from tests.keycloak import start as start_keycloak
 from tests.support import own_sandbox, wait_for
 
 
@@ -42,7 +48,51 @@ def zk_app_url(zk_sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
     yield from _serve(zk_sandbox, tmp_path)
 
 
-def _serve(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
+@pytest.fixture(scope="session")
+def keycloak(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Keycloak]:
+    """A real OIDC provider: Keycloak (from Maven Central) in development mode with the test realm
+    (tests/e2e/keycloak/realm.json: alice in group operators, victor in viewers, nina in none),
+    started once per test session (about a minute) and stopped at its end."""
+    work = tmp_path_factory.mktemp("keycloak")
+    kc = start_keycloak(work)
+    yield kc
+    kc.stop()
+    shutil.rmtree(kc.home, ignore_errors=True)  # the copy of the distribution; its log stays
+
+
+@pytest.fixture
+def oidc_app_url(sandbox: Sandbox, keycloak: Keycloak, tmp_path: Path) -> Iterator[str]:
+    """As ``app_url``, with sign-in through ``keycloak`` (``[auth]`` in a secrets.toml of the
+    test's own, ``tmp_path / "secrets.toml"``) and :data:`OIDC_ACCESS`; the sandbox is also
+    configured as ``production``."""
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text(
+        f"""
+[auth]
+redirect_uri = "http://127.0.0.1:{{port}}/oauth2callback"
+cookie_secret = "{os.urandom(16).hex()}"
+client_id = "{KEYCLOAK_CLIENT_ID}"
+client_secret = "{KEYCLOAK_CLIENT_SECRET}"
+server_metadata_url = "{keycloak.metadata_url}"
+client_kwargs = {{ prompt = "login" }}
+{OIDC_ACCESS}
+[clusters.production]
+bootstrap_servers = "{sandbox.bootstrap_servers}"
+"""
+    )
+    yield from _serve(sandbox, tmp_path, "--secrets.files", str(secrets))
+
+
+@pytest.fixture
+def proxy_app_url(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
+    """As ``app_url``, trusting a reverse proxy that sends :data:`PROXY_SECRET`
+    (``[access.proxy]``), with :data:`OIDC_ACCESS`'s group mapping."""
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text(f'{OIDC_ACCESS}\n[access.proxy]\nsecret = "{PROXY_SECRET}"\n')
+    yield from _serve(sandbox, tmp_path, "--secrets.files", str(secrets))
+
+
+def _serve(sandbox: Sandbox, tmp_path: Path, *extra: str) -> Iterator[str]:
     port = free_port()
     env = dict(
         os.environ,
@@ -64,6 +114,7 @@ def _serve(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
                 str(port),
                 "--server.headless",
                 "true",
+                *extra,
             ],
             cwd=ROOT,
             env=env,
@@ -83,4 +134,8 @@ def _serve(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
             yield f"http://127.0.0.1:{port}"
         finally:
             proc.terminate()
-            proc.wait(10)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:  # a loaded machine: do not leave it behind
+                proc.kill()
+                proc.wait(10)
