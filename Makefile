@@ -28,12 +28,13 @@ keycloak: $(STAMP)
 
 setup: system-packages $(STAMP) jars keycloak
 
-## Start the local sandbox cluster with demo data and open the console (Ctrl-C stops both).
-demo: setup
+## Start the local sandbox cluster with demo data and open the console (Ctrl-C stops both); the
+## demo needs no Keycloak (the test suite's identity provider).
+demo: system-packages $(STAMP) jars
 	@scripts/demo.sh
 
 ## `make demo` with Streamlit's development settings: reruns on save (docs/DEVELOPMENT.md).
-dev: setup
+dev: system-packages $(STAMP) jars
 	@DEV=1 scripts/demo.sh
 
 ## Run the whole test suite: unit, integration (real cluster), app, end-to-end (real browser).
