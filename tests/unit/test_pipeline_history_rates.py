@@ -92,3 +92,21 @@ def test_a_move_whose_partition_a_snapshot_lacks_is_not_cancelled(tables: dict[s
     m = tables["moves"]
     assert "cancelled" not in set(m[m.topic == "x"].outcome)
     assert list(m[m.topic == "y"].outcome) == ["cancelled"]
+
+
+def test_a_broker_seen_taking_in_nothing_while_sampled_keeps_its_moves_rate(tmp_path: Path) -> None:
+    """The notebook's history (tests/unit/timeline.py): e-0 adds broker 2, copies its bytes between
+    its last sample and its completion; broker 2 was seen taking in nothing while it was sampled
+    copying. Its calibration is the move's own rate (2 B/s), not 0 B/s, so an estimate still rests
+    on its history (found by the history notebook: "calibrated from" gone, "nothing to copy")."""
+    from console.pipeline.calibration import load_calibration
+    from tests.unit.timeline import timeline
+
+    states = timeline()
+    history_job(
+        str(write_states(tmp_path / "snapshots", states)), str(tmp_path / "tables"), SparkSettings(master="local[2]")
+    )
+    calibration = load_calibration(tmp_path / "tables", states[0].cluster_id)
+    assert calibration is not None
+    assert calibration.brokers[2].throughput_bps == pytest.approx(2.0)
+    assert calibration.brokers[2].rate(10_000_000) > 0
