@@ -298,13 +298,8 @@ def moves(
     ).when(completed & (F.col("seconds") > 0), F.col("bytes") / F.col("seconds"))
     return (
         m.withColumn("rate_bps", rate)
-        # a broker seen taking in nothing while the move copied (its bytes came in an interval not
-        # sampled while copying, such as the last one, up to the move's completion) has no rate of
-        # its own to go by: the move's rate stands for it (null here, not 0 B/s)
-        .withColumn(
-            "broker_rate_bps",
-            F.when((F.col("copy_s") > 0) & (F.col("broker_bytes") > 0), F.col("broker_bytes") / F.col("copy_s")),
-        )
+        # a broker seen taking in nothing while sampled copying has no rate of its own: the move's stands
+        .withColumn("broker_rate_bps", F.when(F.col("broker_bytes") > 0, F.try_divide("broker_bytes", "copy_s")))
         .withColumn(
             "throttle_ratio", F.when(F.col("allowed_bytes") > 0, F.col("throttled_bytes") / F.col("allowed_bytes"))
         )

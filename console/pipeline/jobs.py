@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from console.core.errors import ConfigError
 from console.core.format import human_duration
+from console.core.limits import BATCH_PLAN_LIMITS
 from console.pipeline.collect import REPLICAS
 from console.pipeline.datasets import (
     SORT_ORDER,
@@ -225,7 +226,6 @@ def review_job(
     from pyspark.sql import functions as F
 
     from console.core.cluster_info import rollback_names_dirs
-    from console.core.limits import BATCH_PLAN_LIMITS
     from console.core.model import BrokerId
     from console.moves.waves import WaveLimits
     from console.pipeline import review as R

@@ -278,7 +278,7 @@ def job_parts(result: Any) -> Parts:
 
 DISPLAYS: dict[tuple[str, str], Callable[[Any], Parts]] = {
     ("console.core.model", "ClusterState"): state_parts,
-    ("console.core.model", "Findings"): findings_parts,
+    ("console.core.findings", "Findings"): findings_parts,
     ("console.plans.plan", "Plan"): plan_parts,
     ("console.plans.diff", "PlanDiff"): diff_parts,
     ("console.plans.quality", "Report"): report_parts,

@@ -26,7 +26,7 @@ def test_review_shows_the_estimate_before_submit(fake_cluster, sandbox_users):
     at.query_params["plan"] = str(plan_id)
     at.switch_page("views/review.py").run()
     assert not at.exception
-    at.number_input(key="review.rate").set_value(100).run()  # 100 KB/s of 1024 bytes
+    at.text_input(key="review.rate").set_value("102.4 KB/s").run()  # 102,400 bytes/s
     assert not at.exception
     shown = [i.value for i in at.info if "Estimate" in i.value]
     assert len(shown) == 1, [i.value for i in at.info]

@@ -146,7 +146,7 @@ def test_whitespace_is_not_a_plan():
 def test_size_and_entries_are_checked_first():
     text = plan_text(entries(100))
     e = refused(text, limits=PlanLimits(bytes=1_000))
-    assert "more than the 1000 B a plan may take" in e.message
+    assert "more than the 1.0 KB a plan may take" in e.message
     e = refused(text, limits=PlanLimits(entries=10))
     assert "100 entries, more than the 10 a plan may have" in e.message
     assert "more than the 10 a plan may have" in refused(text + " ", limits=PlanLimits(entries=10)).message
@@ -245,7 +245,7 @@ def test_the_cli_reads_no_more_of_a_file_than_a_plan_may_take(tmp_path, capsys, 
     path.write_text(plan_text(entries(100)))
     code = cli.main(["validate", "--state-file", str(path), "--reassignment-json-file", str(path)])
     err = capsys.readouterr().err
-    assert code == 2 and "takes more than the 1000 B a plan may take" in err
+    assert code == 2 and "takes more than the 1.0 KB a plan may take" in err
 
 
 def test_each_repeated_partition_names_its_first_entry():
