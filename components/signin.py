@@ -30,7 +30,6 @@ from console.access.groups import GroupRoles, group_roles
 from console.access.proxy import ProxySettings, proxy_settings
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConfigError, ConsoleError
-from console.core.model import cluster_key
 from console.services import signins
 
 AUDITED = "auth.provider_audited"
@@ -114,14 +113,21 @@ def _bound(who: Identity, shown: ConnectionSettings | None, roles_on: Callable[.
     return who.on(roles_on(*names), *names)
 
 
+_IDS: dict[ConnectionSettings, str] = {}
+"""Each configured cluster's Kafka id, once a read said it."""
+
+
 def _names(settings: ConnectionSettings) -> tuple[str, ...]:
     """The shown cluster's names: as configured, and its Kafka cluster id when it is known."""
-    try:
-        state = deps.reader(settings).snapshot(max_age_s=ID_AGE_S)
-    except ConsoleError:
-        return (settings.name,)
-    key = cluster_key(state, settings.name)
-    return (settings.name,) if key == settings.name else (settings.name, key)
+    known = _IDS.get(settings)  # learned once (an id does not change): nothing read before an on-call dialog
+    if known is None:
+        try:
+            known = deps.reader(settings).snapshot(max_age_s=ID_AGE_S).cluster_id
+        except ConsoleError:
+            return (settings.name,)
+        if known:  # a cluster that did not answer says no id: asked again next time
+            _IDS[settings] = known
+    return (settings.name, known) if known and known != settings.name else (settings.name,)
 
 
 def _provider_person(rules: Access, speak: bool) -> Person | None:
