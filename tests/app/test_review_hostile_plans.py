@@ -63,7 +63,9 @@ def test_drafts_load_refuses_a_nested_paste(fake_cluster):
     next(t for t in at.text_area if t.label == "…or paste it").set_value(NESTED)  # a form: sent with Load
     next(b for b in at.button if b.label == "Load").click().run()
     assert not at.exception
-    assert any(e.value.startswith("The plan cannot be used:\n\n- the JSON nests") for e in at.error), [e.value for e in at.error] + [t.value for t in at.text_area]
+    assert any(e.value.startswith("The plan cannot be used:\n\n- the JSON nests") for e in at.error), [
+        e.value for e in at.error
+    ] + [t.value for t in at.text_area]
 
 
 def test_more_entries_than_the_cluster_has_partitions_are_refused_on_review(fake_cluster):

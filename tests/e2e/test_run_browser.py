@@ -42,8 +42,8 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
             page.get_by_role("textbox", name="Throttle (MB/s, or 500 KB/s; 0: none)").press("Enter")
             page.get_by_role("button", name="Submit…").click()
             dialog = page.get_by_role("dialog")
-            expect(dialog.get_by_text("2 partitions in 1 wave", exact=True)).to_be_visible(timeout=30_000)
-            expect(dialog.get_by_text(re.compile(r"throttled at 2\.0 KB/s"))).to_be_visible()
+            expect(dialog.get_by_text(re.compile(r"^2 partitions in 1 wave\b")).first).to_be_visible(timeout=30_000)
+            expect(dialog.get_by_text(re.compile(r"at 2\.0 KB/s per broker")).first).to_be_visible()
             for box in dialog.get_by_role("checkbox").all():
                 box.check()  # acknowledge the warnings
             dialog.get_by_label("Type the cluster's name").fill("sandbox")
