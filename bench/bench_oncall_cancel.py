@@ -3,8 +3,8 @@ the controller, with the machine quiet and with both cores kept busy.
 
     PYTHONPATH=. .venv/bin/python bench/bench_oncall_cancel.py [--runs 5] [--busy-workers 2] [--out FILE]
 
-A Kafka 4.x KRaft sandbox of three brokers and the console served by ``streamlit run`` (as the e2e
-tier starts it), Debian's Chromium driven by Playwright at 1440 × 900. Each try: two partitions put
+A Kafka 4.x KRaft sandbox of three brokers and the console served by ``streamlit run serve.py`` (as the
+e2e tier starts it), Debian's Chromium driven by Playwright at 1440 × 900. Each try: two partitions put
 in flight at 2 KB/s, the Live page loaded afresh by a signed-in operator, then "Cancel…" and "Send
 the cancel" clicked as soon as each is there; timed from the load to the controller's answer (the
 audit entry the cancel writes), with when the button became clickable and the in-flight list and
@@ -55,8 +55,10 @@ def serve(bs: str, data: Path) -> tuple[subprocess.Popen[bytes], str]:
         PYTHONPATH=str(ROOT),
     )
     log = open(data / "streamlit.log", "w")  # noqa: SIM115 - closed with the server
+    # serve.py: the app with its routes (the session cookie's among them); a release before it: app.py
+    entry = ROOT / "serve.py" if (ROOT / "serve.py").exists() else ROOT / "app.py"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", str(entry), "--server.port", str(port),
          "--server.headless", "true"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip

@@ -1,5 +1,6 @@
 """The write path under faults, on a cluster of its own: the active controller killed mid-run,
-and a broker bounced while an acks=all producer writes (nothing acknowledged is lost)."""
+and a broker bounced while an acks=all producer writes (nothing acknowledged is lost); and what
+the cluster is, read while one broker (a voter) is paused."""
 
 from __future__ import annotations
 
@@ -268,3 +269,60 @@ def test_a_wave_whose_answer_is_lost_while_the_quorum_is_paused_is_looked_at_not
         # applied while paused (found moving or at its target: not sent again), or not applied (sent
         # once more, after the look): never a second request without one
         assert [o.code for o in outcomes] == ["ALREADY_SENT"] or (len(intents) == 2 and outcomes[0].accepted)
+
+
+@pytest.mark.parametrize("which", ["quorum leader", "follower voter"])
+def test_one_paused_voter_does_not_blank_what_the_cluster_is(write_sandbox, which):
+    """One broker-and-controller stopped with SIGSTOP (its sockets stay open; nothing answers):
+    the read of what the cluster is still answers from the others (the release, the features, and
+    the quorum with the paused voter in it, once a leader answers: the paused one's followers elect
+    another within a minute); a read that meets the paused broker asks another, and the paused one
+    is passed over for a minute. Before, each read waited on the paused broker and said the cluster
+    did not answer (versions, features, quorum): Overview's quorum section was blank."""
+    import os
+    import signal
+
+    from console.core.model import SourceStatus
+
+    with ClusterReader(settings_for(write_sandbox)) as reader:
+        leader = _controller(reader)
+        assert leader is not None
+        victim = leader if which == "quorum leader" else next(b for b in BROKERS if b != leader)
+        pid = write_sandbox.proc(f"broker-{victim}").pid
+        timeout_s = reader.settings.timeout_s
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            reads = list(_reads_until_the_quorum_answers(reader, within_s=90))
+            after = [_timed_read(reader) for _ in range(3)]
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        for took, info in reads[1:] + after:  # the first may meet the paused broker: later ones do not
+            assert info.versions_status is SourceStatus.OK, (took, info)
+            assert info.features_status is SourceStatus.OK, (took, info)
+        if which == "follower voter":  # the quorum's leader answers throughout: one read in a
+            # minute meets the paused broker (and asks another), the others do not wait on it
+            assert len(reads) == 1, reads
+            waited = [took for took, _ in reads + after if took >= timeout_s]
+            assert len(waited) <= 1 and all(took < 2 * timeout_s + 3 for took in waited), reads + after
+        quorum = after[-1][1].quorum
+        assert quorum is not None and quorum.leader != victim
+        assert victim in {v.id for v in quorum.voters}
+
+
+def _timed_read(reader: ClusterReader):  # type: ignore[no-untyped-def]
+    t0 = time.monotonic()
+    info = reader.cluster_info(max_age_s=0)
+    return time.monotonic() - t0, info
+
+
+def _reads_until_the_quorum_answers(reader: ClusterReader, within_s: float):  # type: ignore[no-untyped-def]
+    """Fresh reads of what the cluster is (with how long each took), one a second, until one has
+    the quorum; fails after ``within_s``."""
+    deadline = time.monotonic() + within_s
+    while True:
+        took, info = _timed_read(reader)
+        yield took, info
+        if info.quorum is not None:
+            return
+        assert time.monotonic() < deadline, "no quorum leader answered"
+        time.sleep(1)

@@ -8,6 +8,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 from console.adapters.kafka import _versions, api_ranges, features_of, quorum_of
+from console.adapters.kafka.steer import Unanswering
 from console.core.cluster_info import (
     ago_text,
     capabilities,
@@ -152,7 +153,34 @@ def test_versions_skip_fenced_brokers_and_take_the_oldest_release() -> None:
         describe_cluster=lambda: {"brokers": [{"broker_id": 0}, {"broker_id": 1}, {"broker_id": 2, "is_fenced": True}]},
         get_broker_version_data=lambda b: data[b],
     )
-    assert _versions(client) == ("3.9", ())
+    assert _versions(client, Unanswering()) == ("3.9", ())
+
+
+def test_versions_pass_over_a_broker_that_timed_out_lately_and_mark_one_that_times_out() -> None:
+    from kafka.errors import KafkaTimeoutError
+
+    asked: list[int] = []
+
+    def version_data(b: int) -> SimpleNamespace:
+        asked.append(b)
+        if b == 1:  # paused: its socket is open, nothing answers
+            raise KafkaTimeoutError("no answer")
+        return SimpleNamespace(broker_version=(4, 3), api_versions={})
+
+    client = SimpleNamespace(
+        describe_cluster=lambda: {"brokers": [{"broker_id": 0}, {"broker_id": 1}, {"broker_id": 2}]},
+        get_broker_version_data=version_data,
+    )
+    hung = Unanswering()
+    assert _versions(client, hung) == ("4.3", ()) and asked == [0, 1, 2]
+    assert hung.avoided() == {1}
+    asked.clear()
+    assert _versions(client, hung) == ("4.3", ()) and asked == [0, 2]  # not waited on again
+    every = Unanswering()
+    for b in (0, 1, 2):
+        every.mark(b)
+    asked.clear()
+    assert _versions(client, every) == ("4.3", ()) and asked == [0, 1, 2]  # none left to prefer: ask all
 
 
 def test_the_release_comes_from_the_newest_metadata_version_the_brokers_support() -> None:

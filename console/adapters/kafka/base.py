@@ -11,6 +11,7 @@ from functools import wraps
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from console.access.settings import ConnectionSettings
+from console.adapters.kafka.steer import Unanswering, steer, timed_out
 from console.adapters.kafka.translate import _SETTINGS_HINT, not_taken, retriable, translate
 from console.core.errors import (
     AnswerLost,
@@ -54,6 +55,8 @@ class Client:
         self._kp: Any = None
         self.writes = 0
         """Requests that change the cluster sent through this gateway (see :func:`_changes_cluster`)."""
+        self.unanswering = Unanswering()
+        """Brokers a read timed out on lately: the next reads go to others (:mod:`.steer`)."""
 
     # -- clients -------------------------------------------------------------------------------
     def confluent(self) -> Any:
@@ -99,6 +102,29 @@ class Client:
                 if isinstance(err, ClusterUnavailable):
                     self._drop_kp()
                 raise err from None
+
+    def _kp_read(self, what: str, fn: Callable[[Any], T], *, answered_by_broker: bool = True) -> T:
+        """A read through kafka-python that a hung broker does not hold up: it goes to a broker no
+        read timed out on lately, and, when the broker itself answers it (``answered_by_broker``),
+        once more to another when the one it went to timed out. A request a broker hands on to the
+        controller (DescribeQuorum) times out when the quorum has no leader, on every broker alike:
+        that blames no broker and is not sent again."""
+        with self._lock:
+            for again in (answered_by_broker, False):
+                picked = None
+                try:
+                    client = self.kafka_python()  # a new one bootstraps: that may time out too
+                    picked = steer(client, self.unanswering)
+                    return fn(client)
+                except Exception as e:
+                    err = translate(e, what)
+                    if again and picked is not None and picked.last is not None and timed_out(e):
+                        self.unanswering.mark(picked.last)
+                        continue
+                    if isinstance(err, ClusterUnavailable) and answered_by_broker:  # not the client's fault else
+                        self._drop_kp()
+                    raise err from None
+        raise AssertionError("a read is tried twice at most")  # pragma: no cover
 
     def _drop_kp(self) -> None:
         """Close the kafka-python client (the next call makes a fresh one). Hold ``_lock``."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from console.adapters.kafka.steer import Unanswering, timed_out
 from console.adapters.kafka.translate import problem_of
 from console.core.model import (
     ApiRange,
@@ -81,21 +82,29 @@ def api_ranges(per_broker: Iterable[Mapping[int, tuple[int, int]]]) -> tuple[Api
     return tuple(ApiRange(k, lo, hi) for k, (lo, hi) in sorted((common or {}).items()) if lo <= hi)
 
 
-def _versions(client: Any) -> tuple[str | None, tuple[ApiRange, ...]]:
+def _versions(client: Any, unanswering: Unanswering) -> tuple[str | None, tuple[ApiRange, ...]]:
     """Each unfenced broker's ApiVersions (kafka-python keeps them per connection): the oldest
     release they match, and the requests all of them answer. A broker that cannot be reached is
-    left out; none reachable raises."""
+    left out (one that timed out lately is not asked: it would hold the read up for the whole
+    timeout); none reachable raises."""
     cluster = client.describe_cluster()
     answers: list[Any] = []
     last: Exception | None = None
-    for b in cluster.get("brokers", ()):
-        if b.get("is_fenced"):
+    listed = [b for b in cluster.get("brokers", ()) if not b.get("is_fenced")]
+    avoided = unanswering.avoided()
+    if all(int(b["broker_id"]) in avoided for b in listed):
+        avoided = frozenset()  # passing over is a preference: with no other broker, ask them all
+    for b in listed:
+        node = int(b["broker_id"])
+        if node in avoided:
             continue
         try:
-            answers.append(client.get_broker_version_data(int(b["broker_id"])))
+            answers.append(client.get_broker_version_data(node))
         except Exception as e:  # that broker only; the others still say what they run
             if problem_of(e) is None:
                 raise
+            if timed_out(e):
+                unanswering.mark(node)
             last = e
     if not answers:
         raise last if last is not None else ValueError("DescribeCluster listed no broker")

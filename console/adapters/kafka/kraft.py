@@ -61,7 +61,7 @@ class KraftAdmin(Client):
         features: tuple[Feature, ...] = ()
         quorum: Quorum | None = None
         try:
-            version, apis = self._with_kp("ApiVersions", _versions)
+            version, apis = self._kp_read("ApiVersions", lambda c: _versions(c, self.unanswering))
             v_status = SourceStatus.OK
         except ConsoleError as e:
             v_status = _status_of(e)
@@ -70,12 +70,14 @@ class KraftAdmin(Client):
         f_status = q_status = v_status
         if v_status is not SourceStatus.UNAVAILABLE:  # a cluster that did not answer is not asked twice more
             try:
-                features = features_of(self._with_kp("DescribeFeatures", lambda c: c.describe_features()))
+                features = features_of(self._kp_read("DescribeFeatures", lambda c: c.describe_features()))
                 f_status = SourceStatus.OK
             except ConsoleError as e:
                 f_status = _status_of(e)
             try:
-                quorum = quorum_of(self._with_kp("DescribeQuorum", lambda c: c.describe_metadata_quorum()))
+                quorum = quorum_of(
+                    self._kp_read("DescribeQuorum", lambda c: c.describe_metadata_quorum(), answered_by_broker=False)
+                )
                 q_status = SourceStatus.OK
             except ConsoleError as e:
                 q_status = _status_of(e)
