@@ -212,8 +212,9 @@ def _live_page(
     _state: ClusterState,
     _flt: live.LiveFilter,
     _rates: Mapping[live.ReplicaKey, float],
+    _finish: Mapping[live.ReplicaKey, float] | None,
 ) -> live.LivePage:
-    return live.live_page(_state, _flt, number, size, store().runs.active_partitions(cluster), _rates)
+    return live.live_page(_state, _flt, number, size, store().runs.active_partitions(cluster), _rates, _finish)
 
 
 def live_page(
@@ -223,9 +224,11 @@ def live_page(
     number: int,
     size: int,
     rates: Mapping[live.ReplicaKey, float],
+    finish: Mapping[live.ReplicaKey, float] | None = None,
 ) -> live.LivePage:
     """A page of the Live table and its picture for ``state`` and the filters ``flt`` (with the
-    runs of the console that started each partition): computed once per snapshot, filters and
-    page, shared by the sessions looking at the same ones."""
+    runs of the console that started each partition; ``finish``: each copy's ETA as the headline
+    counts it, :attr:`console.moves.eta.InFlightEta.finish`): computed once per snapshot, filters
+    and page, shared by the sessions looking at the same ones."""
     cluster = cluster_key(state, settings.name)
-    return _live_page(_snapshot_key(settings, state), repr(flt), number, size, cluster, state, flt, rates)
+    return _live_page(_snapshot_key(settings, state), repr(flt), number, size, cluster, state, flt, rates, finish)

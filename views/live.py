@@ -128,7 +128,7 @@ def live_panel() -> None:
     )
     m[3].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
     m[4].metric("Stalled (adding on a down broker)", n.stalled)
-    if dir_moves := live.dir_move_rows(state, view.dir_rates):
+    if dir_moves := live.dir_move_rows(state, view.dir_rates, view.eta.dir_finish):
         st.markdown(f"**Log dir moves in flight** ({len(dir_moves)}): replicas copied to another dir of their broker")
         st.dataframe(
             dir_moves,
@@ -231,7 +231,9 @@ def live_panel() -> None:
         tuple(topics), tuple(int(b) for b in brokers), tuple(PartitionHealth(h) for h in healths), in_flight_only
     )
     # the page asked for (the number input below holds it), computed once and shared like the summary
-    shown = deps.live_page(settings, state, flt, int(st.session_state.get(keys.LIVE_PAGE, 1)), PAGE_SIZE, view.rates)
+    shown = deps.live_page(
+        settings, state, flt, int(st.session_state.get(keys.LIVE_PAGE, 1)), PAGE_SIZE, view.rates, view.eta.finish
+    )
     if not shown.matching:
         st.success(
             ("No partition reassignments found." + (" The log dir moves are above." if dir_moves else ""))

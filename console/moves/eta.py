@@ -14,9 +14,11 @@ group's: the bottleneck, which it names.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from bisect import bisect_left
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TypeVar
 
 from console.core.calibration import Calibration
 from console.core.format import human_bytes, human_rate
@@ -25,6 +27,7 @@ from console.core.model import BrokerId, ClusterState, TopicPartition, broker_ra
 from console.plans.logdirs import dir_moves_in_flight
 
 ReplicaKey = tuple[str, int, BrokerId]
+K = TypeVar("K", bound=Hashable)
 
 
 class Side(str, Enum):
@@ -56,6 +59,8 @@ class _Group:
     members: int = 0
     leaders: set[BrokerId] = field(default_factory=set)
     """For a broker taking in: the leaders its copies fetch from."""
+    lefts: dict[tuple[bool, ReplicaKey], int] = field(default_factory=dict)
+    """Each member's bytes left, by (a copy between dirs?, replica)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,12 @@ class InFlightEta:
     history_moves: int = 0
     """Past moves behind a group's rate (its broker's history), when history was used."""
     groups: tuple[Bottleneck, ...] = field(default_factory=tuple)
+    finish: Mapping[ReplicaKey, float] = field(default_factory=dict)
+    """When each adding replica's copy will be done, as the groups it is in share their rate among
+    their members (:func:`share_finish`): the last of them is :attr:`seconds`, so a partition's
+    ETA on the page never says later than the headline."""
+    dir_finish: Mapping[ReplicaKey, float] = field(default_factory=dict)
+    """The same for each replica being copied between the log dirs of its broker."""
 
     @property
     def basis(self) -> str:
@@ -113,10 +124,11 @@ def in_flight_eta(
     brokers = state.throttles.broker_map()
     groups: dict[tuple[BrokerId, Side], _Group] = {}
 
-    def add(broker: BrokerId, side: Side, left: int, rate: float | None) -> _Group:
+    def add(broker: BrokerId, side: Side, left: int, rate: float | None, member: tuple[bool, ReplicaKey]) -> _Group:
         g = groups.setdefault((broker, side), _Group())
         g.left += left
         g.members += 1
+        g.lefts[member] = left
         if rate is None:
             g.measured = False
         else:
@@ -134,18 +146,19 @@ def in_flight_eta(
                 return InFlightEta(None)
             if not left:
                 continue
-            got = rates.get((p.topic, p.partition, r.broker))
-            taking = add(r.broker, Side.TAKES_IN, left, got)
+            key = (p.topic, p.partition, r.broker)
+            got = rates.get(key)
+            taking = add(r.broker, Side.TAKES_IN, left, got, (False, key))
             if p.leader is not None:
                 taking.leaders.add(p.leader)
-                add(p.leader, Side.SENDS_OUT, left, got)
+                add(p.leader, Side.SENDS_OUT, left, got, (False, key))
     for m in dir_moves_in_flight(state) if dir_rates is not None else []:
         if wanted is not None and (m.topic, m.partition) not in wanted:
             continue
         if m.left is None:
             return InFlightEta(None)
         if m.left:
-            add(m.broker, Side.COPIES_BETWEEN_DIRS, m.left, (dir_rates or {}).get(m.key))
+            add(m.broker, Side.COPIES_BETWEEN_DIRS, m.left, (dir_rates or {}).get(m.key), (True, m.key))
     return _longest(groups, brokers, calibration)
 
 
@@ -165,6 +178,7 @@ def _longest(
     calibration: Calibration | None,
 ) -> InFlightEta:
     out: list[Bottleneck] = []
+    finish: dict[tuple[bool, ReplicaKey], float] = {}
     stalled: list[str] = []
     held = {b for (b, side), g in groups.items() if side is Side.SENDS_OUT and _saturated(g, brokers, b, side)}
     unknown = False
@@ -197,6 +211,8 @@ def _longest(
                 unknown = side is not Side.SENDS_OUT  # an unthrottled leader is bounded by its receivers
                 continue
         out.append(Bottleneck(broker, side, g.left, rate, basis, throttle))
+        for member, t in share_finish(g.lefts, rate).items():
+            finish[member] = max(t, finish.get(member, 0.0))
     if stalled:
         return InFlightEta(None, stalled=tuple(stalled), groups=tuple(out))
     if unknown:
@@ -205,4 +221,30 @@ def _longest(
         return InFlightEta(0.0)
     last = max(out, key=lambda b: b.seconds)
     moves = calibration.brokers[last.broker].moves if calibration and last.basis is Basis.HISTORY else 0
-    return InFlightEta(last.seconds, last, history_moves=moves, groups=tuple(out))
+    return InFlightEta(
+        last.seconds,
+        last,
+        history_moves=moves,
+        groups=tuple(out),
+        finish={k: t for (between_dirs, k), t in finish.items() if not between_dirs},
+        dir_finish={k: t for (between_dirs, k), t in finish.items() if between_dirs},
+    )
+
+
+def share_finish(lefts: Mapping[K, int], rate: float) -> dict[K, float]:
+    """When each member of a group copying at ``rate`` in all is done, the group's rate shared
+    evenly among the members still copying: by the time a member with ``x`` bytes left is done,
+    every member has copied ``min(its bytes left, x)``. The last is done at the group's bytes left
+    over its rate."""
+    if rate <= 0:
+        return {}
+    order = sorted(lefts.values())
+    before = [0]
+    for x in order:
+        before.append(before[-1] + x)
+    n = len(order)
+    out = {}
+    for member, x in lefts.items():
+        i = bisect_left(order, x)
+        out[member] = (before[i] + x * (n - i)) / rate
+    return out

@@ -121,12 +121,13 @@ def partition_rows(
     parts: Sequence[Partition],
     runs: Mapping[tuple[str, int], int] | None = None,
     rates: Mapping[ReplicaKey, float] | None = None,
+    finish: Mapping[ReplicaKey, float] | None = None,
 ) -> list[dict[str, Any]]:
     """One table row per partition: R / I / AR / RR, leader, source, progress, bytes left, the
     throttle in force on its leader and adding replicas, (with ``runs``) which of the console's
     runs started it ("elsewhere" for a reassignment in flight the console did not start), and
     (with ``rates``, the copy rates a :class:`console.moves.progress.CopyTracker` observed) the
-    copy rate and ETA.
+    copy rate and ETA (with ``finish``, each adding replica's as the headline ETA counts it).
 
     Every cell is text or a number, never None, except ``progress`` (a number for the progress
     bar; empty when nothing is copied or sizes are unknown). ``progress`` is the least advanced
@@ -138,7 +139,7 @@ def partition_rows(
     for p in parts:
         prog = p.progress(known)
         percents = [r.percent for r in prog if r.percent is not None]
-        est = estimate(p, known, rates or {})
+        est = estimate(p, known, rates or {}, finish)
         leader_throttle, follower_throttle = throttles_in_force(p, brokers, topics)
         out.append(
             {
@@ -239,9 +240,17 @@ class CopyEstimate:
         }.get(self.phase) or human_duration(self.eta_s or 0.0)
 
 
-def estimate(p: Partition, logs_known: bool, rates: Mapping[ReplicaKey, float]) -> CopyEstimate:
+def estimate(
+    p: Partition,
+    logs_known: bool,
+    rates: Mapping[ReplicaKey, float],
+    finish: Mapping[ReplicaKey, float] | None = None,
+) -> CopyEstimate:
     """One partition: bytes left over its adding replicas, their summed copy rate, and the ETA of
-    the slowest (the partition completes when its last adding replica is in sync)."""
+    the slowest (the partition completes when its last adding replica is in sync): when each
+    adding replica's copy will be done as the headline ETA counts it (``finish``:
+    :attr:`console.moves.eta.InFlightEta.finish`, the rate its brokers share going to those still
+    copying as others are done), else its bytes left over its rate now."""
     prog = p.progress(logs_known)
     if not prog:
         return CopyEstimate(CopyPhase.NOTHING)
@@ -256,6 +265,9 @@ def estimate(p: Partition, logs_known: bool, rates: Mapping[ReplicaKey, float]) 
     if any(x is None for x in observed):
         return CopyEstimate(CopyPhase.MEASURING, left=left)
     rate = sum(x or 0.0 for x in observed)
+    keys = [(p.topic, p.partition, r.broker) for r in copying]
+    if finish is not None and all(k in finish for k in keys):
+        return CopyEstimate(CopyPhase.COPYING, left=left, rate=rate, eta_s=max(finish[k] for k in keys))
     eta = 0.0
     for todo, speed in zip(lefts, observed, strict=False):
         if todo and not speed:
@@ -386,6 +398,7 @@ def live_page(
     size: int,
     runs: Mapping[tuple[str, int], int] | None = None,
     rates: Mapping[ReplicaKey, float] | None = None,
+    finish: Mapping[ReplicaKey, float] | None = None,
 ) -> LivePage:
     """Page ``number`` of the partitions ``f`` selects, ``size`` rows a page: the table's rows and
     the picture's spec (only the partitions on the page are drawn)."""
@@ -396,7 +409,7 @@ def live_page(
     spec = replica_grid(replica_cells(state, shown), [p.name for p in shown]).to_dict() if shown else {}
     if spec.get("config") == {"view": {"continuousWidth": 300, "continuousHeight": 300}}:
         del spec["config"]  # Altair's default theme: the app draws its charts with its own
-    rows = tuple(partition_rows(state, shown, runs, rates))
+    rows = tuple(partition_rows(state, shown, runs, rates, finish))
     return LivePage(len(parts), min(max(1, number), pages), pages, rows, spec)
 
 
@@ -495,11 +508,16 @@ def replica_cells(state: ClusterState, parts: Sequence[Partition]) -> list[dict[
     return out
 
 
-def dir_move_rows(state: ClusterState, rates: Mapping[ReplicaKey, float] | None = None) -> list[dict[str, Any]]:
+def dir_move_rows(
+    state: ClusterState,
+    rates: Mapping[ReplicaKey, float] | None = None,
+    finish: Mapping[ReplicaKey, float] | None = None,
+) -> list[dict[str, Any]]:
     """Replicas being copied between the log dirs of their broker (DescribeLogDirs' future
     replicas, KIP-113): from and to which dir, bytes copied of the replica's size, percent, bytes
     left; with ``rates`` (:meth:`console.moves.progress.CopyTracker.dir_rates`), the copy rate
-    observed and the ETA (bytes left over it)."""
+    observed and the ETA (as the headline counts it with ``finish``:
+    :attr:`console.moves.eta.InFlightEta.dir_finish`; else bytes left over the rate now)."""
     return [
         {
             "partition": partition_name(m.topic, m.partition),
@@ -509,15 +527,18 @@ def dir_move_rows(state: ClusterState, rates: Mapping[ReplicaKey, float] | None 
             "copied": f"{human_bytes(m.copied_bytes)} of {human_bytes(m.size) if m.size is not None else 'unknown'}",
             "progress": m.percent,
             "left to copy": "unknown" if m.left is None else human_bytes(m.left),
-            **({"copy rate": est.rate_text, "ETA": est.eta_text} if (est := dir_estimate(m, rates)) else {}),
+            **({"copy rate": est.rate_text, "ETA": est.eta_text} if (est := dir_estimate(m, rates, finish)) else {}),
         }
         for m in dir_moves_in_flight(state)
     ]
 
 
-def dir_estimate(m: DirMoveProgress, rates: Mapping[ReplicaKey, float] | None) -> CopyEstimate | None:
+def dir_estimate(
+    m: DirMoveProgress, rates: Mapping[ReplicaKey, float] | None, finish: Mapping[ReplicaKey, float] | None = None
+) -> CopyEstimate | None:
     """The copy rate and ETA of one replica being copied between log dirs: what its future replica
-    still lacks of its source's size, over the growth observed (None without ``rates``)."""
+    still lacks of its source's size, over the growth observed, or when the headline counts it
+    done (``finish``); None without ``rates``."""
     if rates is None:
         return None
     if m.left is None:
@@ -529,7 +550,8 @@ def dir_estimate(m: DirMoveProgress, rates: Mapping[ReplicaKey, float] | None) -
         return CopyEstimate(CopyPhase.MEASURING, left=m.left)
     if not rate:
         return CopyEstimate(CopyPhase.STALLED, left=m.left, rate=0.0)
-    return CopyEstimate(CopyPhase.COPYING, left=m.left, rate=rate, eta_s=m.left / rate)
+    done_in = (finish or {}).get(m.key)
+    return CopyEstimate(CopyPhase.COPYING, left=m.left, rate=rate, eta_s=m.left / rate if done_in is None else done_in)
 
 
 def fenced_text(b: Broker) -> str:
