@@ -86,8 +86,8 @@ def moves_text(moves: Iterable[OtherMove], limit: int = NAMED_AT_MOST) -> str:
     """The partitions named (the first ``limit``), with what is left and since when, in one sentence."""
     moves = list(moves)
     named = ", ".join(
-        f"{m.name} (adding {ids_text(m.adding) or 'none'}, removing {ids_text(m.removing) or 'none'}"
-        + (f", {human_bytes(m.bytes_left)} left" if m.bytes_left is not None else ", size not known")
+        f"{m.name} (adding {ids_text(m.adding) or 'none'}; removing {ids_text(m.removing) or 'none'}"
+        + (f"; {human_bytes(m.bytes_left)} left" if m.bytes_left is not None else "; size not known")
         + ")"
         for m in moves[:limit]
     )
