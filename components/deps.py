@@ -15,6 +15,7 @@ from components.parts import Collecting, Parts, PartsFactory, Reader, live_parts
 from console.access.clusters import cluster_problems, discover
 from console.access.settings import ConnectionSettings
 from console.core.model import ClusterState, cluster_key
+from console.moves.others import FirstSeen
 from console.moves.progress import CopyTracker
 from console.present import live
 from console.runs.gateway import ClusterGateway
@@ -133,6 +134,40 @@ def worker(settings: ConnectionSettings) -> Worker:
     """The server's worker for a cluster: drives its unfinished runs (started on first use, one
     per cluster, shared by every session; a standalone executor may run as well)."""
     return parts(settings).worker
+
+
+@st.cache_resource(show_spinner=False)
+def _first_seen(cluster: str) -> FirstSeen:
+    return FirstSeen()
+
+
+def first_seen(settings: ConnectionSettings) -> FirstSeen:
+    """When each reassignment another mover has in flight was first seen, one per cluster, shared
+    by every session (Kafka does not say when a reassignment started)."""
+    return _first_seen(settings.name)
+
+
+@st.cache_resource(show_spinner=False, ttl=300)
+def _balancer_configs(settings: ConnectionSettings, broker: int) -> dict[str, str] | None:
+    from console.adapters.kafka.balancer_configs import balancer_configs
+    from console.core.errors import ConsoleError
+    from console.core.model import BrokerId
+    from console.state.reader import ClusterReader
+
+    r = reader(settings)
+    if not isinstance(r, ClusterReader):
+        return None  # a test's reader: no broker configs to ask
+    try:
+        return balancer_configs(r.kafka, BrokerId(broker))
+    except ConsoleError:
+        return None
+
+
+def balancer_configs(settings: ConnectionSettings, state: ClusterState) -> dict[str, str] | None:
+    """One live broker's configs that name a balancer (read at most every five minutes); None when
+    not read."""
+    live = state.live_brokers
+    return _balancer_configs(settings, int(live[0])) if live else None
 
 
 def copy_tracker(settings: ConnectionSettings) -> CopyTracker:

@@ -1,0 +1,46 @@
+"""Overview and Live name the reassignments another mover has in flight (the console did not start
+them), with what is left and since when it has seen them, and Overview says which balancers the
+cluster shows signs of, a guess worded as a guess."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from console.core.model import BrokerId
+from tests.app.pages import APP
+
+CC_TOPIC = "__KafkaCruiseControlPartitionMetricSamples"
+
+
+def test_overview_and_live_name_another_movers_reassignment_and_the_balancer(fake_cluster) -> None:
+    with fake_cluster.held() as fake:
+        fake.copy_rate = 1  # the move stays in flight while the pages are read
+        fake.alter_reassignments({("clickstream", 0): (BrokerId(1),)})  # someone else's script
+        fake.create_topic(CC_TOPIC, [[0]])
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("views/overview.py").run()
+    assert not at.exception
+    (warning,) = [w.value for w in at.warning if "Another mover" in w.value]
+    assert "1 partition in flight that this console did not start: clickstream-0 (adding 1; removing 0;" in warning
+    assert "First seen by this console at" in warning and "Kafka does not say when a reassignment started" in warning
+    assert "a submit is refused while they are in flight unless confirmed" in warning
+    assert any(
+        c.value == f"Balancer: Cruise Control probably runs on this cluster (a guess from topic {CC_TOPIC}: it may "
+        "be left over)."
+        for c in at.caption
+    )
+    at.switch_page("views/live.py").run()
+    assert not at.exception
+    assert any("clickstream-0 (adding 1; removing 0;" in w.value for w in at.warning)
+
+
+def test_overview_says_no_balancer_and_no_other_mover_on_a_quiet_cluster(fake_cluster) -> None:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("views/overview.py").run()
+    assert not at.exception
+    assert not [w for w in at.warning if "Another mover" in w.value]
+    assert any(
+        c.value == "No sign of a known balancer (Cruise Control, Confluent's self-balancing) in the cluster's topics; "
+        "broker configs not read."
+        for c in at.caption
+    )
