@@ -44,3 +44,33 @@ def test_overview_says_no_balancer_and_no_other_mover_on_a_quiet_cluster(fake_cl
         "broker configs not read."
         for c in at.caption
     )
+
+
+def test_the_server_ships_the_audit_log_to_the_file_set_in_secrets(fake_cluster, sandbox_users, tmp_path) -> None:
+    import json
+    import time
+
+    from tests.app.pages import sign_in
+
+    path = tmp_path / "audit.jsonl"
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.secrets["audit_stream"] = {"file": str(path)}
+    sign_in(at.run(), "operator")  # a sign-in is audited
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not (path.exists() and path.read_text()):
+        time.sleep(0.2)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines and lines[0]["id"] == 1 and any(x["user"] == "operator" for x in lines)
+    assert [x["id"] for x in lines] == list(range(1, len(lines) + 1))
+    assert not [e for e in at.error if "audit_stream" in e.value]
+
+
+def test_a_broken_audit_stream_setting_is_said_in_the_sidebar(fake_cluster) -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.secrets["audit_stream"] = {"topic": "audit", "cluster": "nowhere"}
+    at.run()
+    assert not at.exception
+    assert any(
+        "[audit_stream] in secrets.toml: cluster 'nowhere' is not a known cluster (known: test)" in e.value
+        for e in at.sidebar.error
+    )

@@ -9,6 +9,8 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from console.access.settings import ConnectionSettings
 from console.core.errors import ClusterUnavailable
 from console.storage.audit import AuditEntry
@@ -186,3 +188,24 @@ def test_the_topic_sink_uses_the_named_clusters_settings() -> None:
         "[audit_stream] in secrets.toml: cluster 'nope' is not a known cluster (known: prod); the topic gets "
         "nothing until then."
     ]
+
+
+def test_the_command_ships_to_a_file_once_and_resumes_after_its_cursor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from console import cli
+
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    store = Store()
+    ids = write(store, 3)
+    path = tmp_path / "audit.jsonl"
+    assert cli.main(["audit-stream", "--file", str(path), "--once"]) == 0
+    more = write(store, 2)
+    assert cli.main(["audit-stream", "--file", str(path), "--once"]) == 0
+    assert [json.loads(line)["id"] for line in path.read_text().splitlines()] == ids + more
+    assert f"file:{path.resolve()}: up to entry {more[-1]}" in capsys.readouterr().err
+    assert cli.main(["audit-stream", "--once"]) == 2
+    assert "Nothing to ship to." in capsys.readouterr().err
+    assert cli.main(["audit-stream", "--topic", "t", "--once"]) == 2
+    assert "--topic needs the topic's cluster." in capsys.readouterr().err
+    store.close()
