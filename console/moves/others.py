@@ -9,6 +9,7 @@ process can know is when it first saw one (:class:`FirstSeen`), and that is what
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
@@ -104,8 +105,6 @@ def since_text(moves: Iterable[OtherMove]) -> str:
     seen = [m.seen_since for m in moves if m.seen_since is not None]
     if not seen:
         return "Since when is not known: Kafka does not say when a reassignment started."
-    import time
-
     first = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(min(seen)))
     return f"First seen by this console at {first}; Kafka does not say when a reassignment started, so it may be older."
 
