@@ -43,7 +43,7 @@ def check_other_moves(
             f"Another mover is reassigning on this cluster: {moves_text(others)} {since_text(others)} "
             "Two movers compete for the same brokers, bandwidth and throttles.",
             "Wait until they finish (Live shows them), cancel them, or submit anyway "
-            "(submit --allow-other-moves; Review: “Submit while other reassignments are in flight”), which is audited.",
+            "(submit --allow-other-moves; in the submit dialog: “Submit while other reassignments are in flight”), which is audited.",
             {**asked, **named},
         )
     return {"allow_other_moves": True, **named}
