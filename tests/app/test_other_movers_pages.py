@@ -104,3 +104,34 @@ def test_the_submit_dialog_names_the_other_move_and_asks_to_confirm(fake_cluster
     assert at.checkbox(key="actions.submit_other_moves").label == "Submit while other reassignments are in flight"
     # (AppTest does not keep a dialog open across reruns: the override and its audit entry are tested on
     # start_run in tests/unit/test_other_moves.py, and on the sandbox through the CLI)
+
+
+def test_overview_on_the_real_sandbox_names_the_official_tools_move_and_reads_a_brokers_configs(
+    console_on_sandbox, tmp_path
+) -> None:
+    from tests.integration.helpers import in_flight, make_topic
+    from tests.support import official, wait_for, write_plan
+
+    sb = console_on_sandbox
+    bs = sb.bootstrap_servers
+    make_topic(bs, "om-overview", 1, 1, 3_000, assignment=[[0]])
+    plan = write_plan(tmp_path / "theirs.json", [("om-overview", 0, [2])])
+    started = official(sb, "--execute", "--reassignment-json-file", str(plan), "--throttle", "20000")
+    assert started.returncode == 0, started.stdout + started.stderr
+    try:
+        wait_for(lambda: in_flight(bs, "om-overview"), timeout=30, what="the official tool's move")
+        at = AppTest.from_file(APP, default_timeout=90).run()
+        at.switch_page("views/overview.py").run()
+        assert not at.exception
+        (warning,) = [w.value for w in at.warning if "Another mover" in w.value]
+        assert "om-overview-0 (adding 2; removing 0;" in warning and "MB left" in warning
+        # a broker's configs were read (Apache Kafka's know no confluent.balancer.*), and no topic points at a balancer
+        assert any(
+            c.value == "No sign of a known balancer (Cruise Control, Confluent's self-balancing) in the cluster's "
+            "topics or broker configs."
+            for c in at.caption
+        )
+    finally:
+        cancelled = official(sb, "--cancel", "--reassignment-json-file", str(plan))
+        assert cancelled.returncode == 0, cancelled.stdout + cancelled.stderr
+        wait_for(lambda: not in_flight(bs, "om-overview"), timeout=60, what="the move cancelled")
