@@ -11,6 +11,7 @@ warmup.start()  # once per server: the chart and table libraries load while the 
 st.set_page_config(page_title="Reassignment console", page_icon=":material/swap_horiz:", layout="wide")
 
 known = deps.clusters()
+deps.audit_stream()  # ships the audit log to its file and topic when [audit_stream] is set (a thread, once)
 with st.sidebar:
     for problem in deps.configuration_problems():
         st.error(problem, icon=":material/settings_alert:")

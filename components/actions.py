@@ -18,6 +18,7 @@ from console.core.errors import ConflictError, ConsoleError, NotPermitted
 from console.core.format import human_bytes, human_rate, plural
 from console.core.model import ClusterState, TopicPartition, cluster_key
 from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
+from console.moves.others import moves_text, since_text
 from console.moves.waves import WaveLimits
 from console.plans.diff import first_replica_changes
 from console.plans.logdirs import DirMoveProgress, dir_moves_in_flight
@@ -25,8 +26,10 @@ from console.plans.plan import Plan
 from console.present import review
 from console.present.estimate import estimate_text
 from console.services import cancel as cancel_service
+from console.services import other_moves as other_moves_service
 from console.services import runs as run_service
 from console.services.cancel import CancelReport, DirCancelResult
+from console.storage.store import Store
 
 
 def _closed() -> None:
@@ -400,6 +403,34 @@ def two_person_problem(plan_id: int | None, plan: Plan, cluster_id: str | None =
     return run_service.two_person_problem(deps.store(), load_users(), plan_id, plan, cluster_id)
 
 
+def _dir_copy_caption(dir_bytes: int, rate: int | None) -> None:
+    if dir_bytes:
+        st.caption(
+            f"{human_bytes(dir_bytes)} copied between the log dirs of brokers (on their own disks, no network): "
+            + (
+                f"at {human_rate(rate)} per broker as the log-dir throttle "
+                "(replica.alter.log.dirs.io.max.bytes.per.second), counted in the estimate."
+                if rate
+                else "not throttled, so not estimated (as network copies without a throttle)."
+            )
+        )
+
+
+def other_moves_confirmed(store: Store, key: str, state: ClusterState) -> bool | None:
+    """Name the reassignments in flight that this console did not start and ask to submit anyway:
+    False when there are none, True when the operator confirmed (the run's audit entry records it),
+    None while not confirmed (the run cannot start)."""
+    others = other_moves_service.others_in_flight(store, key, state)
+    if not others:
+        return False
+    st.warning(
+        f"Another mover is reassigning on this cluster: {moves_text(others)} {since_text(others)} Two movers "
+        "compete for the same brokers, bandwidth and throttles; the console refuses to start unless you confirm."
+    )
+    sure = st.checkbox("Submit while other reassignments are in flight", key="actions.submit_other_moves")
+    return True if sure else None
+
+
 @st.dialog("Submit the plan", width="large", on_dismiss=_closed)
 def submit_dialog(
     settings: ConnectionSettings,
@@ -449,17 +480,7 @@ def submit_dialog(
         f"**{estimate_text(pre.partitions, len(waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, rate, est)}**; "
         f"at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} partitions per wave."
     )
-    if pre.dir_bytes_to_copy:
-        st.caption(
-            f"{human_bytes(pre.dir_bytes_to_copy)} copied between the log dirs of brokers (on their own disks, no "
-            "network): "
-            + (
-                f"at {human_rate(rate)} per broker as the log-dir throttle "
-                "(replica.alter.log.dirs.io.max.bytes.per.second), counted in the estimate."
-                if rate
-                else "not throttled, so not estimated (as network copies without a throttle)."
-            )
-        )
+    _dir_copy_caption(pre.dir_bytes_to_copy, rate)
     local_only = sorted(set(review.local_only_topics(pre.findings)) | set(pre.tiered_topics))
     if local_only:
         st.caption(review.tiered_note(local_only))
@@ -486,6 +507,7 @@ def submit_dialog(
         if warnings
         else True
     )
+    others = other_moves_confirmed(store, cluster_key(state, settings.name), state)
     typed = st.text_input(f"Type the cluster's name (**{settings.name}**) to start")
     started: int | None = st.session_state.get(keys.SUBMIT_STARTED)
     if st.button(
@@ -493,7 +515,7 @@ def submit_dialog(
         type="primary",
         key="actions.submit_start",
         icon=":material/play_arrow:",
-        disabled=started is not None or not ack or typed.strip() != settings.name,
+        disabled=started is not None or not ack or others is None or typed.strip() != settings.name,
         help="Started: see the Runs page." if started is not None else None,
     ):
         try:
@@ -510,6 +532,7 @@ def submit_dialog(
                 users=load_users(),
                 plan_id=plan_id,
                 allow_cordoned=allow_cordoned,
+                allow_other_moves=bool(others),
             )
         except (ConflictError, NotPermitted) as e:
             st.error(f"{e.message} {e.hint}")

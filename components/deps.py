@@ -15,6 +15,7 @@ from components.parts import Collecting, Parts, PartsFactory, Reader, live_parts
 from console.access.clusters import cluster_problems, discover
 from console.access.settings import ConnectionSettings
 from console.core.model import ClusterState, cluster_key
+from console.moves.others import FirstSeen
 from console.moves.progress import CopyTracker
 from console.present import live
 from console.runs.gateway import ClusterGateway
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from console.core.calibration import Calibration
     from console.pipeline.collect import BackgroundCollector
     from console.runs.worker import Worker
+    from console.stream.shipper import Shipper
 
 
 def _secrets() -> tuple[dict[str, Any], str | None]:
@@ -45,6 +47,40 @@ def _configured() -> dict[str, Any]:
     return dict(clusters) if isinstance(clusters, Mapping) else {}
 
 
+def audit_stream_problems() -> list[str]:
+    """What keeps ``[audit_stream]`` from shipping (nothing when it is off or fine)."""
+    from console.stream.settings import from_mapping, sinks_of
+
+    settings, problems = from_mapping(_secrets()[0].get("audit_stream"))
+    return problems + (sinks_of(settings, clusters())[1] if settings.on else [])
+
+
+@st.cache_resource(show_spinner=False)
+def _audit_stream(store_path: str, raw: str) -> Shipper | None:
+    from console.stream.settings import StreamSettings, sinks_of
+    from console.stream.shipper import Shipper, start_thread
+
+    sinks = sinks_of(StreamSettings(**json.loads(raw)), clusters())[0]
+    if not sinks:
+        return None
+    shipper = Shipper(_store(store_path), sinks)
+    start_thread(shipper)
+    return shipper
+
+
+def audit_stream() -> Shipper | None:
+    """The server's audit stream (``[audit_stream]`` in secrets.toml): one shipper per store and
+    settings, started on first use, sending every audit entry to its file and topic; None when off."""
+    from dataclasses import asdict
+
+    from console.stream.settings import from_mapping
+
+    settings, _ = from_mapping(_secrets()[0].get("audit_stream"))
+    if not settings.on:
+        return None
+    return _audit_stream(str(store().path), json.dumps(asdict(settings), sort_keys=True))
+
+
 def configuration_problems() -> list[str]:
     """What is wrong with the console's configuration, for the sidebar: an unreadable secrets.toml,
     cluster tables the console cannot use, a Streamlit sign-in that is configured but not usable."""
@@ -58,6 +94,7 @@ def configuration_problems() -> list[str]:
             f"CONSOLE_COLLECT_EVERY={every!r} is not a number of seconds: the server does not collect "
             "snapshots until it is (e.g. 30), or unset."
         )
+    problems += audit_stream_problems()
     auth = raw.get("auth")
     if isinstance(auth, Mapping):
         missing = [k for k in ("redirect_uri", "cookie_secret") if not auth.get(k)]
@@ -133,6 +170,40 @@ def worker(settings: ConnectionSettings) -> Worker:
     """The server's worker for a cluster: drives its unfinished runs (started on first use, one
     per cluster, shared by every session; a standalone executor may run as well)."""
     return parts(settings).worker
+
+
+@st.cache_resource(show_spinner=False)
+def _first_seen(cluster: str) -> FirstSeen:
+    return FirstSeen()
+
+
+def first_seen(settings: ConnectionSettings) -> FirstSeen:
+    """When each reassignment another mover has in flight was first seen, one per cluster, shared
+    by every session (Kafka does not say when a reassignment started)."""
+    return _first_seen(settings.name)
+
+
+@st.cache_resource(show_spinner=False, ttl=300)
+def _balancer_configs(settings: ConnectionSettings, broker: int) -> dict[str, str] | None:
+    from console.adapters.kafka.balancer_configs import balancer_configs
+    from console.core.errors import ConsoleError
+    from console.core.model import BrokerId
+    from console.state.reader import ClusterReader
+
+    r = reader(settings)
+    if not isinstance(r, ClusterReader):
+        return None  # a test's reader: no broker configs to ask
+    try:
+        return balancer_configs(r.kafka, BrokerId(broker))
+    except ConsoleError:
+        return None
+
+
+def balancer_configs(settings: ConnectionSettings, state: ClusterState) -> dict[str, str] | None:
+    """One live broker's configs that name a balancer (read at most every five minutes); None when
+    not read."""
+    live = state.live_brokers
+    return _balancer_configs(settings, int(live[0])) if live else None
 
 
 def copy_tracker(settings: ConnectionSettings) -> CopyTracker:

@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from components import actions, deps, keys, widgets
+from components import actions, deps, keys, movers, widgets
 from console.core.format import human_bytes, human_duration, human_rate, ids_text, plural
 from console.core.health import kafka_health
 from console.core.model import PartitionHealth, cluster_key
@@ -46,6 +46,7 @@ st.markdown(
     f"**In flight now** ({len(in_flight)}): "
     + (", ".join(sorted(in_flight)[:20]) + (" …" if len(in_flight) > 20 else "") if in_flight else "nothing")
 )
+movers.other_moves_notice(settings, now)  # reassignments this console did not start
 scope = st.radio(
     "Cancel", ["Everything in flight", "A topic", "Chosen partitions"], horizontal=True, key=keys.LIVE_CANCEL_SCOPE
 )

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import streamlit as st
 
-from components import deps, keys, widgets
+from components import deps, keys, movers, widgets
 from console.core.cluster_info import (
     active_controller,
     cordons_supported,
@@ -76,6 +76,8 @@ if state.status.elr is not SourceStatus.OK and state.status.elr is not SourceSta
     st.caption(f"Eligible leader replicas (DescribeTopicPartitions): {status_text(state.status.elr)}.")
 if state.tiered:  # topics with remote storage (KIP-405): a move of them copies the local log only
     st.caption(tiered_note(sorted(state.tiered), limit=10))
+movers.other_moves_notice(settings, state)  # reassignments this console did not start
+movers.balancers_notice(settings, state)
 
 st.subheader("What the cluster is")
 info = state.info

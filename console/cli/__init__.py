@@ -24,7 +24,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from console.cli import cordons, decommission, pipeline, plans, read, runs, sandbox
+from console.cli import cordons, decommission, pipeline, plans, read, runs, sandbox, stream
 from console.cli.exits import Exit, exit_for
 from console.cli.output import error
 from console.core.errors import ConsoleError
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_commands(sub)
     cordons.add_commands(sub)
     decommission.add_commands(sub)
+    stream.add_commands(sub)
     return parser
 
 

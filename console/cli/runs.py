@@ -21,6 +21,9 @@ from console.core.model import DIR_OFFLINE, PARTITION_GONE, SourceStatus
 
 if TYPE_CHECKING:
     from console.access.auth import Identity
+    from console.core.model import ClusterState
+    from console.plans.plan import Plan
+    from console.services.runs import Preflight
     from console.storage.store import Store
 
 
@@ -145,6 +148,12 @@ def _add_submit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         action="store_true",
         help="submit even though the plan sends replicas to cordoned brokers or log dirs (KIP-1066: the "
         "controller takes such a reassignment; the console refuses it unless told): recorded in the audit log",
+    )
+    sm.add_argument(
+        "--allow-other-moves",
+        action="store_true",
+        help="submit even though reassignments this console did not start are in flight (another balancer, "
+        "a script, the official tool: they compete for the same brokers, bandwidth and throttles): audited",
     )
     sm.add_argument(
         "--plan-id",
@@ -345,27 +354,9 @@ def submit(args: argparse.Namespace) -> int:
             print("Refused: the cluster's state could not be read in full; nothing was sent.", file=sys.stderr)
             return Exit.FAILED
         pre = run_service.preflight(state, plan, limits, args.throttle, calibration(state, name))
-        bad, warn = pre.blocking(args.allow_cordoned), pre.warnings
-        if bad:
-            print(findings_text(bad), file=sys.stderr)
-            print(
-                f"Refused: {plural(len(bad), 'error')}; nothing was sent."
-                + (
-                    " The plan sends replicas to cordoned brokers or log dirs: --allow-cordoned submits it anyway "
-                    "(audited)."
-                    if pre.cordoned and not args.allow_cordoned
-                    else ""
-                ),
-                file=sys.stderr,
-            )
+        warn = pre.warnings
+        if _blocked(args, pre) or _other_movers_refuse(args, store, Identity.cli(user), state, name, plan):
             return Exit.FAILED
-        if pre.cordoned:
-            print(findings_text(pre.cordoned), file=sys.stderr)
-            print(
-                f"Allowed (--allow-cordoned): {plural(len(pre.cordoned), 'replica')} onto cordoned brokers or log "
-                "dirs; the audit log records it.",
-                file=sys.stderr,
-            )
         if warn:
             print(findings_text(warn), file=sys.stderr)
             if not args.yes and not confirm.said_yes(
@@ -433,6 +424,7 @@ def submit(args: argparse.Namespace) -> int:
             users=users,
             plan_id=args.plan_id,
             allow_cordoned=args.allow_cordoned,
+            allow_other_moves=args.allow_other_moves,
         )
         print(f"Run {run_id} recorded.", file=sys.stderr)
         if args.detach:
@@ -486,6 +478,64 @@ def submit(args: argparse.Namespace) -> int:
     if run.state is not RunState.COMPLETED:
         return Exit.FAILED
     return Exit.PARTLY if rejected or not_in_dir or dirs_refused or gone else Exit.OK
+
+
+def _blocked(args: argparse.Namespace, pre: Preflight) -> bool:
+    """Print the plan's blocking errors (True: refused), or the cordoned destinations allowed."""
+    from console.present.findings import findings_text
+
+    bad = pre.blocking(args.allow_cordoned)
+    if bad:
+        print(findings_text(bad), file=sys.stderr)
+        print(
+            f"Refused: {plural(len(bad), 'error')}; nothing was sent."
+            + (
+                " The plan sends replicas to cordoned brokers or log dirs: --allow-cordoned submits it anyway "
+                "(audited)."
+                if pre.cordoned and not args.allow_cordoned
+                else ""
+            ),
+            file=sys.stderr,
+        )
+        return True
+    if pre.cordoned:
+        print(findings_text(pre.cordoned), file=sys.stderr)
+        print(
+            f"Allowed (--allow-cordoned): {plural(len(pre.cordoned), 'replica')} onto cordoned brokers or log "
+            "dirs; the audit log records it.",
+            file=sys.stderr,
+        )
+    return False
+
+
+def _other_movers_refuse(
+    args: argparse.Namespace, store: Store, who: Identity, state: ClusterState, name: str, plan: Plan
+) -> bool:
+    """Name the reassignments in flight that this console did not start; without
+    ``--allow-other-moves`` the submit is refused (audited, by the same check ``start_run`` makes)."""
+    from console.core.errors import NotPermitted
+    from console.core.model import cluster_key
+    from console.moves.others import moves_text, since_text
+    from console.services.other_moves import check_other_moves, others_in_flight
+
+    key = cluster_key(state, name)
+    others = others_in_flight(store, key, state)
+    if not others:
+        return False
+    if args.allow_other_moves:
+        print(
+            f"Allowed (--allow-other-moves): {moves_text(others)} {since_text(others)} The audit log records it.",
+            file=sys.stderr,
+        )
+        return False
+    try:
+        check_other_moves(
+            store, who, key, state, False, {"name": args.name, "plan": args.plan_id, "partitions": len(plan)}
+        )
+    except NotPermitted as e:
+        print(f"Refused: {e.message} Nothing was sent.\n{e.hint}", file=sys.stderr)
+        return True
+    return False  # gone since they were read
 
 
 def throttle(args: argparse.Namespace) -> int:

@@ -41,6 +41,7 @@ from console.runs.executor import Executor, Step
 from console.runs.gateway import ClusterGateway
 from console.services.cancel import CancelReport, cancel_seen
 from console.services.guard import refuse, require
+from console.services.other_moves import check_other_moves
 from console.storage.runs import NewRun, RunLimits
 from console.storage.store import Store
 
@@ -156,6 +157,7 @@ def start_run(
     users: Users | None,
     plan_id: int | None = None,
     allow_cordoned: bool = False,
+    allow_other_moves: bool = False,
 ) -> int:
     """Record a run of ``plan`` (refused when another active run moves the same partitions, with
     :class:`console.core.errors.ConflictError`); a worker drives it from there. The caller ran
@@ -167,12 +169,14 @@ def start_run(
     the plan changes some partition's first replica (:func:`console.plans.diff.first_replica_changes`).
     A plan that sends replicas to cordoned brokers or log dirs (KIP-1066: the controller would take
     it) is refused, audited, unless ``allow_cordoned``: then the run's audit entry records the
-    override and what it lets through. The run keeps the plan's rollback against ``state``
+    override and what it lets through. Likewise while reassignments this console did not start are
+    in flight (:mod:`console.services.other_moves`), unless ``allow_other_moves``. The run keeps the plan's rollback against ``state``
     (:func:`console.plans.plan.rollback`), whose log dirs are named only when ``state`` carries what
     the cluster is (``snapshot(info=True)``) and it is Kafka 4.2 or later; else ``any``."""
     key = cluster_key(state, cluster.name)
     asked: dict[str, object] = {"name": name, "plan": plan_id, "partitions": len(plan)}
     require(store, who, "submit", key, asked)
+    other_moves = check_other_moves(store, who, key, state, allow_other_moves, asked)
     onto_cordoned = _cordoned_destinations(state, plan)
     if onto_cordoned and not allow_cordoned:
         refuse(
@@ -237,20 +241,24 @@ def start_run(
                 "rate": rate,
                 "path": path.value,
                 "elect_leaders": elect_leaders,
-                **(
-                    {
-                        "allow_cordoned": True,
-                        "cordoned_destinations": len(onto_cordoned),
-                        "cordoned": [_first_sentence(f) for f in onto_cordoned[:100]],
-                    }
-                    if onto_cordoned
-                    else {}
-                ),
+                **_cordoned_override(onto_cordoned),
+                **other_moves,
             },
             "run recorded",
             plan_hash=digest,
         )
     return run_id
+
+
+def _cordoned_override(onto_cordoned: list[Finding]) -> dict[str, object]:
+    """What a run's audit entry records of an override of the cordons (nothing when none was needed)."""
+    if not onto_cordoned:
+        return {}
+    return {
+        "allow_cordoned": True,
+        "cordoned_destinations": len(onto_cordoned),
+        "cordoned": [_first_sentence(f) for f in onto_cordoned[:100]],
+    }
 
 
 def _first_sentence(f: Finding) -> str:

@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from console.core.paths import store_file
-from console.storage import audit, clusters, decommissions, drafts, plans, runs, sessions, signins
+from console.storage import audit, clusters, decommissions, drafts, plans, runs, sessions, signins, stream
 from console.storage.db import Database
 
 
@@ -30,6 +30,7 @@ class Store:
                 drafts.SCHEMA,
                 decommissions.SCHEMA,
                 clusters.SCHEMA,
+                stream.SCHEMA,
             ),
         )
         self.plans = plans.PlanStore(self.db)
@@ -45,6 +46,8 @@ class Store:
         """Decommission flows (cordon, drain, verify, unregister), resumable."""
         self.clusters = clusters.ClusterNames(self.db)
         """The names the pages read each cluster (key) under, for the audit log and the runs list."""
+        self.stream = stream.StreamCursors(self.db)
+        """Where each sink of the audit log as a stream has got to."""
 
     def transaction(self) -> AbstractContextManager[Database]:
         """One transaction around every write inside it (re-entrant)."""

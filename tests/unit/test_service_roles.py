@@ -164,6 +164,8 @@ NOT_CHECKED = {
     "drafts.discard_autosave": "one's own scratch draft, keyed by user",
     "drafts.keep_generated": "one's own last generated plan and report (scratch), keyed by user",
     "drafts.generated": "reads one's own last generated plan, keyed by user",
+    "other_moves.others_in_flight": "reads the store and a snapshot: what other movers have in flight",
+    "other_moves.check_other_moves": "a check of start_run's (called after its role check); refuses, audited",
 }
 """Public service functions that take the store or an identity but need no role, and why."""
 
