@@ -128,7 +128,12 @@ def live_panel() -> None:
         "on a live broker, KIP-966): writes with acks=all are refused, nothing is lost.",
     )
     m[3].metric("Adding replicas in sync", f"{n.adding_copied}/{n.adding_replicas}")
-    m[4].metric("Stalled (adding on a down broker)", n.stalled)
+    m[4].metric(
+        "Stalled, broker down",
+        n.stalled,
+        help="Partitions adding a replica on a broker that is down: nothing is copied to it until the broker is "
+        "back or the move is cancelled.",
+    )
     if dir_moves := live.dir_move_rows(state, view.dir_rates, view.eta.dir_finish):
         st.markdown(f"**Log dir moves in flight** ({len(dir_moves)}): replicas copied to another dir of their broker")
         st.dataframe(
