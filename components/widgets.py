@@ -179,6 +179,7 @@ def sign_in_box() -> None:
         if not offered:
             st.caption("Read only: no users are configured (see docs/GUIDE.md, Users and roles).")
         return
+    said = st.empty()  # a refusal above the box: below it, it is under the sidebar's fold at 900 px
     with st.form("sign_in"):
         name = st.text_input("User", key="auth.user")
         password = st.text_input("Password", type="password", key="auth.password")
@@ -187,11 +188,11 @@ def sign_in_box() -> None:
                 users = load_users()
                 signed = session.sign_in(users, name, password) if users else None
             except ConsoleError as e:
-                st.error(f"{e.message} {e.hint}")
+                said.error(f"{e.message} {e.hint}")
                 return
             if isinstance(signed, session_service.SignedIn):
                 st.rerun()
-            st.error(signed.message() if signed is not None else "Unknown user or wrong password.")
+            said.error(signed.message() if signed is not None else "Unknown user or wrong password.")
 
 
 def findings_table(findings: Sequence[Finding]) -> None:
