@@ -92,7 +92,7 @@ def one_shape(sb, shape: Shape, rate: int, kb: int, data: Path) -> dict[str, obj
     from console.plans.plan import parse_plan
     from console.present import live
     from console.sandbox.demo import create_assigned_topic, fill
-    from console.services.runs import preflight
+    from console.services.preflight import preflight
     from console.state.reader import ClusterReader
     from console.storage.store import Store
 

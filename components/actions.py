@@ -14,9 +14,9 @@ import streamlit as st
 from components import deps, keys, widgets
 from console.access.auth import Identity, load_users
 from console.access.settings import ConnectionSettings
-from console.core.errors import ConflictError, ConsoleError, NotPermitted
+from console.core.errors import ConflictError, ConsoleError, NotPermitted, SubmitRefused
 from console.core.format import human_bytes, human_rate, plural
-from console.core.model import ClusterState, TopicPartition, cluster_key
+from console.core.model import ClusterState, Finding, TopicPartition, cluster_key
 from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
 from console.moves.waves import WaveLimits
 from console.plans.diff import first_replica_changes
@@ -27,6 +27,7 @@ from console.present.estimate import estimate_text
 from console.services import cancel as cancel_service
 from console.services import runs as run_service
 from console.services.cancel import CancelReport, DirCancelResult
+from console.services.preflight import preflight
 
 
 def _closed() -> None:
@@ -400,6 +401,13 @@ def two_person_problem(plan_id: int | None, plan: Plan, cluster_id: str | None =
     return run_service.two_person_problem(deps.store(), load_users(), plan_id, plan, cluster_id)
 
 
+def refusal_box(message: str, hint: str, findings: tuple[Finding, ...]) -> None:
+    """The service's refusal of a submission (:class:`console.core.errors.SubmitRefused`), as it says it."""
+    st.error(f"{message} {hint}")
+    if findings:
+        st.code("\n".join(f.message for f in findings[:20]), language=None, wrap_lines=True)
+
+
 @st.dialog("Submit the plan", width="large", on_dismiss=_closed)
 def submit_dialog(
     settings: ConnectionSettings,
@@ -428,16 +436,12 @@ def submit_dialog(
         return
     # the plan is checked again against the cluster as it is now; a partition that moved since
     # the review is a "stale" error
-    pre = run_service.preflight(
+    pre = preflight(
         state, plan.with_basis(reviewed) if not plan.basis else plan, limits, rate, deps.calibration(state, settings)
     )
-    bad = pre.blocking(allow_cordoned)
-    if bad:
-        st.error(
-            f"{plural(len(bad), 'error')} against the cluster as it is now; nothing was sent. Press “Check again” and "
-            "review the plan once more."
-        )
-        st.code("\n".join(f.message for f in bad[:20]), language=None, wrap_lines=True)
+    refused = pre.refusal(allow_cordoned)
+    if refused is not None:
+        refusal_box(refused.message, refused.hint, refused.findings)
         return
     waves, est = pre.waves, pre.estimate
     if pre.cordoned:
@@ -510,7 +514,11 @@ def submit_dialog(
                 users=load_users(),
                 plan_id=plan_id,
                 allow_cordoned=allow_cordoned,
+                checked=pre,
             )
+        except SubmitRefused as e:
+            refusal_box(e.message, e.hint, e.findings)
+            return
         except (ConflictError, NotPermitted) as e:
             st.error(f"{e.message} {e.hint}")
             return

@@ -309,7 +309,9 @@ def submit(args: argparse.Namespace) -> int:
     import getpass
 
     from console.access.auth import Identity, load_users
+    from console.core.errors import SubmitRefused
     from console.core.format import human_bytes, human_duration
+    from console.core.model import cluster_key
     from console.core.states import RunState, SubmitPath
     from console.moves.waves import WaveLimits
     from console.plans.diff import first_replica_changes
@@ -320,6 +322,7 @@ def submit(args: argparse.Namespace) -> int:
     from console.runs.executor import Executor
     from console.services import runs as run_service
     from console.services.cancel import CANCELLED as DIR_CANCELLED
+    from console.services.preflight import check_submit, preflight
     from console.storage.runs import ELECTION_WAVE
     from console.storage.store import Store
 
@@ -340,25 +343,15 @@ def submit(args: argparse.Namespace) -> int:
     with connect(args) as reader:
         name = reader.settings.name
         state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
-        if state.status.metadata is not SourceStatus.OK or state.status.reassignments is not SourceStatus.OK:
-            print_findings(state)
-            print("Refused: the cluster's state could not be read in full; nothing was sent.", file=sys.stderr)
-            return Exit.FAILED
-        pre = run_service.preflight(state, plan, limits, args.throttle, calibration(state, name))
-        bad, warn = pre.blocking(args.allow_cordoned), pre.warnings
-        if bad:
-            print(findings_text(bad), file=sys.stderr)
-            print(
-                f"Refused: {plural(len(bad), 'error')}; nothing was sent."
-                + (
-                    " The plan sends replicas to cordoned brokers or log dirs: --allow-cordoned submits it anyway "
-                    "(audited)."
-                    if pre.cordoned and not args.allow_cordoned
-                    else ""
-                ),
-                file=sys.stderr,
-            )
-            return Exit.FAILED
+        pre = preflight(state, plan, limits, args.throttle, calibration(state, name))
+        asked: dict[str, object] = {"name": args.name or path.name, "plan": args.plan_id, "partitions": len(plan)}
+        try:  # the service's rule, in its words, audited; start_run applies it again
+            check_submit(store, Identity.cli(user), cluster_key(state, name), pre, args.allow_cordoned, asked)
+        except SubmitRefused as refused:
+            if refused.findings:
+                print(findings_text(list(refused.findings)), file=sys.stderr)
+            raise
+        warn = pre.warnings
         if pre.cordoned:
             print(findings_text(pre.cordoned), file=sys.stderr)
             print(
@@ -433,6 +426,7 @@ def submit(args: argparse.Namespace) -> int:
             users=users,
             plan_id=args.plan_id,
             allow_cordoned=args.allow_cordoned,
+            checked=pre,
         )
         print(f"Run {run_id} recorded.", file=sys.stderr)
         if args.detach:

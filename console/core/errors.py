@@ -17,6 +17,7 @@ pages, the CLI and notebooks handle one tree::
     ├── ZooKeeperUnavailable          ZooKeeper does not answer or the session is lost
     ├── AuthorizationFailed           the cluster answered "not authorised" for an operation
     ├── NotPermitted                  the console's roles or approval rules refuse an action (nothing is sent)
+    │   └── SubmitRefused             a run refused: the plan has blocking errors, or the cluster was not read in full
     ├── UnsupportedByCluster          the broker is too old for an API (e.g. before Kafka 2.4)
     ├── ReassignmentBusy              a reassignment in progress blocks the request (the legacy znode is there)
     ├── PartiallyApplied              a request in several batches stopped part-way (``outcomes``: what was applied)
@@ -44,6 +45,7 @@ from typing import TYPE_CHECKING
 from console.core.limits import PROBLEMS_SHOWN
 
 if TYPE_CHECKING:
+    from console.core.findings import Finding
     from console.core.model import Outcome, TopicPartition
 
 
@@ -126,6 +128,18 @@ class AuthorizationFailed(ConsoleError):
 class NotPermitted(ConsoleError):
     """The acting identity may not do this (its roles, or the two-person rule): the console refused
     it before writing or sending anything but the audit entry that says so."""
+
+
+class SubmitRefused(NotPermitted):
+    """The console refused to start a run (:func:`console.services.runs.start_run`): the plan has
+    errors that block a submission against the cluster as it is now, or the cluster's essential
+    reads (Metadata, ListPartitionReassignments) failed. ``findings`` are what the front ends list
+    under the message (the plan's blocking errors, or the snapshot's read problems). Audited;
+    nothing is sent."""
+
+    def __init__(self, message: str, hint: str, findings: tuple[Finding, ...] = ()) -> None:
+        super().__init__(message, hint)
+        self.findings = findings
 
 
 class UnsupportedByCluster(ConsoleError):

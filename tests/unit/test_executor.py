@@ -416,8 +416,8 @@ def test_an_authorization_failure_fails_the_run_with_the_reason_and_takes_its_th
 # -- 5. one partition rejected --------------------------------------------------------------------------------
 def test_a_partition_the_controller_rejects_is_recorded_and_the_rest_completes(store: Store) -> None:
     fake = cluster()
-    fake.stop_broker(3)  # t-0 is to add a replica on broker 3, which is down
     run_id = start(store, fake, ONE_WAVE, limits=WaveLimits())
+    fake.stop_broker(3)  # t-0 is to add a replica on broker 3, down since the run was recorded
     assert len(store.runs.waves(run_id)) == 1
 
     steps = run_to_end(executor(store, fake), fake, run_id)
