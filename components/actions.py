@@ -23,7 +23,7 @@ from console.plans.diff import first_replica_changes
 from console.plans.logdirs import DirMoveProgress, dir_moves_in_flight
 from console.plans.plan import Plan
 from console.present import review
-from console.present.estimate import estimate_text
+from console.present.estimate import run_summary
 from console.services import cancel as cancel_service
 from console.services import runs as run_service
 from console.services.cancel import CancelReport, DirCancelResult
@@ -450,8 +450,7 @@ def submit_dialog(
             "audit entry records it."
         )
     st.markdown(
-        f"**{estimate_text(pre.partitions, len(waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, rate, est)}**; "
-        f"at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} partitions per wave."
+        f"**{run_summary(pre.partitions, len(waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, rate, est, limits)}**"
     )
     if pre.dir_bytes_to_copy:
         st.caption(

@@ -17,10 +17,12 @@ from console.cli.output import print_findings, rate_arg
 from console.core.errors import ConfigError
 from console.core.format import human_rate, plural
 from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
-from console.core.model import DIR_OFFLINE, PARTITION_GONE, SourceStatus
+from console.core.model import SourceStatus
 
 if TYPE_CHECKING:
     from console.access.auth import Identity
+    from console.core.states import RunState
+    from console.present.outcomes import RunOutcomes
     from console.storage.store import Store
 
 
@@ -310,20 +312,18 @@ def submit(args: argparse.Namespace) -> int:
 
     from console.access.auth import Identity, load_users
     from console.core.errors import SubmitRefused
-    from console.core.format import human_bytes, human_duration
     from console.core.model import cluster_key
-    from console.core.states import RunState, SubmitPath
+    from console.core.states import SubmitPath
     from console.moves.waves import WaveLimits
     from console.plans.diff import first_replica_changes
     from console.plans.plan import parse_plan
+    from console.present.estimate import run_summary
     from console.present.findings import findings_text
-    from console.present.history import min_isr_warnings
+    from console.present.outcomes import group_outcomes
     from console.present.review import local_only_topics, tiered_note
     from console.runs.executor import Executor
     from console.services import runs as run_service
-    from console.services.cancel import CANCELLED as DIR_CANCELLED
     from console.services.preflight import check_submit, preflight
-    from console.storage.runs import ELECTION_WAVE
     from console.storage.store import Store
 
     path = Path(args.reassignment_json_file)
@@ -369,21 +369,16 @@ def submit(args: argparse.Namespace) -> int:
         if not pre.waves:
             print("Nothing to do: every partition is already at its target.", file=sys.stderr)
             return Exit.OK
-        print(
-            f"Will send {plural(pre.partitions, 'partition')} in {plural(len(pre.waves), 'wave')} "
-            f"(at most {plural(limits.moves_per_broker, 'adding replica')} per broker, "
-            f"{plural(limits.partitions, 'partition')} per wave); "
-            f"{human_bytes(pre.bytes_to_copy)} to copy"
-            + (f" + {human_bytes(pre.dir_bytes_to_copy)} between dirs" if pre.dir_bytes_to_copy else "")
-            + (f"; throttled at {human_rate(args.throttle)}" if args.throttle else "; not throttled")
-            + (
-                f" (≈ {human_duration(pre.estimate.seconds)}, {pre.estimate.basis})"
-                if pre.estimate and pre.estimate.seconds
-                else ""
-            )
-            + ".",
-            file=sys.stderr,
+        summary = run_summary(
+            pre.partitions,
+            len(pre.waves),
+            pre.bytes_to_copy,
+            pre.dir_bytes_to_copy,
+            args.throttle,
+            pre.estimate,
+            limits,
         )
+        print(f"Will send {summary}", file=sys.stderr)
         local_only = sorted(set(local_only_topics(pre.findings)) | set(pre.tiered_topics))
         if local_only:
             print(tiered_note(local_only), file=sys.stderr)
@@ -435,29 +430,26 @@ def submit(args: argparse.Namespace) -> int:
         run = Executor(store, gateway, user).drive(
             run_id, progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr)
         )
-        failed = [o for o in store.runs.outcomes(run_id) if not o.accepted]
-        # a dir the broker refused (a cordoned one, one it does not have): the replica is in another of its dirs
-        dirs_refused = [
-            d
-            for d in store.runs.dir_moves(run_id)
-            if not (d.accepted or d.remembered or d.code in (DIR_CANCELLED, DIR_OFFLINE))  # offline: said below
-        ]
-    # an election that failed for some partitions leaves them led as they were: shown, not a failure
-    not_in_dir = [o for o in failed if o.code == DIR_OFFLINE]  # a dir went offline during its move
-    gone = [o for o in failed if o.code == PARTITION_GONE]  # deleted during the run: not the controller's refusal
-    rejected = [o for o in failed if o.wave != ELECTION_WAVE and o.code not in (DIR_OFFLINE, PARTITION_GONE)]
-    not_elected = [o for o in failed if o.wave == ELECTION_WAVE]
-    for o in rejected:
+        got = group_outcomes(store.runs.outcomes(run_id), store.runs.dir_moves(run_id))
+    return _said(store, run_id, run.state, elect, got)
+
+
+def _said(store: Store, run_id: int, state: RunState, elect: bool, got: RunOutcomes) -> int:
+    """What became of a run driven by ``submit``, on stderr and as one JSON line; its exit code."""
+    from console.core.states import RunState
+    from console.present.history import min_isr_warnings
+
+    for o in got.rejected:
         print(f"Rejected in wave {o.wave}: {o.name}: {o.message}", file=sys.stderr)
-    for o in not_in_dir:
+    for o in got.not_in_dir:
         print(f"Not in its log dir (wave {o.wave}): {o.name}: {o.message}", file=sys.stderr)
-    for o in gone:
+    for o in got.gone:
         print(f"No longer exists (wave {o.wave}): {o.name}: {o.message}", file=sys.stderr)
     for said in min_isr_warnings(store.audit.entries(action="min-isr-changed"), run_id):
         print(f"Warning: {said}", file=sys.stderr)
-    for o in not_elected:
+    for o in got.not_elected:
         print(f"Preferred leader not elected: {o.name}: {o.code}: {o.message}", file=sys.stderr)
-    for d in dirs_refused:
+    for d in got.dirs_not_taken:
         print(
             f"Log dir not taken: {d.topic}-{d.partition} on broker {d.broker} into {d.log_dir}: {d.code} "
             "(the replica is in another dir of the broker)",
@@ -467,19 +459,19 @@ def submit(args: argparse.Namespace) -> int:
         json.dumps(
             {
                 "run": run_id,
-                "state": run.state.value,
-                "rejected": [o.name for o in rejected],
-                "not_in_log_dir": [o.name for o in not_in_dir],
-                "gone": [o.name for o in gone],
+                "state": state.value,
+                "rejected": [o.name for o in got.rejected],
+                "not_in_log_dir": [o.name for o in got.not_in_dir],
+                "gone": [o.name for o in got.gone],
                 "elect_leaders": elect,
-                "not_elected": [o.name for o in not_elected],
-                "log_dirs_not_taken": [d.to_dict() for d in dirs_refused],
+                "not_elected": [o.name for o in got.not_elected],
+                "log_dirs_not_taken": [d.to_dict() for d in got.dirs_not_taken],
             }
         )
     )
-    if run.state is not RunState.COMPLETED:
+    if state is not RunState.COMPLETED:
         return Exit.FAILED
-    return Exit.PARTLY if rejected or not_in_dir or dirs_refused or gone else Exit.OK
+    return Exit.PARTLY if got.partly else Exit.OK
 
 
 def throttle(args: argparse.Namespace) -> int:

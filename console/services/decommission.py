@@ -177,10 +177,10 @@ def _unregister_one(
     """One UnregisterBroker, audited before it is sent and with its answer; False when the
     controller answered that the broker was not registered."""
     request = {**extra, "broker": broker}
-    was, ref = audited_send(store, who, key, "unregister-broker", request, partial(cluster.unregister_broker, broker))
-    store.audit.record(
-        who.name, key, "unregister-broker", request, "unregistered" if was else "not registered", ref=ref
+    was, intent = audited_send(
+        store, who, key, "unregister-broker", request, partial(cluster.unregister_broker, broker)
     )
+    intent.answer("unregistered" if was else "not registered")
     return was
 
 

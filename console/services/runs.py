@@ -16,6 +16,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from console.access.auth import Identity, Users, approval_problem
 from console.core.errors import ConfigError, ConsoleError
@@ -33,6 +34,7 @@ from console.moves.throttles import Leftover, LeftoverKind
 from console.moves.waves import WaveLimits
 from console.plans.diff import first_replica_changes
 from console.plans.plan import Plan, parse_plan, plan_hash, rollback
+from console.runs.audited import Intent
 from console.runs.executor import Executor, Step
 from console.runs.gateway import ClusterGateway
 from console.services.cancel import CancelReport, cancel_seen
@@ -283,22 +285,9 @@ def change_throttle(
         brokers = sorted({e.name for e in store.runs.ledger(run_id) if e.kind == "broker"})
         store.runs.set_rate(run_id, rate)
         request = {"run": run_id, "rate": rate, "brokers": brokers}
-        intent = store.audit.record(user, run.cluster, "throttle-rate", request, "sending", plan_hash=run.plan_hash)
-    try:
-        Executor(store, cluster, user).apply_rate(run, rate)
-    except ConsoleError as e:
-        store.audit.record(
-            user,
-            run.cluster,
-            "throttle-rate",
-            request,
-            "failed",
-            ref=intent,
-            plan_hash=run.plan_hash,
-            response={"error": e.message},
-        )
-        raise
-    store.audit.record(user, run.cluster, "throttle-rate", request, "applied", ref=intent, plan_hash=run.plan_hash)
+        intent = Intent.announce(store, user, run, "throttle-rate", request)
+    intent.send(partial(Executor(store, cluster, user).apply_rate, run, rate))
+    intent.answer("applied")
     ids = tuple(BrokerId(int(b)) for b in brokers)
     deadline = time.monotonic() + confirm_s
     while True:
@@ -406,17 +395,8 @@ def sweep(
     require(store, who, "sweep", key, request)
     if not chosen:
         return SweepReport()
-    intent = store.audit.record(user, key, "throttle-sweep", request, "sending")
-    try:
-        if brokers or topics:
-            cluster.alter_configs(brokers, topics)
-        if default:
-            cluster.alter_cluster_default(default)
-    except ConsoleError as failed:
-        store.audit.record(
-            user, key, "throttle-sweep", request, "failed", ref=intent, response={"error": failed.message}
-        )
-        raise
+    intent = Intent.open(store, user, key, "throttle-sweep", request)
+    intent.send(partial(_remove, cluster, brokers, topics, default))
     asked = tuple(sorted(set(brokers) | ({b.id for b in state.brokers if b.live} if default else set())))
     report = _read_back(cluster, chosen, asked, tuple(topics), confirm_s)
     gone = {(lo.kind, lo.name, lo.key) for lo in report.removed}
@@ -430,16 +410,20 @@ def sweep(
             for part, los in (("still set", report.still_set), ("unconfirmed", report.unconfirmed))
             if los
         }
-        store.audit.record(
-            user,
-            key,
-            "throttle-sweep",
-            request,
-            "partly removed" if left else "removed",
-            ref=intent,
-            response=left or None,
-        )
+        intent.answer("partly removed" if left else "removed", left or None)
     return report
+
+
+def _remove(
+    cluster: ClusterGateway,
+    brokers: dict[BrokerId, dict[str, str | None]],
+    topics: dict[str, dict[str, str | None]],
+    default: dict[str, str | None],
+) -> None:
+    if brokers or topics:
+        cluster.alter_configs(brokers, topics)
+    if default:
+        cluster.alter_cluster_default(default)
 
 
 def _read_back(
