@@ -14,7 +14,7 @@ from console.cli.cluster import calibration, connect, connection_args
 from console.cli.exits import Exit
 from console.cli.files import read_file
 from console.cli.output import print_findings, rate_arg
-from console.core.errors import ConfigError
+from console.core.errors import ConfigError, IllegalTransition
 from console.core.format import human_rate, plural
 from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
 from console.core.model import SourceStatus
@@ -201,7 +201,7 @@ def cancel(args: argparse.Namespace) -> int:
         runs = {args.run} if args.run is not None else {r for k, r in ours.items() if keys is None or k in keys}
         dir_moves = cancel_service.runs_dir_moves(store, reader.snapshot, runs, None if args.run is not None else keys)
         if args.run is not None and not keys and not dir_moves:
-            raise ConfigError(
+            raise IllegalTransition(
                 f"Run {args.run} has nothing in flight in this cluster.",
                 "List the runs with `python -m console runs`.",
             )
@@ -518,8 +518,13 @@ def throttle(args: argparse.Namespace) -> int:
     if args.rate is None or args.rate <= 0:
         raise ConfigError("--rate must be a positive rate.", "For example --rate 10MB/s (or 10000000, in bytes/s).")
     run = store.runs.get(args.run)
-    if run is None or not run.active:
-        raise ConfigError(f"Run {args.run} is not running.", "List the runs with `python -m console runs`.")
+    if run is None:
+        raise ConfigError(f"Run {args.run} is not in the store.", "List the runs with `python -m console runs`.")
+    if not run.active:
+        raise IllegalTransition(
+            f"Run {args.run} is {run.state}: its throttle cannot change.",
+            "List the runs with `python -m console runs`.",
+        )
     with connect(args) as reader:
         run_service.change_throttle(store, reader.gateway(), Identity.cli(getpass.getuser()), args.run, args.rate)
     print(f"Run {args.run}: throttle set to {human_rate(args.rate)}.", file=sys.stderr)

@@ -5,13 +5,13 @@ into these at the boundary where they occur (the adapters, the storage module, t
 pages, the CLI and notebooks handle one tree::
 
     ConsoleError                      anything the console reports to an operator
-    ├── ConfigError                   bad connection settings, command-config or users file, bad CLI input
+    ├── ConfigError                   bad connection settings, command-config or users file, bad input (exit 2)
     │   ├── NotATerminal              a command asks to confirm with no terminal to ask at (add ``--yes``)
     │   ├── PlanFormatError           a plan file that cannot be used (``problems`` lists why, by entry)
     │   └── SparkError                Spark could not run a job (exit 2, as for unusable input)
     │       ├── SparkUnavailable      the Spark master or Connect server given does not answer
     │       └── SparkJobFailed        a job failed on its input (a corrupt file, a schema Spark cannot read)
-    ├── ClusterUnavailable            Kafka does not answer (timeout, connection refused, no controller)
+    ├── ClusterUnavailable            Kafka does not answer, or a part of the cluster needed could not be read (exit 1)
     │   └── AnswerLost                a request that changes the cluster went out and its answer did not come back
     ├── RequestRefused                Kafka answered a request with an error asking again will not change
     ├── ZooKeeperUnavailable          ZooKeeper does not answer or the session is lost
@@ -22,7 +22,7 @@ pages, the CLI and notebooks handle one tree::
     ├── ReassignmentBusy              a reassignment in progress blocks the request (the legacy znode is there)
     ├── PartiallyApplied              a request in several batches stopped part-way (``outcomes``: what was applied)
     ├── GoalImpossible                a plan generator's goal cannot be reached (drain below RF, no destination left)
-    ├── IllegalTransition             a run or wave asked to go to a state it cannot reach from where it is
+    ├── IllegalTransition             a run, wave or decommission asked for a change its state does not allow (exit 1)
     ├── StoreError                    the console's SQLite store cannot be read or written
     │   └── ConflictError             another active run already moves some of the plan's partitions
     ├── DiskError                     a file or directory the console writes (snapshots, tables, --report-json)

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from console.core.errors import ConfigError, GoalImpossible
+from console.core.errors import ClusterUnavailable, ConfigError, GoalImpossible
 from console.core.format import human_bytes, ids_text, plural
 from console.core.model import Broker, BrokerId, ClusterState, Finding, Partition, Severity, replicas_in_dir
 from console.core.perf import without_gc
@@ -813,7 +813,7 @@ def _drain_log_dir(ctx: _Context) -> Bound:
             if not broker.live
             else "they were not read (DescribeLogDirs)"
         )
-        raise ConfigError(
+        raise (ClusterUnavailable if broker is not None and broker.live else ConfigError)(
             f"Broker {b} reports no log dirs: {why}.",
             "Take a snapshot that has them (the Overview page lists each broker's log dirs).",
         )

@@ -22,7 +22,7 @@ from functools import partial
 
 from console.access.auth import Identity
 from console.core.cluster_info import cordons_supported, cordons_text
-from console.core.errors import ConfigError, ConsoleError, UnsupportedByCluster
+from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, UnsupportedByCluster
 from console.core.limits import CORDON_ALL, CORDONED_LOG_DIRS
 from console.core.model import Broker, BrokerId, ClusterState, cluster_key, cordon_value
 from console.runs.gateway import ClusterGateway
@@ -172,7 +172,7 @@ def _target(state: ClusterState, broker: BrokerId, log_dir: str | None) -> Broke
         )
     if log_dir is not None:
         if not found.log_dirs:
-            raise ConfigError(
+            raise ClusterUnavailable(
                 f"The log dirs of broker {broker} could not be read, so {log_dir} cannot be checked; nothing was sent.",
                 "Check that DescribeLogDirs answers (Overview's sources), then try again.",
             )
@@ -196,7 +196,7 @@ def _current(cluster: ClusterGateway, state: ClusterState, broker: BrokerId) -> 
     known = state.broker(broker)
     if known is not None and known.cordoned_log_dirs is not None:
         return known.cordoned_log_dirs
-    raise ConfigError(
+    raise ClusterUnavailable(
         f"The cordoned.log.dirs of broker {broker} could not be read; nothing was sent.",
         "Check that the broker answers DescribeConfigs, then try again.",
     )

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from console.access.auth import Identity, Users, approval_problem
-from console.core.errors import ConfigError, ConsoleError
+from console.core.errors import ConfigError, ConsoleError, IllegalTransition
 from console.core.limits import FOLLOWER_RATE
 from console.core.model import (
     DEFAULT_BROKER,
@@ -278,7 +278,7 @@ def change_throttle(
     with store.transaction():
         run = store.runs.require(run_id)
         if not run.active:
-            raise ConfigError(
+            raise IllegalTransition(
                 f"Run {run_id} is {run.state}: its throttle cannot change.",
                 "List the runs with `python -m console runs`.",
             )
@@ -315,7 +315,7 @@ def abandon(
         plan_hash=run.plan_hash,
     )
     if not run.active:
-        raise ConfigError(
+        raise IllegalTransition(
             f"Run {run_id} is {run.state}: there is nothing to abandon.", "List the runs with `python -m console runs`."
         )
     moving = [k for k, r in store.runs.active_partitions(run.cluster).items() if r == run_id]

@@ -18,7 +18,6 @@ from console.access.auth import Identity
 from console.core.errors import (
     AuthorizationFailed,
     ClusterUnavailable,
-    ConfigError,
     ConsoleError,
     IllegalTransition,
     PartiallyApplied,
@@ -455,7 +454,7 @@ def test_an_abandoned_run_leaves_no_throttle_and_the_sweeper_removes_what_nothin
         ("throttle-removed", "applied"),
         ("run-abandoned", "abandoned"),
     ]
-    with pytest.raises(ConfigError, match="nothing to abandon"):
+    with pytest.raises(IllegalTransition, match="nothing to abandon"):
         run_service.abandon(store, fake, Identity.cli("ann"), run_id)
     assert tick(ex, run_id).did == "abandoned" and sent(fake) == [("t", 0)]
 
@@ -517,7 +516,7 @@ def test_pause_holds_the_next_wave_until_resume(store: Store) -> None:
         with pytest.raises(IllegalTransition, match=f"Run {run_id} is completed"):
             change(store, Identity.cli("ann"), run_id)
     assert len(store.audit.entries()) == before  # a refused change writes nothing
-    with pytest.raises(ConfigError):
+    with pytest.raises(IllegalTransition, match="its throttle cannot change"):
         run_service.change_throttle(store, fake, Identity.cli("ann"), run_id, 2 * RATE)
 
 
