@@ -22,7 +22,11 @@ from console.core.model import SourceStatus
 if TYPE_CHECKING:
     from console.access.auth import Identity
     from console.core.states import RunState
+    from console.moves.waves import WaveLimits
+    from console.plans.logdirs import DirMoveProgress
     from console.present.outcomes import RunOutcomes
+    from console.services.cancel import CancelReport
+    from console.services.preflight import Preflight
     from console.storage.store import Store
 
 
@@ -206,14 +210,7 @@ def cancel(args: argparse.Namespace) -> int:
                 "List the runs with `python -m console runs`.",
             )
         plan = plan_cancel(state, keys, ours, include_others=args.include_others)
-        for line in plan.explain():
-            print(line, file=sys.stderr)
-        for m in dir_moves:
-            print(
-                f"  log dir move of {m.topic}-{m.partition} on broker {m.broker}: {m.from_dir} → {m.to_dir} "
-                f"(stays in {m.from_dir})",
-                file=sys.stderr,
-            )
+        print("\n".join(plan.explain() + [_dir_move_line(m) for m in dir_moves]), file=sys.stderr)
         if not plan.cancel and not dir_moves:
             print(
                 "Nothing to cancel."
@@ -246,6 +243,11 @@ def cancel(args: argparse.Namespace) -> int:
             wait_s=args.wait,
             dir_moves=[m.key for m in dir_moves],
         )
+    return _cancel_said(args, report)
+
+
+def _cancel_said(args: argparse.Namespace, report: CancelReport) -> int:
+    """What became of a cancel, as text or JSON; its exit code."""
     result = report.result
     rejected = result.rejected if result is not None else ()
     if args.json:
@@ -265,6 +267,10 @@ def cancel(args: argparse.Namespace) -> int:
         for row in report.rows():
             print(f"  {row['partition']}: {row['outcome']}" + (f" ({row['detail']})" if row["detail"] else ""))
     return Exit.OK if not rejected else Exit.PARTLY
+
+
+def _dir_move_line(m: DirMoveProgress) -> str:
+    return f"  log dir move of {m.topic}-{m.partition} on broker {m.broker}: {m.from_dir} → {m.to_dir} (stays in {m.from_dir})"
 
 
 def _cancel_dir_moves(args: argparse.Namespace, store: Store, who: Identity) -> int:
@@ -311,19 +317,15 @@ def submit(args: argparse.Namespace) -> int:
     import getpass
 
     from console.access.auth import Identity, load_users
-    from console.core.errors import SubmitRefused
     from console.core.model import cluster_key
     from console.core.states import SubmitPath
     from console.moves.waves import WaveLimits
     from console.plans.diff import first_replica_changes
     from console.plans.plan import parse_plan
-    from console.present.estimate import run_summary
-    from console.present.findings import findings_text
     from console.present.outcomes import group_outcomes
-    from console.present.review import local_only_topics, tiered_note
     from console.runs.executor import Executor
     from console.services import runs as run_service
-    from console.services.preflight import check_submit, preflight
+    from console.services.preflight import preflight
     from console.storage.store import Store
 
     path = Path(args.reassignment_json_file)
@@ -345,58 +347,14 @@ def submit(args: argparse.Namespace) -> int:
         state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
         pre = preflight(state, plan, limits, args.throttle, calibration(state, name))
         asked: dict[str, object] = {"name": args.name or path.name, "plan": args.plan_id, "partitions": len(plan)}
-        try:  # the service's rule, in its words, audited; start_run applies it again
-            check_submit(store, Identity.cli(user), cluster_key(state, name), pre, args.allow_cordoned, asked)
-        except SubmitRefused as refused:
-            if refused.findings:
-                print(findings_text(list(refused.findings)), file=sys.stderr)
-            raise
-        warn = pre.warnings
-        if pre.cordoned:
-            print(findings_text(pre.cordoned), file=sys.stderr)
-            print(
-                f"Allowed (--allow-cordoned): {plural(len(pre.cordoned), 'replica')} onto cordoned brokers or log "
-                "dirs; the audit log records it.",
-                file=sys.stderr,
-            )
-        if warn:
-            print(findings_text(warn), file=sys.stderr)
-            if not args.yes and not confirm.said_yes(
-                f"Acknowledge {'this warning' if len(warn) == 1 else f'these {len(warn)} warnings'}? [yes/no] "
-            ):
-                print("Not acknowledged: nothing was sent.", file=sys.stderr)
-                return Exit.FAILED
+        _check(store, Identity.cli(user), cluster_key(state, name), pre, args.allow_cordoned, asked)
+        if not _acknowledged(args, pre):
+            return Exit.FAILED
         if not pre.waves:
             print("Nothing to do: every partition is already at its target.", file=sys.stderr)
             return Exit.OK
-        summary = run_summary(
-            pre.partitions,
-            len(pre.waves),
-            pre.bytes_to_copy,
-            pre.dir_bytes_to_copy,
-            args.throttle,
-            pre.estimate,
-            limits,
-        )
-        print(f"Will send {summary}", file=sys.stderr)
-        local_only = sorted(set(local_only_topics(pre.findings)) | set(pre.tiered_topics))
-        if local_only:
-            print(tiered_note(local_only), file=sys.stderr)
         elect = not args.no_elect_leaders and first_replica_changes(state, plan)
-        print(
-            "Then a preferred leader election of its partitions (--no-elect-leaders: none)."
-            if elect
-            else "No preferred leader election at the end"
-            + (" (--no-elect-leaders)." if args.no_elect_leaders else ": no partition gets another first replica."),
-            file=sys.stderr,
-        )
-        for i, w in enumerate(pre.waves, 1):
-            print(
-                f"  wave {i}: "
-                + ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:8])
-                + (f" … and {len(w) - 8} more" if len(w) > 8 else ""),
-                file=sys.stderr,
-            )
+        _show_run(args, pre, limits, elect)
         if not args.yes and not confirm.typed_name(f"Type the cluster's name ({name}) to start: ", name):
             print("Not confirmed: nothing was sent.", file=sys.stderr)
             return Exit.FAILED
@@ -432,6 +390,72 @@ def submit(args: argparse.Namespace) -> int:
         )
         got = group_outcomes(store.runs.outcomes(run_id), store.runs.dir_moves(run_id))
     return _said(store, run_id, run.state, elect, got)
+
+
+def _check(
+    store: Store, who: Identity, key: str, pre: Preflight, allow_cordoned: bool, asked: dict[str, object]
+) -> None:
+    """The service's rule, in its words, audited (start_run applies it again): its findings on stderr."""
+    from console.core.errors import SubmitRefused
+    from console.present.findings import findings_text
+    from console.services.preflight import check_submit
+
+    try:
+        check_submit(store, who, key, pre, allow_cordoned, asked)
+    except SubmitRefused as refused:
+        if refused.findings:
+            print(findings_text(list(refused.findings)), file=sys.stderr)
+        raise
+
+
+def _acknowledged(args: argparse.Namespace, pre: Preflight) -> bool:
+    """The cordoned destinations allowed said, the warnings acknowledged (``--yes``: at once)."""
+    from console.present.findings import findings_text
+
+    if pre.cordoned:
+        print(findings_text(pre.cordoned), file=sys.stderr)
+        print(
+            f"Allowed (--allow-cordoned): {plural(len(pre.cordoned), 'replica')} onto cordoned brokers or log "
+            "dirs; the audit log records it.",
+            file=sys.stderr,
+        )
+    warn = pre.warnings
+    if warn:
+        print(findings_text(warn), file=sys.stderr)
+        if not args.yes and not confirm.said_yes(
+            f"Acknowledge {'this warning' if len(warn) == 1 else f'these {len(warn)} warnings'}? [yes/no] "
+        ):
+            print("Not acknowledged: nothing was sent.", file=sys.stderr)
+            return False
+    return True
+
+
+def _show_run(args: argparse.Namespace, pre: Preflight, limits: WaveLimits, elect: bool) -> None:
+    """What the run will send: its summary sentence, the tiered topics, the election, its waves."""
+    from console.present.estimate import run_summary
+    from console.present.review import local_only_topics, tiered_note
+
+    summary = run_summary(
+        pre.partitions, len(pre.waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, args.throttle, pre.estimate, limits
+    )
+    print(f"Will send {summary}", file=sys.stderr)
+    local_only = sorted(set(local_only_topics(pre.findings)) | set(pre.tiered_topics))
+    if local_only:
+        print(tiered_note(local_only), file=sys.stderr)
+    print(
+        "Then a preferred leader election of its partitions (--no-elect-leaders: none)."
+        if elect
+        else "No preferred leader election at the end"
+        + (" (--no-elect-leaders)." if args.no_elect_leaders else ": no partition gets another first replica."),
+        file=sys.stderr,
+    )
+    for i, w in enumerate(pre.waves, 1):
+        print(
+            f"  wave {i}: "
+            + ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:8])
+            + (f" … and {len(w) - 8} more" if len(w) > 8 else ""),
+            file=sys.stderr,
+        )
 
 
 def _said(store: Store, run_id: int, state: RunState, elect: bool, got: RunOutcomes) -> int:
