@@ -27,7 +27,7 @@ from console.present.estimate import run_summary
 from console.services import cancel as cancel_service
 from console.services import runs as run_service
 from console.services.cancel import CancelReport, DirCancelResult
-from console.services.preflight import preflight
+from console.services.preflight import Preflight, preflight
 
 
 def _closed() -> None:
@@ -408,6 +408,58 @@ def refusal_box(message: str, hint: str, findings: tuple[Finding, ...]) -> None:
         st.code("\n".join(f.message for f in findings[:20]), language=None, wrap_lines=True)
 
 
+def _what_is_sent(pre: Preflight, rate: int | None, limits: WaveLimits) -> None:
+    """The submit dialog's account of the run: the override, the summary sentence, the copies
+    between dirs, the tiered topics, the waves."""
+    waves, est = pre.waves, pre.estimate
+    if pre.cordoned:
+        st.warning(
+            f"Overridden: {plural(len(pre.cordoned), 'replica')} onto cordoned brokers or log dirs; the run's "
+            "audit entry records it."
+        )
+    st.markdown(
+        f"**{run_summary(pre.partitions, len(waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, rate, est, limits)}**"
+    )
+    if pre.dir_bytes_to_copy:
+        st.caption(
+            f"{human_bytes(pre.dir_bytes_to_copy)} copied between the log dirs of brokers (on their own disks, no "
+            "network): "
+            + (
+                f"at {human_rate(rate)} per broker as the log-dir throttle "
+                "(replica.alter.log.dirs.io.max.bytes.per.second), counted in the estimate."
+                if rate
+                else "not throttled, so not estimated (as network copies without a throttle)."
+            )
+        )
+    local_only = sorted(set(review.local_only_topics(pre.findings)) | set(pre.tiered_topics))
+    if local_only:
+        st.caption(review.tiered_note(local_only))
+    st.dataframe(
+        [
+            {
+                "wave": i,
+                "partitions": len(w),
+                "first": ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:5]),
+            }
+            for i, w in enumerate(waves, 1)
+        ],
+        hide_index=True,
+    )
+
+
+def _acknowledged(warnings: int) -> bool:
+    if not warnings:
+        return True
+    return st.checkbox("I acknowledge the warning" if warnings == 1 else f"I acknowledge the {warnings} warnings")
+
+
+def _started(run_id: int) -> None:
+    st.success(f"Run {run_id} started.")
+    st.page_link(
+        "views/runs.py", label=f"Watch run {run_id}", icon=":material/play_circle:", query_params={"run": str(run_id)}
+    )
+
+
 @st.dialog("Submit the plan", width="large", on_dismiss=_closed)
 def submit_dialog(
     settings: ConnectionSettings,
@@ -443,40 +495,7 @@ def submit_dialog(
     if refused is not None:
         refusal_box(refused.message, refused.hint, refused.findings)
         return
-    waves, est = pre.waves, pre.estimate
-    if pre.cordoned:
-        st.warning(
-            f"Overridden: {plural(len(pre.cordoned), 'replica')} onto cordoned brokers or log dirs; the run's "
-            "audit entry records it."
-        )
-    st.markdown(
-        f"**{run_summary(pre.partitions, len(waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, rate, est, limits)}**"
-    )
-    if pre.dir_bytes_to_copy:
-        st.caption(
-            f"{human_bytes(pre.dir_bytes_to_copy)} copied between the log dirs of brokers (on their own disks, no "
-            "network): "
-            + (
-                f"at {human_rate(rate)} per broker as the log-dir throttle "
-                "(replica.alter.log.dirs.io.max.bytes.per.second), counted in the estimate."
-                if rate
-                else "not throttled, so not estimated (as network copies without a throttle)."
-            )
-        )
-    local_only = sorted(set(review.local_only_topics(pre.findings)) | set(pre.tiered_topics))
-    if local_only:
-        st.caption(review.tiered_note(local_only))
-    st.dataframe(
-        [
-            {
-                "wave": i,
-                "partitions": len(w),
-                "first": ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:5]),
-            }
-            for i, w in enumerate(waves, 1)
-        ],
-        hide_index=True,
-    )
+    _what_is_sent(pre, rate, limits)
     elect = st.checkbox(
         "Finish with a preferred leader election",
         value=first_replica_changes(reviewed, plan) if elect_default is None else elect_default,
@@ -484,11 +503,7 @@ def submit_dialog(
         "in sync (in batches, audited). On by default when the plan changes some partition's "
         "first replica; the review's leaders after assume it.",
     )
-    ack = (
-        st.checkbox("I acknowledge the warning" if warnings == 1 else f"I acknowledge the {warnings} warnings")
-        if warnings
-        else True
-    )
+    ack = _acknowledged(warnings)
     typed = st.text_input(f"Type the cluster's name (**{settings.name}**) to start")
     started: int | None = st.session_state.get(keys.SUBMIT_STARTED)
     if st.button(
@@ -515,21 +530,12 @@ def submit_dialog(
                 allow_cordoned=allow_cordoned,
                 checked=pre,
             )
-        except SubmitRefused as e:
-            refusal_box(e.message, e.hint, e.findings)
-            return
-        except (ConflictError, NotPermitted) as e:
-            st.error(f"{e.message} {e.hint}")
+        except (ConflictError, NotPermitted) as e:  # SubmitRefused too: said with its findings
+            refusal_box(e.message, e.hint, e.findings if isinstance(e, SubmitRefused) else ())
             return
         deps.worker(settings)  # the server's worker drives it from here
         st.session_state[keys.LAST_ACTION] = f"Run {run_id} started by {me.name}."
         st.session_state[keys.SUBMIT_STARTED] = run_id
         st.rerun(scope="fragment")  # the dialog again, its button off: a run is started once
     if started is not None:
-        st.success(f"Run {started} started.")
-        st.page_link(
-            "views/runs.py",
-            label=f"Watch run {started}",
-            icon=":material/play_circle:",
-            query_params={"run": str(started)},
-        )
+        _started(started)
