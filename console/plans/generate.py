@@ -328,6 +328,35 @@ def _balance_bound(ctx: _Context, before: tuple[np.ndarray, np.ndarray, np.ndarr
 # ------------------------------------------------------------------------------------------
 # What every goal shares: which partitions may move, which brokers receive, how load scores
 # ------------------------------------------------------------------------------------------
+def _check_named(lay: Layout, options: GenerateOptions) -> None:
+    """Refuse brokers and topics the options name that the cluster does not have."""
+    known = set(lay.ids)
+    for name, ids in (
+        ("--exclude-brokers", options.exclude_brokers),
+        (
+            "the brokers to drain"
+            if options.goal is Goal.DECOMMISSION
+            else "the broker of the log dir"
+            if options.goal is Goal.DRAIN_LOG_DIR
+            else "the brokers",
+            options.brokers,
+        ),
+    ):
+        unknown = sorted(set(ids) - known)
+        if unknown:
+            raise ConfigError(
+                f"{name}: no broker {ids_text(unknown)} in this cluster (it has {ids_text(lay.ids)}).",
+                "Pick brokers from the cluster's broker list (python -m console state).",
+            )
+    topics = set(options.topics)
+    every = lay.state.topics
+    missing = sorted(topics - set(every))
+    if missing:
+        raise ConfigError(
+            f"No topic {', '.join(missing)} in this cluster.", "Check the topic names (python -m console state)."
+        )
+
+
 class _Context:
     def __init__(self, lay: Layout, options: GenerateOptions) -> None:
         self.lay = lay
@@ -335,31 +364,8 @@ class _Context:
         self.findings: list[Finding] = []
         state = lay.state
         parts = state.partitions
-        known = set(lay.ids)
-        for name, ids in (
-            ("--exclude-brokers", options.exclude_brokers),
-            (
-                "the brokers to drain"
-                if options.goal is Goal.DECOMMISSION
-                else "the broker of the log dir"
-                if options.goal is Goal.DRAIN_LOG_DIR
-                else "the brokers",
-                options.brokers,
-            ),
-        ):
-            unknown = sorted(set(ids) - known)
-            if unknown:
-                raise ConfigError(
-                    f"{name}: no broker {ids_text(unknown)} in this cluster (it has {ids_text(lay.ids)}).",
-                    "Pick brokers from the cluster's broker list (python -m console state).",
-                )
-        topics = set(options.topics)
+        _check_named(lay, options)
         every = state.topics
-        missing = sorted(topics - set(every))
-        if missing:
-            raise ConfigError(
-                f"No topic {', '.join(missing)} in this cluster.", "Check the topic names (python -m console state)."
-            )
         chosen = chosen_topics(options, every)
         cols = columns_of(state)
         if len(chosen) == len(every):  # every topic
@@ -418,6 +424,15 @@ class _Context:
                 "(or fenced): never a destination.",
             )
         self._cordon_notes(state, down)
+        self._rack_notes()
+        order = list(range(len(lay.ids)))
+        random.Random(options.seed).shuffle(order)
+        self.tiebreak = np.empty(len(lay.ids), np.float64)
+        self.tiebreak[order] = np.arange(len(lay.ids)) * 1e-9
+
+    def _rack_notes(self) -> None:
+        """Say when racks are not taken into account, or are fewer than a replication factor."""
+        lay = self.lay
         with_rack = [lay.rack[i] >= 0 for i, e in enumerate(lay.eligible) if e]
         if any(with_rack) and not all(with_rack):
             self.note(
@@ -436,10 +451,6 @@ class _Context:
                     f"Replication factor {widest} on {plural(self.racks, 'rack')}: such partitions can span only "
                     f"{self.racks} racks, so some racks hold two of their replicas.",
                 )
-        order = list(range(len(lay.ids)))
-        random.Random(options.seed).shuffle(order)
-        self.tiebreak = np.empty(len(lay.ids), np.float64)
-        self.tiebreak[order] = np.arange(len(lay.ids)) * 1e-9
 
     def note(self, code: str, severity: Severity, message: str, hint: str = "") -> None:
         self.findings.append(Finding(code, severity, message, hint))
@@ -1110,39 +1121,42 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
     lay.move_many(moved_rows, moved_from, moved_to)
     active = [i for i in sources if i not in inactive]
     final = lay.count if by_count else lay.bytes
-
-    def done() -> bool:
-        hi, lo = final[src].max(), final[dst].min()
-        if by_count:
-            return bool(hi - lo <= 1 or (hi <= top_c and lo >= floor_c))
-        return bool(hi <= high_b and lo >= low_b) or bool(hi <= lo)
-
-    reached = done()
+    hi, lo = final[src].max(), final[dst].min()
+    if by_count:
+        reached = bool(hi - lo <= 1 or (hi <= top_c and lo >= floor_c))
+    else:
+        reached = bool(hi <= high_b and lo >= low_b) or bool(hi <= lo)
     if not reached:
-        what = "replicas" if by_count else "bytes"
-        why = (
-            (
-                "the budget ("
-                + ", ".join(
-                    x
-                    for x in (
-                        f"{opts.max_moves} moves" if opts.max_moves is not None else "",
-                        f"{opts.max_bytes:,} bytes" if opts.max_bytes is not None else "",
-                    )
-                    if x
-                )
-                + ") is spent"
-            )
-            if budget_hit or (max_bytes >= 0 and bool(active))
-            else "no further move is possible within the rules (racks, partitions that may move, one move per partition)"
-        )
-        ctx.note(
-            "balance-not-reached",
-            Severity.INFO,
-            f"The brokers are not fully even by {what}: {why}.",
-            "Raise the budget, or include more topics or brokers.",
-        )
+        _not_reached(ctx, by_count, budget_hit or (max_bytes >= 0 and bool(active)))
     return reached
+
+
+def _not_reached(ctx: _Context, by_count: bool, budget_spent: bool) -> None:
+    """Say why the balance goal was not reached: the budget spent, or no move left within the rules."""
+    opts = ctx.options
+    what = "replicas" if by_count else "bytes"
+    why = (
+        (
+            "the budget ("
+            + ", ".join(
+                x
+                for x in (
+                    f"{opts.max_moves} moves" if opts.max_moves is not None else "",
+                    f"{opts.max_bytes:,} bytes" if opts.max_bytes is not None else "",
+                )
+                if x
+            )
+            + ") is spent"
+        )
+        if budget_spent
+        else "no further move is possible within the rules (racks, partitions that may move, one move per partition)"
+    )
+    ctx.note(
+        "balance-not-reached",
+        Severity.INFO,
+        f"The brokers are not fully even by {what}: {why}.",
+        "Raise the budget, or include more topics or brokers.",
+    )
 
 
 _BLOCK = 256
@@ -1282,14 +1296,7 @@ def _rack_masks(lay: Layout, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def _pick(
-    c: _Candidates,
-    reps: list[list[int]],
-    sb: int,
-    db: int,
-    rack: int,
-    ideal: float,
-    limit: int,
-    room: int,
+    c: _Candidates, reps: list[list[int]], sb: int, db: int, rack: int, ideal: float, limit: int, room: int
 ) -> int:
     """A replica on broker ``sb`` (of its candidates ``c``) that may move to broker ``db``: its size
     nearest ``ideal`` (strictly between 0 and ``limit`` when ``limit`` is not -1, at most ``room``
