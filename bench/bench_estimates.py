@@ -8,7 +8,7 @@ created and filled (``--kb`` KB per partition), the plan submitted with ``python
 --throttle RATE --yes`` (the run carried out to the end, as an operator would), and meanwhile the
 cluster read every second, as the Live page reads it:
 
-* **announced**: the submit's estimate (:func:`console.services.runs.preflight`, the one Review, the
+* **announced**: the submit's estimate (:func:`console.services.preflight.preflight`, the one Review, the
   submit dialog, the CLI and Runs show); **old**: the estimate before it counted the bottleneck
   (a wave's bytes over the throttle times the fewer of its senders and receivers);
 * **ETA at 25 %**: when a quarter of the plan's bytes are copied, the Live page's headline ETA
@@ -92,7 +92,7 @@ def one_shape(sb, shape: Shape, rate: int, kb: int, data: Path) -> dict[str, obj
     from console.plans.plan import parse_plan
     from console.present import live
     from console.sandbox.demo import create_assigned_topic, fill
-    from console.services.runs import preflight
+    from console.services.preflight import preflight
     from console.state.reader import ClusterReader
     from console.storage.store import Store
 

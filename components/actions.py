@@ -14,9 +14,9 @@ import streamlit as st
 from components import deps, keys, widgets
 from console.access.auth import Identity, load_users
 from console.access.settings import ConnectionSettings
-from console.core.errors import ConflictError, ConsoleError, NotPermitted
+from console.core.errors import ConflictError, ConsoleError, NotPermitted, SubmitRefused
 from console.core.format import human_bytes, human_rate, plural
-from console.core.model import ClusterState, TopicPartition, cluster_key
+from console.core.model import ClusterState, Finding, TopicPartition, cluster_key
 from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
 from console.moves.others import moves_text, since_text
 from console.moves.waves import WaveLimits
@@ -24,11 +24,12 @@ from console.plans.diff import first_replica_changes
 from console.plans.logdirs import DirMoveProgress, dir_moves_in_flight
 from console.plans.plan import Plan
 from console.present import review
-from console.present.estimate import estimate_text
+from console.present.estimate import run_summary
 from console.services import cancel as cancel_service
 from console.services import other_moves as other_moves_service
 from console.services import runs as run_service
 from console.services.cancel import CancelReport, DirCancelResult
+from console.services.preflight import Preflight, preflight
 from console.storage.store import Store
 
 
@@ -403,10 +404,29 @@ def two_person_problem(plan_id: int | None, plan: Plan, cluster_id: str | None =
     return run_service.two_person_problem(deps.store(), load_users(), plan_id, plan, cluster_id)
 
 
-def _dir_copy_caption(dir_bytes: int, rate: int | None) -> None:
-    if dir_bytes:
+def refusal_box(message: str, hint: str, findings: tuple[Finding, ...]) -> None:
+    """The service's refusal of a submission (:class:`console.core.errors.SubmitRefused`), as it says it."""
+    st.error(f"{message} {hint}")
+    if findings:
+        st.code("\n".join(f.message for f in findings[:20]), language=None, wrap_lines=True)
+
+
+def _what_is_sent(pre: Preflight, rate: int | None, limits: WaveLimits) -> None:
+    """The submit dialog's account of the run: the override, the summary sentence, the copies
+    between dirs, the tiered topics, the waves."""
+    waves, est = pre.waves, pre.estimate
+    if pre.cordoned:
+        st.warning(
+            f"Overridden: {plural(len(pre.cordoned), 'replica')} onto cordoned brokers or log dirs; the run's "
+            "audit entry records it."
+        )
+    st.markdown(
+        f"**{run_summary(pre.partitions, len(waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, rate, est, limits)}**"
+    )
+    if pre.dir_bytes_to_copy:
         st.caption(
-            f"{human_bytes(dir_bytes)} copied between the log dirs of brokers (on their own disks, no network): "
+            f"{human_bytes(pre.dir_bytes_to_copy)} copied between the log dirs of brokers (on their own disks, no "
+            "network): "
             + (
                 f"at {human_rate(rate)} per broker as the log-dir throttle "
                 "(replica.alter.log.dirs.io.max.bytes.per.second), counted in the estimate."
@@ -414,6 +434,33 @@ def _dir_copy_caption(dir_bytes: int, rate: int | None) -> None:
                 else "not throttled, so not estimated (as network copies without a throttle)."
             )
         )
+    local_only = sorted(set(review.local_only_topics(pre.findings)) | set(pre.tiered_topics))
+    if local_only:
+        st.caption(review.tiered_note(local_only))
+    st.dataframe(
+        [
+            {
+                "wave": i,
+                "partitions": len(w),
+                "first": ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:5]),
+            }
+            for i, w in enumerate(waves, 1)
+        ],
+        hide_index=True,
+    )
+
+
+def _acknowledged(warnings: int) -> bool:
+    if not warnings:
+        return True
+    return st.checkbox("I acknowledge the warning" if warnings == 1 else f"I acknowledge the {warnings} warnings")
+
+
+def _started(run_id: int) -> None:
+    st.success(f"Run {run_id} started.")
+    st.page_link(
+        "views/runs.py", label=f"Watch run {run_id}", icon=":material/play_circle:", query_params={"run": str(run_id)}
+    )
 
 
 def other_moves_confirmed(store: Store, key: str, state: ClusterState) -> bool | None:
@@ -459,42 +506,14 @@ def submit_dialog(
         return
     # the plan is checked again against the cluster as it is now; a partition that moved since
     # the review is a "stale" error
-    pre = run_service.preflight(
+    pre = preflight(
         state, plan.with_basis(reviewed) if not plan.basis else plan, limits, rate, deps.calibration(state, settings)
     )
-    bad = pre.blocking(allow_cordoned)
-    if bad:
-        st.error(
-            f"{plural(len(bad), 'error')} against the cluster as it is now; nothing was sent. Press “Check again” and "
-            "review the plan once more."
-        )
-        st.code("\n".join(f.message for f in bad[:20]), language=None, wrap_lines=True)
+    refused = pre.refusal(allow_cordoned)
+    if refused is not None:
+        refusal_box(refused.message, refused.hint, refused.findings)
         return
-    waves, est = pre.waves, pre.estimate
-    if pre.cordoned:
-        st.warning(
-            f"Overridden: {plural(len(pre.cordoned), 'replica')} onto cordoned brokers or log dirs; the run's "
-            "audit entry records it."
-        )
-    st.markdown(
-        f"**{estimate_text(pre.partitions, len(waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, rate, est)}**; "
-        f"at most {limits.moves_per_broker} adding replicas per broker and {limits.partitions} partitions per wave."
-    )
-    _dir_copy_caption(pre.dir_bytes_to_copy, rate)
-    local_only = sorted(set(review.local_only_topics(pre.findings)) | set(pre.tiered_topics))
-    if local_only:
-        st.caption(review.tiered_note(local_only))
-    st.dataframe(
-        [
-            {
-                "wave": i,
-                "partitions": len(w),
-                "first": ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:5]),
-            }
-            for i, w in enumerate(waves, 1)
-        ],
-        hide_index=True,
-    )
+    _what_is_sent(pre, rate, limits)
     elect = st.checkbox(
         "Finish with a preferred leader election",
         value=first_replica_changes(reviewed, plan) if elect_default is None else elect_default,
@@ -502,11 +521,7 @@ def submit_dialog(
         "in sync (in batches, audited). On by default when the plan changes some partition's "
         "first replica; the review's leaders after assume it.",
     )
-    ack = (
-        st.checkbox("I acknowledge the warning" if warnings == 1 else f"I acknowledge the {warnings} warnings")
-        if warnings
-        else True
-    )
+    ack = _acknowledged(warnings)
     others = other_moves_confirmed(store, cluster_key(state, settings.name), state)
     typed = st.text_input(f"Type the cluster's name (**{settings.name}**) to start")
     started: int | None = st.session_state.get(keys.SUBMIT_STARTED)
@@ -533,19 +548,14 @@ def submit_dialog(
                 plan_id=plan_id,
                 allow_cordoned=allow_cordoned,
                 allow_other_moves=bool(others),
+                checked=pre,
             )
-        except (ConflictError, NotPermitted) as e:
-            st.error(f"{e.message} {e.hint}")
+        except (ConflictError, NotPermitted) as e:  # SubmitRefused too: said with its findings
+            refusal_box(e.message, e.hint, e.findings if isinstance(e, SubmitRefused) else ())
             return
         deps.worker(settings)  # the server's worker drives it from here
         st.session_state[keys.LAST_ACTION] = f"Run {run_id} started by {me.name}."
         st.session_state[keys.SUBMIT_STARTED] = run_id
         st.rerun(scope="fragment")  # the dialog again, its button off: a run is started once
     if started is not None:
-        st.success(f"Run {started} started.")
-        st.page_link(
-            "views/runs.py",
-            label=f"Watch run {started}",
-            icon=":material/play_circle:",
-            query_params={"run": str(started)},
-        )
+        _started(started)

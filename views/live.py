@@ -11,7 +11,7 @@ import streamlit as st
 from components import actions, deps, keys, movers, widgets
 from console.core.format import human_bytes, human_duration, human_rate, ids_text, plural
 from console.core.health import kafka_health
-from console.core.model import PartitionHealth, cluster_key
+from console.core.model import ClusterState, PartitionHealth, cluster_key
 from console.plans.logdirs import dir_moves_in_flight
 from console.present import history, live, review
 
@@ -80,18 +80,8 @@ st.button(
 actions.last_result()
 
 
-@st.fragment(run_every=None if paused else timedelta(seconds=interval))
-def live_panel() -> None:
-    if st.session_state.get(keys.DIR_CANCEL_PENDING):
-        st.rerun()  # a "Cancel log dir moves…" click reran this panel only: the whole page opens its dialog first
-    # the page's first picture in a session is at most a second and a half old (an on-call engineer
-    # opening it must see the moves that started seconds ago); its refreshes share one read an interval
-    opening = keys.LIVE_LAST_GOOD not in st.session_state
-    age = widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(interval)
-    state, fresh = widgets.load_snapshot(settings, keys.LIVE_LAST_GOOD, age)
-    if state is None:
-        return
-    widgets.source_banner(state)
+def _run_notices(state: ClusterState) -> None:
+    """The active runs that are stuck, or whose replicas were left out of their log dir."""
     store = deps.store()
     for run in store.runs.list(cluster_key(state, settings.name), active_only=True):
         why = store.runs.stuck(run.id)
@@ -104,20 +94,10 @@ def live_panel() -> None:
             )
         if why or offline:
             st.page_link("views/runs.py", label=f"Open run {run.id}", query_params={"run": str(run.id)})
-    age = time.time() - state.taken_at
-    st.caption(
-        f"Cluster **{settings.name}** · last refreshed {datetime.fromtimestamp(state.taken_at):%H:%M:%S}"
-        + (f" ({age:.0f} s ago)" if not fresh else "")
-        + (
-            " · paused"
-            if paused
-            else f" · every {interval} s" + (" and on every ZooKeeper watch" if settings.zookeeper else "")
-        )
-    )
-    tracker = deps.copy_tracker(settings)
-    tracker.observe(state)
-    view = deps.live_summary(settings, state, tracker)  # once per snapshot, for every session showing it
-    n, total, learned = view.counts, view.total, view.learned
+
+
+def _counts(n: live.LiveCounts) -> None:
+    """The counts of partitions in flight, one metric each."""
     m = st.columns(5)
     m[0].metric("Reassigning partitions", n.reassigning)
     m[1].metric("Truly under-replicated", n.under_replicated, help="KIP-352: replicas still being added do not count.")
@@ -134,7 +114,12 @@ def live_panel() -> None:
         help="Partitions adding a replica on a broker that is down: nothing is copied to it until the broker is "
         "back or the move is cancelled.",
     )
-    if dir_moves := live.dir_move_rows(state, view.dir_rates, view.eta.dir_finish):
+
+
+def _dir_moves(state: ClusterState, view: live.LiveSummary) -> list[dict[str, object]]:
+    """The log dir moves in flight, with their cancel button; the rows shown."""
+    dir_moves = live.dir_move_rows(state, view.dir_rates, view.eta.dir_finish)
+    if dir_moves:
         st.markdown(f"**Log dir moves in flight** ({len(dir_moves)}): replicas copied to another dir of their broker")
         st.dataframe(
             dir_moves,
@@ -160,7 +145,11 @@ def live_panel() -> None:
             on_click=actions.freeze_dir_cancel,
             args=(settings,),
         )
+    return dir_moves
 
+
+def _elr(state: ClusterState) -> None:
+    """The partitions with eligible leader replicas (KIP-966)."""
     if with_elr := kafka_health(state).with_elr:
         st.caption(
             f"Eligible leader replicas (KIP-966) on {plural(len(with_elr), 'partition')}: "
@@ -172,6 +161,11 @@ def live_panel() -> None:
             + (" …" if len(with_elr) > 8 else "")
             + ". They can still lead when their broker is not fenced."
         )
+
+
+def _copy_figures(state: ClusterState, view: live.LiveSummary) -> None:
+    """The copy rate, what is left to copy and the ETA, with what it rests on."""
+    n, total, learned = view.counts, view.total, view.learned
     t = st.columns(3)
     t[0].metric(
         "Copy rate (observed)",
@@ -229,6 +223,9 @@ def live_panel() -> None:
     if local_only := sorted(t for t in copying if t in state.tiered):
         st.caption(review.tiered_note(local_only))
 
+
+def _partitions(state: ClusterState, view: live.LiveSummary, dir_moves: bool) -> None:
+    """The partitions, filtered and a page at a time, and the replicas by broker."""
     f1, f2, f3 = st.columns(3)
     topics = f1.multiselect("Topics", state.topics, key=keys.LIVE_TOPICS)
     brokers = f2.multiselect("Brokers", [b.id for b in state.brokers], key=keys.LIVE_BROKERS)
@@ -262,6 +259,39 @@ def live_panel() -> None:
         st.dataframe(list(shown.rows), hide_index=True, width="stretch", placeholder="—", column_config=table_config())
     st.subheader("Replicas by broker")
     st.vega_lite_chart(shown.chart, width="stretch")
+
+
+@st.fragment(run_every=None if paused else timedelta(seconds=interval))
+def live_panel() -> None:
+    if st.session_state.get(keys.DIR_CANCEL_PENDING):
+        st.rerun()  # a "Cancel log dir moves…" click reran this panel only: the whole page opens its dialog first
+    # the page's first picture in a session is at most a second and a half old (an on-call engineer
+    # opening it must see the moves that started seconds ago); its refreshes share one read an interval
+    opening = keys.LIVE_LAST_GOOD not in st.session_state
+    age = widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(interval)
+    state, fresh = widgets.load_snapshot(settings, keys.LIVE_LAST_GOOD, age)
+    if state is None:
+        return
+    widgets.source_banner(state)
+    _run_notices(state)
+    age = time.time() - state.taken_at
+    st.caption(
+        f"Cluster **{settings.name}** · last refreshed {datetime.fromtimestamp(state.taken_at):%H:%M:%S}"
+        + (f" ({age:.0f} s ago)" if not fresh else "")
+        + (
+            " · paused"
+            if paused
+            else f" · every {interval} s" + (" and on every ZooKeeper watch" if settings.zookeeper else "")
+        )
+    )
+    tracker = deps.copy_tracker(settings)
+    tracker.observe(state)
+    view = deps.live_summary(settings, state, tracker)  # once per snapshot, for every session showing it
+    _counts(view.counts)
+    dir_moves = _dir_moves(state, view)
+    _elr(state)
+    _copy_figures(state, view)
+    _partitions(state, view, bool(dir_moves))
 
 
 def live_columns(row: dict[str, object]) -> list[str]:

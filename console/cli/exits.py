@@ -1,11 +1,14 @@
 """The command line's exit codes, in one place (their values are part of the interface).
 
 * ``OK`` (0): done as asked (also: nothing to do, the goal is met already).
-* ``FAILED`` (1): the cluster could not give what was asked; (validate) the plan has errors;
+* ``FAILED`` (1): the cluster could not give what was asked or could not be read
+  (``ClusterUnavailable``); a change of state the console refuses (``IllegalTransition``: e.g. the
+  throttle of a run that ended, a decommission not at that step); (validate) the plan has errors;
   (cancel, submit) the console refused, or was not confirmed, and sent nothing; (rebase) nothing is
   left to do; (generate) the goal cannot be reached; (pipeline) a job failed on some clusters.
-* ``UNUSABLE`` (2): bad usage, settings, or an input that cannot be used (a plan file, a snapshot
-  directory, a path that cannot be written, a Spark that does not answer).
+* ``UNUSABLE`` (2): bad usage, settings, or an input that cannot be used (``ConfigError``: a plan
+  file, a snapshot directory, a run or plan not in the store; ``DiskError``: a path that cannot be
+  written; a Spark that does not answer).
 * ``PARTLY`` (3): (cancel, submit) the controller accepted only part of the request; (throttle
   --sweep) some settings were still reported set afterwards, or could not be read back.
 * ``INTERRUPTED`` (130): stopped with Ctrl-C.

@@ -14,16 +14,21 @@ from console.cli.cluster import calibration, connect, connection_args
 from console.cli.exits import Exit
 from console.cli.files import read_file
 from console.cli.output import print_findings, rate_arg
-from console.core.errors import ConfigError
+from console.core.errors import ConfigError, IllegalTransition
 from console.core.format import human_rate, plural
 from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
-from console.core.model import DIR_OFFLINE, PARTITION_GONE, SourceStatus
+from console.core.model import SourceStatus
 
 if TYPE_CHECKING:
     from console.access.auth import Identity
     from console.core.model import ClusterState
+    from console.core.states import RunState
+    from console.moves.waves import WaveLimits
+    from console.plans.logdirs import DirMoveProgress
     from console.plans.plan import Plan
-    from console.services.runs import Preflight
+    from console.present.outcomes import RunOutcomes
+    from console.services.cancel import CancelReport
+    from console.services.preflight import Preflight
     from console.storage.store import Store
 
 
@@ -208,19 +213,12 @@ def cancel(args: argparse.Namespace) -> int:
         runs = {args.run} if args.run is not None else {r for k, r in ours.items() if keys is None or k in keys}
         dir_moves = cancel_service.runs_dir_moves(store, reader.snapshot, runs, None if args.run is not None else keys)
         if args.run is not None and not keys and not dir_moves:
-            raise ConfigError(
+            raise IllegalTransition(
                 f"Run {args.run} has nothing in flight in this cluster.",
                 "List the runs with `python -m console runs`.",
             )
         plan = plan_cancel(state, keys, ours, include_others=args.include_others)
-        for line in plan.explain():
-            print(line, file=sys.stderr)
-        for m in dir_moves:
-            print(
-                f"  log dir move of {m.topic}-{m.partition} on broker {m.broker}: {m.from_dir} → {m.to_dir} "
-                f"(stays in {m.from_dir})",
-                file=sys.stderr,
-            )
+        print("\n".join(plan.explain() + [_dir_move_line(m) for m in dir_moves]), file=sys.stderr)
         if not plan.cancel and not dir_moves:
             print(
                 "Nothing to cancel."
@@ -253,6 +251,11 @@ def cancel(args: argparse.Namespace) -> int:
             wait_s=args.wait,
             dir_moves=[m.key for m in dir_moves],
         )
+    return _cancel_said(args, report)
+
+
+def _cancel_said(args: argparse.Namespace, report: CancelReport) -> int:
+    """What became of a cancel, as text or JSON; its exit code."""
     result = report.result
     rejected = result.rejected if result is not None else ()
     if args.json:
@@ -272,6 +275,10 @@ def cancel(args: argparse.Namespace) -> int:
         for row in report.rows():
             print(f"  {row['partition']}: {row['outcome']}" + (f" ({row['detail']})" if row["detail"] else ""))
     return Exit.OK if not rejected else Exit.PARTLY
+
+
+def _dir_move_line(m: DirMoveProgress) -> str:
+    return f"  log dir move of {m.topic}-{m.partition} on broker {m.broker}: {m.from_dir} → {m.to_dir} (stays in {m.from_dir})"
 
 
 def _cancel_dir_moves(args: argparse.Namespace, store: Store, who: Identity) -> int:
@@ -318,18 +325,15 @@ def submit(args: argparse.Namespace) -> int:
     import getpass
 
     from console.access.auth import Identity, load_users
-    from console.core.format import human_bytes, human_duration
-    from console.core.states import RunState, SubmitPath
+    from console.core.model import cluster_key
+    from console.core.states import SubmitPath
     from console.moves.waves import WaveLimits
     from console.plans.diff import first_replica_changes
     from console.plans.plan import parse_plan
-    from console.present.findings import findings_text
-    from console.present.history import min_isr_warnings
-    from console.present.review import local_only_topics, tiered_note
+    from console.present.outcomes import group_outcomes
     from console.runs.executor import Executor
     from console.services import runs as run_service
-    from console.services.cancel import CANCELLED as DIR_CANCELLED
-    from console.storage.runs import ELECTION_WAVE
+    from console.services.preflight import preflight
     from console.storage.store import Store
 
     path = Path(args.reassignment_json_file)
@@ -349,57 +353,16 @@ def submit(args: argparse.Namespace) -> int:
     with connect(args) as reader:
         name = reader.settings.name
         state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
-        if state.status.metadata is not SourceStatus.OK or state.status.reassignments is not SourceStatus.OK:
-            print_findings(state)
-            print("Refused: the cluster's state could not be read in full; nothing was sent.", file=sys.stderr)
+        pre = preflight(state, plan, limits, args.throttle, calibration(state, name))
+        asked: dict[str, object] = {"name": args.name or path.name, "plan": args.plan_id, "partitions": len(plan)}
+        _check(store, Identity.cli(user), cluster_key(state, name), pre, args.allow_cordoned, asked)
+        if _other_movers_refuse(args, store, Identity.cli(user), state, name, plan) or not _acknowledged(args, pre):
             return Exit.FAILED
-        pre = run_service.preflight(state, plan, limits, args.throttle, calibration(state, name))
-        warn = pre.warnings
-        if _blocked(args, pre) or _other_movers_refuse(args, store, Identity.cli(user), state, name, plan):
-            return Exit.FAILED
-        if warn:
-            print(findings_text(warn), file=sys.stderr)
-            if not args.yes and not confirm.said_yes(
-                f"Acknowledge {'this warning' if len(warn) == 1 else f'these {len(warn)} warnings'}? [yes/no] "
-            ):
-                print("Not acknowledged: nothing was sent.", file=sys.stderr)
-                return Exit.FAILED
         if not pre.waves:
             print("Nothing to do: every partition is already at its target.", file=sys.stderr)
             return Exit.OK
-        print(
-            f"Will send {plural(pre.partitions, 'partition')} in {plural(len(pre.waves), 'wave')} "
-            f"(at most {plural(limits.moves_per_broker, 'adding replica')} per broker, "
-            f"{plural(limits.partitions, 'partition')} per wave); "
-            f"{human_bytes(pre.bytes_to_copy)} to copy"
-            + (f" + {human_bytes(pre.dir_bytes_to_copy)} between dirs" if pre.dir_bytes_to_copy else "")
-            + (f"; throttled at {human_rate(args.throttle)}" if args.throttle else "; not throttled")
-            + (
-                f" (≈ {human_duration(pre.estimate.seconds)}, {pre.estimate.basis})"
-                if pre.estimate and pre.estimate.seconds
-                else ""
-            )
-            + ".",
-            file=sys.stderr,
-        )
-        local_only = sorted(set(local_only_topics(pre.findings)) | set(pre.tiered_topics))
-        if local_only:
-            print(tiered_note(local_only), file=sys.stderr)
         elect = not args.no_elect_leaders and first_replica_changes(state, plan)
-        print(
-            "Then a preferred leader election of its partitions (--no-elect-leaders: none)."
-            if elect
-            else "No preferred leader election at the end"
-            + (" (--no-elect-leaders)." if args.no_elect_leaders else ": no partition gets another first replica."),
-            file=sys.stderr,
-        )
-        for i, w in enumerate(pre.waves, 1):
-            print(
-                f"  wave {i}: "
-                + ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:8])
-                + (f" … and {len(w) - 8} more" if len(w) > 8 else ""),
-                file=sys.stderr,
-            )
+        _show_run(args, pre, limits, elect)
         if not args.yes and not confirm.typed_name(f"Type the cluster's name ({name}) to start: ", name):
             print("Not confirmed: nothing was sent.", file=sys.stderr)
             return Exit.FAILED
@@ -425,6 +388,7 @@ def submit(args: argparse.Namespace) -> int:
             plan_id=args.plan_id,
             allow_cordoned=args.allow_cordoned,
             allow_other_moves=args.allow_other_moves,
+            checked=pre,
         )
         print(f"Run {run_id} recorded.", file=sys.stderr)
         if args.detach:
@@ -433,29 +397,92 @@ def submit(args: argparse.Namespace) -> int:
         run = Executor(store, gateway, user).drive(
             run_id, progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr)
         )
-        failed = [o for o in store.runs.outcomes(run_id) if not o.accepted]
-        # a dir the broker refused (a cordoned one, one it does not have): the replica is in another of its dirs
-        dirs_refused = [
-            d
-            for d in store.runs.dir_moves(run_id)
-            if not (d.accepted or d.remembered or d.code in (DIR_CANCELLED, DIR_OFFLINE))  # offline: said below
-        ]
-    # an election that failed for some partitions leaves them led as they were: shown, not a failure
-    not_in_dir = [o for o in failed if o.code == DIR_OFFLINE]  # a dir went offline during its move
-    gone = [o for o in failed if o.code == PARTITION_GONE]  # deleted during the run: not the controller's refusal
-    rejected = [o for o in failed if o.wave != ELECTION_WAVE and o.code not in (DIR_OFFLINE, PARTITION_GONE)]
-    not_elected = [o for o in failed if o.wave == ELECTION_WAVE]
-    for o in rejected:
+        got = group_outcomes(store.runs.outcomes(run_id), store.runs.dir_moves(run_id))
+    return _said(store, run_id, run.state, elect, got)
+
+
+def _check(
+    store: Store, who: Identity, key: str, pre: Preflight, allow_cordoned: bool, asked: dict[str, object]
+) -> None:
+    """The service's rule, in its words, audited (start_run applies it again): its findings on stderr."""
+    from console.core.errors import SubmitRefused
+    from console.present.findings import findings_text
+    from console.services.preflight import check_submit
+
+    try:
+        check_submit(store, who, key, pre, allow_cordoned, asked)
+    except SubmitRefused as refused:
+        if refused.findings:
+            print(findings_text(list(refused.findings)), file=sys.stderr)
+        raise
+
+
+def _acknowledged(args: argparse.Namespace, pre: Preflight) -> bool:
+    """The cordoned destinations allowed said, the warnings acknowledged (``--yes``: at once)."""
+    from console.present.findings import findings_text
+
+    if pre.cordoned:
+        print(findings_text(pre.cordoned), file=sys.stderr)
+        print(
+            f"Allowed (--allow-cordoned): {plural(len(pre.cordoned), 'replica')} onto cordoned brokers or log "
+            "dirs; the audit log records it.",
+            file=sys.stderr,
+        )
+    warn = pre.warnings
+    if warn:
+        print(findings_text(warn), file=sys.stderr)
+        if not args.yes and not confirm.said_yes(
+            f"Acknowledge {'this warning' if len(warn) == 1 else f'these {len(warn)} warnings'}? [yes/no] "
+        ):
+            print("Not acknowledged: nothing was sent.", file=sys.stderr)
+            return False
+    return True
+
+
+def _show_run(args: argparse.Namespace, pre: Preflight, limits: WaveLimits, elect: bool) -> None:
+    """What the run will send: its summary sentence, the tiered topics, the election, its waves."""
+    from console.present.estimate import run_summary
+    from console.present.review import local_only_topics, tiered_note
+
+    summary = run_summary(
+        pre.partitions, len(pre.waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, args.throttle, pre.estimate, limits
+    )
+    print(f"Will send {summary}", file=sys.stderr)
+    local_only = sorted(set(local_only_topics(pre.findings)) | set(pre.tiered_topics))
+    if local_only:
+        print(tiered_note(local_only), file=sys.stderr)
+    print(
+        "Then a preferred leader election of its partitions (--no-elect-leaders: none)."
+        if elect
+        else "No preferred leader election at the end"
+        + (" (--no-elect-leaders)." if args.no_elect_leaders else ": no partition gets another first replica."),
+        file=sys.stderr,
+    )
+    for i, w in enumerate(pre.waves, 1):
+        print(
+            f"  wave {i}: "
+            + ", ".join(f"{e.name}→{','.join(map(str, e.replicas))}" for e in w[:8])
+            + (f" … and {len(w) - 8} more" if len(w) > 8 else ""),
+            file=sys.stderr,
+        )
+
+
+def _said(store: Store, run_id: int, state: RunState, elect: bool, got: RunOutcomes) -> int:
+    """What became of a run driven by ``submit``, on stderr and as one JSON line; its exit code."""
+    from console.core.states import RunState
+    from console.present.history import min_isr_warnings
+
+    for o in got.rejected:
         print(f"Rejected in wave {o.wave}: {o.name}: {o.message}", file=sys.stderr)
-    for o in not_in_dir:
+    for o in got.not_in_dir:
         print(f"Not in its log dir (wave {o.wave}): {o.name}: {o.message}", file=sys.stderr)
-    for o in gone:
+    for o in got.gone:
         print(f"No longer exists (wave {o.wave}): {o.name}: {o.message}", file=sys.stderr)
     for said in min_isr_warnings(store.audit.entries(action="min-isr-changed"), run_id):
         print(f"Warning: {said}", file=sys.stderr)
-    for o in not_elected:
+    for o in got.not_elected:
         print(f"Preferred leader not elected: {o.name}: {o.code}: {o.message}", file=sys.stderr)
-    for d in dirs_refused:
+    for d in got.dirs_not_taken:
         print(
             f"Log dir not taken: {d.topic}-{d.partition} on broker {d.broker} into {d.log_dir}: {d.code} "
             "(the replica is in another dir of the broker)",
@@ -465,47 +492,19 @@ def submit(args: argparse.Namespace) -> int:
         json.dumps(
             {
                 "run": run_id,
-                "state": run.state.value,
-                "rejected": [o.name for o in rejected],
-                "not_in_log_dir": [o.name for o in not_in_dir],
-                "gone": [o.name for o in gone],
+                "state": state.value,
+                "rejected": [o.name for o in got.rejected],
+                "not_in_log_dir": [o.name for o in got.not_in_dir],
+                "gone": [o.name for o in got.gone],
                 "elect_leaders": elect,
-                "not_elected": [o.name for o in not_elected],
-                "log_dirs_not_taken": [d.to_dict() for d in dirs_refused],
+                "not_elected": [o.name for o in got.not_elected],
+                "log_dirs_not_taken": [d.to_dict() for d in got.dirs_not_taken],
             }
         )
     )
-    if run.state is not RunState.COMPLETED:
+    if state is not RunState.COMPLETED:
         return Exit.FAILED
-    return Exit.PARTLY if rejected or not_in_dir or dirs_refused or gone else Exit.OK
-
-
-def _blocked(args: argparse.Namespace, pre: Preflight) -> bool:
-    """Print the plan's blocking errors (True: refused), or the cordoned destinations allowed."""
-    from console.present.findings import findings_text
-
-    bad = pre.blocking(args.allow_cordoned)
-    if bad:
-        print(findings_text(bad), file=sys.stderr)
-        print(
-            f"Refused: {plural(len(bad), 'error')}; nothing was sent."
-            + (
-                " The plan sends replicas to cordoned brokers or log dirs: --allow-cordoned submits it anyway "
-                "(audited)."
-                if pre.cordoned and not args.allow_cordoned
-                else ""
-            ),
-            file=sys.stderr,
-        )
-        return True
-    if pre.cordoned:
-        print(findings_text(pre.cordoned), file=sys.stderr)
-        print(
-            f"Allowed (--allow-cordoned): {plural(len(pre.cordoned), 'replica')} onto cordoned brokers or log "
-            "dirs; the audit log records it.",
-            file=sys.stderr,
-        )
-    return False
+    return Exit.PARTLY if got.partly else Exit.OK
 
 
 def _other_movers_refuse(
@@ -582,8 +581,13 @@ def throttle(args: argparse.Namespace) -> int:
     if args.rate is None or args.rate <= 0:
         raise ConfigError("--rate must be a positive rate.", "For example --rate 10MB/s (or 10000000, in bytes/s).")
     run = store.runs.get(args.run)
-    if run is None or not run.active:
-        raise ConfigError(f"Run {args.run} is not running.", "List the runs with `python -m console runs`.")
+    if run is None:
+        raise ConfigError(f"Run {args.run} is not in the store.", "List the runs with `python -m console runs`.")
+    if not run.active:
+        raise IllegalTransition(
+            f"Run {args.run} is {run.state}: its throttle cannot change.",
+            "List the runs with `python -m console runs`.",
+        )
     with connect(args) as reader:
         run_service.change_throttle(store, reader.gateway(), Identity.cli(getpass.getuser()), args.run, args.rate)
     print(f"Run {args.run}: throttle set to {human_rate(args.rate)}.", file=sys.stderr)

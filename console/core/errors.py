@@ -5,23 +5,24 @@ into these at the boundary where they occur (the adapters, the storage module, t
 pages, the CLI and notebooks handle one tree::
 
     ConsoleError                      anything the console reports to an operator
-    ├── ConfigError                   bad connection settings, command-config or users file, bad CLI input
+    ├── ConfigError                   bad connection settings, command-config or users file, bad input (exit 2)
     │   ├── NotATerminal              a command asks to confirm with no terminal to ask at (add ``--yes``)
     │   ├── PlanFormatError           a plan file that cannot be used (``problems`` lists why, by entry)
     │   └── SparkError                Spark could not run a job (exit 2, as for unusable input)
     │       ├── SparkUnavailable      the Spark master or Connect server given does not answer
     │       └── SparkJobFailed        a job failed on its input (a corrupt file, a schema Spark cannot read)
-    ├── ClusterUnavailable            Kafka does not answer (timeout, connection refused, no controller)
+    ├── ClusterUnavailable            Kafka does not answer, or a part of the cluster needed could not be read (exit 1)
     │   └── AnswerLost                a request that changes the cluster went out and its answer did not come back
     ├── RequestRefused                Kafka answered a request with an error asking again will not change
     ├── ZooKeeperUnavailable          ZooKeeper does not answer or the session is lost
     ├── AuthorizationFailed           the cluster answered "not authorised" for an operation
     ├── NotPermitted                  the console's roles or approval rules refuse an action (nothing is sent)
+    │   └── SubmitRefused             a run refused: the plan has blocking errors, or the cluster was not read in full
     ├── UnsupportedByCluster          the broker is too old for an API (e.g. before Kafka 2.4)
     ├── ReassignmentBusy              a reassignment in progress blocks the request (the legacy znode is there)
     ├── PartiallyApplied              a request in several batches stopped part-way (``outcomes``: what was applied)
     ├── GoalImpossible                a plan generator's goal cannot be reached (drain below RF, no destination left)
-    ├── IllegalTransition             a run or wave asked to go to a state it cannot reach from where it is
+    ├── IllegalTransition             a run, wave or decommission asked for a change its state does not allow (exit 1)
     ├── StoreError                    the console's SQLite store cannot be read or written
     │   └── ConflictError             another active run already moves some of the plan's partitions
     ├── DiskError                     a file or directory the console writes (snapshots, tables, --report-json)
@@ -44,6 +45,7 @@ from typing import TYPE_CHECKING
 from console.core.limits import PROBLEMS_SHOWN
 
 if TYPE_CHECKING:
+    from console.core.findings import Finding
     from console.core.model import Outcome, TopicPartition
 
 
@@ -126,6 +128,18 @@ class AuthorizationFailed(ConsoleError):
 class NotPermitted(ConsoleError):
     """The acting identity may not do this (its roles, or the two-person rule): the console refused
     it before writing or sending anything but the audit entry that says so."""
+
+
+class SubmitRefused(NotPermitted):
+    """The console refused to start a run (:func:`console.services.runs.start_run`): the plan has
+    errors that block a submission against the cluster as it is now, or the cluster's essential
+    reads (Metadata, ListPartitionReassignments) failed. ``findings`` are what the front ends list
+    under the message (the plan's blocking errors, or the snapshot's read problems). Audited;
+    nothing is sent."""
+
+    def __init__(self, message: str, hint: str, findings: tuple[Finding, ...] = ()) -> None:
+        super().__init__(message, hint)
+        self.findings = findings
 
 
 class UnsupportedByCluster(ConsoleError):

@@ -521,6 +521,8 @@ PARTITION_GONE = "PARTITION_GONE"
 """Recorded for a partition a run's wave was accepted for that no longer exists (its topic was
 deleted, or the partitions changed): the run no longer waits for it. The console's finding, not an
 answer of the cluster's."""
+DIR_CANCELLED = "CANCELLED"
+"""Recorded for a run's log dir move an operator cancelled: the run no longer waits for it."""
 DIR_OFFLINE = "LOG_DIR_OFFLINE"
 """Recorded for a run's log dir move whose source or target dir went offline (DescribeLogDirs
 answers it with an error): the replica is not where the plan asked, and the run no longer waits

@@ -226,6 +226,66 @@ def _with_what_followed(runs: DataFrame, r: DataFrame) -> DataFrame:
     )
 
 
+def _move_columns(m: DataFrame, completed: Column) -> DataFrame:
+    """The moves table's columns: the copy rate, the broker's own rate and the throttle ratio added."""
+    # The copy rate while copying: growth between the first and last sample seen adding; for a move
+    # seen once, what it copied over the time it was seen (a lower bound).
+    rate = F.when(
+        (F.col("samples") >= 2) & (F.col("grown") > 0) & (F.col("sampled_s") > 0), F.col("grown") / F.col("sampled_s")
+    ).when(completed & (F.col("seconds") > 0), F.col("bytes") / F.col("seconds"))
+    return (
+        m.withColumn("rate_bps", rate)
+        # a broker seen taking in nothing while sampled copying has no rate of its own: the move's stands
+        .withColumn("broker_rate_bps", F.when(F.col("broker_bytes") > 0, F.try_divide("broker_bytes", "copy_s")))
+        .withColumn(
+            "throttle_ratio", F.when(F.col("allowed_bytes") > 0, F.col("throttled_bytes") / F.col("allowed_bytes"))
+        )
+        .select(
+            "cluster",
+            "topic",
+            "partition",
+            "broker",
+            "rack",
+            "source_broker",
+            "started_at",
+            "ended_at",
+            "last_seen_at",
+            "outcome",
+            F.col("bytes").cast("long").alias("bytes"),
+            F.col("copied_bytes").cast("long").alias("copied_bytes"),
+            "seconds",
+            "rate_bps",
+            F.col("throttle_bps").cast("long").alias("throttle_bps"),
+            F.col("samples").cast("int").alias("samples"),
+            F.col("concurrent").cast("double").alias("concurrent"),
+            "broker_rate_bps",
+            "throttle_ratio",
+        )
+        .orderBy("cluster", "started_at", "topic", "partition", "broker")
+    )
+
+
+def _outcome(stuck_after_s: float) -> Column:
+    """What became of a move: in flight (or stuck, not in sync and not growing for ``stuck_after_s``)
+    while the last snapshot shows it adding, else cancelled or completed by what followed."""
+    return (
+        F.when(
+            F.col("next_taken_at").isNull(),
+            F.when(
+                ~F.coalesce(F.col("last_in_isr"), F.lit(False))
+                & (
+                    _seconds(F.col("last_seen_at"), F.coalesce(F.col("grew_at"), F.col("started_at")))
+                    >= F.lit(stuck_after_s)
+                ),
+                F.lit(Outcome.STUCK),
+            ).otherwise(F.lit(Outcome.IN_FLIGHT)),
+        )
+        .when(F.col("still_adding").isNull() & F.col("partition_seen").isNull(), F.lit(Outcome.IN_FLIGHT))
+        .when(F.col("still_adding").isNull(), F.lit(Outcome.CANCELLED))
+        .otherwise(F.lit(Outcome.COMPLETED))
+    )
+
+
 def moves(
     replicas: DataFrame,
     headers: DataFrame,
@@ -262,24 +322,7 @@ def moves(
         F.sum(F.when(throttled, F.col("broker_grew"))).alias("throttled_bytes"),
         F.sum(F.when(throttled, F.col("broker_throttle") * F.col("dt"))).alias("allowed_bytes"),
     )
-    m = _with_what_followed(runs, r)
-    outcome = (
-        F.when(
-            F.col("next_taken_at").isNull(),
-            F.when(
-                ~F.coalesce(F.col("last_in_isr"), F.lit(False))
-                & (
-                    _seconds(F.col("last_seen_at"), F.coalesce(F.col("grew_at"), F.col("started_at")))
-                    >= F.lit(stuck_after_s)
-                ),
-                F.lit(Outcome.STUCK),
-            ).otherwise(F.lit(Outcome.IN_FLIGHT)),
-        )
-        .when(F.col("still_adding").isNull() & F.col("partition_seen").isNull(), F.lit(Outcome.IN_FLIGHT))
-        .when(F.col("still_adding").isNull(), F.lit(Outcome.CANCELLED))
-        .otherwise(F.lit(Outcome.COMPLETED))
-    )
-    m = m.withColumn("outcome", outcome)
+    m = _with_what_followed(runs, r).withColumn("outcome", _outcome(stuck_after_s))
     completed = F.col("outcome") == Outcome.COMPLETED
     m = (
         m.withColumn(
@@ -291,41 +334,7 @@ def moves(
         .withColumn("sampled_s", _seconds(F.col("last_seen_at"), F.col("started_at")))
         .withColumn("grown", F.col("last_bytes") - F.col("first_bytes"))
     )
-    # The copy rate while copying: growth between the first and last sample seen adding; for a move
-    # seen once, what it copied over the time it was seen (a lower bound).
-    rate = F.when(
-        (F.col("samples") >= 2) & (F.col("grown") > 0) & (F.col("sampled_s") > 0), F.col("grown") / F.col("sampled_s")
-    ).when(completed & (F.col("seconds") > 0), F.col("bytes") / F.col("seconds"))
-    return (
-        m.withColumn("rate_bps", rate)
-        # a broker seen taking in nothing while sampled copying has no rate of its own: the move's stands
-        .withColumn("broker_rate_bps", F.when(F.col("broker_bytes") > 0, F.try_divide("broker_bytes", "copy_s")))
-        .withColumn(
-            "throttle_ratio", F.when(F.col("allowed_bytes") > 0, F.col("throttled_bytes") / F.col("allowed_bytes"))
-        )
-        .select(
-            "cluster",
-            "topic",
-            "partition",
-            "broker",
-            "rack",
-            "source_broker",
-            "started_at",
-            "ended_at",
-            "last_seen_at",
-            "outcome",
-            F.col("bytes").cast("long").alias("bytes"),
-            F.col("copied_bytes").cast("long").alias("copied_bytes"),
-            "seconds",
-            "rate_bps",
-            F.col("throttle_bps").cast("long").alias("throttle_bps"),
-            F.col("samples").cast("int").alias("samples"),
-            F.col("concurrent").cast("double").alias("concurrent"),
-            "broker_rate_bps",
-            "throttle_ratio",
-        )
-        .orderBy("cluster", "started_at", "topic", "partition", "broker")
-    )
+    return _move_columns(m, completed)
 
 
 def _rates(done: DataFrame, by: list[str]) -> DataFrame:

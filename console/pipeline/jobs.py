@@ -10,7 +10,6 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from functools import partial
 from itertools import pairwise
 from pathlib import Path
@@ -447,11 +446,11 @@ def generate_job(
     cluster) a task of its own: ``plans/<cluster>.json`` and ``reports/<cluster>.json`` per cluster
     that could be planned, and the tables ``summary`` (one row per cluster), ``units`` (one per
     cluster or topic), ``brokers`` (before and after) and ``findings``."""
-    import pyarrow.parquet as pq
     from pyspark.sql import functions as F
 
     from console.moves.waves import WaveLimits
     from console.pipeline import fleet
+    from console.pipeline.generated import commit_generate, write_plans
     from console.plans.generate import Goal, check_options
 
     started = time.monotonic()
@@ -488,61 +487,11 @@ def generate_job(
             report(f"Planning {goal} on {len(chosen)} cluster(s)" + (", topic by topic" if per_topic else ""))
             raw = output.path(".units")
             run_job("Planning", lambda: units.write.parquet(raw))
-        by_cluster: dict[str, list[dict[str, Any]]] = {c: [] for c in chosen}
-        for u in (
-            pq.read_table(raw, schema=fleet.UNIT_SCHEMA)
-            .sort_by([("cluster", "ascending"), ("topic", "ascending")])
-            .to_pylist()
-        ):
-            by_cluster[str(u["cluster"])].append(u)
-        report("Writing the plans and reports")
-        summary: list[dict[str, Any]] = []
-        unit_rows: list[dict[str, Any]] = []
-        broker_rows: list[dict[str, Any]] = []
-        finding_rows: list[dict[str, Any]] = []
-        for cluster, units_of in by_cluster.items():
-            result = fleet.cluster_result(cluster, goal, units_of, options.topics if per_topic else ())
-            name = cluster_dir(cluster)
-            plan_file = None
-            if len(result.plan):
-                plan_file = f"plans/{name}.json"
-                output.put_text("plans", f"{name}.json", result.plan.to_json())
-            if result.report is not None:
-                output.put_text("reports", f"{name}.json", json.dumps(result.report.to_dict(), indent=1))
-            summary.append(fleet.summary_row(result, chosen[cluster], goal, plan_file))
-            unit_rows += result.units
-            broker_rows += fleet.broker_rows(result)
-            finding_rows += fleet.finding_rows(result)
-        output.put("summary", pa.Table.from_pylist(summary, schema=fleet.SUMMARY_SCHEMA))
-        output.put("units", pa.Table.from_pylist(unit_rows, schema=fleet.UNITS_TABLE))
-        output.put("brokers", pa.Table.from_pylist(broker_rows, schema=fleet.BROKER_SCHEMA))
-        output.put("findings", pa.Table.from_pylist(finding_rows, schema=fleet.FINDING_SCHEMA))
+        summary = write_plans(output, raw, chosen, goal, options, per_topic, report)
     except BaseException as e:
         output.abort()
         raise job_failed("The generate job", e) from None
-    per_cluster = {
-        r["cluster"]: {"status": r["status"], "plan": r["plan_file"], "snapshot_at": r["snapshot_at"] / 1000}
-        for r in summary
-    }
-    output.commit(
-        "generate",
-        {
-            "snapshots": snapshots,
-            "goal": goal,
-            "options": _options_doc(options),
-            "at": at,
-            "per_topic": per_topic,
-            "throttle": throttle,
-            "spark": spark.where,
-            "clusters": per_cluster,
-        },
-    )
-    lines = [f"{r['cluster']}: {r['status']}; {r['message'] or ''}".rstrip() for r in summary]
-    if per_topic and throttle:
-        lines.append(
-            "No ETA for plans made topic by topic: review a cluster's plan for its waves and duration "
-            "(pipeline review --throttle)."
-        )
+    lines = commit_generate(output, summary, snapshots, goal, options, at, per_topic, throttle, spark)
     failed = sum(1 for r in summary if fleet.UnitStatus(r["status"]).failed)
     if failed:
         lines.append(
@@ -557,15 +506,6 @@ def generate_job(
         failed=failed,
         files=frozenset(output.files),
     )
-
-
-def _options_doc(options: GenerateOptions) -> dict[str, object]:
-    from dataclasses import asdict
-
-    return {
-        k: (v.value if isinstance(v, Enum) else list(v) if isinstance(v, tuple) else v)
-        for k, v in asdict(options).items()
-    }
 
 
 def _start(spark: SparkSettings, snapshots: str, report: Report) -> tuple[SparkSession, Snapshots]:

@@ -36,23 +36,42 @@ from __future__ import annotations
 import heapq
 import math
 import random
-import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, MutableSequence, Sequence
-from dataclasses import dataclass, replace
-from enum import Enum
+from dataclasses import dataclass
 from operator import mul
 from time import perf_counter
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from console.core.errors import ConfigError, GoalImpossible
+from console.core.errors import ClusterUnavailable, ConfigError, GoalImpossible
 from console.core.format import human_bytes, ids_text, plural
 from console.core.model import Broker, BrokerId, ClusterState, Finding, Partition, Severity, replicas_in_dir
 from console.core.perf import without_gc
 from console.plans.columns import PAD, columns_of, distinct, member, widen
+from console.plans.generators.options import (
+    GenerateOptions as GenerateOptions,
+)
+from console.plans.generators.options import (
+    Goal as Goal,
+)
+from console.plans.generators.options import (
+    Metric as Metric,
+)
+from console.plans.generators.options import (
+    check_options as check_options,
+)
+from console.plans.generators.options import (
+    chosen_topics as chosen_topics,
+)
+from console.plans.generators.options import (
+    on_racks as on_racks,
+)
+from console.plans.generators.options import (
+    topics_matching as topics_matching,
+)
 from console.plans.kafka_assign import rack_aware, rack_unaware
 from console.plans.layout import Layout
 from console.plans.plan import Plan
@@ -60,157 +79,6 @@ from console.plans.quality import BrokerLoad, Report, excess_bound
 
 if TYPE_CHECKING:
     import pandas as pd
-
-
-class Goal(str, Enum):
-    DECOMMISSION = "decommission"
-    ADD_BROKERS = "add-brokers"
-    REBALANCE = "rebalance"
-    REPLICATION_FACTOR = "replication-factor"
-    FIX_RACKS = "fix-racks"
-    OFFICIAL = "official"
-    DRAIN_LOG_DIR = "drain-log-dir"
-
-
-class Metric(str, Enum):
-    """What a rebalance evens out."""
-
-    COUNT = "count"
-    """Replicas per broker (±1)."""
-    BYTES = "bytes"
-    """Bytes per broker (within the tolerance of the mean)."""
-    LEADERS = "leaders"
-    """Preferred leaders per broker (±1), by reordering replicas: no data moves."""
-
-
-@dataclass(frozen=True)
-class GenerateOptions:
-    goal: Goal
-    brokers: tuple[int, ...] = ()
-    """decommission: the brokers to drain; add brokers: the new ones; official: the broker list;
-    drain a log dir: the broker of the dir (one)."""
-    metric: Metric = Metric.COUNT
-    replication_factor: int | None = None
-    topics: tuple[str, ...] = ()
-    """Only these topics (all when empty; required for the replication factor and official goals)."""
-    exclude_topics: str | None = None
-    """A regular expression; topics it matches in full are left alone."""
-    exclude_brokers: tuple[int, ...] = ()
-    """Never a destination (and, for balance goals, left alone)."""
-    max_moves: int | None = None
-    max_bytes: int | None = None
-    seed: int = 0
-    tolerance: float = 0.05
-    """Bytes balance: how far from the mean a broker may end (0.05 = 5 %)."""
-    racks: tuple[str, ...] = ()
-    """decommission: also drain every broker on these racks (the same request fits every cluster of a fleet)."""
-    log_dir: str | None = None
-    """drain a log dir: the dir (an absolute path, one of the broker's ``log.dirs``)."""
-
-    def describe(self) -> str:
-        g = self.goal
-        if g is Goal.DECOMMISSION:
-            on = f"rack {', '.join(self.racks)}" if self.racks else ""
-            if on and self.brokers:
-                return f"decommission {on} ({ids_text(self.brokers)})"
-            return f"decommission {on or ids_text(self.brokers)}"
-        if g is Goal.ADD_BROKERS:
-            return f"add brokers {ids_text(self.brokers)}"
-        if g is Goal.REBALANCE:
-            return f"rebalance {self.metric.value}"
-        if g is Goal.REPLICATION_FACTOR:
-            return f"replication factor {self.replication_factor} for {', '.join(self.topics)}"
-        if g is Goal.FIX_RACKS:
-            return "fix racks"
-        if g is Goal.DRAIN_LOG_DIR:
-            return f"drain log dir {self.log_dir} of broker {ids_text(self.brokers)}"
-        return f"official --generate on brokers {ids_text(self.brokers)}"
-
-
-def topics_matching(topics: Iterable[str], pattern: str) -> tuple[str, ...]:
-    """The topics a regular expression matches in full (how the pages pick topics by pattern)."""
-    try:
-        compiled = re.compile(pattern)
-    except re.error as e:
-        raise ConfigError(
-            f"{pattern!r} is not a regular expression: {e}.", "Fix the pattern, e.g. 'orders-.*'."
-        ) from None
-    return tuple(t for t in topics if compiled.fullmatch(t))
-
-
-def chosen_topics(options: GenerateOptions, topics: Iterable[str]) -> set[str]:
-    """Of ``topics``, those the goal works on: the topics named (all when none are), less those
-    ``exclude_topics`` matches in full."""
-    named = set(options.topics)
-    excluded = re.compile(options.exclude_topics) if options.exclude_topics else None
-    return {t for t in topics if (not named or t in named) and not (excluded and excluded.fullmatch(t))}
-
-
-def check_options(options: GenerateOptions) -> None:
-    """What can be said of ``options`` without a cluster: a :class:`ConfigError` naming the first
-    problem (a fleet job checks once before it starts; :func:`generate` checks again)."""
-    if options.exclude_topics:
-        try:
-            re.compile(options.exclude_topics)
-        except re.error as e:
-            raise ConfigError(
-                f"--exclude-topics is not a regular expression: {e}.", "Fix the pattern, e.g. '__.*|test-.*'."
-            ) from None
-    for name, value in (("--max-moves", options.max_moves), ("--max-bytes", options.max_bytes)):
-        if value is not None and value < 0:
-            raise ConfigError(f"{name} must be 0 or more, not {value}.")
-    if not 0 <= options.tolerance < 1:
-        raise ConfigError(f"The tolerance is a fraction of the mean from 0 to 1 (0.05 = 5 %), not {options.tolerance}.")
-    goal, n = options.goal, options.replication_factor
-    if options.racks and goal is not Goal.DECOMMISSION:
-        raise ConfigError("Racks are drained by the decommission goal only.")
-    if goal is Goal.DECOMMISSION and not options.brokers and not options.racks:
-        raise ConfigError("Name the brokers to drain.")
-    if goal is Goal.ADD_BROKERS and not options.brokers:
-        raise ConfigError("Name the brokers to fill.")
-    if options.log_dir is not None and goal is not Goal.DRAIN_LOG_DIR:
-        raise ConfigError("A log dir is drained by the drain-log-dir goal only.")
-    if goal is Goal.DRAIN_LOG_DIR:
-        if len(options.brokers) != 1:
-            raise ConfigError(
-                f"Name one broker whose log dir is drained, not {len(options.brokers)}.",
-                "Drain one dir at a time, e.g. --drain-log-dir 1:/var/lib/kafka/d1.",
-            )
-        if not options.log_dir or not options.log_dir.startswith("/"):
-            raise ConfigError(
-                f"The log dir to drain is an absolute path, not {options.log_dir!r}.",
-                "Give one of the broker's log.dirs, e.g. --drain-log-dir 1:/var/lib/kafka/d1.",
-            )
-    if goal is Goal.REPLICATION_FACTOR:
-        if n is None or n < 1:
-            raise ConfigError(f"The replication factor must be 1 or more, not {n}.")
-        if not options.topics:
-            raise ConfigError("Name the topics whose replication factor changes.")
-    if goal is Goal.OFFICIAL:
-        if not options.brokers:
-            raise ConfigError("--official needs --broker-list.")
-        if not options.topics:
-            raise ConfigError("--official needs the topics to move (--topics or --topics-to-move-json-file).")
-
-
-def on_racks(state: ClusterState, options: GenerateOptions) -> GenerateOptions:
-    """``options`` with the brokers of its racks added to the brokers to drain (a
-    :class:`ConfigError` when no broker of this cluster is on one of them)."""
-    if not options.racks:
-        return options
-    by_rack: dict[str, list[int]] = {}
-    for b in state.brokers:
-        if b.rack is not None:
-            by_rack.setdefault(b.rack, []).append(int(b.id))
-    missing = [r for r in options.racks if r not in by_rack]
-    if missing:
-        raise ConfigError(
-            f"No broker on rack {', '.join(missing)} in this cluster (its racks: "
-            f"{', '.join(sorted(by_rack)) or 'none'}).",
-            "Check the rack names (python -m console state).",
-        )
-    drained = set(options.brokers) | {b for r in options.racks for b in by_rack[r]}
-    return replace(options, brokers=tuple(sorted(drained)))
 
 
 @dataclass(frozen=True)
@@ -328,6 +196,35 @@ def _balance_bound(ctx: _Context, before: tuple[np.ndarray, np.ndarray, np.ndarr
 # ------------------------------------------------------------------------------------------
 # What every goal shares: which partitions may move, which brokers receive, how load scores
 # ------------------------------------------------------------------------------------------
+def _check_named(lay: Layout, options: GenerateOptions) -> None:
+    """Refuse brokers and topics the options name that the cluster does not have."""
+    known = set(lay.ids)
+    for name, ids in (
+        ("--exclude-brokers", options.exclude_brokers),
+        (
+            "the brokers to drain"
+            if options.goal is Goal.DECOMMISSION
+            else "the broker of the log dir"
+            if options.goal is Goal.DRAIN_LOG_DIR
+            else "the brokers",
+            options.brokers,
+        ),
+    ):
+        unknown = sorted(set(ids) - known)
+        if unknown:
+            raise ConfigError(
+                f"{name}: no broker {ids_text(unknown)} in this cluster (it has {ids_text(lay.ids)}).",
+                "Pick brokers from the cluster's broker list (python -m console state).",
+            )
+    topics = set(options.topics)
+    every = lay.state.topics
+    missing = sorted(topics - set(every))
+    if missing:
+        raise ConfigError(
+            f"No topic {', '.join(missing)} in this cluster.", "Check the topic names (python -m console state)."
+        )
+
+
 class _Context:
     def __init__(self, lay: Layout, options: GenerateOptions) -> None:
         self.lay = lay
@@ -335,31 +232,8 @@ class _Context:
         self.findings: list[Finding] = []
         state = lay.state
         parts = state.partitions
-        known = set(lay.ids)
-        for name, ids in (
-            ("--exclude-brokers", options.exclude_brokers),
-            (
-                "the brokers to drain"
-                if options.goal is Goal.DECOMMISSION
-                else "the broker of the log dir"
-                if options.goal is Goal.DRAIN_LOG_DIR
-                else "the brokers",
-                options.brokers,
-            ),
-        ):
-            unknown = sorted(set(ids) - known)
-            if unknown:
-                raise ConfigError(
-                    f"{name}: no broker {ids_text(unknown)} in this cluster (it has {ids_text(lay.ids)}).",
-                    "Pick brokers from the cluster's broker list (python -m console state).",
-                )
-        topics = set(options.topics)
+        _check_named(lay, options)
         every = state.topics
-        missing = sorted(topics - set(every))
-        if missing:
-            raise ConfigError(
-                f"No topic {', '.join(missing)} in this cluster.", "Check the topic names (python -m console state)."
-            )
         chosen = chosen_topics(options, every)
         cols = columns_of(state)
         if len(chosen) == len(every):  # every topic
@@ -418,6 +292,15 @@ class _Context:
                 "(or fenced): never a destination.",
             )
         self._cordon_notes(state, down)
+        self._rack_notes()
+        order = list(range(len(lay.ids)))
+        random.Random(options.seed).shuffle(order)
+        self.tiebreak = np.empty(len(lay.ids), np.float64)
+        self.tiebreak[order] = np.arange(len(lay.ids)) * 1e-9
+
+    def _rack_notes(self) -> None:
+        """Say when racks are not taken into account, or are fewer than a replication factor."""
+        lay = self.lay
         with_rack = [lay.rack[i] >= 0 for i, e in enumerate(lay.eligible) if e]
         if any(with_rack) and not all(with_rack):
             self.note(
@@ -436,10 +319,6 @@ class _Context:
                     f"Replication factor {widest} on {plural(self.racks, 'rack')}: such partitions can span only "
                     f"{self.racks} racks, so some racks hold two of their replicas.",
                 )
-        order = list(range(len(lay.ids)))
-        random.Random(options.seed).shuffle(order)
-        self.tiebreak = np.empty(len(lay.ids), np.float64)
-        self.tiebreak[order] = np.arange(len(lay.ids)) * 1e-9
 
     def note(self, code: str, severity: Severity, message: str, hint: str = "") -> None:
         self.findings.append(Finding(code, severity, message, hint))
@@ -793,6 +672,66 @@ def _assign(lay: Layout, row: int, target: list[int]) -> None:
         lay.lead(row, b)
 
 
+def _drained_broker(state: ClusterState, b: int, path: str) -> Broker:
+    """The broker whose log dir ``path`` is drained, refused when its dirs are unknown or it has no such dir."""
+    broker = state.broker(BrokerId(b))
+    if broker is None or not broker.log_dirs:
+        why = (
+            "it is not registered"
+            if broker is None or not broker.registered
+            else "it is down (only a live broker answers DescribeLogDirs)"
+            if not broker.live
+            else "they were not read (DescribeLogDirs)"
+        )
+        raise (ClusterUnavailable if broker is not None and broker.live else ConfigError)(
+            f"Broker {b} reports no log dirs: {why}.",
+            "Take a snapshot that has them (the Overview page lists each broker's log dirs).",
+        )
+    dirs = {d.path: d for d in broker.log_dirs}
+    drained = dirs.get(path)
+    if drained is None:
+        raise ConfigError(
+            f"Broker {b} has no log dir {path} (its dirs: {', '.join(dirs)}).",
+            "Pick one of the broker's log dirs (the Overview page lists them).",
+        )
+    return broker
+
+
+def _drain_notes(
+    ctx: _Context, where: str, movable: list[int], within: dict[str, list[int]], across: list[int], stays: list[int]
+) -> None:
+    """What draining the dir does: how much goes to the broker's other dirs and to other brokers, what stays."""
+    lay = ctx.lay
+    kept = [r for rs in within.values() for r in rs]
+    moved = kept + across
+
+    def size_of(rs: list[int]) -> int:
+        return sum(lay.size[r] for r in rs)
+
+    if moved:
+        per_dir = ", ".join(f"{plural(len(rs), 'replica')} to {k}" for k, rs in sorted(within.items()))
+        ctx.note(
+            "drain-log-dir",
+            Severity.INFO,
+            f"Of {plural(len(movable), 'replica')} ({human_bytes(size_of(movable))}) that may move out of {where}: "
+            f"{len(kept):,} ({human_bytes(size_of(kept))}) to its other dirs"
+            + (f" ({per_dir})" if per_dir else "")
+            + f", {len(across):,} ({human_bytes(size_of(across))}) to other brokers.",
+            "A move between dirs of one broker copies on that broker's disks only (no network, no replication "
+            "throttle; replica.alter.log.dirs.io.max.bytes.per.second throttles it).",
+        )
+    if stays:
+        ctx.note(
+            "drain-dir-no-room",
+            Severity.WARNING,
+            f"{plural(len(stays), 'replica')} ({human_bytes(size_of(stays))}) {'stays' if len(stays) == 1 else 'stay'} "
+            f"in {where}: no other dir of the broker has room for {'it' if len(stays) == 1 else 'them'} and no "
+            f"eligible broker can take {'it' if len(stays) == 1 else 'them'} without lowering the partition's racks: "
+            f"{_names(lay, stays)}.",
+            "Free space in the broker's other dirs, or add brokers, then generate again.",
+        )
+
+
 def _drain_log_dir(ctx: _Context) -> Bound:
     """Empty log dir ``options.log_dir`` of broker ``options.brokers[0]``: each replica in it goes to
     another dir of the same broker while one has room (usable bytes, less what moves into it now),
@@ -804,26 +743,7 @@ def _drain_log_dir(ctx: _Context) -> Bound:
     lay, opts = ctx.lay, ctx.options
     b, path = opts.brokers[0], opts.log_dir or ""
     state = lay.state
-    broker = state.broker(BrokerId(b))
-    if broker is None or not broker.log_dirs:
-        why = (
-            "it is not registered"
-            if broker is None or not broker.registered
-            else "it is down (only a live broker answers DescribeLogDirs)"
-            if not broker.live
-            else "they were not read (DescribeLogDirs)"
-        )
-        raise ConfigError(
-            f"Broker {b} reports no log dirs: {why}.",
-            "Take a snapshot that has them (the Overview page lists each broker's log dirs).",
-        )
-    dirs = {d.path: d for d in broker.log_dirs}
-    drained = dirs.get(path)
-    if drained is None:
-        raise ConfigError(
-            f"Broker {b} has no log dir {path} (its dirs: {', '.join(dirs)}).",
-            "Pick one of the broker's log dirs (the Overview page lists them).",
-        )
+    broker = _drained_broker(state, b, path)
     parts = state.partitions
     on_b = [r for r, p in enumerate(parts) if b in p.replicas]
     inside = {p.key for p in replicas_in_dir((parts[r] for r in on_b), broker, path)}
@@ -870,33 +790,8 @@ def _drain_log_dir(ctx: _Context) -> Bound:
         )
     kept = [r for rs in within.values() for r in rs]
     moved = kept + across
-
-    def size_of(rs: list[int]) -> int:
-        return sum(lay.size[r] for r in rs)
-
-    if moved:
-        per_dir = ", ".join(f"{plural(len(rs), 'replica')} to {k}" for k, rs in sorted(within.items()))
-        ctx.note(
-            "drain-log-dir",
-            Severity.INFO,
-            f"Of {plural(len(movable), 'replica')} ({human_bytes(size_of(movable))}) that may move out of {where}: "
-            f"{len(kept):,} ({human_bytes(size_of(kept))}) to its other dirs"
-            + (f" ({per_dir})" if per_dir else "")
-            + f", {len(across):,} ({human_bytes(size_of(across))}) to other brokers.",
-            "A move between dirs of one broker copies on that broker's disks only (no network, no replication "
-            "throttle; replica.alter.log.dirs.io.max.bytes.per.second throttles it).",
-        )
-    if stays:
-        ctx.note(
-            "drain-dir-no-room",
-            Severity.WARNING,
-            f"{plural(len(stays), 'replica')} ({human_bytes(size_of(stays))}) {'stays' if len(stays) == 1 else 'stay'} "
-            f"in {where}: no other dir of the broker has room for {'it' if len(stays) == 1 else 'them'} and no "
-            f"eligible broker can take {'it' if len(stays) == 1 else 'them'} without lowering the partition's racks: "
-            f"{_names(lay, stays)}.",
-            "Free space in the broker's other dirs, or add brokers, then generate again.",
-        )
-    return (len(moved), size_of(moved)), not stuck and not stays
+    _drain_notes(ctx, where, movable, within, across, stays)
+    return (len(moved), sum(lay.size[r] for r in moved)), not stuck and not stays
 
 
 def _dir_room(ctx: _Context, broker: Broker, path: str, on_b: list[int]) -> dict[str, int]:
@@ -1110,39 +1005,42 @@ def _balance(ctx: _Context, metric: Metric, sources: list[int], dests: list[int]
     lay.move_many(moved_rows, moved_from, moved_to)
     active = [i for i in sources if i not in inactive]
     final = lay.count if by_count else lay.bytes
-
-    def done() -> bool:
-        hi, lo = final[src].max(), final[dst].min()
-        if by_count:
-            return bool(hi - lo <= 1 or (hi <= top_c and lo >= floor_c))
-        return bool(hi <= high_b and lo >= low_b) or bool(hi <= lo)
-
-    reached = done()
+    hi, lo = final[src].max(), final[dst].min()
+    if by_count:
+        reached = bool(hi - lo <= 1 or (hi <= top_c and lo >= floor_c))
+    else:
+        reached = bool(hi <= high_b and lo >= low_b) or bool(hi <= lo)
     if not reached:
-        what = "replicas" if by_count else "bytes"
-        why = (
-            (
-                "the budget ("
-                + ", ".join(
-                    x
-                    for x in (
-                        f"{opts.max_moves} moves" if opts.max_moves is not None else "",
-                        f"{opts.max_bytes:,} bytes" if opts.max_bytes is not None else "",
-                    )
-                    if x
-                )
-                + ") is spent"
-            )
-            if budget_hit or (max_bytes >= 0 and bool(active))
-            else "no further move is possible within the rules (racks, partitions that may move, one move per partition)"
-        )
-        ctx.note(
-            "balance-not-reached",
-            Severity.INFO,
-            f"The brokers are not fully even by {what}: {why}.",
-            "Raise the budget, or include more topics or brokers.",
-        )
+        _not_reached(ctx, by_count, budget_hit or (max_bytes >= 0 and bool(active)))
     return reached
+
+
+def _not_reached(ctx: _Context, by_count: bool, budget_spent: bool) -> None:
+    """Say why the balance goal was not reached: the budget spent, or no move left within the rules."""
+    opts = ctx.options
+    what = "replicas" if by_count else "bytes"
+    why = (
+        (
+            "the budget ("
+            + ", ".join(
+                x
+                for x in (
+                    f"{opts.max_moves} moves" if opts.max_moves is not None else "",
+                    f"{opts.max_bytes:,} bytes" if opts.max_bytes is not None else "",
+                )
+                if x
+            )
+            + ") is spent"
+        )
+        if budget_spent
+        else "no further move is possible within the rules (racks, partitions that may move, one move per partition)"
+    )
+    ctx.note(
+        "balance-not-reached",
+        Severity.INFO,
+        f"The brokers are not fully even by {what}: {why}.",
+        "Raise the budget, or include more topics or brokers.",
+    )
 
 
 _BLOCK = 256
@@ -1282,14 +1180,7 @@ def _rack_masks(lay: Layout, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def _pick(
-    c: _Candidates,
-    reps: list[list[int]],
-    sb: int,
-    db: int,
-    rack: int,
-    ideal: float,
-    limit: int,
-    room: int,
+    c: _Candidates, reps: list[list[int]], sb: int, db: int, rack: int, ideal: float, limit: int, room: int
 ) -> int:
     """A replica on broker ``sb`` (of its candidates ``c``) that may move to broker ``db``: its size
     nearest ``ideal`` (strictly between 0 and ``limit`` when ``limit`` is not -1, at most ``room``

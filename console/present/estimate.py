@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from console.core.calibration import Estimate
 from console.core.format import human_bytes, human_duration, human_rate, plural
+from console.moves.waves import WaveLimits
 
 
 def estimate_text(
@@ -32,4 +33,22 @@ def estimate_text(
     return (
         f"{head}: ≈ {human_duration(est.seconds)}{at}, from the busiest broker of each wave (the most it takes in, "
         f"sends out or copies between its dirs), waves one after the other; {est.basis}"
+    )
+
+
+def run_summary(
+    partitions: int,
+    waves: int,
+    bytes_to_copy: int,
+    dir_bytes_to_copy: int,
+    rate: int | None,
+    est: Estimate | None,
+    limits: WaveLimits,
+) -> str:
+    """The run's summary sentence, the same from ``submit`` and in the submit dialog:
+    :func:`estimate_text` and the wave limits it was cut with."""
+    return (
+        estimate_text(partitions, waves, bytes_to_copy, dir_bytes_to_copy, rate, est)
+        + f"; at most {plural(limits.moves_per_broker, 'adding replica')} per broker and "
+        f"{plural(limits.partitions, 'partition')} per wave."
     )

@@ -9,10 +9,11 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from console.core.format import human_rate, plural, table_text, timestamp
-from console.core.model import DIR_OFFLINE, PARTITION_GONE, BrokerId, ClusterState
+from console.core.model import DIR_OFFLINE, BrokerId, ClusterState
 from console.core.states import RunState, WaveState
 from console.moves.progress import wave_bytes_done
 from console.plans.plan import PlanEntry, parse_plan
+from console.present.outcomes import group_outcomes
 from console.storage.audit import AuditEntry
 from console.storage.clusters import name_of
 from console.storage.runs import ELECTION_WAVE, Run, Wave, WaveOutcome
@@ -100,29 +101,23 @@ def runs_text(
     return table_text(rows, columns) if rows else "No runs."
 
 
-def _rejected(o: WaveOutcome) -> bool:
-    """Refused in a wave (not the closing election's, nor a replica left out of its log dir, nor a
-    partition that no longer exists)."""
-    return not o.accepted and o.wave != ELECTION_WAVE and o.code not in (DIR_OFFLINE, PARTITION_GONE)
-
-
 def gone_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
     """Partitions a wave was accepted for that no longer exist (their topic deleted, or the
     partitions changed): the run no longer waits for them."""
-    return [{"wave": o.wave, "partition": o.name, "why": o.message} for o in outcomes if o.code == PARTITION_GONE]
+    return [{"wave": o.wave, "partition": o.name, "why": o.message} for o in group_outcomes(outcomes).gone]
 
 
 def rejected_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
     """Partitions a wave's request was refused for (the closing election's outcomes and the
     replicas left out of their log dir left out)."""
-    return [{"wave": o.wave, "partition": o.name, "error": o.message} for o in outcomes if _rejected(o)]
+    return [{"wave": o.wave, "partition": o.name, "error": o.message} for o in group_outcomes(outcomes).rejected]
 
 
 def not_in_dir_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
     """Replicas the run left out of the log dir its plan asked, because a dir went offline during
     the move (the broker and the dir are named in "what happened", with what to do)."""
     return [
-        {"wave": o.wave, "partition": o.name, "what happened": o.message} for o in outcomes if o.code == DIR_OFFLINE
+        {"wave": o.wave, "partition": o.name, "what happened": o.message} for o in group_outcomes(outcomes).not_in_dir
     ]
 
 
@@ -134,11 +129,7 @@ def not_in_dir_text(outcomes: Iterable[WaveOutcome]) -> str:
 
 def not_elected_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
     """Partitions whose preferred leader the run's closing election did not make lead, and why."""
-    return [
-        {"partition": o.name, "code": o.code, "error": o.message}
-        for o in outcomes
-        if not o.accepted and o.wave == ELECTION_WAVE
-    ]
+    return [{"partition": o.name, "code": o.code, "error": o.message} for o in group_outcomes(outcomes).not_elected]
 
 
 def election_line(run: Run, outcomes: Iterable[WaveOutcome]) -> str | None:

@@ -92,13 +92,13 @@ class ExecutorBase:
         """The per-partition answer of a request: kept with the wave, and its audit answer."""
         accepted, rejected = split_outcomes(outcomes)
         with self.store.transaction():
-            self.store.runs.add_outcomes(intent.run.id, wave, outcomes)
+            self.store.runs.add_outcomes(intent.run_id, wave, outcomes)
             intent.answer(outcome_word(len(accepted), len(rejected)), [o.to_dict() for o in outcomes])
 
     def _partly_answered(self, intent: Intent, wave: int, e: PartiallyApplied) -> None:
         """A request in batches that stopped part-way: what was answered is kept, and said."""
         with self.store.transaction():
-            self.store.runs.add_outcomes(intent.run.id, wave, e.outcomes.values())
+            self.store.runs.add_outcomes(intent.run_id, wave, e.outcomes.values())
             intent.answer("partly sent", {"error": e.message, "outcomes": [o.to_dict() for o in e.outcomes.values()]})
 
     # -- the steps of other parts, declared for those that take them ----------------------------------

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -21,7 +20,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -29,8 +27,30 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from console.core.errors import SandboxError
+from console.sandbox.config import RACKS as RACKS
+from console.sandbox.config import SASL_USERS as SASL_USERS
+from console.sandbox.config import (
+    _broker_common,
+    _sasl,
+    _sasl_listener,
+    _write_log4j,
+    _write_props,
+)
+from console.sandbox.config import tiered_props as tiered_props
+from console.sandbox.jars import COMPLETE as COMPLETE
+from console.sandbox.jars import (
+    POM,
+    Log,
+    _release_of,
+    _require,
+    _stderr,
+    ensure_classpath,
+    ensure_tiered_jar,
+    missing_jars,
+)
+from console.sandbox.jars import TIERED_RSM as TIERED_RSM
+from console.sandbox.jars import cache_dir as cache_dir
 from console.sandbox.versions import (
-    UP_DEFAULT,
     ZOOKEEPER_KAFKA,
     KafkaRelease,
     Mode,
@@ -38,181 +58,17 @@ from console.sandbox.versions import (
     sandbox_options,
 )
 
-POM = Path(__file__).with_name("pom.xml")
 STATE_FILE = "sandbox.json"
 CHROOT = "/sandbox"
-RACKS = ("rack-a", "rack-b", "rack-c")
-"""Broker i is on RACKS[i % 3]: three racks, so a 6-broker sandbox has two brokers per rack."""
 KRAFT_CONTROLLERS = 3
 """In KRaft mode brokers 0..2 are also the controllers (a quorum of three); brokers after them are brokers only."""
-# SASL/PLAIN users of the sandbox's second listener (ACLs enforced there): admin is a super user,
-# viewer holds the read-only ACLs the console needs, nobody holds none.
-SASL_USERS = {"admin": "admin-secret", "viewer": "viewer-secret", "nobody": "nobody-secret"}
-AUTHORIZERS = {
-    Mode.ZOOKEEPER: "kafka.security.authorizer.AclAuthorizer",
-    Mode.KRAFT: "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-}
 _JVM = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k", "-Djava.awt.headless=true"]
-
-Log = Callable[[str], None]
-
-
-def _stderr(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
 
 
 def default_data_dir() -> Path:
     from console.core.paths import console_data_dir
 
     return console_data_dir() / "sandbox"
-
-
-def cache_dir() -> Path:
-    return Path(
-        os.environ.get("CONSOLE_CACHE_DIR")
-        or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "reassignment-console")
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# The classpath
-# --------------------------------------------------------------------------------------------
-def ensure_classpath(log: Log = _stderr, version: str | None = None) -> Path:
-    """The directory of jars of Kafka ``version`` (server and tools; ``UP_DEFAULT``'s release when
-    None), fetched with Maven from the pom on first use and cached apart from every other release's."""
-    release = parse_release(version) if version is not None else UP_DEFAULT.release
-    libs = libs_dir(release)
-    if (libs / COMPLETE).exists():
-        return libs
-    _require("java", "Install a Java 17 runtime (Debian: apt-get install openjdk-17-jre-headless).")
-    mvn = _require("mvn", "Install Maven (Debian: apt-get install maven).")
-    tmp = libs.with_name(f"libs.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    log(f"Fetching Apache Kafka {release} jars with Maven into {libs} (first run of this release only) ...")
-    proc = subprocess.run(
-        [
-            mvn,
-            "-q",
-            "-B",
-            "-f",
-            str(POM),
-            f"-Dkafka.version={release}",
-            "-P",
-            f"kafka{release.major}",
-            "dependency:copy-dependencies",
-            "-DincludeScope=runtime",
-            f"-DoutputDirectory={tmp}",
-        ],
-        capture_output=True,
-        text=True,
-    )
-    jars = sorted(f.name for f in tmp.glob("*.jar"))
-    if proc.returncode != 0 or f"kafka_2.13-{release}.jar" not in jars or f"kafka-tools-{release}.jar" not in jars:
-        said = _ANSI.sub("", proc.stdout + proc.stderr).strip()
-        tail = "\n".join([ln for ln in said.splitlines() if not _MAVEN_BOILERPLATE.search(ln)][-15:])
-        shutil.rmtree(tmp, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            libs.parent.rmdir()  # only when empty: nothing fetched for this release
-        if "Could not find artifact" in said or "could not be resolved" in said:
-            raise SandboxError(
-                f"Maven has no Kafka {release} jars (server and tools of that release are both needed).",
-                f"Name a release whose server and tools are both published. Maven said:\n{tail}",
-            )
-        raise SandboxError(
-            f"Maven could not fetch the Kafka {release} jars.",
-            f"Check that Maven Central is reachable and ~/.m2/settings.xml is sane. Maven said:\n{tail}",
-        )
-    (tmp / COMPLETE).write_text(json.dumps({"kafka_version": str(release), "jars": jars}))
-    shutil.rmtree(libs, ignore_errors=True)
-    tmp.rename(libs)
-    return libs
-
-
-TIERED_RSM = "org.apache.kafka.server.log.remote.storage.LocalTieredStorage"
-"""Kafka's own remote storage manager for tests (a directory on local disk standing in for an object
-store): in the ``kafka-storage`` test jar, which Maven Central has for 3.9.1 and 4.3.1 but not for 4.4.0."""
-
-
-def ensure_tiered_jar(release: KafkaRelease, log: Log = _stderr) -> Path:
-    """The directory holding ``release``'s ``kafka-storage`` test jar (:data:`TIERED_RSM`), fetched
-    with Maven on first use; SandboxError when Maven Central has none for that release."""
-    libs = libs_dir(release).parent / "tiered"
-    if (libs / COMPLETE).exists():
-        return libs
-    mvn = _require("mvn", "Install Maven (Debian: apt-get install maven).")
-    tmp = libs.with_name(f"tiered.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    log(f"Fetching the Apache Kafka {release} kafka-storage test jar (LocalTieredStorage) into {libs} ...")
-    artifact = f"org.apache.kafka:kafka-storage:{release}:jar:test"
-    proc = subprocess.run(
-        [mvn, "-q", "-B", "-f", str(POM), "dependency:copy", f"-Dartifact={artifact}", f"-DoutputDirectory={tmp}"],
-        capture_output=True,
-        text=True,
-    )
-    jars = sorted(f.name for f in tmp.glob("*.jar"))
-    if proc.returncode != 0 or not jars:
-        said = _ANSI.sub("", proc.stdout + proc.stderr).strip()
-        shutil.rmtree(tmp, ignore_errors=True)
-        missing = "Could not find artifact" in said or "could not be resolved" in said or "not found" in said
-        raise SandboxError(
-            f"Maven has no kafka-storage test jar for Kafka {release}: tiered storage needs its LocalTieredStorage."
-            if missing
-            else f"Maven could not fetch the kafka-storage test jar of Kafka {release}.",
-            "Start the tiered sandbox on a release whose test jar is published (--kafka 4.3.1 or 3.9.1)."
-            if missing
-            else "Check that Maven Central is reachable.",
-        )
-    (tmp / COMPLETE).write_text(json.dumps({"kafka_version": str(release), "jars": jars}))
-    shutil.rmtree(libs, ignore_errors=True)
-    tmp.rename(libs)
-    return libs
-
-
-def tiered_props(data: Path) -> dict[str, object]:
-    """Broker configs for tiered storage (KIP-405) on :data:`TIERED_RSM`, the "remote" store a
-    directory under the sandbox's data dir, its metadata topic small (3 partitions, one replica)."""
-    return {
-        "remote.log.storage.system.enable": "true",
-        "remote.log.storage.manager.class.name": TIERED_RSM,
-        "remote.log.storage.manager.impl.prefix": "rsm.config.",
-        "rsm.config.dir": data / "remote",
-        "remote.log.metadata.manager.listener.name": "PLAINTEXT",
-        "rlmm.config.remote.log.metadata.topic.num.partitions": 3,
-        "rlmm.config.remote.log.metadata.topic.replication.factor": 1,
-        "remote.log.manager.task.interval.ms": 1000,
-        "log.retention.check.interval.ms": 1000,
-    }
-
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_MAVEN_BOILERPLATE = re.compile(r"^\[ERROR\] *$|re-run Maven|Re-run Maven|For more information about|\[Help 1\] http")
-
-COMPLETE = ".complete"
-"""Written last into a release's libs dir: the release and the jars Maven fetched for it."""
-
-
-def libs_dir(release: KafkaRelease) -> Path:
-    """Where ``release``'s jars are cached: named by the release and a digest of the pom and release."""
-    digest = hashlib.sha256(POM.read_bytes() + str(release).encode()).hexdigest()[:12]
-    return cache_dir() / f"kafka-{release}-{digest}" / "libs"
-
-
-def missing_jars(libs: Path) -> list[str]:
-    """The jars fetched into ``libs`` that are no longer there (a cache damaged since)."""
-    try:
-        jars = json.loads((libs / COMPLETE).read_text())["jars"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
-    return [str(j) for j in jars if not (libs / str(j)).is_file()]
-
-
-def _require(cmd: str, hint: str) -> str:
-    path = shutil.which(cmd)
-    if not path:
-        raise SandboxError(f"`{cmd}` is not on PATH; the sandbox needs it.", hint)
-    return path
 
 
 def free_port() -> int:
@@ -651,13 +507,6 @@ def _missing_class(p: Proc, cls: str, tail: str) -> SandboxError:
     )
 
 
-def _release_of(libs: Path) -> KafkaRelease | None:
-    try:
-        return parse_release(str(json.loads((libs / COMPLETE).read_text())["kafka_version"]))
-    except (OSError, ValueError, KeyError, TypeError, SandboxError):
-        return None
-
-
 def _wait_zk(p: Proc, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -730,78 +579,6 @@ def _java(jvm: _Jvm, name: str, main: str, *args: str, heap: str = "512m") -> li
     ]
 
 
-def _write_props(path: Path, props: dict[str, object]) -> None:
-    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-
-
-def _write_log4j(data: Path) -> None:
-    (data / "config" / "log4j.properties").write_text(
-        "log4j.rootLogger=INFO, file\n"
-        "log4j.appender.file=org.apache.log4j.FileAppender\n"
-        "log4j.appender.file.File=${kafka.logs.dir}/${sandbox.name}-server.log\n"
-        "log4j.appender.file.layout=org.apache.log4j.PatternLayout\n"
-        "log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n\n"
-        "log4j.logger.kafka.request.logger=WARN\n"
-        "log4j.logger.kafka.log.LogCleaner=WARN\n"
-        "log4j.logger.org.apache.zookeeper=WARN\n"
-        "log4j.logger.state.change.logger=INFO\n"
-        "log4j.logger.kafka.controller=INFO\n"
-    )
-    # the same for Kafka 4's log4j2 (without a configuration each process prints "No configuration found")
-    (data / "config" / "log4j2.properties").write_text(
-        "status = warn\n"
-        "name = sandbox\n"
-        "appender.file.type = File\n"
-        "appender.file.name = file\n"
-        "appender.file.fileName = ${sys:kafka.logs.dir}/${sys:sandbox.name}-server.log\n"
-        "appender.file.layout.type = PatternLayout\n"
-        "appender.file.layout.pattern = [%d] %p %m (%c)%n\n"
-        "rootLogger.level = INFO\n"
-        "rootLogger.appenderRef.file.ref = file\n"
-        + "".join(
-            f"logger.{key}.name = {name}\nlogger.{key}.level = {level}\n"
-            for key, name, level in (
-                ("request", "kafka.request.logger", "WARN"),
-                ("cleaner", "kafka.log.LogCleaner", "WARN"),
-                ("statechange", "state.change.logger", "INFO"),
-                ("controller", "kafka.controller", "INFO"),
-            )
-        )
-    )
-
-
-def _broker_common(data: Path, i: int, port: int) -> dict[str, object]:
-    return {
-        "log.dirs": f"{data / f'broker-{i}' / 'd1'},{data / f'broker-{i}' / 'd2'}",
-        "broker.rack": RACKS[i % len(RACKS)],
-        "num.partitions": 1,
-        "default.replication.factor": 1,
-        "auto.create.topics.enable": "false",
-        "offsets.topic.replication.factor": 1,
-        "offsets.topic.num.partitions": 3,
-        "transaction.state.log.replication.factor": 1,
-        "transaction.state.log.min.isr": 1,
-        "transaction.state.log.num.partitions": 3,
-        "group.initial.rebalance.delay.ms": 0,
-        "auto.leader.rebalance.enable": "false",
-        "replica.lag.time.max.ms": 5000,
-        "replica.fetch.wait.max.ms": 100,
-        "replica.fetch.backoff.ms": 200,
-        "log.segment.bytes": 1048576,
-        # Small replica fetches so a replication throttle takes effect within a partition's copy.
-        "replica.fetch.max.bytes": 16384,
-        "replica.fetch.response.max.bytes": 65536,
-        "num.network.threads": 2,
-        "num.io.threads": 2,
-        "background.threads": 2,
-        "num.replica.fetchers": 1,
-        "log.cleaner.dedupe.buffer.size": 16777216,
-        "log.cleaner.threads": 1,
-        "num.recovery.threads.per.data.dir": 1,
-        "controlled.shutdown.enable": "true",
-    }
-
-
 def _grant_viewer(sb: Sandbox) -> None:
     """The read-only ACLs the console needs: DESCRIBE and DESCRIBE_CONFIGS on the cluster and all topics."""
     from confluent_kafka import KafkaError, KafkaException
@@ -834,28 +611,6 @@ def _grant_viewer(sb: Sandbox) -> None:
             if not again or attempt == 4:
                 raise
             time.sleep(1.0)
-
-
-def _sasl(mode: Mode) -> dict[str, object]:
-    """SASL/PLAIN for the sandbox users on the SASL_PLAINTEXT listener, ACLs enforced by the mode's
-    authorizer; the PLAINTEXT listeners (inter-broker, and the controllers') are anonymous super users."""
-    users = " ".join(f'user_{u}="{pw}"' for u, pw in SASL_USERS.items())
-    return {
-        "sasl.enabled.mechanisms": "PLAIN",
-        "listener.name.sasl_plaintext.plain.sasl.jaas.config": f"org.apache.kafka.common.security.plain.PlainLoginModule required {users};",
-        "authorizer.class.name": AUTHORIZERS[mode],
-        "super.users": "User:ANONYMOUS;User:admin",
-    }
-
-
-def _sasl_listener(port: int, sasl_port: int) -> dict[str, object]:
-    """A PLAINTEXT listener (inter-broker, anonymous super user) and a SASL/PLAIN one with ACLs."""
-    return {
-        "listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
-        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
-        "inter.broker.listener.name": "PLAINTEXT",
-        **_sasl(Mode.ZOOKEEPER),
-    }
 
 
 def _broker_proc(jvm: _Jvm, i: int, port: int, props: dict[str, object], controller: bool = False) -> Proc:

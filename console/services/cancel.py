@@ -15,6 +15,7 @@ from console.access.auth import Identity
 from console.core.errors import ConsoleError, PartiallyApplied
 from console.core.format import plural
 from console.core.model import (
+    DIR_CANCELLED,
     BrokerId,
     ClusterState,
     DirOutcome,
@@ -28,7 +29,7 @@ from console.core.model import (
 from console.core.states import RunState
 from console.moves.cancel import CancelPlan, CancelVerdict, recheck
 from console.plans.logdirs import DirKey, DirMoveProgress, dir_moves_in_flight
-from console.runs.audited import failure_word
+from console.runs.audited import Intent
 from console.runs.executor import clean_up_after_cancel
 from console.runs.gateway import ClusterGateway
 from console.runs.settle import send_settled
@@ -190,36 +191,19 @@ def cancel(
     needs the operator role."""
     request = {"cancel": [[t, p] for t, p in plan.targets], **(note or {})}
     require(store, who, "cancel", cluster_id, request)
-    user = who.name
-    intent = store.audit.record(user, cluster_id, "cancel", request, "sending")
+    intent = Intent.open(store, who.name, cluster_id, "cancel", request)
     t0 = time.perf_counter()
     try:
         outcomes = send_settled(cluster, plan.targets, cluster.alter_reassignments)
     except ConsoleError as e:
         done = e.outcomes if isinstance(e, PartiallyApplied) else {}
-        store.audit.record(
-            user,
-            cluster_id,
-            "cancel",
-            request,
-            failure_word(e),
-            ref=intent,
-            response={"error": e.message, "outcomes": [o.to_dict() for o in done.values()]},
-        )
+        intent.failed(e, {"outcomes": [o.to_dict() for o in done.values()]})
         raise
     took = time.perf_counter() - t0
     accepted, rejected = split_outcomes(outcomes.values())
-    store.audit.record(
-        user,
-        cluster_id,
-        "cancel",
-        request,
-        outcome_word(len(accepted), len(rejected)),
-        ref=intent,
-        response=[o.to_dict() for o in outcomes.values()],
-    )
+    intent.answer(outcome_word(len(accepted), len(rejected)), [o.to_dict() for o in outcomes.values()])
     result = CancelResult(
-        tuple(accepted), tuple(rejected), took, (), tuple(sorted(o.key for o in accepted)), request, intent
+        tuple(accepted), tuple(rejected), took, (), tuple(sorted(o.key for o in accepted)), request, intent.id
     )
     if wait_s <= 0:
         return result  # followed by the caller (result.leaving), then finish_cancel
@@ -365,14 +349,9 @@ def _cancel_dirs(
                         run.id, wave.number, [DirOutcome(t, p, b, back[(t, p, b)], CANCELLED) for t, p, b in mine]
                     )
                     runs.add(run.id)
-        store.audit.record(
-            who.name,
-            key,
-            "cancel-log-dir-moves",
-            request,
+        intent.answer(
             f"{len(taken)} cancelled" + (f", {len(answers) - len(taken)} refused" if len(answers) > len(taken) else ""),
-            ref=intent,
-            response={"answers": [a.to_dict() for a in answers], "runs": sorted(runs)},
+            {"answers": [a.to_dict() for a in answers], "runs": sorted(runs)},
         )
     return DirCancelResult(tuple(answers), tuple(sorted(runs)), gone)
 
@@ -399,5 +378,5 @@ def runs_dir_moves(
     )
 
 
-CANCELLED = "CANCELLED"
+CANCELLED = DIR_CANCELLED
 """Recorded for a run's log dir move an operator cancelled: the run no longer waits for it."""

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
 from console.access.auth import Identity
 from console.core.cluster_info import cordons_supported, cordons_text
-from console.core.errors import ConfigError, ConsoleError, UnsupportedByCluster
+from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, UnsupportedByCluster
 from console.core.limits import CORDON_ALL, CORDONED_LOG_DIRS
 from console.core.model import Broker, BrokerId, ClusterState, cluster_key, cordon_value
 from console.runs.gateway import ClusterGateway
-from console.services.guard import REFUSED, require
+from console.services.guard import REFUSED, audited_send, require
 from console.storage.store import Store
 
 CORDON, UNCORDON = "cordon", "uncordon"
@@ -152,23 +153,11 @@ def _change(
     if wanted == current:
         store.audit.record(who.name, key, action, request, "unchanged")
         return CordonReport(action, broker, log_dir, current, wanted, current)
-    intent = store.audit.record(who.name, key, action, request, "sending")
-    try:
-        cluster.alter_configs({broker: {CORDONED_LOG_DIRS: cordon_value(wanted) if wanted else None}}, {})
-    except ConsoleError as failed:
-        store.audit.record(who.name, key, action, request, "failed", ref=intent, response={"error": failed.message})
-        raise
+    change = {broker: {CORDONED_LOG_DIRS: cordon_value(wanted) if wanted else None}}
+    _, intent = audited_send(store, who, key, action, request, partial(cluster.alter_configs, change, {}))
     reported = _read_back(cluster, broker, wanted, confirm_s)
     outcome = "applied" if reported == wanted else "unconfirmed" if reported is None else "still reported otherwise"
-    store.audit.record(
-        who.name,
-        key,
-        action,
-        request,
-        outcome,
-        ref=intent,
-        response={"reported": None if reported is None else list(reported)},
-    )
+    intent.answer(outcome, {"reported": None if reported is None else list(reported)})
     return CordonReport(action, broker, log_dir, current, wanted, reported)
 
 
@@ -183,7 +172,7 @@ def _target(state: ClusterState, broker: BrokerId, log_dir: str | None) -> Broke
         )
     if log_dir is not None:
         if not found.log_dirs:
-            raise ConfigError(
+            raise ClusterUnavailable(
                 f"The log dirs of broker {broker} could not be read, so {log_dir} cannot be checked; nothing was sent.",
                 "Check that DescribeLogDirs answers (Overview's sources), then try again.",
             )
@@ -207,7 +196,7 @@ def _current(cluster: ClusterGateway, state: ClusterState, broker: BrokerId) -> 
     known = state.broker(broker)
     if known is not None and known.cordoned_log_dirs is not None:
         return known.cordoned_log_dirs
-    raise ConfigError(
+    raise ClusterUnavailable(
         f"The cordoned.log.dirs of broker {broker} could not be read; nothing was sent.",
         "Check that the broker answers DescribeConfigs, then try again.",
     )

@@ -21,7 +21,7 @@ from functools import partial
 
 from console.access.auth import Identity
 from console.core.cluster_info import cordons_supported, cordons_text
-from console.core.errors import ConfigError, ConsoleError, GoalImpossible
+from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, GoalImpossible, IllegalTransition
 from console.core.format import ids_text, plural
 from console.core.model import BrokerId, ClusterMode, ClusterState, SourceStatus, cluster_key
 from console.core.states import DecommissionStep, RunState
@@ -60,7 +60,7 @@ def start(
         if flow.brokers == wanted:
             return advance(store, cluster, who, cluster_name, flow.id)
         if set(flow.brokers) & set(wanted):
-            raise ConfigError(
+            raise IllegalTransition(
                 f"Broker {ids_text(sorted(set(flow.brokers) & set(wanted)))} is in decommission {flow.id} already "
                 f"(brokers {ids_text(flow.brokers)}, step {flow.step.value}).",
                 f"Continue that one, or abandon it first (decommission --abandon {flow.id}).",
@@ -111,7 +111,7 @@ def unregister(store: Store, cluster: ClusterGateway, who: Identity, flow_id: in
     flow = _flow(store, flow_id)
     require(store, who, "unregister", flow.cluster, {"flow": flow_id, "brokers": list(flow.brokers)})
     if flow.step is not Step.UNREGISTER:
-        raise ConfigError(
+        raise IllegalTransition(
             f"Decommission {flow_id} is at step {flow.step.value}, not ready to unregister.",
             "Continue the flow until its brokers are drained and shut down.",
         )
@@ -119,7 +119,7 @@ def unregister(store: Store, cluster: ClusterGateway, who: Identity, flow_id: in
     problem = _holding(state, flow.brokers) or _running(state, flow.brokers)
     if problem:
         _set(store, who, flow, Step.UNREGISTER, blocked=problem)
-        raise ConfigError(f"Not unregistered: {problem}", "Nothing was sent.")
+        raise IllegalTransition(f"Not unregistered: {problem}", "Nothing was sent.")
     # the registrations are known only where DescribeCluster lists fenced brokers too (Kafka 4.0+):
     # elsewhere a stopped broker drops out of Metadata while the controller still holds it, so
     # UnregisterBroker is sent, and an answer "not registered" is said as such
@@ -165,7 +165,7 @@ def unregister_idle(store: Store, cluster: ClusterGateway, who: Identity, cluste
     require(store, who, "unregister", key, {"broker": b})
     if b not in idle_fenced(state):
         problem = _holding(state, (b,)) or _running(state, (b,)) or f"Broker {b} is not registered."
-        raise ConfigError(f"Not unregistered: {problem}", "Nothing was sent.")
+        raise IllegalTransition(f"Not unregistered: {problem}", "Nothing was sent.")
     if _unregister_one(store, cluster, who, key, b, {}):
         return f"Unregistered broker {b}: the controller no longer knows it."
     return f"Broker {b} was not registered any more: nothing to unregister."
@@ -177,10 +177,10 @@ def _unregister_one(
     """One UnregisterBroker, audited before it is sent and with its answer; False when the
     controller answered that the broker was not registered."""
     request = {**extra, "broker": broker}
-    was, ref = audited_send(store, who, key, "unregister-broker", request, partial(cluster.unregister_broker, broker))
-    store.audit.record(
-        who.name, key, "unregister-broker", request, "unregistered" if was else "not registered", ref=ref
+    was, intent = audited_send(
+        store, who, key, "unregister-broker", request, partial(cluster.unregister_broker, broker)
     )
+    intent.answer("unregistered" if was else "not registered")
     return was
 
 
@@ -392,7 +392,7 @@ def _running(state: ClusterState, brokers: tuple[BrokerId, ...]) -> str:
 
 def _readable(state: ClusterState) -> ClusterState:
     if state.status.metadata is not SourceStatus.OK:
-        raise ConfigError(
+        raise ClusterUnavailable(
             "The cluster's state could not be read: the flow cannot be checked now.",
             "Check that the cluster answers (Overview), then continue; nothing was changed.",
         )

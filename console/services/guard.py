@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from typing import NoReturn, TypeVar
 
 from console.access.auth import NEEDS, NEEDS_ONE_OF, OPEN_TO_ALL, Identity
-from console.core.errors import ConsoleError, NotPermitted
-from console.runs.audited import failure_word
+from console.core.errors import NotPermitted
+from console.runs.audited import Intent
 from console.storage.store import Store
 
 R = TypeVar("R")
@@ -76,15 +76,9 @@ def refuse(
 
 def audited_send(
     store: Store, who: Identity, cluster_id: str, action: str, request: Mapping[str, object], send: Callable[[], R]
-) -> tuple[R, int]:
+) -> tuple[R, Intent]:
     """``send()`` a request to the cluster with its intent in the audit log first ("sending"); a
-    console error is recorded against the intent ("failed", with its message) and raised again.
-    Returns the answer and the intent's entry, for the caller to record the outcome against."""
-    intent = store.audit.record(who.name, cluster_id, action, request, "sending")
-    try:
-        return send(), intent
-    except ConsoleError as e:
-        store.audit.record(
-            who.name, cluster_id, action, request, failure_word(e), ref=intent, response={"error": e.message}
-        )
-        raise
+    console error is recorded against the intent (:meth:`Intent.failed`) and raised again.
+    Returns the answer and the intent, for the caller to :meth:`~Intent.answer`."""
+    intent = Intent.open(store, who.name, cluster_id, action, request)
+    return intent.send(send), intent

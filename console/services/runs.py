@@ -16,98 +16,36 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from console.access.auth import Identity, Users, approval_problem
-from console.core.calibration import Calibration, Estimate
-from console.core.errors import ConfigError, ConsoleError
+from console.core.errors import ConfigError, ConsoleError, IllegalTransition
 from console.core.limits import FOLLOWER_RATE
 from console.core.model import (
     DEFAULT_BROKER,
     BrokerId,
     ClusterState,
     Finding,
-    Severity,
     cluster_key,
 )
 from console.core.states import RunState, SubmitPath
 from console.moves.cancel import plan_cancel
-from console.moves.progress import estimate_run
 from console.moves.throttles import Leftover, LeftoverKind
-from console.moves.waves import WaveLimits, plan_waves
-from console.plans.diff import diff, first_replica_changes
-from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
-from console.plans.validate import CORDONED_DESTINATION, blocking, validate
+from console.moves.waves import WaveLimits
+from console.plans.diff import first_replica_changes
+from console.plans.plan import Plan, parse_plan, plan_hash, rollback
+from console.runs.audited import Intent
 from console.runs.executor import Executor, Step
 from console.runs.gateway import ClusterGateway
 from console.services.cancel import CancelReport, cancel_seen
 from console.services.guard import refuse, require
 from console.services.other_moves import check_other_moves
+from console.services.preflight import Preflight, check_submit, first_sentence, preflight
 from console.storage.runs import NewRun, RunLimits
 from console.storage.store import Store
 
 
 # -- before a run ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Preflight:
-    """What submitting ``plan`` against the cluster as it is now would do."""
-
-    findings: list[Finding]
-    waves: list[tuple[PlanEntry, ...]]
-    bytes_to_copy: int
-    estimate: Estimate | None
-    """How long copying takes: calibrated from past moves where the destinations have history, else
-    at the throttle; None when neither applies (unthrottled, no history) or sizes are unknown."""
-    dir_bytes_to_copy: int = 0
-    """Bytes copied between the log dirs of a broker (no network), at the log-dir throttle."""
-    tiered_topics: tuple[str, ...] = ()
-    """The tiered topics the plan copies (over the network or between dirs): their local log only."""
-
-    @property
-    def eta_s(self) -> float | None:
-        return None if self.estimate is None else self.estimate.seconds
-
-    @property
-    def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity is Severity.ERROR]
-
-    def blocking(self, allow_cordoned: bool = False) -> list[Finding]:
-        """The errors that stop a submission: all of them, bar the cordoned destinations when the
-        operator allows them (``submit --allow-cordoned``; :func:`start_run` audits it)."""
-        return blocking(self.findings, allow_cordoned)
-
-    @property
-    def cordoned(self) -> list[Finding]:
-        """Replicas this plan sends to a cordoned broker or log dir (errors the operator may override)."""
-        return [f for f in self.findings if f.code == CORDONED_DESTINATION]
-
-    @property
-    def warnings(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity is Severity.WARNING]
-
-    @property
-    def partitions(self) -> int:
-        return sum(map(len, self.waves))
-
-
-def preflight(
-    state: ClusterState,
-    plan: Plan,
-    limits: WaveLimits = WaveLimits(),
-    rate: int | None = None,
-    calibration: Calibration | None = None,
-) -> Preflight:
-    d = diff(state, plan)
-    waves = plan_waves(state, plan, limits)
-    return Preflight(
-        validate(state, plan, d),
-        waves,
-        d.bytes_to_copy,
-        estimate_run(state, waves, rate, calibration),
-        d.dir_bytes_to_copy,
-        tuple(d.copied_topics(state.tiered)),
-    )
-
-
 def two_person_problem(
     store: Store, users: Users | None, plan_id: int | None, plan: Plan, cluster_id: str | None = None
 ) -> str | None:
@@ -157,62 +95,40 @@ def start_run(
     users: Users | None,
     plan_id: int | None = None,
     allow_cordoned: bool = False,
+    checked: Preflight | None = None,
     allow_other_moves: bool = False,
 ) -> int:
     """Record a run of ``plan`` (refused when another active run moves the same partitions, with
-    :class:`console.core.errors.ConflictError`); a worker drives it from there. The caller ran
-    :func:`preflight` and had it confirmed. ``who`` needs the operator role, and with the
-    two-person rule of ``users`` on, ``plan`` must be saved plan ``plan_id`` approved by someone
-    else (:func:`two_person_problem`); else :class:`console.core.errors.NotPermitted`. ``path``
-    ZOOKEEPER submits through the pre-2.4 znode (needs ZooKeeper; cannot be cancelled).
-    ``elect_leaders``: the run ends with a preferred leader election of its partitions; None: when
-    the plan changes some partition's first replica (:func:`console.plans.diff.first_replica_changes`).
-    A plan that sends replicas to cordoned brokers or log dirs (KIP-1066: the controller would take
-    it) is refused, audited, unless ``allow_cordoned``: then the run's audit entry records the
-    override and what it lets through. Likewise while reassignments this console did not start are
-    in flight (:mod:`console.services.other_moves`), unless ``allow_other_moves``. The run keeps the plan's rollback against ``state``
-    (:func:`console.plans.plan.rollback`), whose log dirs are named only when ``state`` carries what
-    the cluster is (``snapshot(info=True)``) and it is Kafka 4.2 or later; else ``any``."""
+    :class:`console.core.errors.ConflictError`); a worker drives it from there. ``checked``: the
+    :func:`preflight` of ``plan`` against ``state`` the operator confirmed (None, or one of another
+    plan: it is made here). ``who`` needs the operator role, and with the two-person rule of
+    ``users`` on, ``plan`` must be saved plan ``plan_id`` approved by someone else
+    (:func:`two_person_problem`); else :class:`console.core.errors.NotPermitted`. A plan with
+    blocking errors, or a ``state`` whose Metadata or ListPartitionReassignments did not answer, is
+    refused, audited, with :class:`console.core.errors.SubmitRefused`
+    (:meth:`~console.services.preflight.Preflight.refusal`); the cordoned destinations (KIP-1066:
+    the controller would take them) block unless ``allow_cordoned``: then the run's audit entry
+    records the override and what it lets through; likewise while reassignments this console did not
+    start are in flight (:mod:`console.services.other_moves`), unless ``allow_other_moves``. ``path`` ZOOKEEPER submits through the pre-2.4
+    znode (needs ZooKeeper; cannot be cancelled). ``elect_leaders``: the run ends with a preferred
+    leader election of its partitions; None: when the plan changes some partition's first replica
+    (:func:`console.plans.diff.first_replica_changes`). The run keeps the plan's rollback against
+    ``state`` (:func:`console.plans.plan.rollback`), whose log dirs are named only when ``state``
+    carries what the cluster is (``snapshot(info=True)``) and it is Kafka 4.2 or later; else ``any``."""
     key = cluster_key(state, cluster.name)
     asked: dict[str, object] = {"name": name, "plan": plan_id, "partitions": len(plan)}
     require(store, who, "submit", key, asked)
     other_moves = check_other_moves(store, who, key, state, allow_other_moves, asked)
-    onto_cordoned = _cordoned_destinations(state, plan)
-    if onto_cordoned and not allow_cordoned:
-        refuse(
-            store,
-            who,
-            "submit",
-            key,
-            f"The plan sends {len(onto_cordoned)} replica(s) to cordoned brokers or log dirs "
-            f"({_first_sentence(onto_cordoned[0])}); Kafka's controller would take them, the console does not.",
-            "Change the plan, uncordon the broker first, or allow it explicitly (submit --allow-cordoned; "
-            "Review: “Submit onto cordoned brokers anyway”), which is audited.",
-            {**asked, "cordoned_destinations": len(onto_cordoned)},
-        )
-    problem = _plan_cluster_problem(store, plan_id, key) or two_person_problem(store, users, plan_id, plan, key)
-    if problem is not None:
-        refuse(
-            store,
-            who,
-            "submit",
-            key,
-            problem,
-            "Save the plan, have someone who authored no version of it approve it on this cluster, and submit the saved plan.",
-            asked,
-        )
-    if elect_leaders is None:
-        elect_leaders = first_replica_changes(state, plan)
-    if path is SubmitPath.ZOOKEEPER and not cluster.has_zookeeper:
-        raise ConfigError(
-            "The ZooKeeper path needs the cluster's ZooKeeper connect string.",
-            "Give --zookeeper (or configure it for the cluster).",
-        )
-    if rate is not None:
-        _positive_rate(rate)
-    waves = plan_waves(state, plan, limits)
     text = plan.to_json()
     digest = plan_hash(plan, text)
+    pre = checked if checked is not None and checked.digest == digest else preflight(state, plan, limits, rate)
+    check_submit(store, who, key, pre, allow_cordoned, asked)
+    _check_approval(store, who, key, users, plan_id, plan, asked)
+    _check_sending(cluster, path, rate)
+    if elect_leaders is None:
+        elect_leaders = first_replica_changes(state, plan)
+    limits_kept = RunLimits(limits.moves_per_broker, limits.partitions, limits.bytes)
+    waves = pre.waves
     with store.transaction():
         run_id = store.runs.create(
             NewRun(
@@ -225,52 +141,61 @@ def start_run(
                 [Plan(w).to_json() for w in waves],
                 [e.key for w in waves for e in w],
                 rate,
-                RunLimits(limits.moves_per_broker, limits.partitions, limits.bytes),
+                limits_kept,
                 path,
                 elect_leaders,
             )
         )
-        store.audit.record(
-            who.name,
-            key,
-            "submit",
-            {
-                "run": run_id,
-                "name": name,
-                "waves": len(waves),
-                "rate": rate,
-                "path": path.value,
-                "elect_leaders": elect_leaders,
-                **_cordoned_override(onto_cordoned),
-                **other_moves,
-            },
-            "run recorded",
-            plan_hash=digest,
-        )
+        recorded = {"run": run_id, "name": name, "waves": len(waves), "rate": rate, "path": path.value}
+        overridden = _cordon_override(pre.cordoned)
+        record = {**recorded, "elect_leaders": elect_leaders, **overridden, **other_moves}
+        store.audit.record(who.name, key, "submit", record, "run recorded", plan_hash=digest)
     return run_id
 
 
-def _cordoned_override(onto_cordoned: list[Finding]) -> dict[str, object]:
-    """What a run's audit entry records of an override of the cordons (nothing when none was needed)."""
-    if not onto_cordoned:
+def _check_sending(cluster: ClusterGateway, path: SubmitPath, rate: int | None) -> None:
+    """Refuse a run that cannot be sent as asked: the ZooKeeper path without ZooKeeper, a throttle not positive."""
+    if path is SubmitPath.ZOOKEEPER and not cluster.has_zookeeper:
+        raise ConfigError(
+            "The ZooKeeper path needs the cluster's ZooKeeper connect string.",
+            "Give --zookeeper (or configure it for the cluster).",
+        )
+    if rate is not None:
+        _positive_rate(rate)
+
+
+def _check_approval(
+    store: Store,
+    who: Identity,
+    key: str,
+    users: Users | None,
+    plan_id: int | None,
+    plan: Plan,
+    asked: dict[str, object],
+) -> None:
+    """Refuse (audited) a saved plan of another cluster, or one the two-person rule does not let go."""
+    problem = _plan_cluster_problem(store, plan_id, key) or two_person_problem(store, users, plan_id, plan, key)
+    if problem is not None:
+        refuse(
+            store,
+            who,
+            "submit",
+            key,
+            problem,
+            "Save the plan, have someone who authored no version of it approve it on this cluster, and submit the saved plan.",
+            asked,
+        )
+
+
+def _cordon_override(onto: list[Finding]) -> dict[str, object]:
+    """What a run's audit entry says of the cordoned destinations the operator let through."""
+    if not onto:
         return {}
     return {
         "allow_cordoned": True,
-        "cordoned_destinations": len(onto_cordoned),
-        "cordoned": [_first_sentence(f) for f in onto_cordoned[:100]],
+        "cordoned_destinations": len(onto),
+        "cordoned": [first_sentence(f) for f in onto[:100]],
     }
-
-
-def _first_sentence(f: Finding) -> str:
-    return f.message.split(". ")[0]
-
-
-def _cordoned_destinations(state: ClusterState, plan: Plan) -> list[Finding]:
-    """The plan's replicas that go to a cordoned broker or log dir (checked only where some broker
-    has a cordon: a cluster without one costs nothing)."""
-    if not any(b.cordoned or b.cordoned_dirs for b in state.brokers):
-        return []
-    return [f for f in validate(state, plan) if f.code == CORDONED_DESTINATION]
 
 
 def approve(store: Store, who: Identity, cluster_id: str, plan_id: int) -> None:
@@ -357,29 +282,16 @@ def change_throttle(
     with store.transaction():
         run = store.runs.require(run_id)
         if not run.active:
-            raise ConfigError(
+            raise IllegalTransition(
                 f"Run {run_id} is {run.state}: its throttle cannot change.",
                 "List the runs with `python -m console runs`.",
             )
         brokers = sorted({e.name for e in store.runs.ledger(run_id) if e.kind == "broker"})
         store.runs.set_rate(run_id, rate)
         request = {"run": run_id, "rate": rate, "brokers": brokers}
-        intent = store.audit.record(user, run.cluster, "throttle-rate", request, "sending", plan_hash=run.plan_hash)
-    try:
-        Executor(store, cluster, user).apply_rate(run, rate)
-    except ConsoleError as e:
-        store.audit.record(
-            user,
-            run.cluster,
-            "throttle-rate",
-            request,
-            "failed",
-            ref=intent,
-            plan_hash=run.plan_hash,
-            response={"error": e.message},
-        )
-        raise
-    store.audit.record(user, run.cluster, "throttle-rate", request, "applied", ref=intent, plan_hash=run.plan_hash)
+        intent = Intent.announce(store, user, run, "throttle-rate", request)
+    intent.send(partial(Executor(store, cluster, user).apply_rate, run, rate))
+    intent.answer("applied")
     ids = tuple(BrokerId(int(b)) for b in brokers)
     deadline = time.monotonic() + confirm_s
     while True:
@@ -407,7 +319,7 @@ def abandon(
         plan_hash=run.plan_hash,
     )
     if not run.active:
-        raise ConfigError(
+        raise IllegalTransition(
             f"Run {run_id} is {run.state}: there is nothing to abandon.", "List the runs with `python -m console runs`."
         )
     moving = [k for k, r in store.runs.active_partitions(run.cluster).items() if r == run_id]
@@ -487,17 +399,8 @@ def sweep(
     require(store, who, "sweep", key, request)
     if not chosen:
         return SweepReport()
-    intent = store.audit.record(user, key, "throttle-sweep", request, "sending")
-    try:
-        if brokers or topics:
-            cluster.alter_configs(brokers, topics)
-        if default:
-            cluster.alter_cluster_default(default)
-    except ConsoleError as failed:
-        store.audit.record(
-            user, key, "throttle-sweep", request, "failed", ref=intent, response={"error": failed.message}
-        )
-        raise
+    intent = Intent.open(store, user, key, "throttle-sweep", request)
+    intent.send(partial(_remove, cluster, brokers, topics, default))
     asked = tuple(sorted(set(brokers) | ({b.id for b in state.brokers if b.live} if default else set())))
     report = _read_back(cluster, chosen, asked, tuple(topics), confirm_s)
     gone = {(lo.kind, lo.name, lo.key) for lo in report.removed}
@@ -511,16 +414,20 @@ def sweep(
             for part, los in (("still set", report.still_set), ("unconfirmed", report.unconfirmed))
             if los
         }
-        store.audit.record(
-            user,
-            key,
-            "throttle-sweep",
-            request,
-            "partly removed" if left else "removed",
-            ref=intent,
-            response=left or None,
-        )
+        intent.answer("partly removed" if left else "removed", left or None)
     return report
+
+
+def _remove(
+    cluster: ClusterGateway,
+    brokers: dict[BrokerId, dict[str, str | None]],
+    topics: dict[str, dict[str, str | None]],
+    default: dict[str, str | None],
+) -> None:
+    if brokers or topics:
+        cluster.alter_configs(brokers, topics)
+    if default:
+        cluster.alter_cluster_default(default)
 
 
 def _read_back(

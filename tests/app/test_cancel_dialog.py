@@ -49,7 +49,7 @@ def outcome(at: AppTest) -> str:
 
 def test_the_cancel_dialog_answers_at_once_and_shows_the_outcome_as_it_arrives(fake_cluster, sandbox_users):
     with fake_cluster.held() as fake:
-        fake.create_topic("slow", [[0], [1]], size=10**12)  # copies for ever
+        fake.create_topic("slow", [[0], [1]], size=4 * 10**11)  # copies for ever, within broker 2's disk
         fake.cancel_lag_s = LAG_S
     store = Store()
     plan = Plan.of([PlanEntry("slow", 0, (BrokerId(2),)), PlanEntry("slow", 1, (BrokerId(2),))])
@@ -99,7 +99,7 @@ def test_the_live_page_opens_the_cancel_dialog_before_it_draws_the_page_again(
     from components import actions
 
     with fake_cluster.held() as fake:
-        fake.create_topic("slow", [[0], [1]], size=10**12)
+        fake.create_topic("slow", [[0], [1]], size=4 * 10**11)
     plan = Plan.of([PlanEntry("slow", 0, (BrokerId(2),)), PlanEntry("slow", 1, (BrokerId(2),))])
     first_wave_sent(Store(), fake_cluster, fake_cluster.snapshot(), plan, "to cancel", None)
     at = AppTest.from_file(APP, default_timeout=60).run()
@@ -131,7 +131,7 @@ def at_risk_in_flight(fake_cluster) -> None:
     """risk-0 moving from 0,1 to 2,1 while its original 0 fell out of the ISR (min ISR 2: after a
     cancel only 1 could lead, and it refuses writes with acks=all); risk-1 moving safely."""
     with fake_cluster.held() as fake:
-        fake.create_topic("risk", [[0, 1], [1, 2]], size=10**12)  # copies for ever
+        fake.create_topic("risk", [[0, 1], [1, 2]], size=4 * 10**11)  # copies for ever, within broker 2's disk
         fake.min_isr["risk"] = 2
     plan = Plan.of([PlanEntry("risk", 0, (BrokerId(2), BrokerId(1))), PlanEntry("risk", 1, (BrokerId(0), BrokerId(2)))])
     first_wave_sent(Store(), fake_cluster, fake_cluster.snapshot(), plan, "to cancel", None)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from console.access.auth import Identity
-from console.core.errors import ConfigError, NotPermitted
+from console.core.errors import ConfigError, IllegalTransition, NotPermitted
 from console.core.limits import CORDONED_LOG_DIRS
 from console.core.model import BrokerId, ClusterInfo, ClusterMode
 from console.core.states import DecommissionStep, RunState
@@ -69,7 +69,7 @@ def test_a_decommission_from_cordon_to_unregister_resumes_from_the_store(tmp_pat
     flow = flow_service.advance(again, fake, ANN, fake.name, flow.id)
     assert (flow.step, flow.run_id) == (Step.SHUT_DOWN, run_id)
     assert flow.blocked is not None and "Broker 3 is still running" in flow.blocked
-    with pytest.raises(ConfigError, match="not ready to unregister"):
+    with pytest.raises(IllegalTransition, match="not ready to unregister"):
         flow_service.unregister(again, fake, ANN, flow.id)
     assert not fake.calls_to("unregister_broker")
 
@@ -230,7 +230,7 @@ def test_one_open_flow_per_broker(tmp_path: Path) -> None:
     store = Store(tmp_path / "console.db")
     first = flow_service.start(store, fake, ANN, fake.name, (3,))
     assert flow_service.start(store, fake, ANN, fake.name, (3,)).id == first.id  # the same brokers: resumed
-    with pytest.raises(ConfigError, match="in decommission"):
+    with pytest.raises(IllegalTransition, match="in decommission"):
         flow_service.start(store, fake, ANN, fake.name, (2, 3))
     flow_service.abandon(store, ANN, first.id, "changed our mind")
     assert flow_service.start(store, fake, ANN, fake.name, (2, 3)).id != first.id
@@ -241,11 +241,11 @@ def test_a_fenced_broker_holding_nothing_is_offered_and_unregistered_outside_a_f
     store = Store(tmp_path / "console.db")
     fake.stop_broker(2)  # holds replicas of t: fenced, but not idle
     assert flow_service.idle_fenced(fake.snapshot()) == ()
-    with pytest.raises(ConfigError, match="still have a replica on broker 2"):
+    with pytest.raises(IllegalTransition, match="still have a replica on broker 2"):
         flow_service.unregister_idle(store, fake, ANN, fake.name, 2)
     fake.racks[BrokerId(4)] = "r4"
     fake.live.add(BrokerId(4))  # a new broker, empty and running
-    with pytest.raises(ConfigError, match="Broker 4 is still running"):
+    with pytest.raises(IllegalTransition, match="Broker 4 is still running"):
         flow_service.unregister_idle(store, fake, ANN, fake.name, 4)
     with pytest.raises(NotPermitted):
         flow_service.unregister_idle(store, fake, VIC, fake.name, 2)

@@ -18,7 +18,6 @@ from console.access.auth import Identity
 from console.core.errors import (
     AuthorizationFailed,
     ClusterUnavailable,
-    ConfigError,
     ConsoleError,
     IllegalTransition,
     PartiallyApplied,
@@ -416,8 +415,8 @@ def test_an_authorization_failure_fails_the_run_with_the_reason_and_takes_its_th
 # -- 5. one partition rejected --------------------------------------------------------------------------------
 def test_a_partition_the_controller_rejects_is_recorded_and_the_rest_completes(store: Store) -> None:
     fake = cluster()
-    fake.stop_broker(3)  # t-0 is to add a replica on broker 3, which is down
     run_id = start(store, fake, ONE_WAVE, limits=WaveLimits())
+    fake.stop_broker(3)  # t-0 is to add a replica on broker 3, down since the run was recorded
     assert len(store.runs.waves(run_id)) == 1
 
     steps = run_to_end(executor(store, fake), fake, run_id)
@@ -455,7 +454,7 @@ def test_an_abandoned_run_leaves_no_throttle_and_the_sweeper_removes_what_nothin
         ("throttle-removed", "applied"),
         ("run-abandoned", "abandoned"),
     ]
-    with pytest.raises(ConfigError, match="nothing to abandon"):
+    with pytest.raises(IllegalTransition, match="nothing to abandon"):
         run_service.abandon(store, fake, Identity.cli("ann"), run_id)
     assert tick(ex, run_id).did == "abandoned" and sent(fake) == [("t", 0)]
 
@@ -517,7 +516,7 @@ def test_pause_holds_the_next_wave_until_resume(store: Store) -> None:
         with pytest.raises(IllegalTransition, match=f"Run {run_id} is completed"):
             change(store, Identity.cli("ann"), run_id)
     assert len(store.audit.entries()) == before  # a refused change writes nothing
-    with pytest.raises(ConfigError):
+    with pytest.raises(IllegalTransition, match="its throttle cannot change"):
         run_service.change_throttle(store, fake, Identity.cli("ann"), run_id, 2 * RATE)
 
 

@@ -135,10 +135,11 @@ def test_a_worker_that_dies_at_any_call_is_finished_by_another_without_asking_fo
 
 
 def test_a_dir_the_broker_refuses_is_recorded_and_not_waited_for(tmp_path: Path) -> None:
-    fake = two_dirs()
+    fake = FakeCluster.of(4, {"t": [[0, 1], [1, 2]]}, size=10_000, copy_rate=1_000, log_dirs=(D1, D2, "/k/gone"))
     store = Store(tmp_path / "console.db")
     plan = Plan.of([PlanEntry("t", 1, (BrokerId(1), BrokerId(2)), ("any", "/k/gone"))])
     run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), plan, "bad dir", None, users=None)
+    fake.log_dirs = (D1, D2)  # the dir is gone since the run was recorded (a start_run refuses an unknown one)
     assert drive(store, fake, run_id) is RunState.COMPLETED
     assert [d.code for d in store.runs.dir_moves(run_id)] == ["LOG_DIR_NOT_FOUND"]
     assert [e.outcome for e in store.audit.entries() if e.action == "alter-log-dirs"][-1].endswith("1 refused")

@@ -147,6 +147,7 @@ it would change something if it were let through."""
 NOT_CHECKED = {
     "guard.require": "the check itself",
     "guard.refuse": "the refusal itself (writes the refused entry)",
+    "preflight.check_submit": "the refusal of a submission itself, for a service that checked who acts",
     "guard.audited_send": "sends for a service that checked who acts before calling it",
     "runs.two_person_problem": "reads the store: why the rule holds a plan back",
     "cancel.runs_dir_moves": "reads the store and the cluster: what a cancel would stop",
