@@ -544,12 +544,18 @@ def executor(args: argparse.Namespace) -> int:
     import getpass
     import signal
 
+    from console.metrics.server import serve_metrics
+    from console.notify.hub import notifier
     from console.runs.worker import Worker
     from console.storage.store import Store
 
+    store = Store()
+    served = serve_metrics(store)
+    if served is not None:
+        print(f"Metrics on http://{served}/metrics", file=sys.stderr, flush=True)
     with connect(args) as reader:
         worker = Worker(
-            Store(),
+            store,
             reader.gateway(),
             getpass.getuser(),
             args.every,
@@ -563,6 +569,7 @@ def executor(args: argparse.Namespace) -> int:
             flush=True,
         )
         worker.run_forever()
+    notifier().delivery.drain(10.0)  # what is queued goes out before the process ends
     return Exit.OK
 
 

@@ -26,6 +26,7 @@ from console.core.model import (
     split_outcomes,
 )
 from console.core.states import RunState
+from console.metrics.instruments import CANCEL_SECONDS, CANCELS
 from console.moves.cancel import CancelPlan, CancelVerdict, recheck
 from console.plans.logdirs import DirKey, DirMoveProgress, dir_moves_in_flight
 from console.runs.audited import failure_word
@@ -206,9 +207,12 @@ def cancel(
             ref=intent,
             response={"error": e.message, "outcomes": [o.to_dict() for o in done.values()]},
         )
+        CANCELS.labels(cluster_id, "failed").inc()
         raise
     took = time.perf_counter() - t0
     accepted, rejected = split_outcomes(outcomes.values())
+    CANCELS.labels(cluster_id, "taken" if accepted else "refused").inc()
+    CANCEL_SECONDS.labels(cluster_id).observe(took)
     store.audit.record(
         user,
         cluster_id,

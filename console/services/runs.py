@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from console.access.auth import Identity, Users, approval_problem
 from console.core.calibration import Calibration, Estimate
 from console.core.errors import ConfigError, ConsoleError
+from console.core.format import human_rate, plural
 from console.core.limits import FOLLOWER_RATE
 from console.core.model import (
     DEFAULT_BROKER,
@@ -34,6 +35,8 @@ from console.moves.cancel import plan_cancel
 from console.moves.progress import estimate_run
 from console.moves.throttles import Leftover, LeftoverKind
 from console.moves.waves import WaveLimits, plan_waves
+from console.notify.events import Event
+from console.notify.hub import emit
 from console.plans.diff import diff, first_replica_changes
 from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
 from console.plans.validate import CORDONED_DESTINATION, blocking, validate
@@ -250,6 +253,31 @@ def start_run(
             "run recorded",
             plan_hash=digest,
         )
+    return _announced(store, state, key, who.name, run_id, name, waves, rate)
+
+
+def _announced(
+    store: Store,
+    state: ClusterState,
+    key: str,
+    who: str,
+    run_id: int,
+    name: str,
+    waves: list[tuple[PlanEntry, ...]],
+    rate: int | None,
+) -> int:
+    """The team hears of the new run ``run_id``, with its estimate; returns ``run_id``."""
+    estimate = estimate_run(state, waves, rate)
+    emit(
+        store,
+        Event.RUN_STARTED,
+        cluster=key,
+        who=who,
+        detail=f"{who} started run #{run_id} ({name}): {plural(len(waves), 'wave')}"
+        + (f", throttled at {human_rate(rate)}." if rate else ", not throttled."),
+        run=run_id,
+        eta_s=estimate.seconds if estimate is not None else None,
+    )
     return run_id
 
 

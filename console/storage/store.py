@@ -11,7 +11,18 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from console.core.paths import store_file
-from console.storage import audit, clusters, decommissions, drafts, plans, runs, sessions, signins
+from console.storage import (
+    audit,
+    clusters,
+    decommissions,
+    drafts,
+    notifications,
+    plans,
+    runs,
+    scrape,
+    sessions,
+    signins,
+)
 from console.storage.db import Database
 
 
@@ -30,6 +41,7 @@ class Store:
                 drafts.SCHEMA,
                 decommissions.SCHEMA,
                 clusters.SCHEMA,
+                notifications.SCHEMA,
             ),
         )
         self.plans = plans.PlanStore(self.db)
@@ -45,6 +57,10 @@ class Store:
         """Decommission flows (cordon, drain, verify, unregister), resumable."""
         self.clusters = clusters.ClusterNames(self.db)
         """The names the pages read each cluster (key) under, for the audit log and the runs list."""
+        self.notifications = notifications.NotificationFailures(self.db)
+        """Notifications that could not be delivered after their retries."""
+        self.scrape = scrape.ScrapeReads(self.db)
+        """The runs as the metrics read them at scrape time."""
 
     def transaction(self) -> AbstractContextManager[Database]:
         """One transaction around every write inside it (re-entrant)."""
