@@ -29,9 +29,9 @@ class Address:
 
 
 def parse_address(text: str) -> Address:
-    """``host:port`` or ``:port`` (127.0.0.1); a bad one is a :class:`ConfigError` naming it."""
+    """``host:port`` or ``:port`` (127.0.0.1; port 0: any free one); a bad one is a :class:`ConfigError` naming it."""
     host, sep, port = text.strip().rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+    if not sep or not port.isdigit() or not 0 <= int(port) < 65536:
         raise ConfigError(
             f"CONSOLE_METRICS_ADDRESS={text!r} is not host:port.", "For example 127.0.0.1:9464 (or :9464)."
         )

@@ -204,7 +204,7 @@ class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBa
         """A run just ended: said to the team, and so is any throttle it could not take off."""
         forget_run(run.cluster, run.id)
         self._notify(
-            run, _ENDED[how], (did or f"Run {how}").capitalize() + f" (run #{run.id}, {run.name}, by {run.author})."
+            run, _ENDED[how], _sentence(did or f"run {how}") + f" (run #{run.id}, {run.name}, by {run.author})."
         )
         left = self.store.runs.ledger(run.id)
         if left:
@@ -215,6 +215,10 @@ class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBa
                 f"{len(left)} throttle setting(s) run #{run.id} set are still on the cluster ({where}); "
                 "take them off with `python -m console throttle --sweep` (or Overview's throttles).",
             )
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def clean_up_after_cancel(store: Store, cluster: ClusterGateway, user: str, run_ids: Iterable[int]) -> list[Step]:

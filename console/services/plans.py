@@ -8,8 +8,8 @@ import json
 import re
 from collections.abc import Iterable
 
-from console.access.auth import Identity
-from console.core.errors import ConfigError
+from console.access.auth import Identity, load_users
+from console.core.errors import ConfigError, ConsoleError
 from console.core.model import (
     ClusterState,
     cluster_key,
@@ -59,7 +59,14 @@ def save_plan(
 
 
 def _awaiting_approval(store: Store, key: str, user: str, plan_id: int, name: str) -> None:
-    """A saved plan waits for an approval of its content on the cluster: the team hears who may give it."""
+    """With the two-person rule on, a saved plan waits for an approval of its content on the
+    cluster: the team hears who may give it."""
+    try:
+        users = load_users()
+    except ConsoleError:
+        return  # an unreadable users file: said where people sign in; no rule known to wait on
+    if users is None or not users.two_person_rule:
+        return
     authors = sorted(store.plans.authors(plan_id))
     emit(
         store,

@@ -100,7 +100,7 @@ def test_every_metric_the_dashboard_queries_is_one_the_console_exports(tmp_path:
     assert len(families) >= 15, sorted(families)  # every family the console exports has a panel
 
 
-@pytest.mark.parametrize("text", ["9464", "host:", "h:70000", "h:port"])
+@pytest.mark.parametrize("text", ["9464", "host:", "h:70000", "h:port", "h:-1"])
 def test_a_bad_metrics_address_is_refused_with_an_example(text: str) -> None:
     with pytest.raises(ConfigError, match="host:port"):
         parse_address(text)

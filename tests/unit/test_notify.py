@@ -7,10 +7,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from console.access.auth import Identity
+from console.access.auth import Identity, write_users
 from console.core.model import BrokerId
 from console.core.states import RunState
 from console.moves.waves import WaveLimits
@@ -20,6 +21,7 @@ from console.notify.events import DEFAULT_EVENTS, Event, Message, Progress, run_
 from console.notify.settings import Destination, NotifySettings, parse, redact
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
+from console.services import plans as plan_service
 from console.services import runs as run_service
 from console.storage.store import Store
 from tests.fakes.cluster import FakeCluster
@@ -247,3 +249,24 @@ def test_a_run_with_its_destination_down_ends_alike_and_the_failures_are_kept_an
     assert {(f.attempts, f.error, f.destination) for f in failed} == {(2, "connection refused", "json://127.0.0.1:9/…")}
     audited = [a for a in store.audit.entries() if a.action == "notification-failed"]
     assert len(audited) == 4 and {a.user for a in audited} == {"console"} and {a.outcome for a in audited} == {"failed"}
+
+
+def test_a_saved_plan_is_said_to_wait_for_approval_only_under_the_two_person_rule(
+    store: Store, recorded: tuple[list[Message], hub.Notifier], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    got, notifier = recorded
+    monkeypatch.setenv("CONSOLE_USERS_FILE", str(tmp_path / "users.json"))
+    fake = FakeCluster.of(3, {"u": [(0, 1)]})
+    plan = Plan.of([PlanEntry("u", 0, (BrokerId(1), BrokerId(2)))])
+    carol = Identity.cli("carol")
+    plan_service.save_plan(store, carol, fake.snapshot(), fake.name, "no rule", plan)
+    write_users(tmp_path / "users.json", {"carol": ("pw", ["operator"])}, two_person_rule=True)
+    plan_id = plan_service.save_plan(store, carol, fake.snapshot(), fake.name, "ruled", plan)
+    assert notifier.delivery.drain(10)
+    (m,) = got
+    assert (
+        m.event is Event.PLAN_AWAITING_APPROVAL
+        and m.plan == plan_id
+        and m.link == f"https://c.example/review?plan={plan_id}"
+    )
+    assert "who authored no version of it (not carol)" in m.detail and m.title.endswith("Plan waiting for approval")
