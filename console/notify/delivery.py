@@ -174,10 +174,12 @@ class Delivery:
 
     def _run(self) -> None:
         while True:
-            wait = self.step()
-            with self._cond:
+            self.step()
+            with self._cond:  # what arrived since the step is seen here, under the lock: no wake-up lost
                 if self._stop:
                     return
+                due = [q[0].next_at for q in self._queues.values() if q]
+                wait = None if not due else min(due) - self.clock()
                 if not self._refused and (wait is None or wait > 0):
                     self._cond.wait(timeout=wait)
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import Counter
+
+import msgspec
 
 from console.core.states import WaveState
 from console.metrics import instruments
@@ -18,7 +21,6 @@ from console.notify.delivery import Delivery, Failure, Sender
 from console.notify.events import Event, Message, Progress, plan_link, run_link
 from console.notify.send import apprise_send
 from console.notify.settings import NotifySettings, load
-from console.plans.plan import parse_plan
 from console.storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -43,6 +45,8 @@ class Notifier:
         plan: int | None = None,
         eta_s: float | None = None,
     ) -> None:
+        if not any(self.settings.destinations.values()):
+            return  # nothing configured: not a single read
         name = store.clusters.names().get(cluster, cluster)
         wanted = [d for d in self.settings.for_cluster(cluster, name) if event in d.events]
         if not wanted:
@@ -59,12 +63,18 @@ def _progress(store: Store, run_id: int, eta_s: float | None) -> tuple[str | Non
     if run is None:
         return None, None
     waves = store.runs.waves(run_id)
-    accepted = {(o.wave, o.topic, o.partition) for o in store.runs.outcomes(run_id) if o.accepted}
-    sizes = [(w, len(parse_plan(w.entries_json).entries)) for w in waves]
-    moved = sum(sum(1 for k in accepted if k[0] == w.number) or n for w, n in sizes if w.state is WaveState.COMPLETED)
-    total = len(parse_plan(run.plan_json).entries)
+    accepted = Counter(o.wave for o in store.runs.outcomes(run_id) if o.accepted)
+    sizes = [(w, _count(w.entries_json)) for w in waves]
+    moved = sum(accepted[w.number] or n for w, n in sizes if w.state is WaveState.COMPLETED)
+    total = sum(n for _, n in sizes)
     done = sum(1 for w in waves if w.state is WaveState.COMPLETED)
     return run.name, Progress(moved, max(total - moved, 0), done, len(waves), eta_s)
+
+
+def _count(entries_json: str) -> int:
+    """The partitions of a wave's plan JSON (decoded, not validated again: the store holds it valid)."""
+    partitions = msgspec.json.decode(entries_json).get("partitions", [])
+    return len(partitions) if isinstance(partitions, list) else 0
 
 
 def _failed(store: Store, cluster: str, failure: Failure) -> None:

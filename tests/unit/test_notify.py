@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from console.access.auth import Identity, write_users
+from console.core.errors import AuthorizationFailed, ClusterUnavailable
 from console.core.model import BrokerId
 from console.core.states import RunState
 from console.moves.waves import WaveLimits
@@ -21,6 +22,7 @@ from console.notify.events import DEFAULT_EVENTS, Event, Message, Progress, run_
 from console.notify.settings import Destination, NotifySettings, parse, redact
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
+from console.services import decommission as flow_service
 from console.services import plans as plan_service
 from console.services import runs as run_service
 from console.storage.store import Store
@@ -270,3 +272,53 @@ def test_a_saved_plan_is_said_to_wait_for_approval_only_under_the_two_person_rul
         and m.link == f"https://c.example/review?plan={plan_id}"
     )
     assert "who authored no version of it (not carol)" in m.detail and m.title.endswith("Plan waiting for approval")
+
+
+def test_a_run_that_fails_with_its_throttle_left_on_says_both(
+    store: Store, recorded: tuple[list[Message], hub.Notifier]
+) -> None:
+    got, notifier = recorded
+    fake = FakeCluster.of(4, {"t": [(0, 1)]}, size=4000, copy_rate=10_000)
+    plan = Plan.of([PlanEntry("t", 0, (BrokerId(3), BrokerId(1)))])
+    run_id = run_service.start_run(store, fake, Identity.cli("ann"), fake.snapshot(), plan, "r", rate=1000, users=None)
+    n = len(fake.calls)  # the tick: snapshot, throttle set, read back, the wave sent, then the clean-up
+    fake.fail_call(n + 3, AuthorizationFailed("Not authorised to alter reassignments."))
+    fake.fail_call(n + 4, ClusterUnavailable("Broker 3 did not answer."))
+    assert Executor(store, fake, "worker", settle_s=0, poll_s=0).tick(run_id).run.state is RunState.FAILED
+    assert store.runs.ledger(run_id)  # the throttle it set is still on
+    assert notifier.delivery.drain(10)
+    assert [m.event for m in got] == [Event.RUN_STARTED, Event.RUN_FAILED, Event.THROTTLE_LEFT]
+    assert got[1].detail.startswith("Run failed: Not authorised to alter reassignments.") and got[1].kind == "failure"
+    assert "throttle --sweep" in got[2].detail and "broker 3" in got[2].detail
+
+
+def test_a_stuck_run_is_said_once_with_what_it_waits_on(
+    store: Store, recorded: tuple[list[Message], hub.Notifier]
+) -> None:
+    got, notifier = recorded
+    fake = FakeCluster.of(4, {"t": [(0, 1)]}, size=4000, copy_rate=100)
+    plan = Plan.of([PlanEntry("t", 0, (BrokerId(0), BrokerId(3)))])
+    run_id = run_service.start_run(store, fake, Identity.cli("ann"), fake.snapshot(), plan, "r", users=None)
+    ex = Executor(store, fake, "worker", settle_s=0, poll_s=0, stuck_after_s=60)
+    ex.tick(run_id)
+    fake.stop_broker(3)
+    for _ in range(12):
+        ex.tick(run_id)
+        fake.advance(10)
+    assert notifier.delivery.drain(10)
+    stuck = [m for m in got if m.event is Event.RUN_STUCK]
+    assert len(stuck) == 1 and "broker 3 is down" in stuck[0].detail and stuck[0].progress is not None
+    assert stuck[0].progress.left == 1 and stuck[0].kind == "warning"
+
+
+def test_a_decommission_says_when_it_waits_for_a_person(
+    store: Store, recorded: tuple[list[Message], hub.Notifier]
+) -> None:
+    got, notifier = recorded
+    fake = FakeCluster.of(4, {"t": [[0, 3], [3, 1]]}, size=10_000, copy_rate=10**9)
+    fake.kafka4 = True
+    fake = fake.at_level(33)
+    flow = flow_service.start(store, fake, Identity.cli("ann"), fake.name, (3,))
+    assert notifier.delivery.drain(10)
+    waits = [m for m in got if m.event is Event.DECOMMISSION_WAITING]
+    assert len(waits) == 1 and f"Decommission #{flow.id} of broker(s) 3 waits for a person: review" in waits[0].detail
