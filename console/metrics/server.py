@@ -1,6 +1,6 @@
 """The metrics address: ``CONSOLE_METRICS_ADDRESS`` (``host:port``; off when unset), served by
 prometheus-client's own HTTP server in a daemon thread, in the console's server process and in
-``python -m console executor``. One per process; the first store asked for is the one read."""
+``python -m console executor``. One per process, reading the process's store."""
 
 from __future__ import annotations
 
@@ -40,15 +40,18 @@ def parse_address(text: str) -> Address:
 
 _lock = threading.Lock()
 _served: Address | None = None
-_collected: set[str] = set()
+_collector: StoreCollector | None = None
 
 
 def watch_store(store: Store) -> None:
-    """Read ``store`` at every scrape (once per store file)."""
+    """Read ``store`` at every scrape (the process's store: one collector, the last store given)."""
+    global _collector
     with _lock:
-        if str(store.path) not in _collected:
-            _collected.add(str(store.path))
-            REGISTRY.register(StoreCollector(store))
+        if _collector is None:
+            _collector = StoreCollector(store)
+            REGISTRY.register(_collector)
+        else:
+            _collector.store = store
 
 
 def serve_metrics(store: Store, address: str | None = None) -> Address | None:

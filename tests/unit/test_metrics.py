@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from prometheus_client import generate_latest
+from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from console.access.auth import Identity
@@ -32,15 +32,17 @@ LABELS = {"cluster", "state", "run", "event", "outcome", "mover", "owner"}
 """The labels the console's metrics carry (grouped by in the queries)."""
 
 
+def store_text(store: Store) -> str:
+    """A scrape of a collector over ``store`` alone."""
+    registry = CollectorRegistry()
+    registry.register(StoreCollector(store))
+    return generate_latest(registry).decode()
+
+
 def scrape(store: Store) -> dict[str, list[tuple[dict[str, str], float]]]:
-    """Sample name → (labels, value), from the console's registry and a collector over ``store``."""
-    REGISTRY.register(collector := StoreCollector(store))
-    try:
-        text = generate_latest(REGISTRY).decode()
-    finally:
-        REGISTRY.unregister(collector)
+    """Sample name → (labels, value), of the collector over ``store``."""
     out: dict[str, list[tuple[dict[str, str], float]]] = {}
-    for family in text_string_to_metric_families(text):
+    for family in text_string_to_metric_families(store_text(store)):
         out.setdefault(family.name, [])
         for s in family.samples:
             out.setdefault(s.name, []).append((s.labels, s.value))
@@ -48,13 +50,10 @@ def scrape(store: Store) -> dict[str, list[tuple[dict[str, str], float]]]:
 
 
 def exported_names(store: Store) -> set[str]:
-    """Every sample name the console can export (a family's samples by its type)."""
-    REGISTRY.register(collector := StoreCollector(store))
-    try:
-        families = list(text_string_to_metric_families(generate_latest(REGISTRY).decode()))
-    finally:
-        REGISTRY.unregister(collector)
-    return {f.name + suffix for f in families for suffix in SUFFIXES.get(f.type, ("",))}
+    """Every sample name the console can export: the console's registry (instruments) and the
+    collector over a store, each family's samples by its type."""
+    text = generate_latest(REGISTRY).decode() + store_text(store)
+    return {f.name + suffix for f in text_string_to_metric_families(text) for suffix in SUFFIXES.get(f.type, ("",))}
 
 
 def test_a_scrape_says_the_runs_as_the_store_holds_them(tmp_path: Path) -> None:
