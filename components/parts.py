@@ -81,6 +81,7 @@ def assemble(
     import getpass
 
     from console.metrics.server import serve_metrics
+    from console.notify.hub import notifier
     from console.runs.worker import Worker
 
     collector = None
@@ -89,6 +90,7 @@ def assemble(
 
         collector = BackgroundCollector(reader, collecting.snapshots, collecting.every_s).start()
     worker = Worker(store, gateway, f"console-server ({getpass.getuser()})").start()
+    notifier()  # notify.toml read and Apprise imported now, not at a run's first event
     try:
         serve_metrics(store)  # CONSOLE_METRICS_ADDRESS; off when unset
     except ConsoleError as e:  # a bad address: the console serves its pages all the same

@@ -550,6 +550,7 @@ def executor(args: argparse.Namespace) -> int:
     from console.storage.store import Store
 
     store = Store()
+    notifier()  # notify.toml read and Apprise imported now, not at a run's first event
     served = serve_metrics(store)
     if served is not None:
         print(f"Metrics on http://{served}/metrics", file=sys.stderr, flush=True)
@@ -569,7 +570,6 @@ def executor(args: argparse.Namespace) -> int:
             flush=True,
         )
         worker.run_forever()
-    notifier().delivery.drain(10.0)  # what is queued goes out before the process ends
     return Exit.OK
 
 

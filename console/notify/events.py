@@ -87,8 +87,8 @@ class Message:
 
     @property
     def title(self) -> str:
-        what = f" #{self.run}" if self.run is not None and self.event is not Event.PLAN_AWAITING_APPROVAL else ""
-        return f"[{self.cluster}] {_TITLES[self.event]}{what}"
+        of = f" · run #{self.run}" if self.run is not None else f" · plan #{self.plan}" if self.plan is not None else ""
+        return f"[{self.cluster}] {_TITLES[self.event]}{of}"
 
     @property
     def body(self) -> str:

@@ -9,9 +9,12 @@ started when no destination is configured); :func:`configure` replaces it (tests
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
 
 import msgspec
 
@@ -19,11 +22,13 @@ from console.core.states import WaveState
 from console.metrics import instruments
 from console.notify.delivery import Delivery, Failure, Sender
 from console.notify.events import Event, Message, Progress, plan_link, run_link
-from console.notify.send import apprise_send
+from console.notify.send import apprise_send, prepare
 from console.notify.settings import NotifySettings, load
 from console.storage.store import Store
 
 log = logging.getLogger(__name__)
+EXIT_WAIT_S = 5.0
+"""How long a process that ends waits for its queued messages (a destination that is down costs this once)."""
 SYSTEM_USER = "console"
 """Who the audit log names for a notification that failed: the console itself."""
 
@@ -121,8 +126,22 @@ def _build(settings: NotifySettings, send: Sender) -> Notifier:
         log.warning("notifications: %s", problem)
     delivery = Delivery(send, settings.retries, settings.backoff_s)
     if any(settings.destinations.values()):
+        if send is apprise_send:
+            prepare()
         delivery.start()
+        _at_exit(partial(delivery.drain, EXIT_WAIT_S))  # a command that queued messages sends them before it ends
     return Notifier(settings, delivery)
+
+
+def _at_exit(drain: Callable[[], object]) -> None:
+    """Run ``drain`` as the process ends, before the thread pools Apprise sends through stop taking
+    work: threading's own exit hooks run before ``atexit``'s, the last registered first (the pools'
+    hook was registered when Apprise was imported, before this)."""
+    hook = getattr(threading, "_register_atexit", None)
+    try:
+        (hook or atexit.register)(drain)
+    except RuntimeError:  # the process is ending already
+        pass
 
 
 def emit(

@@ -183,7 +183,7 @@ def test_message_says_cluster_run_who_progress_eta_and_link() -> None:
         Progress(6, 4, 1, 3, 125.0),
         "https://c.example/runs?run=4",
     )
-    assert m.title == "[prod] Run stuck #4" and m.kind == "warning"
+    assert m.title == "[prod] Run stuck · run #4" and m.kind == "warning"
     assert m.body.splitlines() == [
         "Run #4 (drain) is stuck: no progress for 5 min 0 s: broker 3 is down.",
         "Cluster: prod",
@@ -271,7 +271,9 @@ def test_a_saved_plan_is_said_to_wait_for_approval_only_under_the_two_person_rul
         and m.plan == plan_id
         and m.link == f"https://c.example/review?plan={plan_id}"
     )
-    assert "who authored no version of it (not carol)" in m.detail and m.title.endswith("Plan waiting for approval")
+    assert "who authored no version of it (not carol)" in m.detail and m.title.endswith(
+        f"Plan waiting for approval · plan #{plan_id}"
+    )
 
 
 def test_a_run_that_fails_with_its_throttle_left_on_says_both(
