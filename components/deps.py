@@ -95,6 +95,7 @@ def configuration_problems() -> list[str]:
             "snapshots until it is (e.g. 30), or unset."
         )
     problems += audit_stream_problems()
+    problems += _team_problems()
     auth = raw.get("auth")
     if isinstance(auth, Mapping):
         missing = [k for k in ("redirect_uri", "cookie_secret") if not auth.get(k)]
@@ -111,6 +112,22 @@ def configuration_problems() -> list[str]:
                 f"Streamlit sign-in ([auth] in secrets.toml) is configured but not usable: {e}. "
                 "People are viewers until it is fixed (or sign in against the users file)."
             )
+    return problems
+
+
+def _team_problems() -> list[str]:
+    """What is wrong with notify.toml, and a metrics address that is not host:port."""
+    from console.core.errors import ConfigError
+    from console.metrics.server import parse_address
+    from console.notify.settings import load
+
+    problems = list(load().problems)
+    address = os.environ.get("CONSOLE_METRICS_ADDRESS", "").strip()
+    try:
+        if address:
+            parse_address(address)
+    except ConfigError as e:
+        problems.append(f"{e.message} {e.hint} The metrics are not served until it is.")
     return problems
 
 

@@ -8,12 +8,14 @@ hand ``deps.use_parts`` one over the in-memory fake cluster (``tests/fakes/app.p
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from console.access.settings import ConnectionSettings
+from console.core.errors import ConsoleError
 from console.core.model import ClusterState
 from console.moves.progress import CopyTracker
 from console.runs.gateway import ClusterGateway
@@ -78,6 +80,8 @@ def assemble(
     """The parts over a reader and a gateway: the worker and the collector started."""
     import getpass
 
+    from console.metrics.server import serve_metrics
+    from console.notify.hub import notifier
     from console.runs.worker import Worker
 
     collector = None
@@ -86,6 +90,11 @@ def assemble(
 
         collector = BackgroundCollector(reader, collecting.snapshots, collecting.every_s).start()
     worker = Worker(store, gateway, f"console-server ({getpass.getuser()})").start()
+    notifier()  # notify.toml read and Apprise imported now, not at a run's first event
+    try:
+        serve_metrics(store)  # CONSOLE_METRICS_ADDRESS; off when unset
+    except ConsoleError as e:  # a bad address: the console serves its pages all the same
+        logging.getLogger(__name__).warning("%s %s", e.message, e.hint)
     return Parts(settings, reader, gateway, store, worker, CopyTracker(), collector)
 
 

@@ -10,7 +10,7 @@ import streamlit as st
 from components import actions, deps, keys, widgets
 from console.access.auth import Identity
 from console.core.errors import ConsoleError
-from console.core.format import human_bytes, human_duration, human_rate, plural
+from console.core.format import human_bytes, human_duration, human_rate, plural, timestamp
 from console.core.model import ClusterState, cluster_key
 from console.core.states import RunState, SubmitPath, WaveState
 from console.moves.eta import in_flight_eta
@@ -88,6 +88,27 @@ me = widgets.identity()
 state, _ = widgets.require_snapshot(settings, keys.RUNS_LAST_GOOD)
 cluster = cluster_key(state, settings.name)
 runs = store.runs.list(cluster)
+if failed := store.notifications.list(cluster, limit=20):
+    st.warning(
+        f"**Notifications not delivered**: {plural(len(failed), 'message')} given up on after retries "
+        "(latest first; each is in the audit log as notification-failed). Check the destination in notify.toml.",
+        icon=":material/notifications_off:",
+    )
+    st.dataframe(
+        [
+            {
+                "at": timestamp(f.at),
+                "event": f.event,
+                "run": f.run_id,
+                "destination": f.destination,
+                "attempts": f.attempts,
+                "error": f.error,
+            }
+            for f in failed
+        ],
+        hide_index=True,
+        width="stretch",
+    )
 
 if not runs:
     st.info("No runs yet: review a plan and submit it from the Review page.")

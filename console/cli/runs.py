@@ -598,12 +598,19 @@ def executor(args: argparse.Namespace) -> int:
     import getpass
     import signal
 
+    from console.metrics.server import serve_metrics
+    from console.notify.hub import notifier
     from console.runs.worker import Worker
     from console.storage.store import Store
 
+    store = Store()
+    notifier()  # notify.toml read and Apprise imported now, not at a run's first event
+    served = serve_metrics(store)
+    if served is not None:
+        print(f"Metrics on http://{served}/metrics", file=sys.stderr, flush=True)
     with connect(args) as reader:
         worker = Worker(
-            Store(),
+            store,
             reader.gateway(),
             getpass.getuser(),
             args.every,

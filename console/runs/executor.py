@@ -24,6 +24,8 @@ from console.core.model import (
     SourceStatus,
 )
 from console.core.states import RunState, WaveState, wave_end_for
+from console.metrics.instruments import forget_run
+from console.notify.events import Event
 from console.plans.plan import parse_plan
 from console.runs.dirmoves import DirMoving, _not_in_dir_text
 from console.runs.election import Electing
@@ -39,6 +41,15 @@ __all__ = ["LEASE_S", "Executor", "Step", "clean_up_after_cancel"]
 
 LEASE_S = float(os.environ.get("CONSOLE_RUN_LEASE_S", "30"))
 """A worker that stops without saying so (killed) gives its runs up to another after this long."""
+
+
+_ENDED = {
+    RunState.COMPLETED: Event.RUN_COMPLETED,
+    RunState.STOPPED: Event.RUN_STOPPED,
+    RunState.CANCELLED: Event.RUN_CANCELLED,
+    RunState.ABANDONED: Event.RUN_ABANDONED,
+    RunState.FAILED: Event.RUN_FAILED,
+}
 
 
 class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBase):
@@ -123,6 +134,7 @@ class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBa
         with self.store.transaction():
             self.store.runs.set_wave(run.id, wave.number, WaveState.COMPLETED)
             self._record(run, "wave-complete", {"run": run.id, "wave": wave.number}, "completed")
+        self._notify(run, Event.WAVE_DONE, f"Wave {wave.number} of run #{run.id} ({run.name}) completed.")
         return Step(self.store.runs.require(run.id), wave.number, f"wave {wave.number} completed")
 
     def _after_cancel(self, run_id: int) -> Step:
@@ -185,7 +197,28 @@ class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBa
             self.store.runs.set_state(run.id, how)
             self._record(run, f"run-{how}", {"run": run.id, **(request or {})}, how.value, response=response)
         self.store.runs.release(run.id, self.owner)
+        self._ended(run, how, did)
         return Step(self.store.runs.require(run.id), None, did or f"run {how}")
+
+    def _ended(self, run: Run, how: RunState, did: str | None) -> None:
+        """A run just ended: said to the team, and so is any throttle it could not take off."""
+        forget_run(run.cluster, run.id)
+        self._notify(
+            run, _ENDED[how], _sentence(did or f"run {how}") + f" (run #{run.id}, {run.name}, by {run.author})."
+        )
+        left = self.store.runs.ledger(run.id)
+        if left:
+            where = ", ".join(sorted({f"{e.kind} {e.name}: {e.key}" for e in left})[:10])
+            self._notify(
+                run,
+                Event.THROTTLE_LEFT,
+                f"{len(left)} throttle setting(s) run #{run.id} set are still on the cluster ({where}); "
+                "take them off with `python -m console throttle --sweep` (or Overview's throttles).",
+            )
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def clean_up_after_cancel(store: Store, cluster: ClusterGateway, user: str, run_ids: Iterable[int]) -> list[Step]:

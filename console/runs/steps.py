@@ -18,6 +18,8 @@ from console.core.model import (
     split_outcomes,
 )
 from console.core.states import RunState
+from console.notify.events import Event
+from console.notify.hub import emit
 from console.plans.plan import PlanEntry
 from console.runs.audited import Intent
 from console.runs.gateway import ClusterGateway
@@ -67,6 +69,8 @@ class ExecutorBase:
         """A running wave with no byte copied and no partition done for this long flags its run stuck."""
         self._min_isr: dict[int, dict[str, int]] = {}
         """Per run, each of its moving topics' ``min.insync.replicas`` as last seen (see :meth:`_min_isr_changes`)."""
+        self._copied: dict[int, tuple[int, float]] = {}
+        """Per run, the bytes its pending replicas had copied at the last look, and when (for the ETA metric)."""
 
     # -- the audit log ------------------------------------------------------------------------------
     def _announce(self, run: Run, action: str, request: object) -> Intent:
@@ -100,6 +104,10 @@ class ExecutorBase:
         with self.store.transaction():
             self.store.runs.add_outcomes(intent.run_id, wave, e.outcomes.values())
             intent.answer("partly sent", {"error": e.message, "outcomes": [o.to_dict() for o in e.outcomes.values()]})
+
+    def _notify(self, run: Run, event: Event, detail: str, eta_s: float | None = None) -> None:
+        """Tell the team about ``event`` of ``run`` (queued: never waits on a destination)."""
+        emit(self.store, event, cluster=run.cluster, who=self.user, detail=detail, run=run.id, eta_s=eta_s)
 
     # -- the steps of other parts, declared for those that take them ----------------------------------
     def _finish(

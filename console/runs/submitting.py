@@ -17,6 +17,7 @@ from console.core.model import (
     TopicPartition,
 )
 from console.core.states import RunState, SubmitPath, WaveState
+from console.metrics.instruments import WAVES_SENT
 from console.moves.rf_guard import split_by_rf
 from console.plans.plan import parse_plan
 from console.runs.reassign import send_reassignments
@@ -95,6 +96,7 @@ class Submitting(ExecutorBase):
                 [Outcome(t, p, True, "ZNODE", "written to /admin/reassign_partitions") for t, p in send],
             )
             intent.answer("znode created")
+        WAVES_SENT.labels(run.cluster).inc()
 
     def _send_wave(
         self,
@@ -129,4 +131,5 @@ class Submitting(ExecutorBase):
             self._partly_answered(intent, wave.number, e)
             raise e.cause from None
         self._answered(intent, wave.number, list(outcomes.values()))  # nothing applied on a failure: sent again
+        WAVES_SENT.labels(run.cluster).inc()
         return True

@@ -17,7 +17,9 @@ from console.core.model import (
     SourceStatus,
     TopicPartition,
 )
-from console.moves.progress import waiting_on
+from console.metrics.instruments import BYTES_LEFT, ETA_SECONDS
+from console.moves.progress import bytes_left, waiting_on
+from console.notify.events import Event
 from console.plans.plan import PlanEntry, parse_plan
 from console.runs.dirmoves import _dirs_done
 from console.runs.steps import ExecutorBase
@@ -141,6 +143,7 @@ class Watching(ExecutorBase):
             for r in p.progress(state.logs_known)
         )
         since = self.store.runs.note_progress(run.id, f"{copied}:{accepted - len(pending)}", state.taken_at)
+        self._gauge_progress(run, state, pending, copied)
         idle = state.taken_at - since
         was = self.store.runs.stuck(run.id)
         if idle < self.stuck_after_s:
@@ -150,6 +153,19 @@ class Watching(ExecutorBase):
         self.store.runs.set_stuck(run.id, text)
         if was is None:  # once, when it becomes stuck
             self._record(run, "run-stuck", {"run": run.id}, "stuck", response={"why": why})
+            self._notify(run, Event.RUN_STUCK, f"Run #{run.id} ({run.name}) is stuck: {text}.")
+
+    def _gauge_progress(self, run: Run, state: ClusterState, pending: list[PlanEntry], copied: int) -> None:
+        """The run's bytes left and ETA for the metrics: the rate is the bytes copied since the last look."""
+        left = bytes_left(state, [e.key for e in pending])
+        labels = (run.cluster, str(run.id))
+        if left is None:
+            return
+        BYTES_LEFT.labels(*labels).set(left)
+        last = self._copied.get(run.id)
+        self._copied[run.id] = (copied, state.taken_at)
+        if last is not None and state.taken_at > last[1] and copied > last[0]:
+            ETA_SECONDS.labels(*labels).set(left / ((copied - last[0]) / (state.taken_at - last[1])))
 
 
 def _done(p: Partition | None, target: tuple[BrokerId, ...], offline: Iterable[BrokerId] = ()) -> bool:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from console.core.errors import ConsoleError
-from console.core.model import cluster_key
+from console.core.model import SourceStatus, cluster_key
+from console.metrics.instruments import HEARTBEAT, IN_FLIGHT
 from console.runs.executor import Executor, Step
 from console.runs.gateway import ClusterGateway
 from console.storage.store import Store
@@ -55,7 +57,19 @@ class Worker:
             steps.append(step)
             if self.progress is not None:
                 self.progress(step)
+        self._gauge(self.cluster())
         return steps
+
+    def _gauge(self, cluster: str) -> None:
+        """The heartbeat, and the partitions reassigning: the console's runs' and others' (metrics)."""
+        HEARTBEAT.labels(cluster).set(time.time())
+        state = self.gateway.snapshot(max_age_s=5.0)
+        if state.status.reassignments is not SourceStatus.OK:
+            return
+        ours = self.store.runs.active_partitions(cluster)
+        moving = [p.key for p in state.in_flight]
+        IN_FLIGHT.labels(cluster, "console").set(sum(1 for k in moving if k in ours))
+        IN_FLIGHT.labels(cluster, "other").set(sum(1 for k in moving if k not in ours))
 
     def run_forever(self) -> None:
         while not self._stop.is_set():

@@ -27,6 +27,7 @@ from console.core.model import (
     split_outcomes,
 )
 from console.core.states import RunState
+from console.metrics.instruments import CANCEL_SECONDS, CANCELS
 from console.moves.cancel import CancelPlan, CancelVerdict, recheck
 from console.plans.logdirs import DirKey, DirMoveProgress, dir_moves_in_flight
 from console.runs.audited import Intent
@@ -197,10 +198,13 @@ def cancel(
         outcomes = send_settled(cluster, plan.targets, cluster.alter_reassignments)
     except ConsoleError as e:
         done = e.outcomes if isinstance(e, PartiallyApplied) else {}
+        CANCELS.labels(cluster_id, "failed").inc()
         intent.failed(e, {"outcomes": [o.to_dict() for o in done.values()]})
         raise
     took = time.perf_counter() - t0
     accepted, rejected = split_outcomes(outcomes.values())
+    CANCELS.labels(cluster_id, "taken" if accepted else "refused").inc()
+    CANCEL_SECONDS.labels(cluster_id).observe(took)
     intent.answer(outcome_word(len(accepted), len(rejected)), [o.to_dict() for o in outcomes.values()])
     result = CancelResult(
         tuple(accepted), tuple(rejected), took, (), tuple(sorted(o.key for o in accepted)), request, intent.id

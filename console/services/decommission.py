@@ -25,6 +25,8 @@ from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, G
 from console.core.format import ids_text, plural
 from console.core.model import BrokerId, ClusterMode, ClusterState, SourceStatus, cluster_key
 from console.core.states import DecommissionStep, RunState
+from console.notify.events import Event
+from console.notify.hub import emit
 from console.plans.generate import GenerateOptions, Goal, generate
 from console.plans.plan import plan_hash
 from console.runs.gateway import ClusterGateway
@@ -406,6 +408,14 @@ def _flow(store: Store, flow_id: int) -> Decommission:
     return flow
 
 
+_WAITS = {
+    Step.REVIEW: "review the drain plan and submit it.",
+    Step.SHUT_DOWN: "shut the brokers down (the console does not stop processes).",
+    Step.UNREGISTER: "unregister the brokers once they are shut down.",
+}
+"""The steps only a person takes, and what they do."""
+
+
 def _set(
     store: Store,
     who: Identity,
@@ -429,3 +439,12 @@ def _set(
                 "blocked" if blocked else step.value,
                 response={k: v for k, v in (("blocked", blocked), ("note", note)) if v},
             )
+    if step is not flow.step and step in _WAITS:
+        emit(
+            store,
+            Event.DECOMMISSION_WAITING,
+            cluster=flow.cluster,
+            who=who.name,
+            detail=f"Decommission #{flow.id} of broker(s) {', '.join(map(str, flow.brokers))} waits for a person: {_WAITS[step]}",
+            run=run_id if run_id is not None else flow.run_id,
+        )

@@ -8,12 +8,14 @@ import json
 import re
 from collections.abc import Iterable
 
-from console.access.auth import Identity
-from console.core.errors import ConfigError
+from console.access.auth import Identity, load_users
+from console.core.errors import ConfigError, ConsoleError
 from console.core.model import (
     ClusterState,
     cluster_key,
 )
+from console.notify.events import Event
+from console.notify.hub import emit
 from console.plans.plan import Plan, plan_hash, rollback
 from console.plans.quality import Report
 from console.plans.rebase import RebaseOptions, RebaseReport, rebase
@@ -52,7 +54,29 @@ def save_plan(
             report_json=None if report is None else json.dumps(report.to_dict()),
         )
         store.audit.record(user, key, "plan-saved", {**detail, "plan": plan_id}, "saved", plan_hash=plan_hash(plan))
+    _awaiting_approval(store, key, user, plan_id, name.strip())
     return plan_id
+
+
+def _awaiting_approval(store: Store, key: str, user: str, plan_id: int, name: str) -> None:
+    """With the two-person rule on, a saved plan waits for an approval of its content on the
+    cluster: the team hears who may give it."""
+    try:
+        users = load_users()
+    except ConsoleError:
+        return  # an unreadable users file: said where people sign in; no rule known to wait on
+    if users is None or not users.two_person_rule:
+        return
+    authors = sorted(store.plans.authors(plan_id))
+    emit(
+        store,
+        Event.PLAN_AWAITING_APPROVAL,
+        cluster=key,
+        who=user,
+        detail=f"{user} saved plan #{plan_id} ({name}); it waits for approval. Who may approve: anyone with "
+        f"the approver role on this cluster who authored no version of it (not {', '.join(authors) or user}).",
+        plan=plan_id,
+    )
 
 
 _UP_TO_DATE = re.compile(r"^(?P<base>.*) \(up to date, v(?P<version>\d+)\)$")

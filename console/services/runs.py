@@ -20,6 +20,7 @@ from functools import partial
 
 from console.access.auth import Identity, Users, approval_problem
 from console.core.errors import ConfigError, ConsoleError, IllegalTransition
+from console.core.format import human_rate, plural
 from console.core.limits import FOLLOWER_RATE
 from console.core.model import (
     DEFAULT_BROKER,
@@ -32,8 +33,10 @@ from console.core.states import RunState, SubmitPath
 from console.moves.cancel import plan_cancel
 from console.moves.throttles import Leftover, LeftoverKind
 from console.moves.waves import WaveLimits
+from console.notify.events import Event
+from console.notify.hub import emit
 from console.plans.diff import first_replica_changes
-from console.plans.plan import Plan, parse_plan, plan_hash, rollback
+from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
 from console.runs.audited import Intent
 from console.runs.executor import Executor, Step
 from console.runs.gateway import ClusterGateway
@@ -150,6 +153,30 @@ def start_run(
         overridden = _cordon_override(pre.cordoned)
         record = {**recorded, "elect_leaders": elect_leaders, **overridden, **other_moves}
         store.audit.record(who.name, key, "submit", record, "run recorded", plan_hash=digest)
+    return _announced(store, key, who.name, run_id, name, waves, rate, pre.eta_s)
+
+
+def _announced(
+    store: Store,
+    key: str,
+    who: str,
+    run_id: int,
+    name: str,
+    waves: list[tuple[PlanEntry, ...]],
+    rate: int | None,
+    eta_s: float | None,
+) -> int:
+    """The team hears of the new run ``run_id``, with its estimate (``eta_s``); returns ``run_id``."""
+    emit(
+        store,
+        Event.RUN_STARTED,
+        cluster=key,
+        who=who,
+        detail=f"{who} started run #{run_id} ({name}): {plural(len(waves), 'wave')}"
+        + (f", throttled at {human_rate(rate)}." if rate else ", not throttled."),
+        run=run_id,
+        eta_s=eta_s,
+    )
     return run_id
 
 

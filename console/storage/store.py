@@ -11,7 +11,19 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from console.core.paths import store_file
-from console.storage import audit, clusters, decommissions, drafts, plans, runs, sessions, signins, stream
+from console.storage import (
+    audit,
+    clusters,
+    decommissions,
+    drafts,
+    notifications,
+    plans,
+    runs,
+    scrape,
+    sessions,
+    signins,
+    stream,
+)
 from console.storage.db import Database
 
 
@@ -31,6 +43,7 @@ class Store:
                 decommissions.SCHEMA,
                 clusters.SCHEMA,
                 stream.SCHEMA,
+                notifications.SCHEMA,
             ),
         )
         self.plans = plans.PlanStore(self.db)
@@ -48,6 +61,10 @@ class Store:
         """The names the pages read each cluster (key) under, for the audit log and the runs list."""
         self.stream = stream.StreamCursors(self.db)
         """Where each sink of the audit log as a stream has got to."""
+        self.notifications = notifications.NotificationFailures(self.db)
+        """Notifications that could not be delivered after their retries."""
+        self.scrape = scrape.ScrapeReads(self.db)
+        """The runs as the metrics read them at scrape time."""
 
     def transaction(self) -> AbstractContextManager[Database]:
         """One transaction around every write inside it (re-entrant)."""

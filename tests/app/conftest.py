@@ -84,3 +84,28 @@ def console_on_sandbox(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, tmp_pa
     """The console on the real sandbox (named "test"), data in ``tmp_path``: for what tests Kafka itself."""
     point_console_at(sandbox, monkeypatch, tmp_path)
     return sandbox
+
+
+@pytest.fixture
+def notify_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Callable[[str], None]]:
+    """``notify_settings(toml)`` writes the notification settings the console reads from now on."""
+    from console.notify import hub
+
+    def write(text: str) -> None:
+        path = tmp_path / "notify.toml"
+        path.write_text(text)
+        monkeypatch.setenv("CONSOLE_NOTIFY_FILE", str(path))
+        hub.reset()
+
+    yield write
+    hub.reset()
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A local port nothing listens on: a receiver that is down."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

@@ -1,9 +1,15 @@
 """The integration tier's cluster fixtures beside the session's (tests/conftest.py): a Kafka 4
-sandbox of a module's own on another 4.x release, and the cross-version set's clusters."""
+sandbox of a module's own on another 4.x release, and the cross-version set's clusters; a local HTTP
+receiver for notifications."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +47,73 @@ def any_kafka(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
         yield from own_sandbox(tmp_path_factory, f"sandbox-{version}", kafka_version=version)
     else:
         yield from own_sandbox(tmp_path_factory, "sandbox-39-kraft", kafka_version=ZOOKEEPER_KAFKA, kraft=True)
+
+
+class Receiver:
+    """A local HTTP receiver (``http.server`` in a thread): what Apprise's JSON webhook posts to it,
+    each body decoded, with its path, in the order received."""
+
+    def __init__(self) -> None:
+        self.posts: list[tuple[str, dict[str, object]]] = []
+        self.lock = threading.Lock()
+        received = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with received.lock:
+                    received.posts.append((self.path, json.loads(body)))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path: str) -> str:
+        """Apprise's JSON webhook pointed at ``path`` of this receiver."""
+        return f"json://127.0.0.1:{self.port}/{path}"
+
+    def at(self, path: str) -> list[dict[str, object]]:
+        with self.lock:
+            return [body for p, body in self.posts if p == f"/{path}"]
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    r = Receiver()
+    yield r
+    r.stop()
+
+
+@pytest.fixture
+def hanging_port() -> Iterator[int]:
+    """A port that takes connections and never answers: a receiver that is down, the worst way."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    yield sock.getsockname()[1]
+    sock.close()
+
+
+@pytest.fixture
+def notify_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Callable[[str], None]]:
+    """``notify_settings(toml)`` writes the notification settings the console reads from now on."""
+    from console.notify import hub
+
+    def write(text: str) -> None:
+        path = tmp_path / "notify.toml"
+        path.write_text(text)
+        monkeypatch.setenv("CONSOLE_NOTIFY_FILE", str(path))
+        hub.reset()
+
+    yield write
+    hub.reset()
