@@ -82,15 +82,16 @@ def clusters() -> dict[str, ConnectionSettings]:
 
 
 @st.cache_resource(show_spinner=False)
-def _store(path: str) -> Store:
-    return Store(path)
+def _store(location: str) -> Store:
+    return Store(location)
 
 
 def store() -> Store:
-    """The console's SQLite store (thread-safe: one connection per thread), one per data dir."""
-    from console.core.paths import store_file
+    """The console's store (thread-safe: one connection per thread), one per location:
+    ``CONSOLE_STORE_URL``, else the SQLite file in the data dir."""
+    from console.core.paths import store_url
 
-    return _store(str(store_file()))
+    return _store(store_url())
 
 
 _factory: PartsFactory = live_parts

@@ -1,6 +1,6 @@
 """Every error the console raises on purpose, in one tree.
 
-Library errors (confluent-kafka, kafka-python, kazoo, sqlite3, subprocess, Maven) are translated
+Library errors (confluent-kafka, kafka-python, kazoo, sqlite3, psycopg, subprocess, Maven) are translated
 into these at the boundary where they occur (the adapters, the storage module, the sandbox), so
 pages, the CLI and notebooks handle one tree::
 
@@ -22,7 +22,7 @@ pages, the CLI and notebooks handle one tree::
     ├── PartiallyApplied              a request in several batches stopped part-way (``outcomes``: what was applied)
     ├── GoalImpossible                a plan generator's goal cannot be reached (drain below RF, no destination left)
     ├── IllegalTransition             a run or wave asked to go to a state it cannot reach from where it is
-    ├── StoreError                    the console's SQLite store cannot be read or written
+    ├── StoreError                    the console's store (SQLite or PostgreSQL) cannot be read or written
     │   └── ConflictError             another active run already moves some of the plan's partitions
     ├── DiskError                     a file or directory the console writes (snapshots, tables, --report-json)
     ├── SandboxError                  the local sandbox cluster could not be started or stopped

@@ -306,7 +306,6 @@ def _run(row: tuple[Any, ...]) -> Run:
 class RunStore:
     def __init__(self, db: Database) -> None:
         self.db = db
-        migrate(db)
 
     # -- runs ----------------------------------------------------------------------------------
     def create(self, new: NewRun) -> int:
