@@ -22,6 +22,7 @@ pages, the CLI and notebooks handle one tree::
     ├── PartiallyApplied              a request in several batches stopped part-way (``outcomes``: what was applied)
     ├── GoalImpossible                a plan generator's goal cannot be reached (drain below RF, no destination left)
     ├── IllegalTransition             a run or wave asked to go to a state it cannot reach from where it is
+    ├── LeaseLost                     a run's driver no longer holds its lease (another drives it): it sends nothing
     ├── StoreError                    the console's store (SQLite or PostgreSQL) cannot be read or written
     │   └── ConflictError             another active run already moves some of the plan's partitions
     ├── DiskError                     a file or directory the console writes (snapshots, tables, --report-json)
@@ -154,6 +155,12 @@ class GoalImpossible(ConsoleError):
 
 class IllegalTransition(ConsoleError):
     """A run or a wave cannot go from its state to the one asked for (e.g. resume a completed run)."""
+
+
+class LeaseLost(ConsoleError):
+    """A run's driver found, before a request, that it no longer holds the run's lease (it was
+    paused or cut off from the store past the lease, and another process took the run over):
+    nothing is sent, and it stops driving the run."""
 
 
 class StoreError(ConsoleError):

@@ -9,7 +9,7 @@ import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from console.core.errors import PartiallyApplied
+from console.core.errors import LeaseLost, PartiallyApplied
 from console.core.model import (
     BrokerId,
     ClusterState,
@@ -21,6 +21,7 @@ from console.core.states import RunState
 from console.plans.plan import PlanEntry
 from console.runs.audited import Intent
 from console.runs.gateway import ClusterGateway
+from console.runs.lease import fenced
 from console.storage.runs import Run
 from console.storage.store import Store
 
@@ -56,9 +57,15 @@ class ExecutorBase:
         stuck_after_s: float | None = None,
     ) -> None:
         self.store = store
-        self.cluster = cluster
+        self.cluster = fenced(cluster, self._fence)
+        """The cluster, each request that changes it sent only while this executor holds the lease
+        of the run it drives (:mod:`console.runs.lease`)."""
         self.user = user
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        self.driving: int | None = None
+        """The run whose step is being taken (its lease checked before every request), or None."""
+        self.lease_s = 30.0
+        """How long the lease is renewed for (set with :attr:`driving`)."""
         self.settle_s = settle_s
         """How long to look again before taking "left the list away from its target" as a cancel."""
         self.poll_s = poll_s
@@ -68,9 +75,21 @@ class ExecutorBase:
         self._min_isr: dict[int, dict[str, int]] = {}
         """Per run, each of its moving topics' ``min.insync.replicas`` as last seen (see :meth:`_min_isr_changes`)."""
 
+    def _fence(self) -> None:
+        """Before a request of the run being driven: still its lease holder (renewed), or nothing is sent."""
+        run_id = self.driving
+        if run_id is not None and not self.store.runs.renew(run_id, self.owner, self.lease_s):
+            raise LeaseLost(
+                f"Run {run_id} is driven by another worker now: this one lost its lease (it was paused or "
+                "cut off from the store) and sends nothing more for it.",
+                "Nothing was sent; the run goes on with the worker that took it over.",
+            )
+
     # -- the audit log ------------------------------------------------------------------------------
     def _announce(self, run: Run, action: str, request: object) -> Intent:
-        """The intent of a request of ``run`` (see :class:`~console.runs.audited.Intent`)."""
+        """The intent of a request of ``run`` (see :class:`~console.runs.audited.Intent`), written
+        only while this executor holds the run's lease when it drives it."""
+        self._fence()
         return Intent.announce(self.store, self.user, run, action, request)
 
     def _record(

@@ -75,6 +75,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _AUDIT_APPEND_ONLY_PG,
         _older_sqlite_files,
     ),
+    Migration(2, "the worker that last drove each run (hand-overs)", (runs.DRIVEN_BY,)),
 )
 LATEST = MIGRATIONS[-1].version
 
