@@ -65,7 +65,8 @@ class PgCluster:
         shutil.rmtree(self.home, ignore_errors=True)
 
 
-def start() -> PgCluster:
+def start(durable: bool = False) -> PgCluster:
+    """A new cluster; ``durable``: with fsync on, as a real server runs (the tests leave it off)."""
     home = Path(tempfile.mkdtemp(prefix="console-pg-"))
     if os.geteuid() == 0:
         shutil.chown(home, "postgres", "postgres")
@@ -89,7 +90,8 @@ def start() -> PgCluster:
         capture_output=True,
         check=True,
     )
-    options = f"-k {home} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+    options = f"-k {home} -p {port} -c listen_addresses=127.0.0.1 -c max_connections=200"
+    options += "" if durable else " -c fsync=off"
     done = subprocess.run(
         _as_server(
             [
