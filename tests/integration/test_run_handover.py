@@ -158,3 +158,38 @@ def test_a_driver_paused_past_its_lease_sends_nothing_when_it_resumes(sandbox, p
     finally:
         stop(procs)
         clear_throttles(sandbox.bootstrap_servers, BROKERS, ["h-pause"])
+
+
+def test_a_cancel_with_two_executors_running_is_carried_out_once(sandbox, pg_url, tmp_path, monkeypatch, capsys):
+    from console import cli
+
+    bs = sandbox.bootstrap_servers
+    monkeypatch.setenv("CONSOLE_STORE_URL", pg_url)
+    store = Store(pg_url)
+    make_topic(bs, "h-cancel", 2, 2, 300, assignment=[[0, 1], [1, 0]])
+    plan = Plan.of([PlanEntry("h-cancel", 0, (0, 2)), PlanEntry("h-cancel", 1, (1, 2))])
+    with ClusterReader(settings_for(sandbox)) as reader:
+        run_id = run_service.start_run(
+            store, reader.gateway(), Identity.cli("ann"), reader.snapshot(), plan, "h-cancel", rate=2000, users=None
+        )
+    procs = executors(bs, pg_url, tmp_path)
+    try:
+        wait_for(lambda: [w.state for w in store.runs.waves(run_id)] == ["running"], timeout=60, what="wave 1 running")
+        assert cli.main(["cancel", "--bootstrap-server", bs, "--run", str(run_id), "--yes", "--json"]) == 0
+        out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        assert sorted(out["accepted"]) == ["h-cancel-0", "h-cancel-1"]
+        wait_for(lambda: store.runs.require(run_id).state is RunState.CANCELLED, timeout=60, what="cancelled")
+        time.sleep(2)  # both executors take a few more steps: nothing more is done for the run
+        ends = [e for e in store.audit.entries(action="run-cancelled") if json.loads(e.request)["run"] == run_id]
+        removed = [e for e in store.audit.entries(action="throttle-removed") if e.outcome == "sending"]
+        assert len(ends) == 1 and len(removed) == 1 and not store.runs.ledger(run_id)
+        assert not store.audit.entries(action="run-handover")  # one driver throughout
+        with ClusterReader(settings_for(sandbox)) as reader:
+            wait_for(
+                lambda: [reader.snapshot().partition("h-cancel", p).replicas for p in (0, 1)] == [(0, 1), (1, 0)],
+                timeout=30,
+                what="back on the original replicas",
+            )
+    finally:
+        stop(procs)
+        clear_throttles(bs, BROKERS, ["h-cancel"])
