@@ -102,8 +102,13 @@ def apply(db: Database, migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
     """Bring the store to the latest version; returns the version it was at."""
     found = version(db)
     _refuse_newer(db, found)
-    if found >= migrations[-1].version:  # the usual case: no write lock taken just to open the store
-        return found
+    if found < migrations[-1].version:
+        _migrate(db, migrations)
+    _older_sqlite_files(db)  # as every open did before the migrations (reads only, unless something lacks)
+    return found
+
+
+def _migrate(db: Database, migrations: tuple[Migration, ...]) -> None:
     with db.transaction():
         db.ddl(VERSION_TABLE)
         found = version(db)  # again, under the write lock: another process may have migrated meanwhile
@@ -122,4 +127,3 @@ def apply(db: Database, migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
                 "INSERT INTO schema_version (version, applied_at, what) VALUES (?, ?, ?)",
                 (m.version, time.time(), m.what),
             )
-    return found
