@@ -106,8 +106,8 @@ def use_parts(factory: PartsFactory | None) -> None:
 
 
 @st.cache_resource(show_spinner=False)
-def _parts(settings: ConnectionSettings, store_path: str, collecting: Collecting | None) -> Parts:
-    return _factory(settings, _store(store_path), collecting)
+def _parts(settings: ConnectionSettings, store_location: str, collecting: Collecting | None) -> Parts:
+    return _factory(settings, _store(store_location), collecting)
 
 
 def parts(settings: ConnectionSettings) -> Parts:
@@ -117,7 +117,7 @@ def parts(settings: ConnectionSettings) -> Parts:
 
     every = collect_every()
     collecting = Collecting(history_dir() / "snapshots", every) if every else None
-    return _parts(replace(settings, timeout_s=min(settings.timeout_s, 5.0)), str(store().path), collecting)
+    return _parts(replace(settings, timeout_s=min(settings.timeout_s, 5.0)), store().location, collecting)
 
 
 def reader(settings: ConnectionSettings) -> Reader:
