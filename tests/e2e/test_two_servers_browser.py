@@ -124,6 +124,8 @@ def test_a_run_goes_on_on_the_other_server_when_the_one_driving_it_is_killed(
                 lambda: store.audit.entries(action="run-handover"), timeout=SERVERS_LEASE_S + 30, what="taken over"
             )[0]
             assert handover.at - killed < SERVERS_LEASE_S + 30
+            took = json.loads(handover.request)
+            assert took["run"] == run_id and took["from"] == owner and took["to"] != owner
             wait_for(lambda: store.runs.require(run_id).state is RunState.COMPLETED, timeout=120, what="completed")
             survivor = context.new_page()
             for url in pages:  # the killed server answers no more: the other shows the run
@@ -133,6 +135,7 @@ def test_a_run_goes_on_on_the_other_server_when_the_one_driving_it_is_killed(
                     continue
                 break
             expect(survivor.get_by_role("heading", name="Audit log")).to_be_visible(timeout=60_000)
+            expect(survivor.get_by_test_id("stDataFrame").last).to_be_visible(timeout=60_000)  # the audit log
             expect(survivor.get_by_text("Traceback")).to_have_count(0)
             survivor.screenshot(path=str(tmp_path / "runs-after-handover.png"), full_page=True)
             browser.close()
