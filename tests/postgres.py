@@ -1,7 +1,7 @@
 """A throwaway PostgreSQL cluster for the tests: Debian's server binaries, a data dir in a temporary
 directory, a free port on 127.0.0.1, stopped and removed at the end. As root (initdb refuses root)
 the server runs as the ``postgres`` user the Debian packages create. ``python -m tests.postgres``
-starts one and prints its URL until Ctrl-C (for trying the console on PostgreSQL by hand)."""
+starts one and prints its URL until Ctrl-C or SIGTERM (for trying the console on PostgreSQL by hand)."""
 
 from __future__ import annotations
 
@@ -118,7 +118,15 @@ def start(durable: bool = False) -> PgCluster:
     return cluster
 
 
+def _interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
+    import signal
+
+    signal.signal(signal.SIGTERM, _interrupt)  # stopped by Ctrl-C or SIGTERM: the cluster goes too
+    signal.signal(signal.SIGINT, _interrupt)
     pg = start()
     print(pg.new_database("console"), flush=True)
     with contextlib.suppress(KeyboardInterrupt):

@@ -27,6 +27,8 @@ STORE_TESTS = (
     "tests/unit/test_answer_lost.py",
     "tests/unit/test_rebase.py",
     "tests/unit/test_store_backends.py",
+    "tests/unit/test_run_lease.py",
+    "tests/unit/test_cancel_follow.py",
 )
 ONLY_SQLITE = (
     # these read or write the SQLite file itself (a file made by an older console, a second file
