@@ -35,7 +35,7 @@ def executors(bs: str, pg_url: str, logs: Path) -> list[subprocess.Popen[bytes]]
     return [
         subprocess.Popen(
             [sys.executable, "-m", "console", "executor", "--bootstrap-server", bs, "--every", "0.3"],
-            env=env,
+            env={**env, "USER": f"executor-{i}", "LOGNAME": f"executor-{i}"},  # who acts, in the audit log
             stderr=(logs / f"executor-{i}.log").open("wb"),
             cwd=ROOT,
         )
@@ -69,12 +69,37 @@ def driver(store: Store, run_id: int, procs: list[subprocess.Popen[bytes]]) -> s
     return proc
 
 
+def sent_after(store: Store, user: str, since: float) -> list[str]:
+    """The requests ``user`` announced since ``since`` and did not find refused by its lost lease."""
+    entries = store.audit.entries()
+    refused = {e.ref for e in entries if e.outcome == "failed" and "lost its lease" in (e.response or "")}
+    return [
+        f"{e.id} {e.action} {e.request}"
+        for e in entries
+        if e.user == user and e.at >= since and e.outcome == "sending" and e.id not in refused
+    ]
+
+
 def sent_once(store: Store, run_id: int) -> None:
-    """Each wave submitted once, throttled once and its throttles taken off once; nothing left in the ledger."""
+    """Each wave submitted once, throttled once and its throttles taken off once (an intent a driver
+    wrote before it was paused, answered "failed" because it had lost its lease when it woke, was
+    not sent); nothing left in the ledger."""
+    entries = store.audit.entries()
+    not_sent = {
+        e.ref for e in entries if e.ref is not None and e.outcome == "failed" and "lost its lease" in (e.response or "")
+    }
     for action in ("submit-wave", "throttle-set", "throttle-removed"):
-        intents = [json.loads(e.request) for e in store.audit.entries(action=action) if e.outcome == "sending"]
+        intents = [
+            json.loads(e.request)
+            for e in entries
+            if e.action == action and e.outcome == "sending" and e.id not in not_sent
+        ]
         per_wave = Counter(r["wave"] for r in intents if r["run"] == run_id and r.get("wave") is not None)
-        assert per_wave == Counter({1: 1, 2: 1, 3: 1}), (action, per_wave)
+        assert per_wave == Counter({1: 1, 2: 1, 3: 1}), (
+            action,
+            per_wave,
+            [(e.id, e.ref, e.action, e.outcome, e.response) for e in entries],
+        )
     assert not store.runs.ledger(run_id)
 
 
@@ -149,10 +174,15 @@ def test_a_driver_paused_past_its_lease_sends_nothing_when_it_resumes(sandbox, p
         wait_for(lambda: store.audit.entries(action="run-handover"), timeout=LEASE_S + 30, what="the run taken over")
         (handover,) = [json.loads(e.request) for e in store.audit.entries(action="run-handover")]
         assert f":{paused.pid}:" in handover["from"] and f":{paused.pid}:" not in handover["to"]
+        woke = time.time()
         paused.send_signal(signal.SIGCONT)  # it wakes up mid-step, past its lease
         wait_for(lambda: store.runs.require(run_id).state is RunState.COMPLETED, timeout=90, what="completed")
-        assert paused.poll() is None  # still running, and it sent nothing twice:
-        sent_once(store, run_id)
+        time.sleep(2)  # it takes a few more steps
+        assert paused.poll() is None and sent_after(store, f"executor-{procs.index(paused)}", woke) == []
+        submits = [
+            json.loads(e.request)["wave"] for e in store.audit.entries(action="submit-wave") if e.outcome == "sending"
+        ]
+        assert sorted(submits) == [1, 2, 3] and not store.runs.ledger(run_id)  # each wave sent once
         at_targets(sandbox, "h-pause")
         assert len(store.audit.entries(action="run-handover")) == 1  # it did not take the run back
     finally:
