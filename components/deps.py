@@ -56,14 +56,14 @@ def audit_stream_problems() -> list[str]:
 
 
 @st.cache_resource(show_spinner=False)
-def _audit_stream(store_path: str, raw: str) -> Shipper | None:
+def _audit_stream(store_location: str, raw: str) -> Shipper | None:
     from console.stream.settings import StreamSettings, sinks_of
     from console.stream.shipper import Shipper, start_thread
 
     sinks = sinks_of(StreamSettings(**json.loads(raw)), clusters())[0]
     if not sinks:
         return None
-    shipper = Shipper(_store(store_path), sinks)
+    shipper = Shipper(_store(store_location), sinks)
     start_thread(shipper)
     return shipper
 
@@ -78,7 +78,7 @@ def audit_stream() -> Shipper | None:
     settings, _ = from_mapping(_secrets()[0].get("audit_stream"))
     if not settings.on:
         return None
-    return _audit_stream(str(store().path), json.dumps(asdict(settings), sort_keys=True))
+    return _audit_stream(store().location, json.dumps(asdict(settings), sort_keys=True))
 
 
 def configuration_problems() -> list[str]:
@@ -136,15 +136,16 @@ def clusters() -> dict[str, ConnectionSettings]:
 
 
 @st.cache_resource(show_spinner=False)
-def _store(path: str) -> Store:
-    return Store(path)
+def _store(location: str) -> Store:
+    return Store(location)
 
 
 def store() -> Store:
-    """The console's SQLite store (thread-safe: one connection per thread), one per data dir."""
-    from console.core.paths import store_file
+    """The console's store (thread-safe: one connection per thread), one per location:
+    ``CONSOLE_STORE_URL``, else the SQLite file in the data dir."""
+    from console.core.paths import store_url
 
-    return _store(str(store_file()))
+    return _store(store_url())
 
 
 _factory: PartsFactory = live_parts
@@ -159,8 +160,8 @@ def use_parts(factory: PartsFactory | None) -> None:
 
 
 @st.cache_resource(show_spinner=False)
-def _parts(settings: ConnectionSettings, store_path: str, collecting: Collecting | None) -> Parts:
-    return _factory(settings, _store(store_path), collecting)
+def _parts(settings: ConnectionSettings, store_location: str, collecting: Collecting | None) -> Parts:
+    return _factory(settings, _store(store_location), collecting)
 
 
 def parts(settings: ConnectionSettings) -> Parts:
@@ -170,7 +171,7 @@ def parts(settings: ConnectionSettings) -> Parts:
 
     every = collect_every()
     collecting = Collecting(history_dir() / "snapshots", every) if every else None
-    return _parts(replace(settings, timeout_s=min(settings.timeout_s, 5.0)), str(store().path), collecting)
+    return _parts(replace(settings, timeout_s=min(settings.timeout_s, 5.0)), store().location, collecting)
 
 
 def reader(settings: ConnectionSettings) -> Reader:

@@ -73,7 +73,7 @@ def remember_name(state: ClusterState, name: str) -> None:
     """The name this cluster is configured under, for the audit log and the runs list (which key
     clusters by id): written once per server process and store."""
     store = deps.store()
-    seen = (str(store.path), cluster_key(state, name), name)
+    seen = (store.location, cluster_key(state, name), name)
     if seen not in _NAMED:
         store.clusters.remember(seen[1], name)
         _NAMED.add(seen)

@@ -13,6 +13,7 @@ import pytest
 
 from console.sandbox import cluster
 from console.sandbox.cluster import Sandbox
+from tests import postgres
 from tests.support import SANDBOXES, log
 
 TESTS = Path(__file__).resolve().parent
@@ -82,6 +83,52 @@ def demo_sandbox(sandbox: Sandbox) -> Sandbox:
 def zk_demo_sandbox(zk_sandbox: Sandbox) -> Sandbox:
     """The ZooKeeper-mode sandbox with the demo topics (half a megabyte each)."""
     return _with_demo_topics(zk_sandbox)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[postgres.PgCluster]:
+    """A throwaway PostgreSQL cluster for the session (started on first use, stopped at the end)."""
+    server = postgres.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: postgres.PgCluster) -> str:
+    """The URL of a fresh, empty database on the session's PostgreSQL cluster."""
+    return pg_cluster.new_database()
+
+
+STORE_ON_POSTGRESQL = "CONSOLE_TEST_STORE_SERVER"
+"""Set to a PostgreSQL cluster's URL (by ``tests/integration/test_store_on_postgresql.py``), the
+tests run here put every store they open by a file path in a fresh database on that cluster
+instead: the store's tests run on both back ends."""
+
+
+@pytest.fixture(autouse=True)
+def _stores_on_postgresql(monkeypatch: pytest.MonkeyPatch) -> None:
+    server = os.environ.get(STORE_ON_POSTGRESQL)
+    if not server:
+        return
+    import psycopg
+
+    from console.storage import store as store_module
+    from console.storage.backends import open_database
+
+    databases: dict[str, str] = {}
+
+    def on_postgresql(location: str | Path) -> object:
+        text = str(location)
+        if text.startswith("postgresql://"):
+            return open_database(text)
+        if text not in databases:
+            name = f"s_{os.getpid()}_{len(databases)}_{abs(hash(text)) % 10**8}"
+            with psycopg.connect(server, autocommit=True) as conn:
+                conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+            databases[text] = server.rsplit("/", 1)[0] + "/" + name
+        return open_database(databases[text])
+
+    monkeypatch.setattr(store_module, "open_database", on_postgresql)
 
 
 class Terminal(io.StringIO):

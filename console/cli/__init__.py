@@ -10,6 +10,7 @@ function that runs them (``handler``):
 * :mod:`~console.cli.runs`: ``cancel``, ``submit``, ``throttle``, ``executor``, ``runs``
 * :mod:`~console.cli.cordons`: ``cordon``, ``uncordon``
 * :mod:`~console.cli.decommission`: ``decommission``
+* :mod:`~console.cli.store`: ``store copy``
 
 and what they share: :mod:`~console.cli.cluster` (connection arguments, the reader, the snapshot),
 :mod:`~console.cli.goals` (the goal arguments of ``generate`` and ``pipeline generate``),
@@ -24,7 +25,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from console.cli import cordons, decommission, pipeline, plans, read, runs, sandbox, stream
+from console.cli import cordons, decommission, pipeline, plans, read, runs, sandbox, store, stream
 from console.cli.exits import Exit, exit_for
 from console.cli.output import error
 from console.core.errors import ConsoleError
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     cordons.add_commands(sub)
     decommission.add_commands(sub)
     stream.add_commands(sub)
+    store.add_commands(sub)
     return parser
 
 

@@ -1,6 +1,6 @@
 """Every error the console raises on purpose, in one tree.
 
-Library errors (confluent-kafka, kafka-python, kazoo, sqlite3, subprocess, Maven) are translated
+Library errors (confluent-kafka, kafka-python, kazoo, sqlite3, psycopg, subprocess, Maven) are translated
 into these at the boundary where they occur (the adapters, the storage module, the sandbox), so
 pages, the CLI and notebooks handle one tree::
 
@@ -23,7 +23,8 @@ pages, the CLI and notebooks handle one tree::
     ├── PartiallyApplied              a request in several batches stopped part-way (``outcomes``: what was applied)
     ├── GoalImpossible                a plan generator's goal cannot be reached (drain below RF, no destination left)
     ├── IllegalTransition             a run, wave or decommission asked for a change its state does not allow (exit 1)
-    ├── StoreError                    the console's SQLite store cannot be read or written
+    ├── LeaseLost                     a run's driver no longer holds its lease (another drives it): it sends nothing
+    ├── StoreError                    the console's store (SQLite or PostgreSQL) cannot be read or written
     │   └── ConflictError             another active run already moves some of the plan's partitions
     ├── DiskError                     a file or directory the console writes (snapshots, tables, --report-json)
     ├── SandboxError                  the local sandbox cluster could not be started or stopped
@@ -168,6 +169,12 @@ class GoalImpossible(ConsoleError):
 
 class IllegalTransition(ConsoleError):
     """A run or a wave cannot go from its state to the one asked for (e.g. resume a completed run)."""
+
+
+class LeaseLost(ConsoleError):
+    """A run's driver found, before a request, that it no longer holds the run's lease (it was
+    paused or cut off from the store past the lease, and another process took the run over):
+    nothing is sent, and it stops driving the run."""
 
 
 class StoreError(ConsoleError):

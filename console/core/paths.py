@@ -18,6 +18,12 @@ def store_file() -> Path:
     return console_data_dir() / "console.db"
 
 
+def store_url() -> str:
+    """Where the store is: ``$CONSOLE_STORE_URL`` (a path, ``sqlite:///path`` or
+    ``postgresql://user@host/database``), else the SQLite file :func:`store_file`."""
+    return os.environ.get("CONSOLE_STORE_URL", "").strip() or str(store_file())
+
+
 def users_file() -> Path:
     """``$CONSOLE_USERS_FILE``, else ``<data dir>/users.json``."""
     return Path(os.environ.get("CONSOLE_USERS_FILE") or console_data_dir() / "users.json")

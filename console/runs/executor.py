@@ -61,13 +61,21 @@ class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBa
         run = self.store.runs.require(run_id)
         if not run.active:
             return Step(run, None, run.state)
-        holder = self.store.runs.claim(run_id, self.owner, LEASE_S)
-        if holder is not None:
-            return Step(run, None, f"driven by another worker ({holder})")
+        with self.store.transaction():
+            lease = self.store.runs.take(run_id, self.owner, LEASE_S)
+            if lease.took_from is not None:  # the worker that drove it stopped, or was stopped
+                self._record(
+                    run, "run-handover", {"run": run.id, "from": lease.took_from, "to": self.owner}, "taken over"
+                )
+        if lease.holder is not None:
+            return Step(run, None, f"driven by another worker ({lease.holder})")
+        self.driving, self.lease_s = run_id, LEASE_S
         try:
             return self._step(run)
         except (AuthorizationFailed, UnsupportedByCluster) as e:  # asking again will not help
             return self._fail(run, f"{e.message} {e.hint}")
+        finally:
+            self.driving = None
 
     def drive(
         self,
@@ -110,7 +118,9 @@ class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBa
             if run.state is RunState.STOPPING:
                 return self._finish(run, RunState.STOPPED)
             self._throttle(run, wave.number, state, parse_plan(wave.entries_json).entries)
-            self.store.runs.set_wave(run.id, wave.number, WaveState.SUBMITTING)  # intent, before the request
+            with self.store.transaction():  # intent, before the request, by the run's driver only
+                self._fence()
+                self.store.runs.set_wave(run.id, wave.number, WaveState.SUBMITTING)
             return self._submit(run, wave, state)
         if wave.state is WaveState.SUBMITTING:  # a worker stopped between intent and answer: reconcile
             return self._submit(run, wave, state, resuming=True)
@@ -149,12 +159,14 @@ class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBa
         holder = self.store.runs.claim(run_id, self.owner, LEASE_S)
         if holder is not None:
             return Step(run, wave.number, f"its worker cleans up ({holder})")
+        self.driving, self.lease_s = run_id, LEASE_S
         try:
             _, _, cancelled = self._wave_status(run, wave, self.cluster.snapshot())
             if cancelled:
                 return self._cancelled(run, wave)
             return Step(run, wave.number, "still moving")
         finally:
+            self.driving = None
             self.store.runs.release(run_id, self.owner)
 
     def _cancelled(self, run: Run, wave: Wave) -> Step:

@@ -9,7 +9,7 @@ import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from console.core.errors import PartiallyApplied
+from console.core.errors import LeaseLost, PartiallyApplied
 from console.core.model import (
     BrokerId,
     ClusterState,
@@ -23,6 +23,7 @@ from console.notify.hub import emit
 from console.plans.plan import PlanEntry
 from console.runs.audited import Intent
 from console.runs.gateway import ClusterGateway
+from console.runs.lease import fenced
 from console.storage.runs import Run
 from console.storage.store import Store
 
@@ -58,9 +59,15 @@ class ExecutorBase:
         stuck_after_s: float | None = None,
     ) -> None:
         self.store = store
-        self.cluster = cluster
+        self.cluster = fenced(cluster, self._fence)
+        """The cluster, each request that changes it sent only while this executor holds the lease
+        of the run it drives (:mod:`console.runs.lease`)."""
         self.user = user
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        self.driving: int | None = None
+        """The run whose step is being taken (its lease checked before every request), or None."""
+        self.lease_s = 30.0
+        """How long the lease is renewed for (set with :attr:`driving`)."""
         self.settle_s = settle_s
         """How long to look again before taking "left the list away from its target" as a cancel."""
         self.poll_s = poll_s
@@ -72,9 +79,21 @@ class ExecutorBase:
         self._copied: dict[int, tuple[int, float]] = {}
         """Per run, the bytes its pending replicas had copied at the last look, and when (for the ETA metric)."""
 
+    def _fence(self) -> None:
+        """Before a request of the run being driven: still its lease holder (renewed), or nothing is sent."""
+        run_id = self.driving
+        if run_id is not None and not self.store.runs.renew(run_id, self.owner, self.lease_s):
+            raise LeaseLost(
+                f"Run {run_id} is driven by another worker now: this one lost its lease (it was paused or "
+                "cut off from the store) and sends nothing more for it.",
+                "Nothing was sent; the run goes on with the worker that took it over.",
+            )
+
     # -- the audit log ------------------------------------------------------------------------------
     def _announce(self, run: Run, action: str, request: object) -> Intent:
-        """The intent of a request of ``run`` (see :class:`~console.runs.audited.Intent`)."""
+        """The intent of a request of ``run`` (see :class:`~console.runs.audited.Intent`), written
+        only while this executor holds the run's lease when it drives it."""
+        self._fence()
         return Intent.announce(self.store, self.user, run, action, request)
 
     def _record(

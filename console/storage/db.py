@@ -1,136 +1,129 @@
-"""The one SQLite module: connections, transactions and error translation for every store.
+"""The store's one database interface, over SQLite (the default) or PostgreSQL (a team's shared store).
 
-One file, ``console.db`` in the data dir (:func:`console.core.paths.store_file`), in WAL mode, so
-the Streamlit server, the CLI and a standalone executor can share it. Writes are short
-``BEGIN IMMEDIATE`` transactions; :meth:`Database.transaction` is re-entrant on a thread, so an
-operation can put a state change and its audit entry in one transaction. ``synchronous=FULL``
-makes an intent durable before the side effect it announces. Every ``sqlite3.Error`` becomes a
-:class:`console.core.errors.StoreError` here and nowhere else.
+:class:`Database` is what every store module writes through: per-thread connections,
+:meth:`Database.transaction` (re-entrant on a thread, so an operation puts a state change and its
+audit entry in one transaction; writers are serialised, as SQLite's ``BEGIN IMMEDIATE`` does), and
+``execute`` / ``changes`` / ``executemany`` / ``query`` / ``one``. SQL is written once, with ``?``
+placeholders; the PostgreSQL back end (:mod:`console.storage.postgres`) translates it.
+:func:`console.storage.backends.open_database` chooses the back end from the store's location (:func:`console.core.paths.store_url`):
+a path or ``sqlite:///…`` is a SQLite file (:mod:`console.storage.sqlite`), ``postgresql://…`` a
+PostgreSQL database. Every library error becomes a :class:`console.core.errors.StoreError` in the
+back end's module and nowhere else.
 """
 
 from __future__ import annotations
 
-import os
-import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
-
-from console.core.errors import StoreError
 
 Row = tuple[Any, ...]
 
 
-class Database:
-    """Thread-safe handle on the SQLite file (one connection per thread)."""
+class Database(ABC):
+    """Thread-safe handle on the store (one connection per thread)."""
 
-    def __init__(self, path: Path | str, schemas: Iterable[str]) -> None:
-        self.path = Path(path)
+    dialect: str
+    """``"sqlite"`` or ``"postgresql"``."""
+    where: str
+    """The store as shown to people (a path, or a URL without its password)."""
+
+    def __init__(self) -> None:
         self._local = threading.local()
-        try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            _private(self.path)
-        except OSError as e:
-            raise StoreError(
-                f"Cannot create the console's data dir {self.path.parent}: {e.strerror or e}.",
-                "Check that the data dir is writable (CONSOLE_DATA_DIR).",
-            ) from None
-        for schema in schemas:
-            with self._translated("open"):
-                self._connection().executescript(schema)  # runs in its own transaction
 
-    def _connection(self) -> sqlite3.Connection:
-        db: sqlite3.Connection | None = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")  # intent is durable before the side effect
-            db.execute("PRAGMA foreign_keys=ON")
-            self._local.db = db
-            self._local.depth = 0
-        return db
+    # -- what each back end provides ------------------------------------------------------------
+    @abstractmethod
+    def _begin(self) -> None:
+        """Start a write transaction that excludes every other writer until it ends."""
 
-    @contextmanager
-    def _translated(self, what: str) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.Error as e:
-            raise StoreError(
-                f"Cannot {what} the console's store at {self.path}: {e}.",
-                "Nothing was sent. Check that the data dir is writable (CONSOLE_DATA_DIR) and the disk is not full.",
-            ) from None
+    @abstractmethod
+    def _end(self, commit: bool) -> None: ...
+
+    @abstractmethod
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        """Run one statement; returns the id of the row it inserted (0 when none)."""
+
+    @abstractmethod
+    def changes(self, sql: str, args: Sequence[Any] = ()) -> int:
+        """Run one statement; returns how many rows it changed."""
+
+    @abstractmethod
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
+
+    @abstractmethod
+    def query(self, sql: str, args: Sequence[Any] = ()) -> list[Row]: ...
+
+    @abstractmethod
+    def one(self, sql: str, args: Sequence[Any] = ()) -> Row | None: ...
+
+    @abstractmethod
+    def ddl(self, script: str) -> None:
+        """Run a schema script (portable SQL, as the store modules' ``SCHEMA``) statement by
+        statement, inside the current transaction."""
+
+    @abstractmethod
+    def has_table(self, name: str) -> bool: ...
+
+    @abstractmethod
+    def tables(self) -> list[str]:
+        """The store's tables (the migrations' bookkeeping included), by name."""
+
+    @abstractmethod
+    def columns(self, table: str) -> list[str]:
+        """``table``'s columns, in their order."""
+
+    @abstractmethod
+    def ids_follow(self, table: str) -> None:
+        """After rows were inserted with their ids given, the next id follows the largest."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    # -- transactions ----------------------------------------------------------------------------
+    @property
+    def in_transaction(self) -> bool:
+        return bool(getattr(self._local, "depth", 0))
 
     @contextmanager
     def transaction(self) -> Iterator[Database]:
-        """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on any error). Nested calls on the same
-        thread join the outer transaction, so what they write commits, or not, together."""
-        db = self._connection()
-        if self._local.depth:
+        """Begin … commit (roll back on any error). Nested calls on the same thread join the outer
+        transaction, so what they write commits, or not, together."""
+        if self.in_transaction:
             self._local.depth += 1
             try:
                 yield self
             finally:
                 self._local.depth -= 1
             return
-        with self._translated("write"):
-            db.execute("BEGIN IMMEDIATE")
+        self._begin()
         self._local.depth = 1
         try:
             yield self
         except BaseException:
             self._local.depth = 0
-            with self._translated("write"):
-                db.execute("ROLLBACK")
+            self._end(commit=False)
             raise
         self._local.depth = 0
-        with self._translated("write"):
-            db.execute("COMMIT")
-
-    def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
-        """Run one statement; returns the last inserted row id (0 when none)."""
-        with self._translated("write"):
-            cur = self._connection().execute(sql, args)
-            return int(cur.lastrowid or 0)
-
-    def changes(self, sql: str, args: Sequence[Any] = ()) -> int:
-        """Run one statement; returns how many rows it changed."""
-        with self._translated("write"):
-            return int(self._connection().execute(sql, args).rowcount)
-
-    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        with self._translated("write"):
-            self._connection().executemany(sql, rows)
-
-    def query(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
-        with self._translated("read"):
-            return list(self._connection().execute(sql, args).fetchall())
-
-    def one(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
-        with self._translated("read"):
-            row: Row | None = self._connection().execute(sql, args).fetchone()
-            return row
-
-    def close(self) -> None:
-        db = getattr(self._local, "db", None)
-        if db is not None:
-            db.close()
-            self._local.db = None
+        self._end(commit=True)
 
 
-def _private(path: Path) -> None:
-    """Create the store's file 0600 when it is new (SQLite gives its -wal and -shm files the same
-    mode), and take group and others' access away from an older one (and its -wal and -shm)."""
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-            try:
-                if os.stat(p).st_mode & 0o077:
-                    os.chmod(p, 0o600)
-            except (FileNotFoundError, PermissionError):
-                pass
+def split_statements(script: str) -> list[str]:
+    """The statements of a schema script (a trigger's ``BEGIN … END;`` stays one statement)."""
+    import sqlite3
+
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip() and not all(ln.strip().startswith("--") or not ln.strip() for ln in buf.splitlines()):
+        out.append(buf.strip())
+    return out
 
 
 def in_clause(values: Iterable[str]) -> str:

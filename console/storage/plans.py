@@ -151,7 +151,6 @@ def _backfill_authors(db: Database) -> None:
 class PlanStore:
     def __init__(self, db: Database) -> None:
         self.db = db
-        migrate(db)
 
     def save(
         self,

@@ -102,6 +102,9 @@ _OPEN_WAVES = in_clause((WaveState.SUBMITTING, WaveState.RUNNING))
 _ADDED_COLUMNS = (("runs", "elect_leaders", "INTEGER NOT NULL DEFAULT 0"),)
 """Columns added after their table was first released: a store created before gets them when opened."""
 
+DRIVEN_BY = "ALTER TABLE runs ADD COLUMN driven_by TEXT;"
+"""Migration 2: the worker that last drove each run (the audit log names both sides of a hand-over)."""
+
 ELECTION_WAVE = 0
 """The wave number under which a run's closing preferred leader election keeps its per-partition
 outcomes (waves are numbered from 1, so it never clashes with one)."""
@@ -123,6 +126,16 @@ def migrate(db: Database) -> None:
         for table, column, decl in _ADDED_COLUMNS:
             if column not in {str(r[1]) for r in tx.query(f"PRAGMA table_info({table})")}:
                 tx.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+
+
+@dataclass(frozen=True)
+class Lease:
+    """What taking a run's lease found."""
+
+    holder: str | None
+    """The worker that holds it (None: taken)."""
+    took_from: str | None
+    """When taken: the worker that drove the run before, when it was another (a hand-over)."""
 
 
 @dataclass(frozen=True)
@@ -306,7 +319,6 @@ def _run(row: tuple[Any, ...]) -> Run:
 class RunStore:
     def __init__(self, db: Database) -> None:
         self.db = db
-        migrate(db)
 
     # -- runs ----------------------------------------------------------------------------------
     def create(self, new: NewRun) -> int:
@@ -426,6 +438,32 @@ class RunStore:
                 return None
             row = db.one("SELECT owner FROM runs WHERE id = ?", (run_id,))
             return str(row[0]) if row else "nobody (no such run)"
+
+    def take(self, run_id: int, owner: str, ttl_s: float) -> Lease:
+        """Take (or renew) the lease to drive the run, as :meth:`claim`; the lease says who holds it
+        when another does, and who drove the run before when it changed hands (the hand-over)."""
+        now = time.time()
+        with self.db.transaction() as db:
+            row = db.one("SELECT owner, lease_until, driven_by FROM runs WHERE id = ?", (run_id,))
+            if row is None:
+                return Lease("nobody (no such run)", None)
+            holder, until, before = row
+            if holder is not None and holder != owner and until is not None and until >= now:
+                return Lease(str(holder), None)
+            db.execute(
+                "UPDATE runs SET owner = ?, lease_until = ?, driven_by = ? WHERE id = ?",
+                (owner, now + ttl_s, owner, run_id),
+            )
+            return Lease(None, str(before) if before is not None and before != owner else None)
+
+    def renew(self, run_id: int, owner: str, ttl_s: float) -> bool:
+        """The heartbeat, and the check before a request: True when ``owner`` still holds the
+        lease (nobody took it over since it was taken; it is extended by ``ttl_s``)."""
+        return bool(
+            self.db.changes(
+                "UPDATE runs SET lease_until = ? WHERE id = ? AND owner = ?", (time.time() + ttl_s, run_id, owner)
+            )
+        )
 
     def release(self, run_id: int, owner: str) -> None:
         self.db.execute("UPDATE runs SET owner = NULL, lease_until = NULL WHERE id = ? AND owner = ?", (run_id, owner))

@@ -75,8 +75,10 @@ class SignInStore:
 
     def put(self, f: Failures) -> None:
         self.db.execute(
-            "INSERT OR REPLACE INTO sign_in_failures (key, failures, unaudited, first_at, last_at, locked_until) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO sign_in_failures (key, failures, unaudited, first_at, last_at, locked_until) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET failures = excluded.failures, "
+            "unaudited = excluded.unaudited, first_at = excluded.first_at, last_at = excluded.last_at, "
+            "locked_until = excluded.locked_until",
             (f.key, f.failures, f.unaudited, f.first_at, f.last_at, f.locked_until),
         )
 

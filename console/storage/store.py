@@ -1,8 +1,11 @@
-"""The console's store: plans, runs and the audit log over one SQLite file.
+"""The console's store: plans, runs and the audit log, in a SQLite file or a PostgreSQL database.
 
-``Store(path)`` opens (or creates) the file; ``store.plans``, ``store.runs`` and ``store.audit``
-are the three stores; ``store.transaction()`` groups writes of several of them (a state change
-and its audit entry) into one transaction.
+``Store(location)`` opens (or creates) the store at ``location`` (a path, ``sqlite:///…`` or
+``postgresql://…``; by default :func:`console.core.paths.store_url`: ``CONSOLE_STORE_URL``, else
+the SQLite file in the data dir) and brings its schema up to date
+(:mod:`console.storage.migrations`); ``store.plans``, ``store.runs``, ``store.audit``, … are its
+stores; ``store.transaction()`` groups writes of several of them (a state change and its audit
+entry) into one transaction.
 """
 
 from __future__ import annotations
@@ -10,12 +13,13 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from console.core.paths import store_file
+from console.core.paths import store_url
 from console.storage import (
     audit,
     clusters,
     decommissions,
     drafts,
+    migrations,
     notifications,
     plans,
     runs,
@@ -24,28 +28,21 @@ from console.storage import (
     signins,
     stream,
 )
+from console.storage.backends import open_database
 from console.storage.db import Database
 
 
 class Store:
-    def __init__(self, path: Path | str | None = None) -> None:
-        self.path = Path(path) if path is not None else store_file()
-        self.db = Database(
-            self.path,
-            (
-                plans.SCHEMA,
-                runs.SCHEMA,
-                runs.PROGRESS_SCHEMA,
-                audit.SCHEMA,
-                sessions.SCHEMA,
-                signins.SCHEMA,
-                drafts.SCHEMA,
-                decommissions.SCHEMA,
-                clusters.SCHEMA,
-                stream.SCHEMA,
-                notifications.SCHEMA,
-            ),
-        )
+    def __init__(self, location: Path | str | None = None) -> None:
+        self.location = str(location) if location is not None else store_url()
+        self.db = open_database(self.location)
+        try:
+            migrations.apply(self.db)
+        except BaseException:
+            self.db.close()
+            raise
+        self.path = Path(self.db.where) if self.db.dialect == "sqlite" else None
+        """The SQLite file (None on PostgreSQL)."""
         self.plans = plans.PlanStore(self.db)
         self.runs = runs.RunStore(self.db)
         self.audit = audit.AuditLog(self.db)

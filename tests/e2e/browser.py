@@ -10,6 +10,8 @@ from playwright.sync_api import Page, expect
 from tests.support import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
+SERVERS_LEASE_S = 10
+"""The run lease (seconds) of the two console servers the ``two_servers_on_postgresql`` fixture starts."""
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

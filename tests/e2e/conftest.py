@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from console.sandbox.cluster import Sandbox, free_port
-from tests.e2e.browser import ROOT
+from tests.e2e.browser import ROOT, SERVERS_LEASE_S
 from tests.e2e.identity import OIDC_ACCESS, PROXY_SECRET
 from tests.keycloak import CLIENT_ID as KEYCLOAK_CLIENT_ID
 from tests.keycloak import CLIENT_SECRET as KEYCLOAK_CLIENT_SECRET
@@ -92,7 +93,25 @@ def proxy_app_url(sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
     yield from _serve(sandbox, tmp_path, "--secrets.files", str(secrets))
 
 
-def _serve(sandbox: Sandbox, tmp_path: Path, *extra: str) -> Iterator[str]:
+@pytest.fixture
+def two_servers_on_postgresql(sandbox: Sandbox, pg_url: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """Two console servers (``streamlit run serve.py``, each its own data dir under ``tmp_path``)
+    sharing one store on the session's PostgreSQL (``pg_url``) and one users file,
+    ``tmp_path / "users.json"``, each run's lease :data:`SERVERS_LEASE_S`; their URLs."""
+    shared = {
+        "CONSOLE_STORE_URL": pg_url,
+        "CONSOLE_USERS_FILE": str(tmp_path / "users.json"),
+        "CONSOLE_RUN_LEASE_S": str(SERVERS_LEASE_S),
+    }
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    with contextlib.ExitStack() as both:
+        first = both.enter_context(contextlib.contextmanager(_serve)(sandbox, tmp_path / "a", env=shared))
+        second = both.enter_context(contextlib.contextmanager(_serve)(sandbox, tmp_path / "b", env=shared))
+        yield first, second
+
+
+def _serve(sandbox: Sandbox, tmp_path: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
     port = free_port()
     env = dict(
         os.environ,
@@ -101,6 +120,7 @@ def _serve(sandbox: Sandbox, tmp_path: Path, *extra: str) -> Iterator[str]:
         CONSOLE_CLUSTER_NAME="sandbox",
         CONSOLE_DATA_DIR=str(tmp_path),
         PYTHONPATH=str(ROOT),
+        **(env or {}),
     )
     with open(tmp_path / "streamlit.log", "w") as log:
         proc = subprocess.Popen(

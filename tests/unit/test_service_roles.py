@@ -145,6 +145,8 @@ ROLE_CASES = {
 it would change something if it were let through."""
 
 NOT_CHECKED = {
+    "store_copy.copy_store": "the command line only: whoever can open both stores (file modes, PostgreSQL roles) "
+    "copies one into an empty one; audited in the target",
     "guard.require": "the check itself",
     "guard.refuse": "the refusal itself (writes the refused entry)",
     "preflight.check_submit": "the refusal of a submission itself, for a service that checked who acts",
