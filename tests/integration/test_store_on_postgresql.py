@@ -29,6 +29,9 @@ STORE_TESTS = (
     "tests/unit/test_store_backends.py",
     "tests/unit/test_run_lease.py",
     "tests/unit/test_cancel_follow.py",
+    "tests/unit/test_audit_stream.py",
+    "tests/unit/test_notify.py",
+    "tests/unit/test_metrics.py",
 )
 ONLY_SQLITE = (
     # these read or write the SQLite file itself (a file made by an older console, a second file
