@@ -30,8 +30,6 @@ ALLOWED: dict[str, int] = {
     "console/plans/generate.py:_balance": 173,
     "console/plans/generate.py:_pick": 82,
     "console/plans/generate.py:_pick_passing_over": 85,
-    "console/plans/validate.py:validate": 210,
-    "console/plans/validate.py:_partition_checks": 162,
     "console/sandbox/cluster.py": 1027,
     "console/services/runs.py:start_run": 110,
     "views/live.py:live_panel": 182,
