@@ -7,9 +7,10 @@ Both runners build these: the in-process review from the snapshot's columns and 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from console.core.model import Broker, ClusterState
 from console.plans.columns import Bools, Ints, distinct, lookup, member
 from console.plans.diff import ChangeKind
 
+T = TypeVar("T")
 KINDS = tuple(ChangeKind)
 """A batch's ``kind`` is an index into this tuple."""
 
@@ -137,6 +139,14 @@ class EntryBatch:
     or not reported)."""
     stale: Mapping[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
     """Rows whose partition changed since the plan was drafted: replicas then and now."""
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Columns the rules derive once per batch (:meth:`once`)."""
+
+    def once(self, key: str, make: Callable[[], T]) -> T:
+        """The value ``make`` gives, computed once per batch (a column several rules read)."""
+        if key not in self.derived:
+            self.derived[key] = make()
+        return cast(T, self.derived[key])
 
     def __len__(self) -> int:
         return len(self.partition)

@@ -13,7 +13,7 @@ import numpy as np
 
 from console.core.limits import INT32_MAX
 from console.core.model import Severity
-from console.plans.columns import PAD, Bools
+from console.plans.columns import PAD, Bools, Ints
 from console.plans.diff import ChangeKind
 from console.plans.plan import ANY
 from console.plans.rules import codes as C
@@ -170,6 +170,10 @@ WHERE = (
 def _named(b: EntryBatch, t: BrokerTable) -> list[tuple[int, int, int, str, bool]]:
     """Each named dir of a known entry on a broker that reports its dirs: row, cell, broker, path,
     and whether the broker has that dir."""
+    return b.once("named dirs", lambda: _named_dirs(b, t))
+
+
+def _named_dirs(b: EntryBatch, t: BrokerTable) -> list[tuple[int, int, int, str, bool]]:
     out = []
     for i, dirs in enumerate(b.log_dirs):
         if dirs is None or not b.known[i]:
@@ -255,7 +259,7 @@ def _fenced_cells(b: EntryBatch, t: BrokerTable) -> Bools:
     """Cells of the original replicas on a fenced broker (KIP-1073)."""
     if not t.fenced.any():
         return np.zeros(b.current.shape, np.bool_)
-    return t.flag(t.fenced, b.current)
+    return b.once("fenced", lambda: t.flag(t.fenced, b.current))
 
 
 def _on_fenced(b: EntryBatch, t: BrokerTable, i: int, j: int) -> Said:
@@ -397,9 +401,14 @@ MIN_ISR = (
 # -- racks: how many different racks hold the replicas before and after
 
 
+def _racks(b: EntryBatch, t: BrokerTable) -> tuple[Ints, Ints]:
+    """How many racks each entry's replicas span before and after."""
+    return b.once("racks", lambda: (t.racks_spanned(b.current), t.racks_spanned(b.target)))
+
+
 def _reduced(b: EntryBatch, t: BrokerTable) -> Bools:
     """Fewer racks than before, beyond what fewer replicas force (RF 3 → 2 spans at most 2 racks)."""
-    before, after = t.racks_spanned(b.current), t.racks_spanned(b.target)
+    before, after = _racks(b, t)
     out: Bools = b.live & (before > 0) & (after < np.minimum(before, b.target_len))
     return out
 
@@ -407,13 +416,13 @@ def _reduced(b: EntryBatch, t: BrokerTable) -> Bools:
 def _underused(b: EntryBatch, t: BrokerTable) -> Hits:
     if not t.available_racks:
         return rows(np.zeros(len(b), np.bool_))
-    after = t.racks_spanned(b.target)
+    after = _racks(b, t)[1]
     return rows(b.live & ~_reduced(b, t) & (after < np.minimum(b.target_len, t.available_racks)))
 
 
 def _spans(b: EntryBatch, t: BrokerTable, i: int) -> tuple[int, int]:
-    spans = t.racks_spanned(np.stack([b.current[i], b.target[i]]))
-    return int(spans[0]), int(spans[1])
+    before, after = b.once("racks lists", lambda: tuple(x.tolist() for x in _racks(b, t)))
+    return before[i], after[i]
 
 
 RACKS = (
