@@ -148,8 +148,8 @@ def entry_batch(rb: pa.RecordBatch) -> EntryBatch:
     adding_ids, _ = _padded(rb.column("adding"))
     log_dirs_col = rb.column("log_dirs")
     n = rb.num_rows
-    log_dirs: list[tuple[str, ...] | None] = [None] * n
-    dir_now: list[tuple[str | None, ...] | None] = [None] * n
+    log_dirs: dict[int, tuple[str, ...]] = {}
+    dir_now: dict[int, tuple[str | None, ...]] = {}
     if log_dirs_col.null_count < n:
         named = np.flatnonzero(np.asarray(log_dirs_col.is_valid().to_numpy(zero_copy_only=False), bool)).tolist()
         where = pa.array(named, pa.int64())

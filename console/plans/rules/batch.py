@@ -132,9 +132,9 @@ class EntryBatch:
     """The topic's min.insync.replicas; PAD when not known."""
     topic_partitions: Ints
     """For an unknown entry, how many partitions its topic has; PAD when the topic does not exist."""
-    log_dirs: Sequence[tuple[str, ...] | None]
-    """The entry's named log dirs, or None."""
-    dir_now: Sequence[tuple[str | None, ...] | None]
+    log_dirs: Mapping[int, tuple[str, ...]]
+    """The log dirs of each row that names them (most plans name none)."""
+    dir_now: Mapping[int, tuple[str | None, ...]]
     """For an entry naming log dirs, the dir each target broker's replica is in now (None: not there
     or not reported)."""
     stale: Mapping[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)

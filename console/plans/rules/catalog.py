@@ -46,7 +46,7 @@ def _duplicate(b: EntryBatch, t: BrokerTable) -> Hits:
 
 def _dirs_length(b: EntryBatch, t: BrokerTable) -> Hits:
     n = b.target_len.tolist()
-    return listed([(i, 0) for i, d in enumerate(b.log_dirs) if d is not None and len(d) != n[i]])
+    return listed([(i, 0) for i, d in b.log_dirs.items() if len(d) != n[i]])
 
 
 SHAPE = (
@@ -82,7 +82,7 @@ SHAPE = (
         _dirs_length,
         lambda b, t, i, j: (
             C.LOG_DIRS_LENGTH,
-            f"{b.name(i)}: {len(b.log_dirs[i] or ())} log dirs for {b.target_len[i]} replicas.",
+            f"{b.name(i)}: {len(b.log_dirs[i])} log dirs for {b.target_len[i]} replicas.",
             'Give one log dir (or "any") per replica.',
         ),
     ),
@@ -175,8 +175,8 @@ def _named(b: EntryBatch, t: BrokerTable) -> list[tuple[int, int, int, str, bool
 
 def _named_dirs(b: EntryBatch, t: BrokerTable) -> list[tuple[int, int, int, str, bool]]:
     out = []
-    for i, dirs in enumerate(b.log_dirs):
-        if dirs is None or not b.known[i]:
+    for i, dirs in b.log_dirs.items():
+        if not b.known[i]:
             continue
         for j, (broker, path) in enumerate(zip(b.targets(i), dirs, strict=False)):
             has = t.log_dirs.get(broker)
@@ -187,7 +187,7 @@ def _named_dirs(b: EntryBatch, t: BrokerTable) -> list[tuple[int, int, int, str,
 
 def _arrives(b: EntryBatch, i: int, j: int, path: str) -> bool:
     """Whether the replica in cell ``j`` arrives in ``path`` (it is not there already)."""
-    now = b.dir_now[i]
+    now = b.dir_now.get(i)
     return now is None or now[j] != path
 
 
@@ -213,7 +213,7 @@ def _offline_dirs(b: EntryBatch, t: BrokerTable) -> Hits:
 
 
 def _dir_of(b: EntryBatch, i: int, j: int) -> tuple[str, int]:
-    return (b.log_dirs[i] or ())[j], int(b.target[i, j])
+    return b.log_dirs[i][j], int(b.target[i, j])
 
 
 DIRS = (

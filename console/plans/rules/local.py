@@ -42,12 +42,8 @@ def entry_batch(state: ClusterState, plan: Plan, d: PlanDiff) -> EntryBatch:
         for i in unknown:
             if entries[i].topic in topics:
                 topic_partitions[i] = counted[entries[i].topic]
-    log_dirs = [e.log_dirs for e in entries]
-    dir_now: list[tuple[str | None, ...] | None] = [None] * n
-    for i, dirs in enumerate(log_dirs):
-        if dirs is not None and rows[i] >= 0:
-            p = parts[rows[i]]
-            dir_now[i] = tuple(p.log_dir_on(b) for b in entries[i].replicas)
+    log_dirs = {i: e.log_dirs for i, e in enumerate(entries) if e.log_dirs is not None}
+    dir_now = {i: tuple(parts[rows[i]].log_dir_on(b) for b in entries[i].replicas) for i in log_dirs if rows[i] >= 0}
     stale = {}
     if plan.basis:
         for i, e in enumerate(entries):
