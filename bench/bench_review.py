@@ -276,8 +276,34 @@ def spark_review(
         ],
         root,
     )
+    answers = spark_answers(out) if rss else {}
     shutil.rmtree(out, ignore_errors=True)
-    return took, rss, cpu_seconds(err), stages(err, took) if rss else [], "" if rss else err
+    return took, rss, cpu_seconds(err), stages(err, took) if rss else [], "" if rss else err, answers
+
+
+def spark_answers(out: Path) -> dict[str, object]:
+    """Digests of a review job's answers: the findings in order, the waves and ETA, the rollback."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    def digest(data: bytes) -> str:
+        return hashlib.sha256(data).hexdigest()[:12]
+
+    findings = pq.read_table(
+        out / "findings", columns=["rank", "code", "severity", "topic", "partition", "broker", "message", "hint"]
+    ).sort_by("rank")
+    h = hashlib.sha256()
+    for name in findings.column_names[1:]:
+        for value in findings.column(name).combine_chunks().to_pylist():
+            h.update(repr(value).encode())
+    said = json.loads((out / "_review.json").read_text())["inputs"]["clusters"]
+    rollback = b"".join(p.read_bytes() for p in sorted(out.glob("rollback-*.json")))
+    return {
+        "findings": f"{findings.num_rows:,} rows, {h.hexdigest()[:12]}",
+        "waves": {c: (v["waves"], v["eta_seconds"]) for c, v in said.items()},
+        "rollback": digest(rollback),
+    }
 
 
 def in_process(snaps: Path, plan: Path, code: Path, against: Path | None, runs: int, by_step: bool = False) -> None:
@@ -347,13 +373,15 @@ def main() -> None:
             )
             times: dict[str, list[float]] = {name: [] for name, _ in sides}
             cpus: dict[str, list[float]] = {name: [] for name, _ in sides}
+            said: dict[str, object] = {}
             for run in range(args.runs):
                 for name, root in sides if run % 2 == 0 else sides[::-1]:
-                    took, rss, cpu, parts, err = spark_review(snaps, plan, scratch / "out", root, args.conf)
+                    took, rss, cpu, parts, err, answers = spark_review(snaps, plan, scratch / "out", root, args.conf)
                     if not rss:
                         print(f"- Spark (local[2], {name}) failed after {human_duration(took)}:\n{err}")
                         continue
                     times[name].append(took)
+                    said.setdefault(name, answers)
                     cpus[name].append(cpu)
                     print(
                         f"- Spark (local[2], {name}, run {run + 1}; whole job incl. JVM start): {human_duration(took)}, "
@@ -370,6 +398,11 @@ def main() -> None:
                 mine, theirs = (statistics.median(cpus[name]) for name, _ in sides)
                 print(
                     f"- median CPU time: this checkout {mine:.0f} s, {sides[1][0]} {theirs:.0f} s: {theirs / mine:.2f}x"
+                )
+                first, second = (said.get(name) for name, _ in sides)
+                print(
+                    f"- answers (findings, waves and ETA, rollback): {first}; "
+                    + ("the same on both sides" if first == second else f"DIFFER from {second}")
                 )
         if not args.skip_in_process:
             against = args.against.resolve() if args.against else None

@@ -11,7 +11,6 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -20,6 +19,7 @@ import pyarrow as pa
 
 from console.core.errors import ConfigError
 from console.core.format import human_duration
+from console.core.ids import BrokerId
 from console.core.limits import BATCH_PLAN_LIMITS
 from console.pipeline.collect import REPLICAS
 from console.pipeline.datasets import (
@@ -35,6 +35,7 @@ from console.pipeline.datasets import (
     rows_in,
     swap_dir,
 )
+from console.pipeline.review_waves import cut_waves
 from console.pipeline.snapshots import STATE_COLUMNS, StoredSnapshot, cluster_dir
 from console.pipeline.spark import (
     SparkSettings,
@@ -225,11 +226,13 @@ def review_job(
     from pyspark.sql import functions as F
 
     from console.core.cluster_info import rollback_names_dirs
-    from console.core.model import BrokerId
     from console.moves.waves import WaveLimits
     from console.pipeline import review as R
+    from console.pipeline import spark_rules
+    from console.pipeline.review_outputs import overall_findings
     from console.plans.plan import parse_plan
-    from console.plans.validate import plan_size_findings, space_findings, tiered_findings
+    from console.plans.rules.batch import broker_table as table_of
+    from console.plans.rules.overall import plan_size_findings
     from console.state.document import state_from_doc
 
     started = time.monotonic()
@@ -246,6 +249,7 @@ def review_job(
     output = Output(out)
     try:
         s, data = _start(spark, snapshots, report)
+        ship_console(s, spark)  # the rules run in Python workers (console.pipeline.spark_rules)
         report("Finding the snapshots")
         chosen = _snapshots_for(data.headers, list(parsed), at)
         reviewed = {key: parsed[asked] for asked, key in chosen.keys_map.items()}
@@ -259,6 +263,7 @@ def review_job(
         usable: dict[str, dict[BrokerId, int | None]] = {}
         named_dirs: list[str] = []  # clusters whose official rollback names log dirs (Kafka 4.2 and later)
         tiered: dict[str, frozenset[str]] = {}  # each cluster's tiered topics (remote.storage.enable=true)
+        tables = {}  # each cluster's brokers as the rules read them
         for cluster, snap in chosen.snapshots.items():
             state = state_from_doc(json.loads(snap.header), ())
             if rollback_names_dirs(state.info):
@@ -266,6 +271,7 @@ def review_job(
             if state.tiered_topics:
                 tiered[cluster] = state.tiered
             brokers_rows += R.broker_rows(cluster, state)
+            tables[cluster] = table_of(state)
             usable[cluster] = {b.id: b.usable_bytes for b in state.brokers}
             min_isr_rows += [{"cluster": cluster, "topic": t, "min_isr": int(v)} for t, v in state.min_insync]
         replicas = _rows_of(s, data.replicas, chosen.snapshots)
@@ -290,12 +296,13 @@ def review_job(
                         "bytes_to_copy",
                         "size",
                         F.coalesce("leader_before", F.try_element_at("current", F.lit(1))).alias("source"),
+                        "dir_copies",
                     )
                     .toArrow()
                 ),
             )
             report("Cutting waves")
-            waves_table, summary_waves = _cut_waves(moving, limits, throttle)
+            waves_table, summary_waves = cut_waves(moving, limits, throttle)
             del moving
             waves_df = s.read.parquet(str(output.stage("staged-waves.parquet", waves_table)))
             del waves_table
@@ -325,28 +332,9 @@ def review_job(
                 if tiered
                 else []
             )
-            overall = []
-            for cluster in clusters:
-                found = space_findings(
-                    usable.get(cluster, {}),
-                    [(BrokerId(int(r["broker"])), int(r["bytes_in"])) for r in broker_in if r["cluster"] == cluster],
-                )
-                found += size_found[cluster]
-                found += tiered_findings(
-                    [
-                        (r["topic"], int(r["partitions"]), int(r["bytes"]))
-                        for r in tiered_moving
-                        if r["cluster"] == cluster
-                    ]
-                )
-                overall += R.overall_rows(cluster, found)
-            overall_df = s.createDataFrame(
-                overall,
-                "cluster string, idx long, check int, cell long, sev int, "
-                "code string, severity string, topic string, partition long, "
-                "broker long, message string, hint string",
-            )
-            output.write("findings", R.order_findings(R.findings(inputs, changes), overall_df))
+            overall = overall_findings(clusters, usable, size_found, broker_in, tiered_moving)
+            overall_df = s.createDataFrame(overall, spark_rules.FINDING_SCHEMA)
+            output.write("findings", R.order_findings(spark_rules.findings(inputs, changes, tables), overall_df))
             report("Rollback")
             # one JSON line per entry, written by Spark in plan order, then joined into the official
             # document file by file (a rollback of millions of entries never sits in the driver)
@@ -390,28 +378,8 @@ def review_job(
     except BaseException as e:
         output.abort()
         raise job_failed("The review job", e) from None
-    per_cluster: dict[str, dict[str, object]] = {}
-    summary = []
-    for cluster in clusters:
-        waves, eta = summary_waves.get(cluster, (0, 0.0 if throttle else None))  # nothing moves: nothing to copy
-        kinds = {k: n for (c, k), n in counts.items() if c == cluster}
-        said = {k: n for (c, k), n in severities.items() if c == cluster}
-        # tiered topics the plan adds replicas of: their bytes, waves and ETA count the local log only
-        local_only = sorted({str(r["topic"]) for r in tiered_moving if r["cluster"] == cluster})
-        per_cluster[cluster] = {
-            "snapshot_at": chosen.snapshots[cluster].taken_ms / 1000,
-            "kinds": kinds,
-            "findings": said,
-            "waves": waves,
-            "eta_seconds": eta,
-            "tiered_topics": local_only,
-        }
-        summary.append(
-            f"{cluster}: {sum(kinds.values())} entries ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}); "
-            f"{said.get('error', 0)} error(s), {said.get('warning', 0)} warning(s); {waves} wave(s)"
-            + (f"; about {human_duration(eta)} at {throttle} B/s" if eta is not None else "")
-            + (f" (local logs only for tiered topic(s) {', '.join(local_only)})" if local_only else "")
-        )
+    taken = {c: chosen.snapshots[c].taken_ms / 1000 for c in clusters}
+    per_cluster, summary = _review_summary(taken, summary_waves, counts, severities, tiered_moving, throttle)
     output.commit(
         "review",
         {
@@ -426,6 +394,40 @@ def review_job(
     return JobResult(
         "review", output.root, dict(output.tables), time.monotonic() - started, summary, files=frozenset(output.files)
     )
+
+
+def _review_summary(
+    taken: dict[str, float],
+    summary_waves: dict[str, tuple[int, float | None]],
+    counts: dict[tuple[str, str], int],
+    severities: dict[tuple[str, str], int],
+    tiered_moving: list[Any],
+    throttle: int | None,
+) -> tuple[dict[str, dict[str, object]], list[str]]:
+    """Per cluster reviewed (``taken``: its snapshot's time), the manifest's figures and the summary line."""
+    per_cluster: dict[str, dict[str, object]] = {}
+    summary = []
+    for cluster, at in taken.items():
+        waves, eta = summary_waves.get(cluster, (0, 0.0 if throttle else None))  # nothing moves: nothing to copy
+        kinds = {k: n for (c, k), n in counts.items() if c == cluster}
+        said = {k: n for (c, k), n in severities.items() if c == cluster}
+        # tiered topics the plan adds replicas of: their bytes, waves and ETA count the local log only
+        local_only = sorted({str(r["topic"]) for r in tiered_moving if r["cluster"] == cluster})
+        per_cluster[cluster] = {
+            "snapshot_at": at,
+            "kinds": kinds,
+            "findings": said,
+            "waves": waves,
+            "eta_seconds": eta,
+            "tiered_topics": local_only,
+        }
+        summary.append(
+            f"{cluster}: {sum(kinds.values())} entries ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}); "
+            f"{said.get('error', 0)} error(s), {said.get('warning', 0)} warning(s); {waves} wave(s)"
+            + (f"; about {human_duration(eta)} at {throttle} B/s" if eta is not None else "")
+            + (f" (local logs only for tiered topic(s) {', '.join(local_only)})" if local_only else "")
+        )
+    return per_cluster, summary
 
 
 def generate_job(
@@ -581,135 +583,3 @@ def _rows_of(s: SparkSession, replicas: DataFrame, chosen: dict[str, StoredSnaps
         .filter(F.unix_millis("taken_at") == F.col("ms"))
         .drop("ms")
     )
-
-
-def _cut_waves(
-    moving: pa.Table, limits: WaveLimits, throttle: int | None
-) -> tuple[pa.Table, dict[str, tuple[int, float | None]]]:
-    """Waves (first fit, in plan order, as a run cuts them) of each cluster's moving entries
-    (cluster, idx, adding, bytes_to_copy, size, source; in any order): the table (cluster, idx,
-    wave) and per cluster how many waves and the ETA at ``throttle`` (None when unthrottled or a
-    size is unknown). Column-wise: the columns go to the cutter as flat lists, never a row each."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    from console.moves.waves import first_fit_flat
-
-    moving = moving.sort_by([("cluster", "ascending"), ("idx", "ascending")])
-    n = moving.num_rows
-    names = moving.column("cluster").combine_chunks().dictionary_encode()
-    codes = np.asarray(names.indices.to_numpy(zero_copy_only=False), np.int64)
-    adding = moving.column("adding").combine_chunks()
-    lengths = np.asarray(pc.fill_null(pc.list_value_length(adding), 0).to_numpy(zero_copy_only=False), np.int64)
-    offsets = np.zeros(n + 1, np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    flat = np.asarray(pc.list_flatten(adding).to_numpy(zero_copy_only=False), np.int64)
-    copies = np.asarray(pc.fill_null(moving.column("bytes_to_copy"), 0).to_numpy(), np.int64)
-    size = moving.column("size")
-    sizes = np.asarray(pc.fill_null(size, 0).to_numpy(), np.int64)
-    size_known = np.asarray(pc.is_valid(size).to_numpy(), bool)
-    source = moving.column("source")
-    sources = np.asarray(pc.fill_null(source, 0).to_numpy(), np.int64)
-    source_known = np.asarray(pc.is_valid(source).to_numpy(), bool)
-    waves = np.zeros(n, np.int32)
-    out: dict[str, tuple[int, float | None]] = {}
-    bounds = [0, *(np.flatnonzero(np.diff(codes)) + 1).tolist(), n] if n else [0]
-    keys = names.dictionary.to_pylist()
-    for a, b in pairwise(bounds):
-        cluster = str(keys[int(codes[a])])
-        these = first_fit_flat(
-            (offsets[a : b + 1] - offsets[a]).tolist(),
-            flat[offsets[a] : offsets[b]].tolist(),
-            copies[a:b].tolist(),
-            limits,
-        )
-        w = np.asarray(these, np.int64)
-        waves[a:b] = w
-        count = int(w.max()) + 1
-        eta = _waves_eta(
-            w,
-            count,
-            lengths[a:b],
-            flat[offsets[a] : offsets[b]],
-            copies[a:b],
-            sizes[a:b],
-            size_known[a:b],
-            sources[a:b],
-            source_known[a:b],
-            throttle,
-        )
-        out[cluster] = (count, eta)
-    table = pa.table(
-        {"cluster": moving.column("cluster"), "idx": moving.column("idx"), "wave": pa.array(waves, pa.int32())}
-    )
-    return table, out
-
-
-def _waves_eta(
-    wave: Any,
-    count: int,
-    lengths: Any,
-    flat: Any,
-    copies: Any,
-    sizes: Any,
-    size_known: Any,
-    sources: Any,
-    source_known: Any,
-    throttle: int | None,
-) -> float | None:
-    """The ETA of one cluster's waves (:func:`console.moves.progress.estimate_waves` of each wave's
-    :func:`console.moves.progress.load_of`), its loads summed column-wise: each wave's bytes, its
-    bytes each leader sends and the bytes each adding broker receives."""
-    import numpy as np
-
-    from console.core.model import BrokerId
-    from console.moves.progress import WaveLoad, estimate_waves
-
-    moves = lengths > 0
-    if bool((moves & ~size_known).any()):
-        return None  # a partition of unknown size is copied: no estimate (load_of)
-    copy = np.zeros(count, np.int64)
-    np.add.at(copy, wave, copies)
-    sending = moves & source_known
-    # senders: per (wave, source) of the entries that copy, the bytes sent (size × adding replicas)
-    sw, ss = wave[sending], sources[sending]
-    sent = (sizes * lengths)[sending]
-    order = np.lexsort((ss, sw))
-    sw, ss, sent = sw[order], ss[order], sent[order]
-    keep = np.ones(len(sw), bool)
-    keep[1:] = (sw[1:] != sw[:-1]) | (ss[1:] != ss[:-1])
-    at = np.flatnonzero(keep)
-    sent = np.add.reduceat(sent, at) if len(at) else sent[:0]
-    sw, ss = sw[at], ss[at]
-    # receivers: per (wave, adding broker) of the entries that copy, the partitions' sizes summed
-    each = np.repeat(sending, lengths)
-    rw = np.repeat(wave, lengths)[each]
-    rb = flat[each]
-    rs = np.repeat(sizes, lengths)[each]
-    order = np.lexsort((rb, rw))
-    rw, rb, rs = rw[order], rb[order], rs[order]
-    first = np.ones(len(rw), bool)
-    first[1:] = (rw[1:] != rw[:-1]) | (rb[1:] != rb[:-1])
-    starts = np.flatnonzero(first)
-    got = np.add.reduceat(rs, starts) if len(starts) else rs[:0]
-    rw, rb = rw[starts], rb[starts]
-    s_at = np.searchsorted(sw, np.arange(count + 1)).tolist()
-    r_at = np.searchsorted(rw, np.arange(count + 1)).tolist()
-    senders, sent_by = ss.tolist(), sent.tolist()
-    receivers, received, copied = rb.tolist(), got.tolist(), copy.tolist()
-    loads = [
-        WaveLoad(
-            copied[i],
-            {
-                BrokerId(x): y
-                for x, y in zip(senders[s_at[i] : s_at[i + 1]], sent_by[s_at[i] : s_at[i + 1]], strict=True)
-            },
-            {
-                BrokerId(x): y
-                for x, y in zip(receivers[r_at[i] : r_at[i + 1]], received[r_at[i] : r_at[i + 1]], strict=True)
-            },
-        )
-        for i in range(count)
-    ]
-    est = estimate_waves(loads, throttle)
-    return None if est is None else est.seconds

@@ -9,9 +9,11 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from console.core.model import Severity
+from console.core.ids import BrokerId
+from console.core.model import Finding, Severity
 from console.plans.diff import ChangeKind
 from console.plans.plan import ANY
+from console.plans.rules.overall import space_findings, tiered_findings
 
 FINDING_COLUMNS = ["cluster", "rank", "code", "severity", "topic", "partition", "broker", "message", "hint"]
 _RANK = {s: s.rank for s in Severity}
@@ -53,6 +55,31 @@ def overall_rows(cluster: str, found: list[Any]) -> list[dict[str, Any]]:
                     "hint": f.hint,
                 }
             )
+    return out
+
+
+def overall_findings(
+    clusters: Iterable[str],
+    usable: Mapping[str, Mapping[BrokerId, int | None]],
+    size_found: Mapping[str, list[Finding]],
+    broker_in: Iterable[Any],
+    tiered: Iterable[Any],
+) -> list[dict[str, Any]]:
+    """The findings about each cluster's whole plan or a broker, as finding rows, from the totals
+    Spark computed: each broker's bytes in (``broker_in``: cluster, broker, bytes_in), each tiered
+    topic moving (``tiered``: cluster, topic, partitions, bytes), and the plan's size findings."""
+    broker_in, tiered = list(broker_in), list(tiered)
+    out = []
+    for cluster in clusters:
+        found = space_findings(
+            usable.get(cluster, {}),
+            [(BrokerId(int(r["broker"])), int(r["bytes_in"])) for r in broker_in if r["cluster"] == cluster],
+        )
+        found += size_found[cluster]
+        found += tiered_findings(
+            [(r["topic"], int(r["partitions"]), int(r["bytes"])) for r in tiered if r["cluster"] == cluster]
+        )
+        out += overall_rows(cluster, found)
     return out
 
 

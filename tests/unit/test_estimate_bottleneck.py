@@ -67,7 +67,7 @@ def test_history_calibrates_the_receivers_and_the_leader_throttle_still_binds() 
 def test_the_same_plan_shape_is_estimated_the_same_from_the_pipeline_columns() -> None:
     import numpy as np
 
-    from console.pipeline.jobs import _waves_eta
+    from console.pipeline.review_waves import waves_eta as _waves_eta
 
     # two entries in one wave: both led by broker 1 (400 B and 100 B), added to broker 2 and 3
     eta = _waves_eta(

@@ -1,7 +1,9 @@
-"""The review job on Spark gives the in-process core's answers, row for row, on random clusters and
+"""The review job on Spark gives the in-process review's answers, row for row, on random clusters and
 random plans (unknown topics, partitions and brokers, log dirs, RF changes,
 no-ops, reorders, partitions in flight, brokers down or fenced, min ISR, racks, free space): the diff per
 partition, per broker and per flow, the findings in order, the waves, the ETA and the rollback JSON.
+The findings are the two runners of one rules engine (console.plans.rules: in process, and over
+Arrow batches inside Spark) giving the same findings in the same order.
 All clusters go through one Spark job, as a fleet would."""
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import pytest
 
 from console.core.errors import ConfigError, PlanFormatError
 from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, LogDir, Partition, ReplicaLog
-from console.moves.waves import plan_estimate, plan_waves
+from console.moves.waves import WaveLimits, plan_estimate, plan_waves
 from console.pipeline.jobs import review_job
 from console.pipeline.snapshots import canonical, cluster_dir
 from console.pipeline.spark import SparkSettings
@@ -38,6 +40,7 @@ from console.plans.validate import (
 )
 from console.present.review import tiered_moving
 from console.state.document import state_from_doc
+from tests.fakes.cluster import FakeCluster
 from tests.unit.builders import cluster_info
 from tests.unit.strategies import Shape, cluster
 from tests.unit.timeline import T0, write_states
@@ -465,3 +468,38 @@ def test_fenced_brokers_give_the_in_process_findings_and_an_older_snapshot_none(
     assert [k for k, _ in warned] == [ps[2].key, ps[3].key, ps[5].key]
     assert "copy from the leader, broker 0." in warned[0][1] and "a leader, and it has none." in warned[1][1]
     assert not {BROKER_NOT_ELIGIBLE, SOURCE_ON_FENCED} & {f.code for f in validate(older, plan)}
+
+
+def test_copies_between_log_dirs_count_in_the_waves_and_the_eta_as_in_process(tmp_path) -> None:
+    """A plan that only moves replicas between the log dirs of their brokers copies no byte over the
+    network, yet each broker copies its replica's log between its dirs: the job counts those bytes
+    in the waves (limited by bytes) and in the ETA (at the log-dir throttle), as a run does."""
+    mb = 1000 * 1000
+    state = canonical(
+        replace(
+            FakeCluster.of(4, {"t": [[0, 1], [1, 2], [0, 2]]}, size=10 * mb, log_dirs=("/k/d1", "/k/d2")).snapshot(),
+            cluster_id="dirs",
+            taken_at=T0,
+        )
+    )
+    plan = Plan.of(
+        [
+            PlanEntry("t", 0, (BrokerId(0), BrokerId(1)), ("/k/d2", "any")),
+            PlanEntry("t", 1, (BrokerId(1), BrokerId(2)), ("any", "/k/d2")),
+        ]
+    )
+    limits = WaveLimits(bytes=15 * mb)
+    (tmp_path / "plan.json").write_text(plan.to_json())
+    write_states(tmp_path / "snapshots", [state])
+    review_job(
+        str(tmp_path / "snapshots"),
+        {"dirs": str(tmp_path / "plan.json")},
+        str(tmp_path / "out"),
+        SparkSettings(master="local[2]"),
+        throttle=mb,
+        limits=limits,
+    )
+    said = json.loads((tmp_path / "out" / "_review.json").read_text())["inputs"]["clusters"]["dirs"]
+    assert len(plan_waves(state, plan, limits)) == 2
+    assert said["waves"] == 2
+    assert said["eta_seconds"] == pytest.approx(plan_estimate(state, plan, mb, limits)) == pytest.approx(20.0)

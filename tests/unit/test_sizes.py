@@ -16,15 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 LIMITS = {"function": 80, "class": 400, "module": 800}
 
 ALLOWED: dict[str, int] = {
-    "console/pipeline/jobs.py:review_job": 219,
-    "console/pipeline/review.py": 914,
-    "console/pipeline/review.py:brokers": 96,
-    "console/pipeline/review.py:findings": 438,
+    "console/pipeline/jobs.py:review_job": 186,
     "console/plans/generate.py": 1418,
     "console/plans/generate.py:_balance": 148,
     "console/plans/generate.py:_pick_passing_over": 85,
-    "console/plans/validate.py:validate": 210,
-    "console/plans/validate.py:_partition_checks": 162,
 }
 """``path`` (a module) or ``path:Qualified.name`` (a function or class) -> its size when listed."""
 
