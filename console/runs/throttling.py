@@ -123,8 +123,14 @@ class Throttling(ExecutorBase):
                 "The console tries again at its next step.",
             )
         brokers, topics, done = self._to_restore(mine, fresh)
-        request = {"run": run.id, "wave": wave, "brokers": {str(b): c for b, c in brokers.items()}, "topics": topics}
-        self._configs(self._announce(run, "throttle-removed", request), brokers, topics)
+        if brokers or topics:  # else already as they were (a driver before this one took them off): nothing sent
+            request = {
+                "run": run.id,
+                "wave": wave,
+                "brokers": {str(b): c for b, c in brokers.items()},
+                "topics": topics,
+            }
+            self._configs(self._announce(run, "throttle-removed", request), brokers, topics)
         with self.store.transaction():
             for i in done:
                 self.store.runs.ledger_restored(i)
@@ -134,8 +140,10 @@ class Throttling(ExecutorBase):
     ) -> tuple[BrokerChanges, TopicChanges, list[int]]:
         """The config changes that take ``mine`` (ledger entries) away, and the entries they close.
         A broker rate a later run also set is handed over to it here; a broker that is down keeps
-        its entry open for the sweeper; a deleted topic's entries close (its configs went with it)."""
-        topics_now = fresh.throttles.topic_map()
+        its entry open for the sweeper; a deleted topic's entries close (its configs went with it);
+        a config the cluster already shows as it was before closes without a change (a driver that
+        lost the run took it off and could not record it: it is not sent twice)."""
+        topics_now, brokers_now = fresh.throttles.topic_map(), fresh.throttles.broker_map()
         live = {str(b.id) for b in fresh.brokers if b.live}
         everyone = self.store.runs.ledger()
         broker_changes: BrokerChanges = {}
@@ -159,7 +167,8 @@ class Throttling(ExecutorBase):
                 self.store.runs.ledger_restored(e.id, hand_over_to=later[0].id, before=before)
                 handed[later[0].id] = before
             elif e.name in live:  # a broker that is down keeps its entry open for the sweeper
-                broker_changes.setdefault(BrokerId(int(e.name)), {})[e.key] = before
+                if brokers_now.get(e.name, {}).get(e.key) != before:
+                    broker_changes.setdefault(BrokerId(int(e.name)), {})[e.key] = before
                 done.append(e.id)
         return broker_changes, topic_changes, done
 

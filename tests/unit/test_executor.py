@@ -607,6 +607,28 @@ def test_a_snapshot_without_configs_when_the_wave_ends_does_not_lose_the_topic_t
     assert configs(fake) == BEFORE
 
 
+def test_throttles_a_driver_before_this_one_took_off_are_not_sent_again(store: Store) -> None:
+    """A driver took a wave's throttles off and lost the run before it recorded it (paused past its
+    lease): the one that takes over reads the configs as they were before and closes the ledger
+    without sending the removal a second time."""
+    fake = cluster()
+    run_id = start(store, fake, [("t", 0, (3, 1))])
+    ex = executor(store, fake)
+    tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
+    fake.advance(10)  # copied
+    brokers_now, topics_now = configs(fake)
+    before_brokers, before_topics = BEFORE
+    fake.alter_configs(  # what the earlier driver sent: everything as it was before the run
+        {BrokerId(b): {k: before_brokers.get(b, {}).get(k) for k in c} for b, c in brokers_now.items()},
+        {t: {k: before_topics.get(t, {}).get(k) for k in c} for t, c in topics_now.items()},
+    )
+    sent_before = len(fake.calls_to("alter_configs"))
+    assert run_to_end(ex, fake, run_id)[-1].run.state is RunState.COMPLETED
+    assert len(fake.calls_to("alter_configs")) == sent_before  # nothing sent again
+    assert ("throttle-removed", "sending") not in actions(store)
+    assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
+
+
 # -- runs that can never finish end, or say why they wait -----------------------------------------------
 def test_a_run_whose_topic_is_deleted_mid_run_ends_with_the_reason(store: Store) -> None:
     fake = cluster()
