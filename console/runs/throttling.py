@@ -43,6 +43,8 @@ class Throttling(ExecutorBase):
         _throttles_known(state, need)
         with self.store.transaction():
             brokers, topics = self._ledger_throttle(run, wave, state, need)
+            if not brokers and not topics:  # the cluster shows it throttled already: nothing is sent again
+                return
             intent = self._announce(
                 run,
                 "throttle-set",
@@ -62,9 +64,9 @@ class Throttling(ExecutorBase):
         self, run: Run, wave: int, state: ClusterState, need: Throttle
     ) -> tuple[BrokerChanges, TopicChanges]:
         """The config changes that throttle ``need`` at the run's rate, each recorded in the ledger
-        with what was there before. A worker that stopped after setting the throttle sets it again:
+        with what was there before. A worker that stopped after setting the throttle finds it set:
         what the ledger holds of this run already is not recorded twice (the run's own rate is not
-        "what was there before")."""
+        "what was there before"), and a config the cluster shows at the run's value is not sent again."""
         brokers_now, topics_now = state.throttles.broker_map(), state.throttles.topic_map()
         broker_changes: BrokerChanges = {}
         topic_changes: TopicChanges = {}
@@ -76,7 +78,8 @@ class Throttling(ExecutorBase):
                 self.store.runs.ledger_add(
                     run.id, wave, "broker", str(b), key, brokers_now.get(str(b), {}).get(key), str(run.rate)
                 )
-            broker_changes.setdefault(b, {})[key] = str(run.rate)
+            if brokers_now.get(str(b), {}).get(key) != str(run.rate):  # else set already (by a driver before)
+                broker_changes.setdefault(b, {})[key] = str(run.rate)
         for topic, keys in sorted(need.topics.items()):
             for key, ours in sorted(keys.items()):
                 before = topics_now.get(topic, {}).get(key)

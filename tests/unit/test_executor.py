@@ -629,6 +629,21 @@ def test_throttles_a_driver_before_this_one_took_off_are_not_sent_again(store: S
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
 
 
+def test_a_throttle_the_cluster_already_shows_is_not_sent_again(store: Store) -> None:
+    """A wave's throttle a driver before this one set and could not record (it lost the run): the
+    cluster shows the run's rate and lists already, so the wave goes out without a second
+    IncrementalAlterConfigs; the end still restores what was there before the run."""
+    fake = cluster()
+    run_id = start(store, fake, [("t", 0, (3, 1))])
+    for b in (0, 1, 3):  # as the earlier driver left them
+        fake.broker_configs.setdefault(BrokerId(b), {}).update({LEADER_RATE: str(RATE), FOLLOWER_RATE: str(RATE)})
+    fake.topic_configs["t"] = {LEADER_LIST: "0:0,0:1,9:9", FOLLOWER_LIST: "0:3"}
+    ex = executor(store, fake)
+    tick_until(ex, fake, run_id, 1, WaveState.RUNNING)
+    assert ("throttle-set", "sending") not in actions(store)
+    assert effects(fake) == ["alter_reassignments"]  # the wave, and nothing before it
+
+
 # -- runs that can never finish end, or say why they wait -----------------------------------------------
 def test_a_run_whose_topic_is_deleted_mid_run_ends_with_the_reason(store: Store) -> None:
     fake = cluster()
