@@ -43,6 +43,11 @@ _served: Address | None = None
 _collector: StoreCollector | None = None
 
 
+def served() -> Address | None:
+    """The address this process serves its metrics on; None when it serves none."""
+    return _served
+
+
 def watch_store(store: Store) -> None:
     """Read ``store`` at every scrape (the process's store: one collector, the last store given)."""
     global _collector

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from console.core.errors import ConsoleError
 from console.core.model import SourceStatus, cluster_key
 from console.metrics.instruments import HEARTBEAT, IN_FLIGHT
+from console.metrics.server import served
 from console.runs.executor import Executor, Step
 from console.runs.gateway import ClusterGateway
 from console.storage.store import Store
@@ -61,8 +62,13 @@ class Worker:
         return steps
 
     def _gauge(self, cluster: str) -> None:
-        """The heartbeat, and the partitions reassigning: the console's runs' and others' (metrics)."""
+        """The heartbeat, and (while this process serves its metrics) the partitions reassigning: the
+        console's runs' and others'."""
         HEARTBEAT.labels(cluster).set(time.time())
+        if (
+            served() is None
+        ):  # nothing scrapes it: the cluster is not read for it (the pages share one read an interval)
+            return
         state = self.gateway.snapshot(max_age_s=5.0)
         if state.status.reassignments is not SourceStatus.OK:
             return

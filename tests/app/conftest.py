@@ -79,6 +79,15 @@ def no_internal_error(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     assert not bugs, "a page hit a bug:\n" + "\n".join(caplog.text.splitlines()[-40:])
 
 
+@pytest.fixture(autouse=True)
+def no_metrics_served(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page test runs as a server without a metrics address would, whatever an earlier test of
+    the session served (prometheus-client's server lives as long as the process)."""
+    from console.metrics import server
+
+    monkeypatch.setattr(server, "_served", None)
+
+
 @pytest.fixture
 def console_on_sandbox(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Sandbox:
     """The console on the real sandbox (named "test"), data in ``tmp_path``: for what tests Kafka itself."""
