@@ -182,3 +182,18 @@ def pytest_runtest_makereport(
 
 
 os.environ.setdefault("PYTHONUNBUFFERED", "1")
+
+
+@pytest.fixture
+def notify_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Callable[[str], None]]:
+    """``notify_settings(toml)`` writes the notification settings the console reads from now on."""
+    from console.notify import hub
+
+    def write(text: str) -> None:
+        path = tmp_path / "notify.toml"
+        path.write_text(text)
+        monkeypatch.setenv("CONSOLE_NOTIFY_FILE", str(path))
+        hub.reset()
+
+    yield write
+    hub.reset()

@@ -96,21 +96,6 @@ def console_on_sandbox(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, tmp_pa
 
 
 @pytest.fixture
-def notify_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Callable[[str], None]]:
-    """``notify_settings(toml)`` writes the notification settings the console reads from now on."""
-    from console.notify import hub
-
-    def write(text: str) -> None:
-        path = tmp_path / "notify.toml"
-        path.write_text(text)
-        monkeypatch.setenv("CONSOLE_NOTIFY_FILE", str(path))
-        hub.reset()
-
-    yield write
-    hub.reset()
-
-
-@pytest.fixture
 def closed_port() -> int:
     """A local port nothing listens on: a receiver that is down."""
     import socket

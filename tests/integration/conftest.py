@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
@@ -102,18 +101,3 @@ def hanging_port() -> Iterator[int]:
     sock.listen(64)
     yield sock.getsockname()[1]
     sock.close()
-
-
-@pytest.fixture
-def notify_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Callable[[str], None]]:
-    """``notify_settings(toml)`` writes the notification settings the console reads from now on."""
-    from console.notify import hub
-
-    def write(text: str) -> None:
-        path = tmp_path / "notify.toml"
-        path.write_text(text)
-        monkeypatch.setenv("CONSOLE_NOTIFY_FILE", str(path))
-        hub.reset()
-
-    yield write
-    hub.reset()
