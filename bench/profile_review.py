@@ -34,10 +34,12 @@ def profile(scratch: Path) -> None:
     from pyspark.sql import functions as F
 
     from console.pipeline import review as R
+    from console.pipeline import spark_rules
     from console.pipeline.datasets import Output, read_snapshots
     from console.pipeline.jobs import _rows_of, _snapshots_for
     from console.pipeline.spark import SparkSettings, session
     from console.plans.plan import parse_plan
+    from console.plans.rules.batch import broker_table
     from console.state.document import state_from_doc
 
     s = session(SparkSettings(master="local[2]"))
@@ -83,7 +85,9 @@ def profile(scratch: Path) -> None:
     brokers, flows = R.brokers(inputs, changes)
     step("brokers", lambda: noop(brokers))
     step("flows", lambda: noop(flows))
-    step("findings (per entry)", lambda: noop(R.findings(inputs, changes)))
+    tables = {"bench": broker_table(state)}
+    step("the rules' input rows (per entry)", lambda: noop(spark_rules.entries(inputs, changes)))
+    step("findings (the rules over Arrow batches)", lambda: noop(spark_rules.findings(inputs, changes, tables)))
     step("rollback lines", lambda: noop(R.rollback_lines(changes, [])))
     out.abort()
 

@@ -4,7 +4,6 @@ table to a temporary place and move them into place together (``python -m consol
 from __future__ import annotations
 
 import contextlib
-import json
 import shutil
 import time
 import uuid
@@ -15,12 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-import pyarrow as pa
-
 from console.core.errors import ConfigError
 from console.core.format import human_duration
-from console.core.ids import BrokerId
-from console.core.limits import BATCH_PLAN_LIMITS
 from console.pipeline.collect import REPLICAS
 from console.pipeline.datasets import (
     SORT_ORDER,
@@ -35,7 +30,6 @@ from console.pipeline.datasets import (
     rows_in,
     swap_dir,
 )
-from console.pipeline.review_waves import cut_waves
 from console.pipeline.snapshots import STATE_COLUMNS, StoredSnapshot, cluster_dir
 from console.pipeline.spark import (
     SparkSettings,
@@ -52,6 +46,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from console.moves.waves import WaveLimits
+    from console.pipeline.review_steps import Reviewed
     from console.plans.generate import GenerateOptions
 
 Report = Callable[[str], None]
@@ -223,163 +218,30 @@ def review_job(
     last snapshot at or before ``at`` (default: the last one): the tables ``partitions`` (the diff,
     with each moving entry's wave), ``brokers``, ``flows`` and ``findings``, ``rollback-<cluster>.json``,
     and in the manifest per cluster the counts, the waves and the ETA at ``throttle``."""
-    from pyspark.sql import functions as F
-
-    from console.core.cluster_info import rollback_names_dirs
     from console.moves.waves import WaveLimits
-    from console.pipeline import review as R
-    from console.pipeline import spark_rules
-    from console.pipeline.review_outputs import overall_findings
-    from console.plans.plan import parse_plan
-    from console.plans.rules.batch import broker_table as table_of
-    from console.plans.rules.overall import plan_size_findings
-    from console.state.document import state_from_doc
+    from console.pipeline import review_steps as steps
 
     started = time.monotonic()
-    limits = limits or WaveLimits()
     report(f"Checking the snapshots in {snapshots} and the plans")
     check_snapshots(snapshots)
-    parsed = {}
-    for cluster, path in plans.items():
-        try:
-            text = Path(path).read_bytes()
-        except OSError as e:
-            raise ConfigError(f"Cannot read {path}: {e.strerror or e}.", "Check the path of the plan.") from None
-        parsed[cluster] = parse_plan(text, limits=BATCH_PLAN_LIMITS)  # plans of up to tens of millions of entries
+    parsed = steps.read_plans(plans)
     output = Output(out)
     try:
         s, data = _start(spark, snapshots, report)
         ship_console(s, spark)  # the rules run in Python workers (console.pipeline.spark_rules)
         report("Finding the snapshots")
         chosen = _snapshots_for(data.headers, list(parsed), at)
-        reviewed = {key: parsed[asked] for asked, key in chosen.keys_map.items()}
-        # what the job needs of each plan, so the plans themselves can go (millions of entries)
-        plan_table = pa.concat_tables([R.plan_table(c, p) for c, p in reviewed.items()])
-        size_found = {c: plan_size_findings(p) for c, p in reviewed.items()}
-        clusters = list(reviewed)
-        del parsed, reviewed
-        brokers_rows: list[dict[str, object]] = []
-        min_isr_rows: list[dict[str, object]] = []
-        usable: dict[str, dict[BrokerId, int | None]] = {}
-        named_dirs: list[str] = []  # clusters whose official rollback names log dirs (Kafka 4.2 and later)
-        tiered: dict[str, frozenset[str]] = {}  # each cluster's tiered topics (remote.storage.enable=true)
-        tables = {}  # each cluster's brokers as the rules read them
-        for cluster, snap in chosen.snapshots.items():
-            state = state_from_doc(json.loads(snap.header), ())
-            if rollback_names_dirs(state.info):
-                named_dirs.append(cluster)
-            if state.tiered_topics:
-                tiered[cluster] = state.tiered
-            brokers_rows += R.broker_rows(cluster, state)
-            tables[cluster] = table_of(state)
-            usable[cluster] = {b.id: b.usable_bytes for b in state.brokers}
-            min_isr_rows += [{"cluster": cluster, "topic": t, "min_isr": int(v)} for t, v in state.min_insync]
-        replicas = _rows_of(s, data.replicas, chosen.snapshots)
-        inputs = R.Inputs(
-            replicas=replicas,
-            brokers=s.createDataFrame(brokers_rows, R.BROKER_SCHEMA),
-            min_isr=s.createDataFrame(min_isr_rows, "cluster string, topic string, min_isr long"),
-            plan=s.read.parquet(str(output.stage("staged-plan.parquet", plan_table))),
-        )
+        staged = steps.stage_plans(output, {key: parsed[asked] for asked, key in chosen.keys_map.items()})
+        del parsed
+        facts = steps.cluster_facts(chosen.snapshots)
+        inputs = steps.inputs(s, _rows_of(s, data.replicas, chosen.snapshots), facts, staged)
         with progress(s, tasks):
-            report("Diffing the plans")
-            changes = R.changes(inputs).persist()
-            report("Collecting the moving entries")
-            moving = run_job(
-                "Collecting the moving entries",
-                lambda: (
-                    changes.filter(~F.col("kind").isin("no change", "unknown partition"))
-                    .select(
-                        "cluster",
-                        "idx",
-                        "adding",
-                        "bytes_to_copy",
-                        "size",
-                        F.coalesce("leader_before", F.try_element_at("current", F.lit(1))).alias("source"),
-                        "dir_copies",
-                    )
-                    .toArrow()
-                ),
-            )
-            report("Cutting waves")
-            waves_table, summary_waves = cut_waves(moving, limits, throttle)
-            del moving
-            waves_df = s.read.parquet(str(output.stage("staged-waves.parquet", waves_table)))
-            del waves_table
-            report("Writing the diff")
-            output.write(
-                "partitions",
-                changes.join(waves_df, ["cluster", "idx"], "left")
-                .select(*R.PARTITION_COLUMNS, "wave")
-                .orderBy("cluster", "idx"),
-            )
-            report("Brokers and flows")
-            broker_table, flows = R.brokers(inputs, changes)
-            output.write("brokers", broker_table)
-            output.write("flows", flows)
-            report("Findings")
-            broker_in = run_job(
-                "Collecting the brokers",
-                lambda: (
-                    s.read.parquet(output.path("brokers"))  # as written, not summed again
-                    .select("cluster", "broker", "bytes_in")
-                    .orderBy("cluster", "broker")
-                    .collect()
-                ),
-            )
-            tiered_moving = (
-                run_job("Collecting the tiered topics moving", lambda: R.tiered_moving(changes, tiered).collect())
-                if tiered
-                else []
-            )
-            overall = overall_findings(clusters, usable, size_found, broker_in, tiered_moving)
-            overall_df = s.createDataFrame(overall, spark_rules.FINDING_SCHEMA)
-            output.write("findings", R.order_findings(spark_rules.findings(inputs, changes, tables), overall_df))
-            report("Rollback")
-            # one JSON line per entry, written by Spark in plan order, then joined into the official
-            # document file by file (a rollback of millions of entries never sits in the driver)
-            lines_dir = output.path("rollback-lines")
-            run_job(
-                "Writing the rollback",
-                lambda: (
-                    R.rollback_lines(changes, named_dirs)
-                    .select("cluster", "json")
-                    .write.partitionBy("cluster")
-                    .text(lines_dir)
-                ),
-            )
-            written = {unquote(d.name.split("=", 1)[1]): d for d in Path(lines_dir).glob("cluster=*")}
-            for cluster in clusters:
-                output.join_lines(
-                    written.get(cluster, Path(lines_dir) / "none"),
-                    f"rollback-{cluster_dir(cluster)}.json",
-                    '{"version":1,"partitions":[',
-                    ",",
-                    "]}",
-                )
-            counts = run_job(
-                "Counting",
-                lambda: {
-                    (r["cluster"], r["kind"]): r["n"]
-                    for r in changes.groupBy("cluster", "kind").agg(F.count(F.lit(1)).alias("n")).collect()
-                },
-            )
-            severities = run_job(
-                "Counting findings",
-                lambda: {
-                    (r["cluster"], r["severity"]): r["n"]
-                    for r in s.read.parquet(output.path("findings"))
-                    .groupBy("cluster", "severity")
-                    .agg(F.count(F.lit(1)).alias("n"))
-                    .collect()
-                },
-            )
-            changes.unpersist()
+            done = steps.write_review(s, output, inputs, facts, staged, limits or WaveLimits(), throttle, report)
     except BaseException as e:
         output.abort()
         raise job_failed("The review job", e) from None
-    taken = {c: chosen.snapshots[c].taken_ms / 1000 for c in clusters}
-    per_cluster, summary = _review_summary(taken, summary_waves, counts, severities, tiered_moving, throttle)
+    taken = {c: facts.taken[c] for c in staged.clusters}
+    per_cluster, summary = _review_summary(taken, done, throttle)
     output.commit(
         "review",
         {
@@ -397,22 +259,17 @@ def review_job(
 
 
 def _review_summary(
-    taken: dict[str, float],
-    summary_waves: dict[str, tuple[int, float | None]],
-    counts: dict[tuple[str, str], int],
-    severities: dict[tuple[str, str], int],
-    tiered_moving: list[Any],
-    throttle: int | None,
+    taken: dict[str, float], done: Reviewed, throttle: int | None
 ) -> tuple[dict[str, dict[str, object]], list[str]]:
     """Per cluster reviewed (``taken``: its snapshot's time), the manifest's figures and the summary line."""
     per_cluster: dict[str, dict[str, object]] = {}
     summary = []
     for cluster, at in taken.items():
-        waves, eta = summary_waves.get(cluster, (0, 0.0 if throttle else None))  # nothing moves: nothing to copy
-        kinds = {k: n for (c, k), n in counts.items() if c == cluster}
-        said = {k: n for (c, k), n in severities.items() if c == cluster}
+        waves, eta = done.waves.get(cluster, (0, 0.0 if throttle else None))  # nothing moves: nothing to copy
+        kinds = {k: n for (c, k), n in done.counts.items() if c == cluster}
+        said = {k: n for (c, k), n in done.severities.items() if c == cluster}
         # tiered topics the plan adds replicas of: their bytes, waves and ETA count the local log only
-        local_only = sorted({str(r["topic"]) for r in tiered_moving if r["cluster"] == cluster})
+        local_only = sorted({str(r["topic"]) for r in done.tiered_moving if r["cluster"] == cluster})
         per_cluster[cluster] = {
             "snapshot_at": at,
             "kinds": kinds,

@@ -75,9 +75,20 @@ def entries(inputs: Any, ch: DataFrame) -> DataFrame:
     )
 
 
+DIR_COLUMNS = ["log_dirs", "dirs"]
+"""Sent to the rules only for the entries that name log dirs: Spark's conversion of these nested
+columns into Arrow costs about ten times the rest of the row, even where they are null."""
+
+
 def findings(inputs: Any, ch: DataFrame, tables: Mapping[str, BrokerTable]) -> DataFrame:
-    """Every finding of every entry of ``ch``, as rows of :data:`FINDING_SCHEMA` (not ordered)."""
-    return entries(inputs, ch).mapInArrow(partial(_evaluate_batches, dict(tables)), FINDING_SCHEMA)
+    """Every finding of every entry of ``ch``, as rows of :data:`FINDING_SCHEMA` (not ordered): the
+    entries naming log dirs with where each replica's log is, the others (most plans: all of them)
+    without those columns."""
+    rows = entries(inputs, ch)
+    named = F.col("log_dirs").isNotNull()
+    run = partial(_evaluate_batches, dict(tables))
+    plain = rows.filter(~named).drop(*DIR_COLUMNS).mapInArrow(run, FINDING_SCHEMA)
+    return plain.unionByName(rows.filter(named).mapInArrow(run, FINDING_SCHEMA))
 
 
 def _evaluate_batches(tables: dict[str, BrokerTable], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -146,10 +157,10 @@ def entry_batch(rb: pa.RecordBatch) -> EntryBatch:
     target, target_len = _padded(rb.column("target"))
     current, current_len = _padded(rb.column("current"))
     adding_ids, _ = _padded(rb.column("adding"))
-    log_dirs_col = rb.column("log_dirs")
     n = rb.num_rows
     log_dirs: dict[int, tuple[str, ...]] = {}
     dir_now: dict[int, tuple[str | None, ...]] = {}
+    log_dirs_col = rb.column("log_dirs") if "log_dirs" in rb.schema.names else pa.nulls(n, pa.list_(pa.string()))
     if log_dirs_col.null_count < n:
         named = np.flatnonzero(np.asarray(log_dirs_col.is_valid().to_numpy(zero_copy_only=False), bool)).tolist()
         where = pa.array(named, pa.int64())
