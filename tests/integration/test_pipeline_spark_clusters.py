@@ -1,10 +1,11 @@
-"""The history and generate jobs on real Spark services, not only local: a standalone master and
-worker and a Spark Connect server started from the PySpark distribution on loopback give the same
-tables (and plans) as ``local[2]``; a master or Connect server that does not answer is exit 2 with
-a message."""
+"""The history, generate and review jobs on real Spark services, not only local: a standalone
+master and worker and a Spark Connect server started from the PySpark distribution on loopback give
+the same tables (plans, findings and rollback) as ``local[2]``; a master or Connect server that does
+not answer is exit 2 with a message."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -40,6 +41,29 @@ def history(snapshots: Path, out: Path, *where: str) -> subprocess.CompletedProc
 
 
 GOAL = ("--decommission", "2", "--per-topic")
+PLAN = {
+    "version": 1,
+    "partitions": [
+        {"topic": "a", "partition": 0, "replicas": [4]},  # a move
+        {"topic": "f", "partition": 0, "replicas": [1, 9]},  # onto a broker that does not exist: an error
+        {"topic": "zz", "partition": 0, "replicas": [1]},  # a partition the snapshot does not know
+    ],
+}
+REVIEWED = ("partitions", "brokers", "flows", "findings")
+
+
+def review(snapshots: Path, out: Path, *where: str) -> subprocess.CompletedProcess[str]:
+    plan = out.parent / f"{out.name}-plan.json"
+    plan.write_text(json.dumps(PLAN))
+    return pipeline("review", snapshots, out, "--reassignment-json-file", str(plan), "--throttle", "1000", *where)
+
+
+def reviewed(out: Path) -> dict[str, pd.DataFrame]:
+    """What the review job wrote: its tables, and each rollback file as one row."""
+    files = {p.name: p.read_text() for p in sorted(out.glob("rollback-*.json"))}
+    return {t: pd.read_parquet(out / t) for t in REVIEWED} | {
+        "rollback": pd.DataFrame({"file": list(files), "json": list(files.values())})
+    }
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +78,13 @@ def local(snapshots: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     history_job(str(snapshots), str(out), SparkSettings(master="local[2]"), stuck_after_s=30)
     ran = pipeline("generate", snapshots, out / "generated", "--master", "local[2]", *GOAL)
     assert ran.returncode == 0, ran.stderr
-    return {t: pd.read_parquet(out / t) for t in TABLES} | planned(out / "generated")
+    checked = review(snapshots, out / "reviewed", "--master", "local[2]")
+    assert checked.returncode == 0, checked.stderr
+    return (
+        {t: pd.read_parquet(out / t) for t in TABLES}
+        | planned(out / "generated")
+        | {f"review {t}": df for t, df in reviewed(out / "reviewed").items()}
+    )
 
 
 def planned(out: Path) -> dict[str, pd.DataFrame]:
@@ -76,6 +106,7 @@ def test_history_on_a_real_spark_service(snapshots, local, tmp_path, service, fl
     with service(tmp_path / "spark") as address:
         ran = history(snapshots, tmp_path / "tables", flag, address)
         generated = pipeline("generate", snapshots, tmp_path / "generated", flag, address, *GOAL)
+        checked = review(snapshots, tmp_path / "reviewed", flag, address)
     assert ran.returncode == 0, ran.stderr
     assert f"Starting Spark ({address})" in ran.stderr
     for t in TABLES:
@@ -86,6 +117,13 @@ def test_history_on_a_real_spark_service(snapshots, local, tmp_path, service, fl
     for t, df in planned(tmp_path / "generated").items():
         pd.testing.assert_frame_equal(df, local[t], check_dtype=False)
     assert len(local["units"]) >= 2 and len(local["plans"]) == 1
+    # the review's rules ran in the service's Python workers: the same findings, diff and rollback
+    assert checked.returncode == 0, checked.stderr
+    for t, df in reviewed(tmp_path / "reviewed").items():
+        pd.testing.assert_frame_equal(df, local[f"review {t}"], check_dtype=False)
+    codes = set(local["review findings"]["code"])
+    assert {"unknown-broker", "unknown-topic"} <= codes, codes
+    assert len(local["review rollback"]) == 1 and '"topic":"a"' in local["review rollback"]["json"][0]
 
 
 @pytest.mark.parametrize(
