@@ -98,7 +98,7 @@ if info.known:
     else:
         st.write(f"Controller quorum (DescribeQuorum): {status_text(info.quorum_status)}.")
     st.caption("What the console switches on from what the cluster says it supports:")
-    st.dataframe(cluster.capability_rows(info), hide_index=True, width="stretch")
+    st.table(widgets.markdown_cells(cluster.capability_rows(info)), hide_index=True)  # "why" wraps
 
 st.subheader("Brokers")
 rows = live.broker_rows(state)
@@ -205,8 +205,8 @@ if swept := st.session_state.pop(keys.OVERVIEW_SWEPT, None):  # said once, after
             f"Nothing removed: the {plural(asked, 'setting')} shown {'was' if asked == 1 else 'were'} gone already."
         )
 rows = throttles.throttle_table(state, left, kept)
-if rows:
-    st.dataframe(rows, hide_index=True, width="stretch")
+if rows:  # a replica list can be long: an HTML table wraps it, a data grid cuts it
+    st.table(widgets.markdown_cells(rows), hide_index=True)
 else:
     st.write("No replication throttle is set.")
 if kept:
@@ -229,10 +229,11 @@ def sweep_dialog(leftovers: list[Leftover]) -> None:
         f"These {plural(len(leftovers), 'throttle setting')} are set, but nothing in flight needs them "
         "(they slow down any replica that falls out of sync). Remove them:"
     )
-    st.dataframe(
-        [{"on": lo.where, "config": lo.key, "value": live.throttle_value_text(lo.key, lo.value)} for lo in leftovers],
+    st.table(
+        widgets.markdown_cells(
+            [{"on": lo.where, "config": lo.key, "value": throttles.setting_text(lo.key, lo.value)} for lo in leftovers]
+        ),
         hide_index=True,
-        width="stretch",
     )
     if st.button(f"Remove {plural(len(leftovers), 'throttle setting')}", type="primary", key=keys.OVERVIEW_SWEEP):
         try:

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import streamlit as st
 
-from components import actions, deps, keys, widgets
+from components import actions, audit, deps, keys, widgets
 from console.access.auth import Identity
 from console.core.errors import ConsoleError
 from console.core.format import human_bytes, human_duration, human_rate, plural, timestamp
@@ -300,7 +300,7 @@ users = sorted({a.user for a in entries})
 who = st.multiselect("Users", users, key="runs.audit_users")
 shown = [a for a in entries if fits(a.action) and (not chosen or a.action in chosen) and (not who or a.user in who)]
 names = {**store.clusters.names(), cluster: settings.name}  # the cluster's name, not its id
-st.dataframe(history.audit_rows(reversed(shown), names), hide_index=True, width="stretch")
+audit.audit_log(shown, names)
 e1, e2 = st.columns(2)
 e1.download_button(
     "Audit log (CSV)",
