@@ -122,7 +122,7 @@ else:
         "Run",
         ids,
         index=ids.index(int(wanted)) if wanted and wanted.isdigit() and int(wanted) in by_id else 0,
-        format_func=lambda i: f"#{i} {by_id[i].name} · {by_id[i].state}",
+        format_func=lambda i: f"#{i} {by_id[i].name}",  # its state in the table above (a picker keeps a label)
         key=keys.RUNS_SELECTED,
     )
     st.query_params["run"] = str(run_id)
@@ -132,6 +132,8 @@ else:
         run = store.runs.get(run_id)
         if run is None:
             return
+        if run.state is not by_id[run_id].state:  # the runs table, the picker and the controls say another
+            st.rerun(scope="app")
         now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
         before = {e.key: e.replicas for e in parse_plan(run.rollback_json).entries}
         rows = history.wave_rows(now, store.runs.waves(run_id), store.runs.outcomes(run_id), before)

@@ -8,21 +8,19 @@ from __future__ import annotations
 from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 from playwright.sync_api import Page, expect, sync_playwright
 
-from console.access.auth import Identity
+from console.access.auth import SANDBOX_USERS, write_users
 from console.core.limits import LEADER_LIST
 from console.core.model import Severity, cluster_key
-from console.moves.waves import WaveLimits
 from console.plans.diff import diff
 from console.plans.plan import Plan, PlanEntry
 from console.plans.validate import validate
 from console.present.cluster import capability_rows
 from console.present.throttles import setting_text
-from console.runs.executor import Executor
-from console.services import runs as run_service
+from console.sandbox.demo import set_broker_rates
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.e2e.browser import CHROMIUM_ARGS, WIDE_TABLES, full_page_screenshot, script_run_done, shown_in_full
-from tests.integration.helpers import admin, clear_throttles, make_topic
+from tests.e2e.browser import CHROMIUM_ARGS, WIDE_TABLES, full_page_screenshot, script_run_done, shown_in_full, sign_in
+from tests.integration.helpers import admin, clear_throttles, first_wave_sent, make_topic
 from tests.support import settings_for, wait_for
 
 WIDTH, HEIGHT = 1440, 1000
@@ -104,33 +102,38 @@ def test_review_shows_every_finding_hint_in_full(sandbox, app_url, tmp_path, mon
         page.context.browser.close()
 
 
-def test_audit_log_shows_each_request_in_full(sandbox, app_url, tmp_path, monkeypatch):
+def test_audit_log_shows_each_request_in_full_and_the_runs_state_as_it_is(sandbox, app_url, tmp_path, monkeypatch):
+    """Also: the Runs page opened while the run copies says it completed when it does, without a
+    reload (its runs table and picker said "running" until the page was loaded again)."""
     monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))
+    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
     bs = sandbox.bootstrap_servers
     topic = "e2e-audited-requests"
-    make_topic(bs, topic, 6, 1, 1, assignment=[[0], [1], [2], [0], [1], [2]])
+    make_topic(bs, topic, 6, 1, 100, assignment=[[0], [1], [2], [0], [1], [2]])
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
-        state = reader.snapshot()
         plan = Plan.of([PlanEntry(topic, p, ((p + 1) % 3,)) for p in range(6)])
-        run_id = run_service.start_run(
-            store, reader.gateway(), Identity.cli("ann"), state, plan, "audited", limits=WaveLimits(6), users=None
-        )
-        first = Executor(store, reader.gateway(), "ann")
-        assert first.tick(run_id).did.startswith("wave 1 submitted")
-        store.runs.release(run_id, first.owner)
-    with sync_playwright() as pw:
-        page = _open(pw, app_url)
-        page.goto(f"{app_url}/runs?run={run_id}")
-        expect(page.get_by_role("heading", name="Audit log")).to_be_visible(timeout=120_000)
-        wait_for(lambda: store.runs.get(run_id).state == "completed", timeout=90, what="the run completed")
-        page.reload()
-        expect(page.get_by_role("heading", name="Audit log")).to_be_visible(timeout=60_000)
-        script_run_done(page, 60_000)
-        requests = sorted({a.request for a in store.audit.entries()}, key=len, reverse=True)
-        assert '"partitions"' in requests[0] or len(requests[0]) > 100, requests[0]  # a long one
-        assert page.evaluate(WIDE_TABLES) == [], "a table scrolls sideways at 1440 px"
-        page.get_by_text("Requests and responses in full").click()
-        full_page_screenshot(page, tmp_path / "runs-1440.png")
-        _not_cut(page, requests[:3])
-        page.context.browser.close()
+        run_id = first_wave_sent(store, reader.gateway(), reader.snapshot(), plan, "audited", 2_000)
+    try:
+        with sync_playwright() as pw:
+            page = _open(pw, app_url)
+            page.goto(f"{app_url}/runs?run={run_id}")
+            sign_in(page)  # an operator sees the run's controls
+            runs = page.get_by_test_id("stDataFrame").first  # its cells' copy for screen readers, in the DOM
+            expect(runs.get_by_text("running", exact=True)).to_be_attached(timeout=120_000)
+            expect(page.get_by_role("button", name="Pause before the next wave")).to_be_visible()
+            set_broker_rates(bs, [0, 1, 2], 50_000_000)  # the copies finish
+            wait_for(lambda: store.runs.get(run_id).state == "completed", timeout=90, what="the run completed")
+            # no reload: the runs table and the controls follow the run
+            expect(runs.get_by_text("completed", exact=True)).to_be_attached(timeout=30_000)
+            expect(page.get_by_role("button", name="Pause before the next wave")).to_have_count(0)
+            script_run_done(page, 60_000)
+            requests = sorted({a.request for a in store.audit.entries()}, key=len, reverse=True)
+            assert '"partitions"' in requests[0] or len(requests[0]) > 100, requests[0]  # a long one
+            assert page.evaluate(WIDE_TABLES) == [], "a table scrolls sideways at 1440 px"
+            page.get_by_text("Requests and responses in full").click()
+            full_page_screenshot(page, tmp_path / "runs-1440.png")
+            _not_cut(page, requests[:3])
+            page.context.browser.close()
+    finally:
+        clear_throttles(bs, [0, 1, 2], [topic])
