@@ -19,7 +19,7 @@ from console.core.cluster_info import (
 from console.core.errors import ConsoleError
 from console.core.format import ids_text, plural
 from console.core.health import HealthGroup, kafka_health
-from console.core.model import BrokerId, ClusterMode, SourceStatus
+from console.core.model import Broker, BrokerId, ClusterMode, SourceStatus
 from console.moves.throttles import Leftover, cluster_default_kept, leftover_throttles
 from console.present import charts, cluster, live, throttles
 from console.present.review import tiered_note
@@ -109,6 +109,13 @@ if dirs:
     with st.expander(f"Log dirs ({len(dirs)})"):
         st.dataframe(dirs, hide_index=True, width="stretch")
 
+
+def _cordon_words(broker: Broker) -> str:
+    """A broker's cordon where it stands alone (a picker's label): ``not cordoned``, not the tables' ``—``."""
+    said = cluster.cordon_text(broker, True)
+    return "not cordoned" if said == cluster.NOT_CORDONED else said
+
+
 # Cordons (KIP-1066): a cordoned broker (or log dir) receives no new replica; the page collects the
 # choice and the service sends it (operator role, audited).
 supported = cordons_supported(state.info)
@@ -130,7 +137,7 @@ else:
         chosen = c1.selectbox(
             "Broker",
             [int(b.id) for b in registered],
-            format_func=lambda i: f"{i} ({cluster.cordon_text(state.broker_index[BrokerId(i)], True)})",
+            format_func=lambda i: f"{i} ({_cordon_words(state.broker_index[BrokerId(i)])})",
             key="overview.cordon_broker",
         )
         target = state.broker(BrokerId(chosen)) if chosen is not None else None

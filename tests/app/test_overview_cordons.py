@@ -43,6 +43,12 @@ def test_overview_shows_cordons_and_an_operator_cordons_and_uncordons(fake_clust
         (2, DIRS[1]): "cordoned",
     }
 
+    # the picker says it in words (the tables' "—" alone read as nothing known)
+    assert at.selectbox(key="overview.cordon_broker").options == [
+        "0 (not cordoned)",
+        "1 (not cordoned)",
+        "2 (1 of 2 dirs cordoned)",
+    ]
     at.selectbox(key="overview.cordon_broker").set_value(1).run()
     next(b for b in at.button if b.label == "Cordon broker 1").click()
     at.run()
