@@ -150,7 +150,10 @@ else:
             column_config={
                 "progress": st.column_config.ProgressColumn(
                     "progress", min_value=0, max_value=100, format="%d%%", help="Bytes copied of the wave's bytes"
-                )
+                ),
+                # a grid sizes a column once, to what it first held ("—" before the wave is sent or done)
+                "submitted": st.column_config.TextColumn("submitted", width=widgets.TIME_WIDTH),
+                "completed": st.column_config.TextColumn("completed", width=widgets.TIME_WIDTH),
             },
         )
         running = next((w for w in store.runs.waves(run_id) if w.state is WaveState.RUNNING), None)
