@@ -111,7 +111,7 @@ if dirs:
 
 
 def _cordon_words(broker: Broker) -> str:
-    """A broker's cordon where it stands alone (a picker's label): ``not cordoned``, not the tables' ``—``."""
+    """A broker's cordon where it stands alone (a caption): ``not cordoned``, not the tables' ``—``."""
     said = cluster.cordon_text(broker, True)
     return "not cordoned" if said == cluster.NOT_CORDONED else said
 
@@ -134,13 +134,12 @@ else:
     else:
         registered = [b for b in state.brokers if b.registered]
         c1, c2 = st.columns(2)
-        chosen = c1.selectbox(
-            "Broker",
-            [int(b.id) for b in registered],
-            format_func=lambda i: f"{i} ({_cordon_words(state.broker_index[BrokerId(i)])})",
-            key="overview.cordon_broker",
-        )
+        # the picker names brokers only: a picker keeps the labels it first drew, so a cordon state in
+        # them went on saying "not cordoned" after a cordon; the caption under it is drawn every run
+        chosen = c1.selectbox("Broker", [int(b.id) for b in registered], key="overview.cordon_broker")
         target = state.broker(BrokerId(chosen)) if chosen is not None else None
+        if target is not None:
+            c1.caption(f"Broker {chosen} now: {_cordon_words(target)}.")
         where = c2.selectbox(
             "Log dir",
             ["the whole broker", *(d.path for d in (target.log_dirs if target is not None else ()))],
