@@ -199,6 +199,9 @@ TIME_WIDTH = 160
 """Pixels: a grid column that holds a time (``2026-11-28 16:06:32``) in full; a grid sizes a column
 once, to what it first held."""
 
+STATE_WIDTH = 100
+"""Pixels: a grid column that holds a run's or a wave's state (``completed``, ``abandoned``) in full."""
+
 FINDINGS_IN_FULL = 50
 """Up to this many findings are listed in an HTML table, every message in full; more in a data grid
 (which cuts a long message to its column's width; a click on a cell shows all of it)."""

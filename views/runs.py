@@ -114,7 +114,12 @@ if not runs:
     st.info("No runs yet: review a plan and submit it from the Review page.")
 else:
     waves = {r.id: store.runs.waves(r.id) for r in runs}
-    st.dataframe(history.run_rows(runs, waves), hide_index=True, width="stretch")
+    st.dataframe(
+        history.run_rows(runs, waves),
+        hide_index=True,
+        width="stretch",
+        column_config={"state": st.column_config.TextColumn("state", width=widgets.STATE_WIDTH)},  # 'completed' in full
+    )
     by_id = {r.id: r for r in runs}
     wanted = st.query_params.get("run")
     ids = list(by_id)
@@ -152,6 +157,7 @@ else:
                     "progress", min_value=0, max_value=100, format="%d%%", help="Bytes copied of the wave's bytes"
                 ),
                 # a grid sizes a column once, to what it first held ("—" before the wave is sent or done)
+                "state": st.column_config.TextColumn("state", width=widgets.STATE_WIDTH),
                 "submitted": st.column_config.TextColumn("submitted", width=widgets.TIME_WIDTH),
                 "completed": st.column_config.TextColumn("completed", width=widgets.TIME_WIDTH),
             },
