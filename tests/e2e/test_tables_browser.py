@@ -1,7 +1,7 @@
 """Real browser at 1440 × 1000: the tables' long text is shown in full and no table scrolls sideways.
 A data grid (``st.dataframe``) draws its cells on a canvas, cut with "…" to the column's width: Overview's
-throttle values and the capabilities' "why", Review's finding hints and the audit log's requests were
-cut so, and the audit log scrolled sideways."""
+throttle values and the capabilities' "why", Review's finding hints and messages and the audit log's
+requests were cut so, and Review's findings grid scrolled sideways."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from tests.support import settings_for, wait_for
 WIDTH, HEIGHT = 1440, 1000
 
 
-def _open(pw, url: str) -> Page:
+def _open(pw) -> Page:
     browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
     return browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
 
@@ -56,7 +56,7 @@ def test_overview_shows_throttle_values_and_why_a_capability_is_on_in_full(sandb
     whys = [str(r["why"]) for r in capability_rows(info)]
     try:
         with sync_playwright() as pw:
-            page = _open(pw, app_url)
+            page = _open(pw)
             page.goto(f"{app_url}/overview")
             expect(page.get_by_role("heading", name="Replication throttles set now")).to_be_visible(timeout=120_000)
             expect(page.get_by_text(f"topic {topic}").first).to_be_attached(timeout=60_000)
@@ -92,7 +92,7 @@ def test_review_shows_every_finding_hint_in_full(sandbox, app_url, tmp_path, mon
         "hinted", cluster_key(state, "sandbox"), plan.with_basis(state), Plan.of([]), "ann", state.fingerprint()
     )
     with sync_playwright() as pw:
-        page = _open(pw, app_url)
+        page = _open(pw)
         page.goto(f"{app_url}/review?plan={plan_id}")
         expect(page.get_by_role("heading", name="Findings")).to_be_visible(timeout=120_000)
         expect(page.get_by_role("button", name="Rollback JSON")).to_be_visible(timeout=60_000)  # drawn last
@@ -116,7 +116,7 @@ def test_audit_log_shows_each_request_in_full_and_the_runs_state_as_it_is(sandbo
         run_id = first_wave_sent(store, reader.gateway(), reader.snapshot(), plan, "audited", 2_000)
     try:
         with sync_playwright() as pw:
-            page = _open(pw, app_url)
+            page = _open(pw)
             page.goto(f"{app_url}/runs?run={run_id}")
             sign_in(page)  # an operator sees the run's controls
             runs = page.get_by_test_id("stDataFrame").first  # its cells' copy for screen readers, in the DOM
