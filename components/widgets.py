@@ -13,7 +13,7 @@ from components import deps, keys, session
 from console.access.auth import Identity, load_users
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConfigError, ConsoleError
-from console.core.format import human_bytes, human_rate, parse_rate, plural
+from console.core.format import human_bytes, human_rate, parse_rate
 from console.core.model import ClusterState, Finding, SourceStatus, cluster_key
 from console.services import sessions as session_service
 
@@ -195,26 +195,48 @@ def sign_in_box() -> None:
             said.error(signed.message() if signed is not None else "Unknown user or wrong password.")
 
 
-def findings_table(findings: Sequence[Finding]) -> None:
-    """Findings as a table (errors first; message and hint in wide columns: a click on a cell shows
-    all of it) and, below it, every distinct hint in full."""
-    from console.present.findings import finding_hints, finding_rows
+TIME_WIDTH = 160
+"""Pixels: a grid column that holds a time (``2026-11-28 16:06:32``) in full; a grid sizes a column
+once, to what it first held."""
 
-    st.dataframe(
-        finding_rows(findings),
-        hide_index=True,
-        width="stretch",
-        placeholder="—",
-        column_config={
-            "message": st.column_config.TextColumn("message", width="large"),
-            "hint": st.column_config.TextColumn("hint", width="large", help="What to do; in full below the table"),
-        },
-    )
-    hints = finding_hints(findings)
-    if hints:
-        with st.expander(f"What to do: {plural(len(hints), 'hint')} in full", icon=":material/lightbulb:"):
-            for code, n, hint in hints:
-                st.markdown(f"**{code}** · {n}  \n{_escape(hint)}")
+STATE_WIDTH = 100
+"""Pixels: a grid column that holds a run's or a wave's state (``completed``, ``abandoned``) in full."""
+
+FINDINGS_IN_FULL = 50
+"""Up to this many findings are listed in an HTML table, every message in full; more in a data grid
+(which cuts a long message to its column's width; a click on a cell shows all of it)."""
+
+
+def findings_table(findings: Sequence[Finding], limit: int | None = None) -> None:
+    """Findings by code with what to do in full, once per code (an HTML table: its text wraps, a
+    data grid cuts it), then each finding (errors first; severity, code, where, message), the first
+    ``limit`` of them."""
+    from console.present.findings import finding_codes, finding_rows
+
+    st.table(markdown_cells(finding_codes(findings)), hide_index=True)
+    rows = [{k: v for k, v in r.items() if k != "hint"} for r in finding_rows(findings[:limit])]
+    if len(rows) <= FINDINGS_IN_FULL:
+        st.table(markdown_cells(rows), hide_index=True)
+    else:
+        st.dataframe(
+            rows,
+            hide_index=True,
+            width="stretch",
+            placeholder="—",
+            column_config={"message": st.column_config.TextColumn("message", width="large")},
+        )
+
+
+def markdown_cells(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows for ``st.table``, which reads every cell as Markdown: each text cell as plain text (what
+    a name or a hint happens to contain makes no emphasis, link, math or HTML)."""
+    return [{k: plain(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
+
+
+def plain(text: str) -> str:
+    """``text`` for a Markdown table cell or line, shown as it is: the characters that would make
+    emphasis, code, a link, math, HTML or a cell's end escaped (spaces, dots and dashes left alone)."""
+    return "".join("\\" + c if c in "\\`*_{}[]<>|~$" else c for c in text)
 
 
 def _escape(text: str) -> str:

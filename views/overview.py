@@ -19,7 +19,7 @@ from console.core.cluster_info import (
 from console.core.errors import ConsoleError
 from console.core.format import ids_text, plural
 from console.core.health import HealthGroup, kafka_health
-from console.core.model import BrokerId, ClusterMode, SourceStatus
+from console.core.model import Broker, BrokerId, ClusterMode, SourceStatus
 from console.moves.throttles import Leftover, cluster_default_kept, leftover_throttles
 from console.present import charts, cluster, live, throttles
 from console.present.review import tiered_note
@@ -98,7 +98,7 @@ if info.known:
     else:
         st.write(f"Controller quorum (DescribeQuorum): {status_text(info.quorum_status)}.")
     st.caption("What the console switches on from what the cluster says it supports:")
-    st.dataframe(cluster.capability_rows(info), hide_index=True, width="stretch")
+    st.table(widgets.markdown_cells(cluster.capability_rows(info)), hide_index=True)  # "why" wraps
 
 st.subheader("Brokers")
 rows = live.broker_rows(state)
@@ -108,6 +108,13 @@ dirs = cluster.log_dir_rows(state)
 if dirs:
     with st.expander(f"Log dirs ({len(dirs)})"):
         st.dataframe(dirs, hide_index=True, width="stretch")
+
+
+def _cordon_words(broker: Broker) -> str:
+    """A broker's cordon where it stands alone (a caption): ``not cordoned``, not the tables' ``—``."""
+    said = cluster.cordon_text(broker, True)
+    return "not cordoned" if said == cluster.NOT_CORDONED else said
+
 
 # Cordons (KIP-1066): a cordoned broker (or log dir) receives no new replica; the page collects the
 # choice and the service sends it (operator role, audited).
@@ -127,13 +134,12 @@ else:
     else:
         registered = [b for b in state.brokers if b.registered]
         c1, c2 = st.columns(2)
-        chosen = c1.selectbox(
-            "Broker",
-            [int(b.id) for b in registered],
-            format_func=lambda i: f"{i} ({cluster.cordon_text(state.broker_index[BrokerId(i)], True)})",
-            key="overview.cordon_broker",
-        )
+        # the picker names brokers only: a picker keeps the labels it first drew, so a cordon state in
+        # them went on saying "not cordoned" after a cordon; the caption under it is drawn every run
+        chosen = c1.selectbox("Broker", [int(b.id) for b in registered], key="overview.cordon_broker")
         target = state.broker(BrokerId(chosen)) if chosen is not None else None
+        if target is not None:
+            c1.caption(f"Broker {chosen} now: {_cordon_words(target)}.")
         where = c2.selectbox(
             "Log dir",
             ["the whole broker", *(d.path for d in (target.log_dirs if target is not None else ()))],
@@ -205,8 +211,8 @@ if swept := st.session_state.pop(keys.OVERVIEW_SWEPT, None):  # said once, after
             f"Nothing removed: the {plural(asked, 'setting')} shown {'was' if asked == 1 else 'were'} gone already."
         )
 rows = throttles.throttle_table(state, left, kept)
-if rows:
-    st.dataframe(rows, hide_index=True, width="stretch")
+if rows:  # a replica list can be long: an HTML table wraps it, a data grid cuts it
+    st.table(widgets.markdown_cells(rows), hide_index=True)
 else:
     st.write("No replication throttle is set.")
 if kept:
@@ -229,10 +235,11 @@ def sweep_dialog(leftovers: list[Leftover]) -> None:
         f"These {plural(len(leftovers), 'throttle setting')} are set, but nothing in flight needs them "
         "(they slow down any replica that falls out of sync). Remove them:"
     )
-    st.dataframe(
-        [{"on": lo.where, "config": lo.key, "value": live.throttle_value_text(lo.key, lo.value)} for lo in leftovers],
+    st.table(
+        widgets.markdown_cells(
+            [{"on": lo.where, "config": lo.key, "value": throttles.setting_text(lo.key, lo.value)} for lo in leftovers]
+        ),
         hide_index=True,
-        width="stretch",
     )
     if st.button(f"Remove {plural(len(leftovers), 'throttle setting')}", type="primary", key=keys.OVERVIEW_SWEEP):
         try:

@@ -22,7 +22,6 @@ from console.plans.quality import Report
 from console.plans.rebase import RebaseOptions, Since, rebase, report_rows
 from console.plans.validate import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC, counts, overridable_only, validate
 from console.present import charts, review
-from console.present import findings as findings_view
 from console.present.estimate import estimate_text
 from console.services import plans as plan_service
 from console.services import runs as run_service
@@ -203,10 +202,8 @@ if (
     is False
 ):
     shown = [f for f in findings if f.severity is not Severity.INFO]
-if len({f.code for f in shown}) > 1 or len(shown) > 50:
-    st.dataframe(findings_view.finding_summary(shown), hide_index=True)
-if shown:  # errors come first; only the rows shown become table rows
-    widgets.findings_table(shown[:SHOWN_FINDINGS])
+if shown:  # by code, then errors first: only the rows shown become table rows
+    widgets.findings_table(shown, SHOWN_FINDINGS)
     if len(shown) > SHOWN_FINDINGS:
         st.caption(
             f"The first {SHOWN_FINDINGS:,} of {len(shown):,} findings (errors first); "

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import streamlit as st
 
-from components import actions, deps, keys, widgets
+from components import actions, audit, deps, keys, widgets
 from console.access.auth import Identity
 from console.core.errors import ConsoleError
 from console.core.format import human_bytes, human_duration, human_rate, plural, timestamp
@@ -114,7 +114,12 @@ if not runs:
     st.info("No runs yet: review a plan and submit it from the Review page.")
 else:
     waves = {r.id: store.runs.waves(r.id) for r in runs}
-    st.dataframe(history.run_rows(runs, waves), hide_index=True, width="stretch")
+    st.dataframe(
+        history.run_rows(runs, waves),
+        hide_index=True,
+        width="stretch",
+        column_config={"state": st.column_config.TextColumn("state", width=widgets.STATE_WIDTH)},  # 'completed' in full
+    )
     by_id = {r.id: r for r in runs}
     wanted = st.query_params.get("run")
     ids = list(by_id)
@@ -122,7 +127,7 @@ else:
         "Run",
         ids,
         index=ids.index(int(wanted)) if wanted and wanted.isdigit() and int(wanted) in by_id else 0,
-        format_func=lambda i: f"#{i} {by_id[i].name} · {by_id[i].state}",
+        format_func=lambda i: f"#{i} {by_id[i].name}",  # its state in the table above (a picker keeps a label)
         key=keys.RUNS_SELECTED,
     )
     st.query_params["run"] = str(run_id)
@@ -132,6 +137,8 @@ else:
         run = store.runs.get(run_id)
         if run is None:
             return
+        if run.state is not by_id[run_id].state:  # the runs table, the picker and the controls say another
+            st.rerun(scope="app")
         now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
         before = {e.key: e.replicas for e in parse_plan(run.rollback_json).entries}
         rows = history.wave_rows(now, store.runs.waves(run_id), store.runs.outcomes(run_id), before)
@@ -148,7 +155,11 @@ else:
             column_config={
                 "progress": st.column_config.ProgressColumn(
                     "progress", min_value=0, max_value=100, format="%d%%", help="Bytes copied of the wave's bytes"
-                )
+                ),
+                # a grid sizes a column once, to what it first held ("—" before the wave is sent or done)
+                "state": st.column_config.TextColumn("state", width=widgets.STATE_WIDTH),
+                "submitted": st.column_config.TextColumn("submitted", width=widgets.TIME_WIDTH),
+                "completed": st.column_config.TextColumn("completed", width=widgets.TIME_WIDTH),
             },
         )
         running = next((w for w in store.runs.waves(run_id) if w.state is WaveState.RUNNING), None)
@@ -300,7 +311,7 @@ users = sorted({a.user for a in entries})
 who = st.multiselect("Users", users, key="runs.audit_users")
 shown = [a for a in entries if fits(a.action) and (not chosen or a.action in chosen) and (not who or a.user in who)]
 names = {**store.clusters.names(), cluster: settings.name}  # the cluster's name, not its id
-st.dataframe(history.audit_rows(reversed(shown), names), hide_index=True, width="stretch")
+audit.audit_log(shown, names)
 e1, e2 = st.columns(2)
 e1.download_button(
     "Audit log (CSV)",

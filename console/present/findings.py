@@ -29,25 +29,29 @@ def finding_rows(findings: Iterable[Finding]) -> list[dict[str, object]]:
     ]
 
 
-def finding_hints(findings: Iterable[Finding]) -> list[tuple[str, str, str]]:
-    """What to do, in full: each distinct (code, hint) once, errors first then the most frequent,
-    as (code, ``3 findings``, hint)."""
-    seen: dict[tuple[str, str], tuple[Severity, int]] = {}
+HINTS_PER_CODE = 3
+"""At most this many distinct hints are listed for one code (the most frequent first)."""
+
+
+def finding_codes(findings: Iterable[Finding]) -> list[dict[str, object]]:
+    """Findings by code, errors first then the most frequent: how many, and what to do in full, once
+    per code (its distinct hints, the most frequent first, at most :data:`HINTS_PER_CODE`; empty
+    when it has none). One row per (severity, code): a table as long as the codes, however many
+    findings there are."""
+    n: Counter[tuple[str, str]] = Counter()
+    hints: dict[tuple[str, str], Counter[str]] = {}
     for f in findings:
+        key = (f.severity.value, f.code)
+        n[key] += 1
         if f.hint:
-            sev, n = seen.get((f.code, f.hint), (f.severity, 0))
-            seen[(f.code, f.hint)] = (sev, n + 1)
-    ordered = sorted(seen.items(), key=lambda kv: (kv[1][0].rank, -kv[1][1], kv[0][0]))
-    return [(code, plural(n, "finding"), hint) for (code, hint), (_, n) in ordered]
-
-
-def finding_summary(findings: Iterable[Finding]) -> list[dict[str, object]]:
-    """How many findings of each code: errors first, then the most frequent."""
-    n = Counter((f.severity.value, f.code) for f in findings)
-    return [
-        {"severity": sev, "code": code, "findings": k}
-        for (sev, code), k in sorted(n.items(), key=lambda kv: (Severity(kv[0][0]).rank, -kv[1], kv[0][1]))
-    ]
+            hints.setdefault(key, Counter())[f.hint] += 1
+    rows: list[dict[str, object]] = []
+    for (sev, code), k in sorted(n.items(), key=lambda kv: (Severity(kv[0][0]).rank, -kv[1], kv[0][1])):
+        said = [h for h, _ in hints.get((sev, code), Counter()).most_common()]
+        more = len(said) - HINTS_PER_CODE
+        todo = " ".join(said[:HINTS_PER_CODE]) + (f" (and {plural(more, 'other hint')})" if more > 0 else "")
+        rows.append({"severity": sev, "code": code, "findings": k, "what to do": todo})
+    return rows
 
 
 def findings_text(findings: Sequence[Finding]) -> str:

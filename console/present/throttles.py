@@ -5,9 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from console.core.limits import TOPIC_THROTTLE_KEYS
 from console.core.model import ClusterState
 from console.moves.throttles import Leftover, LeftoverKind
 from console.present.live import throttle_rows, throttle_value_text
+
+
+def setting_text(key: str, value: str) -> str:
+    """A throttle setting's value as Overview lists it: rates human (``9.5 MB/s``); a replica list
+    (``0:1,0:2``) with a space after each comma (``0:1, 0:2``), so a long one wraps on the page
+    (Kafka reads the list the same with the spaces)."""
+    if key in TOPIC_THROTTLE_KEYS:
+        return ", ".join(item.strip() for item in value.split(","))
+    return throttle_value_text(key, value)
 
 
 def throttle_table(state: ClusterState, left: Sequence[Leftover], kept: Sequence[Leftover]) -> list[dict[str, str]]:
@@ -23,6 +33,7 @@ def throttle_table(state: ClusterState, left: Sequence[Leftover], kept: Sequence
     return [
         {
             **row,
+            "value": setting_text(row["config"], row["value"]),
             "needed": "left over: nothing in flight needs it"
             if (row["entity"], row["config"]) in leftover
             else "cluster default, kept"
@@ -35,4 +46,4 @@ def throttle_table(state: ClusterState, left: Sequence[Leftover], kept: Sequence
 
 def removed_text(removed: Sequence[Leftover]) -> str:
     """What a sweep removed, one setting a line: ``broker 2: follower.replication.throttled.rate (5.0 MB/s)``."""
-    return "  \n".join(f"{lo.where}: {lo.key} ({throttle_value_text(lo.key, lo.value)})" for lo in removed)
+    return "  \n".join(f"{lo.where}: {lo.key} ({setting_text(lo.key, lo.value)})" for lo in removed)

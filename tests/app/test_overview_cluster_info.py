@@ -57,7 +57,7 @@ def test_overview_shows_version_mode_features_quorum_and_capabilities(fake_clust
     quorum = next(t for t in tables if "lag" in t.columns)
     assert list(zip(quorum["node"], quorum["role"], quorum["lag"], strict=True)) == [(0, "leader", 0), (1, "voter", 20)]
     assert quorum["last fetch"][1] == "3 s ago"
-    caps = next(t for t in tables if "capability" in t.columns)
+    caps = next(t.value for t in at.table if "capability" in t.value.columns)  # an HTML table: "why" wraps
     on = dict(zip(caps["capability"], caps["on"], strict=True))
     why = dict(zip(caps["capability"], caps["why"], strict=True))
     assert on["Eligible leader replicas"] == "off"
@@ -86,6 +86,6 @@ def test_overview_on_a_zookeeper_cluster_says_the_quorum_is_not_available(fake_c
     assert "Kafka 3.9 · ZooKeeper · no controller quorum (ZooKeeper mode)" in text
     assert "Controller quorum: not available on this cluster" in text
     assert "the cluster reports no feature flag" in text
-    caps = next(d.value for d in at.dataframe if "capability" in d.value.columns)
+    caps = next(t.value for t in at.table if "capability" in t.value.columns)
     guard = caps[caps["capability"] == "Replication-factor guard"].iloc[0]
     assert guard["on"] == "off" and "only up to v0" in guard["why"]

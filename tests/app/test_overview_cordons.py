@@ -43,6 +43,10 @@ def test_overview_shows_cordons_and_an_operator_cordons_and_uncordons(fake_clust
         (2, DIRS[1]): "cordoned",
     }
 
+    # the chosen broker's cordon in words under the picker (the picker's labels said it, "0 (—)", and kept
+    # saying it in the browser after a cordon: a picker keeps the labels it first drew)
+    assert at.selectbox(key="overview.cordon_broker").options == ["0", "1", "2"]
+    assert "Broker 0 now: not cordoned." in [c.value for c in at.caption]
     at.selectbox(key="overview.cordon_broker").set_value(1).run()
     next(b for b in at.button if b.label == "Cordon broker 1").click()
     at.run()
@@ -54,6 +58,7 @@ def test_overview_shows_cordons_and_an_operator_cordons_and_uncordons(fake_clust
         assert fake.cordon_entries(1) == ("*",)
     # at once, not after a refresh: the tables above are drawn from the cluster read after the cordon
     assert cordon_column(at)[1] == "cordoned"
+    assert "Broker 1 now: cordoned." in [c.value for c in at.caption]
 
     at.selectbox(key="overview.cordon_broker").set_value(2).run()
     at.selectbox(key="overview.cordon_dir").set_value(DIRS[1]).run()

@@ -23,20 +23,20 @@ def test_the_cluster_default_is_shown_as_such_and_the_sweep_asks_keeps_it_and_sa
     at = sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator")
     at.switch_page("views/overview.py").run()
     assert not at.exception
-    (set_now,) = [d.value for d in at.dataframe if "entity" in d.value.columns]  # one table, not two
+    (set_now,) = [t.value for t in at.table if "entity" in t.value.columns]  # one table, not two
     assert sorted(zip(set_now["entity"], set_now["config"], set_now["value"], set_now["needed"], strict=True)) == [
         ("broker 2", FOLLOWER_RATE, "5.0 MB/s", "left over: nothing in flight needs it"),
         ("cluster default (every broker)", FOLLOWER_RATE, "7.0 MB/s", "cluster default, kept"),
         ("cluster default (every broker)", LEADER_RATE, "7.0 MB/s", "cluster default, kept"),
     ]
-    assert not [d for d in at.dataframe if "on" in d.value.columns]
+    assert not [t for t in at.table if "on" in t.value.columns]
     assert any("--include-cluster-default" in c.value for c in at.caption)
 
     # one click asks, listing what it will remove; nothing is sent yet
     next(b for b in at.button if b.label == "Remove the 1 left-over setting…").click()
     at.run()
     assert not at.exception
-    listed = next(d.value for d in at.dataframe if "on" in d.value.columns)
+    listed = next(t.value for t in at.table if "on" in t.value.columns)
     assert list(zip(listed["on"], listed["config"], listed["value"], strict=True)) == [
         ("broker 2", FOLLOWER_RATE, "5.0 MB/s")
     ]
@@ -53,6 +53,6 @@ def test_the_cluster_default_is_shown_as_such_and_the_sweep_asks_keeps_it_and_sa
         assert fake.broker_configs[BrokerId(2)] == {}
         assert fake.cluster_default == {LEADER_RATE: SEVEN_MB, FOLLOWER_RATE: SEVEN_MB}
     # the table was read again at once: broker 2's setting is gone from it
-    (set_now,) = [d.value for d in at.dataframe if "entity" in d.value.columns]
+    (set_now,) = [t.value for t in at.table if "entity" in t.value.columns]
     assert "broker 2" not in set(set_now["entity"])
     assert not any(b.label.startswith("Remove the") for b in at.button)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 from streamlit.testing.v1 import AppTest
 
+from components.widgets import STATE_WIDTH, TIME_WIDTH
 from tests.app.pages import APP, sign_in
 
 
@@ -130,6 +133,12 @@ def test_sign_in_roles_runs_page_and_audit_log(fake_cluster, sandbox_users):
     wait_for(lambda: Store().runs.get(run_id).state == "completed", timeout=60, what="the server's worker completed it")
     at.run()
     assert at.dataframe[0].value["state"][0] == "completed"
+    waves = next(d for d in at.dataframe if "submitted" in d.value.columns)
+    # the wave's times fit however the grid first sized its columns (to "—" before they happened)
+    widths = {c: json.loads(waves.proto.columns)[c].get("width") for c in ("state", "submitted", "completed")}
+    assert widths == {"state": STATE_WIDTH, "submitted": TIME_WIDTH, "completed": TIME_WIDTH}, widths
+    # and the run's state ("running" when the page opened, "completed" now)
+    assert json.loads(at.dataframe[0].proto.columns)["state"].get("width") == STATE_WIDTH
     audit = at.dataframe[-1].value
     assert {"submit", "submit-wave", "wave-complete", "run-completed"} <= set(audit["action"])
     # a viewer cannot cancel from the Live page: the button is off and the page says why

@@ -48,3 +48,59 @@ def script_run_done(page: Page, timeout_ms: float = 30_000) -> None:
     """Wait until the app's script is not running (Streamlit marks the state on its root element):
     what the current run draws last is in place."""
     expect(page.get_by_test_id("stApp")).to_have_attribute("data-test-script-state", "notRunning", timeout=timeout_ms)
+
+
+WIDE_TABLES = """
+() => [...document.querySelectorAll('[data-testid="stDataFrame"], [data-testid="stTable"]')]
+  .filter((t) => t.checkVisibility() && t.clientWidth > 0)
+  .filter((t) => t.getBoundingClientRect().right > window.innerWidth + 1 || [t, ...t.querySelectorAll("*")].some(
+    (e) => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== "visible"))
+  .map((t) => t.textContent.slice(0, 120))
+"""
+"""The tables on the page that scroll sideways (a data grid's columns wider than the grid, an HTML
+table wider than its box) or reach past the window's right edge: the start of each one's text."""
+
+SHOWN_IN_FULL = """
+(text) => {
+  const norm = (s) => s.replace(/\\s+/g, " ").trim();
+  const wanted = norm(text);
+  // a data grid draws its cells on a canvas (its DOM copy is for screen readers): text outside one
+  const holders = [...document.querySelectorAll("body *")].filter(
+    (e) => !e.closest('[data-testid="stDataFrame"]') && norm(e.innerText || "").includes(wanted));
+  const deepest = holders.filter((e) => ![...e.children].some((c) => holders.includes(c)));
+  const clipped = (e) => {
+    for (let a = e; a && a !== document.body; a = a.parentElement) {
+      const style = getComputedStyle(a);
+      if (style.overflowX !== "visible" && a.scrollWidth > a.clientWidth + 1) return true;
+    }
+    return false;
+  };
+  return deepest.some((e) => {
+    const box = e.getBoundingClientRect();
+    return e.checkVisibility({ opacityProperty: true, visibilityProperty: true }) && box.width > 0
+      && box.left >= 0 && box.right <= window.innerWidth + 1 && !clipped(e);
+  });
+}
+"""
+"""Whether ``text`` (spaces aside) is on the page as visible text, in one element, not cut: not in a
+collapsed part, not only in a data grid's canvas, not clipped by a box that scrolls sideways, not
+past the window's right edge."""
+
+
+def shown_in_full(page: Page, text: str) -> bool:
+    return bool(page.evaluate(SHOWN_IN_FULL, text))
+
+
+def full_page_screenshot(page: Page, path: Path) -> None:
+    """A screenshot of the whole page: Streamlit scrolls its main area in a box of the window's height,
+    so the window is made as tall as that box's content for the shot (its width, hence the layout
+    across, unchanged), then set back."""
+    size = page.viewport_size
+    assert size is not None
+    tall = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=stMain], section')].map((e) => e.scrollHeight))"
+    )
+    page.set_viewport_size({"width": size["width"], "height": min(int(tall) + 50, 16_000)})
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)

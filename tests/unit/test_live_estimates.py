@@ -243,10 +243,21 @@ def test_findings_rows_say_where_in_words_and_every_hint_in_full():
     no_none(rows)
     assert [r["severity"] for r in rows] == ["error", "error", "warning", "info"]
     assert [r["where"] for r in rows] == ["partition t-3 on broker 2", "partition t-4 on broker 2", "topic t", ""]
-    assert findings_view.finding_hints(fs) == [
-        ("BROKER_DOWN", "2 findings", long_hint),
-        ("TOPIC_X", "1 finding", "check $HOME"),
+    assert findings_view.finding_codes(fs) == [
+        {"severity": "error", "code": "BROKER_DOWN", "findings": 2, "what to do": long_hint},
+        {"severity": "warning", "code": "TOPIC_X", "findings": 1, "what to do": "check $HOME"},
+        {"severity": "info", "code": "INFO_ONLY", "findings": 1, "what to do": ""},
     ]
+
+
+def test_findings_by_code_say_each_hint_once_and_at_most_three_per_code():
+    fs = [Finding("STALE", Severity.WARNING, "m", f"hint {i % 5}.", topic="t", partition=i) for i in range(12)]
+    fs += [Finding("STALE", Severity.WARNING, "m", "hint 0.", topic="t", partition=99)]  # the most frequent
+    (row,) = findings_view.finding_codes(fs)
+    assert row["findings"] == 13
+    assert str(row["what to do"]).startswith("hint 0. ")
+    assert str(row["what to do"]).endswith("(and 2 other hints)")
+    assert str(row["what to do"]).count("hint ") == 3
 
 
 def run(rate: int | None, state_: RunState = RunState.RUNNING) -> Run:

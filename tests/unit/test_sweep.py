@@ -10,10 +10,11 @@ import pytest
 
 from console.access.auth import Identity
 from console.core.errors import ClusterUnavailable
-from console.core.limits import FOLLOWER_LIST, FOLLOWER_RATE, LEADER_RATE
+from console.core.limits import FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
 from console.core.model import DEFAULT_BROKER, BrokerId
 from console.moves.throttles import Leftover, LeftoverKind, cluster_default_kept, leftover_throttles
 from console.present.live import throttle_on, throttle_rows
+from console.present.throttles import setting_text, throttle_table
 from console.services import runs as run_service
 from console.storage.store import Store
 from tests.fakes.cluster import FakeCluster
@@ -136,3 +137,18 @@ def test_a_leftover_names_where_it_is_set() -> None:
     assert Leftover(LeftoverKind.BROKER, "2", LEADER_RATE, "1").where == "broker 2"
     assert Leftover(LeftoverKind.TOPIC, "t", LEADER_RATE, "1").where == "topic t"
     assert Leftover(LeftoverKind.CLUSTER_DEFAULT, DEFAULT_BROKER, LEADER_RATE, "1").where == "cluster default"
+
+
+def test_overview_lists_a_replica_list_with_a_space_after_each_comma_and_rates_human() -> None:
+    fake = fake_with_default()
+    fake.topic_configs["t"] = {FOLLOWER_LIST: "0:0,0:1, 0:2", LEADER_LIST: "*"}
+    state = fake.snapshot()
+    left = leftover_throttles(state)
+    rows = {
+        (r["entity"], r["config"]): r["value"] for r in throttle_table(state, left, cluster_default_kept(state, left))
+    }
+    assert rows[("topic t", FOLLOWER_LIST)] == "0:0, 0:1, 0:2"  # wraps on the page; Kafka reads it the same
+    assert rows[("topic t", LEADER_LIST)] == "*"
+    assert rows[("broker 2", FOLLOWER_RATE)] == "5.0 MB/s"
+    assert setting_text(FOLLOWER_LIST, "1:2") == "1:2"
+    assert setting_text(LEADER_RATE, "7000000") == "7.0 MB/s"
