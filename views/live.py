@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from components import actions, deps, keys, movers, widgets
-from console.core.format import human_bytes, human_duration, human_rate, ids_text, plural
+from console.core.format import about_duration, human_bytes, human_duration, human_rate, ids_text, plural
 from console.core.health import kafka_health
 from console.core.model import ClusterState, PartitionHealth, cluster_key
 from console.plans.logdirs import dir_moves_in_flight
@@ -199,7 +199,7 @@ def _copy_figures(state: ClusterState, view: live.LiveSummary) -> None:
             f"Total bytes left over the total rate observed: {total.eta_text} (too soon when one broker has more "
             "to copy than the others)."
             + (
-                f" At the rates past moves showed: ≈ {human_duration(learned.seconds)}, {learned.basis}."
+                f" At the rates past moves showed: {about_duration(learned.seconds)}, {learned.basis}."
                 if learned
                 else ""
             )

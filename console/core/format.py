@@ -86,6 +86,11 @@ def human_duration(seconds: float) -> str:
     )
 
 
+def about_duration(seconds: float) -> str:
+    """An estimated duration: ``≈ 2 min 5 s``, or ``under a second`` (never "≈ under a second")."""
+    return human_duration(seconds) if seconds < 1 else f"≈ {human_duration(seconds)}"
+
+
 def timestamp(ts: float | None) -> str:
     """Epoch seconds as local ``YYYY-MM-DD HH:MM:SS``; empty when unknown."""
     return "" if ts is None else f"{datetime.fromtimestamp(ts):%Y-%m-%d %H:%M:%S}"

@@ -4,7 +4,7 @@ bytes it copies, its waves, and how long it takes with what the figure rests on.
 from __future__ import annotations
 
 from console.core.calibration import Estimate
-from console.core.format import human_bytes, human_duration, human_rate, plural
+from console.core.format import about_duration, human_bytes, human_rate, plural
 from console.moves.waves import WaveLimits
 
 
@@ -31,7 +31,7 @@ def estimate_text(
         )
     at = f" at {human_rate(rate)} per broker" if rate else ""
     return (
-        f"{head}: ≈ {human_duration(est.seconds)}{at}, from the busiest broker of each wave (the most it takes in, "
+        f"{head}: {about_duration(est.seconds)}{at}, from the busiest broker of each wave (the most it takes in, "
         f"sends out or copies between its dirs), waves one after the other; {est.basis}"
     )
 

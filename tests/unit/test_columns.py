@@ -65,6 +65,7 @@ def reference_findings(state: ClusterState, plan: Plan) -> list[tuple[object, ..
     out = []
     topics, brokers = set(state.topics), state.broker_index
     rack_of = {b.id: b.rack for b in state.brokers if b.rack}
+    known_ids = {b.id for b in state.brokers}
     available = {b.rack for b in state.brokers if b.eligible and b.rack}
 
     def f(code, sev, e):
@@ -146,7 +147,9 @@ def reference_findings(state: ClusterState, plan: Plan) -> list[tuple[object, ..
                     f(v.BELOW_MIN_ISR_NOW, v.Severity.WARNING, e)
             before = {rack_of[b] for b in c.current if b in rack_of}
             after = {rack_of[b] for b in c.target if b in rack_of}
-            if before and len(after) < min(len(before), len(c.target)):
+            if any(b not in known_ids for b in c.target):
+                pass  # a broker the cluster does not know has no rack to count: it is the error
+            elif before and len(after) < min(len(before), len(c.target)):
                 f(v.RACK_SPREAD_REDUCED, v.Severity.WARNING, e)
             elif available and len(after) < min(len(c.target), len(available)):
                 f(v.RACKS_UNDERUSED, v.Severity.WARNING, e)

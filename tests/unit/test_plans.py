@@ -443,3 +443,16 @@ def test_a_parsed_plan_shares_one_int_per_broker_id_and_keeps_mixed_lengths():
         parse_plan(
             '{"partitions":[{"topic":"b","partition":0,"replicas":[1]},{"topic":"a","partition":0,"replicas":[1]},{"topic":"b","partition":0,"replicas":[2]}]}'
         )
+
+
+def test_a_replica_on_a_broker_the_cluster_does_not_know_is_not_said_to_lower_the_rack_spread():
+    """Review said "replicas spread over 0 racks instead of 1" for a partition moved onto a broker
+    the cluster does not have: that broker has no rack to count; the unknown broker is the error."""
+    state = snapshot({("t", 0): [0, 1], ("t", 1): [0]}, nbrokers=4)
+    state = replace(state, brokers=tuple(replace(b, rack=f"rack-{int(b.id) % 2}") for b in state.brokers))
+    for entry in (PlanEntry("t", 0, ids(0, 9)), PlanEntry("t", 1, ids(9))):
+        found = codes(state, entry)
+        assert v.UNKNOWN_BROKER in found
+        assert v.RACK_SPREAD_REDUCED not in found, found[v.RACK_SPREAD_REDUCED].message
+        assert v.RACKS_UNDERUSED not in found, found[v.RACKS_UNDERUSED].message
+    assert v.RACK_SPREAD_REDUCED in codes(state, PlanEntry("t", 0, ids(0, 2)))  # brokers 0 and 2 share a rack

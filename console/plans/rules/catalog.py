@@ -407,17 +407,25 @@ def _racks(b: EntryBatch, t: BrokerTable) -> tuple[Ints, Ints]:
 
 
 def _reduced(b: EntryBatch, t: BrokerTable) -> Bools:
-    """Fewer racks than before, beyond what fewer replicas force (RF 3 → 2 spans at most 2 racks)."""
+    """Fewer racks than before, beyond what fewer replicas force (RF 3 → 2 spans at most 2 racks);
+    not said of a target naming a broker the cluster does not know (it has no rack to count: the
+    unknown broker is the error)."""
     before, after = _racks(b, t)
-    out: Bools = b.live & (before > 0) & (after < np.minimum(before, b.target_len))
+    out: Bools = b.live & ~_names_unknown(b, t) & (before > 0) & (after < np.minimum(before, b.target_len))
     return out
+
+
+def _names_unknown(b: EntryBatch, t: BrokerTable) -> Bools:
+    """Entries whose target names a broker the cluster does not know."""
+    return b.once("names unknown", lambda: ((b.target != PAD) & (t.at(b.target) < 0)).any(axis=1))
 
 
 def _underused(b: EntryBatch, t: BrokerTable) -> Hits:
     if not t.available_racks:
         return rows(np.zeros(len(b), np.bool_))
     after = _racks(b, t)[1]
-    return rows(b.live & ~_reduced(b, t) & (after < np.minimum(b.target_len, t.available_racks)))
+    judged = b.live & ~_names_unknown(b, t) & ~_reduced(b, t)
+    return rows(judged & (after < np.minimum(b.target_len, t.available_racks)))
 
 
 def _spans(b: EntryBatch, t: BrokerTable, i: int) -> tuple[int, int]:
