@@ -33,20 +33,20 @@ st.caption(
     "For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
     "original replicas; completed ones stay where they are. The dialog shows exactly what is sent."
 )
-# drawn first, before the tables are computed and drawn: what can be cancelled comes from the
-# snapshot the panel below then shows (one read shared by every viewer in an interval; at most a
-# second and a half old when the page opens, so moves that started seconds ago are there), and the
-# dialog reads the cluster again (the lean read: metadata and what is in flight) when it opens
+# drawn first, before the tables are computed and drawn. When the page opens, what can be
+# cancelled comes from the lean read (metadata and what is in flight: a fraction of the full
+# read's time), shared by every viewer opening the page within a second and a half (or the full
+# snapshot, when one that recent is there); afterwards from the snapshot the panel below shows
+# (one read shared by every viewer in an interval). The dialog reads the cluster again (the lean
+# read) when it opens.
 opening = keys.LIVE_LAST_GOOD not in st.session_state  # the first run of the Live page in this session
-now = deps.reader(settings).snapshot(
-    max_age_s=widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(interval)
-)
+shared_age = widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(interval)
+now = deps.reader(settings).snapshot(max_age_s=shared_age, lean=opening)
 in_flight = {p.name: p.key for p in now.in_flight}
 st.markdown(
     f"**In flight now** ({len(in_flight)}): "
     + (", ".join(sorted(in_flight)[:20]) + (" …" if len(in_flight) > 20 else "") if in_flight else "nothing")
 )
-movers.other_moves_notice(settings, now)  # reassignments this console did not start
 scope = st.radio(
     "Cancel", ["Everything in flight", "A topic", "Chosen partitions"], horizontal=True, key=keys.LIVE_CANCEL_SCOPE
 )
@@ -78,6 +78,9 @@ st.button(
     args=(settings, chosen, others or scope == "Everything in flight"),
 )
 actions.last_result()
+# reassignments this console did not start, with what they have left to copy (the full snapshot's
+# log dirs): below the button, from the snapshot the panel below shows
+movers.other_moves_notice(settings, deps.reader(settings).snapshot(max_age_s=shared_age))
 
 
 def _run_notices(state: ClusterState) -> None:

@@ -42,7 +42,7 @@ class Worker:
         """The cluster's id once it answered (for good), else its configured name."""
         if self._cluster is not None:
             return self._cluster
-        state = self.gateway.snapshot(max_age_s=5.0)
+        state = self.gateway.snapshot(max_age_s=5.0, lean=True)  # the metadata names it
         if state.cluster_id is not None:
             self._cluster = state.cluster_id
         return cluster_key(state, self.gateway.name)

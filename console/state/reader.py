@@ -36,6 +36,8 @@ class ClusterReader:
         self._info_kafka: KafkaGateway | None = None
         self._last: ClusterState | None = None
         self._last_generation = (-1, -1)
+        self._last_lean: ClusterState | None = None
+        self._lean_generation = (-1, -1)
 
     def gateway(self) -> LiveGateway:
         """The write path's gateway to this cluster, over this reader's connections (its snapshots
@@ -54,11 +56,13 @@ class ClusterReader:
         With ``info``, the snapshot carries what the cluster is, read at most ``INFO_MAX_AGE_S``
         ago; without, the last one read (unknown when none was).
 
-        ``lean``: always fresh, and only what a cancel needs (metadata, the reassignments in flight
-        and ZooKeeper's view): no log dirs, no configs (their status is ``NOT_CONFIGURED``).
+        ``lean``: only what a cancel needs (metadata, the reassignments in flight and ZooKeeper's
+        view): no log dirs, no configs (their status is ``NOT_CONFIGURED``); fresh, or with
+        ``max_age_s`` the newest lean or full snapshot taken that recently, shared the same way
+        (the on-call page's Cancel button is drawn from it before the full read).
         """
         pending: Future[ClusterInfo] | None = self._pool.submit(self.cluster_info) if info else None
-        state = self._read(lean=True) if lean else self._snapshot(max_age_s)
+        state = self._lean(max_age_s) if lean else self._snapshot(max_age_s)
         known = pending.result() if pending is not None else self._info
         return with_info(state, known) if known is not None else state
 
@@ -90,6 +94,22 @@ class ClusterReader:
                 last = self._last = self._read()
                 self._last_generation = generation
             return last
+
+    def _lean(self, max_age_s: float) -> ClusterState:
+        if max_age_s <= 0:
+            return self._read(lean=True)
+        with self._shared_lock:
+            generation = (self.zookeeper_generation, self.kafka.writes)
+            shared = [
+                s
+                for s, g in ((self._last, self._last_generation), (self._last_lean, self._lean_generation))
+                if s is not None and g == generation and time.time() - s.taken_at <= max_age_s
+            ]
+            if shared:
+                return max(shared, key=lambda s: s.taken_at)
+            self._last_lean = self._read(lean=True)
+            self._lean_generation = generation
+            return self._last_lean
 
     def _read(self, lean: bool = False) -> ClusterState:
         taken_at = time.time()

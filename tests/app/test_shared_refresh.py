@@ -52,17 +52,23 @@ def _answer() -> ApiView:
 
 
 class CountedKafka:
-    """Stands in for the Admin API adapter of the console's reader: counts its reads; ``writes``
-    stands for the requests that changed the cluster sent through it."""
+    """Stands in for the Admin API adapter of the console's reader: counts its full reads
+    (``reads``) and its lean ones (``lean_reads``: metadata and what is in flight, from which the
+    page draws its Cancel button when it opens); ``writes`` stands for the requests that changed the
+    cluster sent through it."""
 
     reads = 0
+    lean_reads = 0
     writes = 0
 
     def __init__(self, settings: ConnectionSettings) -> None:
         self.settings = settings
 
     def read(self, lean: bool = False) -> ApiView:
-        CountedKafka.reads += 1
+        if lean:
+            CountedKafka.lean_reads += 1
+        else:
+            CountedKafka.reads += 1
         return _answer()
 
     def close(self) -> None:
@@ -88,7 +94,7 @@ def counted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Clock]:
     monkeypatch.setattr(reader, "KafkaGateway", CountedKafka)
     clock = Clock()
     monkeypatch.setattr(reader, "time", clock)
-    CountedKafka.reads = CountedKafka.writes = 0
+    CountedKafka.reads = CountedKafka.lean_reads = CountedKafka.writes = 0
     st.cache_resource.clear()  # a reader of this cluster built here, over the counted adapter
     yield clock
     st.cache_resource.clear()
@@ -113,6 +119,7 @@ def test_one_cluster_read_per_interval_whatever_the_number_of_viewers(counted):
     sessions = _sessions(SESSIONS)
     first = _refresh(sessions)
     assert CountedKafka.reads == 1, "five sessions opening the page share one read"
+    assert CountedKafka.lean_reads == 1, "and one lean read, the Cancel button's (drawn before the full read)"
     assert len(set(first)) == 1
     assert all(at.metric[0].value == "3" for at in sessions)  # partitions reassigning, from the counted answer
 
@@ -129,6 +136,7 @@ def test_one_cluster_read_per_interval_whatever_the_number_of_viewers(counted):
     counted.now += INTERVAL_S
     _refresh(sessions + more)
     assert CountedKafka.reads == 3
+    assert CountedKafka.lean_reads == 1, "the refreshes read nothing lean; those opening the page share the full read"
 
 
 def test_a_change_the_console_sends_makes_the_next_refresh_fresh_for_everyone(counted):
