@@ -145,16 +145,17 @@ class _Run:
 
 def _move_until_even(run: _Run) -> bool:
     """Move one replica at a time, from the most loaded source still active to the least loaded
-    destination that can take one of its replicas (of the first :data:`_DESTINATIONS` tried),
-    until the two are even, the budget is spent or no source can move anything; whether the
-    budget stopped it short of even."""
-    over, under, key, load, inactive, even = run.over, run.under, run.key, run.load, run.inactive, run.even
+    destination that can take one of its replicas (:func:`_pick_destination`), until the two are
+    even, the budget is spent or no source can move anything; whether the budget stopped it short
+    of even. Each move updates the mirrored loads and the heaps, and the moved partition leaves
+    every source's candidates (it moves once)."""
+    over, under, key, load, tie, inactive = run.over, run.under, run.key, run.load, run.tie, run.inactive
+    count, size_b, cands, position, reps, ids = run.count, run.size_b, run.cands, run.position, run.reps, run.ids
+    is_src, is_dst, row_size = run.is_src, run.is_dst, run.row_size
+    moved_rows, moved_from, moved_to = run.moved_rows, run.moved_from, run.moved_to
     heappop, heappush = heapq.heappop, heapq.heappush
-    max_moves = run.max_moves
-    min_gap = 1 if even.by_count else 0
     moves = spent = 0
-    budget_hit = finished = False
-    while not finished:
+    while True:
         s = -1
         while over:  # the most loaded source still active
             value, _, i = over[0]
@@ -164,102 +165,101 @@ def _move_until_even(run: _Run) -> bool:
             s = i
             break
         if s < 0:
-            break
-        picked = -1
-        d = -1
-        kept: list[tuple[float, float, int]] = []  # destinations looked at, least loaded first: back in the heap after
-        seen: set[int] = set()
-        tried = 0
-        while under and tried < _DESTINATIONS:
-            entry = heappop(under)
-            d = entry[2]
-            if entry[0] != key[d] or d in seen:
-                continue  # stale, or seen already
-            kept.append(entry)
-            seen.add(d)
-            if d == s:
-                continue
-            if not tried and (even.holds(key[s], key[d]) or moves == max_moves):
-                finished, budget_hit = True, moves == max_moves and not even.holds(key[s], key[d])
-                break
-            gap = load[s] - load[d]
-            if gap <= min_gap:
-                break
-            tried += 1
-            picked = _pick_toward(run, s, d, gap, spent)
-            if picked >= 0:
-                break
-        if finished or not kept:
-            break
-        if picked < 0:
+            return False
+        row, d, kept, finished, budget_hit = _pick_destination(run, s, moves, spent)
+        if finished:
+            return budget_hit
+        if not kept:
+            return False
+        if row < 0:
             for entry in kept:
                 heappush(under, entry)
             inactive.add(s)
             continue
-        spent += _apply(run, s, d, picked, kept)
+        size = row_size[row]
+        sb = ids[s]
+        left = True  # pick took it out of the source's candidates (once: a broker twice in a row is there twice)
+        for b in reps[row]:  # the partition moves once: it leaves every source's candidates
+            if b == sb and left:
+                left = False
+            elif (other := cands[position[b]]) is not None:
+                other.forget(row, size)
+        moved_rows.append(row)
+        moved_from.append(sb)
+        moved_to.append(ids[d])
+        count[s] -= 1
+        count[d] += 1
+        size_b[s] -= size
+        size_b[d] += size
+        for i in (s, d):
+            key[i] = float(load[i])
+            if i in is_src:
+                heappush(over, (-key[i], -tie[i], i))
+            if i in is_dst:
+                heappush(under, (key[i], tie[i], i))
+        for entry in kept:  # back in the heap unless the move made it stale (s's and d's were pushed afresh)
+            if entry[0] == key[entry[2]]:
+                heappush(under, entry)
         moves += 1
-    return budget_hit
+        spent += size
 
 
-def _pick_toward(run: _Run, s: int, d: int, gap: int, spent: int) -> int:
-    """A replica of source ``s`` that may move to destination ``d`` (``gap`` apart in the metric,
-    ``spent`` bytes of the budget spent), taken out of ``s``'s candidates; -1 when none may. Its
-    ideal size: by count, the average size ``d`` still needs to reach the mean bytes; by bytes, the
-    smaller of ``s``'s excess and ``d``'s shortfall (half the gap when one is past the mean)."""
-    even, key = run.even, run.key
-    if even.by_count:
-        need = max(1, even.top_c - run.count[d])
-        ideal = max(0.0, (even.mean_b - float(run.size_b[d])) / need)
-        limit = -1
-    else:
-        above, below = key[s] - even.mean_b, even.mean_b - key[d]
-        ideal = min(above, below) if above > 0 and below > 0 else gap / 2
-        limit = gap
-    max_bytes = run.max_bytes
-    room = -1 if max_bytes < 0 else max_bytes - spent
-    rs, rd = run.bit[s], run.bit[d]
-    rack = rd if run.check_racks and rs != rd else 0
-    c = run.cands[s]
-    assert c is not None  # a source: it has candidates
-    ids = run.ids
-    # every candidate counts toward the window when there is no size limit nor byte budget (see pick)
-    if even.by_count and max_bytes < 0 and rack and c.narrow and (allows := ALLOWS.get(rack)) is not None:
-        return pick_passing_over(c, run.reps, ids[s], ids[d], allows, ideal)  # what pick would call
-    return pick(c, run.reps, ids[s], ids[d], rack, ideal, limit, room)
+def _pick_destination(
+    run: _Run, s: int, moves: int, spent: int
+) -> tuple[int, int, list[tuple[float, float, int]], bool, bool]:
+    """For source ``s`` (``moves`` made and ``spent`` bytes so far): the least loaded destination
+    (of the first :data:`_DESTINATIONS` tried) that can take one of its replicas, and that replica,
+    taken out of ``s``'s candidates (-1: none); the destinations looked at (least loaded first, out
+    of the heap: the caller puts them back); whether the balance is finished (the least loaded is
+    even with ``s``, or the budget of moves is spent) and whether the budget stopped it short of even.
 
-
-def _apply(run: _Run, s: int, d: int, row: int, kept: list[tuple[float, float, int]]) -> int:
-    """Record the move of ``row``'s replica from source ``s`` to destination ``d``: the partition
-    leaves every source's candidates (it moves once), the loads and heaps follow, and the
-    destinations ``kept`` (looked at, least loaded first) go back in the heap; its size."""
-    ids, reps, cands, position = run.ids, run.reps, run.cands, run.position
-    size = run.row_size[row]
-    sb = ids[s]
-    left = True  # pick took it out of the source's candidates (once: a broker twice in a row is there twice)
-    for b in reps[row]:  # the partition moves once: it leaves every source's candidates
-        if b == sb and left:
-            left = False
-        elif (other := cands[position[b]]) is not None:
-            other.forget(row, size)
-    run.moved_rows.append(row)
-    run.moved_from.append(sb)
-    run.moved_to.append(ids[d])
-    count, size_b, key, load, tie = run.count, run.size_b, run.key, run.load, run.tie
-    count[s] -= 1
-    count[d] += 1
-    size_b[s] -= size
-    size_b[d] += size
-    heappush, over, under = heapq.heappush, run.over, run.under
-    for i in (s, d):
-        key[i] = float(load[i])
-        if i in run.is_src:
-            heappush(over, (-key[i], -tie[i], i))
-        if i in run.is_dst:
-            heappush(under, (key[i], tie[i], i))
-    for entry in kept:  # back in the heap unless the move made it stale (s's and d's were pushed afresh)
-        if entry[0] == key[entry[2]]:
-            heappush(under, entry)
-    return size
+    The replica's ideal size: by count, the average size the destination still needs to reach the
+    mean bytes; by bytes, the smaller of the source's excess and the destination's shortfall (half
+    the gap when one is past the mean)."""
+    under, key, load, even, count, size_b = run.under, run.key, run.load, run.even, run.count, run.size_b
+    bit, cands, reps, ids, check_racks = run.bit, run.cands, run.reps, run.ids, run.check_racks
+    max_moves, max_bytes, heappop = run.max_moves, run.max_bytes, heapq.heappop
+    min_gap = 1 if even.by_count else 0
+    passing = even.by_count and max_bytes < 0  # every candidate counts toward the window (see pick)
+    picked = d = -1
+    kept: list[tuple[float, float, int]] = []
+    seen: set[int] = set()
+    tried = 0
+    while under and tried < _DESTINATIONS:
+        entry = heappop(under)
+        d = entry[2]
+        if entry[0] != key[d] or d in seen:
+            continue  # stale, or seen already
+        kept.append(entry)
+        seen.add(d)
+        if d == s:
+            continue
+        if not tried and (even.holds(key[s], key[d]) or moves == max_moves):
+            return picked, d, kept, True, moves == max_moves and not even.holds(key[s], key[d])
+        gap = load[s] - load[d]
+        if gap <= min_gap:
+            break
+        tried += 1
+        if even.by_count:
+            need = max(1, even.top_c - count[d])
+            ideal = max(0.0, (even.mean_b - float(size_b[d])) / need)
+            limit = -1
+        else:
+            above, below = key[s] - even.mean_b, even.mean_b - key[d]
+            ideal = min(above, below) if above > 0 and below > 0 else gap / 2
+            limit = gap
+        room = -1 if max_bytes < 0 else max_bytes - spent
+        rs, rd = bit[s], bit[d]
+        rack = rd if check_racks and rs != rd else 0
+        c = cands[s]
+        assert c is not None  # a source: it has candidates
+        if passing and rack and c.narrow and (allows := ALLOWS.get(rack)) is not None:
+            picked = pick_passing_over(c, reps, ids[s], ids[d], allows, ideal)  # what pick would call
+        else:
+            picked = pick(c, reps, ids[s], ids[d], rack, ideal, limit, room)
+        if picked >= 0:
+            break
+    return picked, d, kept, False, False
 
 
 def _not_reached(ctx: Context, by_count: bool, budget_spent: bool) -> None:

@@ -257,11 +257,9 @@ def pick_passing_over(c: Candidates, reps: list[list[int]], sb: int, db: int, al
         li = len(blocks[lb]) - 1 if lb >= 0 else -1
     left = WINDOW  # candidates the window may still visit
     while left > 0:
-        # the first candidate the rack allows above (ub, ui; un visited before it on that side) ...
-        ub, ui, un = _allowed_above(fails, nb, hb, hi, allows, left)
+        # the first candidate the rack allows above (ub, ui; un visited before it on that side) and below
+        ub, ui, un, bb, bi, bn = _first_allowed(fails, blocks, hb, hi, lb, li, allows, left)
         up = ub < nb and un < left
-        # ... and below (bb, bi; bn visited before it on that side)
-        bb, bi, bn = _allowed_below(fails, blocks, lb, li, allows, left)
         down = bb >= 0 and bn < left
         if not up and not down:
             return -1
@@ -302,10 +300,22 @@ def pick_passing_over(c: Candidates, reps: list[list[int]], sb: int, db: int, al
     return -1
 
 
-def _allowed_above(fails: list[bytearray], nb: int, hb: int, hi: int, allows: bytes, left: int) -> tuple[int, int, int]:
+def _first_allowed(
+    fails: list[bytearray],
+    blocks: list[MutableSequence[int]],
+    hb: int,
+    hi: int,
+    lb: int,
+    li: int,
+    allows: bytes,
+    left: int,
+) -> tuple[int, int, int, int, int, int]:
     """For :func:`pick_passing_over`: the first candidate the rack ``allows`` from entry ``hi`` of
-    block ``hb`` up (of ``nb`` blocks), as its block, its index and the candidates passed over before
-    it; none within the window when the block is ``nb`` or ``left`` or more are passed over."""
+    block ``hb`` up, and from entry ``li`` of block ``lb`` down, each as its block, its index and
+    the candidates passed over before it on that side. None within the window's ``left`` above when
+    the block is past the last or ``left`` or more are passed over; none below when the block is -1.
+    Each block is searched at once (``bytes.translate`` then ``find``)."""
+    nb = len(blocks)
     ub, ui, un = hb, hi, 0
     while ub < nb:
         j = fails[ub].translate(allows).find(1, ui)
@@ -317,15 +327,6 @@ def _allowed_above(fails: list[bytearray], nb: int, hb: int, hi: int, allows: by
         if un >= left:
             break
         ub, ui = ub + 1, 0
-    return ub, ui, un
-
-
-def _allowed_below(
-    fails: list[bytearray], blocks: list[MutableSequence[int]], lb: int, li: int, allows: bytes, left: int
-) -> tuple[int, int, int]:
-    """For :func:`pick_passing_over`: the first candidate the rack ``allows`` from entry ``li`` of
-    block ``lb`` down, as its block, its index and the candidates passed over before it; none
-    within the window when the block is -1."""
     bb, bi, bn = lb, li, 0
     while bb >= 0:
         j = fails[bb].translate(allows).rfind(1, 0, bi + 1)
@@ -339,4 +340,4 @@ def _allowed_below(
             break
         bb -= 1
         bi = len(blocks[bb]) - 1
-    return bb, bi, bn
+    return ub, ui, un, bb, bi, bn
