@@ -323,7 +323,7 @@ def even_leaders(ctx: Context, rows: Iterable[int], budget: int | None = None) -
             led.setdefault(position[lay.reps[row][0]], []).append(row)
     changes = 0
     for _round in range(3):
-        # heaps of (leaders, tie-break, position), stale entries skipped (see balance)
+        # heaps of (leaders, tie-break, position), stale entries skipped (as in _Run)
         over = [(-lead[i], -tie[i], i) for i in balance]
         under = [(lead[i], tie[i], i) for i in balance]
         heapq.heapify(over)
