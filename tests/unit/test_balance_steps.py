@@ -12,19 +12,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from console.plans import generate as generate_module
 from console.plans.columns import padded, widen
-from console.plans.generate import (
-    _WINDOW,
-    GenerateOptions,
-    Goal,
-    Metric,
-    _Candidates,
-    _moved,
-    _pick,
-    _rack_masks,
-    generate,
-)
+from console.plans.generate import GenerateOptions, Goal, Metric, generate
+from console.plans.generators import candidates as candidates_module
+from console.plans.generators.candidates import WINDOW, Candidates, pick, rack_masks
+from console.plans.generators.context import what_moved
 from console.plans.layout import Layout
 from tests.unit.strategies import Shape, cluster, shapes
 
@@ -63,7 +55,7 @@ def test_the_rack_bits_say_what_the_racks_say(shape: Shape) -> None:
     its other replicas and sb's is not: the bit masks say so exactly when the racks do."""
     lay = Layout.of(cluster(shape))
     m, _ = lay.matrix()
-    bits, every, twice = _rack_masks(lay, m)
+    bits, every, twice = rack_masks(lay, m)
     rack = dict(zip(lay.ids, lay.rack, strict=True))
     for row, r in enumerate(lay.reps):
         for sb in set(r):
@@ -140,7 +132,7 @@ def _flat_forget(rows: list[int], sizes: list[int], fails: list[int], row: int, 
 @settings(max_examples=300, deadline=None)
 @given(
     st.integers(1, 9),
-    st.sampled_from([1, 2, 3, 5, _WINDOW]),
+    st.sampled_from([1, 2, 3, 5, WINDOW]),
     st.lists(st.tuples(st.integers(0, 40), st.sampled_from([0, 2, 4, 6, 8, 12])), max_size=150),
     st.lists(
         st.tuples(
@@ -170,8 +162,8 @@ def test_blocked_candidates_pick_and_forget_as_one_sorted_list(
     reps = {row: [1, *rnd.sample([2, 3, 4, 5], rnd.randint(0, 2))] for row in range(len(entries))}
     by_row = [reps[row] for row in range(len(entries))]  # the source is broker 1
     flat = ([r for _, r, _ in cands], [s for s, _, _ in cands], [f for _, _, f in cands])
-    with patch.object(generate_module, "_BLOCK", block):
-        blocked = _Candidates.of(*(np.array(column, np.int64) for column in flat))
+    with patch.object(candidates_module, "BLOCK", block):
+        blocked = Candidates.of(*(np.array(column, np.int64) for column in flat))
     for forget, row, ideal, limit, room, rack in steps:
         if forget:
             if row < len(entries):
@@ -180,8 +172,8 @@ def test_blocked_candidates_pick_and_forget_as_one_sorted_list(
         else:
             db = rnd.choice([2, 3, 6])
             want = _flat_pick(*flat, by_row, 1, db, rack, ideal, limit, room, window)
-            with patch.object(generate_module, "_WINDOW", window):
-                assert _pick(blocked, by_row, 1, db, rack, ideal, limit, room) == want
+            with patch.object(candidates_module, "WINDOW", window):
+                assert pick(blocked, by_row, 1, db, rack, ideal, limit, room) == want
         assert blocked.flat() == flat
         assert all(blocked.sizes) and blocked.last == [s[-1] for s in blocked.sizes]
 
@@ -224,4 +216,4 @@ def test_the_matrix_and_the_changed_rows_follow_every_edit(shape: Shape) -> None
             plain[1] += added * lay.size[row]
             plain[2] += bool(new and old and new[0] != old[0])
             plain[3] += max(0, len(old) - len(new))
-        assert list(_moved(lay, rows)) == plain
+        assert list(what_moved(lay, rows)) == plain
