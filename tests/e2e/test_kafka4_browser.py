@@ -140,7 +140,10 @@ def test_elr_fenced_brokers_and_the_decommission_flow_in_chromium(
         expect(page.get_by_text(re.compile(r"A cordoned broker \(every log dir cordoned\)"))).to_be_visible(
             timeout=60_000
         )
-        open_until(page, "Broker", "3 (cordoned)", reload=True)
+        open_until(page, "Broker", "3", click=True, reload=True)
+        expect(page.get_by_text(re.compile(r"^Broker 3 now: (cordoned|(\d+) of \2 dirs cordoned)\."))).to_be_visible(
+            timeout=30_000
+        )
         page.screenshot(path=str(shots / "4-overview-cordoned.png"), full_page=True)
 
         # review and submit the drain plan

@@ -285,8 +285,7 @@ def test_one_paused_voter_does_not_blank_what_the_cluster_is(write_sandbox, whic
     from console.core.model import SourceStatus
 
     with ClusterReader(settings_for(write_sandbox)) as reader:
-        leader = _controller(reader)
-        assert leader is not None
+        leader = _settled_leader(reader)  # a voter paused by the test before may have moved it since
         victim = leader if which == "quorum leader" else next(b for b in BROKERS if b != leader)
         pid = write_sandbox.proc(f"broker-{victim}").pid
         timeout_s = reader.settings.timeout_s
@@ -307,6 +306,25 @@ def test_one_paused_voter_does_not_blank_what_the_cluster_is(write_sandbox, whic
         quorum = after[-1][1].quorum
         assert quorum is not None and quorum.leader != victim
         assert victim in {v.id for v in quorum.voters}
+
+
+def _settled_leader(reader: ClusterReader, within_s: float = 90) -> int:
+    """The quorum's leader once it holds: the same leader and epoch in two reads three seconds
+    apart, every voter caught up (a voter resumed after a pause may call an election first)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        first = reader.cluster_info(max_age_s=0).quorum
+        time.sleep(3)
+        second = reader.cluster_info(max_age_s=0).quorum
+        if (
+            first is not None
+            and second is not None
+            and second.leader is not None
+            and (first.leader, first.epoch) == (second.leader, second.epoch)
+            and all(v.lag == 0 for v in second.voters)
+        ):
+            return second.leader
+        assert time.monotonic() < deadline, f"the quorum did not settle: {first} then {second}"
 
 
 def _timed_read(reader: ClusterReader):  # type: ignore[no-untyped-def]
