@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.widgets import _escape
+from components.widgets import plain
 from console.core.errors import PlanFormatError
 from console.core.model import ClusterState
 from console.plans.plan import Plan, parse_plan
@@ -21,7 +21,9 @@ def read_plan(data: bytes | str, state: ClusterState) -> Plan:
 def show_plan_error(e: PlanFormatError) -> None:
     """Why the plan cannot be used: a list, one problem an item, as plain text (names in a plan
     are not Markdown)."""
-    items = [f"- {_escape(p)}" for p in e.problems]
+    items = [f"- {plain(p, lines=True)}" for p in e.problems]
     if e.more:
         items.append(f"- and {e.more:,} more {'problem' if e.more == 1 else 'problems'}")
-    st.error("\n".join(["The plan cannot be used:", "", *items, "", _escape(e.hint)]), icon=":material/block:")
+    st.error(
+        "\n".join(["The plan cannot be used:", "", *items, "", plain(e.hint, lines=True)]), icon=":material/block:"
+    )

@@ -233,15 +233,18 @@ def markdown_cells(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: plain(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
 
 
-def plain(text: str) -> str:
+_INLINE = "\\`*_{}[]<>|~$"
+"""What makes emphasis, code, a link, math, HTML or a table cell's end in Markdown."""
+_BLOCK = _INLINE + "()#+-.!"
+"""With what makes a heading, a list or a numbered item where a line starts."""
+
+
+def plain(text: str, *, lines: bool = False) -> str:
     """``text`` for a Markdown table cell or line, shown as it is: the characters that would make
-    emphasis, code, a link, math, HTML or a cell's end escaped (spaces, dots and dashes left alone)."""
-    return "".join("\\" + c if c in "\\`*_{}[]<>|~$" else c for c in text)
-
-
-def _escape(text: str) -> str:
-    """Plain text safe for st.markdown: no emphasis, links or math from what a hint happens to contain."""
-    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!$<>|~" else c for c in text)
+    emphasis, code, a link, math, HTML or a cell's end escaped (spaces, dots and dashes left alone);
+    with ``lines``, also what would make a heading or a list of it (text that starts a line)."""
+    special = _BLOCK if lines else _INLINE
+    return "".join("\\" + c if c in special else c for c in text)
 
 
 def generation_report(report: Report, key: str) -> None:

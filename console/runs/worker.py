@@ -65,9 +65,7 @@ class Worker:
         """The heartbeat, and (while this process serves its metrics) the partitions reassigning: the
         console's runs' and others'."""
         HEARTBEAT.labels(cluster).set(time.time())
-        if (
-            served() is None
-        ):  # nothing scrapes it: the cluster is not read for it (the pages share one read an interval)
+        if served() is None:  # nothing scrapes it: the cluster is not read for it (the pages share one read)
             return
         state = self.gateway.snapshot(max_age_s=5.0)
         if state.status.reassignments is not SourceStatus.OK:
