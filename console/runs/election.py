@@ -220,21 +220,16 @@ class Electing(ExecutorBase):
     def _election_log(self, run: Run) -> tuple[list[tuple[int, list[TopicPartition]]], list[str]]:
         """From the audit log, this run's "elect-leaders" requests whose answer was never recorded
         (their worker stopped), and the errors of those that failed (the cluster did not answer)."""
-        entries = [
-            e
-            for e in self.store.audit.entries(run.cluster, "elect-leaders")
-            if json.loads(e.request).get("run") == run.id
-        ]
-        answered = {e.ref for e in entries if e.ref is not None}
         unanswered = [
             (e.id, [(str(t), int(p)) for t, p, *_ in json.loads(e.request).get("partitions", [])])
-            for e in entries
-            if e.outcome == "sending" and e.id not in answered
+            for e in self._orphans(run, "elect-leaders")
         ]
         errors = [
-            str(json.loads(e.response).get("error"))
-            for e in entries
-            if e.outcome == "failed" and e.response and e.response.startswith("{")
+            str(json.loads(e.response or "{}").get("error"))
+            for e in self.store.audit.entries(run.cluster, "elect-leaders")
+            if e.outcome == "failed"
+            and (e.response or "").startswith("{")
+            and json.loads(e.request).get("run") == run.id
         ]
         return unanswered, errors
 

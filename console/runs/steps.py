@@ -4,9 +4,10 @@ import only this and never each other."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from console.core.errors import LeaseLost, PartiallyApplied
@@ -24,6 +25,7 @@ from console.plans.plan import PlanEntry
 from console.runs.audited import Intent
 from console.runs.gateway import ClusterGateway
 from console.runs.lease import fenced
+from console.storage.audit import AuditEntry
 from console.storage.runs import Run
 from console.storage.store import Store
 
@@ -111,6 +113,20 @@ class ExecutorBase:
             self.user, run.cluster, action, request, outcome, ref=ref, plan_hash=run.plan_hash, response=response
         )
 
+    def _orphans(self, run: Run, action: str, wave: int | None = None) -> list[AuditEntry]:
+        """This run's ``action`` requests (of ``wave``; None: of any) whose intent was written and
+        never answered: the worker that wrote it stopped (killed, or cut off from the store) before
+        the answer, so whether it was sent is not known until the cluster is looked at."""
+        entries = self.store.audit.entries(run.cluster, action)
+        answered = {e.ref for e in entries if e.ref is not None}  # an answer may record a shorter request
+        return [e for e in entries if e.outcome == "sending" and e.id not in answered and _of_run(e, run.id, wave)]
+
+    def _resumed(self, run: Run, orphans: Iterable[AuditEntry], response: Mapping[str, object]) -> None:
+        """Answer each of ``orphans`` (see :meth:`_orphans`) with what the worker that took the run
+        over found the cluster showing, and what it sends again (``response``)."""
+        for e in orphans:
+            self._record(run, e.action, json.loads(e.request), "resumed", ref=e.id, response=dict(response))
+
     def _answered(self, intent: Intent, wave: int, outcomes: list[Outcome]) -> None:
         """The per-partition answer of a request: kept with the wave, and its audit answer."""
         accepted, rejected = split_outcomes(outcomes)
@@ -152,3 +168,9 @@ class ExecutorBase:
     def _not_in_dir(self, run: Run) -> list[list[object]]:
         """The run's replicas left out of their log dir (:mod:`console.runs.dirmoves`)."""
         raise NotImplementedError
+
+
+def _of_run(e: AuditEntry, run_id: int, wave: int | None) -> bool:
+    """Whether ``e`` is a request of run ``run_id`` (and of ``wave``, unless None)."""
+    request = json.loads(e.request)
+    return isinstance(request, dict) and request.get("run") == run_id and (wave is None or request.get("wave") == wave)

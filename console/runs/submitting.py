@@ -79,8 +79,15 @@ class Submitting(ExecutorBase):
                 break
             time.sleep(self.poll_s)
             state = self.cluster.snapshot()
-        if found:
-            self.store.runs.add_outcomes(run.id, wave.number, found)
+        orphans = self._orphans(run, "submit-wave", wave.number)  # a driver before this one stopped mid-request
+        with self.store.transaction():
+            if found:
+                self.store.runs.add_outcomes(run.id, wave.number, found)
+            self._resumed(
+                run,
+                orphans,
+                {"already_sent": [[o.topic, o.partition] for o in found], "sent_again": [[t, p] for t, p in send]},
+            )
         return send
 
     def _send_znode(

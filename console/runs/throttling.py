@@ -43,6 +43,7 @@ class Throttling(ExecutorBase):
         _throttles_known(state, need)
         with self.store.transaction():
             brokers, topics = self._ledger_throttle(run, wave, state, need)
+            self._resumed(run, self._orphans(run, "throttle-set", wave), found(bool(brokers or topics)))
             if not brokers and not topics:  # the cluster shows it throttled already: nothing is sent again
                 return
             intent = self._announce(
@@ -126,6 +127,7 @@ class Throttling(ExecutorBase):
                 "The console tries again at its next step.",
             )
         brokers, topics, done = self._to_restore(mine, fresh)
+        orphans = self._orphans(run, "throttle-removed", wave)  # a driver before this one stopped mid-request
         if brokers or topics:  # else already as they were (a driver before this one took them off): nothing sent
             request = {
                 "run": run.id,
@@ -133,8 +135,13 @@ class Throttling(ExecutorBase):
                 "brokers": {str(b): c for b, c in brokers.items()},
                 "topics": topics,
             }
-            self._configs(self._announce(run, "throttle-removed", request), brokers, topics)
+            with self.store.transaction():
+                self._resumed(run, orphans, found(True))
+                intent = self._announce(run, "throttle-removed", request)
+            self._configs(intent, brokers, topics)
         with self.store.transaction():
+            if not (brokers or topics):
+                self._resumed(run, orphans, found(False))
             for i in done:
                 self.store.runs.ledger_restored(i)
 
@@ -178,6 +185,14 @@ class Throttling(ExecutorBase):
     def _configs(self, intent: Intent, brokers: BrokerChanges, topics: TopicChanges) -> None:
         """IncrementalAlterConfigs, its answer recorded against its intent (:func:`send_configs`)."""
         send_configs(self.cluster, intent, brokers, topics)
+
+
+def found(sent_again: bool) -> dict[str, object]:
+    """The answer of a config request a stopped driver never answered, by what the brokers report
+    to the driver that took its run over: as asked (nothing sent again), or not (sent again)."""
+    if sent_again:
+        return {"applied": "not applied: the brokers do not report it", "sent_again": True}
+    return {"applied": "the brokers report it", "sent_again": False}
 
 
 def _throttles_known(state: ClusterState, need: Throttle) -> None:

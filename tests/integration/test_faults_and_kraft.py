@@ -100,10 +100,13 @@ def test_broker_killed_mid_move_is_not_live_and_out_of_sync(fault_sandbox):
         wait_for(lambda: reader.snapshot().in_flight, what="move in flight")
         sb.stop("broker-2", hard=True)
         try:
+            # Metadata drops the broker once the controller learns its ZooKeeper session ended; a
+            # read a moment earlier can still find its /brokers/ids node: wait for both to agree
             state = wait_for(
                 lambda: (
                     (s := reader.snapshot()).broker(2) is not None
                     and not s.broker(2).live
+                    and not s.broker(2).in_zookeeper
                     and 2 not in s.partition("f-kill", 1).isr
                     and s
                 ),

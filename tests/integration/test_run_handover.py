@@ -81,13 +81,16 @@ def sent_after(store: Store, user: str, since: float) -> list[str]:
 
 
 def sent_once(store: Store, run_id: int) -> None:
-    """Each wave submitted once, throttled once and its throttles taken off once (an intent a driver
-    wrote before it was paused, answered "failed" because it had lost its lease when it woke, was
-    not sent); nothing left in the ledger."""
+    """Each wave submitted once, throttled once and its throttles taken off once; every intent
+    answered. Not counted: an intent a driver wrote before it was paused, answered "failed" because
+    it had lost its lease when it woke (not sent), and one a killed driver wrote and never answered
+    that the driver taking over found not applied and answered so ("resumed", sent again)."""
     entries = store.audit.entries()
+    answered = {e.ref for e in entries}
+    assert not [e for e in entries if e.outcome == "sending" and e.id not in answered], entries
     not_sent = {
         e.ref for e in entries if e.ref is not None and e.outcome == "failed" and "lost its lease" in (e.response or "")
-    }
+    } | {e.ref for e in entries if e.outcome == "resumed" and json.loads(e.response or "{}").get("sent_again")}
     for action in ("submit-wave", "throttle-set", "throttle-removed"):
         intents = [
             json.loads(e.request)

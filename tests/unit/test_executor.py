@@ -251,6 +251,7 @@ def test_a_worker_that_dies_at_any_call_is_finished_by_another_with_the_same_res
     # left on brokers 0 and 3 and broker 1 got 1000 instead of 5000.
     monkeypatch.setattr(executor_module, "LEASE_S", 0.0)  # the dead worker's lease has run out
     methods, want_configs, want_partitions = _reference(tmp_path)
+    want_effects = [m for m in methods if m not in ("snapshot", "describe_configs", "list_reassignments")]
     assert want_configs == BEFORE
     assert len(methods) > 20
     wrong: list[str] = []
@@ -270,7 +271,15 @@ def test_a_worker_that_dies_at_any_call_is_finished_by_another_with_the_same_res
             second = executor(store, fake, "bob")
             run = run_to_end(second, fake, run_id)[-1].run
             where = f"call {k} ({methods[k]}, {'after' if applied else 'before'} it took effect)"
+            entries = store.audit.entries()
+            answered = {e.ref for e in entries}
             got = {
+                # a request the dead worker sent is not sent again; one it did not send is sent once more
+                "requests": (
+                    Counter(effects(fake)) - Counter(want_effects),
+                    Counter(want_effects) - Counter(effects(fake)),
+                ),
+                "unanswered": [(e.id, e.action) for e in entries if e.outcome == "sending" and e.id not in answered],
                 "run": run.state,
                 "waves": waves(store, run_id),
                 "sent": sorted(sent(fake)),
@@ -278,7 +287,10 @@ def test_a_worker_that_dies_at_any_call_is_finished_by_another_with_the_same_res
                 "partitions": [(p.key, p.replicas, p.leader) for p in fake.snapshot().partitions],
                 "open ledger": store.runs.ledger(run_id),
             }
+            again = Counter() if applied or methods[k] not in want_effects else Counter([methods[k]])
             want = {
+                "requests": (again, Counter()),
+                "unanswered": [],
                 "run": RunState.COMPLETED,
                 "waves": [WaveState.COMPLETED] * 2,
                 "sent": [("t", 0), ("t", 1)],
