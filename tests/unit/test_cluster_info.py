@@ -183,6 +183,60 @@ def test_versions_pass_over_a_broker_that_timed_out_lately_and_mark_one_that_tim
     assert _versions(client, every) == ("4.3", ()) and asked == [0, 1, 2]  # none left to prefer: ask all
 
 
+class _Manager:
+    """A kafka-python client manager over brokers 0, 1, 2 whose least loaded node is ``first``;
+    the brokers of ``hung`` time out (paused: sockets open, nothing answers)."""
+
+    def __init__(self, first: int, hung: set[int]) -> None:
+        self.first, self.hung, self.sent_to = first, hung, list[int]()
+        self.cluster = SimpleNamespace(brokers=lambda: [SimpleNamespace(node_id=b) for b in (0, 1, 2)])
+
+    def least_loaded_node(self) -> int:
+        return self.first
+
+    def send(self, request: str, node_id: int | None = None, request_timeout_ms: int | None = None) -> str:
+        from kafka.errors import KafkaTimeoutError
+
+        assert node_id is not None
+        self.sent_to.append(node_id)
+        if node_id in self.hung:
+            raise KafkaTimeoutError(f"{request}: no answer from {node_id}")
+        return f"{request} answered by {node_id}"
+
+
+def _quorum_read(manager: _Manager) -> tuple[object, frozenset[int]]:
+    from console.access.settings import ConnectionSettings
+    from console.adapters.kafka import KafkaGateway
+    from console.core.errors import ConsoleError
+
+    kafka = KafkaGateway(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}, name="x", timeout_s=1.0))
+    kafka._kp = SimpleNamespace(_manager=manager, close=lambda: None)
+    try:
+        got: object = kafka._kp_read(
+            "DescribeQuorum", lambda c: c._manager.send("DescribeQuorum"), answered_by_broker=False
+        )
+    except ConsoleError as e:
+        got = e
+    return got, kafka.unanswering.avoided()
+
+
+def test_a_quorum_read_that_met_a_paused_broker_asks_another_and_passes_the_paused_one_over() -> None:
+    # Found by the paused-voter test on the sandbox: DescribeQuorum sent to the paused follower was
+    # not asked again, so the read said the quorum did not answer while its leader was well.
+    manager = _Manager(first=1, hung={1})
+    got, avoided = _quorum_read(manager)
+    assert got in ("DescribeQuorum answered by 0", "DescribeQuorum answered by 2") and avoided == {1}
+    assert manager.sent_to[0] == 1 and len(manager.sent_to) == 2
+
+
+def test_a_quorum_without_a_leader_times_out_everywhere_and_blames_no_broker() -> None:
+    from console.core.errors import ConsoleError
+
+    manager = _Manager(first=1, hung={0, 1, 2})
+    got, avoided = _quorum_read(manager)
+    assert isinstance(got, ConsoleError) and avoided == frozenset() and len(manager.sent_to) == 2
+
+
 def test_the_release_comes_from_the_newest_metadata_version_the_brokers_support() -> None:
     info = kraft_44()
     # kafka-python infers 4.3 from the API ranges; metadata.version 33 is 4.4-IV2: the brokers run 4.4

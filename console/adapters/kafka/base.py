@@ -105,12 +105,13 @@ class Client:
 
     def _kp_read(self, what: str, fn: Callable[[Any], T], *, answered_by_broker: bool = True) -> T:
         """A read through kafka-python that a hung broker does not hold up: it goes to a broker no
-        read timed out on lately, and, when the broker itself answers it (``answered_by_broker``),
-        once more to another when the one it went to timed out. A request a broker hands on to the
-        controller (DescribeQuorum) times out when the quorum has no leader, on every broker alike:
-        that blames no broker and is not sent again."""
+        read timed out on lately, and once more to another when the one it went to timed out (that
+        one then passed over). A request a broker hands on to the controller (DescribeQuorum, not
+        ``answered_by_broker``) also times out when the quorum has no leader, on every broker
+        alike: when the other broker times out too, neither is blamed."""
+        suspect: int | None = None
         with self._lock:
-            for again in (answered_by_broker, False):
+            for again in (True, False):
                 picked = None
                 try:
                     client = self.kafka_python()  # a new one bootstraps: that may time out too
@@ -119,8 +120,11 @@ class Client:
                 except Exception as e:
                     err = translate(e, what)
                     if again and picked is not None and picked.last is not None and timed_out(e):
-                        self.unanswering.mark(picked.last)
+                        suspect = picked.last
+                        self.unanswering.mark(suspect)
                         continue
+                    if suspect is not None and not answered_by_broker and timed_out(e):
+                        self.unanswering.clear(suspect)  # the controller did not answer, not that broker
                     if isinstance(err, ClusterUnavailable) and answered_by_broker:  # not the client's fault else
                         self._drop_kp()
                     raise err from None
