@@ -117,9 +117,8 @@ class ExecutorBase:
         """This run's ``action`` requests (of ``wave``; None: of any) whose intent was written and
         never answered: the worker that wrote it stopped (killed, or cut off from the store) before
         the answer, so whether it was sent is not known until the cluster is looked at."""
-        entries = self.store.audit.entries(run.cluster, action)
-        answered = {e.ref for e in entries if e.ref is not None}  # an answer may record a shorter request
-        return [e for e in entries if e.outcome == "sending" and e.id not in answered and _of_run(e, run.id, wave)]
+        since = run.created_at - 1.0  # the run's requests come after it was made (a second for clock steps)
+        return [e for e in self.store.audit.unanswered(run.cluster, action, since) if _of_run(e, run.id, wave)]
 
     def _resumed(self, run: Run, orphans: Iterable[AuditEntry], response: Mapping[str, object]) -> None:
         """Answer each of ``orphans`` (see :meth:`_orphans`) with what the worker that took the run

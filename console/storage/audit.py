@@ -34,6 +34,15 @@ CREATE TRIGGER IF NOT EXISTS audit_append_only_delete BEFORE DELETE ON audit
 BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 """
 
+INDEXES = """
+CREATE INDEX IF NOT EXISTS audit_ref ON audit (ref);
+CREATE INDEX IF NOT EXISTS audit_cluster_action ON audit (cluster, action, at);
+"""
+"""An answer found by its intent, and a cluster's requests of one kind since a moment, without
+reading the whole log (:meth:`AuditLog.unanswered`)."""
+
+_COLUMNS = "id, ref, at, user, cluster, action, plan_hash, request, response, outcome"
+
 
 @dataclass(frozen=True)
 class AuditEntry:
@@ -98,9 +107,17 @@ class AuditLog:
             where.append("cluster IN (" + ",".join("?" * len(clusters)) + ")")
             args.extend(clusters)
         rows = self.db.query(
-            "SELECT id, ref, at, user, cluster, action, plan_hash, request, response, outcome FROM audit"
-            + (" WHERE " + " AND ".join(where) if where else "")
-            + " ORDER BY id",
+            f"SELECT {_COLUMNS} FROM audit" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id",
             args,
+        )
+        return [AuditEntry(*r) for r in rows]
+
+    def unanswered(self, cluster: str, action: str, since: float) -> list[AuditEntry]:
+        """``cluster``'s intents of ``action`` written at or after ``since`` that no entry answers
+        (their ``ref``), oldest first."""
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM audit a WHERE cluster = ? AND action = ? AND at >= ? "
+            "AND outcome = 'sending' AND NOT EXISTS (SELECT 1 FROM audit b WHERE b.ref = a.id) ORDER BY id",
+            (cluster, action, since),
         )
         return [AuditEntry(*r) for r in rows]

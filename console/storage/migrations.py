@@ -89,6 +89,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "the worker that last drove each run (hand-overs)", (runs.DRIVEN_BY,)),
     Migration(3, "where each sink of the audit log as a stream has got to", (stream.SCHEMA,)),
     Migration(4, "notifications given up on after their retries", (notifications.SCHEMA,)),
+    Migration(5, "the audit log indexed by answer and by cluster and action (a run taken over)", (audit.INDEXES,)),
 )
 LATEST = MIGRATIONS[-1].version
 
