@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from components.parts import Collecting, Parts, PartsFactory, Reader, live_parts
-from console.access.clusters import cluster_problems, discover
+from console.access.clusters import cluster_problems, discover, env_timeout_problem
 from console.access.settings import ConnectionSettings
 from console.core.model import ClusterState, cluster_key
 from console.moves.others import FirstSeen
@@ -94,6 +94,8 @@ def configuration_problems() -> list[str]:
             f"CONSOLE_COLLECT_EVERY={every!r} is not a number of seconds: the server does not collect "
             "snapshots until it is (e.g. 30), or unset."
         )
+    if timeout := env_timeout_problem():
+        problems.append(timeout)
     problems += audit_stream_problems()
     problems += _team_problems()
     auth = raw.get("auth")

@@ -13,8 +13,8 @@ SANDBOX = "sandbox"
 
 
 def from_mapping(clusters: Mapping[str, Mapping[str, Any]]) -> dict[str, ConnectionSettings]:
-    """``[clusters.<name>]`` tables: ``bootstrap_servers``, optional ``zookeeper``, and any
-    librdkafka properties under ``properties``."""
+    """``[clusters.<name>]`` tables: ``bootstrap_servers``, optional ``zookeeper`` and ``timeout_s``
+    (how long a request may go unanswered), and any librdkafka properties under ``properties``."""
     out: dict[str, ConnectionSettings] = {}
     for name, cfg in clusters.items():
         if cluster_problems({name: cfg}):
@@ -23,8 +23,28 @@ def from_mapping(clusters: Mapping[str, Mapping[str, Any]]) -> dict[str, Connect
         props = {str(k): str(v) for k, v in dict(cfg.get("properties", {})).items()}
         props["bootstrap.servers"] = bs
         zk = cfg.get("zookeeper") or None
-        out[name] = ConnectionSettings(props, zookeeper=str(zk) if zk else None, name=name)
+        timeout_s = float(cfg.get("timeout_s", DEFAULT_TIMEOUT_S))
+        out[name] = ConnectionSettings(props, zookeeper=str(zk) if zk else None, name=name, timeout_s=timeout_s)
     return out
+
+
+DEFAULT_TIMEOUT_S = 10.0
+TIMEOUT_RANGE_S = (1.0, 300.0)
+"""How long a request to a cluster may go unanswered before the console says so (``timeout_s``,
+``CONSOLE_TIMEOUT_S``): from a second (an on-call page that must say "not answering" fast) to
+five minutes (a cluster far away)."""
+
+
+def timeout_problem(value: object, where: str) -> str | None:
+    """What is wrong with a request timeout given as ``value`` (None: nothing)."""
+    low, high = TIMEOUT_RANGE_S
+    try:
+        seconds = float(str(value))
+    except ValueError:
+        seconds = float("nan")
+    if isinstance(value, bool) or not low <= seconds <= high:  # NaN fails both comparisons
+        return f"{where} must be a number of seconds from {low:g} to {high:g}, not {value!r}."
+    return None
 
 
 def cluster_problems(clusters: Mapping[str, Any]) -> list[str]:
@@ -43,6 +63,9 @@ def cluster_problems(clusters: Mapping[str, Any]) -> list[str]:
                 f'{where} has no bootstrap_servers: add bootstrap_servers = "host:port,..."; '
                 "the cluster is left out until then."
             )
+        if "timeout_s" in cfg and (problem := timeout_problem(cfg["timeout_s"], f"timeout_s in {where}")):
+            out.append(problem + " The cluster is left out until then.")
+            continue
         props = cfg.get("properties", {})
         if not isinstance(props, Mapping):
             out.append(f"{where}: properties must be a table ([clusters.{name}.properties]) of librdkafka settings.")
@@ -61,8 +84,27 @@ def from_environment(env: Mapping[str, str] | None = None) -> dict[str, Connecti
         return {}
     name = env.get("CONSOLE_CLUSTER_NAME", "cluster")
     return {
-        name: ConnectionSettings({"bootstrap.servers": bs}, zookeeper=env.get("CONSOLE_ZOOKEEPER") or None, name=name)
+        name: ConnectionSettings(
+            {"bootstrap.servers": bs},
+            zookeeper=env.get("CONSOLE_ZOOKEEPER") or None,
+            name=name,
+            timeout_s=env_timeout(env),
+        )
     }
+
+
+def env_timeout(env: Mapping[str, str] | None = None) -> float:
+    """``CONSOLE_TIMEOUT_S`` when set and usable, else the default (the sidebar names a bad value:
+    :func:`env_timeout_problem`)."""
+    value = (os.environ if env is None else env).get("CONSOLE_TIMEOUT_S", "").strip()
+    return float(value) if value and timeout_problem(value, "") is None else DEFAULT_TIMEOUT_S
+
+
+def env_timeout_problem(env: Mapping[str, str] | None = None) -> str | None:
+    """What is wrong with ``CONSOLE_TIMEOUT_S`` (None: unset or usable)."""
+    value = (os.environ if env is None else env).get("CONSOLE_TIMEOUT_S", "").strip()
+    problem = timeout_problem(value, "CONSOLE_TIMEOUT_S") if value else None
+    return None if problem is None else f"{problem} The console waits {DEFAULT_TIMEOUT_S:g} s until it is fixed."
 
 
 def from_sandbox(data_dir: Path | None = None) -> dict[str, ConnectionSettings]:

@@ -38,7 +38,8 @@ def test_no_cluster_configured(env_cluster, monkeypatch):
     assert not at.exception and "No cluster configured" in at.info[0].value
 
 
-def test_cluster_that_stops_answering_keeps_the_last_good_picture(sandbox, env_cluster):
+def test_cluster_that_stops_answering_keeps_the_last_good_picture(sandbox, env_cluster, monkeypatch):
+    monkeypatch.setenv("CONSOLE_TIMEOUT_S", "2")  # "not answering" said after 2 s, not the default 10
     env_cluster(sandbox.bootstrap_servers)
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception and not at.error
