@@ -98,10 +98,10 @@ def sent_once(store: Store, run_id: int) -> None:
             if e.action == action and e.outcome == "sending" and e.id not in not_sent
         ]
         per_wave = Counter(r["wave"] for r in intents if r["run"] == run_id and r.get("wave") is not None)
-        assert per_wave == Counter({1: 1, 2: 1, 3: 1}), (
-            action,
-            per_wave,
-            [(e.id, e.ref, e.action, e.outcome, e.response) for e in entries],
+        assert per_wave == Counter({1: 1, 2: 1, 3: 1}), f"{action} {per_wave}:\n" + "\n".join(
+            f"{e.id} ref={e.ref} {e.user} {e.action} {e.outcome} {e.request} {e.response}"
+            for e in entries
+            if e.action in (action, "run-handover")
         )
     assert not store.runs.ledger(run_id)
 
