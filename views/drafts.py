@@ -10,6 +10,7 @@ import streamlit as st
 from components import autosave, decommission, deps, keys, plan_input, widgets
 from console.core.errors import ConfigError, ConsoleError, PlanFormatError
 from console.core.format import human_bytes, plural
+from console.core.limits import MAX_PLAN_UPLOAD_MB
 from console.core.model import BrokerId, cluster_key
 from console.moves.waves import plan_estimate, tiered_copied
 from console.plans import drafting as drafts
@@ -75,7 +76,11 @@ with st.expander("Start a new draft", expanded=draft is None):
         if st.button("Start draft", disabled=not topics, type="primary"):
             commit(drafts.from_assignment(state, topics=topics))
     elif source == "JSON":
-        upload = st.file_uploader("Reassignment JSON (as kafka-reassign-partitions.sh reads it)", type=["json"])
+        upload = st.file_uploader(
+            "Reassignment JSON (as kafka-reassign-partitions.sh reads it)",
+            type=["json"],
+            max_upload_size=MAX_PLAN_UPLOAD_MB,
+        )
         # a form: the pasted text goes with the click (a button disabled until the box lost focus took two)
         with st.form("drafts.paste", border=False):
             pasted = st.text_area("…or paste it", height=120)

@@ -12,7 +12,7 @@ import streamlit as st
 from components import actions, deps, keys, plan_input, widgets
 from console.core.errors import ConsoleError, PlanFormatError
 from console.core.format import human_bytes, plural
-from console.core.limits import MAX_PLAN_BYTES, MOVES_PER_BROKER, PARTITIONS_PER_WAVE, REQUEST_LIMIT
+from console.core.limits import MAX_PLAN_BYTES, MAX_PLAN_UPLOAD_MB, MOVES_PER_BROKER, PARTITIONS_PER_WAVE, REQUEST_LIMIT
 from console.core.model import ClusterState, Finding, Severity, cluster_key
 from console.moves.progress import estimate_run
 from console.moves.waves import WaveLimits, plan_waves
@@ -70,7 +70,7 @@ upload = None
 pasted = ""
 if choice is None:
     st.query_params.pop("plan", None)
-    upload = st.file_uploader("Reassignment JSON", type=["json"])
+    upload = st.file_uploader("Reassignment JSON", type=["json"], max_upload_size=MAX_PLAN_UPLOAD_MB)
     pasted = st.text_area("…or paste it", height=120, key=keys.REVIEW_PASTE, max_chars=MAX_PLAN_BYTES)
     if upload is not None:
         source = ("upload", upload.file_id)

@@ -43,6 +43,9 @@ REMOTE_STORAGE_ENABLE = "remote.storage.enable"
 # anything else is done with them, so a hostile file costs a bounded amount (docs/GUIDE.md, "Limits").
 MAX_PLAN_BYTES = 256 * 2**20
 """A plan file's size: a million entries of RF 3 take about 90 MiB."""
+MAX_PLAN_UPLOAD_MB = MAX_PLAN_BYTES // 2**20
+"""The same, as the pages' uploaders take it (Streamlit's "MB" are MiB); the server's own cap,
+``server.maxUploadSize`` in .streamlit/config.toml, is no lower."""
 MAX_PLAN_ENTRIES = 2_000_000
 """Entries (partitions) in one plan."""
 MAX_REPLICAS = 32

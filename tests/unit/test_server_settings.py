@@ -57,3 +57,12 @@ def test_make_dev_turns_the_development_settings_back_on(tmp_path):
     assert dict(zip(given[::2], given[1::2], strict=True)) == {f"--{k}": str(v).lower() for k, v in DEVELOPMENT.items()}
     assert streamlit_options(list(DEVELOPMENT), tmp_path, *given) == DEVELOPMENT
     assert re.search(r"^dev: .*\n\t@DEV=1 scripts/demo.sh$", (ROOT / "Makefile").read_text(), re.M)
+
+
+def test_the_server_takes_a_plan_file_as_large_as_the_console_does(tmp_path):
+    # Found in the browser: the uploaders said "Limit 200MB per file" (Streamlit's default) while a
+    # plan may be 256 MiB; a 220 MB plan was refused by the server, not by the console's own check.
+    from console.core.limits import MAX_PLAN_BYTES, MAX_PLAN_UPLOAD_MB
+
+    assert MAX_PLAN_UPLOAD_MB * 2**20 == MAX_PLAN_BYTES
+    assert streamlit_options(["server.maxUploadSize"], tmp_path) == {"server.maxUploadSize": MAX_PLAN_UPLOAD_MB}
