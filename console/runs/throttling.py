@@ -189,9 +189,10 @@ class Throttling(ExecutorBase):
 
 def found(sent_again: bool) -> dict[str, object]:
     """The answer of a config request a stopped driver never answered, by what the brokers report
-    to the driver that took its run over: as asked (nothing sent again), or not (sent again)."""
+    to the driver that took its run over: as asked (nothing sent again), or not all of it (what
+    they do not report is sent again)."""
     if sent_again:
-        return {"applied": "not applied: the brokers do not report it", "sent_again": True}
+        return {"applied": "not all of it: what the brokers do not report is sent again", "sent_again": True}
     return {"applied": "the brokers report it", "sent_again": False}
 
 
