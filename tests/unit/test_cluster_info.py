@@ -183,6 +183,10 @@ def test_versions_pass_over_a_broker_that_timed_out_lately_and_mark_one_that_tim
     assert _versions(client, every) == ("4.3", ()) and asked == [0, 1, 2]  # none left to prefer: ask all
 
 
+class MetadataRequest:
+    """Named as kafka-python's: the request its refresh sends."""
+
+
 class _Manager:
     """A kafka-python client manager over brokers 0, 1, 2 whose least loaded node is ``first``;
     the brokers of ``hung`` time out (paused: sockets open, nothing answers)."""
@@ -194,7 +198,7 @@ class _Manager:
     def least_loaded_node(self) -> int:
         return self.first
 
-    def send(self, request: str, node_id: int | None = None, request_timeout_ms: int | None = None) -> str:
+    def send(self, request: object, node_id: int | None = None, request_timeout_ms: int | None = None) -> str:
         from kafka.errors import KafkaTimeoutError
 
         assert node_id is not None
@@ -205,7 +209,7 @@ class _Manager:
                 next(b for b in (0, 1, 2) if b not in self.hung and b != node_id) if len(self.hung) < 3 else None
             )
             if self.refreshed_from is not None:
-                self.send("Metadata", node_id=self.refreshed_from)
+                self.send(MetadataRequest(), node_id=self.refreshed_from)
             raise KafkaTimeoutError(f"{request}: no answer from {node_id}")
         return f"{request} answered by {node_id}"
 

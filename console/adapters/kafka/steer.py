@@ -47,10 +47,10 @@ class Unanswering:
 
 @dataclass
 class Picked:
-    """The broker a steered client chose for its last request that named none (None before any):
-    an admin call's requests go one after another, so a call that timed out timed out there. The
-    library's own requests to a named broker (a metadata refresh after a timeout) do not count:
-    the broker the call chose is the one to blame."""
+    """The broker a steered client sent its last request to (None before any): an admin call's
+    requests go one after another, so a call that timed out timed out there. The library's own
+    metadata refresh does not count: it follows the timeout, from another broker it names, and
+    the broker to blame is the one the call's request went to."""
 
     last: int | None = None
 
@@ -71,6 +71,7 @@ def steer(client: Any, unanswering: Unanswering) -> Picked:
                 others = [b.node_id for b in manager.cluster.brokers() if b.node_id not in avoided]
                 if others:
                     node_id = random.choice(others)
+        if not type(request).__name__.startswith("MetadataRequest"):
             picked.last = node_id
         return library.send(manager, request, node_id=node_id, request_timeout_ms=request_timeout_ms)
 
