@@ -25,6 +25,8 @@ def test_a_pasted_plan_loads_on_one_click(sandbox, app_url, tmp_path):
         page.get_by_text("JSON", exact=True).click()  # "Start from"
         box = page.get_by_label("…or paste it")
         expect(box).to_be_visible(timeout=30_000)
+        # the uploader says the console's plan limit (256 MiB), not Streamlit's default (it said 200MB)
+        expect(page.get_by_text("256MB per file")).to_be_visible(timeout=30_000)
         box.click()
         page.keyboard.insert_text(json.dumps(plan))  # as a paste: the text is in, the box still has the focus
         # one click, as a person makes it (no waiting for the button to look enabled first)
