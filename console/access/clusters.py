@@ -97,7 +97,7 @@ def env_timeout(env: Mapping[str, str] | None = None) -> float:
     """``CONSOLE_TIMEOUT_S`` when set and usable, else the default (the sidebar names a bad value:
     :func:`env_timeout_problem`)."""
     value = (os.environ if env is None else env).get("CONSOLE_TIMEOUT_S", "").strip()
-    return float(value) if value and timeout_problem(value, "") is None else DEFAULT_TIMEOUT_S
+    return float(value) if value and env_timeout_problem(env) is None else DEFAULT_TIMEOUT_S
 
 
 def env_timeout_problem(env: Mapping[str, str] | None = None) -> str | None:
