@@ -43,10 +43,7 @@ opening = keys.LIVE_LAST_GOOD not in st.session_state  # the first run of the Li
 shared_age = widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(interval)
 now = deps.reader(settings).snapshot(max_age_s=shared_age, lean=opening)
 in_flight = {p.name: p.key for p in now.in_flight}
-st.markdown(
-    f"**In flight now** ({len(in_flight)}): "
-    + (", ".join(sorted(in_flight)[:20]) + (" …" if len(in_flight) > 20 else "") if in_flight else "nothing")
-)
+st.markdown(live.in_flight_line(now))
 scope = st.radio(
     "Cancel", ["Everything in flight", "A topic", "Chosen partitions"], horizontal=True, key=keys.LIVE_CANCEL_SCOPE
 )

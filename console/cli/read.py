@@ -34,10 +34,10 @@ def read(args: argparse.Namespace) -> int:
         print_findings(state)
         return Exit.FAILED
     if args.command == "list":
+        if not state.status.in_flight_known:
+            print_findings(state)
+            return Exit.FAILED
         if state.status.reassignments is not SourceStatus.OK:
-            if state.status.zookeeper is not SourceStatus.OK:
-                print_findings(state)
-                return Exit.FAILED
             print(
                 "Warning: ListPartitionReassignments did not answer; this list comes from ZooKeeper.", file=sys.stderr
             )

@@ -41,6 +41,11 @@ class ReadStatus:
     def to_dict(self) -> dict[str, str]:
         return {k: getattr(self, k).value for k in self.__slots__}
 
+    @property
+    def in_flight_known(self) -> bool:
+        """What is in flight was read: ListPartitionReassignments answered, or ZooKeeper did (3.x)."""
+        return SourceStatus.OK in (self.reassignments, self.zookeeper)
+
 
 class ClusterMode(str, Enum):
     """How the cluster keeps its metadata."""

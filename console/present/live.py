@@ -34,6 +34,7 @@ from console.core.model import (
     partition_name,
     replica_listed,
 )
+from console.core.sources import SourceStatus
 from console.moves.eta import InFlightEta, in_flight_eta
 from console.plans.logdirs import DirMoveProgress, dir_moves_in_flight
 from console.present.cluster import cordon_text
@@ -54,6 +55,21 @@ class LiveFilter:
         if self.brokers and not any(b in self.brokers for b in p.replicas):
             return False
         return not (self.health and p.health not in self.health)
+
+
+def in_flight_line(state: ClusterState, shown: int = 20) -> str:
+    """The on-call line of what is in flight now (the first ``shown`` partitions): "unknown" when
+    the read that says it did not answer, never "nothing" unseen."""
+    if not state.status.in_flight_known:
+        read = state.status
+        zk = f", ZooKeeper: {read.zookeeper.value}" if read.zookeeper is not SourceStatus.NOT_CONFIGURED else ""
+        return (
+            f"**In flight now**: unknown (ListPartitionReassignments: {read.reassignments.value}{zk}). "
+            "The Cancel dialog reads the cluster again when it opens."
+        )
+    names = sorted(p.name for p in state.in_flight)
+    listed = ", ".join(names[:shown]) + (" …" if len(names) > shown else "") if names else "nothing"
+    return f"**In flight now** ({len(names)}): {listed}"
 
 
 def select(state: ClusterState, f: LiveFilter) -> list[Partition]:

@@ -127,8 +127,10 @@ def state_text(state: ClusterState) -> str:
                 ],
             )
         )
-    else:
+    elif state.status.in_flight_known:
         out.append("No partition reassignments found.")
+    else:
+        out.append("Partition reassignments: unknown (neither ListPartitionReassignments nor ZooKeeper answered).")
     if n.bytes_to_copy:
         out.append(f"Left to copy: {human_bytes(n.bytes_to_copy)}; stalled adding replicas: {n.stalled}.")
     throttles = throttle_rows(state)

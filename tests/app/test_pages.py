@@ -47,6 +47,9 @@ def test_cluster_that_stops_answering_keeps_the_last_good_picture(sandbox, env_c
     at.run()
     assert not at.exception
     assert "last good picture" in at.error[0].value
+    # the on-call line never says "nothing" in flight for a read that did not answer
+    said = next(m.value for m in at.markdown if "In flight now" in m.value)
+    assert "unknown" in said and "nothing" not in said, said
     at.switch_page("views/overview.py").run()
     assert not at.exception and "not answering" in at.error[0].value
 

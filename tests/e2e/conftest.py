@@ -44,6 +44,14 @@ def four_app_url(four_brokers: Sandbox, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
+def unreachable_app_url(tmp_path: Path) -> Iterator[str]:
+    """The console on a cluster that never answers (nothing listens on 127.0.0.1:1), read with a 2 s timeout."""
+    yield from _serve_on(
+        tmp_path, env={"CONSOLE_BOOTSTRAP_SERVERS": "127.0.0.1:1", "CONSOLE_ZOOKEEPER": "", "CONSOLE_TIMEOUT_S": "2"}
+    )
+
+
+@pytest.fixture
 def zk_app_url(zk_sandbox: Sandbox, tmp_path: Path) -> Iterator[str]:
     """As ``app_url``, on the ZooKeeper-mode sandbox (Kafka 3.9), ZooKeeper given to the console."""
     yield from _serve(zk_sandbox, tmp_path)
@@ -112,16 +120,20 @@ def two_servers_on_postgresql(sandbox: Sandbox, pg_url: str, tmp_path: Path) -> 
 
 
 def _serve(sandbox: Sandbox, tmp_path: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    cluster = {"CONSOLE_BOOTSTRAP_SERVERS": sandbox.bootstrap_servers, "CONSOLE_ZOOKEEPER": sandbox.zookeeper or ""}
+    yield from _serve_on(tmp_path, *extra, env={**cluster, **(env or {})})
+
+
+def _serve_on(tmp_path: Path, *extra: str, env: dict[str, str]) -> Iterator[str]:
+    """`streamlit run serve.py` on the cluster ``env`` names (CONSOLE_BOOTSTRAP_SERVERS), its data dir ``tmp_path``."""
     port = free_port()
-    env = dict(
-        os.environ,
-        CONSOLE_BOOTSTRAP_SERVERS=sandbox.bootstrap_servers,
-        CONSOLE_ZOOKEEPER=sandbox.zookeeper or "",
-        CONSOLE_CLUSTER_NAME="sandbox",
-        CONSOLE_DATA_DIR=str(tmp_path),
-        PYTHONPATH=str(ROOT),
-        **(env or {}),
-    )
+    env = {
+        **os.environ,
+        "CONSOLE_CLUSTER_NAME": "sandbox",
+        "CONSOLE_DATA_DIR": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+        **env,
+    }
     with open(tmp_path / "streamlit.log", "w") as log:
         proc = subprocess.Popen(
             [

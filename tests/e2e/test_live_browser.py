@@ -45,6 +45,22 @@ def test_live_page_shows_in_flight_partition_and_refreshes(sandbox, app_url, tmp
         clear_throttles(bs, [0, 1, 2], ["e2e-move"])
 
 
+def test_on_call_line_says_unknown_when_the_cluster_does_not_answer(unreachable_app_url, tmp_path):
+    """Met in the browser: a cluster that did not answer showed "In flight now (0): nothing"."""
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page.goto(unreachable_app_url)
+        main = page.get_by_test_id("stMain")
+        expect(main.get_by_text("In flight now: unknown (ListPartitionReassignments: unavailable)")).to_be_visible(
+            timeout=30_000
+        )
+        script_run_done(page)
+        expect(main.get_by_text(re.compile(r"In flight now \(\d+\)"))).to_have_count(0)
+        page.screenshot(path=str(tmp_path / "live-unreachable.png"), full_page=True)
+        browser.close()
+
+
 def test_live_page_reruns_on_a_zookeeper_watch(zk_sandbox, zk_app_url, tmp_path):
     """ZooKeeper mode only: the console watches the topic znodes."""
     bs = zk_sandbox.bootstrap_servers

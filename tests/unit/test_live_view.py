@@ -54,3 +54,29 @@ def test_the_summary_is_the_counts_and_totals_of_the_snapshot():
     assert s.total == live.total_estimate(state, {})
     assert s.learned is None  # no history
     assert live.counts(state) is live.counts(state)  # kept with the snapshot: computed once
+
+
+def test_the_on_call_line_says_unknown_when_what_is_in_flight_was_not_read():
+    from dataclasses import replace
+
+    from console.core.sources import ReadStatus, SourceStatus
+
+    state = _state()
+    assert live.in_flight_line(state).startswith("**In flight now** (110): t0-0, t0-1,")
+    assert live.in_flight_line(state).endswith(" …")
+    calm = snapshot({("t", 0): [0, 1, 2]}, nbrokers=3)
+    assert live.in_flight_line(calm) == "**In flight now** (0): nothing"
+    down = replace(calm, status=ReadStatus(metadata=SourceStatus.UNAVAILABLE, reassignments=SourceStatus.UNAVAILABLE))
+    said = live.in_flight_line(down)
+    assert "unknown (ListPartitionReassignments: unavailable)" in said and "nothing" not in said
+    zk_read = replace(down, status=ReadStatus(reassignments=SourceStatus.UNAVAILABLE, zookeeper=SourceStatus.OK))
+    assert live.in_flight_line(zk_read) == "**In flight now** (0): nothing"  # ZooKeeper (3.x) said it
+    zk_down = replace(
+        down, status=ReadStatus(reassignments=SourceStatus.UNAVAILABLE, zookeeper=SourceStatus.UNAVAILABLE)
+    )
+    assert "ZooKeeper: unavailable" in live.in_flight_line(zk_down)
+    from console.present.text import state_text
+
+    assert "No partition reassignments found." in state_text(calm)
+    assert "No partition reassignments found." not in state_text(zk_down)
+    assert "Partition reassignments: unknown" in state_text(zk_down)
