@@ -1,7 +1,8 @@
 """The history, generate and review jobs on real Spark services, not only local: a standalone
-master and worker and a Spark Connect server started from the PySpark distribution on loopback give
-the same tables (plans, findings and rollback) as ``local[2]``; a master or Connect server that does
-not answer is exit 2 with a message."""
+master and worker (the generate and review jobs, whose Python workers run on its executors) and a
+Spark Connect server (all three) started from the PySpark distribution on loopback give the same
+tables (plans, findings and rollback) as ``local[2]``; a master or Connect server that does not
+answer is exit 2 with a message."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from console.cli import main as cli
 from console.pipeline.jobs import history_job
 from console.pipeline.spark import SparkSettings
 from tests.sparkcluster import connect_server, free_port, standalone
@@ -52,10 +54,15 @@ PLAN = {
 REVIEWED = ("partitions", "brokers", "flows", "findings")
 
 
-def review(snapshots: Path, out: Path, *where: str) -> subprocess.CompletedProcess[str]:
+def review_args(out: Path) -> tuple[str, ...]:
+    """The review job's arguments but where it runs (the plan written beside ``out``)."""
     plan = out.parent / f"{out.name}-plan.json"
     plan.write_text(json.dumps(PLAN))
-    return pipeline("review", snapshots, out, "--reassignment-json-file", str(plan), "--throttle", "1000", *where)
+    return ("--reassignment-json-file", str(plan), "--throttle", "1000")
+
+
+def review(snapshots: Path, out: Path, *where: str) -> subprocess.CompletedProcess[str]:
+    return pipeline("review", snapshots, out, *review_args(out), *where)
 
 
 def reviewed(out: Path) -> dict[str, pd.DataFrame]:
@@ -73,13 +80,18 @@ def snapshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def local(snapshots: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, pd.DataFrame]:
-    """The tables from local[2], in this process (the test session's Spark session)."""
+    """The tables from local[2], in this process (the test session's Spark session: the command
+    line's jobs run in it too, no second JVM started)."""
     out = tmp_path_factory.mktemp("local-tables")
     history_job(str(snapshots), str(out), SparkSettings(master="local[2]"), stuck_after_s=30)
-    ran = pipeline("generate", snapshots, out / "generated", "--master", "local[2]", *GOAL)
-    assert ran.returncode == 0, ran.stderr
-    checked = review(snapshots, out / "reviewed", "--master", "local[2]")
-    assert checked.returncode == 0, checked.stderr
+
+    def job(name: str, to: Path, *args: str) -> None:
+        assert (
+            cli(["pipeline", name, "--snapshots", str(snapshots), "--out", str(to), "--master", "local[2]", *args]) == 0
+        )
+
+    job("generate", out / "generated", *GOAL)
+    job("review", out / "reviewed", *review_args(out / "reviewed"))
     return (
         {t: pd.read_parquet(out / t) for t in TABLES}
         | planned(out / "generated")
@@ -98,20 +110,23 @@ def planned(out: Path) -> dict[str, pd.DataFrame]:
 
 
 @pytest.mark.parametrize(
-    "service, flag",
-    [(standalone, "--master"), (connect_server, "--remote")],
+    "service, flag, with_history",
+    # the history job is built-in functions only (no Python worker): run where its API may differ
+    # (Connect); the generate and review jobs' Python workers run on both
+    [(standalone, "--master", False), (connect_server, "--remote", True)],
     ids=["standalone master and worker", "Spark Connect server"],
 )
-def test_history_on_a_real_spark_service(snapshots, local, tmp_path, service, flag) -> None:
+def test_the_jobs_on_a_real_spark_service(snapshots, local, tmp_path, service, flag, with_history) -> None:
     with service(tmp_path / "spark") as address:
-        ran = history(snapshots, tmp_path / "tables", flag, address)
+        ran = history(snapshots, tmp_path / "tables", flag, address) if with_history else None
         generated = pipeline("generate", snapshots, tmp_path / "generated", flag, address, *GOAL)
         checked = review(snapshots, tmp_path / "reviewed", flag, address)
-    assert ran.returncode == 0, ran.stderr
-    assert f"Starting Spark ({address})" in ran.stderr
-    for t in TABLES:
-        pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "tables" / t), local[t], check_dtype=False)
+    assert f"Starting Spark ({address})" in generated.stderr
     assert len(local["moves"]) == 6
+    if ran is not None:
+        assert ran.returncode == 0, ran.stderr
+        for t in TABLES:
+            pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "tables" / t), local[t], check_dtype=False)
     # the planners ran in the service's Python workers and made the same plans
     assert generated.returncode == 0, generated.stderr
     for t, df in planned(tmp_path / "generated").items():
