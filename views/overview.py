@@ -102,7 +102,13 @@ if info.known:
 
 st.subheader("Brokers")
 rows = live.broker_rows(state)
-st.dataframe(rows, hide_index=True, width="stretch", placeholder="—", column_config={"bytes": None})
+st.dataframe(
+    rows,
+    hide_index=True,
+    width="stretch",
+    placeholder="—",
+    column_config={"bytes": None} | {k: st.column_config.Column(k, help=v) for k, v in live.BROKER_HELP.items()},
+)
 st.altair_chart(charts.broker_bytes(rows), width="stretch")
 dirs = cluster.log_dir_rows(state)
 if dirs:

@@ -56,12 +56,7 @@ choice = st.selectbox(
     "Plan",
     options,
     index=default,
-    format_func=lambda i: (
-        "Upload a plan file…"
-        if i is None
-        else f"#{i} {by_id[i].name} · {plural(by_id[i].partitions, 'partition')} · {by_id[i].author} · "
-        f"{datetime.fromtimestamp(by_id[i].updated_at):%Y-%m-%d %H:%M}"
-    ),
+    format_func=lambda i: "Upload a plan file…" if i is None else review.plan_choice(by_id[i]),
 )
 
 plan_id: int | None = None

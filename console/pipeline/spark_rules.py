@@ -9,6 +9,7 @@ gives its findings' rows, which the job orders as the in-process review does."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from functools import partial
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from console.plans.columns import PAD, Ints, member
@@ -46,8 +47,7 @@ ENTRY_COLUMNS = [
     "isr",
     "min_isr",
     "topic_partitions",
-    "log_dirs",
-    "dirs",
+    "named_dirs",
 ]
 
 
@@ -69,26 +69,24 @@ def entries(inputs: Any, ch: DataFrame) -> DataFrame:
         .withColumn("topic_partitions", F.lit(None).cast("long"))
         .unionByName(unknown.join(topics, ["cluster", "topic"], "left"))
         .join(F.broadcast(inputs.min_isr), ["cluster", "topic"], "left")
-        # where each replica's log is: read only for the entries naming dirs (not sent for the others)
-        .withColumn("dirs", F.when(F.col("log_dirs").isNotNull(), F.col("dirs")))
+        .withColumn("named_dirs", _named_dirs())
         .select(*ENTRY_COLUMNS)
     )
 
 
-DIR_COLUMNS = ["log_dirs", "dirs"]
-"""Sent to the rules only for the entries that name log dirs: Spark's conversion of these nested
-columns into Arrow costs about ten times the rest of the row, even where they are null."""
+def _named_dirs() -> Column:
+    """The dirs an entry names and where each of its replicas' logs is, as one JSON text (``l``: the
+    named dirs, ``d``: the replicas' dirs), only for the entries naming dirs: null for the others
+    (most plans: all of them). Spark's conversion of the nested columns themselves into Arrow costs
+    about ten times the rest of the row, even where they are null; a null text costs nothing, and
+    the rules' input is read once."""
+    named = F.struct(F.col("log_dirs").alias("l"), F.col("dirs").alias("d"))
+    return F.when(F.col("log_dirs").isNotNull(), F.to_json(named))
 
 
 def findings(inputs: Any, ch: DataFrame, tables: Mapping[str, BrokerTable]) -> DataFrame:
-    """Every finding of every entry of ``ch``, as rows of :data:`FINDING_SCHEMA` (not ordered): the
-    entries naming log dirs with where each replica's log is, the others (most plans: all of them)
-    without those columns."""
-    rows = entries(inputs, ch)
-    named = F.col("log_dirs").isNotNull()
-    run = partial(_evaluate_batches, dict(tables))
-    plain = rows.filter(~named).drop(*DIR_COLUMNS).mapInArrow(run, FINDING_SCHEMA)
-    return plain.unionByName(rows.filter(named).mapInArrow(run, FINDING_SCHEMA))
+    """Every finding of every entry of ``ch``, as rows of :data:`FINDING_SCHEMA` (not ordered)."""
+    return entries(inputs, ch).mapInArrow(partial(_evaluate_batches, dict(tables)), FINDING_SCHEMA)
 
 
 def _evaluate_batches(tables: dict[str, BrokerTable], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -160,14 +158,13 @@ def entry_batch(rb: pa.RecordBatch) -> EntryBatch:
     n = rb.num_rows
     log_dirs: dict[int, tuple[str, ...]] = {}
     dir_now: dict[int, tuple[str | None, ...]] = {}
-    log_dirs_col = rb.column("log_dirs") if "log_dirs" in rb.schema.names else pa.nulls(n, pa.list_(pa.string()))
-    if log_dirs_col.null_count < n:
-        named = np.flatnonzero(np.asarray(log_dirs_col.is_valid().to_numpy(zero_copy_only=False), bool)).tolist()
-        where = pa.array(named, pa.int64())
-        dirs = rb.column("dirs").take(where).to_pylist()
-        for i, paths, now in zip(named, log_dirs_col.take(where).to_pylist(), dirs, strict=True):
-            log_dirs[i] = tuple(paths)
-            dir_now[i] = tuple(_dir_on(now or [], b) for b in target[i, : target_len[i]].tolist())
+    texts = rb.column("named_dirs")
+    if texts.null_count < n:
+        named = np.flatnonzero(np.asarray(texts.is_valid().to_numpy(zero_copy_only=False), bool)).tolist()
+        for i, text in zip(named, texts.take(pa.array(named, pa.int64())).to_pylist(), strict=True):
+            said = json.loads(text)
+            log_dirs[i] = tuple(said["l"])
+            dir_now[i] = tuple(_dir_on(said.get("d") or [], b) for b in target[i, : target_len[i]].tolist())
     return EntryBatch(
         topic=rb.column("topic").to_pylist(),
         partition=_ints(rb.column("partition")),
@@ -192,6 +189,6 @@ def entry_batch(rb: pa.RecordBatch) -> EntryBatch:
 def _dir_on(dirs: list[dict[str, Any]], broker: int) -> str | None:
     """The dir of the partition's (non-future) log on ``broker``, as the stored rows say."""
     for d in dirs:
-        if d["broker"] == broker:
-            return str(d["log_dir"]) if d["log_dir"] is not None else None
+        if d.get("broker") == broker:
+            return str(d["log_dir"]) if d.get("log_dir") is not None else None
     return None

@@ -577,6 +577,18 @@ def fenced_text(b: Broker) -> str:
     return "unknown" if b.fenced is None else ("fenced" if b.fenced else "no")
 
 
+BROKER_HELP = {
+    "live": "Registered and not fenced: it serves and fetches.",
+    "fenced": "Fenced by the controller (DescribeCluster, KIP-1073, Kafka 4.0 and later): shut down or not "
+    "heartbeating. Older clusters do not say (unknown).",
+    "eligible": "May join the ISR and lead (KIP-841: registered, not fenced). A cordoned broker stays eligible: "
+    "it keeps its replicas and can lead; the cordon only keeps new replicas off it.",
+    "cordoned": "cordoned.log.dirs (KIP-1066, Kafka 4.3 and later): Kafka places no new partition there, but "
+    "accepts a reassignment onto it; the console refuses such a plan unless allowed explicitly.",
+}
+"""The help of :func:`broker_rows`' columns whose meaning is Kafka's, not obvious from the word."""
+
+
 def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
     """Per broker: rack, liveness, eligibility, cordon (KIP-1066), partition/leader/replica counts and
     bytes; the controller ticked is the active one (:func:`active_controller`: the quorum leader in

@@ -11,6 +11,7 @@ from console.core.format import human_bytes, ids_text, plural, table_text
 from console.core.model import BrokerId, ClusterState, Finding
 from console.plans.diff import PartitionChange, PlanDiff
 from console.plans.validate import TIERED_LOCAL_ONLY
+from console.storage.plans import PlanSummary
 from console.storage.runs import Run
 
 
@@ -284,3 +285,12 @@ def plan_cells(changes: Sequence[PartitionChange]) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def plan_choice(p: PlanSummary) -> str:
+    """A saved plan in the Review picker: number, name, size, author and when it last changed (left
+    out when the name already says that minute, as a generated plan's default name does)."""
+    at = f"{datetime.fromtimestamp(p.updated_at):%Y-%m-%d %H:%M}"
+    return " · ".join(
+        [f"#{p.id} {p.name}", plural(p.partitions, "partition"), p.author] + ([] if at in p.name else [at])
+    )

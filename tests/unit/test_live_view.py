@@ -80,3 +80,9 @@ def test_the_on_call_line_says_unknown_when_what_is_in_flight_was_not_read():
     assert "No partition reassignments found." in state_text(calm)
     assert "No partition reassignments found." not in state_text(zk_down)
     assert "Partition reassignments: unknown" in state_text(zk_down)
+
+
+def test_the_broker_table_explains_eligible_beside_cordoned():
+    rows = live.broker_rows(_state())
+    assert set(live.BROKER_HELP) <= set(rows[0])
+    assert "cordoned broker stays eligible" in live.BROKER_HELP["eligible"]

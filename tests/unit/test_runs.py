@@ -178,3 +178,18 @@ def test_review_says_a_plan_ran_and_which_run(tmp_path):
     done = ran_text(store.runs.of_plan("c1", "h"))
     assert done is not None and done.startswith(f"This plan ran: run #{again}, completed, by bob")
     assert "(and 1 earlier run)" in done
+
+
+def test_the_review_picker_says_a_plan_s_minute_once():
+    from datetime import datetime
+
+    from console.present.review import plan_choice
+    from console.storage.plans import PlanSummary
+
+    at = datetime(2026, 11, 28, 22, 10).timestamp()
+    generated = PlanSummary(3, "rebalance · 2026-11-28 22:10", "c", "alice", at, at, 30, None)
+    assert plan_choice(generated) == "#3 rebalance · 2026-11-28 22:10 · 30 partitions · alice"
+    edited = PlanSummary(4, "rebalance · 2026-11-28 22:10", "c", "bob", at, at + 3600, 1, None)
+    assert plan_choice(edited) == "#4 rebalance · 2026-11-28 22:10 · 1 partition · bob · 2026-11-28 23:10"
+    named = PlanSummary(5, "drain 7", "c", "bob", at, at, 2, None)
+    assert plan_choice(named) == "#5 drain 7 · 2 partitions · bob · 2026-11-28 22:10"
