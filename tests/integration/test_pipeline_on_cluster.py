@@ -4,6 +4,8 @@ leaves predicts a second identical move within ±25 %."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import subprocess
@@ -14,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from console.cli import main as cli
 from console.core.model import BrokerId
 from console.moves.progress import estimate_run, estimate_seconds
 from console.moves.waves import plan_waves
@@ -96,11 +99,13 @@ def collected(sandbox, tmp_path_factory: pytest.TempPathFactory):
     assert "Kept" in err and "per snapshot beyond reading the cluster" in err
     with ClusterReader(settings_for(sandbox)) as reader:
         state = reader.snapshot()
-    job = console(
-        "pipeline", "history", "--snapshots", str(snaps), "--out", str(tmp / "tables"), "--master", "local[2]"
-    )
-    _out, err = job.communicate(timeout=600)
-    assert job.returncode == 0, err
+    said = io.StringIO()  # the command line's job, in the test session's Spark (no second JVM started)
+    with contextlib.redirect_stderr(said):
+        code = cli(
+            ["pipeline", "history", "--snapshots", str(snaps), "--out", str(tmp / "tables"), "--master", "local[2]"]
+        )
+    err = said.getvalue()
+    assert code == 0, err
     assert "history: done in" in err and "moves:" in err
     moves = pd.read_parquet(tmp / "tables" / "moves")
     return state, moves, took, tmp / "tables", tmp
