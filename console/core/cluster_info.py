@@ -64,6 +64,9 @@ ALTER_PARTITION_REASSIGNMENTS = 45
 RF_GUARD_VERSION = 1
 """Its first version with ``AllowReplicationFactorChange`` (KIP-860, Kafka 4.1): the
 replication-factor guard (``console.moves.rf_guard``)."""
+CORDON_REFUSED_RELEASE = (4, 4)
+"""The first release whose controller refuses an explicit reassignment onto a broker whose every log
+dir is cordoned (INVALID_REPLICATION_ASSIGNMENT, per partition); 4.3's accepts and completes it."""
 ROLLBACK_DIRS_RELEASE = (4, 2)
 """The first release whose ``kafka-reassign-partitions --execute`` prints each replica's current log
 dir in its rollback ("Current partition replica assignment") instead of ``any`` (KAFKA-19582)."""
@@ -146,6 +149,14 @@ def rollback_names_dirs(info: ClusterInfo) -> bool | None:
     say. The official tool of the cluster's own release is the one compared with."""
     number = release_number(info)
     return None if number is None else number >= ROLLBACK_DIRS_RELEASE
+
+
+def refuses_cordoned(info: ClusterInfo) -> bool:
+    """Whether the cluster's controller refuses a reassignment onto a wholly cordoned broker
+    (:data:`CORDON_REFUSED_RELEASE`); False when the release is not known (the console's own check
+    still refuses it, and an override is left to the operator)."""
+    number = release_number(info)
+    return number is not None and number >= CORDON_REFUSED_RELEASE
 
 
 def rollback_dirs_text(info: ClusterInfo) -> str:

@@ -18,7 +18,14 @@ from console.core.limits import CORDONED_LOG_DIRS
 from console.core.model import Broker, BrokerId, ClusterInfo, LogDir, cordon_list, cordon_value
 from console.plans.generate import GenerateOptions, Goal, Metric, generate
 from console.plans.plan import Plan, PlanEntry
-from console.plans.validate import CORDONED_DESTINATION, blocking, errors, overridable_only, validate
+from console.plans.validate import (
+    CORDONED_DESTINATION,
+    CORDONED_REFUSED,
+    blocking,
+    errors,
+    overridable_only,
+    validate,
+)
 from console.present.cluster import cordon_text, log_dir_rows
 from console.present.live import broker_rows
 from console.present.text import state_text
@@ -161,7 +168,7 @@ def test_filling_a_cordoned_broker_is_impossible_and_says_why() -> None:
 
 # -- validation and the override --------------------------------------------------------------------------------
 def test_a_plan_onto_a_cordoned_broker_or_dir_is_an_error_the_console_owns() -> None:
-    f = cordoned_by_config(cordoned_by_config(fake(), 3, "*"), 2, DIRS[1])
+    f = cordoned_by_config(cordoned_by_config(fake(30), 3, "*"), 2, DIRS[1])  # Kafka 4.3: its controller takes it
     state = f.snapshot()
     plan = Plan.of(
         [
@@ -181,7 +188,7 @@ def test_a_plan_onto_a_cordoned_broker_or_dir_is_an_error_the_console_owns() -> 
 def test_submitting_onto_a_cordoned_broker_is_refused_unless_allowed_and_the_override_is_audited(
     store: Store,
 ) -> None:
-    f = cordoned_by_config(fake(), 3, "*")
+    f = cordoned_by_config(fake(30), 3, "*")  # Kafka 4.3: its controller takes it
     state = f.snapshot()
     plan = Plan.of([PlanEntry("t", 0, (BrokerId(0), BrokerId(3)))])
     pre = run_service.preflight(state, plan)
@@ -197,6 +204,33 @@ def test_submitting_onto_a_cordoned_broker_is_refused_unless_allowed_and_the_ove
     request = json.loads(entry.request) if isinstance(entry.request, str) else entry.request
     assert request["run"] == run_id and request["allow_cordoned"] is True and request["cordoned_destinations"] == 1
     assert "t-0: broker 3 is cordoned" in request["cordoned"][0]
+
+
+def test_on_kafka_4_4_a_replica_onto_a_wholly_cordoned_broker_is_refused_with_no_override(store: Store) -> None:
+    """Met in the browser: Review offered "Submit onto cordoned brokers anyway" on Kafka 4.4, whose
+    controller then rejected every such partition (INVALID_REPLICATION_ASSIGNMENT)."""
+    f = cordoned_by_config(cordoned_by_config(fake(33), 3, "*"), 2, DIRS[1])  # 4.4-IV2
+    state = f.snapshot()
+    plan = Plan.of(
+        [
+            PlanEntry("t", 0, (BrokerId(0), BrokerId(3))),  # onto wholly cordoned broker 3: the controller refuses
+            PlanEntry("t", 1, (BrokerId(1), BrokerId(2)), (DIRS[0], DIRS[1])),  # a cordoned dir: put elsewhere
+        ]
+    )
+    found = {x.partition: x for x in validate(state, plan) if x.code in (CORDONED_DESTINATION, CORDONED_REFUSED)}
+    assert (found[0].code, found[1].code) == (CORDONED_REFUSED, CORDONED_DESTINATION)
+    assert "refuses an explicit reassignment onto a broker whose every log dir is cordoned" in found[0].message
+    assert "--allow-cordoned" not in found[0].hint and "uncordon" in found[0].hint
+    assert not overridable_only(list(found.values())) and blocking(list(found.values()), allow_cordoned=True)
+    pre = run_service.preflight(state, plan)
+    refusal = pre.refusal(allow_cordoned=True)
+    assert refusal is not None and "nothing was sent" in refusal.message
+    with pytest.raises(NotPermitted):
+        run_service.start_run(store, f, ANN, state, plan, "onto 3", users=None, allow_cordoned=True)
+    assert (store.audit.entries()[-1].action, store.audit.entries()[-1].outcome) == ("submit", REFUSED)
+    assert not f.calls_to("alter_partition_reassignments")
+    only_dir = Plan.of([plan.entries[1]])  # the dir cordon alone stays the operator's to override
+    assert overridable_only(validate(state, only_dir))
 
 
 # -- the services ---------------------------------------------------------------------------------------------

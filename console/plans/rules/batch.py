@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from console.core.cluster_info import refuses_cordoned
 from console.core.model import Broker, ClusterState
 from console.plans.columns import Bools, Ints, distinct, lookup, member
 from console.plans.diff import ChangeKind
@@ -48,6 +49,8 @@ class BrokerTable:
     cordoned_dirs: Mapping[int, frozenset[str]] = field(default_factory=dict)
     dir_errors: Mapping[int, Mapping[str, str]] = field(default_factory=dict)
     """Each offline dir's DescribeLogDirs error (the first reported)."""
+    refuses_cordoned: bool = False
+    """The controller refuses a reassignment onto a wholly cordoned broker (Kafka 4.4 and later)."""
 
     @staticmethod
     def empty() -> BrokerTable:
@@ -92,6 +95,7 @@ def broker_table(state: ClusterState) -> BrokerTable:
         log_dirs={int(b.id): frozenset(d.path for d in b.log_dirs) for b in brokers if b.log_dirs},
         cordoned_dirs={int(b.id): _cordoned_dirs(b) for b in brokers if b.log_dirs},
         dir_errors={int(b.id): _dir_errors(b) for b in brokers if any(d.error is not None for d in b.log_dirs)},
+        refuses_cordoned=refuses_cordoned(state.info),
     )
 
 

@@ -141,6 +141,13 @@ def on_cordoned(b: EntryBatch, t: BrokerTable) -> Bools:
     return out
 
 
+def _cordoned(b: EntryBatch, t: BrokerTable, i: int, j: int) -> Said:
+    said = f"{b.name(i)}: broker {b.target[i, j]} is cordoned (cordoned.log.dirs) and would receive a replica. "
+    if t.refuses_cordoned:
+        return C.CORDONED_REFUSED, said + C.CORDON_REFUSED_WHY, C.CORDON_REFUSED_HINT
+    return C.CORDONED_DESTINATION, said + C.CORDON_WHY, C.CORDON_HINT
+
+
 WHERE = (
     Rule((C.UNKNOWN_TOPIC, C.UNKNOWN_PARTITION), ERROR, lambda b, t: rows(~b.known), _unknown),
     Rule(
@@ -149,18 +156,9 @@ WHERE = (
         lambda b, t: cells(b.adding & ~t.flag(t.eligible, b.target)),
         _adding,
     ),
-    # the controller takes an explicit reassignment onto a cordoned broker; the console does not
-    Rule(
-        (C.CORDONED_DESTINATION,),
-        ERROR,
-        lambda b, t: cells(on_cordoned(b, t)),
-        lambda b, t, i, j: (
-            C.CORDONED_DESTINATION,
-            f"{b.name(i)}: broker {b.target[i, j]} is cordoned (cordoned.log.dirs) and would receive a replica. "
-            + C.CORDON_WHY,
-            C.CORDON_HINT,
-        ),
-    ),
+    # Kafka 4.3's controller takes an explicit reassignment onto a cordoned broker, the console does
+    # not (unless overridden); 4.4's refuses it: no override then
+    Rule((C.CORDONED_DESTINATION, C.CORDONED_REFUSED), ERROR, lambda b, t: cells(on_cordoned(b, t)), _cordoned),
 )
 
 

@@ -29,6 +29,9 @@ TOO_LARGE_FOR_ZNODE = "too-large-for-znode"
 OFFLINE_NOW = "offline-now"
 SOURCE_ON_FENCED = "replica-on-fenced-broker"
 CORDONED_DESTINATION = "cordoned-destination"
+CORDONED_REFUSED = "cordoned-broker-refused"
+"""A replica sent to a wholly cordoned broker of a cluster whose controller refuses it (Kafka 4.4 and
+later): an error no override lets through, since nothing would be moved."""
 OFFLINE_LOG_DIR = "offline-log-dir"
 TIERED_LOCAL_ONLY = "tiered-local-log-only"
 
@@ -40,6 +43,12 @@ CORDON_WHY = (
     "a broker whose every log dir is cordoned, and a broker refuses a cordoned dir (a new replica goes to "
     "another of its dirs): this check is the console's own, made before anything is sent."
 )
+CORDON_REFUSED_WHY = (
+    "This cluster's Kafka release (4.4 or later) refuses an explicit reassignment onto a broker whose every "
+    "log dir is cordoned (INVALID_REPLICATION_ASSIGNMENT, per partition): submitted anyway, the partition "
+    "would not move."
+)
+CORDON_REFUSED_HINT = "Pick another broker, or uncordon it first (python -m console uncordon --broker N)."
 CORDON_HINT = (
     "Pick another broker (or dir), uncordon it first (python -m console uncordon --broker N), or submit "
     "anyway with --allow-cordoned (Review: “Submit onto cordoned brokers anyway”), which the audit log records."
