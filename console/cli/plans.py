@@ -88,8 +88,10 @@ def review_plan(args: argparse.Namespace) -> int:
 
     text = read_file(args.reassignment_json_file, "--reassignment-json-file")
     plan = parse_plan(text)  # PlanFormatError is a ConfigError: exit 2, nothing sent anywhere
-    # a rollback names log dirs where the official tool of the cluster's release does (4.2 and later)
-    state = snapshot(args, info=args.command == "rollback")
+    # what the cluster is, as submit reads it: a rollback names log dirs where the official tool of
+    # the cluster's release does (4.2 and later), and a finding may depend on the release (4.4's
+    # controller refuses a move onto a wholly cordoned broker)
+    state = snapshot(args, info=True)
     if unreadable(state):
         if args.command == "validate" and args.json:
             print(json.dumps({"valid": False, "findings": [short(f) for f in state.findings]}))
