@@ -77,7 +77,8 @@ def sync(me: Identity, cluster: str) -> Owner | None:
 
 
 def _clear_session() -> None:
-    for k in (keys.GEN_RESULT, keys.GEN_NAME):  # the last generated plan is the owner's too
+    # the last generated plan is the owner's too, and the plan the draft was saved as
+    for k in (keys.GEN_RESULT, keys.GEN_NAME, keys.DRAFT_SAVED, keys.DRAFT_NAME):
         st.session_state.pop(k, None)
     st.session_state[keys.DRAFT] = None
     st.session_state[keys.DRAFT_HISTORY] = []

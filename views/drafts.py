@@ -64,6 +64,19 @@ def commit(new: Plan) -> None:
     st.rerun()
 
 
+def untie() -> None:
+    """The draft is no longer the one saved as a plan: "Saved as plan N." goes and the name is to
+    be given again, so that its next save makes a new plan."""
+    st.session_state.pop(keys.DRAFT_SAVED, None)
+    st.session_state[keys.DRAFT_NAME] = ""
+
+
+def start(new: Plan) -> None:
+    """A new draft (loaded, from the assignment, empty, generated): tied to no saved plan."""
+    untie()
+    commit(new)
+
+
 with st.expander("Decommission brokers: cordon, drain, verify, unregister", expanded=False):
     decommission.panel(settings, state)
 
@@ -74,7 +87,7 @@ with st.expander("Start a new draft", expanded=draft is None):
     if source == "Current assignment":
         topics = st.multiselect("Topics", state.topics, key=keys.DRAFT_TOPICS)
         if st.button("Start draft", disabled=not topics, type="primary"):
-            commit(drafts.from_assignment(state, topics=topics))
+            start(drafts.from_assignment(state, topics=topics))
     elif source == "JSON":
         upload = st.file_uploader(
             "Reassignment JSON (as kafka-reassign-partitions.sh reads it)",
@@ -93,9 +106,9 @@ with st.expander("Start a new draft", expanded=draft is None):
             except PlanFormatError as e:
                 plan_input.show_plan_error(e)
             else:
-                commit(loaded.with_basis(state))
+                start(loaded.with_basis(state))
     elif st.button("Start an empty draft"):
-        commit(Plan(()))
+        start(Plan(()))
 
 GOALS = {
     "Decommission": Goal.DECOMMISSION,
@@ -279,7 +292,7 @@ with st.expander("Generate a plan", expanded=draft is None):
                     st.switch_page("views/review.py", query_params={"plan": str(plan_id)})
             e1, e2 = st.columns(2)
             if e1.button("Edit it as a draft", icon=":material/edit:"):
-                commit(generated.with_basis(state))
+                start(generated.with_basis(state))
             e2.download_button(
                 "Plan JSON",
                 generated.to_json(),
@@ -305,6 +318,7 @@ if top[2].button("Undo", disabled=not history, icon=":material/undo:"):
 if top[3].button("Discard draft", icon=":material/delete:"):
     history.clear()
     st.session_state[keys.DRAFT] = None
+    untie()
     autosave.discarded(owner)
     st.rerun()
 
@@ -395,12 +409,21 @@ with st.form("save"):
     if st.form_submit_button(
         "Save draft", type="primary", disabled=not may_save, help=None if may_save else me.why_not("save plans")
     ):
+        saved_as = st.session_state.get(keys.DRAFT_SAVED)
         try:
-            plan_id = plan_service.save_plan(deps.store(), me, state, settings.name, name, draft)
+            # the store replaces a plan of the same name: only the plan this draft was saved as
+            taken = plan_service.plan_named(deps.store(), state, settings.name, name)
+            if taken is not None and taken != saved_as:
+                st.error(
+                    f"Plan {taken} is named {name.strip()!r} already: saving would replace its content. "
+                    "Give this draft another name."
+                )
+            else:
+                st.session_state[keys.DRAFT_SAVED] = plan_service.save_plan(
+                    deps.store(), me, state, settings.name, name, draft
+                )
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
-        else:
-            st.session_state[keys.DRAFT_SAVED] = plan_id
 if not may_save:
     st.caption(
         me.why_not("save plans") + " Sign in as an operator or approver in the sidebar, or hand the draft on as JSON."

@@ -58,6 +58,13 @@ def save_plan(
     return plan_id
 
 
+def plan_named(store: Store, state: ClusterState, cluster_name: str, name: str) -> int | None:
+    """The id of the cluster's saved plan called ``name`` (spaces around it aside), or None: a save
+    under that name replaces that plan's content."""
+    key, wanted = cluster_key(state, cluster_name), name.strip()
+    return next((p.id for p in store.plans.list(key) if p.name == wanted), None)
+
+
 def _awaiting_approval(store: Store, key: str, user: str, plan_id: int, name: str) -> None:
     """With the two-person rule on, a saved plan waits for an approval of its content on the
     cluster: the team hears who may give it."""
