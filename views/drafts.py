@@ -285,7 +285,9 @@ with st.expander("Generate a plan", expanded=draft is None):
                 help=None if may_save else me.why_not("save plans"),
             ):
                 try:
-                    plan_id = plan_service.save_plan(deps.store(), me, state, settings.name, name, generated, report)
+                    plan_id = plan_service.save_plan(  # a new plan: another of that name is not replaced
+                        deps.store(), me, state, settings.name, name, generated, report, draft_of=None
+                    )
                 except ConsoleError as e:
                     st.error(f"{e.message} {e.hint}")
                 else:
@@ -409,19 +411,10 @@ with st.form("save"):
     if st.form_submit_button(
         "Save draft", type="primary", disabled=not may_save, help=None if may_save else me.why_not("save plans")
     ):
-        saved_as = st.session_state.get(keys.DRAFT_SAVED)
-        try:
-            # the store replaces a plan of the same name: only the plan this draft was saved as
-            taken = plan_service.plan_named(deps.store(), state, settings.name, name)
-            if taken is not None and taken != saved_as:
-                st.error(
-                    f"Plan {taken} is named {name.strip()!r} already: saving would replace its content. "
-                    "Give this draft another name."
-                )
-            else:
-                st.session_state[keys.DRAFT_SAVED] = plan_service.save_plan(
-                    deps.store(), me, state, settings.name, name, draft
-                )
+        try:  # another plan of that name is never replaced: only the plan this draft was saved as
+            st.session_state[keys.DRAFT_SAVED] = plan_service.save_plan(
+                deps.store(), me, state, settings.name, name, draft, draft_of=st.session_state.get(keys.DRAFT_SAVED)
+            )
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
 if not may_save:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from typing import Literal
 
 from console.access.auth import Identity, load_users
 from console.core.errors import ConfigError, ConsoleError
@@ -31,17 +32,29 @@ def save_plan(
     name: str,
     plan: Plan,
     report: Report | None = None,
+    *,
+    draft_of: int | Literal["any"] | None = "any",
 ) -> int:
     """Save a draft (or overwrite the cluster's plan of that name) with its rollback against
     ``state`` and the basis for the stale check, and a generated plan's quality ``report``;
     returns its id. ``who`` needs the operator or the approver role. The rollback names each
     replica's log dir as the official tool of Kafka 4.2 and later does when ``state`` carries what
-    the cluster is (``snapshot(info=True)``); without it, every dir is ``any``."""
+    the cluster is (``snapshot(info=True)``); without it, every dir is ``any``.
+
+    ``draft_of``: the plan this draft was saved as (None: a new draft). A plan of that name other
+    than it is not replaced: :class:`ConfigError`, nothing saved. ``"any"`` replaces whichever
+    plan has the name (the command line's and the generators' save by name)."""
     key = cluster_key(state, cluster_name)
     detail: dict[str, object] = {"plan": None, "name": name.strip(), "partitions": len(plan)}
     if report is not None:
         detail |= {"generated": report.goal, "moved_replicas": report.moved_replicas, "moved_bytes": report.moved_bytes}
     require(store, who, "save plans", key, detail)
+    taken = None if draft_of == "any" else _plan_named(store, state, cluster_name, name)
+    if taken is not None and taken != draft_of:
+        raise ConfigError(
+            f"Plan {taken} is named {name.strip()!r} already: saving would replace its content.",
+            "Give this draft another name.",
+        )
     user = who.name
     with store.transaction():
         plan_id = store.plans.save(
@@ -58,7 +71,7 @@ def save_plan(
     return plan_id
 
 
-def plan_named(store: Store, state: ClusterState, cluster_name: str, name: str) -> int | None:
+def _plan_named(store: Store, state: ClusterState, cluster_name: str, name: str) -> int | None:
     """The id of the cluster's saved plan called ``name`` (spaces around it aside), or None: a save
     under that name replaces that plan's content."""
     key, wanted = cluster_key(state, cluster_name), name.strip()

@@ -371,3 +371,23 @@ def test_cli_refuses_unusable_files(tmp_path, capsys):
     assert cli.main(["rebase", *nowhere, "--reassignment-json-file", str(good), "--basis-json-file", str(bad)]) == 2
     out = capsys.readouterr()
     assert out.out == "" and "the same broker appears twice" in out.err
+
+
+def test_a_draft_never_replaces_another_plan_of_its_name(tmp_path):
+    """Met in the browser: a draft loaded from other JSON kept the saved plan's name, and its save
+    replaced that plan's content."""
+    from console.core.errors import ConfigError
+
+    store = Store(tmp_path / "console.db")
+    state = snapshot({("t", 0): [0, 1], ("t", 1): [0, 1]}, nbrokers=3)
+    ann = Identity.cli("ann")
+    first = plan_service.save_plan(
+        store, ann, state, "c", "keep", Plan.of([PlanEntry("t", 0, ids(1, 2))]), draft_of=None
+    )
+    other = Plan.of([PlanEntry("t", 1, ids(2, 0))])
+    with pytest.raises(ConfigError, match=f"Plan {first} is named 'keep' already"):
+        plan_service.save_plan(store, ann, state, "c", " keep ", other, draft_of=None)
+    assert store.plans.load(first).plan.entries[0].partition == 0  # untouched
+    again = plan_service.save_plan(store, ann, state, "c", "keep", other, draft_of=first)  # the same draft, saved again
+    assert again == first and store.plans.load(first).plan.entries[0].partition == 1
+    assert plan_service.save_plan(store, ann, state, "c", "keep", other) == first  # by name, as the CLI saves
