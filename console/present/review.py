@@ -43,23 +43,25 @@ def tiered_note(topics: Sequence[str], limit: int = 5) -> str:
 
 
 def ran_text(runs: Sequence[Run]) -> str | None:
-    """What Review says of a plan that is running or has run (``runs``: its runs, newest first):
+    """What Review says of a plan whose moves are running or have run (``runs``: the runs of the same
+    content, newest first, whichever saved plan they were submitted from):
     its findings are then against the cluster the run changed (a stale basis, partitions already at
     their target), not a reason the plan is wrong. None when it never ran."""
     if not runs:
         return None
     run = runs[0]
     at = datetime.fromtimestamp(run.created_at).strftime("%Y-%m-%d %H:%M")
-    was = f"by {run.author}, submitted {at}"
+    # runs are found by the plan's content: another saved plan with the same moves shows them too
+    was = f"run #{run.id} “{run.name}”, {run.state.value}, by {run.author}, submitted {at}"
     more = f" (and {plural(len(runs) - 1, 'earlier run')})" if len(runs) > 1 else ""
     if run.active:
         return (
-            f"This plan is running: run #{run.id}, {run.state.value}, {was}{more}. The findings below compare it "
-            "with the cluster as the run is changing it; follow the run on the Runs page."
+            f"These moves are running: {was}{more}. The findings below compare them with the cluster as the "
+            "run is changing it; follow the run on the Runs page."
         )
     return (
-        f"This plan ran: run #{run.id}, {run.state.value}, {was}{more}. The findings below compare it with the "
-        "cluster as the run left it (partitions already at their target, a basis the run changed)."
+        f"These moves ran: {was}{more}. The findings below compare them with the cluster as the run left it "
+        "(partitions already at their target, a basis the run changed)."
     )
 
 

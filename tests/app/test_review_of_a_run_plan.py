@@ -31,8 +31,8 @@ def test_review_of_a_running_plan_says_it_is_running_with_a_link_to_the_run(fake
     at.run()
     at.switch_page("views/review.py").run()
     assert not at.exception and at.header[0].value == "Review a plan"
-    said = [i.value for i in at.info if "This plan is running" in i.value]
-    assert len(said) == 1 and f"run #{run_id}, running, by ann" in said[0], [i.value for i in at.info]
+    said = [i.value for i in at.info if "These moves are running" in i.value]
+    assert len(said) == 1 and f"run #{run_id} “" in said[0] and "running, by ann" in said[0], [i.value for i in at.info]
     link = next(p for p in at.page_link if p.value == f"Open run #{run_id}")
     assert link.proto.query_string == f"run={run_id}" and link.proto.page.endswith("runs")
     assert all("must not be submitted as it is" not in e.value for e in at.error)  # "again", if errors

@@ -168,7 +168,8 @@ def test_review_says_a_plan_ran_and_which_run(tmp_path):
     first = store.runs.create(
         NewRun("c1", "a", "ann", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 9, None))
     )
-    assert ran_text(store.runs.of_plan("c1", "h")).startswith(f"This plan is running: run #{first}, running, by ann")
+    said = ran_text(store.runs.of_plan("c1", "h"))
+    assert said.startswith(f"These moves are running: run #{first} “a”, running, by ann"), said
     assert ran_text(store.runs.of_plan("c1", "other")) is None and not store.runs.of_plan("c2", "h")
     store.runs.set_state(first, RunState.CANCELLED)
     again = store.runs.create(
@@ -176,7 +177,9 @@ def test_review_says_a_plan_ran_and_which_run(tmp_path):
     )
     store.runs.set_state(again, RunState.COMPLETED)
     done = ran_text(store.runs.of_plan("c1", "h"))
-    assert done is not None and done.startswith(f"This plan ran: run #{again}, completed, by bob")
+    # found by content, not by which saved plan: said of "these moves", with the run's name (met in the
+    # browser: a new plan with the moves of an earlier one was said to have run)
+    assert done is not None and done.startswith(f"These moves ran: run #{again} “b”, completed, by bob")
     assert "(and 1 earlier run)" in done
 
 
