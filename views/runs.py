@@ -41,7 +41,13 @@ def running_wave(run: Run, running: Wave, now: ClusterState) -> None:
     copies.observe(now)
     cal = deps.calibration(now, settings)
     this = in_flight_eta(now, copies.rates(), copies.dir_rates(), cal, keys_now)
-    later = [parse_plan(w.entries_json).entries for w in store.runs.waves(run_id) if w.state is WaveState.PENDING]
+    # paused or stopping: the current wave finishes and the next waits (or is never sent): no ETA counts it
+    waits = run.state in (RunState.PAUSED, RunState.STOPPING)
+    later = [
+        parse_plan(w.entries_json).entries
+        for w in store.runs.waves(run_id)
+        if w.state is WaveState.PENDING and not waits
+    ]
     after = estimate_run(now, later, run.rate, cal)
     by_broker = tracker.broker_rates()
     busiest = max(by_broker.items(), key=lambda kv: kv[1], default=None)
@@ -64,7 +70,18 @@ def running_wave(run: Run, running: Wave, now: ClusterState) -> None:
     )
     p2.metric("Left in this wave", human_bytes(left) if left is not None else "unknown")
     later_s, later_basis = (after.seconds, after.basis) if after else (0.0, "at the throttle")
-    if this.seconds is not None:
+    if this.seconds is not None and waits:
+        p3.metric(
+            "ETA (this wave)",
+            human_duration(this.seconds),
+            help=f"This wave until its last copy is done ({this.basis}). The run is {run.state.value}: "
+            + ("the next wave waits for Resume." if run.state is RunState.PAUSED else "no later wave is sent."),
+        )
+        st.caption(
+            f"ETA rests on {this.basis}; the run is {run.state.value}: this wave finishes, "
+            + ("the next waits for Resume." if run.state is RunState.PAUSED else "no later wave is sent.")
+        )
+    elif this.seconds is not None:
         p3.metric(
             "ETA",
             human_duration(this.seconds + later_s),

@@ -61,7 +61,14 @@ def parse_rate(text: str | int | float, unit: str = "B/s") -> int:
         if found is None:
             raise ValueError(f"{str(text).strip()!r} is not a rate: write e.g. 20 KB/s, 1.5 MB/s or 20000 (bytes/s).")
         number = float(str(found.group(1)).replace(",", "").replace("_", ""))
-        word = str(found.group(2)).lower() or default
+        typed = str(found.group(2))
+        if typed.endswith("b") and typed[:-1].lower() in ("", "k", "m", "g", "t"):  # Mb, kb: bits, not bytes
+            big = typed[:-1].upper() + "B"
+            raise ValueError(
+                f"{typed}/s is bits per second (a small b); throttles are in bytes: write {big}/s for bytes "
+                f"({str(text).strip()} would be {human_rate(number * _MULTIPLE[big.lower()] / 8)})."
+            )
+        word = typed.lower() or default
     multiple = _MULTIPLE.get(word.removesuffix("b") if word not in _MULTIPLE else word)
     if multiple is None:
         raise ValueError(f"{word!r} is not a unit: use B/s, KB/s, MB/s or GB/s (1 KB = 1000 bytes), or KiB/s, MiB/s.")

@@ -51,6 +51,11 @@ def test_a_throttle_is_read_as_a_person_types_it(typed: str | int, unit: str, by
         ("1e3", "is not a rate"),
         ("99999999999 TB/s", "more than a throttle can be"),
         ("", "is not a rate"),
+        # a small b is bits (met in the browser: "5 Mb/s" was taken as 5 MB/s, eight times the rate meant)
+        ("5 Mb/s", r"Mb/s is bits per second .* write MB/s for bytes \(5 Mb/s would be 625.0 KB/s\)"),
+        ("40 kb/s", "kb/s is bits per second"),
+        ("10mb", "mb/s is bits per second"),
+        ("100 b/s", "b/s is bits per second"),
     ],
 )
 def test_what_is_not_a_rate_is_refused_saying_what_is(typed: str, says: str) -> None:
