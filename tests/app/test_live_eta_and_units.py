@@ -117,3 +117,41 @@ def test_runs_and_review_pages_show_rates_in_human_units(fake_cluster, sandbox_u
     flows = next(d.value for d in at.dataframe if "to copy" in d.value.columns)
     assert list(flows.columns) == ["from broker", "to broker", "replicas", "to copy"]
     assert all(str(v).endswith(("B", "KB", "MB")) for v in flows["to copy"])
+
+
+def test_a_paused_run_s_eta_counts_its_current_wave_only(fake_cluster, sandbox_users):
+    """Met in the browser: a paused run's ETA went on counting the later waves at the throttle, though
+    none starts before Resume."""
+    from console.access.auth import Identity
+    from console.core.states import WaveState
+    from console.moves.waves import WaveLimits
+    from console.plans.plan import Plan, PlanEntry
+    from console.services import runs as run_service
+    from console.storage.store import Store
+
+    with fake_cluster.held() as fake:
+        fake.create_topic("ut-paused", [[0], [1]], size=50_000_000)  # 50 MB at the fake's 1 KB/s: in flight
+    store, ann = Store(), Identity.cli("ann")
+    plan = Plan.of([PlanEntry("ut-paused", p, (BrokerId(2),)) for p in (0, 1)])
+    run_id = run_service.start_run(
+        store,
+        fake_cluster,
+        ann,
+        fake_cluster.snapshot(),
+        plan,
+        "paused run",
+        10_000_000,
+        WaveLimits(partitions=1),
+        users=None,
+    )
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("views/runs.py").run()  # the page's worker drives the run
+    wait_for(lambda: Store().runs.waves(run_id)[0].state is WaveState.RUNNING, timeout=30, what="wave 1 sent")
+    at.run()
+    assert "ETA" in [m.label for m in at.metric]  # this wave and the next
+    run_service.pause(store, ann, run_id)
+    at.run()
+    assert not at.exception
+    labels = [m.label for m in at.metric]
+    assert "ETA (this wave)" in labels and "ETA" not in labels, labels
+    assert any("the run is paused: this wave finishes, the next waits for Resume" in c.value for c in at.caption)
