@@ -188,7 +188,10 @@ def _cancel_outcome(settings: ConnectionSettings, seen: SeenCancel) -> None:
         st.dataframe(sent.report.dirs.rows(), hide_index=True, width="stretch")
     if not sent.finished:
         st.caption("Following the partitions as they leave the in-flight list…")
-    st.caption("Partitions that had completed stay where they are; their rollback JSON is on the Runs page.")
+    st.caption(
+        "Partitions that had completed stay where they are: a run's rollback JSON (Runs page) takes them back; "
+        "a reassignment this console did not start has no run, and no rollback of its own here."
+    )
 
 
 @st.dialog("Cancel reassignments", width="large", on_dismiss=_closed)

@@ -59,8 +59,10 @@ class CancelPlan:
     def explain(self) -> list[str]:
         lines = [
             f"Cancel {plural(len(self.cancel), 'reassignment')}: each partition goes back to its original "
-            "replicas (the adding replicas are dropped). Partitions whose reassignment already "
-            "completed stay where they are; their way back is the rollback JSON."
+            "replicas (the adding replicas are dropped), in the order the reassignment lists them: the first, "
+            "the preferred leader, may differ from before the move (a run's rollback JSON restores the order). "
+            "Partitions whose reassignment already completed stay where they are; a run's way back is its "
+            "rollback JSON."
         ]
         for p in self.cancel:
             lines.append(
