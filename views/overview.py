@@ -107,8 +107,9 @@ st.dataframe(
     hide_index=True,
     width="stretch",
     placeholder="—",
-    column_config={"bytes": None} | {k: st.column_config.Column(k, help=v) for k, v in live.BROKER_HELP.items()},
+    column_config={"bytes": None},
 )
+st.caption(" ".join(f"**{k}**: {v}" for k, v in live.BROKER_HELP.items()))
 st.altair_chart(charts.broker_bytes(rows), width="stretch")
 dirs = cluster.log_dir_rows(state)
 if dirs:

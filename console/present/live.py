@@ -578,15 +578,13 @@ def fenced_text(b: Broker) -> str:
 
 
 BROKER_HELP = {
-    "live": "Registered and not fenced: it serves and fetches.",
-    "fenced": "Fenced by the controller (DescribeCluster, KIP-1073, Kafka 4.0 and later): shut down or not "
-    "heartbeating. Older clusters do not say (unknown).",
-    "eligible": "May join the ISR and lead (KIP-841: registered, not fenced). A cordoned broker stays eligible: "
+    "eligible": "may join the ISR and lead (KIP-841: registered, not fenced). A cordoned broker stays eligible: "
     "it keeps its replicas and can lead; the cordon only keeps new replicas off it.",
-    "cordoned": "cordoned.log.dirs (KIP-1066, Kafka 4.3 and later): Kafka places no new partition there, but "
-    "accepts a reassignment onto it; the console refuses such a plan unless allowed explicitly.",
+    "cordoned": "cordoned.log.dirs (KIP-1066, Kafka 4.3 and later): Kafka places no new partition there; Kafka "
+    "4.3 accepts a reassignment onto it, 4.4 refuses one onto a broker whose every dir is cordoned, and the "
+    "console flags both.",
 }
-"""The help of :func:`broker_rows`' columns whose meaning is Kafka's, not obvious from the word."""
+"""What :func:`broker_rows`' columns whose meaning is Kafka's say (Overview's caption under the table)."""
 
 
 def broker_rows(state: ClusterState) -> list[dict[str, Any]]:
