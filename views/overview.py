@@ -102,13 +102,7 @@ if info.known:
 
 st.subheader("Brokers")
 rows = live.broker_rows(state)
-st.dataframe(
-    rows,
-    hide_index=True,
-    width="stretch",
-    placeholder="—",
-    column_config={"bytes": None},
-)
+st.dataframe(rows, hide_index=True, width="stretch", placeholder="—", column_config={"bytes": None})
 st.caption(" ".join(f"**{k}**: {v}" for k, v in live.BROKER_HELP.items()))
 st.altair_chart(charts.broker_bytes(rows), width="stretch")
 dirs = cluster.log_dir_rows(state)

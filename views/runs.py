@@ -42,13 +42,13 @@ def running_wave(run: Run, running: Wave, now: ClusterState) -> None:
     cal = deps.calibration(now, settings)
     this = in_flight_eta(now, copies.rates(), copies.dir_rates(), cal, keys_now)
     # paused or stopping: the current wave finishes and the next waits (or is never sent): no ETA counts it
-    waits = run.state in (RunState.PAUSED, RunState.STOPPING)
-    later = [
-        parse_plan(w.entries_json).entries
-        for w in store.runs.waves(run_id)
-        if w.state is WaveState.PENDING and not waits
-    ]
-    after = estimate_run(now, later, run.rate, cal)
+    waits = {RunState.PAUSED: "the next waits for Resume", RunState.STOPPING: "no later wave is sent"}.get(run.state)
+    later = (
+        []
+        if waits
+        else [parse_plan(w.entries_json).entries for w in store.runs.waves(run_id) if w.state is WaveState.PENDING]
+    )
+    after = None if waits else estimate_run(now, later, run.rate, cal)
     by_broker = tracker.broker_rates()
     busiest = max(by_broker.items(), key=lambda kv: kv[1], default=None)
     p1, p2, p3 = st.columns(3)
@@ -74,13 +74,9 @@ def running_wave(run: Run, running: Wave, now: ClusterState) -> None:
         p3.metric(
             "ETA (this wave)",
             human_duration(this.seconds),
-            help=f"This wave until its last copy is done ({this.basis}). The run is {run.state.value}: "
-            + ("the next wave waits for Resume." if run.state is RunState.PAUSED else "no later wave is sent."),
+            help=f"This wave until its last copy is done ({this.basis}). The run is {run.state.value}: {waits}.",
         )
-        st.caption(
-            f"ETA rests on {this.basis}; the run is {run.state.value}: this wave finishes, "
-            + ("the next waits for Resume." if run.state is RunState.PAUSED else "no later wave is sent.")
-        )
+        st.caption(f"ETA rests on {this.basis}; the run is {run.state.value}: this wave finishes, {waits}.")
     elif this.seconds is not None:
         p3.metric(
             "ETA",
