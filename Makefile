@@ -1,6 +1,10 @@
 # The two commands the README names: `make demo` and `make test`. Both install what is missing.
 SHELL := /bin/bash
 PY    := .venv/bin/python
+## pytest-xdist workers for `make test` (1: one process, as CI runs it) and `make test-unit` (2: pure tests).
+WORKERS      ?= 1
+UNIT_WORKERS ?= 2
+xdist = $(if $(filter-out 0 1,$(1)),-n $(1) --dist loadscope,)
 PIP   := .venv/bin/pip
 STAMP := .venv/.installed
 
@@ -39,11 +43,11 @@ dev: system-packages $(STAMP) jars
 
 ## Run the whole test suite: unit, integration (real cluster), app, end-to-end (real browser).
 test: setup
-	PYTHONPATH=. $(PY) -m pytest $(PYTEST_ARGS)
+	PYTHONPATH=. $(PY) -m pytest $(call xdist,$(WORKERS)) $(PYTEST_ARGS)
 
 ## The unit tier only (no cluster, no browser; under 3 minutes): the inner loop.
 test-unit: $(STAMP)
-	PYTHONPATH=. $(PY) -m pytest tests/unit -m unit $(PYTEST_ARGS)
+	PYTHONPATH=. $(PY) -m pytest tests/unit -m unit $(call xdist,$(UNIT_WORKERS)) $(PYTEST_ARGS)
 
 clean-sandbox:
 	-PYTHONPATH=. $(PY) -m console sandbox down

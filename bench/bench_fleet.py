@@ -35,7 +35,8 @@ IN_PROCESS = r"""
 import json, sys, time
 import pyarrow.dataset as ds
 from console.pipeline.snapshots import state_from_tables
-from console.plans.generate import GenerateOptions, Goal, Metric, generate
+from console.plans.generate import generate
+from console.plans.generators.options import GenerateOptions, Goal, Metric
 root, out, goal = sys.argv[1], sys.argv[2], sys.argv[3]
 options = (GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT) if goal == "rebalance"
            else GenerateOptions(Goal.DECOMMISSION, racks=("rack-2",)))

@@ -4,6 +4,7 @@ speed and peak memory at 100k partitions / 50 brokers and 1M partitions / 500 br
 
     PYTHONPATH=. .venv/bin/python bench/bench_generate.py            # everything (about 10 min)
     PYTHONPATH=. .venv/bin/python bench/bench_generate.py --quick    # quality and 100k only
+    PYTHONPATH=. .venv/bin/python bench/bench_generate.py --zones           # least cross-zone bytes at 100k
     PYTHONPATH=. .venv/bin/python bench/bench_generate.py --versus /tmp/base --rounds 2
         # 1M partitions / 500 brokers only, this tree against another checkout (a detached
         # worktree of an earlier commit), alternating old and new processes: this script runs
@@ -28,7 +29,8 @@ import time
 
 from bench.synthetic import cluster_state
 from console.core.format import human_bytes
-from console.plans.generate import Generated, GenerateOptions, Goal, Metric, generate
+from console.plans.generate import Generated, generate
+from console.plans.generators.options import GenerateOptions, Goal, Metric
 
 
 def quality() -> None:
@@ -91,6 +93,9 @@ def versus_official() -> None:
         )
     print()
 
+
+ZONE_MAP = (("rack-0", "az-1"), ("rack-1", "az-1"), ("rack-2", "az-2"), ("rack-3", "az-2"), ("rack-4", "az-3"))
+"""Racks that are not zones: five racks in three zones."""
 
 GOALS = {
     "decommission 1 broker": lambda b, s: GenerateOptions(Goal.DECOMMISSION, (3,)),
@@ -204,6 +209,50 @@ def versus(other: str, rounds: int) -> None:
     print()
 
 
+ZONE_GOALS = {
+    "decommission broker 3": GenerateOptions(Goal.DECOMMISSION, (3,)),
+    "decommission broker 3, 3 zones of 5 racks": GenerateOptions(Goal.DECOMMISSION, (3,), zones=ZONE_MAP),
+    "add brokers 48, 49": GenerateOptions(Goal.ADD_BROKERS, (48, 49)),
+    "rebalance count": GenerateOptions(Goal.REBALANCE, metric=Metric.COUNT),
+    "rebalance bytes": GenerateOptions(Goal.REBALANCE, metric=Metric.BYTES),
+}
+ZONE_MODES: dict[str, float | None] = {"current": None, "tie-breaker": 0.0, "weight 1": 1.0, "weight 4": 4.0}
+
+
+def zones(partitions: int = 100_000, brokers: int = 50) -> None:
+    """Least cross-zone bytes against the current generator on the synthetic cluster of the speed
+    figures (5 racks as zones, 10 % of partitions crowded, 2 brokers empty), all in this run: the
+    bytes across zones (the impact model's, on the plan's diff), the moves and the balance after."""
+    from console.moves.impact import Pricing
+    from console.moves.impact_columns import impact
+    from console.plans.diff import diff
+
+    state = cluster_state(partitions, brokers, racks=5, skew=0.1, empty=2)
+    print(f"## Least cross-zone bytes ({partitions:,} partitions / {brokers} brokers, 5 racks)\n")
+    print(
+        "| goal | preference | replicas moved | bytes copied | across zones | × current | "
+        "after: replicas max–min | bytes max/min | reached | seconds |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for label, options in ZONE_GOALS.items():
+        base = None
+        for mode, weight in ZONE_MODES.items():
+            started = time.perf_counter()
+            made = generate(state, dataclasses.replace(options, zone_weight=weight))
+            took = time.perf_counter() - started
+            im = impact(diff(state, made.plan), Pricing(zones=options.zones))
+            base = im.cross_zone_bytes if base is None else base
+            r, after = made.report, made.report.spreads["after"]
+            print(
+                f"| {label} | {mode} | {r.moved_replicas:,} | {human_bytes(im.bytes_to_copy)} "
+                f"| {human_bytes(im.cross_zone_bytes)} | {im.cross_zone_bytes / max(base, 1):.2f} "
+                f"| {after['replicas'].max:,.0f}–{after['replicas'].min:,.0f} "
+                f"| {after['bytes'].max / max(after['bytes'].min, 1):.3f} | {r.reached} | {took:.2f} |",
+                flush=True,
+            )
+    print()
+
+
 def _ratio(r: float | None) -> str:
     return "—" if r is None else f"{r:.2f}"
 
@@ -213,11 +262,16 @@ def main() -> None:
     p.add_argument("--quick", action="store_true", help="quality, versus --generate and 100k only")
     p.add_argument("--runs", type=int, default=3, help="runs per goal at 100k (1M runs once)")
     p.add_argument("--scale", help=argparse.SUPPRESS)
+    p.add_argument("--zones", action="store_true", help="only least cross-zone bytes against the current generator")
     p.add_argument("--versus", metavar="DIR", help="only 1M: the checkout DIR (before) against this one (after)")
     p.add_argument("--rounds", type=int, default=2, help="with --versus: runs of each, alternating")
     args = p.parse_args()
     if args.versus:
         versus(args.versus, args.rounds)
+        return
+    if args.zones:
+        print(f"# Plan generators: least cross-zone bytes ({time.strftime('%Y-%m-%d')})\n")
+        zones()
         return
     if args.scale:
         partitions, brokers, runs = map(int, args.scale.split(","))

@@ -4,6 +4,8 @@ in-process core (parse, diff, validate, waves, ETA, rollback), to find where one
     PYTHONPATH=. .venv/bin/python bench/bench_review.py                       # 1M partitions
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --partitions 10000000 # 10M (Spark; in process if it fits)
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-in-process
+    PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-in-process --impact-cost --runs 2
+                                                      # Spark with the impact and without (--no-impact), alternating
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-spark [--code /tmp/base-rows]  # in process only
     PYTHONPATH=. .venv/bin/python bench/bench_review.py --skip-spark --against /tmp/base-now --runs 3
                                                                               # in process, old and new alternating
@@ -250,7 +252,7 @@ def stages(err: str, total: float) -> list[tuple[str, float]]:
 
 
 def spark_review(
-    snaps: Path, plan: Path, out: Path, root: Path, conf: list[str]
+    snaps: Path, plan: Path, out: Path, root: Path, conf: list[str], extra: tuple[str, ...] = ()
 ) -> tuple[float, float, float, list[tuple[str, float]], str]:
     """One run of ``pipeline review`` on local[2] from the checkout ``root`` (``conf``: Spark settings,
     KEY=VALUE): seconds, peak RSS, CPU seconds, stages, error."""
@@ -273,6 +275,7 @@ def spark_review(
             "--throttle",
             "10000000",
             *(x for kv in conf for x in ("--conf", kv)),
+            *extra,
         ],
         root,
     )
@@ -358,6 +361,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1, help="runs of each side (alternating with --against)")
     ap.add_argument("--steps", action="store_true", help="in process: the peak RSS of each step too")
     ap.add_argument("--conf", action="append", default=[], help="a Spark setting KEY=VALUE for both sides")
+    ap.add_argument(
+        "--impact-cost", action="store_true", help="Spark: this checkout with the impact against it without"
+    )
     args = ap.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="bench-review-"))
     try:
@@ -368,15 +374,19 @@ def main() -> None:
             f"- input written in {human_duration(time.monotonic() - t)}; plan {plan.stat().st_size / 2**20:.0f} MB of JSON"
         )
         if not args.skip_spark:
-            sides = [("this checkout", ROOT)] + (
-                [(f"against {args.against}", args.against.resolve())] if args.against else []
+            sides: list[tuple[str, Path, tuple[str, ...]]] = [("this checkout", ROOT, ())] + (
+                [(f"against {args.against}", args.against.resolve(), ())] if args.against else []
             )
-            times: dict[str, list[float]] = {name: [] for name, _ in sides}
-            cpus: dict[str, list[float]] = {name: [] for name, _ in sides}
+            if args.impact_cost:
+                sides = [("with the impact", ROOT, ()), ("without the impact (--no-impact)", ROOT, ("--no-impact",))]
+            times: dict[str, list[float]] = {name: [] for name, _, _ in sides}
+            cpus: dict[str, list[float]] = {name: [] for name, _, _ in sides}
             said: dict[str, object] = {}
             for run in range(args.runs):
-                for name, root in sides if run % 2 == 0 else sides[::-1]:
-                    took, rss, cpu, parts, err, answers = spark_review(snaps, plan, scratch / "out", root, args.conf)
+                for name, root, extra in sides if run % 2 == 0 else sides[::-1]:
+                    took, rss, cpu, parts, err, answers = spark_review(
+                        snaps, plan, scratch / "out", root, args.conf, extra
+                    )
                     if not rss:
                         print(f"- Spark (local[2], {name}) failed after {human_duration(took)}:\n{err}")
                         continue
@@ -390,16 +400,17 @@ def main() -> None:
                         flush=True,
                     )
             if len(sides) > 1 and all(times.values()):
-                mine, theirs = (statistics.median(times[name]) for name, _ in sides)
+                mine, theirs = (statistics.median(times[name]) for name, _, _ in sides)
                 print(
                     f"- median of {args.runs} run(s): this checkout {human_duration(mine)}, "
                     f"{sides[1][0]} {human_duration(theirs)}: {theirs / mine:.2f}x"
                 )
-                mine, theirs = (statistics.median(cpus[name]) for name, _ in sides)
+                mine, theirs = (statistics.median(cpus[name]) for name, _, _ in sides)
                 print(
-                    f"- median CPU time: this checkout {mine:.0f} s, {sides[1][0]} {theirs:.0f} s: {theirs / mine:.2f}x"
+                    f"- median CPU time: {sides[0][0]} {mine:.0f} s, {sides[1][0]} {theirs:.0f} s: {theirs / mine:.2f}x"
+                    + (f" (the impact adds {(mine / theirs - 1) * 100:+.1f} %)" if args.impact_cost else "")
                 )
-                first, second = (said.get(name) for name, _ in sides)
+                first, second = (said.get(name) for name, _, _ in sides)
                 print(
                     f"- answers (findings, waves and ETA, rollback): {first}; "
                     + ("the same on both sides" if first == second else f"DIFFER from {second}")

@@ -107,12 +107,10 @@ def bench_throttle(reader: ClusterReader, store: Store, bs: str, rate: int, mbyt
     run_id = run_service.start_run(
         executor.store,
         executor.cluster,
-        Identity.cli(executor.user),
         reader.snapshot(),
-        plan,
-        "throttle",
-        rate=rate,
-        limits=WaveLimits(5),
+        run_service.RunRequest(
+            Identity.cli(executor.user), plan, "throttle", run_service.RunSettings(rate=rate, limits=WaveLimits(5))
+        ),
         users=None,
     )
     executor.tick(run_id)  # throttles, then submits the wave

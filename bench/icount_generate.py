@@ -27,7 +27,8 @@ def run_goal(goal: str, times: int) -> None:
     """In the measured process: the goal ``times`` times, after the snapshot's columns are built."""
     from bench.synthetic import cluster_state
     from console.core.ids import BrokerId
-    from console.plans.generate import GenerateOptions, Goal, Metric, generate
+    from console.plans.generate import generate
+    from console.plans.generators.options import GenerateOptions, Goal, Metric
 
     state = cluster_state(20_000, 40, racks=5, skew=0.1, empty=2)
     options = {

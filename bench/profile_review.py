@@ -37,6 +37,7 @@ def profile(scratch: Path) -> None:
     from console.pipeline import spark_rules
     from console.pipeline.datasets import Output, read_snapshots
     from console.pipeline.jobs import _rows_of, _snapshots_for
+    from console.pipeline.review_outputs import rollback_lines
     from console.pipeline.spark import SparkSettings, session
     from console.plans.plan import parse_plan
     from console.plans.rules.batch import broker_table
@@ -88,7 +89,7 @@ def profile(scratch: Path) -> None:
     tables = {"bench": broker_table(state)}
     step("the rules' input rows (per entry)", lambda: noop(spark_rules.entries(inputs, changes)))
     step("findings (the rules over Arrow batches)", lambda: noop(spark_rules.findings(inputs, changes, tables)))
-    step("rollback lines", lambda: noop(R.rollback_lines(changes, [])))
+    step("rollback lines", lambda: noop(rollback_lines(changes, [])))
     out.abort()
 
 

@@ -14,22 +14,26 @@ import streamlit as st
 from components import deps, keys, widgets
 from console.access.auth import Identity, load_users
 from console.access.settings import ConnectionSettings
-from console.core.errors import ConflictError, ConsoleError, NotPermitted, SubmitRefused
+from console.core.errors import ConsoleError, NotPermitted, RunOverlap, StoreWriteClash, SubmitRefused
 from console.core.format import human_bytes, human_rate, plural
 from console.core.model import ClusterState, Finding, TopicPartition, cluster_key
 from console.moves.cancel import CancelPlan, CancelVerdict, plan_cancel
 from console.moves.others import moves_text, since_text
+from console.moves.readback import AGREE_S, LOOK_EVERY_S
 from console.moves.waves import WaveLimits
 from console.plans.diff import first_replica_changes
 from console.plans.logdirs import DirMoveProgress, dir_moves_in_flight
 from console.plans.plan import Plan
-from console.present import review
-from console.present.estimate import run_summary
+from console.present import review, throttles
+from console.present.estimate import estimate_text, run_summary
 from console.services import cancel as cancel_service
 from console.services import other_moves as other_moves_service
+from console.services import other_throttles
 from console.services import runs as run_service
 from console.services.cancel import CancelReport, DirCancelResult
+from console.services.other_throttles import OtherThrottles
 from console.services.preflight import Preflight, preflight
+from console.services.unthrottled import unthrottled_problem
 from console.storage.store import Store
 
 
@@ -64,14 +68,25 @@ class SeenCancel:
     dir_moves: tuple[DirMoveProgress, ...] = ()
     """The log dir moves in flight that the console's runs among those partitions asked for:
     cancelled with them (each replica stays in its current dir)."""
+    scope: tuple[TopicPartition, ...] | None = None
+    """The partitions chosen (None: everything in flight), for the dialog to freeze them again."""
+    include_others: bool = False
+    """Reassignments this console did not start among ``scope`` are cancelled too."""
+    whole_runs: frozenset[int] = frozenset()
+    """The console's runs cancelled as runs (everything in flight, or a run's own cancel): they send
+    no further wave; the others among those partitions go on with the rest of theirs."""
 
 
-def freeze_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | None, include_others: bool) -> None:
+def freeze_cancel(
+    settings: ConnectionSettings, scope: list[TopicPartition] | None, include_others: bool, run: int | None = None
+) -> None:
     """Freeze the set to cancel as the cluster is now (a fresh, lean read) and ask for the cancel
     dialog: the "Cancel…" button's callback, so the page's next run opens the dialog first
     (:func:`pending_cancel` at the top of the page), before it draws the page again. When the
     console's runs among those partitions asked for log dir moves, the log dirs are read too
-    (a fresh full read) and those still being copied are frozen with the set."""
+    (a fresh full read) and those still being copied are frozen with the set. Everything in flight
+    (``scope`` None) cancels the runs among it as runs, as does a ``run``'s own cancel; chosen
+    partitions or a topic cancel only those of their runs."""
     state = deps.reader(settings).snapshot(lean=True)  # fresh, and only what a cancel needs
     cluster = cluster_key(state, settings.name)
     store = deps.store()
@@ -80,10 +95,17 @@ def freeze_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | No
     in_scope = [p.key for p in state.in_flight] if scope is None else scope
     runs = {ours[k] for k in in_scope if k in ours}
     dir_moves = cancel_service.runs_dir_moves(store, deps.reader(settings).snapshot, runs, scope)
-    st.session_state[keys.CANCEL_SEEN] = SeenCancel(plan, cluster, ours, state.taken_at, dir_moves)
+    chosen = None if scope is None else tuple(scope)
+    whole = frozenset(runs if scope is None else () if run is None else {run})
+    st.session_state[keys.CANCEL_SEEN] = SeenCancel(
+        plan, cluster, ours, state.taken_at, dir_moves, scope=chosen, include_others=include_others, whole_runs=whole
+    )
+    st.session_state[keys.CANCEL_OTHERS] = include_others
     st.session_state.pop(keys.CANCEL_SENT, None)
     st.session_state.pop(keys.CANCEL_FAILED, None)
     st.session_state.pop(keys.CANCEL_OVERRIDE, None)  # an override is ticked for the set it was shown with only
+    for k in (keys.CANCEL_CLEAR_ASKED, keys.CANCEL_CLEARED, keys.CANCEL_CLEAR_FAILED):
+        st.session_state.pop(k, None)
     st.session_state[keys.CANCEL_PENDING] = True
 
 
@@ -95,16 +117,20 @@ def pending_cancel(settings: ConnectionSettings) -> None:
         open_dialog(cancel_dialog, settings)
 
 
-def open_cancel(settings: ConnectionSettings, scope: list[TopicPartition] | None, include_others: bool) -> None:
+def open_cancel(
+    settings: ConnectionSettings, scope: list[TopicPartition] | None, include_others: bool, run: int | None = None
+) -> None:
     """Freeze the set to cancel as the cluster is now, then open the cancel dialog on it (where
-    the page draws little before the button; the Live page uses the callback instead)."""
-    freeze_cancel(settings, scope, include_others)
+    the page draws little before the button; the Live page uses the callback instead); ``run``:
+    the run cancelled as a run (the Runs page's "Cancel the run…")."""
+    freeze_cancel(settings, scope, include_others, run)
     pending_cancel(settings)
 
 
-CANCEL_FOLLOW_S = 15.0
-"""How long the dialog follows a cancel's partitions leaving the in-flight list before it cleans up
-after the runs among those that left and records what became of them."""
+CANCEL_FOLLOW_S = 15.0 + AGREE_S
+"""How long the dialog follows a cancel's partitions leaving the in-flight list, then the brokers
+showing them back at their original replicas, before it cleans up after the runs among those that
+left and records what became of them."""
 CANCEL_POLL_S = 0.5
 """How often the dialog asks the controller which partitions are still in flight."""
 
@@ -120,6 +146,8 @@ class SentCancel:
     finished: bool = False
     """Followed to the end (every partition left, or ``CANCEL_FOLLOW_S`` passed): the runs among
     those that left were cleaned up and the outcome audited."""
+    others: OtherThrottles | None = None
+    """At the end: the throttles another tool left on the topics and brokers of those that left."""
 
 
 def _send_cancel(settings: ConnectionSettings, seen: SeenCancel, me: Identity) -> None:
@@ -140,6 +168,7 @@ def _send_cancel(settings: ConnectionSettings, seen: SeenCancel, me: Identity) -
             force_at_risk=bool(seen.plan.at_risk and override),
             wait_s=0,
             dir_moves=[m.key for m in seen.dir_moves],
+            whole_runs=seen.whole_runs,
         )
     except ConsoleError as e:
         st.session_state[keys.CANCEL_FAILED] = f"{e.message} {e.hint}"
@@ -155,20 +184,26 @@ def _follow(settings: ConnectionSettings, seen: SeenCancel, sent: SentCancel) ->
     after the runs among those that left (their throttles come off; a run its worker drives is
     left to the worker, which also cleans up when the dialog is closed before the end)."""
     report = sent.report
-    if not report.settled:
+    if report.result is not None and report.result.still_in_flight:
         try:
             report = report.leaving(deps.gateway(settings).list_reassignments())
         except ConsoleError:
             pass  # the controller may be moving: ask again at the next run
+    if not report.settled:  # what the brokers show of those that left (each broker asked)
+        report = cancel_service.look_back(deps.gateway(settings), report, every_s=LOOK_EVERY_S)
     done = report.settled or time.monotonic() - sent.sent_at >= CANCEL_FOLLOW_S
+    others = None
     if done and report.result is not None:
+        left = set(report.result.left)
         try:
             cancel_service.finish_cancel(
                 deps.store(), deps.gateway(settings), sent.by, seen.cluster, report.result, seen.ours
             )
+            cancelled = [p for p in seen.plan.cancel if p.key in left]
+            others = other_throttles.left_by_others(deps.store(), deps.gateway(settings), seen.cluster, cancelled)
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")
-    return replace(sent, report=report, finished=done)
+    return replace(sent, report=report, finished=done, others=others)
 
 
 @st.fragment(run_every=CANCEL_POLL_S)
@@ -187,18 +222,85 @@ def _cancel_outcome(settings: ConnectionSettings, seen: SeenCancel) -> None:
         st.markdown(f"**Log dir moves:** {sent.report.dirs.summary()}")
         st.dataframe(sent.report.dirs.rows(), hide_index=True, width="stretch")
     if not sent.finished:
-        st.caption("Following the partitions as they leave the in-flight list…")
+        st.caption("Following the partitions as they leave the in-flight list, until every broker shows them back…")
     st.caption(
         "Partitions that had completed stay where they are: a run's rollback JSON (Runs page) takes them back; "
         "a reassignment this console did not start has no run, and no rollback of its own here."
+    )
+    if sent.others is not None:
+        _left_by_others(settings, sent.others)
+
+
+def _left_by_others(settings: ConnectionSettings, others: OtherThrottles) -> None:
+    """The throttles another tool left on the cancel's topics and brokers, said; removed on one more
+    click after a confirmation that lists exactly them (the sweep: role, audit, read back)."""
+    if not others.read:
+        st.caption("The throttle configs could not be read after the cancel: nothing is said of them.")
+        return
+    if not others.settings:
+        return
+    n = len(others.settings)
+    st.warning(
+        f"{plural(n, 'throttle setting')} {other_throttles.LEFT_BY_OTHERS}, on "
+        f"{throttles.involved_text(others.topics, others.brokers)}: nothing in flight needs "
+        f"{'it' if n == 1 else 'them'} (they slow down any replica that falls out of sync).",
+        icon=":material/speed:",
+    )
+    st.table(widgets.markdown_cells(throttles.setting_rows(others.settings)), hide_index=True)
+    if (cleared := st.session_state.get(keys.CANCEL_CLEARED)) is not None:
+        st.markdown("  \n".join(throttles.cleared_lines(*cleared)))
+        return
+    if (failed := st.session_state.get(keys.CANCEL_CLEAR_FAILED)) is not None:
+        st.error(f"Nothing removed: {failed}")
+    me = widgets.identity()
+    if not me.can("sweep"):
+        st.caption(me.why_not("sweep"))
+    elif not st.session_state.get(keys.CANCEL_CLEAR_ASKED):
+        st.button(
+            f"Remove the {plural(n, 'setting')} left by another tool…",
+            key=keys.CANCEL_CLEAR_ASK,
+            icon=":material/cleaning_services:",
+            on_click=st.session_state.__setitem__,
+            args=(keys.CANCEL_CLEAR_ASKED, True),
+        )
+    else:
+        st.markdown(
+            f"**Remove exactly the {plural(n, 'throttle setting')} above** (one request, then read back from the "
+            "brokers; one that something in flight needs by then is kept)."
+        )
+        st.button(
+            f"Remove {plural(n, 'throttle setting')}",
+            type="primary",
+            key=keys.CANCEL_CLEAR,
+            on_click=_clear_others,
+            args=(settings, others, me),
+        )
+
+
+def _clear_others(settings: ConnectionSettings, others: OtherThrottles, me: Identity) -> None:
+    """The confirmation's callback: exactly the settings listed, removed through the service."""
+    if st.session_state.get(keys.CANCEL_CLEARED) is not None:
+        return  # removed already: a click is never sent twice
+    try:
+        done = other_throttles.clear_left_by_others(deps.store(), deps.gateway(settings), me, others.settings)
+    except ConsoleError as e:
+        st.session_state[keys.CANCEL_CLEAR_FAILED] = f"{e.message} {e.hint}"
+        return
+    st.session_state.pop(keys.CANCEL_CLEAR_FAILED, None)
+    rep = done.sweep
+    st.session_state[keys.CANCEL_CLEARED] = (
+        rep.removed,
+        rep.still_set,
+        rep.unconfirmed,
+        done.needed_now,
+        done.gone_already,
     )
 
 
 @st.dialog("Cancel reassignments", width="large", on_dismiss=_closed)
 def cancel_dialog(settings: ConnectionSettings) -> None:
-    me = widgets.identity()
-    if not me.can("cancel"):
-        st.error(me.why_not("cancel"))
+    me = widgets.permitted("cancel")
+    if me is None:
         return
     seen: SeenCancel | None = st.session_state.get(keys.CANCEL_SEEN)
     if seen is None:
@@ -210,12 +312,14 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
     )
     # st.text, not st.code: the browser draws text with the page's own code, while a code block waits
     # for a chunk it loads on first use, and the Send button (already loaded) came out above it
-    st.text("\n".join(plan.explain() + _dir_lines(seen.dir_moves)))
+    if said := plan.explain() + _dir_lines(seen.dir_moves):
+        st.text("\n".join(said))
+    _others_choice(settings, seen)
     if not plan.cancel and not seen.dir_moves:
-        st.info(
-            "Nothing to cancel"
-            + (": tick “include reassignments this console did not start” to cancel those." if plan.not_ours else ".")
-        )
+        if plan.unread:  # what is in flight is not known: never "nothing to cancel"
+            st.error(f"The cluster's read failed ({plan.unread}): close this and press Cancel… again to read it again.")
+        else:
+            st.info("Nothing to cancel" + (": tick the box above to cancel those." if plan.not_ours else "."))
         return
     override = False
     if plan.at_risk:
@@ -262,6 +366,37 @@ def cancel_dialog(settings: ConnectionSettings) -> None:
             state="error" if rejected else "complete",
         )
         _cancel_outcome(settings, seen)
+
+
+def _others_choice(settings: ConnectionSettings, seen: SeenCancel) -> None:
+    """For chosen partitions (or a topic) among which are reassignments this console did not start:
+    say so, name them, and let the operator include them here (the set is frozen again, as the
+    cluster is now), rather than close the dialog and start over."""
+    others = [p for p in seen.plan.cancel if p.key not in seen.ours] if seen.include_others else []
+    if seen.scope is None or not (seen.plan.not_ours or others):
+        return
+    named = seen.plan.not_ours or tuple(others)
+    shown = ", ".join(p.name for p in named[:10]) + (f" and {len(named) - 10} more" if len(named) > 10 else "")
+    st.warning(
+        f"{plural(len(named), 'of the partitions chosen is', 'of the partitions chosen are')} a reassignment this "
+        f"console did not start (another mover's): {shown}.",
+        icon=":material/group:",
+    )
+    st.checkbox(
+        "Include the reassignments this console did not start in this cancel",
+        key=keys.CANCEL_OTHERS,
+        disabled=st.session_state.get(keys.CANCEL_SENT) is not None,
+        on_change=_include_others,
+        args=(settings, seen),
+    )
+
+
+def _include_others(settings: ConnectionSettings, seen: SeenCancel) -> None:
+    """The dialog's "include" box changed: freeze the same choice again with or without them."""
+    include = bool(st.session_state.get(keys.CANCEL_OTHERS))
+    run = next(iter(seen.whole_runs)) if seen.scope is not None and seen.whole_runs else None  # a run's own cancel
+    freeze_cancel(settings, None if seen.scope is None else list(seen.scope), include, run)
+    st.session_state.pop(keys.CANCEL_PENDING, None)  # the dialog is open: it shows the new set when it reruns
 
 
 def _dir_lines(moves: tuple[DirMoveProgress, ...]) -> list[str]:
@@ -338,9 +473,8 @@ def _send_dir_cancel(settings: ConnectionSettings, seen: SeenDirCancel, me: Iden
 
 @st.dialog("Cancel log dir moves", width="large", on_dismiss=_closed)
 def dir_cancel_dialog(settings: ConnectionSettings) -> None:
-    me = widgets.identity()
-    if not me.can("cancel"):
-        st.error(me.why_not("cancel"))
+    me = widgets.permitted("cancel")
+    if me is None:
         return
     seen: SeenDirCancel | None = st.session_state.get(keys.DIR_CANCEL_SEEN)
     if seen is None or not seen.moves:
@@ -375,9 +509,8 @@ def dir_cancel_dialog(settings: ConnectionSettings) -> None:
 
 @st.dialog("Abandon the run", width="large", on_dismiss=_closed)
 def abandon_dialog(settings: ConnectionSettings, run_id: int) -> None:
-    me = widgets.identity()
-    if not me.can("cancel"):
-        st.error(me.why_not("cancel"))
+    me = widgets.permitted("cancel")
+    if me is None:
         return
     st.markdown(
         f"The console stops driving run **{run_id}** for good: its throttles come off (what was set "
@@ -424,7 +557,7 @@ def _what_is_sent(pre: Preflight, rate: int | None, limits: WaveLimits) -> None:
             "audit entry records it."
         )
     st.markdown(
-        f"**{run_summary(pre.partitions, len(waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, rate, est, limits)}**"
+        f"**{run_summary(estimate_text(pre.partitions, len(waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, rate, est), limits)}**"
     )
     if pre.dir_bytes_to_copy:
         st.caption(
@@ -481,6 +614,17 @@ def other_moves_confirmed(store: Store, key: str, state: ClusterState) -> bool |
     return True if sure else None
 
 
+def _elect_box(ticked: bool) -> bool:
+    """Whether the run finishes with a preferred leader election (starting ``ticked``)."""
+    return st.checkbox(
+        "Finish with a preferred leader election",
+        value=ticked,
+        help="After the last wave, the first replica of each partition of the run leads where it is "
+        "in sync (in batches, audited). On by default when the plan changes some partition's "
+        "first replica; the review's leaders after assume it.",
+    )
+
+
 @st.dialog("Submit the plan", width="large", on_dismiss=_closed)
 def submit_dialog(
     settings: ConnectionSettings,
@@ -493,13 +637,15 @@ def submit_dialog(
     plan_id: int | None = None,
     elect_default: bool | None = None,
     allow_cordoned: bool = False,
+    unthrottled_ok: bool = False,
 ) -> None:
     """``elect_default``: whether the closing preferred leader election starts ticked (the review's
     choice); None: when the plan changes some partition's first replica. ``allow_cordoned``: the
-    operator overrides the cordoned-destination errors (the run's audit entry says so)."""
-    me = widgets.identity()
-    if not me.can("submit"):
-        st.error(me.why_not("submit"))
+    operator overrides the cordoned-destination errors (the run's audit entry says so);
+    ``unthrottled_ok``: the operator ticked "Send it effectively unthrottled" for a ``rate`` above
+    the cluster's ceiling (said again here; the run's audit entry says so)."""
+    me = widgets.permitted("submit")
+    if me is None:
         return
     reader, store = deps.reader(settings), deps.store()
     state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
@@ -517,13 +663,9 @@ def submit_dialog(
         refusal_box(refused.message, refused.hint, refused.findings)
         return
     _what_is_sent(pre, rate, limits)
-    elect = st.checkbox(
-        "Finish with a preferred leader election",
-        value=first_replica_changes(reviewed, plan) if elect_default is None else elect_default,
-        help="After the last wave, the first replica of each partition of the run leads where it is "
-        "in sync (in batches, audited). On by default when the plan changes some partition's "
-        "first replica; the review's leaders after assume it.",
-    )
+    if unthrottled_ok and (problem := unthrottled_problem(rate, settings.max_throttle)):
+        st.warning(f"{problem} You ticked “Send it effectively unthrottled”: it is sent so.", icon=":material/warning:")
+    elect = _elect_box(first_replica_changes(reviewed, plan) if elect_default is None else elect_default)
     ack = _acknowledged(warnings)
     others = other_moves_confirmed(store, cluster_key(state, settings.name), state)
     typed = st.text_input(f"Type the cluster's name (**{settings.name}**) to start")
@@ -537,23 +679,17 @@ def submit_dialog(
         help="Started: see the Runs page." if started is not None else None,
     ):
         try:
-            run_id = run_service.start_run(
-                store,
-                deps.gateway(settings),
-                me,
-                state,
-                plan,
-                name,
-                rate,
-                limits,
+            how = run_service.RunSettings(
+                rate=rate,
+                limits=limits,
                 elect_leaders=elect,
-                users=load_users(),
-                plan_id=plan_id,
                 allow_cordoned=allow_cordoned,
                 allow_other_moves=bool(others),
-                checked=pre,
+                unthrottled_ok=unthrottled_ok,
             )
-        except (ConflictError, NotPermitted) as e:  # SubmitRefused too: said with its findings
+            request = run_service.RunRequest(me, plan, name, how, plan_id=plan_id, checked=pre)
+            run_id = run_service.start_run(store, deps.gateway(settings), state, request, users=load_users())
+        except (RunOverlap, StoreWriteClash, NotPermitted) as e:  # SubmitRefused too: said with its findings
             refusal_box(e.message, e.hint, e.findings if isinstance(e, SubmitRefused) else ())
             return
         deps.worker(settings)  # the server's worker drives it from here

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from components.parts import Collecting, Parts, PartsFactory, Reader, live_parts
-from console.access.clusters import cluster_problems, discover, env_timeout_problem
+from console.access.clusters import cluster_problems, discover, env_max_throttle_problem, env_timeout_problem
 from console.access.settings import ConnectionSettings
 from console.core.model import ClusterState, cluster_key
 from console.moves.others import FirstSeen
@@ -23,6 +23,7 @@ from console.storage.store import Store
 
 if TYPE_CHECKING:
     from console.core.calibration import Calibration
+    from console.moves.impact import ImpactLimits, Pricing
     from console.pipeline.collect import BackgroundCollector
     from console.runs.worker import Worker
     from console.stream.shipper import Shipper
@@ -96,6 +97,8 @@ def configuration_problems() -> list[str]:
         )
     if timeout := env_timeout_problem():
         problems.append(timeout)
+    if ceiling := env_max_throttle_problem():
+        problems.append(ceiling)
     problems += audit_stream_problems()
     problems += _team_problems()
     auth = raw.get("auth")
@@ -205,7 +208,6 @@ def first_seen(settings: ConnectionSettings) -> FirstSeen:
 
 @st.cache_resource(show_spinner=False, ttl=300)
 def _balancer_configs(settings: ConnectionSettings, broker: int) -> dict[str, str] | None:
-    from console.adapters.kafka.balancer_configs import balancer_configs
     from console.core.errors import ConsoleError
     from console.core.model import BrokerId
     from console.state.reader import ClusterReader
@@ -214,7 +216,7 @@ def _balancer_configs(settings: ConnectionSettings, broker: int) -> dict[str, st
     if not isinstance(r, ClusterReader):
         return None  # a test's reader: no broker configs to ask
     try:
-        return balancer_configs(r.kafka, BrokerId(broker))
+        return r.kafka.balancer_configs(BrokerId(broker))
     except ConsoleError:
         return None
 
@@ -251,6 +253,35 @@ def calibration(state: ClusterState, settings: ConnectionSettings) -> Calibratio
     except OSError:
         return None
     return _calibration(str(tables), cluster_key(state, settings.name), stamp)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _topic_rates(tables: str, cluster: str, stamp: float) -> dict[str, float]:
+    from console.pipeline.calibration import load_topic_rates
+
+    return load_topic_rates(tables, cluster)
+
+
+def topic_rates(state: ClusterState, settings: ConnectionSettings) -> dict[str, float]:
+    """Each topic's produce rate the history job last learned for this cluster (read again whenever
+    the job writes new tables); empty without history."""
+    from console.core.paths import history_dir
+    from console.pipeline.datasets import manifest_name
+
+    tables = history_dir() / "tables"
+    try:
+        stamp = (tables / manifest_name("history")).stat().st_mtime
+    except OSError:
+        return {}
+    return _topic_rates(str(tables), cluster_key(state, settings.name), stamp)
+
+
+def impact_settings(settings: ConnectionSettings) -> tuple[Pricing | None, ImpactLimits, list[str]]:
+    """The cluster's prices and impact limits (``[pricing]``, ``[impact]`` in secrets.toml, the
+    cluster's own tables over them), and what is wrong with them."""
+    from console.access.pricing import impact_settings as read
+
+    return read(_secrets()[0], settings.name)
 
 
 def collect_every() -> float | None:

@@ -38,6 +38,9 @@ class Reader(Protocol):
     def zookeeper_generation(self) -> int:
         """Goes up each time a ZooKeeper watch fires (the pages rerun on a change)."""
 
+    def watch(self, watcher: Callable[[ClusterState], object]) -> None:
+        """Hand every full snapshot read from now on to ``watcher`` too."""
+
 
 @dataclass(frozen=True)
 class Collecting:
@@ -89,13 +92,15 @@ def assemble(
         from console.pipeline.collect import BackgroundCollector
 
         collector = BackgroundCollector(reader, collecting.snapshots, collecting.every_s).start()
-    worker = Worker(store, gateway, f"console-server ({getpass.getuser()})").start()
+    worker = Worker(store, gateway, f"console-server ({getpass.getuser()})", guardrails=settings.guardrails).start()
     notifier()  # notify.toml read and Apprise imported now, not at a run's first event
     try:
         serve_metrics(store)  # CONSOLE_METRICS_ADDRESS; off when unset
     except ConsoleError as e:  # a bad address: the console serves its pages all the same
         logging.getLogger(__name__).warning("%s %s", e.message, e.hint)
-    return Parts(settings, reader, gateway, store, worker, CopyTracker(), collector)
+    tracker = CopyTracker()
+    reader.watch(tracker.observe)  # the rates from every read (the worker's too), not only the Live page's
+    return Parts(settings, reader, gateway, store, worker, tracker, collector)
 
 
 def live_parts(settings: ConnectionSettings, store: Store, collecting: Collecting | None) -> Parts:

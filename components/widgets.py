@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import streamlit as st
 
 from components import deps, keys, session
-from console.access.auth import Identity, load_users
+from console.access.auth import NEEDS, NEEDS_ONE_OF, Identity, load_users
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConfigError, ConsoleError
 from console.core.format import human_bytes, human_rate, parse_rate
 from console.core.model import ClusterState, Finding, SourceStatus, cluster_key
 from console.services import sessions as session_service
+from console.services.unthrottled import unthrottled_problem
 
 if TYPE_CHECKING:
     from console.plans.quality import Report
 
+
+T = TypeVar("T")
 
 # Sessions watching the same cluster share a snapshot this young (one read, one copy in memory).
 SHARED_SNAPSHOT_AGE_S = 1.5
@@ -156,6 +160,31 @@ def identity() -> Identity:
     return signin.identity(current_cluster())
 
 
+def refusal(me: Identity, action: str) -> str:
+    """Why ``me`` may not ``action``, and whom to sign in as in the sidebar instead."""
+    roles = NEEDS_ONE_OF.get(action) or (NEEDS[action],)
+    whom = " or ".join(f"{'an' if r[0] in 'aeiou' else 'a'} {r}" for r in roles)
+    return f"{me.why_not(action)} Sign in as {whom} in the sidebar."
+
+
+def acting(action: str) -> Identity:
+    """Who acts (:func:`identity`); when they may not ``action``, a caption says why (:func:`refusal`)."""
+    me = identity()
+    if not me.can(action):
+        st.caption(refusal(me, action))
+    return me
+
+
+def permitted(action: str) -> Identity | None:
+    """Who acts, when they may ``action``; else None, and why not is shown as an error (a dialog's
+    first check)."""
+    me = identity()
+    if not me.can(action):
+        st.error(me.why_not(action))
+        return None
+    return me
+
+
 def sign_in_box() -> None:
     """The sidebar's sign-in (users file) or who is signed in."""
     from components import signin
@@ -275,6 +304,8 @@ def generation_report(report: Report, key: str) -> None:
         delta_color="inverse",
     )
     (st.success if report.reached else st.warning)(report.headline())
+    if report.impact is not None:
+        st.caption(f"**Impact:** {report.impact.headline}.")
     measure = (
         st.segmented_control("Balance of", ["replicas", "leaders", "bytes"], default="replicas", key=f"{key}.measure")
         or "replicas"
@@ -291,23 +322,27 @@ def generation_report(report: Report, key: str) -> None:
         findings_table(report.findings)
 
 
+DEFAULT_RATE = "10 MB/s"
+"""What a page's throttle input holds until someone types another."""
+
+
 def rate_input(
-    label: str, key: str, default: str = "10 MB/s", unit: str = "MB/s", zero: str | None = None, container: Any = None
+    label: str, key: str, default: str = DEFAULT_RATE, zero: str | None = None, container: Any = None
 ) -> int | None:
-    """A throttle typed as a person says it (``20 KB/s``, ``1.5 MB/s``; a plain number is in
-    ``unit``), in bytes/s, with what it was read as below it; every page's throttle input is this
-    one (decimal units: :data:`console.core.format.UNITS`). ``zero``: what 0 means (None: 0 is
-    refused). Returns None, the problem said, when the text is not a rate."""
+    """A throttle typed as a person says it (``20 KB/s``, ``1.5 MB/s``; a number alone is bytes/s,
+    as in the CLI and Kafka's tools), in bytes/s, with what it was read as below it; every page's
+    throttle input is this one (decimal units: :data:`console.core.format.UNITS`). ``zero``: what 0
+    means (None: 0 is refused). Returns None, the problem said, when the text is not a rate."""
     where = container if container is not None else st
     text = where.text_input(
         label,
         value=default,
         key=key,
         max_chars=40,
-        help=f"e.g. 20 KB/s or 1.5 MB/s (1 KB = 1000 bytes); a number alone is {unit}",
+        help="e.g. 20 KB/s or 1.5 MB/s (1 KB = 1000 bytes); a number alone is bytes/s, as in Kafka's tools",
     )
     try:
-        rate = parse_rate(text, unit)
+        rate = parse_rate(text)
     except ValueError as e:
         where.error(str(e))
         return None
@@ -316,3 +351,48 @@ def rate_input(
         return None
     where.caption(f"= {human_rate(rate)} per broker ({rate:,} bytes/s)" if rate else f"= {zero}")
     return rate
+
+
+def unthrottled_confirmed(rate: int | None, ceiling: int, key: str, container: Any = None) -> bool | None:
+    """Above the cluster's throttle ceiling (``ceiling``: its ``max_throttle``) a throttle is
+    effectively none: the service's words as a warning and a box to tick before it is sent. None
+    when ``rate`` is at or under the ceiling (nothing to confirm); else whether the box is ticked."""
+    problem = unthrottled_problem(rate, ceiling)
+    if problem is None:
+        return None
+    where = container if container is not None else st
+    where.warning(problem, icon=":material/warning:")
+    return bool(
+        where.checkbox(
+            "Send it effectively unthrottled",
+            key=key,
+            help="The copies may take every byte the broker links carry, starving clients. The audit log "
+            "records that you asked for it.",
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    number: int
+    """From 1."""
+    rows: list[T]
+
+
+def page_of(rows: Sequence[T], size: int, what: str, key: str) -> Page[T]:
+    """The page of ``rows`` (``size`` a page) chosen in a "Page (of N; ``what``)" box, shown only
+    when there is more than one page."""
+    pages = max(1, -(-len(rows) // size))
+    number = int(st.number_input(f"Page (of {pages}; {what})", 1, pages, 1, key=key)) if pages > 1 else 1
+    return Page(number, list(rows[(number - 1) * size : number * size]))
+
+
+def acted(action: Callable[[], object]) -> bool:
+    """Run a service's ``action`` for a click: True when it went through; its refusal or failure
+    (a ``ConsoleError``) shown as it is, what and what to do, and False."""
+    try:
+        action()
+    except ConsoleError as e:
+        st.error(f"{e.message} {e.hint}")
+        return False
+    return True

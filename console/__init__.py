@@ -51,12 +51,15 @@ _PUBLIC = {
     "validate": "console.plans.validate",
     "rebase": "console.plans.rebase",
     "generate": "console.plans.generate",
-    "GenerateOptions": "console.plans.generate",
-    "Goal": "console.plans.generate",
-    "Metric": "console.plans.generate",
+    "GenerateOptions": "console.plans.generators.options",
+    "Goal": "console.plans.generators.options",
+    "Metric": "console.plans.generators.options",
     "Generated": "console.plans.generate",
     "Report": "console.plans.quality",
     "PlanDiff": "console.plans.diff",
+    "impact": "console.moves.impact_columns",
+    "Impact": "console.moves.impact",
+    "Pricing": "console.moves.impact",
     "read_state": "console.state.document",
     # runs
     "Store": "console.storage.store",
@@ -108,7 +111,8 @@ if TYPE_CHECKING:
     from console.pipeline.spark import SparkSettings
     from console.pipeline.tables import load_history
     from console.plans.diff import PlanDiff, diff
-    from console.plans.generate import Generated, GenerateOptions, Goal, Metric, generate
+    from console.plans.generate import Generated, generate
+    from console.plans.generators.options import GenerateOptions, Goal, Metric
     from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
     from console.plans.quality import Report
     from console.plans.rebase import rebase

@@ -124,7 +124,7 @@ def _stores_on_postgresql(monkeypatch: pytest.MonkeyPatch) -> None:
         if text not in databases:
             name = f"s_{os.getpid()}_{len(databases)}_{abs(hash(text)) % 10**8}"
             with psycopg.connect(server, autocommit=True) as conn:
-                conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+                conn.execute(f'CREATE DATABASE "{name}"')
             databases[text] = server.rsplit("/", 1)[0] + "/" + name
         return open_database(databases[text])
 

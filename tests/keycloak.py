@@ -18,7 +18,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from console.sandbox.cluster import cache_dir, free_port
+from console.sandbox.cluster import free_port
+from console.sandbox.jars import cache_dir
 from tests.support import log, wait_for
 
 VERSION = "26.7.3"

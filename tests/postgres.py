@@ -12,7 +12,6 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +52,7 @@ class PgCluster:
         """A fresh, empty database; returns its URL."""
         name = f"{prefix}_{os.getpid()}_{next(self._names)}"
         with psycopg.connect(self.url(), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+            conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
     def stop(self) -> None:
@@ -131,5 +130,5 @@ if __name__ == "__main__":
     print(pg.new_database("console"), flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         while True:
-            time.sleep(3600)
+            signal.pause()  # until Ctrl-C or SIGTERM
     pg.stop()

@@ -10,13 +10,14 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pyspark
+
+from tests.support import wait_for
 
 SPARK_HOME = Path(pyspark.__file__).parent
 
@@ -61,14 +62,20 @@ def _stop(*procs: subprocess.Popen[bytes]) -> None:
 def _wait(
     ready: Callable[[], bool], procs: list[subprocess.Popen[bytes]], log: Path, what: str, timeout: float = 120
 ) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def up() -> bool:
         if ready():
-            return
+            return True
         if any(p.poll() is not None for p in procs):
             raise RuntimeError(f"{what} exited: {log.read_text(errors='replace')[-3000:]}")
-        time.sleep(0.2)
-    raise RuntimeError(f"{what} not ready after {timeout:.0f} s: {log.read_text(errors='replace')[-3000:]}")
+        return False
+
+    try:
+        wait_for(up, timeout=timeout, every=0.2, what=f"{what} ready")
+    except AssertionError:
+        raise RuntimeError(
+            f"{what} not ready after {timeout:.0f} s: {log.read_text(errors='replace')[-3000:]}"
+        ) from None
 
 
 def _master_json(ui: int) -> dict[str, object] | None:

@@ -7,6 +7,7 @@ import json
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -38,10 +39,12 @@ def own_sandbox(
     kafka_version: str | None = None,
     zookeeper: bool = False,
     tiered_storage: bool = False,
+    broker_config: dict[str, object] | None = None,
 ) -> Iterator[Sandbox]:
     """A cluster of a module's own (for tests that break brokers, or need more brokers, or tiered
-    storage; Kafka 4.x KRaft unless ``kafka_version`` / ``zookeeper`` say otherwise), stopped with
-    the module: ``yield from own_sandbox(...)`` in a module-scoped fixture."""
+    storage, or brokers configured otherwise: ``broker_config``; Kafka 4.x KRaft unless
+    ``kafka_version`` / ``zookeeper`` say otherwise), stopped with the module: ``yield from
+    own_sandbox(...)`` in a module-scoped fixture."""
     data = tmp_path_factory.mktemp(name)
     sb = cluster.up(
         data,
@@ -51,6 +54,7 @@ def own_sandbox(
         brokers=brokers,
         log=print,
         tiered_storage=tiered_storage,
+        broker_config=broker_config,
     )
     SANDBOXES.append(sb)
     yield sb
@@ -117,8 +121,26 @@ def wait_for(cond: Callable[[], T], timeout: float = 60.0, every: float = 0.5, w
         last = cond()
         if last:
             return last
-        time.sleep(every)
+        time.sleep(every)  # fixed wait: the poll's own interval
     raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what} (last: {last!r})")
+
+
+def settled(
+    read: Callable[[], T], what: str, timeout: float = 30.0, every: float = 0.1, ok: Callable[[T], bool] = bool
+) -> T:
+    """What ``read()`` gives once it gives the same twice in a row (and ``ok`` holds for it): a
+    place on a page once it stopped moving, a picture once it is drawn; ``wait_for``'s deadline and
+    message (naming ``what``)."""
+    seen: list[T] = []
+
+    def same() -> bool:
+        now = read()
+        hit = bool(seen) and now == seen[-1] and ok(now)
+        seen[:] = [now]
+        return hit
+
+    wait_for(same, timeout=timeout, every=every, what=f"{what}, the same twice in a row")
+    return seen[-1]
 
 
 def write_plan(path: Path, entries: list[tuple[str, int, list[int]]]) -> Path:
@@ -126,3 +148,27 @@ def write_plan(path: Path, entries: list[tuple[str, int, list[int]]]) -> Path:
         json.dumps({"version": 1, "partitions": [{"topic": t, "partition": p, "replicas": r} for t, p, r in entries]})
     )
     return path
+
+
+# -- the project's modules (for the tests that read the code itself) --------------------------------------
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_DIRS = ("console", "components", "views")
+"""The packages of the product (the package, the app's components and pages)."""
+ENTRY_SCRIPTS = ("app.py", "serve.py")
+
+
+def module_name(path: Path) -> str:
+    """`console/core/model.py` -> `console.core.model`; `components/__init__.py` -> `components`."""
+    parts = list(path.relative_to(PROJECT_ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@cache
+def project_modules() -> dict[str, Path]:
+    """Every module of the product by dotted name (the entry scripts included)."""
+    paths = [PROJECT_ROOT / name for name in ENTRY_SCRIPTS]
+    for top in PROJECT_DIRS:
+        paths.extend(p for p in (PROJECT_ROOT / top).rglob("*.py") if "__pycache__" not in p.parts)
+    return {module_name(p): p for p in sorted(paths)}

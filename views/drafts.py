@@ -12,9 +12,12 @@ from console.core.errors import ConfigError, ConsoleError, PlanFormatError
 from console.core.format import human_bytes, plural
 from console.core.limits import MAX_PLAN_UPLOAD_MB
 from console.core.model import BrokerId, cluster_key
+from console.moves.impact_columns import impact
 from console.moves.waves import plan_estimate, tiered_copied
 from console.plans import drafting as drafts
-from console.plans.generate import GenerateOptions, Goal, Metric, generate, topics_matching
+from console.plans.diff import diff
+from console.plans.generate import generate
+from console.plans.generators.options import ZONE_GOALS, GenerateOptions, Goal, Metric, topics_matching
 from console.plans.plan import Plan
 from console.plans.validate import validate
 from console.present.cluster import dir_totals, log_dir_label
@@ -96,15 +99,16 @@ with st.expander("Start a new draft", expanded=draft is None):
         )
         # a form: the pasted text goes with the click (a button disabled until the box lost focus took two)
         with st.form("drafts.paste", border=False):
-            pasted = st.text_area("…or paste it", height=120)
+            pasted = plan_input.paste_box()
             load = st.form_submit_button("Load", type="primary")
-        if load and upload is None and not pasted.strip():
+        given = plan_input.handed_in(upload, pasted, keys.DRAFT_BOXES)
+        if load and given is None:
             st.warning("Choose a file or paste a plan first.")
-        elif load:
+        elif load and given is not None:
             try:
-                loaded = plan_input.read_plan(upload.getvalue() if upload is not None else pasted, state)
+                loaded = plan_input.read_plan(given.data, state)
             except PlanFormatError as e:
-                plan_input.show_plan_error(e)
+                plan_input.show_plan_error(e, given.box)
             else:
                 start(loaded.with_basis(state))
     elif st.button("Start an empty draft"):
@@ -120,6 +124,12 @@ GOALS = {
     "Official --generate": Goal.OFFICIAL,
 }
 MB = 1000 * 1000  # decimal, as every size and rate (console.core.format.UNITS)
+NO_ZONE_PREFERENCE, WEIGHTED = "No preference", "Least, weighted"
+ZONE_CHOICES: dict[str, float | None] = {
+    NO_ZONE_PREFERENCE: None,
+    "Least, as a tie-breaker (same balance)": 0.0,
+    WEIGHTED: None,  # the weight typed beside it
+}
 totals = state.broker_totals
 
 
@@ -208,11 +218,35 @@ with st.expander("Generate a plan", expanded=draft is None):
             b1, b2 = st.columns(2)
             max_moves = int(b1.number_input("At most this many replica moves (0: no limit)", 0, 10_000_000, 0))
             max_mb = int(b2.number_input("At most this much data, MB (0: no limit; 1 MB = 1000 KB)", 0, 10**9, 0))
+        zone_weight: float | None = None
+        if goal in ZONE_GOALS:
+            z1, z2 = st.columns(2)
+            zone_choice = z1.selectbox(
+                "Bytes across zones",
+                list(ZONE_CHOICES),
+                key="drafts.generate.zones",
+                help="A copy comes from the partition's leader: one into another zone is paid per byte. Racks are "
+                "zones unless [pricing.zones] in the settings maps them. The tie-breaker keeps the balance the goal "
+                "reaches; the weight trades balance for fewer bytes across zones.",
+            )
+            weight = float(
+                z2.number_input(
+                    "Weight: a byte across zones counts as this many bytes of load",
+                    0.0,
+                    1000.0,
+                    1.0,
+                    key="drafts.generate.zone_weight",
+                )
+            )
+            zone_weight = weight if zone_choice == WEIGHTED else ZONE_CHOICES[zone_choice or NO_ZONE_PREFERENCE]
         t1, t2 = st.columns(2)
-        throttle = widgets.rate_input("Estimate at a throttle of (MB/s, or 500 KB/s)", keys.GEN_RATE, container=t1)
+        throttle = widgets.rate_input(
+            "Estimate at a throttle of (10 MB/s, or a number in bytes/s)", keys.GEN_RATE, container=t1
+        )
         seed = int(t2.number_input("Seed (tie-breaks; the official tool's random start)", 0, 2**31 - 1, 0))
         asked = st.form_submit_button("Generate", type="primary", icon=":material/auto_fix_high:")
     if asked:
+        pricing, limits, _problems = deps.impact_settings(settings)
         with st.status(f"Generating: {label.lower()}…", expanded=True) as status:
             st.write(f"Looking at {plural(len(state.partitions), 'partition')} on {plural(len(ids), 'broker')}…")
             try:
@@ -238,6 +272,8 @@ with st.expander("Generate a plan", expanded=draft is None):
                     max_mb * MB or None,
                     seed,
                     log_dir=log_dir,
+                    zone_weight=zone_weight,
+                    zones=pricing.zones if pricing is not None else (),
                 )
                 made = generate(state, options)
                 st.write(f"Planned {plural(len(made.plan), 'partition')}; estimating the duration…")
@@ -245,6 +281,10 @@ with st.expander("Generate a plan", expanded=draft is None):
                     raise ConfigError("The throttle to estimate at is not a rate.", "Write e.g. 10 MB/s or 500 KB/s.")
                 report = made.report.with_estimate(
                     plan_estimate(state, made.plan, throttle), throttle, tiered_copied(state, made.plan)
+                ).with_impact(
+                    impact(
+                        diff(state, made.plan), pricing, deps.topic_rates(state, settings), throttle, limits
+                    ).summary()
                 )
             except ConsoleError as e:
                 status.update(label="No plan", state="error", expanded=True)
@@ -286,7 +326,15 @@ with st.expander("Generate a plan", expanded=draft is None):
             ):
                 try:
                     plan_id = plan_service.save_plan(  # a new plan: another of that name is not replaced
-                        deps.store(), me, state, settings.name, name, generated, report, draft_of=None
+                        deps.store(),
+                        me,
+                        state,
+                        settings.name,
+                        name,
+                        generated,
+                        report,
+                        draft_of=None,
+                        pricing=deps.impact_settings(settings)[0],
                     )
                 except ConsoleError as e:
                     st.error(f"{e.message} {e.hint}")
@@ -361,13 +409,7 @@ with st.expander("Bulk edits", expanded=True):
 
 st.subheader("Edit targets")
 shown = [e for e in draft.entries if not scope_topics or e.topic in scope_topics]
-pages = max(1, -(-len(shown) // PAGE_SIZE))
-number = (
-    st.number_input(f"Page (of {pages}; {len(shown):,} partitions)", 1, pages, 1, key=keys.DRAFT_PAGE)
-    if pages > 1
-    else 1
-)
-page = shown[(int(number) - 1) * PAGE_SIZE : int(number) * PAGE_SIZE]
+page = widgets.page_of(shown, PAGE_SIZE, f"{len(shown):,} partitions", keys.DRAFT_PAGE)
 current = state.partition_index
 rows: list[EditorRow] = [
     {
@@ -377,14 +419,14 @@ rows: list[EditorRow] = [
         "target": ",".join(str(b) for b in e.replicas),
         "log dirs": ",".join(e.log_dirs) if e.log_dirs else "any",
     }
-    for e in page
+    for e in page.rows
 ]
 edited = st.data_editor(
     rows,
     hide_index=True,
     width="stretch",
     disabled=["topic", "partition", "current"],
-    key=f"drafts.editor.{len(history)}.{number}",
+    key=f"drafts.editor.{len(history)}.{page.number}",
 )
 if not isinstance(edited, list):  # a DataFrame, depending on the Streamlit version
     edited = edited.to_dict("records")
@@ -413,7 +455,14 @@ with st.form("save"):
     ):
         try:  # another plan of that name is never replaced: only the plan this draft was saved as
             st.session_state[keys.DRAFT_SAVED] = plan_service.save_plan(
-                deps.store(), me, state, settings.name, name, draft, draft_of=st.session_state.get(keys.DRAFT_SAVED)
+                deps.store(),
+                me,
+                state,
+                settings.name,
+                name,
+                draft,
+                draft_of=st.session_state.get(keys.DRAFT_SAVED),
+                pricing=deps.impact_settings(settings)[0],
             )
         except ConsoleError as e:
             st.error(f"{e.message} {e.hint}")

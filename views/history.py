@@ -10,10 +10,11 @@ import pandas as pd
 import streamlit as st
 
 from components import deps, keys, widgets
-from console.core.errors import ConflictError, ConsoleError, NotPermitted
+from console.core.errors import ConsoleError, JobAlreadyRunning, NotPermitted
 from console.core.format import human_duration, human_rate, plural
 from console.core.model import cluster_key
 from console.core.paths import history_dir
+from console.pipeline.calibration import load_topic_rates
 from console.pipeline.datasets import newest_snapshot
 from console.pipeline.tables import clusters_in, load_history
 from console.present import charts
@@ -63,9 +64,7 @@ else:
         f"`python -m console collect --bootstrap-server {settings.bootstrap_servers} --out {snapshots}`."
     )
 
-me = widgets.identity()
-if not me.can("update the history"):
-    st.caption(me.why_not("update the history") + " Sign in as an operator in the sidebar.")
+me = widgets.acting("update the history")
 if st.button(
     "Update the history now",
     icon=":material/refresh:",
@@ -81,7 +80,7 @@ if st.button(
         except ConsoleError as e:
             status.update(
                 label="The history job did not run"
-                if isinstance(e, NotPermitted | ConflictError)
+                if isinstance(e, NotPermitted | JobAlreadyRunning)
                 else "The history job failed",
                 state="error",
             )
@@ -144,20 +143,13 @@ else:
 
 st.subheader("Copy rates")
 st.altair_chart(charts.copy_rate_over_time(m), width="stretch")
-st.dataframe(
-    past.copy_rate_rows(view.copy_rates),
-    hide_index=True,
-    width="stretch",
-    placeholder="—",
-    column_config={
-        "broker throughput": st.column_config.TextColumn(
-            help="What the broker took in per second while the move copied (all its copies at once: the "
-            "throttle is per broker). The ETAs use it."
-        ),
-        "of the throttle": st.column_config.TextColumn(
-            help="What the broker took in over the throttle in force while those bytes were copied"
-        ),
-    },
+st.dataframe(past.copy_rate_rows(view.copy_rates), hide_index=True, width="stretch", placeholder="—")
+# said below the grid, not as its column headers' tooltips: a grid's header tooltip stays where it
+# was drawn when the page scrolls, over the headers and text that scroll under it
+st.caption(
+    "**broker throughput**: what the broker took in per second while the move copied (all its copies at once: "
+    "the throttle is per broker); the ETAs use it. **of the throttle**: that throughput over the throttle in "
+    "force while those bytes were copied."
 )
 
 st.subheader("Broker load")
@@ -166,6 +158,20 @@ measure = (
     or "bytes"
 )
 st.altair_chart(charts.broker_load_over_time(view.broker_load, measure), width="stretch")
+
+st.subheader("Produce rates")
+produced = load_topic_rates(tables, cluster)
+if produced:
+    shown_rates = past.produce_rate_rows(produced)
+    if len(produced) > len(shown_rates):
+        st.caption(f"The {len(shown_rates)} most produced-to of {plural(len(produced), 'topic')}.")
+    st.dataframe(shown_rates, hide_index=True, width="stretch")
+    st.caption(
+        "Each topic's produce rate, from its leaders' growth between the last snapshots (the whole history, "
+        "whatever the range): Review prices a plan's steady cross-zone replication with it."
+    )
+else:
+    st.write("No produce rate learned yet: it takes two snapshots of a topic whose leaders' logs grew.")
 
 st.subheader("Truly under-replicated vs reassigning")
 st.altair_chart(charts.urp_vs_reassigning(view.partition_counts), width="stretch")

@@ -8,12 +8,12 @@ from typing import Any
 
 import streamlit as st
 
-from components import actions, deps, keys, movers, widgets
+from components import actions, deps, holds, keys, movers, widgets
 from console.core.format import about_duration, human_bytes, human_duration, human_rate, ids_text, plural
 from console.core.health import kafka_health
 from console.core.model import ClusterState, PartitionHealth, cluster_key
 from console.plans.logdirs import dir_moves_in_flight
-from console.present import history, live, review
+from console.present import guardrails, history, live, review
 
 PAGE_SIZE = 50
 
@@ -27,46 +27,72 @@ interval = c1.select_slider("Refresh every (s)", options=[2, 5, 10, 30, 60], val
 paused = c2.toggle("Pause", key=keys.LIVE_PAUSED)
 in_flight_only = c3.toggle("Only partitions in flight", value=True, key=keys.LIVE_IN_FLIGHT_ONLY)
 
-
-st.subheader("Cancel reassignments")
-st.caption(
-    "For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
-    "original replicas; completed ones stay where they are. The dialog shows exactly what is sent."
-)
-# drawn first, before the tables are computed and drawn. When the page opens, what can be
-# cancelled comes from the lean read (metadata and what is in flight: a fraction of the full
-# read's time), shared by every viewer opening the page within a second and a half (or the full
+# the cancel section is drawn first, before the tables are computed and drawn. When the page opens,
+# what can be cancelled comes from the lean read (metadata and what is in flight: a fraction of the
+# full read's time), shared by every viewer opening the page within a second and a half (or the full
 # snapshot, when one that recent is there); afterwards from the snapshot the panel below shows
 # (one read shared by every viewer in an interval). The dialog reads the cluster again (the lean
 # read) when it opens.
 opening = keys.LIVE_LAST_GOOD not in st.session_state  # the first run of the Live page in this session
 shared_age = widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(interval)
 now = deps.reader(settings).snapshot(max_age_s=shared_age, lean=opening)
+
+
+@st.fragment(run_every=None if paused else timedelta(seconds=interval))
+def held_runs(cluster: str) -> None:
+    """The active runs a guardrail holds, one line each (the first few; the rest counted), with what
+    can be done about each: above everything else, refreshed with the page."""
+    store = deps.store()
+    runs = store.runs.list(cluster, active_only=True)
+    notices = guardrails.hold_notices(runs, store.holds.shown([r.id for r in runs]), time.time())
+    for n in notices[: guardrails.SHOWN_AT_MOST]:
+        holds.notice(settings, n, "live", link=True)
+    if more := guardrails.more_text(notices):
+        st.caption(more)
+
+
+held_runs(cluster_key(now, settings.name))
+
 in_flight = {p.name: p.key for p in now.in_flight}
+# the on-call line and the Cancel button first, in few lines: what is moving (counts, bytes left,
+# ETA, the slowest broker) is on the first screen too, before any list
 st.markdown(live.in_flight_line(now))
-scope = st.radio(
-    "Cancel", ["Everything in flight", "A topic", "Chosen partitions"], horizontal=True, key=keys.LIVE_CANCEL_SCOPE
+row = st.columns([3, 4, 1.3], vertical_alignment="bottom")
+scope = row[0].radio(
+    "Cancel",
+    ["Everything in flight", "A topic", "Chosen partitions"],
+    horizontal=True,
+    key=keys.LIVE_CANCEL_SCOPE,
+    help="For on-call: cancel never waits for reviews or approvals. In-flight partitions go back to their "
+    "original replicas; completed ones stay where they are. The dialog shows exactly what is sent.",
 )
 chosen: list[tuple[str, int]] | None = None
 if scope == "Chosen partitions":
     # partitions chosen earlier stay chosen (and listed) when they leave the in-flight list
     picked = [n for n in st.session_state.get(keys.LIVE_CANCEL, []) if isinstance(n, str)]
-    names = st.multiselect("Partitions in flight", sorted(set(in_flight) | set(picked)), key=keys.LIVE_CANCEL)
+    ours = deps.store().runs.active_partitions(cluster_key(now, settings.name))
+    theirs = {n for n, k in in_flight.items() if k not in ours}  # marked: another mover's, said again in the dialog
+    names = st.multiselect(
+        "Partitions in flight",
+        sorted(set(in_flight) | set(picked)),
+        key=keys.LIVE_CANCEL,
+        format_func=lambda n: (
+            f"{n} · another mover" if n in theirs else n if n in in_flight else f"{n} · no longer in flight"
+        ),
+    )
     chosen = [(n.rsplit("-", 1)[0], int(n.rsplit("-", 1)[1])) for n in names]
 elif scope == "A topic":
     topic = st.selectbox("Topic", sorted({k[0] for k in in_flight.values()}), key=keys.LIVE_CANCEL_TOPIC)
     chosen = [k for k in in_flight.values() if k[0] == topic]
-others = st.checkbox(
+others = row[1].checkbox(
     "Include reassignments this console did not start (always, for everything in flight)",
     disabled=scope == "Everything in flight",
     key=keys.LIVE_CANCEL_OTHERS,
 )
-me = widgets.identity()
-if not me.can("cancel"):
-    st.caption(me.why_not("cancel") + " Sign in as an operator in the sidebar.")
+me = widgets.acting("cancel")
 # never off for "nothing in flight": this part of the page is drawn at the last full rerun, and a
 # reassignment may have started since; the dialog reads the cluster when it opens and says so
-st.button(
+row[2].button(
     "Cancel…",
     icon=":material/cancel:",
     key=keys.LIVE_CANCEL_OPEN,
@@ -77,7 +103,9 @@ st.button(
 actions.last_result()
 # reassignments this console did not start, with what they have left to copy (the full snapshot's
 # log dirs): below the button, from the snapshot the panel below shows
-movers.other_moves_notice(settings, deps.reader(settings).snapshot(max_age_s=shared_age))
+other_movers = movers.other_moves_notice(
+    settings, deps.reader(settings).snapshot(max_age_s=shared_age), detail_apart=True
+)
 
 
 def _run_notices(state: ClusterState) -> None:
@@ -141,7 +169,7 @@ def _dir_moves(state: ClusterState, view: live.LiveSummary) -> list[dict[str, ob
             disabled=not me.can("cancel"),
             help="Each replica stays in its current dir; the dialog lists exactly which, and asks first."
             if me.can("cancel")
-            else me.why_not("cancel") + " Sign in as an operator in the sidebar.",
+            else widgets.refusal(me, "cancel"),
             on_click=actions.freeze_dir_cancel,
             args=(settings,),
         )
@@ -166,7 +194,7 @@ def _elr(state: ClusterState) -> None:
 def _copy_figures(state: ClusterState, view: live.LiveSummary) -> None:
     """The copy rate, what is left to copy and the ETA, with what it rests on."""
     n, total, learned = view.counts, view.total, view.learned
-    t = st.columns(3)
+    t = st.columns(4)
     t[0].metric(
         "Copy rate (observed)",
         total.rate_text,
@@ -188,9 +216,18 @@ def _copy_figures(state: ClusterState, view: live.LiveSummary) -> None:
     t[2].metric(
         "ETA (last to finish)",
         view.eta_text,
+        view.ends_text(state.taken_at),
+        delta_color="off",
+        delta_arrow="off",
         help="Until the last copy in flight is done: per broker, what it still takes in, sends out or copies "
         "between its dirs, at the rate observed (never above its throttle), else at the rate its history "
         "shows, else at its throttle; the longest of them.",
+    )
+    t[3].metric(
+        "Slowest broker",
+        view.slowest_text,
+        help="The broker the last copy waits on: what it still takes in, sends out or copies between its dirs, "
+        "at the rate it goes (each broker's share in ETA details).",
     )
     if eta.bottleneck is not None or eta.stalled:
         st.caption(f"ETA rests on {eta.basis}.")
@@ -288,9 +325,9 @@ def live_panel() -> None:
     tracker.observe(state)
     view = deps.live_summary(settings, state, tracker)  # once per snapshot, for every session showing it
     _counts(view.counts)
+    _copy_figures(state, view)  # what is moving, on the first screen: before any list
     dir_moves = _dir_moves(state, view)
     _elr(state)
-    _copy_figures(state, view)
     _partitions(state, view, bool(dir_moves))
 
 
@@ -341,6 +378,7 @@ def table_config() -> dict[str, Any]:
 
 st.subheader("Partitions and log dirs")
 live_panel()
+movers.other_moves_detail(other_movers)
 
 if not paused:
     widgets.zookeeper_watch(settings, keys.LIVE_ZK_GENERATION)

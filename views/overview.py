@@ -19,7 +19,7 @@ from console.core.cluster_info import (
 from console.core.errors import ConsoleError
 from console.core.format import ids_text, plural
 from console.core.health import HealthGroup, kafka_health
-from console.core.model import Broker, BrokerId, ClusterMode, SourceStatus
+from console.core.model import BrokerId, ClusterMode, SourceStatus
 from console.moves.throttles import Leftover, cluster_default_kept, leftover_throttles
 from console.present import charts, cluster, live, throttles
 from console.present.review import tiered_note
@@ -111,12 +111,6 @@ if dirs:
         st.dataframe(dirs, hide_index=True, width="stretch")
 
 
-def _cordon_words(broker: Broker) -> str:
-    """A broker's cordon where it stands alone (a caption): ``not cordoned``, not the tables' ``—``."""
-    said = cluster.cordon_text(broker, True)
-    return "not cordoned" if said == cluster.NOT_CORDONED else said
-
-
 # Cordons (KIP-1066): a cordoned broker (or log dir) receives no new replica; the page collects the
 # choice and the service sends it (operator role, audited).
 supported = cordons_supported(state.info)
@@ -129,6 +123,7 @@ else:
         "A cordoned broker (every log dir cordoned) receives no new replica: Kafka places no new partition "
         "on it and the console's generators never pick it; a reassignment onto it is flagged at review."
     )
+    st.markdown(cluster.cordoned_now(state, supported))
     me = widgets.identity()
     if not me.can("cordon"):
         st.caption(me.why_not("cordon"))
@@ -140,7 +135,7 @@ else:
         chosen = c1.selectbox("Broker", [int(b.id) for b in registered], key="overview.cordon_broker")
         target = state.broker(BrokerId(chosen)) if chosen is not None else None
         if target is not None:
-            c1.caption(f"Broker {chosen} now: {_cordon_words(target)}.")
+            c1.caption(f"Broker {chosen} now: {cluster.cordon_words(target, True)}.")
         where = c2.selectbox(
             "Log dir",
             ["the whole broker", *(d.path for d in (target.log_dirs if target is not None else ()))],
@@ -151,12 +146,12 @@ else:
         b1, b2 = st.columns(2)
         act = None
         if b1.button(f"Cordon {what}", icon=":material/block:", key="overview.cordon"):
-            act = cordon_service.cordon
+            act = cordon_service.CORDON
         if b2.button(f"Uncordon {what}", icon=":material/check_circle:", key="overview.uncordon"):
-            act = cordon_service.uncordon
+            act = cordon_service.UNCORDON
         if act is not None and chosen is not None:
             try:
-                done = act(deps.store(), deps.gateway(settings), me, chosen, log_dir)
+                done = cordon_service.change(deps.store(), deps.gateway(settings), me, act, chosen, log_dir)
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
             else:  # read the cluster again now (a request was sent): the tables above show the change at once
@@ -236,12 +231,7 @@ def sweep_dialog(leftovers: list[Leftover]) -> None:
         f"These {plural(len(leftovers), 'throttle setting')} are set, but nothing in flight needs them "
         "(they slow down any replica that falls out of sync). Remove them:"
     )
-    st.table(
-        widgets.markdown_cells(
-            [{"on": lo.where, "config": lo.key, "value": throttles.setting_text(lo.key, lo.value)} for lo in leftovers]
-        ),
-        hide_index=True,
-    )
+    st.table(widgets.markdown_cells(throttles.setting_rows(leftovers)), hide_index=True)
     if st.button(f"Remove {plural(len(leftovers), 'throttle setting')}", type="primary", key=keys.OVERVIEW_SWEEP):
         try:
             report = run_service.sweep(deps.store(), deps.gateway(settings), widgets.identity(), leftovers)

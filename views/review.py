@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import datetime
+from functools import partial
 from typing import NamedTuple
 
 import streamlit as st
 
 from components import actions, deps, keys, plan_input, widgets
+from components.impact import impact_panel, typed_throttle
+from console.access.auth import Identity
 from console.core.errors import ConsoleError, PlanFormatError
 from console.core.format import human_bytes, plural
-from console.core.limits import MAX_PLAN_BYTES, MAX_PLAN_UPLOAD_MB, MOVES_PER_BROKER, PARTITIONS_PER_WAVE, REQUEST_LIMIT
+from console.core.limits import MAX_PLAN_UPLOAD_MB, MOVES_PER_BROKER, PARTITIONS_PER_WAVE, REQUEST_LIMIT
 from console.core.model import ClusterState, Finding, Severity, cluster_key
+from console.moves.impact import Impact
+from console.moves.impact_columns import impact
 from console.moves.progress import estimate_run
 from console.moves.waves import WaveLimits, plan_waves
 from console.plans.diff import PlanDiff, diff
 from console.plans.plan import Plan, plan_hash, rollback
 from console.plans.quality import Report
 from console.plans.rebase import RebaseOptions, Since, rebase, report_rows
-from console.plans.validate import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC, counts, overridable_only, validate
+from console.plans.rules.codes import STALE, UNKNOWN_PARTITION, UNKNOWN_TOPIC
+from console.plans.validate import counts, overridable_only, validate, with_overall
 from console.present import charts, review
 from console.present.estimate import estimate_text
 from console.services import plans as plan_service
@@ -39,6 +44,8 @@ class ReviewBundle(NamedTuple):
     """The snapshot the plan was checked against."""
     report: Report | None
     """The quality report of a generated plan."""
+    impact: Impact
+    """What it costs and whom it touches (its findings are among ``findings``)."""
 
 
 st.header("Review a plan")
@@ -61,16 +68,12 @@ choice = st.selectbox(
 
 plan_id: int | None = None
 source: tuple[object, ...] | None = None  # identifies the plan without reading it
-upload = None
-pasted = ""
+given: plan_input.HandedIn | None = None
 if choice is None:
     st.query_params.pop("plan", None)
     upload = st.file_uploader("Reassignment JSON", type=["json"], max_upload_size=MAX_PLAN_UPLOAD_MB)
-    pasted = st.text_area("…or paste it", height=120, key=keys.REVIEW_PASTE, max_chars=MAX_PLAN_BYTES)
-    if upload is not None:
-        source = ("upload", upload.file_id)
-    elif pasted and not pasted.isspace():
-        source = ("paste", hashlib.sha256(pasted.encode(errors="replace")).hexdigest())
+    given = plan_input.handed_in(upload, plan_input.paste_box(key=keys.REVIEW_PASTE), keys.REVIEW_BOXES)
+    source = given.source if given is not None else None
 else:
     st.query_params["plan"] = str(choice)
     plan_id, source = choice, ("store", choice, by_id[choice].updated_at)
@@ -89,9 +92,10 @@ def check(state: ClusterState) -> ReviewBundle | None:
     """Read the plan, then diff, validate and roll back: once per (plan, snapshot)."""
     report = None
     try:
-        if plan_id is None:
-            # no saved plan chosen: the page stopped unless a file was uploaded or a plan pasted
-            plan = plan_input.read_plan(upload.getvalue() if upload is not None else pasted, state)
+        if given is not None:  # no saved plan chosen: a file uploaded or a plan pasted
+            plan = plan_input.read_plan(given.data, state)
+        elif plan_id is None:  # neither (the page stopped before)
+            return None
         else:
             loaded = store.plans.load(plan_id)
             if loaded is None:
@@ -100,11 +104,14 @@ def check(state: ClusterState) -> ReviewBundle | None:
             plan = loaded.plan
             report = Report.from_dict(json.loads(loaded.report_json)) if loaded.report_json else None
     except PlanFormatError as e:
-        plan_input.show_plan_error(e)
+        plan_input.show_plan_error(e, given.box if given is not None else plan_input.Box.UPLOAD)
         return None
     with st.spinner(f"Checking {plural(len(plan), 'partition')} against the cluster…"):
         d = diff(state, plan, elect=None)  # leaders after: with the closing election a run has by default
-        return ReviewBundle(plan, d, validate(state, plan, d), rollback(state, plan).to_json(), state, report)
+        pricing, limits, _ = deps.impact_settings(settings)
+        im = impact(d, pricing, deps.topic_rates(state, settings), None, limits)
+        found = with_overall(validate(state, plan, d), im.findings)
+        return ReviewBundle(plan, d, found, rollback(state, plan).to_json(), state, report, im)
 
 
 # A review keeps the snapshot it was checked against while the cluster's assignment, brokers and
@@ -118,7 +125,7 @@ if cached is None or cached[0] != source or cached[1].state.check_basis != state
         st.stop()
     cached = (source, bundle)
     st.session_state[keys.REVIEW_CACHE] = cached
-plan, d, findings, rollback_json, state, generated = cached[1]
+plan, d, findings, rollback_json, state, generated, plan_impact = cached[1]
 c1, c2 = st.columns([5, 1], vertical_alignment="center")
 c1.caption(
     f"Checked against the cluster as it was at {datetime.fromtimestamp(state.taken_at):%H:%M:%S}; "
@@ -173,6 +180,7 @@ if ran := review.ran_text(runs_of_plan):
         icon=":material/directions_run:",
         query_params={"run": str(runs_of_plan[0].id)},
     )
+generator_said = review.generator_warning(generated) if generated is not None else None
 if n["error"] and overridable_only(findings):
     st.error(
         f"**{plural(n['error'], 'error')}**: the plan sends replicas to cordoned brokers or log dirs. Kafka's "
@@ -187,7 +195,13 @@ elif n["error"]:
 elif n["warning"]:
     st.warning(f"No errors; {plural(n['warning'], 'warning')} to acknowledge before submitting.")
 else:
-    st.success("No errors and no warnings.")
+    st.success("No errors and no warnings." if generator_said is None else "No errors and no warnings in the review.")
+if generator_said is not None:  # the generator's own warning, said as such beside the review's verdict
+    st.warning(
+        "**The generator warned** when it made this plan (against the cluster as it was then; see How it was "
+        f"generated, below): {widgets.plain(generator_said)}",
+        icon=":material/auto_fix_high:",
+    )
 
 st.subheader("Findings")
 shown = findings
@@ -206,6 +220,10 @@ if shown:  # by code, then errors first: only the rows shown become table rows
         )
 else:
     st.write("No errors or warnings." if findings else "None.")
+
+# timed at the throttle under Submit…: what it holds, before its first drawing too (its default)
+rate_typed = st.session_state.get(keys.REVIEW_RATE, widgets.DEFAULT_RATE if widgets.identity().can("submit") else None)
+impact_panel(plan_impact.at(typed_throttle(rate_typed)), deps.impact_settings(settings)[2])
 
 # A saved plan drafted against an older snapshot: say what changed since, offer it up to date.
 changed_codes = {STALE, UNKNOWN_TOPIC, UNKNOWN_PARTITION}
@@ -240,9 +258,7 @@ if plan_id is not None and plan.basis and any(f.code in changed_codes for f in f
             f"The new plan: {plural(len(up.plan), 'partition')} ({len(up.dropped):,} dropped), "
             f"{up.left_to_do:,} of them to change."
         )
-        rebaser = widgets.identity()
-        if not rebaser.can("rebase"):
-            st.caption(rebaser.why_not("rebase") + " Sign in as an operator or an approver in the sidebar.")
+        rebaser = widgets.acting("rebase")
         if st.button(
             "Save as a new plan, up to date",
             icon=":material/update:",
@@ -299,13 +315,7 @@ elif view == "Movement":
     else:
         st.write("No replica is copied: nothing moves between brokers.")
 elif view in ("Replicas before/after", "Partitions"):
-    pages = max(1, -(-len(moving) // PAGE_SIZE))
-    number = (
-        st.number_input(f"Page (of {pages}; {len(moving):,} partitions change)", 1, pages, 1, key=keys.REVIEW_PAGE)
-        if pages > 1
-        else 1
-    )
-    page = moving[(int(number) - 1) * PAGE_SIZE : int(number) * PAGE_SIZE]
+    page = widgets.page_of(moving, PAGE_SIZE, f"{len(moving):,} partitions change", keys.REVIEW_PAGE).rows
     if not page:
         st.write("No partition changes.")
     elif view == "Partitions":
@@ -318,8 +328,61 @@ elif view in ("Replicas before/after", "Partitions"):
 elif view == "Racks":
     st.dataframe(review.rack_rows(d), hide_index=True, width="stretch")
 
+
+def _save_closed() -> None:
+    st.session_state.pop(keys.DIALOG_OPEN, None)
+
+
+@st.dialog("Save as plan", on_dismiss=_save_closed)
+def save_dialog(plan: Plan, checked: ClusterState) -> None:
+    """Save the uploaded or pasted plan under a name (never over another saved plan of that name),
+    with the replicas it was checked against as its basis; the page then shows the saved plan."""
+    saver = widgets.identity()
+    name = st.text_input("Name", key=keys.REVIEW_SAVE_NAME, placeholder="e.g. drain broker 2", max_chars=200)
+    st.caption(
+        "Saved as a plan of this cluster, to review, approve and submit as any other. A name another saved plan "
+        "has is refused: that plan is not replaced."
+    )
+    if st.button("Save", type="primary", icon=":material/save:", key="review.save_send"):
+        try:
+            new_id = plan_service.save_plan(
+                store,
+                saver,
+                checked,
+                settings.name,
+                name,
+                plan.with_basis(checked),
+                draft_of=None,
+                pricing=deps.impact_settings(settings)[0],
+            )
+        except ConsoleError as e:
+            st.error(f"{e.message} {e.hint}")
+            return
+        st.session_state[keys.REVIEW_SAVED] = new_id
+        st.session_state.pop(keys.REVIEW_SAVE_NAME, None)
+        _save_closed()
+        st.query_params["plan"] = str(new_id)
+        st.rerun()  # the dialog closes; the page shows the saved plan
+
+
+def offer_save(me: Identity) -> None:
+    """ "Save as plan…" for an uploaded or pasted plan, to whoever may save plans."""
+    if not me.can("save plans"):
+        return
+    if st.button(
+        "Save as plan…",
+        icon=":material/save:",
+        help="Save it as a plan of this cluster: someone else can then approve it (the two-person rule), "
+        "and it is submitted as the saved plan.",
+    ):
+        actions.open_dialog(save_dialog, plan, state)
+
+
 st.subheader("Submit")
 me = widgets.identity()
+if plan_id is not None and st.session_state.get(keys.REVIEW_SAVED) == plan_id:
+    st.session_state.pop(keys.REVIEW_SAVED)
+    st.success(f"Saved as plan #{plan_id} ({by_id[plan_id].name}).", icon=":material/save:")
 if plan_id is not None:
     digest = plan_hash(plan)
     authors = store.plans.authors(plan_id)
@@ -333,13 +396,9 @@ if plan_id is not None:
         and me.name not in authors
         and me.name not in {a for a, _ in approved}
         and st.button("Approve this plan", icon=":material/verified:")
+        and widgets.acted(partial(run_service.approve, store, me, cluster, plan_id))
     ):
-        try:
-            run_service.approve(store, me, cluster, plan_id)
-        except ConsoleError as e:
-            st.error(f"{e.message} {e.hint}")
-        else:
-            st.rerun()
+        st.rerun()
     if me.can("approve") and me.name in authors:
         st.caption(f"You authored a version of this plan ({', '.join(sorted(authors))}): someone else approves it.")
 blocked = actions.two_person_problem(plan_id, plan, cluster)
@@ -353,6 +412,7 @@ if n["error"] and overridable_only(findings) and me.can("submit"):
         "refuses one onto a broker whose every dir is cordoned, per partition); the console refuses it unless "
         "told. The run's audit entry records this override and the replicas it lets through.",
     )
+submittable = not (n["error"] and not allow_cordoned) and me.can("submit") and not blocked
 if n["error"] and not allow_cordoned:
     st.write(
         "A plan with errors cannot be submitted."
@@ -363,13 +423,15 @@ if n["error"] and not allow_cordoned:
         )
     )
 elif not me.can("submit"):
-    st.caption(me.why_not("submit") + " Sign in as an operator in the sidebar.")
+    st.caption(widgets.refusal(me, "submit"))
 elif blocked:
     st.warning(blocked)
-else:
+if plan_id is None:
+    offer_save(me)  # the way on for a plan handed in here: saved, someone else can approve it
+if submittable:
     s1, s2, s3 = st.columns(3)
     rate = widgets.rate_input(
-        "Throttle (MB/s, or 500 KB/s; 0: none)", keys.REVIEW_RATE, zero="not throttled", container=s1
+        "Throttle (10 MB/s, or a number in bytes/s; 0: none)", keys.REVIEW_RATE, zero="not throttled", container=s1
     )
     moves = s2.number_input("Adding replicas per broker per wave", 1, 100, MOVES_PER_BROKER, key=keys.REVIEW_MOVES)
     per_wave = s3.number_input("Partitions per wave", 1, REQUEST_LIMIT, PARTITIONS_PER_WAVE, key=keys.REVIEW_PER_WAVE)
@@ -391,13 +453,18 @@ else:
             shown_estimate = (asked, line)
             st.session_state[keys.REVIEW_ESTIMATE] = shown_estimate
         st.info(f"**Estimate**: {shown_estimate[1]}.", icon=":material/timer:")
-    if st.button("Submit…", type="primary", icon=":material/play_arrow:", disabled=rate is None):
+    unthrottled = widgets.unthrottled_confirmed(rate or None, settings.max_throttle, keys.REVIEW_UNTHROTTLED)
+    if st.button(
+        "Submit…", type="primary", icon=":material/play_arrow:", disabled=rate is None or unthrottled is False
+    ):
         st.session_state.pop(keys.SUBMIT_STARTED, None)  # a new submission
         actions.open_dialog(
             actions.submit_dialog,
             settings,
             plan,
-            by_id[plan_id].name if plan_id is not None else "uploaded plan",
+            by_id[plan_id].name
+            if plan_id is not None
+            else ("pasted plan" if given and given.box is plan_input.Box.PASTE else "uploaded plan"),
             state,
             n["warning"],
             rate or None,
@@ -405,6 +472,7 @@ else:
             plan_id,
             d.elect,
             allow_cordoned,
+            bool(unthrottled),
         )
 
 st.subheader("Downloads")
@@ -436,11 +504,8 @@ if plan_id is not None:
         # (a new widget, so the browser drops what was typed in the other)
         text = st.text_area("Add a note", key=keys.review_note(noter.name), disabled=not noter.can("add notes"))
         if not noter.can("add notes"):
-            st.caption(noter.why_not("add notes") + " Sign in as an operator or an approver in the sidebar.")
-        if st.form_submit_button("Add note", disabled=not noter.can("add notes")):
-            try:
-                plan_service.add_note(store, noter, plan_id, text)
-            except ConsoleError as e:
-                st.error(f"{e.message} {e.hint}")
-            else:
-                st.rerun()
+            st.caption(widgets.refusal(noter, "add notes"))
+        if st.form_submit_button("Add note", disabled=not noter.can("add notes")) and widgets.acted(
+            partial(plan_service.add_note, store, noter, plan_id, text)
+        ):
+            st.rerun()

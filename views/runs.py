@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import timedelta
 
 import streamlit as st
 
-from components import actions, audit, deps, keys, widgets
+from components import actions, audit, deps, holds, keys, widgets
 from console.access.auth import Identity
 from console.core.errors import ConsoleError
 from console.core.format import human_bytes, human_duration, human_rate, plural, timestamp
 from console.core.model import ClusterState, cluster_key
-from console.core.states import RunState, SubmitPath, WaveState
-from console.moves.eta import in_flight_eta
-from console.moves.progress import Progress, bytes_left, estimate_run
+from console.core.states import SubmitPath, WaveState
+from console.moves.progress import Progress
 from console.plans.plan import parse_plan
-from console.present import history, review
+from console.present import guardrails, history, review
+from console.present.estimate import wave_eta
+from console.present.run_controls import ZOOKEEPER_NO_CANCEL, run_controls
 from console.services import runs as run_service
 from console.services import sessions as session_service
 from console.storage.runs import Run, Wave
@@ -36,19 +38,20 @@ def running_wave(run: Run, running: Wave, now: ClusterState) -> None:
     keys_now = [e.key for e in parse_plan(running.entries_json).entries]
     tracker = st.session_state.setdefault(f"runs.progress.{run_id}.{running.number}", Progress())
     tracker.update(now, keys_now)
-    left = bytes_left(now, keys_now)
     copies = deps.copy_tracker(settings)  # the Live page's: per replica, shared by the sessions
     copies.observe(now)
-    cal = deps.calibration(now, settings)
-    this = in_flight_eta(now, copies.rates(), copies.dir_rates(), cal, keys_now)
     # paused or stopping: the current wave finishes and the next waits (or is never sent): no ETA counts it
-    waits = {RunState.PAUSED: "the next waits for Resume", RunState.STOPPING: "no later wave is sent"}.get(run.state)
-    later = (
-        []
-        if waits
-        else [parse_plan(w.entries_json).entries for w in store.runs.waves(run_id) if w.state is WaveState.PENDING]
+    eta = wave_eta(
+        now,
+        run.state,
+        keys_now,
+        lambda: [parse_plan(w.entries_json).entries for w in store.runs.waves(run_id) if w.state is WaveState.PENDING],
+        run.rate,
+        copies.rates(),
+        copies.dir_rates(),
+        deps.calibration(now, settings),
     )
-    after = None if waits else estimate_run(now, later, run.rate, cal)
+    left, this, waits = eta.left, eta.this, eta.waits
     by_broker = tracker.broker_rates()
     busiest = max(by_broker.items(), key=lambda kv: kv[1], default=None)
     p1, p2, p3 = st.columns(3)
@@ -69,7 +72,6 @@ def running_wave(run: Run, running: Wave, now: ClusterState) -> None:
         + ".",
     )
     p2.metric("Left in this wave", human_bytes(left) if left is not None else "unknown")
-    later_s, later_basis = (after.seconds, after.basis) if after else (0.0, "at the throttle")
     if this.seconds is not None and waits:
         p3.metric(
             "ETA (this wave)",
@@ -77,13 +79,13 @@ def running_wave(run: Run, running: Wave, now: ClusterState) -> None:
             help=f"This wave until its last copy is done ({this.basis}). The run is {run.state.value}: {waits}.",
         )
         st.caption(f"ETA rests on {this.basis}; the run is {run.state.value}: this wave finishes, {waits}.")
-    elif this.seconds is not None:
+    elif eta.seconds is not None:
         p3.metric(
             "ETA",
-            human_duration(this.seconds + later_s),
-            help=f"This wave until its last copy is done ({this.basis}); the waves after it {later_basis}.",
+            human_duration(eta.seconds),
+            help=f"This wave until its last copy is done ({this.basis}); the waves after it {eta.later_basis}.",
         )
-        st.caption(f"ETA rests on {this.basis}" + (f"; later waves {later_basis}." if later else "."))
+        st.caption(f"ETA rests on {this.basis}" + (f"; later waves {eta.later_basis}." if eta.later_waves else "."))
     else:
         p3.metric("ETA", "…", help="Measuring the copy rate: " + this.basis + ".")
     if local_only := sorted({t for t, _ in keys_now if t in now.tiered}):
@@ -94,12 +96,21 @@ def running_wave(run: Run, running: Wave, now: ClusterState) -> None:
 
 st.header("Runs")
 actions.last_result()
+# a dialog of an earlier run of the page is closed by this one (this page opens its dialogs on a click only)
+st.session_state.pop(keys.DIALOG_OPEN, None)
 settings = widgets.require_cluster()
+actions.pending_cancel(settings)  # a guardrail's "Cancel these…": its dialog first
 store = deps.store()
 deps.worker(settings)  # the server's worker drives unfinished runs
 me = widgets.identity()
 state, _ = widgets.require_snapshot(settings, keys.RUNS_LAST_GOOD)
 cluster = cluster_key(state, settings.name)
+# the cluster's entries and the console-wide ones (signing in and out, refused sign-ins)
+logged = (cluster, session_service.CONSOLE_WIDE)
+# what the page draws below is read once, here: the runs table, the run's controls and the audit
+# log are one picture; every change the console makes to a run is audited, so a newer entry means
+# the picture is out of date, and the run's part (refreshing on its own) reruns the whole page
+drawn = store.audit.latest_id(logged)
 runs = store.runs.list(cluster)
 if failed := store.notifications.list(cluster, limit=20):
     st.warning(
@@ -145,13 +156,22 @@ else:
     )
     st.query_params["run"] = str(run_id)
 
+    with_page = [True]  # the part's first run is this page run's: a rerun there would drop a click below it
+
     @st.fragment(run_every=timedelta(seconds=2))
     def progress() -> None:
         run = store.runs.get(run_id)
         if run is None:
             return
-        if run.state is not by_id[run_id].state:  # the runs table, the picker and the controls say another
+        # the runs table, the controls and the audit log say another (a wave ended, the state or the
+        # throttle changed): drawn again together, unless a dialog is open (it would close under the
+        # operator's hands; the page is drawn again when it closes)
+        changed = run.state is not by_id[run_id].state or store.audit.latest_id(logged) != drawn
+        if changed and not with_page[0] and not st.session_state.get(keys.DIALOG_OPEN):
             st.rerun(scope="app")
+        with_page[0] = False
+        if (held := guardrails.hold_notice(run, store.holds.get(run_id), time.time())) is not None:
+            holds.notice(settings, held, "runs", link=False)
         now = deps.reader(settings).snapshot(max_age_s=widgets.SHARED_SNAPSHOT_AGE_S)
         before = {e.key: e.replicas for e in parse_plan(run.rollback_json).entries}
         rows = history.wave_rows(now, store.runs.waves(run_id), store.runs.outcomes(run_id), before)
@@ -182,6 +202,9 @@ else:
         if why:
             st.error(f"**Stuck**: {why}. Fix what it waits on, or abandon the run (below).", icon=":material/warning:")
         outcomes = store.runs.outcomes(run_id)
+        if record := history.record_line(run, outcomes):  # partitions an operator cancelled while it ran
+            st.info(record, icon=":material/cancel:")
+            st.dataframe(history.cancelled_rows(outcomes), hide_index=True, placeholder="—")
         rejected = history.rejected_rows(outcomes)
         if rejected:
             st.error(f"{plural(len(rejected), 'partition')} rejected by the controller:")
@@ -215,37 +238,48 @@ else:
 
     progress()
     run = by_id[run_id]
+    held_now = guardrails.hold_notice(run, store.holds.get(run_id), time.time())  # its Resume is there
     if run.path is SubmitPath.ZOOKEEPER:
-        st.warning(
-            "Submitted through /admin/reassign_partitions (the path of Kafka before 2.4): it cannot be "
-            "cancelled. Let it complete, then roll back if needed."
-        )
+        st.warning(ZOOKEEPER_NO_CANCEL)
     if run.active and me.can("pause"):
+        ours = [k for k, r in store.runs.active_partitions(cluster).items() if r == run_id]
+        controls = run_controls(run, waves[run_id], len(ours))
+        if controls.ending:
+            st.info(controls.ending, icon=":material/pause_circle:")
         c1, c2, c3, c4 = st.columns(4)
 
         def change(operation: Callable[[Store, Identity, int], None]) -> None:
-            try:
-                operation(store, me, run_id)
-            except ConsoleError as e:
-                st.error(f"{e.message} {e.hint}")
-                return
-            st.rerun()
+            if widgets.acted(lambda: operation(store, me, run_id)):
+                st.rerun()
 
-        if run.state is RunState.RUNNING and c1.button("Pause before the next wave", icon=":material/pause:"):
+        if controls.pause and c1.button("Pause before the next wave", icon=":material/pause:"):
             change(run_service.pause)
-        if run.state is RunState.PAUSED and c1.button("Resume", icon=":material/play_arrow:"):
+        if (
+            controls.resume
+            and held_now is None
+            and c1.button("Resume", icon=":material/play_arrow:", help="Sends the waves left, one after the other.")
+        ):
             change(run_service.resume)
-        if run.state is not RunState.STOPPING and c2.button("Stop after this wave", icon=":material/stop:"):
+        if controls.stop and c2.button(controls.stop, icon=":material/stop:", help=controls.stop_help):
             change(run_service.stop)
         rate = widgets.rate_input(
-            "Throttle (MB/s, or 500 KB/s)",
+            "Throttle (10 MB/s, or a number in bytes/s)",
             f"{keys.RUNS_RATE}.{run_id}",
             human_rate(run.rate or 10_000_000),
             container=c3,
         )
-        if c3.button("Change the throttle", disabled=rate is None) and rate is not None:
+        unthrottled = widgets.unthrottled_confirmed(
+            rate, settings.max_throttle, f"{keys.RUNS_UNTHROTTLED}.{run_id}", container=c3
+        )
+        if (
+            c3.button("Change the throttle", disabled=rate is None or unthrottled is False)
+            and rate is not None
+            and unthrottled is not False
+        ):
             try:
-                reported = run_service.change_throttle(store, deps.gateway(settings), me, run_id, rate)
+                reported = run_service.change_throttle(
+                    store, deps.gateway(settings), me, run_id, rate, unthrottled_ok=bool(unthrottled)
+                )
             except ConsoleError as e:
                 st.error(f"{e.message} {e.hint}")
             else:
@@ -265,16 +299,14 @@ else:
                 )
                 + "."
             )
-        ours = [k for k, r in store.runs.active_partitions(cluster).items() if r == run_id]
-        if c4.button(
-            "Cancel the run…", icon=":material/cancel:", disabled=not ours or run.path is SubmitPath.ZOOKEEPER
+        if controls.cancel and c4.button(
+            "Cancel the run…",
+            icon=":material/cancel:",
+            disabled=controls.cancel_off is not None,
+            help=controls.cancel_off or controls.cancel_help,
         ):
-            actions.open_cancel(settings, ours, False)
-        if c4.button(
-            "Abandon…",
-            icon=":material/block:",
-            help="Stop driving the run for good (its throttles come off); for a run that cannot finish.",
-        ):
+            actions.open_cancel(settings, ours, False, run=run_id)
+        if c4.button("Abandon…", icon=":material/block:", help=controls.abandon_help):
             actions.open_dialog(actions.abandon_dialog, settings, run_id)
     elif run.active:
         st.caption(me.why_not("pause"))
@@ -305,8 +337,7 @@ else:
         )
 
 st.subheader("Audit log")
-# the cluster's entries and the console-wide ones (signing in and out, refused sign-ins)
-entries = store.audit.entries(clusters=(cluster, session_service.CONSOLE_WIDE))
+entries = store.audit.entries(clusters=logged)
 if not entries:
     st.write("Nothing recorded yet: every submit, wave, throttle change, cancel and approval appears here.")
     st.stop()
@@ -325,18 +356,9 @@ who = st.multiselect("Users", users, key="runs.audit_users")
 shown = [a for a in entries if fits(a.action) and (not chosen or a.action in chosen) and (not who or a.user in who)]
 names = {**store.clusters.names(), cluster: settings.name}  # the cluster's name, not its id
 audit.audit_log(shown, names)
-e1, e2 = st.columns(2)
-e1.download_button(
-    "Audit log (CSV)",
-    history.audit_csv(shown, names),
-    file_name="audit.csv",
-    mime="text/csv",
-    icon=":material/download:",
+downloads = (
+    ("CSV", history.audit_csv(shown, names), "audit.csv", "text/csv"),
+    ("JSON", history.audit_json(shown, names), "audit.json", "application/json"),
 )
-e2.download_button(
-    "Audit log (JSON)",
-    history.audit_json(shown, names),
-    file_name="audit.json",
-    mime="application/json",
-    icon=":material/download:",
-)
+for column, (kind, data, file_name, mime) in zip(st.columns(2), downloads, strict=True):
+    column.download_button(f"Audit log ({kind})", data, file_name=file_name, mime=mime, icon=":material/download:")

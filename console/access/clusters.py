@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from console.access.guardrail_settings import guardrail_problems, guardrail_settings
 from console.access.settings import ConnectionSettings
+from console.core.format import human_rate, parse_rate
+from console.core.limits import MAX_THROTTLE
 
 SANDBOX = "sandbox"
 
 
 def from_mapping(clusters: Mapping[str, Mapping[str, Any]]) -> dict[str, ConnectionSettings]:
-    """``[clusters.<name>]`` tables: ``bootstrap_servers``, optional ``zookeeper`` and ``timeout_s``
-    (how long a request may go unanswered), and any librdkafka properties under ``properties``."""
+    """``[clusters.<name>]`` tables: ``bootstrap_servers``, optional ``zookeeper``, ``timeout_s``
+    (how long a request may go unanswered) and ``max_throttle`` (the highest throttle its broker
+    links carry, e.g. ``"10 GB/s"``), and any librdkafka properties under ``properties``."""
     out: dict[str, ConnectionSettings] = {}
     for name, cfg in clusters.items():
         if cluster_problems({name: cfg}):
@@ -24,7 +28,15 @@ def from_mapping(clusters: Mapping[str, Mapping[str, Any]]) -> dict[str, Connect
         props["bootstrap.servers"] = bs
         zk = cfg.get("zookeeper") or None
         timeout_s = float(cfg.get("timeout_s", DEFAULT_TIMEOUT_S))
-        out[name] = ConnectionSettings(props, zookeeper=str(zk) if zk else None, name=name, timeout_s=timeout_s)
+        ceiling = parse_rate(cfg["max_throttle"]) if "max_throttle" in cfg else MAX_THROTTLE
+        out[name] = ConnectionSettings(
+            props,
+            zookeeper=str(zk) if zk else None,
+            name=name,
+            timeout_s=timeout_s,
+            max_throttle=ceiling,
+            guardrails=guardrail_settings(cfg.get("guardrails")),
+        )
     return out
 
 
@@ -47,6 +59,18 @@ def timeout_problem(value: object, where: str) -> str | None:
     return None
 
 
+def max_throttle_problem(value: object, where: str) -> str | None:
+    """What is wrong with a throttle ceiling given as ``value`` (None: nothing): a rate as the
+    pages and the CLI take it (``"10 GB/s"``; a number alone is bytes/s), above 0."""
+    try:
+        ceiling = -1 if isinstance(value, bool) else parse_rate(value if isinstance(value, int | float) else str(value))
+    except ValueError:
+        ceiling = -1
+    if ceiling <= 0:
+        return f'{where} must be a rate above 0, e.g. "10 GB/s" (a number alone is bytes/s), not {value!r}.'
+    return None
+
+
 def cluster_problems(clusters: Mapping[str, Any]) -> list[str]:
     """What is wrong with ``[clusters.<name>]`` tables, each naming the table and what to write."""
     from console.access.settings import to_kafka_python
@@ -65,6 +89,12 @@ def cluster_problems(clusters: Mapping[str, Any]) -> list[str]:
             )
         if "timeout_s" in cfg and (problem := timeout_problem(cfg["timeout_s"], f"timeout_s in {where}")):
             out.append(problem + " The cluster is left out until then.")
+            continue
+        if "max_throttle" in cfg and (problem := max_throttle_problem(cfg["max_throttle"], f"max_throttle in {where}")):
+            out.append(problem + " The cluster is left out until then.")
+            continue
+        if problems := guardrail_problems(cfg.get("guardrails"), f"[clusters.{name}.guardrails] in secrets.toml"):
+            out += [p + " The cluster is left out until then." for p in problems]
             continue
         props = cfg.get("properties", {})
         if not isinstance(props, Mapping):
@@ -89,6 +119,7 @@ def from_environment(env: Mapping[str, str] | None = None) -> dict[str, Connecti
             zookeeper=env.get("CONSOLE_ZOOKEEPER") or None,
             name=name,
             timeout_s=env_timeout(env),
+            max_throttle=env_max_throttle(env),
         )
     }
 
@@ -96,15 +127,41 @@ def from_environment(env: Mapping[str, str] | None = None) -> dict[str, Connecti
 def env_timeout(env: Mapping[str, str] | None = None) -> float:
     """``CONSOLE_TIMEOUT_S`` when set and usable, else the default (the sidebar names a bad value:
     :func:`env_timeout_problem`)."""
-    value = (os.environ if env is None else env).get("CONSOLE_TIMEOUT_S", "").strip()
+    value = _env_value("CONSOLE_TIMEOUT_S", env)
     return float(value) if value and env_timeout_problem(env) is None else DEFAULT_TIMEOUT_S
 
 
 def env_timeout_problem(env: Mapping[str, str] | None = None) -> str | None:
     """What is wrong with ``CONSOLE_TIMEOUT_S`` (None: unset or usable)."""
-    value = (os.environ if env is None else env).get("CONSOLE_TIMEOUT_S", "").strip()
-    problem = timeout_problem(value, "CONSOLE_TIMEOUT_S") if value else None
-    return None if problem is None else f"{problem} The console waits {DEFAULT_TIMEOUT_S:g} s until it is fixed."
+    waits = f"The console waits {DEFAULT_TIMEOUT_S:g} s until it is fixed."
+    return _env_problem("CONSOLE_TIMEOUT_S", env, timeout_problem, waits)
+
+
+def env_max_throttle(env: Mapping[str, str] | None = None) -> int:
+    """``CONSOLE_MAX_THROTTLE`` when set and usable, else the default (the sidebar names a bad value:
+    :func:`env_max_throttle_problem`)."""
+    value = _env_value("CONSOLE_MAX_THROTTLE", env)
+    return parse_rate(value) if value and env_max_throttle_problem(env) is None else MAX_THROTTLE
+
+
+def env_max_throttle_problem(env: Mapping[str, str] | None = None) -> str | None:
+    """What is wrong with ``CONSOLE_MAX_THROTTLE`` (None: unset or usable)."""
+    takes = f"The console takes {human_rate(MAX_THROTTLE)} until it is fixed."
+    return _env_problem("CONSOLE_MAX_THROTTLE", env, max_throttle_problem, takes)
+
+
+def _env_value(name: str, env: Mapping[str, str] | None) -> str:
+    return (os.environ if env is None else env).get(name, "").strip()
+
+
+def _env_problem(
+    name: str, env: Mapping[str, str] | None, check: Callable[[object, str], str | None], meanwhile: str
+) -> str | None:
+    """What ``check`` finds wrong with the environment's ``name``, then what the console does
+    ``meanwhile`` (None: unset or usable)."""
+    value = _env_value(name, env)
+    problem = check(value, name) if value else None
+    return None if problem is None else f"{problem} {meanwhile}"
 
 
 def from_sandbox(data_dir: Path | None = None) -> dict[str, ConnectionSettings]:

@@ -11,11 +11,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from console.core.errors import ConfigError
+from console.core.limits import MAX_THROTTLE
+from console.moves.guardrails import GuardrailSettings
 
 # librdkafka property -> kafka-python keyword
 _TO_KAFKA_PYTHON: dict[str, str] = {
@@ -89,6 +91,11 @@ class ConnectionSettings:
     name: str = ""
     timeout_s: float = 10.0
     zookeeper_timeout_s: float = 5.0
+    max_throttle: int = MAX_THROTTLE
+    """The highest throttle (bytes/s) the cluster's broker links carry: above it, a run or a throttle
+    change is effectively unthrottled and sent only when the operator says so."""
+    guardrails: GuardrailSettings = field(default_factory=GuardrailSettings)
+    """How the guardrails of its runs are set (``[clusters.<name>.guardrails]``)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.properties, Properties):
@@ -197,6 +204,7 @@ def settings_from_args(
     command_config: str | None = None,
     name: str = "",
     timeout_s: float = 10.0,
+    max_throttle: int = MAX_THROTTLE,
 ) -> ConnectionSettings:
     if not bootstrap_server or not bootstrap_server.strip():
         raise ConfigError("No bootstrap server given.", "Pass --bootstrap-server host:port.")
@@ -204,4 +212,6 @@ def settings_from_args(
     props["bootstrap.servers"] = bootstrap_server.strip()
     to_kafka_python(props)  # fail early on properties the second client cannot take
     name = name or props["bootstrap.servers"].split(",")[0]
-    return ConnectionSettings(properties=props, zookeeper=zookeeper or None, name=name, timeout_s=timeout_s)
+    return ConnectionSettings(
+        properties=props, zookeeper=zookeeper or None, name=name, timeout_s=timeout_s, max_throttle=max_throttle
+    )

@@ -17,7 +17,9 @@ from console.adapters.kafka import KafkaGateway
 from console.adapters.records import Configs
 from console.adapters.zookeeper import ZkReader
 from console.core.errors import ConfigError
+from console.core.limits import MAX_THROTTLE
 from console.core.model import BrokerId, ClusterInfo, ClusterState, DirOutcome, Outcome, TopicPartition
+from console.core.shown import BrokerView
 
 
 class SnapshotSource(Protocol):
@@ -35,8 +37,10 @@ class LiveGateway:
         zookeeper: ZkReader | None,
         snapshot: SnapshotSource,
         info: Callable[[], ClusterInfo] | None = None,
+        max_throttle: int = MAX_THROTTLE,
     ) -> None:
         self._name = name
+        self._max_throttle = max_throttle
         self.kafka = kafka
         self.zookeeper = zookeeper
         self._snapshot = snapshot
@@ -50,6 +54,10 @@ class LiveGateway:
     def has_zookeeper(self) -> bool:
         return self.zookeeper is not None
 
+    @property
+    def max_throttle(self) -> int:
+        return self._max_throttle
+
     def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False) -> ClusterState:
         return self._snapshot(max_age_s, lean=lean)
 
@@ -61,6 +69,9 @@ class LiveGateway:
 
     def list_reassignments(self) -> Collection[TopicPartition]:
         return self.kafka.list_reassignments().keys()
+
+    def replicas_seen(self, keys: Collection[TopicPartition]) -> tuple[BrokerView, ...]:
+        return self.kafka.replicas_by_broker(keys)
 
     def alter_reassignments(
         self, targets: Mapping[TopicPartition, tuple[BrokerId, ...] | None], *, allow_rf_change: bool = True

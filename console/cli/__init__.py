@@ -7,6 +7,7 @@ function that runs them (``handler``):
 * :mod:`~console.cli.read`: ``list``, ``state``
 * :mod:`~console.cli.plans`: ``validate``, ``diff``, ``rollback``, ``generate``, ``rebase``
 * :mod:`~console.cli.pipeline`: ``collect``, ``pipeline history | review | generate | compact``
+* :mod:`~console.cli.saved`: ``save``, ``approve``
 * :mod:`~console.cli.runs`: ``cancel``, ``submit``, ``throttle``, ``executor``, ``runs``
 * :mod:`~console.cli.cordons`: ``cordon``, ``uncordon``
 * :mod:`~console.cli.decommission`: ``decommission``
@@ -25,7 +26,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from console.cli import cordons, decommission, pipeline, plans, read, runs, sandbox, store, stream
+from console.cli import cordons, decommission, pipeline, plans, read, runs, sandbox, saved, store, stream
 from console.cli.exits import Exit, exit_for
 from console.cli.output import error
 from console.core.errors import ConsoleError
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     plans.add_generate(sub)
     pipeline.add_commands(sub)
     plans.add_rebase(sub)
+    saved.add_commands(sub)
     runs.add_commands(sub)
     cordons.add_commands(sub)
     decommission.add_commands(sub)

@@ -31,30 +31,33 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def change(args: argparse.Namespace) -> int:
-    """Read the cluster, say what changes, confirm, send (through the service: audited), report."""
+    """Read the cluster, refuse what the service would refuse (before asking), say what changes,
+    confirm, send (through the service: audited), report."""
     import getpass
 
     from console.access.auth import Identity
-    from console.core.cluster_info import cordons_supported
-    from console.present.cluster import cordon_text
+    from console.core.model import cluster_key
+    from console.present.cluster import cordon_words
     from console.services import cordons as cordon_service
     from console.storage.store import Store
 
-    cordoning = args.command == "cordon"
+    store = Store()
+    who = Identity.cli(getpass.getuser())
     what = f"log dir {args.log_dir} of broker {args.broker}" if args.log_dir else f"broker {args.broker}"
     with connect(args) as reader:
         state = reader.snapshot(info=True)
         if unreadable(state):
             print_findings(state)
             return Exit.FAILED
-        broker = state.broker(args.broker)
-        if broker is not None and cordons_supported(state.info) is True:
-            print(f"Broker {args.broker} now: {cordon_text(broker, True)}.", file=sys.stderr)
+        key = cluster_key(state, reader.settings.name)
+        broker = cordon_service.check_change(
+            store, who, args.command, key, state, state.info, args.broker, args.log_dir
+        )
+        print(f"Broker {args.broker} now: {cordon_words(broker, True)}.", file=sys.stderr)  # cordons supported
         if not args.yes and not confirm.said_yes(f"{args.command.capitalize()} {what}? [yes/no] "):
             print("Not confirmed: nothing was sent.", file=sys.stderr)
             return Exit.FAILED
-        act = cordon_service.cordon if cordoning else cordon_service.uncordon
-        report = act(Store(), reader.gateway(), Identity.cli(getpass.getuser()), args.broker, args.log_dir)
+        report = cordon_service.change(store, reader.gateway(), who, args.command, args.broker, args.log_dir)
     print(report.summary(), file=sys.stderr)
     if args.json:
         print(

@@ -13,6 +13,7 @@ from console.cli import confirm
 from console.cli.cluster import connect, connection_args
 from console.cli.exits import Exit
 from console.cli.files import write_json
+from console.cli.options import switches
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,14 +22,17 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="cordon, drain, verify and unregister brokers, step by step (resumable); without --broker or --id: "
         "the flows recorded",
     )
-    connection_args(dc, required=False)
+    connection_args(dc)
     which = dc.add_mutually_exclusive_group()
     which.add_argument(
         "--broker", type=int, action="append", default=[], help="start (or resume) the flow of these brokers"
     )
     which.add_argument("--id", type=int, help="the flow to move on (or to unregister, or to abandon)")
-    dc.add_argument("--unregister", action="store_true", help="with --id: unregister its brokers (once shut down)")
-    dc.add_argument("--abandon", action="store_true", help="with --id: stop the flow (cordons stay)")
+    switches(
+        dc,
+        ("--unregister", "with --id: unregister its brokers (once shut down)"),
+        ("--abandon", "with --id: stop the flow (cordons stay)"),
+    )
     dc.add_argument("--why", default="", help="with --abandon: the reason, for the audit log")
     dc.add_argument(
         "--unregister-idle",
@@ -87,8 +91,6 @@ def decommission(args: argparse.Namespace) -> int:
         return Exit.OK
     if (args.unregister or args.abandon) and args.id is None:
         raise ConfigError("--unregister and --abandon need --id.", "List the flows with: decommission")
-    if not args.bootstrap_server and not args.abandon:
-        raise ConfigError("Name the cluster: --bootstrap-server HOST:PORT.", "As for the other commands.")
     who = Identity.cli(getpass.getuser())
     refused = False
     if args.abandon:
@@ -139,18 +141,17 @@ def _unregister_idle(args: argparse.Namespace, store: object) -> int:
     import getpass
 
     from console.access.auth import Identity
-    from console.core.errors import ConfigError
     from console.services import decommission as flow_service
     from console.storage.store import Store
 
     assert isinstance(store, Store)
-    if not args.bootstrap_server:
-        raise ConfigError("Name the cluster: --bootstrap-server HOST:PORT.", "As for the other commands.")
     n = args.unregister_idle
-    if not args.yes and not confirm.said_yes(f"Unregister broker {n} (shut down for good, holds nothing)? [yes/no] "):
-        print("Not confirmed: nothing was sent.", file=sys.stderr)
-        return Exit.FAILED
-    with connect(args) as reader:
+    with connect(args) as reader:  # the cluster named (or found) before the question
+        if not args.yes and not confirm.said_yes(
+            f"Unregister broker {n} (shut down for good, holds nothing)? [yes/no] "
+        ):
+            print("Not confirmed: nothing was sent.", file=sys.stderr)
+            return Exit.FAILED
         said = flow_service.unregister_idle(
             store, reader.gateway(), Identity.cli(getpass.getuser()), reader.settings.name, n
         )

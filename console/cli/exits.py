@@ -11,6 +11,11 @@
   written; a Spark that does not answer).
 * ``PARTLY`` (3): (cancel, submit) the controller accepted only part of the request; (throttle
   --sweep) some settings were still reported set afterwards, or could not be read back.
+* ``AGAIN`` (4): nothing was done because other work held the same thing at that moment, and the
+  same command again may go through: another console process wrote the same record in the store
+  (``StoreWriteClash``), the history job already runs over the same history (``JobAlreadyRunning``).
+  Another active run moving the plan's partitions (``RunOverlap``) is a refusal (1): it lasts until
+  that run ends.
 * ``INTERRUPTED`` (130): stopped with Ctrl-C.
 """
 
@@ -18,7 +23,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from console.core.errors import ConfigError, ConsoleError, DiskError
+from console.core.errors import ConfigError, ConsoleError, DiskError, JobAlreadyRunning, StoreWriteClash
 
 
 class Exit(IntEnum):
@@ -26,6 +31,7 @@ class Exit(IntEnum):
     FAILED = 1
     UNUSABLE = 2
     PARTLY = 3
+    AGAIN = 4
     INTERRUPTED = 130
 
 
@@ -33,4 +39,6 @@ def exit_for(error: ConsoleError) -> Exit:
     """The exit code of a command that stopped on ``error``."""
     if isinstance(error, (ConfigError, DiskError)):  # input that cannot be used: a path that cannot be written too
         return Exit.UNUSABLE
+    if isinstance(error, (StoreWriteClash, JobAlreadyRunning)):  # nothing done; the same again may go through
+        return Exit.AGAIN
     return Exit.FAILED

@@ -11,7 +11,7 @@ from console.cli.output import rate_arg
 from console.core.errors import ConfigError, ConsoleError
 
 if TYPE_CHECKING:
-    from console.plans.generate import GenerateOptions
+    from console.plans.generators.options import GenerateOptions
 
 
 def ids_arg(text: str | None, option: str) -> tuple[int, ...]:
@@ -85,9 +85,22 @@ def add_goal_args(gen: argparse.ArgumentParser) -> None:
         default=0.05,
         help="rebalance bytes: how far from the mean a broker may end (default 0.05 = 5%%)",
     )
+    gen.add_argument(
+        "--least-cross-zone",
+        type=float,
+        nargs="?",
+        const=0.0,
+        metavar="WEIGHT",
+        help="decommission, add brokers, rebalance count/bytes: prefer copies within the leader's zone (racks are "
+        "zones unless [pricing.zones] maps them): alone, a tie-breaker that keeps the balance; with a WEIGHT, a "
+        "byte copied across zones counts as WEIGHT bytes of load on its destination (balance traded for it)",
+    )
     gen.add_argument("--seed", type=int, default=0, help="tie-breaks (and --official's random start); default 0")
     gen.add_argument(
-        "--throttle", type=rate_arg, metavar="RATE", help="estimate the duration at this throttle: bytes/s, or 10MB/s"
+        "--throttle",
+        type=rate_arg,
+        metavar="RATE",
+        help="estimate the duration at this throttle: a number alone is bytes/s, as in Kafka's tools; or 10MB/s",
     )
     gen.add_argument(
         "--max-moves-per-broker",
@@ -99,7 +112,7 @@ def add_goal_args(gen: argparse.ArgumentParser) -> None:
 
 def goal_options(args: argparse.Namespace) -> GenerateOptions:
     """The options the goal arguments ask for, checked as far as they can be without a cluster."""
-    from console.plans.generate import GenerateOptions, Goal, Metric, check_options
+    from console.plans.generators.options import GenerateOptions, Goal, Metric, check_options
     from console.plans.plan import parse_topics_to_move
 
     topics = _names(args.topics)
@@ -147,6 +160,7 @@ def goal_options(args: argparse.Namespace) -> GenerateOptions:
         args.tolerance,
         racks,
         log_dir,
+        args.least_cross_zone,
     )
     check_options(options)
     return options

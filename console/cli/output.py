@@ -28,9 +28,9 @@ def short(f: Finding) -> dict[str, object]:
 
 
 def rate_arg(text: str) -> int:
-    """A throttle argument: bytes/s as Kafka's tools take it (``10000000``), or with a unit as the
-    pages take it (``10MB/s``, ``500KB/s``; 1 KB = 1000 bytes)."""
+    """A throttle argument: a number alone is bytes/s, as Kafka's tools and the pages take it
+    (``10000000``), or with a unit (``10MB/s``, ``500KB/s``; 1 KB = 1000 bytes)."""
     try:
-        return parse_rate(text, "B/s")
+        return parse_rate(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from console.cli.cluster import connect, connection_args
 from console.cli.exits import Exit
 from console.cli.goals import add_goal_args
+from console.cli.options import wave_args
 from console.cli.output import rate_arg
 from console.core.format import human_bytes, human_duration, timestamp
-from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
 from console.core.paths import history_dir
 
 if TYPE_CHECKING:
@@ -94,19 +94,20 @@ def _add_review(jobs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     rv.add_argument("--out", required=True, help="where the tables go (a local directory)")
     rv.add_argument(
-        "--throttle", type=rate_arg, metavar="RATE", help="estimate the duration at this throttle: bytes/s, or 10MB/s"
+        "--throttle",
+        type=rate_arg,
+        metavar="RATE",
+        help="estimate the duration at this throttle: a number alone is bytes/s, as in Kafka's tools; or 10MB/s",
+    )
+    wave_args(rv)
+    rv.add_argument(
+        "--pricing",
+        metavar="FILE",
+        help="a TOML file with [pricing] (currency, per_gb_cross_zone, [pricing.zones]) and [impact] tables, "
+        "as in secrets.toml: each plan's impact in money too",
     )
     rv.add_argument(
-        "--max-moves-per-broker",
-        type=int,
-        default=MOVES_PER_BROKER,
-        help=f"adding replicas per broker per wave (default {MOVES_PER_BROKER})",
-    )
-    rv.add_argument(
-        "--max-partitions-per-request",
-        type=int,
-        default=PARTITIONS_PER_WAVE,
-        help=f"partitions per wave (default {PARTITIONS_PER_WAVE})",
+        "--no-impact", action="store_true", help="leave out the impact (what it costs to compute, for comparison)"
     )
 
 
@@ -257,7 +258,13 @@ def run_pipeline(args: argparse.Namespace) -> int:
             tasks=bar.tasks,
         )
     elif args.job == "review":
+        from console.access.pricing import read_pricing_file
         from console.moves.waves import WaveLimits
+        from console.pipeline.review_steps import ImpactSettings
+
+        pricing, impact_limits, problems = read_pricing_file(args.pricing) if args.pricing else (None, None, [])
+        for p in problems:
+            print(f"Warning: {p}", file=sys.stderr)
 
         result = review_job(
             args.snapshots,
@@ -269,6 +276,7 @@ def run_pipeline(args: argparse.Namespace) -> int:
             limits=WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request),
             report=bar.line,
             tasks=bar.tasks,
+            priced=ImpactSettings(pricing, {}, str(history_dir() / "tables"), impact_limits, args.no_impact),
         )
     elif args.job == "compact":
         result = compact_job(args.snapshots, _settings(args), args.before, report=bar.line, tasks=bar.tasks)

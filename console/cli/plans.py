@@ -6,14 +6,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from console.cli.cluster import connect, connection_args, snapshot, unreadable
 from console.cli.exits import Exit
-from console.cli.files import read_file, write_json
+from console.cli.files import plan_file_args, read_file, read_plan, write_json
 from console.cli.goals import add_goal_args
-from console.cli.output import print_findings, short
+from console.cli.output import print_findings, rate_arg, short
 from console.core.format import plural
-from console.core.model import SourceStatus
+from console.core.model import ClusterState, SourceStatus
+
+if TYPE_CHECKING:
+    from console.moves.impact import Impact
+    from console.plans.diff import PlanDiff
 
 
 def add_review_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,10 +30,27 @@ def add_review_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     ):
         a = sub.add_parser(name, help=text)
         connection_args(a, offline=True)
-        a.add_argument("--reassignment-json-file", required=True, help="the plan, in the official format")
+        plan_file_args(a)
         if name != "rollback":
             a.add_argument("--json", action="store_true")
+        if name == "validate":
+            impact_args(a)
         a.set_defaults(handler=review_plan)
+
+
+def impact_args(a: argparse.ArgumentParser) -> None:
+    """What the plan's impact is priced and timed with."""
+    a.add_argument(
+        "--pricing",
+        metavar="FILE",
+        help="a TOML file with [pricing] (currency, per_gb_cross_zone, [pricing.zones]) and [impact] tables, "
+        "as in secrets.toml (which will do): the impact in money too",
+    )
+    a.add_argument(
+        "--throttle",
+        type=rate_arg,
+        help="time each broker's copy at this throttle: a number alone is bytes/s, as in Kafka's tools; or 10MB/s",
+    )
 
 
 def add_generate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,6 +68,12 @@ def add_generate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     connection_args(gen, offline=True)
     add_goal_args(gen)
+    gen.add_argument(
+        "--pricing",
+        metavar="FILE",
+        help="a TOML file with [pricing] (currency, per_gb_cross_zone, [pricing.zones]), as in secrets.toml: the "
+        "report's impact in money too, and the zones of racks that are not zones",
+    )
     gen.add_argument("--report-json", metavar="FILE", help="also write the report as JSON to FILE")
     gen.set_defaults(handler=generate_plan)
 
@@ -67,7 +96,7 @@ def add_rebase(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "cannot be used.",
     )
     connection_args(rb)
-    rb.add_argument("--reassignment-json-file", required=True, help="the plan, in the official format")
+    plan_file_args(rb)
     rb.add_argument(
         "--basis-json-file",
         help="the partitions' replicas when the plan was drafted, in the same format (e.g. its rollback JSON)",
@@ -82,11 +111,11 @@ def review_plan(args: argparse.Namespace) -> int:
     """``validate``, ``diff`` or ``rollback`` of a plan file."""
     from console.plans.diff import diff
     from console.plans.plan import parse_plan, rollback
-    from console.plans.validate import errors, validate
+    from console.plans.validate import errors, validate, with_overall
     from console.present import review
     from console.present.findings import findings_text
 
-    text = read_file(args.reassignment_json_file, "--reassignment-json-file")
+    text = read_plan(args)
     plan = parse_plan(text)  # PlanFormatError is a ConfigError: exit 2, nothing sent anywhere
     # what the cluster is, as submit reads it: a rollback names log dirs where the official tool of
     # the cluster's release does (4.2 and later), and a finding may depend on the release (4.4's
@@ -111,12 +140,14 @@ def review_plan(args: argparse.Namespace) -> int:
             json.dumps(review.diff_json(d, racks, tiered)) if args.json else review.diff_text(d, racks, tiered=tiered)
         )
         return Exit.OK
-    findings = validate(state, plan, d)
+    im = plan_impact(args, state, d)
+    findings = with_overall(validate(state, plan, d), im.findings)
     bad = errors(findings)
     if args.json:
-        print(json.dumps({"valid": not bad, "findings": [short(f) for f in findings]}))
+        print(json.dumps({"valid": not bad, "findings": [short(f) for f in findings], "impact": im.to_dict()}))
     else:
         print(findings_text(findings))
+        print(im.text(), file=sys.stderr)
         print(
             f"{plural(len(bad), 'error')}, {plural(len(findings) - len(bad), 'other finding')}: "
             + ("the plan must not be submitted." if bad else "no errors."),
@@ -125,10 +156,30 @@ def review_plan(args: argparse.Namespace) -> int:
     return Exit.FAILED if bad else Exit.OK
 
 
+def plan_impact(args: argparse.Namespace, state: ClusterState, d: PlanDiff) -> Impact:
+    """The plan's impact, priced with ``--pricing`` (a problem in the file said on stderr, its prices
+    left out), steady traffic from the history's produce rates, copy times at ``--throttle``."""
+    from console.access.pricing import read_pricing_file
+    from console.cli.cluster import topic_rates
+    from console.moves.impact import ImpactLimits
+    from console.moves.impact_columns import impact
+
+    pricing, limits, problems = (
+        read_pricing_file(args.pricing, state.name) if args.pricing else (None, ImpactLimits(), [])
+    )
+    for p in problems:
+        print(f"Warning: {p}", file=sys.stderr)
+    return impact(d, pricing, topic_rates(state, state.name), args.throttle, limits)
+
+
 def generate_plan(args: argparse.Namespace) -> int:
     """A plan for a goal: the plan on stdout, the report on stderr."""
+    from console.access.pricing import read_pricing_file
+    from console.cli.cluster import topic_rates
     from console.cli.goals import goal_options
+    from console.moves.impact_columns import impact
     from console.moves.waves import WaveLimits, plan_estimate, tiered_copied
+    from console.plans.diff import diff
     from console.plans.generate import generate
 
     options = goal_options(args)
@@ -136,8 +187,14 @@ def generate_plan(args: argparse.Namespace) -> int:
     if unreadable(state):
         print_findings(state)
         return Exit.FAILED
+    pricing, limits, problems = read_pricing_file(args.pricing, state.name) if args.pricing else (None, None, [])
+    for p in problems:
+        print(f"Warning: {p}", file=sys.stderr)
+    if pricing is not None and pricing.zones:  # racks that are not zones: the preference's zones too
+        options = replace(options, zones=pricing.zones)
     made = generate(state, options)
-    report = made.report
+    im = impact(diff(state, made.plan), pricing, topic_rates(state, state.name), args.throttle, limits)
+    report = made.report.with_impact(im.summary())
     if args.throttle:
         report = report.with_estimate(
             plan_estimate(state, made.plan, args.throttle, WaveLimits(moves_per_broker=args.max_moves_per_broker)),
@@ -159,7 +216,7 @@ def rebase_plan(args: argparse.Namespace) -> int:
     from console.plans.plan import Plan, parse_plan
     from console.plans.rebase import RebaseOptions, rebase, report_json, report_text
 
-    plan = parse_plan(read_file(args.reassignment_json_file, "--reassignment-json-file"))
+    plan = parse_plan(read_plan(args))
     if args.basis_json_file:
         was = parse_plan(read_file(args.basis_json_file, "--basis-json-file"))
         planned = set(plan.keys)

@@ -1,32 +1,39 @@
-"""``submit``, ``cancel``, ``throttle``, ``executor`` and ``runs``: the commands that change a
-cluster, each after a review and a confirmation (``--yes`` skips it), and the runs they record."""
+"""``submit`` and ``cancel``: the commands that start and cancel reassignments, each after a review
+and a confirmation (``--yes`` skips it); ``throttle``, ``executor`` and ``runs``, the commands over
+the runs they record, are :mod:`console.cli.run_control`'s."""
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from console.cli import confirm
+from console.cli import confirm, run_control
 from console.cli.cluster import calibration, connect, connection_args
 from console.cli.exits import Exit
-from console.cli.files import read_file
+from console.cli.files import plan_file, plan_file_args, read_plan
+from console.cli.options import switches, wave_args
 from console.cli.output import print_findings, rate_arg
+from console.cli.progress import RunProgress
 from console.core.errors import ConfigError, IllegalTransition
-from console.core.format import human_rate, plural
-from console.core.limits import MOVES_PER_BROKER, PARTITIONS_PER_WAVE
+from console.core.format import plural
 from console.core.model import SourceStatus
 
 if TYPE_CHECKING:
-    from console.access.auth import Identity
+    from collections.abc import Callable
+
+    from console.access.auth import Identity, Users
     from console.core.model import ClusterState
     from console.core.states import RunState
+    from console.moves.cancel import CancelPlan
     from console.moves.waves import WaveLimits
     from console.plans.logdirs import DirMoveProgress
     from console.plans.plan import Plan
     from console.present.outcomes import RunOutcomes
+    from console.runs.gateway import ClusterGateway
     from console.services.cancel import CancelReport
     from console.services.preflight import Preflight
     from console.storage.store import Store
@@ -35,46 +42,7 @@ if TYPE_CHECKING:
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _add_cancel(sub)
     _add_submit(sub)
-    th = sub.add_parser("throttle", help="change the throttle of a run in flight, or remove throttles nothing needs")
-    connection_args(th)
-    what = th.add_mutually_exclusive_group(required=True)
-    what.add_argument("--run", type=int, help="the run whose throttle changes (with --rate)")
-    what.add_argument("--sweep", action="store_true", help="remove throttles that nothing in flight needs")
-    th.add_argument("--rate", type=rate_arg, metavar="RATE", help="bytes/s, or with a unit (10MB/s)")
-    th.add_argument(
-        "--include-cluster-default",
-        action="store_true",
-        help="with --sweep: also remove the cluster-wide default throttle rates (kafka-configs --entity-default) "
-        "that no broker in flight copies at; without it they are shown and kept",
-    )
-    th.add_argument("--yes", action="store_true", help="with --sweep: do not ask")
-    th.set_defaults(handler=throttle)
-
-    ex = sub.add_parser("executor", help="drive the cluster's unfinished runs until stopped (Ctrl-C or SIGTERM)")
-    connection_args(ex)
-    ex.add_argument("--every", type=float, default=1.0, help="seconds between steps (default 1)")
-    ex.set_defaults(handler=executor)
-
-    rn = sub.add_parser("runs", help="runs recorded by this console (newest first); --abandon ID stops driving one")
-    rn.add_argument("--cluster", help="only this cluster's runs")
-    rn.add_argument("--json", action="store_true")
-    rn.add_argument(
-        "--abandon",
-        type=int,
-        metavar="ID",
-        help="stop driving this run for good: its throttles come off, its reassignments stay as they are",
-    )
-    rn.add_argument("--why", help="with --abandon: the reason, for the audit log")
-    rn.add_argument(
-        "--cancel-reassignments",
-        action="store_true",
-        help="with --abandon: also cancel the run's reassignments in flight (back to their original replicas)",
-    )
-    rn.add_argument("--bootstrap-server", help="with --abandon: the run's cluster")
-    rn.add_argument("--zookeeper", help="with --abandon: the cluster's ZooKeeper connect string")
-    rn.add_argument("--command-config", help="with --abandon: properties file with security settings")
-    rn.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each answer (default 10)")
-    rn.set_defaults(handler=list_runs)
+    run_control.add_commands(sub)
 
 
 def _add_cancel(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -87,16 +55,14 @@ def _add_cancel(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     scope.add_argument("--topic", help="the reassignments of this topic")
     scope.add_argument("--run", type=int, help="the partitions in flight of this console's run")
     cc.add_argument("--partition", type=int, action="append", default=[], help="only these partitions (with --topic)")
-    cc.add_argument(
-        "--include-others",
-        action="store_true",
-        help="also cancel reassignments this console did not start (implied by --all)",
-    )
-    cc.add_argument(
-        "--force-at-risk",
-        action="store_true",
-        help="cancel even partitions the cancel would leave without a leader (no original replica in sync or "
-        "eligible) or below min.insync.replicas",
+    switches(
+        cc,
+        ("--include-others", "also cancel reassignments this console did not start (implied by --all)"),
+        (
+            "--force-at-risk",
+            "cancel even partitions the cancel would leave without a leader (no original replica in sync or "
+            "eligible) or below min.insync.replicas",
+        ),
     )
     cc.add_argument(
         "--wait",
@@ -104,13 +70,21 @@ def _add_cancel(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         default=60.0,
         help="seconds to wait for the partitions to leave the in-flight list (default 60; 0: do not wait)",
     )
-    cc.add_argument(
-        "--log-dir-moves",
-        action="store_true",
-        help="cancel the log dir moves in flight instead (with --all, or --topic): each replica stays in its "
-        "current dir",
+    switches(
+        cc,
+        (
+            "--log-dir-moves",
+            "cancel the log dir moves in flight instead (with --all, or --topic): each replica stays in its "
+            "current dir",
+        ),
+        (
+            "--clear-throttles",
+            "after the cancel, also remove the throttles another tool (kafka-reassign-partitions --throttle) left "
+            "on the cancelled partitions' topics and brokers that nothing in flight needs (the official --cancel "
+            "clears them by default); without it they are listed with the command that removes them",
+        ),
+        ("--yes", "do not ask for confirmation"),
     )
-    cc.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     cc.add_argument("--json", action="store_true")
     cc.set_defaults(handler=cancel)
 
@@ -118,28 +92,30 @@ def _add_cancel(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 def _add_submit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sm = sub.add_parser("submit", help="carry out a reassignment JSON file: reviewed, throttled, in waves")
     connection_args(sm)
-    sm.add_argument("--reassignment-json-file", required=True, help="the plan, in the official format")
+    plan_file_args(sm)
     sm.add_argument(
         "--throttle",
         type=rate_arg,
         metavar="RATE",
-        help="replication throttle while the run moves data: bytes/s, or with a unit (10MB/s, 500KB/s; 1 KB = 1000 bytes)",
+        help="replication throttle while the run moves data: a number alone is bytes/s, as in Kafka's tools; or "
+        "with a unit (10MB/s, 500KB/s; 1 KB = 1000 bytes)",
     )
     sm.add_argument(
-        "--max-moves-per-broker",
-        type=int,
-        default=MOVES_PER_BROKER,
-        help=f"adding replicas per broker per wave (default {MOVES_PER_BROKER})",
+        "--allow-unthrottled",
+        action="store_true",
+        help="submit even though --throttle is above the cluster's ceiling (CONSOLE_MAX_THROTTLE, default "
+        "10 GB/s), more than its broker links carry, so effectively unthrottled: audited",
     )
-    sm.add_argument(
-        "--max-partitions-per-request",
-        type=int,
-        default=PARTITIONS_PER_WAVE,
-        help=f"partitions per wave (default {PARTITIONS_PER_WAVE})",
-    )
+    wave_args(sm)
     sm.add_argument("--max-bytes-per-wave", type=int, help="bytes to copy per wave (default: no limit)")
-    sm.add_argument("--name", help="a name for the run (default: the file name)")
-    sm.add_argument("--detach", action="store_true", help="record the run and leave it to a running executor")
+    sm.add_argument(
+        "--name", help="a name for the run (default: the saved plan's name with --plan-id, else the file name)"
+    )
+    switches(
+        sm,
+        ("--detach", "record the run and leave it to a running executor"),
+        ("--json", "end with one JSON line on stdout: the run, its state and what did not go as asked"),
+    )
     sm.add_argument(
         "--path",
         choices=["api", "zookeeper"],
@@ -147,18 +123,19 @@ def _add_submit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="api: AlterPartitionReassignments (falls back to the znode on clusters older than 2.4 when "
         "--zookeeper is given); zookeeper: the /admin/reassign_partitions znode (cannot be cancelled)",
     )
-    sm.add_argument("--yes", action="store_true", help="do not ask: acknowledge warnings and confirm")
-    sm.add_argument(
-        "--allow-cordoned",
-        action="store_true",
-        help="submit even though the plan sends replicas to cordoned brokers or log dirs (KIP-1066: the "
-        "controller takes such a reassignment; the console refuses it unless told): recorded in the audit log",
-    )
-    sm.add_argument(
-        "--allow-other-moves",
-        action="store_true",
-        help="submit even though reassignments this console did not start are in flight (another balancer, "
-        "a script, the official tool: they compete for the same brokers, bandwidth and throttles): audited",
+    switches(
+        sm,
+        ("--yes", "do not ask: acknowledge warnings and confirm"),
+        (
+            "--allow-cordoned",
+            "submit even though the plan sends replicas to cordoned brokers or log dirs (KIP-1066: the "
+            "controller takes such a reassignment; the console refuses it unless told): recorded in the audit log",
+        ),
+        (
+            "--allow-other-moves",
+            "submit even though reassignments this console did not start are in flight (another balancer, "
+            "a script, the official tool: they compete for the same brokers, bandwidth and throttles): audited",
+        ),
     )
     sm.add_argument(
         "--plan-id",
@@ -179,8 +156,9 @@ def cancel(args: argparse.Namespace) -> int:
     import getpass
 
     from console.access.auth import Identity
+    from console.core.errors import NotPermitted
     from console.core.model import cluster_key
-    from console.moves.cancel import keys_of, plan_cancel
+    from console.moves.cancel import keys_of, not_read, plan_cancel
     from console.services import cancel as cancel_service
     from console.storage.store import Store
 
@@ -195,9 +173,14 @@ def cancel(args: argparse.Namespace) -> int:
         state = reader.snapshot(lean=True)  # metadata and what is in flight: a cancel needs no sizes or configs
         if state.status.reassignments is not SourceStatus.OK:
             print_findings(state)
+            refused = state.status.reassignments in (SourceStatus.UNSUPPORTED, SourceStatus.UNAUTHORIZED)
             print(
-                "Cannot cancel: ListPartitionReassignments did not answer (cancel needs the Admin API of "
-                "Kafka 2.4 or newer, and ALTER on CLUSTER).",
+                f"Cannot cancel: {not_read(state, True) or not_read(state, False)}"
+                + (
+                    " (cancel needs the Admin API of Kafka 2.4 or newer, and ALTER on CLUSTER)."
+                    if refused
+                    else ": what is in flight is not known, nothing was sent. Try again."
+                ),
                 file=sys.stderr,
             )
             return Exit.FAILED
@@ -218,23 +201,14 @@ def cancel(args: argparse.Namespace) -> int:
                 "List the runs with `python -m console runs`.",
             )
         plan = plan_cancel(state, keys, ours, include_others=args.include_others)
-        print("\n".join(plan.explain() + [_dir_move_line(m) for m in dir_moves]), file=sys.stderr)
-        if not plan.cancel and not dir_moves:
-            print(
-                "Nothing to cancel."
-                + (
-                    " Use --include-others to cancel the reassignments this console did not start."
-                    if plan.not_ours
-                    else ""
-                ),
-                file=sys.stderr,
-            )
+        if not plan.cancel and not dir_moves:  # said first: what cancel would mean does not apply
+            print("\n".join([_nothing_to_cancel(state, plan), *plan.notes()]), file=sys.stderr)
             return Exit.OK if not plan.not_ours else Exit.FAILED
-        if plan.at_risk and not args.force_at_risk:
-            print(
-                f"Refused, nothing was sent: {plan.risk_summary()}. Add --force-at-risk to cancel them anyway.",
-                file=sys.stderr,
-            )
+        print("\n".join(plan.explain() + [_dir_move_line(m) for m in dir_moves]), file=sys.stderr)
+        try:  # all or nothing from here: the service refuses a cancel with partitions at risk, audited
+            cancel_service.check_at_risk(store, Identity.cli(user), cluster, plan, args.force_at_risk)
+        except NotPermitted as e:
+            print(f"Refused, nothing was sent: {e.message} {e.hint}", file=sys.stderr)
             return Exit.FAILED
         if not args.yes and not confirm.typed_name(f"Type the cluster's name ({name}) to send the cancel: ", name):
             print("Not confirmed: nothing was sent.", file=sys.stderr)
@@ -250,12 +224,94 @@ def cancel(args: argparse.Namespace) -> int:
             force_at_risk=args.force_at_risk,
             wait_s=args.wait,
             dir_moves=[m.key for m in dir_moves],
+            whole_runs=_cancelled_as_runs(args, plan, ours),
         )
-    return _cancel_said(args, report)
+        lines, said, cleared = _throttles_after(args, store, reader.gateway(), cluster, plan, report)
+    code = _cancel_said(args, report, said)
+    if lines:
+        print("\n".join(lines), file=sys.stderr)
+    return Exit.PARTLY if code == Exit.OK and not cleared else code
 
 
-def _cancel_said(args: argparse.Namespace, report: CancelReport) -> int:
-    """What became of a cancel, as text or JSON; its exit code."""
+def _cancelled_as_runs(args: argparse.Namespace, plan: CancelPlan, ours: dict[tuple[str, int], int]) -> set[int]:
+    """The runs ``cancel`` cancels as runs: ``--run``'s, or with ``--all`` every run with a partition
+    in flight; ``--topic`` (and ``--partition``) cancels some of their partitions, and they go on."""
+    if args.run is not None:
+        return {args.run}
+    return {ours[p.key] for p in plan.cancel if p.key in ours} if args.all else set()
+
+
+def _nothing_to_cancel(state: ClusterState, plan: CancelPlan) -> str:
+    """The first (or only) line of a cancel with nothing to send."""
+    if not state.in_flight:
+        return "Nothing in flight: no reassignment to cancel."
+    if plan.not_ours:
+        return "Nothing to cancel. Use --include-others to cancel the reassignments this console did not start."
+    return "Nothing to cancel."
+
+
+def _throttles_after(
+    args: argparse.Namespace,
+    store: Store,
+    gateway: ClusterGateway,
+    cluster: str,
+    plan: CancelPlan,
+    report: CancelReport,
+) -> tuple[list[str], dict[str, object], bool]:
+    """Once the cancel's partitions left the in-flight list: the throttles another tool left on
+    their topics and brokers (nothing in flight needs them, no run of the console set them), said
+    with the command that removes them, or with ``--clear-throttles`` removed (the sweep, read
+    back). Lines for stderr, the JSON part, and whether all asked were removed."""
+    from console.access.auth import Identity
+    from console.present.throttles import cleared_lines, involved_text, setting_line, sweep_command
+    from console.services import other_throttles
+
+    left = set(report.result.left) if report.result is not None else set()
+    others = other_throttles.left_by_others(store, gateway, cluster, [p for p in plan.cancel if p.key in left])
+    if not others.read:
+        return ["The throttle configs could not be read after the cancel: nothing is said of them."], {}, True
+    if not others.settings:
+        return [], {"left_by_other_tools": []}, True
+    said: dict[str, object] = {"left_by_other_tools": [f"{lo.where}: {lo.key}" for lo in others.settings]}
+    lines = [
+        f"Throttles {other_throttles.LEFT_BY_OTHERS}, on {involved_text(others.topics, others.brokers)}; nothing "
+        "in flight needs them (they slow down any replica that falls out of sync):",
+        *(f"  {setting_line(lo)}" for lo in others.settings),
+    ]
+    if not args.clear_throttles:
+        conn = [x for f, v in _connection(args) for x in (f, v)]
+        return (
+            [*lines, f"Remove them: {sweep_command(others.settings, conn)}  (or cancel with --clear-throttles)"],
+            said,
+            True,
+        )
+    done = other_throttles.clear_left_by_others(
+        store,
+        gateway,
+        Identity.cli(getpass.getuser()),
+        others.settings,
+        {"after_cancel": report.result.request if report.result else {}},
+    )
+    rep = done.sweep
+    said["throttles_cleared"] = [f"{lo.where}: {lo.key}" for lo in rep.removed]
+    lines += [
+        f"  {x}" for x in cleared_lines(rep.removed, rep.still_set, rep.unconfirmed, done.needed_now, done.gone_already)
+    ]
+    return lines, said, not (rep.still_set or rep.unconfirmed)
+
+
+def _connection(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The connection options given, to repeat in a command said."""
+    given = (
+        ("--bootstrap-server", args.bootstrap_server),
+        ("--zookeeper", args.zookeeper),
+        ("--command-config", args.command_config),
+    )
+    return [(f, v) for f, v in given if v]
+
+
+def _cancel_said(args: argparse.Namespace, report: CancelReport, more: dict[str, object] | None = None) -> int:
+    """What became of a cancel, as text or JSON (``more`` added to the JSON); its exit code."""
     result = report.result
     rejected = result.rejected if result is not None else ()
     if args.json:
@@ -267,6 +323,7 @@ def _cancel_said(args: argparse.Namespace, report: CancelReport) -> int:
                     "still_in_flight": [f"{t}-{p}" for t, p in sorted(result.still_in_flight)] if result else [],
                     "seconds_to_accept": round(result.seconds_to_accept, 3) if result else 0.0,
                     "outcomes": report.rows(),
+                    **(more or {}),
                 }
             )
         )
@@ -325,38 +382,33 @@ def submit(args: argparse.Namespace) -> int:
     import getpass
 
     from console.access.auth import Identity, load_users
-    from console.core.model import cluster_key
     from console.core.states import SubmitPath
     from console.moves.waves import WaveLimits
     from console.plans.diff import first_replica_changes
-    from console.plans.plan import parse_plan
     from console.present.outcomes import group_outcomes
     from console.runs.executor import Executor
     from console.services import runs as run_service
     from console.services.preflight import preflight
     from console.storage.store import Store
 
-    path = Path(args.reassignment_json_file)
-    plan = parse_plan(read_file(str(path), "--reassignment-json-file"))
     if args.throttle is not None and args.throttle <= 0:
         raise ConfigError(
             "--throttle must be a positive rate.", "For example --throttle 10MB/s (or 10000000, in bytes/s)."
         )
     limits = WaveLimits(args.max_moves_per_broker, args.max_partitions_per_request, args.max_bytes_per_wave)
     store = Store()
+    plan, path = _plan_to_submit(args, store)
     users = load_users()
-    refusal = run_service.two_person_problem(store, users, args.plan_id, plan)
-    if refusal:
-        print(f"Refused: {refusal} Nothing was sent.", file=sys.stderr)
-        return Exit.FAILED
     user = getpass.getuser()
     with connect(args) as reader:
         name = reader.settings.name
         state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
-        pre = preflight(state, plan, limits, args.throttle, calibration(state, name))
-        asked: dict[str, object] = {"name": args.name or path.name, "plan": args.plan_id, "partitions": len(plan)}
-        _check(store, Identity.cli(user), cluster_key(state, name), pre, args.allow_cordoned, asked)
-        if _other_movers_refuse(args, store, Identity.cli(user), state, name, plan) or not _acknowledged(args, pre):
+        cal = calibration(state, name)
+        pre = preflight(state, plan, limits, args.throttle, cal)
+        run_name = _run_name(args, store, path)
+        gateway = reader.gateway()
+        who = Identity.cli(user)
+        if _refused(args, store, who, state, run_name, name, plan, pre, gateway.max_throttle, users):
             return Exit.FAILED
         if not pre.waves:
             print("Nothing to do: every partition is already at its target.", file=sys.stderr)
@@ -372,33 +424,56 @@ def submit(args: argparse.Namespace) -> int:
                 "(roll back afterwards if needed).",
                 file=sys.stderr,
             )
-        gateway = reader.gateway()
-        run_id = run_service.start_run(
-            store,
-            gateway,
-            Identity.cli(user),
-            state,
-            plan,
-            args.name or path.name,
-            args.throttle,
-            limits,
-            SubmitPath(args.path),
+        how = run_service.RunSettings(
+            rate=args.throttle,
+            limits=limits,
+            path=SubmitPath(args.path),
             elect_leaders=elect,
-            users=users,
-            plan_id=args.plan_id,
             allow_cordoned=args.allow_cordoned,
             allow_other_moves=args.allow_other_moves,
-            checked=pre,
+            unthrottled_ok=args.allow_unthrottled,
         )
+        request = run_service.RunRequest(who, plan, run_name, how, plan_id=args.plan_id, checked=pre)
+        run_id = run_service.start_run(store, gateway, state, request, users=users)
         print(f"Run {run_id} recorded.", file=sys.stderr)
         if args.detach:
             print(run_id)
             return Exit.OK
-        run = Executor(store, gateway, user).drive(
-            run_id, progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr)
+        run = Executor(store, gateway, user, guardrails=reader.settings.guardrails).drive(
+            run_id, progress=RunProgress(store, reader.snapshot, cal)
         )
         got = group_outcomes(store.runs.outcomes(run_id), store.runs.dir_moves(run_id))
-    return _said(store, run_id, run.state, elect, got)
+    return _said(store, run_id, run.state, elect, got, args.json)
+
+
+def _refused(
+    args: argparse.Namespace,
+    store: Store,
+    who: Identity,
+    state: ClusterState,
+    run_name: str,
+    name: str,
+    plan: Plan,
+    pre: Preflight,
+    ceiling: int,
+    users: Users | None,
+) -> bool:
+    """The service's checks before the question, in its words (``start_run`` makes them again):
+    the plan's blocking errors (raised), the two-person rule, a throttle above the cluster's
+    ``ceiling``, other movers in flight; then the warnings acknowledged. True: refused or not
+    acknowledged, nothing sent (each refusal audited by its service)."""
+    from console.core.model import cluster_key
+    from console.services.runs import check_approval
+
+    key = cluster_key(state, name)
+    asked: dict[str, object] = {"name": run_name, "plan": args.plan_id, "partitions": len(plan)}
+    _check(store, who, key, pre, args.allow_cordoned, asked)  # a cluster not read in full first
+    return (
+        _said_refused(lambda: check_approval(store, who, key, users, args.plan_id, plan, asked))  # two-person rule
+        or _unthrottled_refuse(args, store, who, key, ceiling, asked)
+        or _other_movers_refuse(args, store, who, state, name, plan)
+        or not _acknowledged(args, pre)
+    )
 
 
 def _check(
@@ -415,6 +490,19 @@ def _check(
         if refused.findings:
             print(findings_text(list(refused.findings)), file=sys.stderr)
         raise
+
+
+def _said_refused(check: Callable[[], object]) -> bool:
+    """Whether a service's check refuses the submit (``NotPermitted``, audited by the service): said
+    on stderr."""
+    from console.core.errors import NotPermitted
+
+    try:
+        check()
+    except NotPermitted as e:
+        print(f"Refused: {e.message} Nothing was sent.\n{e.hint}", file=sys.stderr)
+        return True
+    return False
 
 
 def _acknowledged(args: argparse.Namespace, pre: Preflight) -> bool:
@@ -441,11 +529,14 @@ def _acknowledged(args: argparse.Namespace, pre: Preflight) -> bool:
 
 def _show_run(args: argparse.Namespace, pre: Preflight, limits: WaveLimits, elect: bool) -> None:
     """What the run will send: its summary sentence, the tiered topics, the election, its waves."""
-    from console.present.estimate import run_summary
+    from console.present.estimate import estimate_text, run_summary
     from console.present.review import local_only_topics, tiered_note
 
     summary = run_summary(
-        pre.partitions, len(pre.waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, args.throttle, pre.estimate, limits
+        estimate_text(
+            pre.partitions, len(pre.waves), pre.bytes_to_copy, pre.dir_bytes_to_copy, args.throttle, pre.estimate
+        ),
+        limits,
     )
     print(f"Will send {summary}", file=sys.stderr)
     local_only = sorted(set(local_only_topics(pre.findings)) | set(pre.tiered_topics))
@@ -467,8 +558,31 @@ def _show_run(args: argparse.Namespace, pre: Preflight, limits: WaveLimits, elec
         )
 
 
-def _said(store: Store, run_id: int, state: RunState, elect: bool, got: RunOutcomes) -> int:
-    """What became of a run driven by ``submit``, on stderr and as one JSON line; its exit code."""
+def _plan_to_submit(args: argparse.Namespace, store: Store) -> tuple[Plan, Path]:
+    """The plan file given; with none, the saved plan ``--plan-id`` names (as ``save`` and
+    ``approve`` tell to submit it), and its file name for the run's name."""
+    from console.plans.plan import parse_plan
+
+    if args.plan is None and args.reassignment_json_file is None and args.plan_id is not None:
+        saved = store.plans.load(args.plan_id)
+        if saved is None:
+            raise ConfigError(
+                f"Plan {args.plan_id} is not in the store.",
+                "Save it first with `python -m console save FILE --name NAME`.",
+            )
+        return saved.plan, Path(f"plan-{args.plan_id}.json")
+    return parse_plan(read_plan(args)), Path(plan_file(args))
+
+
+def _run_name(args: argparse.Namespace, store: Store, path: Path) -> str:
+    """``--name``; else the saved plan's name (``--plan-id``); else the plan file's name."""
+    saved = store.plans.load(args.plan_id) if args.plan_id is not None else None
+    return args.name or (saved.summary.name if saved is not None else path.name)
+
+
+def _said(store: Store, run_id: int, state: RunState, elect: bool, got: RunOutcomes, as_json: bool) -> int:
+    """What became of a run driven by ``submit``, on stderr (with ``as_json``, also as one JSON line
+    on stdout); its exit code."""
     from console.core.states import RunState
     from console.present.history import min_isr_warnings
 
@@ -478,6 +592,8 @@ def _said(store: Store, run_id: int, state: RunState, elect: bool, got: RunOutco
         print(f"Not in its log dir (wave {o.wave}): {o.name}: {o.message}", file=sys.stderr)
     for o in got.gone:
         print(f"No longer exists (wave {o.wave}): {o.name}: {o.message}", file=sys.stderr)
+    for o in got.cancelled:
+        print(f"Cancelled (wave {o.wave}): {o.name}: {o.message}", file=sys.stderr)
     for said in min_isr_warnings(store.audit.entries(action="min-isr-changed"), run_id):
         print(f"Warning: {said}", file=sys.stderr)
     for o in got.not_elected:
@@ -488,20 +604,24 @@ def _said(store: Store, run_id: int, state: RunState, elect: bool, got: RunOutco
             "(the replica is in another dir of the broker)",
             file=sys.stderr,
         )
-    print(
-        json.dumps(
-            {
-                "run": run_id,
-                "state": state.value,
-                "rejected": [o.name for o in got.rejected],
-                "not_in_log_dir": [o.name for o in got.not_in_dir],
-                "gone": [o.name for o in got.gone],
-                "elect_leaders": elect,
-                "not_elected": [o.name for o in got.not_elected],
-                "log_dirs_not_taken": [d.to_dict() for d in got.dirs_not_taken],
-            }
+    if as_json:  # the run's end in words is its last progress line
+        print(
+            json.dumps(
+                {
+                    "run": run_id,
+                    "state": state.value,
+                    "rejected": [o.name for o in got.rejected],
+                    "not_in_log_dir": [o.name for o in got.not_in_dir],
+                    "gone": [o.name for o in got.gone],
+                    "cancelled": [o.name for o in got.cancelled],
+                    "elect_leaders": elect,
+                    "not_elected": [o.name for o in got.not_elected],
+                    "log_dirs_not_taken": [d.to_dict() for d in got.dirs_not_taken],
+                }
+            )
         )
-    )
+    if state is RunState.PARTLY_CANCELLED:  # completed but for the partitions an operator cancelled
+        return Exit.PARTLY
     if state is not RunState.COMPLETED:
         return Exit.FAILED
     return Exit.PARTLY if got.partly else Exit.OK
@@ -537,156 +657,19 @@ def _other_movers_refuse(
     return False  # gone since they were read
 
 
-def throttle(args: argparse.Namespace) -> int:
-    import getpass
+def _unthrottled_refuse(
+    args: argparse.Namespace, store: Store, who: Identity, key: str, ceiling: int, asked: dict[str, object]
+) -> bool:
+    """A ``--throttle`` above the cluster's ceiling: without ``--allow-unthrottled`` the submit is
+    refused (audited, by the same check ``start_run`` makes) and True; allowed, it is said."""
+    from console.core.errors import NotPermitted
+    from console.services.unthrottled import check_ceiling, unthrottled_problem
 
-    from console.access.auth import Identity
-    from console.moves.throttles import cluster_default_kept, leftover_throttles
-    from console.present.live import throttle_value_text
-    from console.services import runs as run_service
-    from console.storage.store import Store
-
-    store = Store()
-    if args.sweep:
-        with connect(args) as reader:
-            state = reader.snapshot()
-            left = leftover_throttles(state, include_cluster_default=args.include_cluster_default)
-            for lo in left:
-                print(f"{lo.where}: {lo.key} = {throttle_value_text(lo.key, lo.value)}", file=sys.stderr)
-            for lo in cluster_default_kept(state, left):
-                print(
-                    f"Kept: the cluster default {lo.key} = {throttle_value_text(lo.key, lo.value)} "
-                    + (
-                        "(a broker in flight copies at it)."
-                        if args.include_cluster_default
-                        else "(set for every broker on purpose; --include-cluster-default removes it too)."
-                    ),
-                    file=sys.stderr,
-                )
-            if not left:
-                print("No throttle is left over: nothing was changed.", file=sys.stderr)
-                return Exit.OK
-            if not args.yes and not confirm.said_yes(
-                f"Remove {'this setting' if len(left) == 1 else f'these {len(left)} settings'}? [yes/no] "
-            ):
-                print("Not confirmed: nothing was changed.", file=sys.stderr)
-                return Exit.FAILED
-            report = run_service.sweep(store, reader.gateway(), Identity.cli(getpass.getuser()), left)
-        print(f"Removed {plural(len(report.removed), 'throttle setting')}.", file=sys.stderr)
-        for lo in report.still_set:
-            print(f"Still set after the sweep: {lo.where}: {lo.key}.", file=sys.stderr)
-        for lo in report.unconfirmed:
-            print(f"Sent, not confirmed (could not be read back): {lo.where}: {lo.key}.", file=sys.stderr)
-        return Exit.OK if len(report.removed) == len(left) else Exit.PARTLY
-    if args.rate is None or args.rate <= 0:
-        raise ConfigError("--rate must be a positive rate.", "For example --rate 10MB/s (or 10000000, in bytes/s).")
-    run = store.runs.get(args.run)
-    if run is None:
-        raise ConfigError(f"Run {args.run} is not in the store.", "List the runs with `python -m console runs`.")
-    if not run.active:
-        raise IllegalTransition(
-            f"Run {args.run} is {run.state}: its throttle cannot change.",
-            "List the runs with `python -m console runs`.",
-        )
-    with connect(args) as reader:
-        run_service.change_throttle(store, reader.gateway(), Identity.cli(getpass.getuser()), args.run, args.rate)
-    print(f"Run {args.run}: throttle set to {human_rate(args.rate)}.", file=sys.stderr)
-    return Exit.OK
-
-
-def executor(args: argparse.Namespace) -> int:
-    import getpass
-    import signal
-
-    from console.metrics.server import serve_metrics
-    from console.notify.hub import notifier
-    from console.runs.worker import Worker
-    from console.storage.store import Store
-
-    store = Store()
-    notifier()  # notify.toml read and Apprise imported now, not at a run's first event
-    served = serve_metrics(store)
-    if served is not None:
-        print(f"Metrics on http://{served}/metrics", file=sys.stderr, flush=True)
-    with connect(args) as reader:
-        worker = Worker(
-            store,
-            reader.gateway(),
-            getpass.getuser(),
-            args.every,
-            progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr, flush=True),
-        )
-        for sig in (signal.SIGTERM, signal.SIGINT):  # finish the step, hand the runs over, exit
-            signal.signal(sig, lambda *_: worker.stop())
-        print(
-            f"Executor driving the unfinished runs of {reader.settings.name} (Ctrl-C to stop).",
-            file=sys.stderr,
-            flush=True,
-        )
-        worker.run_forever()
-    return Exit.OK
-
-
-def list_runs(args: argparse.Namespace) -> int:
-    from console.present.history import not_in_dir_text, run_json, runs_text
-    from console.storage.store import Store
-
-    store = Store()
-    if args.abandon is not None:
-        return abandon(args, store)
-    runs = [
-        (r, store.runs.waves(r.id), store.runs.stuck(r.id) if r.active else None) for r in store.runs.list(args.cluster)
-    ]
-    problems = {r.id: not_in_dir_text(store.runs.outcomes(r.id)) for r, _, _ in runs}
-    names = store.clusters.names()  # runs keep the cluster's id; the pages remember its name
-    if args.json:
-        print(json.dumps([run_json(r, waves, stuck, problems[r.id], names) for r, waves, stuck in runs]))
-    else:
-        print(runs_text(runs, problems, names))  # the throttle human (``--json`` keeps ``rate`` in bytes/s)
-    return Exit.OK
-
-
-def abandon(args: argparse.Namespace, store: Store) -> int:
-    """Stop driving a run for good: throttles off, reassignments left alone (cancel separately)."""
-    import getpass
-
-    from console.access.auth import Identity
-    from console.services import runs as run_service
-
-    if not args.bootstrap_server:
-        raise ConfigError(
-            "--abandon needs --bootstrap-server: the run's throttles are taken off the cluster.",
-            "Give the cluster's bootstrap servers (and --zookeeper, --command-config as usual).",
-        )
-    run = store.runs.get(args.abandon)
-    if run is None:
-        raise ConfigError(f"Run {args.abandon} is not in the store.", "List the runs with `python -m console runs`.")
-    with connect(args) as reader:
-        step, report = run_service.abandon(
-            store,
-            reader.gateway(),
-            Identity.cli(getpass.getuser()),
-            args.abandon,
-            args.why or "",
-            cancel_reassignments=args.cancel_reassignments,
-        )
-    print(
-        f"Run {step.run.id} abandoned: its throttles are off; "
-        + (
-            f"its reassignments in flight: {report.summary()}"
-            if report is not None
-            else "its reassignments in flight were left as they are (cancel them with `python -m console cancel "
-            "--topic T --include-others`)."
-        ),
-        file=sys.stderr,
-    )
-    print(
-        json.dumps(
-            {
-                "run": step.run.id,
-                "state": step.run.state.value,
-                "cancelled": report.rows() if report is not None else [],
-            }
-        )
-    )
-    return Exit.OK
+    try:
+        check_ceiling(store, who, "submit", key, args.throttle, ceiling, args.allow_unthrottled, asked)
+    except NotPermitted as e:
+        print(f"Refused: {e.message} Nothing was sent.\n{e.hint}", file=sys.stderr)
+        return True
+    if problem := unthrottled_problem(args.throttle, ceiling):
+        print(f"Allowed (--allow-unthrottled): {problem} The audit log records it.", file=sys.stderr)
+    return False

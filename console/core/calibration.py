@@ -86,18 +86,28 @@ def receive_time(
     has neither history nor a throttle to go by, or no history applies at all."""
     if not calibration:
         return None
+    learned = receive_seconds(todo, throttle, calibration)
+    return learned if learned is not None and learned[1] else None
+
+
+def receive_seconds(
+    todo: Mapping[BrokerId, int], throttle: Throttles, calibration: Calibration | None
+) -> tuple[float, set[BrokerId]] | None:
+    """Seconds until every broker of ``todo`` (bytes to receive, brokers copying at once) has its
+    bytes: at the rate its history shows at its throttle where it has history, else at the
+    throttle; with the brokers whose history was used. None when some broker has neither."""
     slowest = 0.0
     used: set[BrokerId] = set()
     for broker, size in todo.items():
         limit = throttle.get(broker) if isinstance(throttle, Mapping) else throttle
-        known = calibration.brokers.get(broker)
+        known = calibration.brokers.get(broker) if calibration else None
         speed = known.rate(limit) if known is not None else (float(limit) if limit else None)
         if not speed:
             return None
         if known is not None:
             used.add(broker)
         slowest = max(slowest, size / speed)
-    return (slowest, used) if used else None
+    return slowest, used
 
 
 def calibrated(

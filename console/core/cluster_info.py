@@ -183,14 +183,6 @@ def decide_mode(quorum_status: SourceStatus, features: tuple[Feature, ...], zook
     return ClusterMode.UNKNOWN
 
 
-def version_text(info: ClusterInfo) -> str:
-    """``Kafka 4.4 (metadata.version 4.4-IV2)``, ``Kafka 3.9``, or ``Kafka version unknown``."""
-    if release(info) is None:
-        return "Kafka version unknown"
-    mv = metadata_version(info)
-    return f"Kafka {release(info)}" + (f" (metadata.version {mv})" if mv else "")
-
-
 def status_text(status: SourceStatus) -> str:
     """Why a part of the cluster info is missing, in words."""
     return {

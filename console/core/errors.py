@@ -8,6 +8,7 @@ pages, the CLI and notebooks handle one tree::
     ├── ConfigError                   bad connection settings, command-config or users file, bad input (exit 2)
     │   ├── NotATerminal              a command asks to confirm with no terminal to ask at (add ``--yes``)
     │   ├── PlanFormatError           a plan file that cannot be used (``problems`` lists why, by entry)
+    │   ├── PlanNameTaken             a plan saved under a name another saved plan of the cluster has (``plan_id``)
     │   └── SparkError                Spark could not run a job (exit 2, as for unusable input)
     │       ├── SparkUnavailable      the Spark master or Connect server given does not answer
     │       └── SparkJobFailed        a job failed on its input (a corrupt file, a schema Spark cannot read)
@@ -22,10 +23,12 @@ pages, the CLI and notebooks handle one tree::
     ├── ReassignmentBusy              a reassignment in progress blocks the request (the legacy znode is there)
     ├── PartiallyApplied              a request in several batches stopped part-way (``outcomes``: what was applied)
     ├── GoalImpossible                a plan generator's goal cannot be reached (drain below RF, no destination left)
+    ├── RunOverlap                    another active run already moves some of the plan's partitions (nothing recorded)
+    ├── JobAlreadyRunning             the history job already runs over the same history (one at a time; exit 4)
     ├── IllegalTransition             a run, wave or decommission asked for a change its state does not allow (exit 1)
     ├── LeaseLost                     a run's driver no longer holds its lease (another drives it): it sends nothing
     ├── StoreError                    the console's store (SQLite or PostgreSQL) cannot be read or written
-    │   └── ConflictError             another active run already moves some of the plan's partitions
+    │   └── StoreWriteClash           another console process wrote the same record at the same moment (exit 4)
     ├── DiskError                     a file or directory the console writes (snapshots, tables, --report-json)
     ├── SandboxError                  the local sandbox cluster could not be started or stopped
     └── ZnodeFormatError              a znode Kafka wrote is not in the expected shape (also a ValueError)
@@ -70,6 +73,10 @@ class NotATerminal(ConfigError):
     """A command asks for confirmation and has no terminal to ask at (add ``--yes``)."""
 
 
+PLAN_FILE_HINT = "Fix the file and load it again; nothing was read from it."
+"""What to do about a plan that cannot be used, unless its error says otherwise."""
+
+
 class PlanFormatError(ConfigError):
     """A plan file that cannot be used at all: ``problems`` lists what is wrong, by entry (the first
     :data:`~console.core.limits.PROBLEMS_SHOWN`; ``more`` counts the others). The message has one
@@ -82,12 +89,21 @@ class PlanFormatError(ConfigError):
         lines = [f"- {p}" for p in shown] + ([f"- and {others}"] if more > 0 else [])
         super().__init__(
             "The plan cannot be used:\n" + "\n".join(lines),
-            hint or "Fix the file and load it again; nothing was read from it.",
+            hint or PLAN_FILE_HINT,
         )
         self.problems = shown
         self.more = more
         self.stopped = stopped
         """Whether the check stopped looking before the end of the file (``more`` is then a lower bound)."""
+
+
+class PlanNameTaken(ConfigError):
+    """Saving would replace the content of another saved plan of the cluster, ``plan_id``, which
+    has that name: nothing was saved (the command line's ``save --replace`` saves over it)."""
+
+    def __init__(self, message: str, hint: str, plan_id: int) -> None:
+        super().__init__(message, hint)
+        self.plan_id = plan_id
 
 
 class SparkError(ConfigError):
@@ -181,8 +197,20 @@ class StoreError(ConsoleError):
     """The console's store could not be read or written."""
 
 
-class ConflictError(StoreError):
-    """Another active run already moves some of the plan's partitions."""
+class StoreWriteClash(StoreError):
+    """Another console process wrote the same record at the same moment (PostgreSQL's serialization
+    failure, a unique key taken, a deadlock): nothing was written; the same action again may go
+    through."""
+
+
+class RunOverlap(ConsoleError):
+    """Another active run already moves some of the plan's partitions: the run is not recorded and
+    nothing is sent (checked in the transaction that would record it)."""
+
+
+class JobAlreadyRunning(ConsoleError):
+    """The history job already runs over the same history (a lock beside its tables): one runs at a
+    time, so this one did not start; asking again once it has finished starts one."""
 
 
 class DiskError(ConsoleError):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,6 +102,20 @@ class Finding(NamedTuple):
             "message": self.message,
             "hint": self.hint,
         }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Finding:
+        """A finding read back from :meth:`to_dict`'s form (a snapshot document, a stored report)."""
+        broker = d.get("broker")
+        return cls(
+            d["code"],
+            Severity(d["severity"]),
+            d["message"],
+            d.get("hint", ""),
+            d.get("topic"),
+            d.get("partition"),
+            None if broker is None else BrokerId(int(broker)),
+        )
 
 
 class Findings(list[Finding]):

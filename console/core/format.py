@@ -49,17 +49,22 @@ def human_rate(bytes_per_s: int | float | None) -> str:
     return "?" if bytes_per_s is None else f"{human_bytes(bytes_per_s)}/s"
 
 
-def parse_rate(text: str | int | float, unit: str = "B/s") -> int:
+def parse_rate(text: str | int | float) -> int:
     """A throttle as a person types it, in bytes/s: ``20 KB/s`` → 20000, ``1.5 MB/s``, ``10MB``,
-    ``2 MiB/s`` (binary when said), ``10,000``; a plain number is in ``unit`` (the unit the input
-    shows: ``B/s`` for the CLI, as Kafka's tools). Raises :class:`ValueError` saying what it accepts."""
-    default = unit.strip().lower().removesuffix("/s")
+    ``2 MiB/s`` (binary when said), ``10,000``. A number alone is bytes/s on every page and in the
+    CLI, as in Kafka's own tools (``--throttle 50000000`` is 50 MB/s). Raises :class:`ValueError`
+    saying what it accepts."""
+    not_a_rate = (
+        f"{str(text).strip()!r} is not a rate: write e.g. 20 KB/s, 1.5 MB/s, or 20000 (a number alone is bytes/s)."
+    )
     if isinstance(text, int | float) and not isinstance(text, bool):
-        number, word = float(text), default
+        number, word = float(text), "b"
+        if not 0 <= number < float("inf"):  # NaN fails too
+            raise ValueError(not_a_rate)
     else:
         found = _RATE.fullmatch(str(text))
         if found is None:
-            raise ValueError(f"{str(text).strip()!r} is not a rate: write e.g. 20 KB/s, 1.5 MB/s or 20000 (bytes/s).")
+            raise ValueError(not_a_rate)
         number = float(str(found.group(1)).replace(",", "").replace("_", ""))
         typed = str(found.group(2))
         if typed.endswith("b") and typed[:-1].lower() in ("", "k", "m", "g", "t"):  # Mb, kb: bits, not bytes
@@ -68,7 +73,7 @@ def parse_rate(text: str | int | float, unit: str = "B/s") -> int:
                 f"{typed}/s is bits per second (a small b); throttles are in bytes: write {big}/s for bytes "
                 f"({str(text).strip()} would be {human_rate(number * _MULTIPLE[big.lower()] / 8)})."
             )
-        word = typed.lower() or default
+        word = typed.lower() or "b"
     multiple = _MULTIPLE.get(word.removesuffix("b") if word not in _MULTIPLE else word)
     if multiple is None:
         raise ValueError(f"{word!r} is not a unit: use B/s, KB/s, MB/s or GB/s (1 KB = 1000 bytes), or KiB/s, MiB/s.")

@@ -28,6 +28,10 @@ ALL_REPLICAS = "*"
 """A throttled-replicas list that throttles every replica of the topic."""
 BROKER_THROTTLE_KEYS = (LEADER_RATE, FOLLOWER_RATE, LOG_DIR_RATE)
 TOPIC_THROTTLE_KEYS = (LEADER_LIST, FOLLOWER_LIST)
+MAX_THROTTLE = 10 * 1000**3
+"""The default ceiling of a cluster's throttle (bytes/s; ``max_throttle``, ``CONSOLE_MAX_THROTTLE``):
+10 GB/s (80 Gbit/s), more than most broker links carry. A throttle above a cluster's ceiling limits
+nothing, so it is effectively unthrottled: sent only when the operator says so."""
 
 # Cordoned log dirs (KIP-1066, metadata.version 4.3-IV0 and later): a broker config.
 CORDONED_LOG_DIRS = "cordoned.log.dirs"

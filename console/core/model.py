@@ -10,6 +10,12 @@ Vocabulary (docs/ARCHITECTURE.md; KIP-455, KIP-352, KIP-841):
 
 Everything here is a frozen dataclass of tuples, so a snapshot can be shared between threads,
 cached, and compared.
+
+This module is the project's one re-exporting shortcut: its ``__all__`` also lists the domain
+values defined in :mod:`console.core.findings`, :mod:`~console.core.ids`, :mod:`~console.core.sources`
+and :mod:`~console.core.throttle_configs`, so callers import the domain values from here in one line.
+Every other module's names are imported from the module that defines them
+(``tests/unit/test_reexports.py``).
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_BROKER",
     "DIR_OFFLINE",
+    "PARTITION_CANCELLED",
     "PARTITION_GONE",
     "REPLICA_NOT_AVAILABLE",
     "ApiRange",
@@ -86,7 +93,8 @@ __all__ = [
     "split_outcomes",
 ]
 """The domain values, with those defined in :mod:`console.core.findings`, :mod:`~console.core.ids`,
-:mod:`~console.core.sources` and :mod:`~console.core.throttle_configs` (one import for callers)."""
+:mod:`~console.core.sources` and :mod:`~console.core.throttle_configs` (the shortcut: one import for
+callers)."""
 
 T = TypeVar("T")
 
@@ -462,13 +470,7 @@ class Outcome(_Outcome, Keyed):
     __slots__ = ()
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "topic": self.topic,
-            "partition": self.partition,
-            "accepted": self.accepted,
-            "code": self.code,
-            "message": self.message,
-        }
+        return dict(self._asdict())
 
 
 def split_outcomes(outcomes: Iterable[Outcome]) -> tuple[list[Outcome], list[Outcome]]:
@@ -521,6 +523,10 @@ PARTITION_GONE = "PARTITION_GONE"
 """Recorded for a partition a run's wave was accepted for that no longer exists (its topic was
 deleted, or the partitions changed): the run no longer waits for it. The console's finding, not an
 answer of the cluster's."""
+PARTITION_CANCELLED = "PARTITION_CANCELLED"
+"""Recorded for a partition of a run's wave that left the in-flight list away from its target (an
+operator cancelled it: back to its original replicas): the run no longer waits for it and goes on
+with the rest. The console's finding, not an answer of the cluster's."""
 DIR_CANCELLED = "CANCELLED"
 """Recorded for a run's log dir move an operator cancelled: the run no longer waits for it."""
 DIR_OFFLINE = "LOG_DIR_OFFLINE"

@@ -11,7 +11,7 @@ Run::
        │ │               │
        │ └──stop──▶ stopping ──(current wave done)──▶ stopped
        │                 │
-       └──────┴──────────┴──▶ completed | cancelled | failed | abandoned   (terminal)
+       └──────┴──────────┴──▶ completed | partly cancelled | cancelled | failed | abandoned   (terminal)
 
 Wave::
 
@@ -35,8 +35,15 @@ class RunState(StrEnum):
     STOPPING = "stopping"
     """The current wave finishes; no further wave is sent."""
     COMPLETED = "completed"
+    """Every partition the controller took reached its target."""
+    PARTLY_CANCELLED = "partly cancelled"
+    """Completed, except for the partitions an operator cancelled while it ran (named in its
+    record: "completed, 1 partition cancelled: t-5"): those went back to their original replicas,
+    every other partition reached its target, and the closing leader election ran for those."""
     CANCELLED = "cancelled"
-    """A cancel took the running wave's partitions back to their original replicas."""
+    """Cancelled as a run (its cancel on the Runs page, ``cancel --run``, everything in flight), or
+    a cancel took back every partition its wave was moving: no further wave is sent. Partitions that
+    had completed stay moved (its rollback JSON undoes them)."""
     FAILED = "failed"
     """The cluster refused the run (not authorised, unsupported) or no partition of a wave was accepted."""
     STOPPED = "stopped"
@@ -64,9 +71,11 @@ class WaveState(StrEnum):
     RUNNING = "running"
     """Accepted by the controller; the partitions are copying."""
     COMPLETED = "completed"
-    """Every accepted partition at its target and in sync, and out of the in-flight list."""
+    """Every accepted partition at its target and in sync, and out of the in-flight list, but those
+    an operator cancelled meanwhile (recorded as cancelled: back to their original replicas)."""
     CANCELLED = "cancelled"
-    """Its partitions went back to their original replicas (or it was never sent: the run was cancelled)."""
+    """None of its partitions moved: they went back to their original replicas (or it was never
+    sent: the run was cancelled)."""
     FAILED = "failed"
     """The controller accepted none of it (or the run failed before it was sent)."""
     SKIPPED = "skipped"
@@ -92,7 +101,9 @@ class SubmitPath(StrEnum):
 
 
 _ACTIVE_RUN = frozenset({RunState.RUNNING, RunState.PAUSED, RunState.STOPPING})
-_ENDS = frozenset({RunState.COMPLETED, RunState.CANCELLED, RunState.FAILED, RunState.ABANDONED})
+_ENDS = frozenset(
+    {RunState.COMPLETED, RunState.PARTLY_CANCELLED, RunState.CANCELLED, RunState.FAILED, RunState.ABANDONED}
+)
 _RUN_NEXT: dict[RunState, frozenset[RunState]] = {
     RunState.RUNNING: _ENDS | {RunState.PAUSED, RunState.STOPPING},
     RunState.PAUSED: _ENDS | {RunState.RUNNING, RunState.STOPPING},
@@ -117,6 +128,7 @@ _VERB = {
     RunState.STOPPING: "stopped",
     RunState.STOPPED: "stopped",
     RunState.COMPLETED: "completed",
+    RunState.PARTLY_CANCELLED: "completed (partly cancelled)",
     RunState.CANCELLED: "cancelled",
     RunState.FAILED: "failed",
     RunState.ABANDONED: "abandoned",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
@@ -98,6 +99,35 @@ def moves_text(moves: Iterable[OtherMove], limit: int = NAMED_AT_MOST) -> str:
         f" where sizes are known ({plural(unknown, 'partition')} without a size)" if unknown else ""
     )
     return f"{plural(len(moves), 'partition')} in flight that this console did not start: {named}{more}; {left}."
+
+
+def headline(moves: Iterable[OtherMove], topics_at_most: int = 3) -> str:
+    """The other movers' reassignments in one line, summarised by topic, whatever their number:
+    ``6 partitions (payments 6) this console did not start, 3.2 MB left to copy, first seen 10:42:13``."""
+    moves = list(moves)
+    per_topic = Counter(m.topic for m in moves)
+    topics = ", ".join(f"{t} {n:,}" for t, n in per_topic.most_common(topics_at_most))
+    if len(per_topic) > topics_at_most:
+        topics += f" and {plural(len(per_topic) - topics_at_most, 'more topic')}"
+    known, unknown = bytes_left_total(moves)
+    left = f"{human_bytes(known)} left to copy" + (f" ({unknown:,} without a size)" if unknown else "")
+    seen = [m.seen_since for m in moves if m.seen_since is not None]
+    since = f", first seen {time.strftime('%H:%M:%S', time.localtime(min(seen)))}" if seen else ""
+    return f"{plural(len(moves), 'partition')} ({topics}) this console did not start, {left}{since}"
+
+
+def detail_rows(moves: Iterable[OtherMove]) -> list[dict[str, object]]:
+    """One row per partition another mover is reassigning, for a table."""
+    return [
+        {
+            "partition": m.name,
+            "replicas": ids_text(m.replicas),
+            "adding": ids_text(m.adding),
+            "removing": ids_text(m.removing),
+            "left to copy": human_bytes(m.bytes_left) if m.bytes_left is not None else "not known",
+        }
+        for m in moves
+    ]
 
 
 def since_text(moves: Iterable[OtherMove]) -> str:

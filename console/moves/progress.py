@@ -7,12 +7,13 @@ flight (:class:`CopyTracker`)."""
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from console.core.calibration import Calibration, Estimate
+from console.core.calibration import Calibration, Estimate, receive_seconds
 from console.core.limits import FOLLOWER_RATE, LEADER_RATE
-from console.core.model import BrokerId, ClusterState, ReplicaProgress
+from console.core.model import BrokerId, ClusterState, Partition, ReplicaProgress
 from console.plans.columns import partitions_for
 from console.plans.diff import change_of
 from console.plans.logdirs import dir_moves_in_flight, dir_moves_of
@@ -104,18 +105,10 @@ def wave_seconds(
     most for its leader throttle, or copy the most between its log dirs for its log-dir throttle
     (a run sets all three at ``rate`` on the brokers taking part). With the brokers whose history
     was used; None when some copy has neither a throttle nor history to go by."""
-    seconds = 0.0
-    used: set[BrokerId] = set()
-    for broker, size in w.receivers.items():
-        if not size:
-            continue
-        known = calibration.brokers.get(broker) if calibration else None
-        speed = known.rate(rate) if known is not None else (float(rate) if rate else None)
-        if not speed:
-            return None
-        if known is not None:
-            used.add(broker)
-        seconds = max(seconds, size / speed)
+    received = receive_seconds({b: size for b, size in w.receivers.items() if size}, rate, calibration)
+    if received is None:
+        return None
+    seconds, used = received
     for copies in (w.senders, w.dir_copies):
         most = max(copies.values(), default=0)
         if most and not rate:
@@ -323,8 +316,8 @@ class CopyTracker:
     def __init__(self, window_s: float = 60.0, max_samples: int = 30) -> None:
         self.window_s = window_s
         self.max_samples = max(2, max_samples)
-        self._samples: dict[ReplicaKey, list[tuple[float, int]]] = {}
-        self._dir_samples: dict[ReplicaKey, list[tuple[float, int]]] = {}
+        self._samples: dict[ReplicaKey, deque[tuple[float, int]]] = {}
+        self._dir_samples: dict[ReplicaKey, deque[tuple[float, int]]] = {}
         self._last_at: float | None = None
         self._lock = threading.Lock()
 
@@ -336,28 +329,27 @@ class CopyTracker:
             if self._last_at is not None and state.taken_at <= self._last_at:
                 return False
             self._last_at = now = state.taken_at
-            kept: dict[ReplicaKey, list[tuple[float, int]]] = {}
-            for p in state.in_flight:
-                for r in p.progress(True):
-                    if r.in_isr or r.copied_bytes is None:
-                        continue
-                    key = (p.topic, p.partition, r.broker)
-                    kept[key] = self._sampled(self._samples.get(key, []), now, r.copied_bytes)
+            kept: dict[ReplicaKey, deque[tuple[float, int]]] = {}
+            for p, broker, copied in adding_copied(state):
+                key = (p.topic, p.partition, broker)
+                kept[key] = self._sampled(self._samples.get(key), now, copied)
             self._samples = kept
             # replicas copied between the log dirs of their broker: the growth of their future log
             self._dir_samples = {
-                m.key: self._sampled(self._dir_samples.get(m.key, []), now, m.copied_bytes)
+                m.key: self._sampled(self._dir_samples.get(m.key), now, m.copied_bytes)
                 for m in dir_moves_in_flight(state)
             }
         return True
 
-    def _sampled(self, samples: list[tuple[float, int]], now: float, copied: int) -> list[tuple[float, int]]:
-        """``samples`` with (``now``, ``copied``), those older than the window dropped (the last two kept)."""
-        if samples and copied < samples[-1][1]:
-            samples = []  # the copy started over
-        samples = [*samples, (now, copied)]
-        recent = [s for s in samples[:-2] if now - s[0] <= self.window_s] + samples[-2:]
-        return recent[-self.max_samples :]
+    def _sampled(self, samples: deque[tuple[float, int]] | None, now: float, copied: int) -> deque[tuple[float, int]]:
+        """``samples`` with (``now``, ``copied``), those older than the window dropped (the last two
+        kept, and ``max_samples`` at most); kept in place (a poll of 10,000 copies copies no lists)."""
+        if samples is None or (samples and copied < samples[-1][1]):
+            samples = deque(maxlen=self.max_samples)  # new, or the copy started over
+        samples.append((now, copied))
+        while len(samples) > 2 and now - samples[0][0] > self.window_s:
+            samples.popleft()
+        return samples
 
     def rates(self) -> dict[ReplicaKey, float]:
         """Bytes per second of each adding replica seen in at least two snapshots (0 when its log
@@ -378,7 +370,81 @@ class CopyTracker:
             return max(spans, default=0.0)
 
 
-def _rates(samples: Mapping[ReplicaKey, list[tuple[float, int]]]) -> dict[ReplicaKey, float]:
+class BrokerIntake:
+    """What each broker takes in by replication, observed across successive snapshots: the bytes
+    its adding replicas grew by from one snapshot to the next, summed per broker, over the last
+    ``window_s`` seconds (and always at least the last two snapshots). A replica seen for the
+    first time, or whose log shrank (its copy started over), adds nothing at that snapshot.
+
+    The figure a broker's follower throttle bounds (its replication intake as a whole), for the
+    guardrails (:mod:`console.runs.guard`); lighter than :class:`CopyTracker`, which keeps every
+    replica's own samples for the pages' per-replica rates and ETAs."""
+
+    def __init__(self, window_s: float = 60.0) -> None:
+        self.window_s = window_s
+        self._sizes: dict[ReplicaKey, int] = {}
+        self._polls: deque[tuple[float, dict[BrokerId, int]]] = deque()
+        """(when, bytes each broker took in since the snapshot before), oldest first."""
+
+    def observe(self, state: ClusterState) -> bool:
+        """Take one snapshot in; False when it was ignored (not newer, or no log sizes)."""
+        if not state.logs_known or (self._polls and state.taken_at <= self._polls[-1][0]):
+            return False
+        now, before = state.taken_at, self._sizes
+        sizes: dict[ReplicaKey, int] = {}
+        grew: dict[BrokerId, int] = {}
+        for p, broker, copied in adding_copied(state):
+            key = (p.topic, p.partition, broker)
+            sizes[key] = copied
+            was = before.get(key)
+            if was is not None and copied > was:
+                grew[broker] = grew.get(broker, 0) + copied - was
+        self._sizes = sizes
+        self._polls.append((now, grew))
+        while len(self._polls) > 2 and now - self._polls[1][0] > self.window_s:
+            self._polls.popleft()
+        return True
+
+    def rates(self) -> dict[BrokerId, float]:
+        """Bytes per second each broker took in over the snapshots kept (none before two)."""
+        if len(self._polls) < 2:
+            return {}
+        span = self._polls[-1][0] - self._polls[0][0]
+        total: dict[BrokerId, int] = {}
+        for _, grew in list(self._polls)[1:]:  # what the first took in came before the span
+            for b, n in grew.items():
+                total[b] = total.get(b, 0) + n
+        return {b: n / span for b, n in total.items()}
+
+
+def adding_copied(state: ClusterState) -> Iterator[tuple[Partition, BrokerId, int]]:
+    """Each adding replica in flight not yet in the ISR, with the bytes it has copied (0 when its
+    broker reports no log for it while the leader's is reported): what
+    :meth:`~console.core.model.Partition.progress` gives of it, without building its record (a
+    poll of 10,000 copies asks this of each; the logs' fields read by position, the cheapest way)."""
+    for p in state.in_flight:
+        adding = p.adding
+        if not adding:
+            continue
+        isr, leader, logs = p.isr, p.leader, p.logs
+        for b in adding:
+            if b in isr:
+                continue
+            copied: int | None = None
+            leader_known = False
+            for log in logs:  # ReplicaLog: broker, log_dir, size, is_future
+                if not log[3]:
+                    if log[0] == b:
+                        copied = log[2] if copied is None else copied
+                    elif log[0] == leader:
+                        leader_known = True
+            if copied is not None:
+                yield p, b, copied
+            elif leader_known:
+                yield p, b, 0
+
+
+def _rates(samples: Mapping[ReplicaKey, Sequence[tuple[float, int]]]) -> dict[ReplicaKey, float]:
     out = {}
     for key, kept in samples.items():
         if len(kept) >= 2:

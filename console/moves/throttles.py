@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from console.core.limits import ALL_REPLICAS, FOLLOWER_LIST, LEADER_LIST
-from console.core.model import DEFAULT_BROKER, BrokerId, ClusterState
+from console.core.model import DEFAULT_BROKER, BrokerId, ClusterState, Partition
 from console.plans.diff import PartitionChange, change_of
 from console.plans.logdirs import dir_moves_in_flight, to_move
 from console.plans.plan import PlanEntry
@@ -150,3 +150,26 @@ def cluster_default_kept(state: ClusterState, left: Iterable[Leftover]) -> list[
         for k, v in sorted(default.items())
         if k not in swept
     ]
+
+
+def left_on(
+    left: Iterable[Leftover],
+    topics: Iterable[str],
+    brokers: Iterable[BrokerId],
+    set_by_runs: Iterable[tuple[str, str, str]] = (),
+) -> list[Leftover]:
+    """Of ``left`` (:func:`leftover_throttles`: nothing in flight needs them), those on ``topics``
+    and on ``brokers``, less those this console's runs set (``set_by_runs``: each open ledger
+    entry's kind, name and key; a run takes its own off): after a cancel, what another tool (the
+    official ``--throttle``) left on the cancelled partitions' topics and brokers. Never the
+    cluster default."""
+    on = {LeftoverKind.TOPIC: set(topics), LeftoverKind.BROKER: {str(b) for b in brokers}}
+    ours = set(set_by_runs)
+    return [lo for lo in left if lo.name in on.get(lo.kind, ()) and (str(lo.kind), lo.name, lo.key) not in ours]
+
+
+def involved(partitions: Iterable[Partition]) -> tuple[tuple[str, ...], tuple[BrokerId, ...]]:
+    """The topics of ``partitions`` and the brokers their reassignments involved (every replica,
+    adding and removing ones included: where the official tool sets its rates)."""
+    parts = list(partitions)
+    return tuple(sorted({p.topic for p in parts})), tuple(sorted({b for p in parts for b in p.replicas}))

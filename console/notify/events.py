@@ -20,10 +20,14 @@ class Event(StrEnum):
     RUN_STUCK = "run-stuck"
     """A running wave made no progress for ``CONSOLE_STUCK_AFTER_S``: the stuck diagnosis."""
     RUN_COMPLETED = "run-completed"
+    RUN_PARTLY_CANCELLED = "run-partly-cancelled"
+    """A run completed but for the partitions an operator cancelled while it ran (named)."""
     RUN_STOPPED = "run-stopped"
     RUN_CANCELLED = "run-cancelled"
     RUN_ABANDONED = "run-abandoned"
     RUN_FAILED = "run-failed"
+    GUARDRAIL = "guardrail"
+    """A guardrail paused, held, slowed or resumed a run, or set a throttle back (what it saw, what it did)."""
     THROTTLE_LEFT = "throttle-left"
     """A run ended and some throttle it set could not be taken off (the sweep takes it off)."""
     DECOMMISSION_WAITING = "decommission-waiting"
@@ -39,14 +43,16 @@ _TITLES = {
     Event.WAVE_DONE: "Wave done",
     Event.RUN_STUCK: "Run stuck",
     Event.RUN_COMPLETED: "Run completed",
+    Event.RUN_PARTLY_CANCELLED: "Run completed, partly cancelled",
     Event.RUN_STOPPED: "Run stopped",
     Event.RUN_CANCELLED: "Run cancelled",
     Event.RUN_ABANDONED: "Run abandoned",
     Event.RUN_FAILED: "Run failed",
+    Event.GUARDRAIL: "Guardrail",
     Event.THROTTLE_LEFT: "Throttle left after a run",
     Event.DECOMMISSION_WAITING: "Decommission waiting for a person",
 }
-_WARNINGS = frozenset({Event.RUN_STUCK, Event.THROTTLE_LEFT, Event.DECOMMISSION_WAITING})
+_WARNINGS = frozenset({Event.RUN_STUCK, Event.GUARDRAIL, Event.THROTTLE_LEFT, Event.DECOMMISSION_WAITING})
 _FAILURES = frozenset({Event.RUN_FAILED})
 
 
@@ -61,6 +67,8 @@ class Progress:
     waves_done: int
     waves: int
     eta_s: float | None = None
+    cancelled: int = 0
+    """Partitions an operator cancelled while the run went on (back to their original replicas)."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +108,9 @@ class Message:
         lines.append(f"By: {self.who}")
         if (p := self.progress) is not None:
             lines.append(
-                f"Moved so far: {p.moved} partition(s); left: {p.left} ({p.waves_done} of {p.waves} wave(s) done)"
+                f"Moved so far: {p.moved} partition(s); left: {p.left}"
+                + (f"; cancelled: {p.cancelled}" if p.cancelled else "")
+                + f" ({p.waves_done} of {p.waves} wave(s) done)"
             )
             if p.eta_s is not None:
                 lines.append(f"ETA: {human_duration(p.eta_s)}")

@@ -15,9 +15,11 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
+from typing import NotRequired, TypedDict, Unpack
 
 import msgspec
 
+from console.core.model import PARTITION_CANCELLED, PARTITION_GONE
 from console.core.states import WaveState
 from console.metrics import instruments
 from console.notify.delivery import Delivery, Failure, Sender
@@ -68,12 +70,20 @@ def _progress(store: Store, run_id: int, eta_s: float | None) -> tuple[str | Non
     if run is None:
         return None, None
     waves = store.runs.waves(run_id)
-    accepted = Counter(o.wave for o in store.runs.outcomes(run_id) if o.accepted)
+    outcomes = store.runs.outcomes(run_id)
+    accepted = Counter(o.wave for o in outcomes if o.accepted)
+    # accepted, then cancelled by an operator or gone: neither moved nor left
+    dropped = Counter(o.wave for o in outcomes if not o.accepted and o.code in (PARTITION_CANCELLED, PARTITION_GONE))
+    cancelled = sum(1 for o in outcomes if o.code == PARTITION_CANCELLED)
     sizes = [(w, _count(w.entries_json)) for w in waves]
-    moved = sum(accepted[w.number] or n for w, n in sizes if w.state is WaveState.COMPLETED)
+    moved = sum(
+        (accepted[w.number] - dropped[w.number]) if accepted[w.number] else n
+        for w, n in sizes
+        if w.state is WaveState.COMPLETED
+    )
     total = sum(n for _, n in sizes)
     done = sum(1 for w in waves if w.state is WaveState.COMPLETED)
-    return run.name, Progress(moved, max(total - moved, 0), done, len(waves), eta_s)
+    return run.name, Progress(moved, max(total - moved - sum(dropped.values()), 0), done, len(waves), eta_s, cancelled)
 
 
 def _count(entries_json: str) -> int:
@@ -144,20 +154,22 @@ def _at_exit(drain: Callable[[], object]) -> None:
         pass
 
 
-def emit(
-    store: Store,
-    event: Event,
-    *,
-    cluster: str,
-    who: str,
-    detail: str,
-    run: int | None = None,
-    plan: int | None = None,
-    eta_s: float | None = None,
-) -> None:
-    """Announce ``event`` on ``cluster`` (its key); see the module's docstring. Never raises."""
+class About(TypedDict):
+    """What an event is about, as :meth:`Notifier.emit` takes it: the cluster (its key), who, a
+    sentence of detail, and the run, plan and ETA when there are."""
+
+    cluster: str
+    who: str
+    detail: str
+    run: NotRequired[int | None]
+    plan: NotRequired[int | None]
+    eta_s: NotRequired[float | None]
+
+
+def emit(store: Store, event: Event, **about: Unpack[About]) -> None:
+    """Announce ``event`` on ``about["cluster"]``; see the module's docstring. Never raises."""
     try:
-        notifier().emit(store, event, cluster=cluster, who=who, detail=detail, run=run, plan=plan, eta_s=eta_s)
+        notifier().emit(store, event, **about)
     except Exception:  # a notification is never worth failing the step that made the change
         log.exception("notification of %s not queued", event)
 

@@ -14,6 +14,7 @@ from console.core.model import BrokerId
 from console.pipeline.datasets import read_manifest
 
 COPY_RATES = "copy_rates"
+TOPIC_RATES = "topic_rates"
 
 
 def load_calibration(tables: str | Path, cluster: str) -> Calibration | None:
@@ -50,3 +51,18 @@ def load_calibration(tables: str | Path, cluster: str) -> Calibration | None:
             int(r["throttled_moves"] or 0),
         )
     return Calibration(cluster, brokers, float(manifest.get("finished_at", 0.0)))
+
+
+def load_topic_rates(tables: str | Path, cluster: str) -> dict[str, float]:
+    """Each topic's produce rate (bytes/s) that the last history job into ``tables`` learned for
+    ``cluster``; empty without one (every rate then unknown)."""
+    root = Path(tables)
+    if read_manifest(root, "history") is None or not (root / TOPIC_RATES).is_dir():
+        return {}
+    try:
+        table = ds.dataset(root / TOPIC_RATES, format="parquet").to_table(
+            columns=["topic", "produce_bps"], filter=ds.field("cluster") == cluster
+        )
+    except (OSError, pa.ArrowException):
+        return {}
+    return {r["topic"]: float(r["produce_bps"]) for r in table.to_pylist() if r["produce_bps"] is not None}

@@ -28,7 +28,8 @@ import pyarrow as pa
 from console.core.errors import ConfigError, GoalImpossible
 from console.moves.waves import WaveLimits
 from console.pipeline.snapshots import StoredSnapshot, state_from_rows
-from console.plans.generate import GenerateOptions, chosen_topics, generate
+from console.plans.generate import generate
+from console.plans.generators.options import GenerateOptions, chosen_topics
 from console.plans.plan import Plan, parse_plan
 from console.plans.quality import Report, merge_reports
 
@@ -104,7 +105,10 @@ class Planner:
 
     def plan(self, cluster: str, topic: str | None, rows: pa.Table) -> dict[str, Any]:
         """One unit's row: the generator on the snapshot the rows hold."""
+        from console.moves.impact import Pricing
+        from console.moves.impact_columns import impact
         from console.moves.waves import plan_estimate, tiered_copied
+        from console.plans.diff import diff
 
         started = perf_counter()
         snap = self.snapshots[cluster]
@@ -130,6 +134,8 @@ class Planner:
                 "seconds": perf_counter() - started,
             }
         report = made.report
+        if topic is None:  # a cluster's plan: its cost (a topic's is merged with the others' reports)
+            report = report.with_impact(impact(diff(state, made.plan), Pricing(zones=self.options.zones)).summary())
         if self.throttle and topic is None:
             report = report.with_estimate(
                 plan_estimate(state, made.plan, self.throttle, self.limits),

@@ -19,7 +19,7 @@ from console.pipeline.spark import (
 )
 
 if TYPE_CHECKING:
-    from console.plans.generate import GenerateOptions
+    from console.plans.generators.options import GenerateOptions
 
 Report = Callable[[str], None]
 

@@ -18,11 +18,12 @@ columns it gives: its schema contract. Inputs are the two stored datasets
 * ``partition_counts``: per snapshot: partitions, reassigning, truly under-replicated, offline.
 * ``incidents``: periods with truly under-replicated partitions (KIP-352: reassigning never
   counts) and periods with reassignments, per cluster.
+* ``topic_rates``: per cluster and topic, the produce rate (bytes/s) its leaders' logs grew at
+  between snapshots (an interval in which a log shrank, retention having deleted a segment, is left
+  out), summed over its partitions: what the impact of a plan prices steady replication with.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -62,6 +63,14 @@ MOVES_COLUMNS = [
     "broker_rate_bps",
     "throttle_ratio",
 ]
+_MOVES_CASTS = {
+    "bytes": "long",
+    "copied_bytes": "long",
+    "throttle_bps": "long",
+    "samples": "int",
+    "concurrent": "double",
+}
+"""The moves table's columns whose type the select fixes (the others come out typed)."""
 COPY_RATE_COLUMNS = [
     "cluster",
     "broker",
@@ -106,14 +115,10 @@ def sequence(headers: DataFrame) -> DataFrame:
     )
 
 
+_REPLICA_AT = ("cluster", "taken_at", "topic", "partition", "broker", "rack", "leader")
+"""A replica row's snapshot, partition and place, as the moving rows carry them."""
 MOVING_COLUMNS = [
-    "cluster",
-    "taken_at",
-    "topic",
-    "partition",
-    "broker",
-    "rack",
-    "leader",
+    *_REPLICA_AT,
     "in_isr",
     "bytes",
     "seq",
@@ -130,13 +135,7 @@ def moving(replicas: DataFrame, headers: DataFrame) -> DataFrame:
     (``concurrent``). A small share of the replica rows: the history job keeps it in memory, as
     :func:`moves` reads it twice."""
     r = replicas.select(
-        "cluster",
-        "taken_at",
-        "topic",
-        "partition",
-        "broker",
-        "rack",
-        "leader",
+        *_REPLICA_AT,
         "is_leader",
         "in_isr",
         "adding",
@@ -240,27 +239,7 @@ def _move_columns(m: DataFrame, completed: Column) -> DataFrame:
         .withColumn(
             "throttle_ratio", F.when(F.col("allowed_bytes") > 0, F.col("throttled_bytes") / F.col("allowed_bytes"))
         )
-        .select(
-            "cluster",
-            "topic",
-            "partition",
-            "broker",
-            "rack",
-            "source_broker",
-            "started_at",
-            "ended_at",
-            "last_seen_at",
-            "outcome",
-            F.col("bytes").cast("long").alias("bytes"),
-            F.col("copied_bytes").cast("long").alias("copied_bytes"),
-            "seconds",
-            "rate_bps",
-            F.col("throttle_bps").cast("long").alias("throttle_bps"),
-            F.col("samples").cast("int").alias("samples"),
-            F.col("concurrent").cast("double").alias("concurrent"),
-            "broker_rate_bps",
-            "throttle_ratio",
-        )
+        .select(*(F.col(c).cast(_MOVES_CASTS[c]).alias(c) if c in _MOVES_CASTS else c for c in MOVES_COLUMNS))
         .orderBy("cluster", "started_at", "topic", "partition", "broker")
     )
 
@@ -444,32 +423,29 @@ def incidents(headers: DataFrame) -> DataFrame:
     )
 
 
-@dataclass(frozen=True)
-class HistoryTables:
-    """The history job's outputs, by table name."""
-
-    moves: DataFrame
-    copy_rates: DataFrame
-    broker_load: DataFrame
-    partition_counts: DataFrame
-    incidents: DataFrame
-
-    def items(self) -> list[tuple[str, DataFrame]]:
-        return [
-            ("moves", self.moves),
-            ("copy_rates", self.copy_rates),
-            ("broker_load", self.broker_load),
-            ("partition_counts", self.partition_counts),
-            ("incidents", self.incidents),
-        ]
+TOPIC_RATE_COLUMNS = ["cluster", "topic", "partitions", "produce_bps", "seconds"]
 
 
-def history(replicas: DataFrame, headers: DataFrame, stuck_after_s: float = DEFAULT_STUCK_AFTER_S) -> HistoryTables:
-    m = moves(replicas, headers, stuck_after_s)
-    return HistoryTables(
-        moves=m,
-        copy_rates=copy_rates(m),
-        broker_load=broker_load(replicas),
-        partition_counts=partition_counts(headers),
-        incidents=incidents(headers),
+def topic_rates(replicas: DataFrame) -> DataFrame:
+    """Per cluster and topic: the partitions seen growing, their summed produce rate and the
+    shortest time a partition was watched over (``seconds``)."""
+    r = replicas.select("cluster", "taken_at", "topic", "partition", "is_leader", "bytes").filter("is_leader")
+    w = Window.partitionBy("cluster", "topic", "partition").orderBy("taken_at")
+    steps = r.withColumn("grew", F.col("bytes") - F.lag("bytes").over(w)).withColumn(
+        "dt", _seconds(F.col("taken_at"), F.lag("taken_at").over(w))
+    )
+    per_partition = (
+        steps.filter((F.col("grew") >= 0) & (F.col("dt") > 0))
+        .groupBy("cluster", "topic", "partition")
+        .agg(F.sum("grew").alias("grew"), F.sum("dt").alias("seconds"))
+    )
+    return (
+        per_partition.groupBy("cluster", "topic")
+        .agg(
+            F.count(F.lit(1)).cast("int").alias("partitions"),
+            F.sum(F.col("grew") / F.col("seconds")).alias("produce_bps"),
+            F.min("seconds").alias("seconds"),
+        )
+        .select(*TOPIC_RATE_COLUMNS)
+        .orderBy("cluster", "topic")
     )

@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from console.moves.waves import WaveLimits
-    from console.pipeline.review_steps import Reviewed
-    from console.plans.generate import GenerateOptions
+    from console.pipeline.review_steps import ImpactSettings, Reviewed
+    from console.plans.generators.options import GenerateOptions
 
 Report = Callable[[str], None]
 """Receives one line per stage ("Reading the snapshots", "Writing moves")."""
@@ -119,6 +119,8 @@ def history_job(
             report("Partition counts and incidents")
             output.write("partition_counts", H.partition_counts(data.headers))
             output.write("incidents", H.incidents(data.headers))
+            report("Produce rates")
+            output.write("topic_rates", H.topic_rates(data.replicas))
             outcomes = run_job(
                 "Counting outcomes",
                 lambda: {
@@ -213,11 +215,13 @@ def review_job(
     limits: WaveLimits | None = None,
     report: Report = lambda _: None,
     tasks: TaskProgress = lambda done, total: None,
+    priced: ImpactSettings | None = None,
 ) -> JobResult:
     """Each plan (``cluster`` → plan file; None: the history's only cluster) against that cluster's
     last snapshot at or before ``at`` (default: the last one): the tables ``partitions`` (the diff,
     with each moving entry's wave), ``brokers``, ``flows`` and ``findings``, ``rollback-<cluster>.json``,
-    and in the manifest per cluster the counts, the waves and the ETA at ``throttle``."""
+    ``impact/<cluster>.json`` (what the plan costs, priced by ``priced``), and in the manifest per
+    cluster the counts, the waves, the ETA at ``throttle`` and the impact's headline."""
     from console.moves.waves import WaveLimits
     from console.pipeline import review_steps as steps
 
@@ -236,7 +240,9 @@ def review_job(
         facts = steps.cluster_facts(chosen.snapshots)
         inputs = steps.inputs(s, _rows_of(s, data.replicas, chosen.snapshots), facts, staged)
         with progress(s, tasks):
-            done = steps.write_review(s, output, inputs, facts, staged, limits or WaveLimits(), throttle, report)
+            done = steps.write_review(
+                s, output, inputs, facts, staged, limits or WaveLimits(), throttle, report, priced
+            )
     except BaseException as e:
         output.abort()
         raise job_failed("The review job", e) from None
@@ -277,12 +283,14 @@ def _review_summary(
             "waves": waves,
             "eta_seconds": eta,
             "tiered_topics": local_only,
+            "impact": im.headline() if (im := done.impacts.get(cluster)) is not None else None,
         }
         summary.append(
             f"{cluster}: {sum(kinds.values())} entries ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}); "
             f"{said.get('error', 0)} error(s), {said.get('warning', 0)} warning(s); {waves} wave(s)"
             + (f"; about {human_duration(eta)} at {throttle} B/s" if eta is not None else "")
             + (f" (local logs only for tiered topic(s) {', '.join(local_only)})" if local_only else "")
+            + (f"; impact: {im.headline()}" if im is not None else "")
         )
     return per_cluster, summary
 
@@ -310,7 +318,7 @@ def generate_job(
     from console.moves.waves import WaveLimits
     from console.pipeline import fleet
     from console.pipeline.generated import commit_generate, write_plans
-    from console.plans.generate import Goal, check_options
+    from console.plans.generators.options import Goal, check_options
 
     started = time.monotonic()
     check_options(options)

@@ -17,40 +17,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FINDING_COLUMNS", "order_findings", "overall_rows", "rollback_lines", "tiered_moving"]
-
 import numpy as np
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from console.core.model import Broker, ClusterState
-from console.pipeline.review_outputs import (
-    FINDING_COLUMNS,
-    order_findings,
-    overall_rows,
-    rollback_lines,
-    tiered_moving,
-)
-from console.plans.diff import ChangeKind
+from console.core.model import ClusterState
+from console.plans.diff import CHANGE_COLUMNS, ChangeKind
 from console.plans.plan import ANY, Plan
 
-PARTITION_COLUMNS = [
-    "cluster",
-    "idx",
-    "topic",
-    "partition",
-    "kind",
-    "current",
-    "target",
-    "adding",
-    "removing",
-    "leader_before",
-    "leader_after",
-    "in_flight",
-    "size",
-    "bytes_to_copy",
-]
+PARTITION_COLUMNS = ["cluster", "idx", *CHANGE_COLUMNS]
 BROKER_COLUMNS = [
     "cluster",
     "broker",
@@ -77,11 +53,8 @@ class Inputs:
     replicas: DataFrame
     """The stored replica rows of the chosen snapshot of each cluster."""
     brokers: DataFrame
-    """cluster, broker, rack, registered, live, eligible, log_dirs (array of paths), usable_bytes,
-    cordoned (the whole broker, KIP-1066), cordoned_dirs (array of its cordoned dirs' paths),
-    dir_errors (map of each offline dir's path to DescribeLogDirs' error), fenced (DescribeCluster
-    says it is fenced, KIP-1073; false when the cluster does not say, as in a snapshot stored before
-    it did)."""
+    """cluster, broker, rack, registered: the brokers the snapshot knows (the rules read the rest of a
+    broker from the broker table built in the driver, :func:`console.plans.rules.batch.broker_table`)."""
     min_isr: DataFrame
     """cluster, topic, min_isr."""
     plan: DataFrame
@@ -91,39 +64,12 @@ class Inputs:
 def broker_rows(cluster: str, state: ClusterState) -> list[dict[str, Any]]:
     """The brokers of a snapshot header (``state`` has no partitions), as rows of ``Inputs.brokers``."""
     return [
-        {
-            "cluster": cluster,
-            "broker": int(b.id),
-            "rack": b.rack,
-            "registered": b.registered,
-            "live": b.live,
-            "eligible": b.eligible,
-            "fenced": b.fenced is True,
-            "log_dirs": [d.path for d in b.log_dirs],
-            "usable_bytes": b.usable_bytes,
-            "cordoned": b.cordoned is True,
-            "cordoned_dirs": [d.path for d in b.log_dirs if b.dir_cordoned(d.path)],
-            "dir_errors": _dir_errors(b),
-        }
-        for b in state.brokers
+        {"cluster": cluster, "broker": int(b.id), "rack": b.rack, "registered": b.registered} for b in state.brokers
     ]
 
 
-BROKER_SCHEMA = (
-    "cluster string, broker long, rack string, registered boolean, live boolean, eligible boolean, "
-    "log_dirs array<string>, usable_bytes long, cordoned boolean, cordoned_dirs array<string>, "
-    "dir_errors map<string,string>, fenced boolean"
-)
+BROKER_SCHEMA = "cluster string, broker long, rack string, registered boolean"
 """The schema of :func:`broker_rows` as a Spark DDL string."""
-
-
-def _dir_errors(b: Broker) -> dict[str, str]:
-    """Each offline log dir's path and DescribeLogDirs' error for it (the first, as validate reads it)."""
-    out: dict[str, str] = {}
-    for d in b.log_dirs:
-        if d.error is not None:
-            out.setdefault(d.path, d.error)
-    return out
 
 
 PLAN_SCHEMA = pa.schema(
@@ -354,14 +300,26 @@ def _broker_sums(k: DataFrame) -> DataFrame:
     deltas = F.concat(
         each("target", lambda b: delta(b, replicas=one)),
         each("now", lambda b: delta(b, replicas=-one)),
-        only(moved & F.col("leader_after").isNotNull(), delta(F.col("leader_after"), leaders=one)),
-        only(moved & F.col("leader_before").isNotNull(), delta(F.col("leader_before"), leaders=-one)),
-        each("removing", lambda b: delta(b, size=-F.coalesce(_own(b), psize), leaving=one)),
+        only(moved & F.col("leader_after").isNotNull(), delta(F.col("leader_after"), leaders=one, gained=one)),
+        only(moved & F.col("leader_before").isNotNull(), delta(F.col("leader_before"), leaders=-one, lost=one)),
+        each(
+            "removing",
+            lambda b: delta(b, size=-F.coalesce(_own(b), psize), leaving=one, removed=F.coalesce(_own(b), psize)),
+        ),
         each(
             "adding_now",
             lambda b: F.when(~F.array_contains("target", b), delta(b, size=-F.coalesce(_own(b), zero))),
         ),
-        each("adding", lambda b: delta(b, size=psize - F.coalesce(_own(b), zero), arriving=one, bytes_in=psize)),
+        each(
+            "adding",
+            lambda b: delta(
+                b,
+                size=psize - F.coalesce(_own(b), zero),
+                arriving=one,
+                bytes_in=psize,
+                added=psize - F.coalesce(_own(b), zero),
+            ),
+        ),
         only((F.size("adding") > 0) & source.isNotNull(), delta(source, bytes_out=psize * F.size("adding"))),
     )
     union = k.select("cluster", F.explode(F.array_compact(deltas)).alias("d")).select(
@@ -370,11 +328,15 @@ def _broker_sums(k: DataFrame) -> DataFrame:
     return union.groupBy("cluster", "broker").agg(*[F.sum(n).alias(n) for n in names])
 
 
-_SUMS = ["replicas", "leaders", "size", "leaving", "arriving", "bytes_in", "bytes_out"]
+IMPACT_COLUMNS = ["gained", "lost", "removed", "added"]
+"""What the impact adds to each broker's row (:class:`console.moves.impact.BrokerTotals`): leaders
+gained and lost, bytes its leaving replicas free, what its disk grows by before anything is removed."""
+_SUMS = ["replicas", "leaders", "size", "leaving", "arriving", "bytes_in", "bytes_out", *IMPACT_COLUMNS]
 
 
 def brokers(inputs: Inputs, ch: DataFrame) -> tuple[DataFrame, DataFrame]:
-    """Per broker before and after (:class:`console.plans.diff.BrokerChange`), and the flows."""
+    """Per broker before and after (:class:`console.plans.diff.BrokerChange`, then the impact's
+    :data:`IMPACT_COLUMNS`: the table written selects :data:`BROKER_COLUMNS`), and the flows."""
     r = inputs.replicas.select("cluster", F.col("broker").cast("long").alias("broker"), "is_leader", "bytes")
     before = r.groupBy("cluster", "broker").agg(
         F.count(F.lit(1)).alias("replicas_before"),
@@ -420,8 +382,9 @@ def brokers(inputs: Inputs, ch: DataFrame) -> tuple[DataFrame, DataFrame]:
             F.greatest(zero, z("bytes_before") + z("size")).alias("bytes_after"),
             z("bytes_in").alias("bytes_in"),
             z("bytes_out").alias("bytes_out"),
+            *[z(c).alias(c) for c in IMPACT_COLUMNS],
         )
-        .select(*BROKER_COLUMNS)
+        .select(*BROKER_COLUMNS, *IMPACT_COLUMNS)
         .orderBy("cluster", "broker")
     )
     flows = (

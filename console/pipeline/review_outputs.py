@@ -86,7 +86,7 @@ def overall_findings(
 def tiered_moving(ch: DataFrame, tiered: Mapping[str, Iterable[str]]) -> DataFrame:
     """Per cluster and tiered topic (``tiered``: cluster → its topics with ``remote.storage.enable=true``)
     that the plan adds replicas of: how many partitions and the bytes to copy (the local log only),
-    for :func:`console.plans.validate.tiered_findings`."""
+    for :func:`console.plans.rules.overall.tiered_findings`."""
     wanted = F.lit(False)
     for cluster in tiered:
         wanted = wanted | ((F.col("cluster") == cluster) & F.col("topic").isin(sorted(tiered[cluster])))

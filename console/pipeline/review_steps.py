@@ -5,7 +5,8 @@ flows, the findings, the rollback and the counts, each written to the job's outp
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -15,7 +16,7 @@ import pyarrow as pa
 from console.core.errors import ConfigError
 from console.core.ids import BrokerId
 from console.core.limits import BATCH_PLAN_LIMITS
-from console.core.model import Finding
+from console.core.model import ClusterState, Finding
 from console.pipeline.datasets import Output
 from console.pipeline.review_waves import cut_waves
 from console.pipeline.snapshots import StoredSnapshot, cluster_dir
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
     from pyspark.sql import DataFrame, SparkSession
 
+    from console.moves.impact import Impact, ImpactLimits, Pricing
     from console.moves.waves import WaveLimits
     from console.pipeline.review import Inputs
     from console.plans.plan import Plan
@@ -86,6 +88,8 @@ class ClusterFacts:
     """Each cluster's brokers as the rules read them."""
     taken: dict[str, float]
     """When each cluster's snapshot was taken (seconds)."""
+    headers: dict[str, ClusterState]
+    """Each cluster's snapshot header (its brokers and log dirs, no partitions): the impact's."""
 
 
 def cluster_facts(chosen: dict[str, StoredSnapshot]) -> ClusterFacts:
@@ -94,7 +98,7 @@ def cluster_facts(chosen: dict[str, StoredSnapshot]) -> ClusterFacts:
     from console.plans.rules.batch import broker_table
     from console.state.document import state_from_doc
 
-    facts = ClusterFacts([], [], {}, [], {}, {}, {})
+    facts = ClusterFacts([], [], {}, [], {}, {}, {}, {})
     for cluster, snap in chosen.items():
         state = state_from_doc(json.loads(snap.header), ())
         if rollback_names_dirs(state.info):
@@ -106,6 +110,7 @@ def cluster_facts(chosen: dict[str, StoredSnapshot]) -> ClusterFacts:
         facts.usable[cluster] = {b.id: b.usable_bytes for b in state.brokers}
         facts.min_isr_rows.extend({"cluster": cluster, "topic": t, "min_isr": int(v)} for t, v in state.min_insync)
         facts.taken[cluster] = snap.taken_ms / 1000
+        facts.headers[cluster] = state
     return facts
 
 
@@ -131,6 +136,22 @@ class Reviewed:
     severities: dict[tuple[str, str], int]
     """(cluster, severity) → findings."""
     tiered_moving: list[Any]
+    impacts: dict[str, Impact]
+    """Per cluster, what its plan costs and whom it touches (written as ``impact/<cluster>.json``)."""
+
+
+@dataclass(frozen=True)
+class ImpactSettings:
+    """What the review's impact is priced and measured with (the same for every cluster of the job)."""
+
+    pricing: Pricing | None = None
+    rates: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """Per cluster, each topic's produce rate (bytes/s) (missing: unknown)."""
+    rates_tables: str | None = None
+    """Else the history's tables to read them from (``topic_rates``, as the pages and the CLI do)."""
+    limits: ImpactLimits | None = None
+    skip: bool = False
+    """No impact at all (the benchmark's "without")."""
 
 
 def write_review(
@@ -142,6 +163,7 @@ def write_review(
     limits: WaveLimits,
     throttle: int | None,
     report: Callable[[str], None],
+    priced: ImpactSettings | None = None,
 ) -> Reviewed:
     """Every table of the review and the rollback files, from the diff computed once (cached)."""
     from console.pipeline import review as R
@@ -151,15 +173,68 @@ def write_review(
     waves = write_diff(s, output, changes, limits, throttle, report)
     report("Brokers and flows")
     broker_table, flows = R.brokers(inputs, changes)
-    output.write("brokers", broker_table)
+    broker_table = broker_table.persist()
+    output.write("brokers", broker_table.select(*R.BROKER_COLUMNS))
     output.write("flows", flows)
+    priced = priced or ImpactSettings()
+    impacts = {}
+    if not priced.skip:
+        report("Impact")
+        impacts = write_impact(s, output, inputs, changes, broker_table, facts, staged.clusters, priced, throttle)
+    broker_table.unpersist()
     report("Findings")
     tiered = write_findings(s, output, inputs, changes, facts, staged)
     report("Rollback")
     write_rollback(output, changes, facts.named_dirs, staged.clusters)
     counts, severities = count(s, output, changes)
     changes.unpersist()
-    return Reviewed(waves, counts, severities, tiered)
+    return Reviewed(waves, counts, severities, tiered, impacts)
+
+
+def write_impact(
+    s: SparkSession,
+    output: Output,
+    inputs: Inputs,
+    changes: DataFrame,
+    wide: DataFrame,
+    facts: ClusterFacts,
+    clusters: list[str],
+    priced: ImpactSettings,
+    throttle: int | None,
+) -> dict[str, Impact]:
+    """Each cluster's impact (:mod:`console.pipeline.review_impact`), written as ``impact/<cluster>.json``
+    (its figures as ``validate --json`` gives them, and its findings)."""
+    from console.moves.impact import ImpactTerms
+    from console.pipeline import review_impact as I
+    from console.pipeline.calibration import load_topic_rates
+
+    def rows(df: DataFrame, what: str) -> list[Any]:
+        return run_job(f"Collecting {what}", lambda: df.collect())
+
+    topics = rows(I.topic_totals(changes, I.zones_of(facts.headers, priced.pricing)), "the topics touched")
+    touched = s.createDataFrame([(r["cluster"], r["topic"]) for r in topics], "cluster string, topic string")
+    partitions = rows(I.topic_partitions(inputs.replicas, touched), "the topics' partitions") if topics else []
+    several = {c: ids for c in clusters if (ids := I.several_dirs(facts.headers[c]))}
+    freed = rows(I.freed_rows(changes, several), "the bytes freed per log dir") if several else []
+    named = rows(I.named_rows(changes), "the log dirs named")
+    brokers = rows(wide, "the brokers' totals")
+    flows = rows(s.read.parquet(output.path("flows")), "the flows")
+    out = {}
+    for c in clusters:
+        tables = I.ClusterTables(
+            [r for r in brokers if r["cluster"] == c],
+            [r for r in flows if r["cluster"] == c],
+            [r for r in topics if r["cluster"] == c],
+            {r["topic"]: int(r["partitions"]) for r in partitions if r["cluster"] == c},
+            [r for r in freed if r["cluster"] == c],
+            [r for r in named if r["cluster"] == c],
+        )
+        rates = priced.rates.get(c) or (load_topic_rates(priced.rates_tables, c) if priced.rates_tables else None)
+        im = I.cluster_impact(facts.headers[c], tables, ImpactTerms(priced.pricing, rates, throttle, priced.limits))
+        out[c] = im
+        doc = im.to_dict() | {"findings": [f.to_dict() for f in im.findings]}
+        output.put_text("impact", f"{cluster_dir(c)}.json", json.dumps(doc))
+    return out
 
 
 def write_diff(
@@ -213,9 +288,8 @@ def write_findings(
 ) -> list[Any]:
     """The findings table: each entry's (the rules run over the diff's Arrow batches) and those
     about a whole plan or a broker (from the brokers' totals as written); the tiered topics moving."""
-    from console.pipeline import review as R
     from console.pipeline import spark_rules
-    from console.pipeline.review_outputs import overall_findings
+    from console.pipeline.review_outputs import order_findings, overall_findings, tiered_moving
 
     broker_in = run_job(
         "Collecting the brokers",
@@ -226,27 +300,27 @@ def write_findings(
             .collect()
         ),
     )
-    tiered_moving = (
-        run_job("Collecting the tiered topics moving", lambda: R.tiered_moving(changes, facts.tiered).collect())
+    moving = (
+        run_job("Collecting the tiered topics moving", lambda: tiered_moving(changes, facts.tiered).collect())
         if facts.tiered
         else []
     )
-    overall = overall_findings(staged.clusters, facts.usable, staged.size_found, broker_in, tiered_moving)
+    overall = overall_findings(staged.clusters, facts.usable, staged.size_found, broker_in, moving)
     overall_df = s.createDataFrame(overall, spark_rules.FINDING_SCHEMA)
-    output.write("findings", R.order_findings(spark_rules.findings(inputs, changes, facts.tables), overall_df))
-    return tiered_moving
+    output.write("findings", order_findings(spark_rules.findings(inputs, changes, facts.tables), overall_df))
+    return moving
 
 
 def write_rollback(output: Output, changes: DataFrame, named_dirs: list[str], clusters: list[str]) -> None:
     """One JSON line per entry, written by Spark in plan order, then joined into each cluster's
     official document file by file (a rollback of millions of entries never sits in the driver)."""
-    from console.pipeline import review as R
+    from console.pipeline.review_outputs import rollback_lines
 
     lines_dir = output.path("rollback-lines")
     run_job(
         "Writing the rollback",
         lambda: (
-            R.rollback_lines(changes, named_dirs).select("cluster", "json").write.partitionBy("cluster").text(lines_dir)
+            rollback_lines(changes, named_dirs).select("cluster", "json").write.partitionBy("cluster").text(lines_dir)
         ),
     )
     written = {unquote(d.name.split("=", 1)[1]): d for d in Path(lines_dir).glob("cluster=*")}

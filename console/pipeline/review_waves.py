@@ -4,6 +4,7 @@ them) and their ETA, column-wise (the columns go to the cutter as flat lists, ne
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
@@ -111,6 +112,25 @@ def _dir_loads(wave: Any, count: int, offsets: Any, brokers: Any, sizes: Any) ->
     return out
 
 
+@dataclass(frozen=True)
+class _PerWave:
+    """Bytes summed per (wave, broker), sorted by wave then broker: three aligned arrays."""
+
+    wave: Any
+    broker: Any
+    total: Any
+
+
+def _per_wave(wave: Any, broker: Any, nbytes: Any) -> _PerWave:
+    """``nbytes`` summed per distinct (``wave``, ``broker``) of aligned arrays."""
+    order = np.lexsort((broker, wave))
+    wave, broker, nbytes = wave[order], broker[order], nbytes[order]
+    first = np.ones(len(wave), bool)
+    first[1:] = (wave[1:] != wave[:-1]) | (broker[1:] != broker[:-1])
+    at = np.flatnonzero(first)
+    return _PerWave(wave[at], broker[at], np.add.reduceat(nbytes, at) if len(at) else nbytes[:0])
+
+
 def waves_eta(
     wave: Any,
     count: int,
@@ -135,31 +155,14 @@ def waves_eta(
     np.add.at(copy, wave, copies)
     sending = moves & source_known
     # senders: per (wave, source) of the entries that copy, the bytes sent (size × adding replicas)
-    sw, ss = wave[sending], sources[sending]
-    sent = (sizes * lengths)[sending]
-    order = np.lexsort((ss, sw))
-    sw, ss, sent = sw[order], ss[order], sent[order]
-    keep = np.ones(len(sw), bool)
-    keep[1:] = (sw[1:] != sw[:-1]) | (ss[1:] != ss[:-1])
-    at = np.flatnonzero(keep)
-    sent = np.add.reduceat(sent, at) if len(at) else sent[:0]
-    sw, ss = sw[at], ss[at]
+    sent = _per_wave(wave[sending], sources[sending], (sizes * lengths)[sending])
     # receivers: per (wave, adding broker) of the entries that copy, the partitions' sizes summed
     each = np.repeat(sending, lengths)
-    rw = np.repeat(wave, lengths)[each]
-    rb = flat[each]
-    rs = np.repeat(sizes, lengths)[each]
-    order = np.lexsort((rb, rw))
-    rw, rb, rs = rw[order], rb[order], rs[order]
-    first = np.ones(len(rw), bool)
-    first[1:] = (rw[1:] != rw[:-1]) | (rb[1:] != rb[:-1])
-    starts = np.flatnonzero(first)
-    got = np.add.reduceat(rs, starts) if len(starts) else rs[:0]
-    rw, rb = rw[starts], rb[starts]
-    s_at = np.searchsorted(sw, np.arange(count + 1)).tolist()
-    r_at = np.searchsorted(rw, np.arange(count + 1)).tolist()
-    senders, sent_by = ss.tolist(), sent.tolist()
-    receivers, received, copied = rb.tolist(), got.tolist(), copy.tolist()
+    got = _per_wave(np.repeat(wave, lengths)[each], flat[each], np.repeat(sizes, lengths)[each])
+    s_at = np.searchsorted(sent.wave, np.arange(count + 1)).tolist()
+    r_at = np.searchsorted(got.wave, np.arange(count + 1)).tolist()
+    senders, sent_by = sent.broker.tolist(), sent.total.tolist()
+    receivers, received, copied = got.broker.tolist(), got.total.tolist(), copy.tolist()
     loads = [
         WaveLoad(
             copied[i],

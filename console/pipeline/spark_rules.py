@@ -21,7 +21,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from console.plans.columns import PAD, Ints, member
-from console.plans.diff import ChangeKind
+from console.plans.diff import CHANGE_COLUMNS, ChangeKind
 from console.plans.rules.batch import KINDS, BrokerTable, EntryBatch
 from console.plans.rules.catalog import RULES
 from console.plans.rules.engine import evaluate, say
@@ -32,18 +32,12 @@ FINDING_SCHEMA = (
 )
 """A finding's row, with what orders it (``sev``, ``idx``, ``check``, ``cell``)."""
 
+_NOT_READ = frozenset({"removing", "size", "bytes_to_copy"})
+"""The diff's columns no rule reads."""
 ENTRY_COLUMNS = [
     "cluster",
     "idx",
-    "topic",
-    "partition",
-    "kind",
-    "current",
-    "target",
-    "adding",
-    "leader_before",
-    "leader_after",
-    "in_flight",
+    *(c for c in CHANGE_COLUMNS if c not in _NOT_READ),
     "isr",
     "min_isr",
     "topic_partitions",
@@ -89,15 +83,20 @@ def findings(inputs: Any, ch: DataFrame, tables: Mapping[str, BrokerTable]) -> D
     return entries(inputs, ch).mapInArrow(partial(_evaluate_batches, dict(tables)), FINDING_SCHEMA)
 
 
-def _evaluate_batches(tables: dict[str, BrokerTable], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+def by_cluster(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple[str, pa.RecordBatch]]:
+    """Each non-empty Arrow batch split by its ``cluster`` column: (cluster, its rows)."""
     for rb in batches:
         if rb.num_rows == 0:
             continue
         clusters = rb.column("cluster").dictionary_encode()
         codes = np.asarray(clusters.indices.to_numpy(zero_copy_only=False), np.int64)
         for k, cluster in enumerate(clusters.dictionary.to_pylist()):
-            part = rb if len(clusters.dictionary) == 1 else rb.filter(pa.array(codes == k))
-            yield _found_rows(str(cluster), part, tables.get(str(cluster)) or BrokerTable.empty())
+            yield str(cluster), (rb if len(clusters.dictionary) == 1 else rb.filter(pa.array(codes == k)))
+
+
+def _evaluate_batches(tables: dict[str, BrokerTable], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    for cluster, part in by_cluster(batches):
+        yield _found_rows(cluster, part, tables.get(cluster) or BrokerTable.empty())
 
 
 def _found_rows(cluster: str, rb: pa.RecordBatch, table: BrokerTable) -> pa.RecordBatch:
@@ -124,7 +123,7 @@ def _found_rows(cluster: str, rb: pa.RecordBatch, table: BrokerTable) -> pa.Reco
     )
 
 
-def _padded(column: pa.Array) -> tuple[Ints, Ints]:
+def padded_column(column: pa.Array) -> tuple[Ints, Ints]:
     """A list<long> column as a padded matrix (``PAD``) and each row's length (a null list: empty)."""
     lens = np.asarray(pc.fill_null(pc.list_value_length(column), 0).to_numpy(zero_copy_only=False), np.int64)
     flat = np.asarray(pc.list_flatten(column).to_numpy(zero_copy_only=False), np.int64)
@@ -138,7 +137,7 @@ def _padded(column: pa.Array) -> tuple[Ints, Ints]:
     return out, lens
 
 
-def _ints(column: pa.Array) -> Ints:
+def long_column(column: pa.Array) -> Ints:
     """A nullable long column, PAD for null."""
     return np.asarray(pc.fill_null(column, PAD).to_numpy(zero_copy_only=False), np.int64)
 
@@ -152,9 +151,9 @@ def entry_batch(rb: pa.RecordBatch) -> EntryBatch:
     kind = np.array([_KIND[str(k)] for k in kinds.dictionary.to_pylist()], np.int64)[
         np.asarray(kinds.indices.to_numpy(zero_copy_only=False), np.int64)
     ]
-    target, target_len = _padded(rb.column("target"))
-    current, current_len = _padded(rb.column("current"))
-    adding_ids, _ = _padded(rb.column("adding"))
+    target, target_len = padded_column(rb.column("target"))
+    current, current_len = padded_column(rb.column("current"))
+    adding_ids, _ = padded_column(rb.column("adding"))
     n = rb.num_rows
     log_dirs: dict[int, tuple[str, ...]] = {}
     dir_now: dict[int, tuple[str | None, ...]] = {}
@@ -167,7 +166,7 @@ def entry_batch(rb: pa.RecordBatch) -> EntryBatch:
             dir_now[i] = tuple(_dir_on(said.get("d") or [], b) for b in target[i, : target_len[i]].tolist())
     return EntryBatch(
         topic=rb.column("topic").to_pylist(),
-        partition=_ints(rb.column("partition")),
+        partition=long_column(rb.column("partition")),
         known=kind != _KIND[ChangeKind.UNKNOWN.value],
         kind=kind,
         target=target,
@@ -175,12 +174,12 @@ def entry_batch(rb: pa.RecordBatch) -> EntryBatch:
         current=current,
         current_len=current_len,
         adding=(target != PAD) & member(target, adding_ids),
-        leader_before=_ints(rb.column("leader_before")),
-        leader_after=_ints(rb.column("leader_after")),
+        leader_before=long_column(rb.column("leader_before")),
+        leader_after=long_column(rb.column("leader_after")),
         in_flight=np.asarray(pc.fill_null(rb.column("in_flight"), False).to_numpy(zero_copy_only=False), bool),
-        isr=_padded(rb.column("isr"))[0],
-        min_isr=_ints(rb.column("min_isr")),
-        topic_partitions=_ints(rb.column("topic_partitions")),
+        isr=padded_column(rb.column("isr"))[0],
+        min_isr=long_column(rb.column("min_isr")),
+        topic_partitions=long_column(rb.column("topic_partitions")),
         log_dirs=log_dirs,
         dir_now=dir_now,
     )

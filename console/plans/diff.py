@@ -119,6 +119,23 @@ class PartitionChange(_PartitionChange, Keyed):
         return self.leader_before if self.leader_before is not None else (self.current[0] if self.current else None)
 
 
+CHANGE_COLUMNS = (
+    "topic",
+    "partition",
+    "kind",
+    "current",
+    "target",
+    "adding",
+    "removing",
+    "leader_before",
+    "leader_after",
+    "in_flight",
+    "size",
+    "bytes_to_copy",
+)
+"""A partition change's columns, as the diff's table and the review job's partitions table name them."""
+
+
 @dataclass(frozen=True, slots=True)
 class BrokerChange:
     broker: BrokerId
@@ -278,21 +295,7 @@ class PlanDiff:
                 )
                 for c in self.changes
             ],
-            columns=[
-                "topic",
-                "partition",
-                "kind",
-                "current",
-                "target",
-                "adding",
-                "removing",
-                "leader_before",
-                "leader_after",
-                "in_flight",
-                "size",
-                "bytes_to_copy",
-                "dir_bytes_to_copy",
-            ],
+            columns=[*CHANGE_COLUMNS, "dir_bytes_to_copy"],
         )
 
     def brokers_to_pandas(self) -> pd.DataFrame:

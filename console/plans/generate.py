@@ -1,8 +1,9 @@
 """Plan generators (pure): decommission, add brokers, rebalance, replication factor, fix racks,
 drain a log dir and the official tool's ``--generate``, each over a snapshot, each with a quality
 report. This module is the entry (:func:`generate`, :class:`Generated`, the goals by
-:class:`Goal`) and every public name of the generators is importable from here; the goals
-themselves live in :mod:`console.plans.generators`, one module per family, over
+:class:`~console.plans.generators.options.Goal`); what a generator is asked (``GenerateOptions``,
+``Goal``, ``Metric``, ``check_options``) is defined in :mod:`console.plans.generators.options`;
+the goals themselves live in :mod:`console.plans.generators`, one module per family, over
 :mod:`console.plans.layout`.
 
 Rules every goal keeps (docs/ARCHITECTURE.md, "Generators"):
@@ -49,27 +50,7 @@ from console.plans.generators.brokers import add_brokers, decommission, rebalanc
 from console.plans.generators.context import Bound, Context, broker_loads, what_moved
 from console.plans.generators.drain import drain_log_dir
 from console.plans.generators.official import official
-from console.plans.generators.options import (
-    GenerateOptions as GenerateOptions,
-)
-from console.plans.generators.options import (
-    Goal as Goal,
-)
-from console.plans.generators.options import (
-    Metric as Metric,
-)
-from console.plans.generators.options import (
-    check_options as check_options,
-)
-from console.plans.generators.options import (
-    chosen_topics as chosen_topics,
-)
-from console.plans.generators.options import (
-    on_racks as on_racks,
-)
-from console.plans.generators.options import (
-    topics_matching as topics_matching,
-)
+from console.plans.generators.options import GenerateOptions, Goal, check_options, on_racks
 from console.plans.generators.replication import fix_racks, replication_factor
 from console.plans.layout import Layout
 from console.plans.plan import Plan

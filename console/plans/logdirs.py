@@ -75,6 +75,16 @@ def dirs_reached(p: Partition | None, e: PlanEntry) -> bool:
     return not to_move(p, e)
 
 
+def dirs_done(state: ClusterState, p: Partition | None, e: PlanEntry, failed: set[DirKey]) -> bool:
+    """Every named dir of ``e`` holds its replica (no future log left), bar those of ``failed``
+    (the broker refused them: recorded, not waited for). Unknown (False) while log dirs were not read."""
+    if e.log_dirs is None:
+        return True
+    if not state.logs_known:
+        return False
+    return all(m.key in failed for m in to_move(p, e))
+
+
 def sends_of(state: ClusterState, entries: Iterable[PlanEntry]) -> list[DirMove]:
     """Every named dir of ``entries`` to ask for now, as ``state`` shows the replicas."""
     index = state.partition_index

@@ -19,9 +19,8 @@ than necessary the plan moves: 1.00 is optimal.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -46,13 +45,7 @@ class BrokerLoad:
     bytes: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "broker": self.broker,
-            "rack": self.rack,
-            "replicas": self.replicas,
-            "leaders": self.leaders,
-            "bytes": self.bytes,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -75,6 +68,47 @@ class Spread:
 
 
 MEASURES = ("replicas", "leaders", "bytes")
+
+
+@dataclass(frozen=True)
+class ImpactSummary:
+    """What a generated plan costs, in the figures its report keeps (the impact model's,
+    :meth:`console.moves.impact.Impact.summary`, on the plan's diff): the headline, bytes copied,
+    bytes across zones (and to or from brokers without a rack), their price when priced, leader
+    changes."""
+
+    headline: str
+    bytes_to_copy: int
+    cross_zone_bytes: int
+    unknown_zone_bytes: int
+    leader_changes: int
+    cross_zone_cost: float | None = None
+    currency: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_dict(d: dict[str, Any] | None) -> ImpactSummary | None:
+        if not d:
+            return None
+        return ImpactSummary(
+            str(d["headline"]),
+            int(d["bytes_to_copy"]),
+            int(d["cross_zone_bytes"]),
+            int(d.get("unknown_zone_bytes", 0)),
+            int(d.get("leader_changes", 0)),
+            d.get("cross_zone_cost"),
+            d.get("currency"),
+        )
+
+    def across_text(self) -> str:
+        money = (
+            f" ≈ {self.currency} {self.cross_zone_cost:,.2f}"
+            if self.cross_zone_cost is not None and self.currency
+            else ""
+        )
+        return human_bytes(self.cross_zone_bytes) + money
 
 
 @dataclass(frozen=True)
@@ -108,6 +142,9 @@ class Report:
     tiered_topics: tuple[str, ...] = ()
     """The tiered topics (``remote.storage.enable=true``) the plan copies (filled in with the
     estimate): their copies, and so the estimate, count their local log only."""
+    impact: ImpactSummary | None = None
+    """What the plan costs (filled in by the caller, :meth:`with_impact`): bytes across zones,
+    their price, leader changes."""
 
     @cached_property
     def spreads(self) -> dict[str, dict[str, Spread]]:
@@ -157,6 +194,10 @@ class Report:
         (:func:`console.moves.waves.tiered_copied`), which the estimate counts the local log of."""
         return replace(self, eta_seconds=seconds, eta_throttle=throttle, tiered_topics=tuple(tiered))
 
+    def with_impact(self, impact: ImpactSummary) -> Report:
+        """The report with the plan's impact (:meth:`console.moves.impact.Impact.summary`)."""
+        return replace(self, impact=impact)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "goal": self.goal,
@@ -182,30 +223,19 @@ class Report:
             "tiered_topics": list(self.tiered_topics),
             "findings": [f.to_dict() for f in self.findings],
             "seconds": round(self.seconds, 3),
+            "impact": None if self.impact is None else self.impact.to_dict(),
         }
 
     @staticmethod
     def from_dict(d: dict[str, Any]) -> Report:
         """The report back from :meth:`to_dict` (what a saved plan keeps)."""
-        from console.core.model import Severity
 
         def loads(rows: list[dict[str, Any]]) -> tuple[BrokerLoad, ...]:
             return tuple(BrokerLoad(r["broker"], r.get("rack"), r["replicas"], r["leaders"], r["bytes"]) for r in rows)
 
         before, after = loads(d["brokers_before"]), loads(d["brokers_after"])
         balanced = tuple(d.get("balanced_brokers", ()))
-        findings = tuple(
-            Finding(
-                f["code"],
-                Severity(f["severity"]),
-                f["message"],
-                f.get("hint", ""),
-                f.get("topic"),
-                f.get("partition"),
-                f.get("broker"),
-            )
-            for f in d.get("findings", ())
-        )
+        findings = tuple(Finding.from_dict(f) for f in d.get("findings", ()))
         return Report(
             d["goal"],
             d["moved_replicas"],
@@ -227,6 +257,7 @@ class Report:
             d.get("lower_bound_leaders", 0),
             d.get("removed_replicas", 0),
             tuple(d.get("tiered_topics", ())),
+            ImpactSummary.from_dict(d.get("impact")),
         )
 
     # -- for people ---------------------------------------------------------------------------
@@ -257,7 +288,11 @@ class Report:
                 "lower bound": "",
                 "ratio": "",
             },
-        ]
+        ] + (
+            []
+            if self.impact is None
+            else [{"": "bytes across zones", "plan": self.impact.across_text(), "lower bound": "", "ratio": ""}]
+        )
 
     def spread_rows(self) -> list[dict[str, Any]]:
         """Per measure: max / min / standard deviation before and after, over the balanced brokers."""
@@ -328,7 +363,7 @@ class Report:
             f"is {self.lower_bound_replicas:,} ({human_bytes(self.lower_bound_bytes)})"
             + (f", ratio {ratio:.2f}" if ratio is not None else "")
             + "."
-            + ("" if self.reached else " The goal's balance is not fully reached (see findings).")
+            + ("" if self.reached else " The goal is not fully reached (see the findings).")
             + eta
             + (self.tiered_text() if eta else "")
             + f" Computed in {self.seconds:.2f} s."
@@ -348,7 +383,7 @@ class Report:
     def text(self) -> str:
         """The whole report as the CLI prints it."""
         out = [
-            self.headline(),
+            self.headline() + ("" if self.impact is None else f"\nImpact: {self.impact.headline}."),
             table_text(self.summary_rows(), ["", "plan", "lower bound", "ratio"]),
             "Balance over brokers " + ",".join(map(str, self.balanced)) + ":",
             table_text(self.spread_rows(), ["measure", "before", "after"]),
@@ -422,7 +457,3 @@ def excess_bound(before: Ints, after: Ints) -> int:
         return 0
     hi, lo = after.max(), after.min()
     return int(max(np.clip(before - hi, 0, None).sum(), np.clip(lo - before, 0, None).sum()))
-
-
-def ceil_div(a: float, b: float) -> int:
-    return math.ceil(a / b) if b else 0

@@ -24,96 +24,25 @@ from console.plans.diff import PlanDiff, diff
 from console.plans.plan import Plan
 from console.plans.rules import local
 from console.plans.rules.catalog import not_eligible_words
-from console.plans.rules.codes import (
-    ALREADY_REASSIGNING,
-    BELOW_MIN_ISR_NOW,
-    BROKER_NOT_ELIGIBLE,
-    CORDON_HINT,
-    CORDON_WHY,
-    CORDONED_DESTINATION,
-    CORDONED_REFUSED,
-    DUPLICATE_BROKER,
-    EMPTY_REPLICAS,
-    EXCEEDS_FREE_SPACE,
-    FENCED_WHY,
-    LEADER_NEEDS_ELECTION,
-    LOG_DIRS_LENGTH,
-    NEGATIVE_BROKER,
-    NO_CHANGE,
-    OFFLINE_DIR_HINT,
-    OFFLINE_LOG_DIR,
-    OFFLINE_NOW,
-    OVERRIDABLE,
-    RACK_SPREAD_REDUCED,
-    RACKS_UNDERUSED,
-    REORDER_ONLY,
-    RF_BELOW_MIN_ISR,
-    RF_CHANGE,
-    RF_STILL_BELOW_MIN_ISR,
-    SOURCE_ON_FENCED,
-    STALE,
-    TIERED_LOCAL_ONLY,
-    TOO_LARGE,
-    TOO_LARGE_FOR_ZNODE,
-    UNKNOWN_BROKER,
-    UNKNOWN_LOG_DIR,
-    UNKNOWN_PARTITION,
-    UNKNOWN_TOPIC,
-)
-from console.plans.rules.overall import legacy_znode_bytes, plan_size_findings, space_findings, tiered_findings
-
-__all__ = [
-    "ALREADY_REASSIGNING",
-    "BELOW_MIN_ISR_NOW",
-    "BROKER_NOT_ELIGIBLE",
-    "CORDONED_DESTINATION",
-    "CORDONED_REFUSED",
-    "CORDON_HINT",
-    "CORDON_WHY",
-    "DUPLICATE_BROKER",
-    "EMPTY_REPLICAS",
-    "EXCEEDS_FREE_SPACE",
-    "FENCED_WHY",
-    "LEADER_NEEDS_ELECTION",
-    "LOG_DIRS_LENGTH",
-    "NEGATIVE_BROKER",
-    "NO_CHANGE",
-    "OFFLINE_DIR_HINT",
-    "OFFLINE_LOG_DIR",
-    "OFFLINE_NOW",
-    "OVERRIDABLE",
-    "RACKS_UNDERUSED",
-    "RACK_SPREAD_REDUCED",
-    "REORDER_ONLY",
-    "RF_BELOW_MIN_ISR",
-    "RF_CHANGE",
-    "RF_STILL_BELOW_MIN_ISR",
-    "SOURCE_ON_FENCED",
-    "STALE",
-    "TIERED_LOCAL_ONLY",
-    "TOO_LARGE",
-    "TOO_LARGE_FOR_ZNODE",
-    "UNKNOWN_BROKER",
-    "UNKNOWN_LOG_DIR",
-    "UNKNOWN_PARTITION",
-    "UNKNOWN_TOPIC",
-    "blocking",
-    "counts",
-    "errors",
-    "legacy_znode_bytes",
-    "not_eligible_why",
-    "overridable_only",
-    "plan_size_findings",
-    "space_findings",
-    "tiered_findings",
-    "validate",
-    "warnings",
-]
+from console.plans.rules.codes import CORDONED_DESTINATION, OVERRIDABLE
 
 
 def validate(state: ClusterState, plan: Plan, plan_diff: PlanDiff | None = None) -> Findings:
     """Every finding for ``plan`` against ``state``, errors first (then by topic and partition)."""
     return local.review(state, plan, plan_diff if plan_diff is not None else diff(state, plan))
+
+
+def with_overall(findings: Iterable[Finding], overall: Iterable[Finding]) -> Findings:
+    """``findings`` (in order) with more findings about the whole plan or a broker (the impact's):
+    each severity's overall ones first within it, as the review orders its own."""
+    found, extra = list(findings), list(overall)
+    if not extra:
+        return Findings(found)
+    out = Findings()
+    for sev in sorted(Severity, key=lambda s: s.rank):
+        out += [f for f in extra if f.severity is sev]
+        out += [f for f in found if f.severity is sev]
+    return out
 
 
 def not_eligible_why(broker: Broker) -> str:
@@ -136,10 +65,6 @@ def overridable_only(findings: Iterable[Finding]) -> bool:
     """Whether there are errors and every one of them may be overridden (:data:`OVERRIDABLE`)."""
     found = errors(findings)
     return bool(found) and all(f.code in OVERRIDABLE for f in found)
-
-
-def warnings(findings: Iterable[Finding]) -> list[Finding]:
-    return [f for f in findings if f.severity is Severity.WARNING]
 
 
 def counts(findings: Iterable[Finding]) -> dict[str, int]:

@@ -24,6 +24,11 @@ ROLE_COLORS = {
     "removing": "#b0b7c3",
 }
 
+CATEGORY_COLORS = ("#1f6feb", "#2a9d8f", "#8250df", "#6e7781", "#54aeff", "#7d8c3c", "#a0785a", "#b392f0")
+"""Colours for categories that carry no judgement (racks, brokers): distinct, calm, and no red or
+orange (the default palette's third colour is a bright red, which reads as an alarm); cycled past
+the eighth."""
+
 NAME_CHARS = 40
 """Characters of a partition's or a move's name on an axis; a longer one is cut in its middle."""
 
@@ -40,14 +45,19 @@ def _names_axis(**kw: Any) -> alt.Axis:
     return alt.Axis(labelLimit=0, labelExpr=f"truncate(datum.label, {NAME_CHARS}, 'center')", **kw)
 
 
+def _broker_by_partition(df: pd.DataFrame, partitions: Sequence[str], x_title: str | None) -> alt.Chart:
+    """A grid's axes: brokers across the top in id order, partitions down in the order given."""
+    brokers = sorted(df["broker"].unique(), key=lambda b: int(b)) if len(df) else []
+    return alt.Chart(df).encode(
+        x=alt.X("broker:N", sort=brokers, title=x_title, axis=_short_axis(orient="top")),
+        y=alt.Y("partition:N", sort=list(partitions), title=None, axis=_names_axis()),
+    )
+
+
 def replica_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt.LayerChart:
     """Broker × partition: each cell is a replica coloured by its role, adding ones with % copied."""
     df = pd.DataFrame(list(cells), columns=["partition", "broker", "role", "label", "in sync"])
-    brokers = sorted(df["broker"].unique(), key=lambda b: int(b)) if len(df) else []
-    base = alt.Chart(df).encode(
-        x=alt.X("broker:N", sort=brokers, title="broker", axis=_short_axis(orient="top")),
-        y=alt.Y("partition:N", sort=list(partitions), title=None, axis=_names_axis()),
-    )
+    base = _broker_by_partition(df, partitions, "broker")
     # `mark_*` are typed as returning Any in altair's stubs: the annotations give the chain its type back.
     rect: alt.Chart = base.mark_rect(stroke="white", strokeWidth=2)
     rect = rect.encode(
@@ -76,7 +86,7 @@ def broker_bytes(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     return bars.encode(
         x=alt.X("broker:N", title="broker", axis=_short_axis()),
         y=alt.Y("MB:Q", title="MB on disk", axis=_short_axis()),
-        color=alt.Color("rack:N", title="rack"),
+        color=alt.Color("rack:N", title="rack", scale=alt.Scale(range=list(CATEGORY_COLORS))),
         opacity=alt.Opacity("status:N", scale=alt.Scale(domain=["live", "down"], range=[1.0, 0.35]), legend=None),
         tooltip=["broker", "rack", "status", "replicas", "leaders", alt.Tooltip("on disk:N", title="on disk")],
     ).properties(height=220)
@@ -114,6 +124,27 @@ def broker_before_after(rows: Sequence[dict[str, Any]], metric: str) -> alt.Char
     ).properties(height=240)
 
 
+def disk_before_peak_after(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+    """Per broker the plan changes: its disk before, at the peak (current + adding, before removing)
+    and after (:func:`console.present.impact.disk_rows`)."""
+    stages = ["before", "peak", "after"]
+    df = pd.DataFrame(list(rows), columns=["broker", "stage", "bytes", "size"])
+    df["MB"] = pd.to_numeric(df["bytes"], errors="coerce").fillna(0.0) / MB
+    bars: alt.Chart = alt.Chart(df).mark_bar()
+    return bars.encode(
+        x=alt.X("broker:N", title="broker", axis=_short_axis()),
+        xOffset=alt.XOffset("stage:N", sort=stages),
+        y=alt.Y("MB:Q", title="MB on disk", axis=_short_axis()),
+        color=alt.Color(
+            "stage:N",
+            sort=stages,
+            scale=alt.Scale(domain=stages, range=["#b0b7c3", "#f0a020", "#1f6feb"]),
+            legend=alt.Legend(orient="top", title=None),
+        ),
+        tooltip=["broker", "stage", alt.Tooltip("size:N", title="on disk")],
+    ).properties(height=220)
+
+
 def movement_sankey(flows: Sequence[dict[str, Any]]) -> Any:
     """Who sends how much to whom: leaders on the left, new replicas on the right (Plotly: Altair has no Sankey)."""
     import plotly.graph_objects as go
@@ -141,11 +172,7 @@ def plan_grid(cells: Sequence[dict[str, Any]], partitions: Sequence[str]) -> alt
     """Broker × partition, before and after, side by side: kept, leaving, arriving, and the leader."""
     colors = {"leader": "#1f6feb", "kept": "#8cc4ff", "leaving": "#b0b7c3", "arriving": "#f0a020"}
     df = pd.DataFrame(list(cells), columns=["partition", "broker", "when", "role", "label"])
-    brokers = sorted(df["broker"].unique(), key=lambda b: int(b)) if len(df) else []
-    base = alt.Chart(df).encode(
-        x=alt.X("broker:N", sort=brokers, title=None, axis=_short_axis(orient="top")),
-        y=alt.Y("partition:N", sort=list(partitions), title=None, axis=_names_axis()),
-    )
+    base = _broker_by_partition(df, partitions, None)
     rect: alt.Chart = base.mark_rect(stroke="white", strokeWidth=2)
     rect = rect.encode(
         color=alt.Color(
@@ -207,7 +234,7 @@ def copy_rate_over_time(moves: pd.DataFrame) -> alt.Chart:
     return points.encode(
         x=alt.X("when:T", title=None),
         y=alt.Y("rate:Q", title=f"copy rate ({unit}/s)", scale=alt.Scale(zero=True)),
-        color=alt.Color("broker:N", title="to broker"),
+        color=alt.Color("broker:N", title="to broker", scale=alt.Scale(range=list(CATEGORY_COLORS))),
         tooltip=["move:N", "broker:N", "outcome:N", alt.Tooltip("rate:Q", format=",.1f", title=f"{unit}/s")],
     ).properties(height=220)
 
@@ -222,7 +249,7 @@ def broker_load_over_time(load: pd.DataFrame, measure: str) -> alt.Chart:
     return lines.encode(
         x=alt.X("taken_at:T", title=None),
         y=alt.Y("value:Q", title=unit),
-        color=alt.Color("broker:N", title="broker"),
+        color=alt.Color("broker:N", title="broker", scale=alt.Scale(range=list(CATEGORY_COLORS))),
         tooltip=[
             "broker:N",
             alt.Tooltip("taken_at:T", format="%H:%M:%S"),

@@ -41,6 +41,23 @@ def cordon_text(broker: Broker, supported: bool | None) -> str:
     return f"{len(dirs)} of {len(broker.log_dirs)} dirs cordoned"
 
 
+def cordon_words(broker: Broker, supported: bool | None) -> str:
+    """A broker's cordon where it stands alone (a caption, a line of the command line): ``not
+    cordoned``, not the tables' ``—``; else as :func:`cordon_text` says it."""
+    said = cordon_text(broker, supported)
+    return "not cordoned" if said == NOT_CORDONED else said
+
+
+def cordoned_now(state: ClusterState, supported: bool | None) -> str:
+    """Every broker with a cordon, in one line (``Cordoned now: broker 3 (cordoned), broker 2 (1 of
+    2 dirs cordoned).``), so nobody has to pick brokers one by one to find them; says what is not known."""
+    said = [(b.id, cordon_words(b, supported)) for b in state.brokers if b.registered]
+    cordoned = [f"broker {b} ({w})" for b, w in said if w not in ("not cordoned", "unknown")]
+    unknown = [b for b, w in said if w == "unknown"]
+    text = "Cordoned now: " + (", ".join(cordoned) if cordoned else "no broker or log dir") + "."
+    return text + (f" Not known for broker {ids_text(unknown)}." if unknown else "")
+
+
 NOT_READ = "not read"
 """The log dir cell of a broker whose DescribeLogDirs did not answer (down, or the read failed)."""
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from console.core.model import BrokerId, ClusterState, Finding
 from console.plans.plan import Plan
-from console.plans.validate import UNKNOWN_BROKER, UNKNOWN_PARTITION, UNKNOWN_TOPIC
+from console.plans.rules.codes import UNKNOWN_BROKER, UNKNOWN_PARTITION, UNKNOWN_TOPIC
 
 UNKNOWN_CODES = frozenset({UNKNOWN_TOPIC, UNKNOWN_PARTITION, UNKNOWN_BROKER})
 SHOWN = 5

@@ -6,13 +6,16 @@ import csv
 import io
 import json
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from console.core.format import human_rate, plural, table_text, timestamp
-from console.core.model import DIR_OFFLINE, BrokerId, ClusterState
+from console.core.model import DIR_OFFLINE, PARTITION_CANCELLED, BrokerId, ClusterState
 from console.core.states import RunState, WaveState
+from console.moves.cancel import cancelled_text
 from console.moves.progress import wave_bytes_done
 from console.plans.plan import PlanEntry, parse_plan
+from console.present.guardrails import Hold, HoldNotice
 from console.present.outcomes import group_outcomes
 from console.storage.audit import AuditEntry
 from console.storage.clusters import name_of
@@ -25,12 +28,19 @@ def waves_done(waves: list[Wave]) -> str:
 
 
 def run_json(
-    run: Run, waves: list[Wave], stuck: str | None = None, problems: str = "", names: Mapping[str, str] | None = None
+    run: Run,
+    waves: list[Wave],
+    stuck: str | None = None,
+    problems: str = "",
+    names: Mapping[str, str] | None = None,
+    cancelled: Sequence[str] = (),
+    held: HoldNotice | None = None,
 ) -> dict[str, object]:
     """One run as ``python -m console runs --json`` prints it (``stuck``: why an active run makes no
-    progress; ``problems``: what of it did not reach where the plan asked, :func:`not_in_dir_text`;
+    progress; ``problems``: what of it did not reach where the plan asked, :func:`problems_text`;
     ``cluster``: the key runs are stored under, its id; ``cluster_name``: the name the pages know it
-    by, the key where none is known)."""
+    by, the key where none is known; ``cancelled``: its partitions an operator cancelled, by name;
+    ``held``: what the guardrails hold it for, as ``held_by``, and whether one paused it)."""
     return {
         "run": run.id,
         "cluster": run.cluster,
@@ -46,6 +56,9 @@ def run_json(
         "stuck": stuck,
         "elect_leaders": run.elect_leaders,
         "problems": problems or None,
+        "cancelled": list(cancelled),
+        "held_by": held.held_by() if held is not None else [],
+        "paused_by_guardrail": held is not None and held.hold is Hold.PAUSED,
     }
 
 
@@ -76,29 +89,42 @@ def runs_text(
     runs: Iterable[tuple[Run, list[Wave], str | None]],
     problems: Mapping[int, str] | None = None,
     names: Mapping[str, str] | None = None,
+    held: Mapping[int, HoldNotice] | None = None,
 ) -> str:
     """``python -m console runs`` without ``--json``: (run, its waves, why it is stuck) per line;
     a ``problems`` column (what of a run did not reach where its plan asked, by run id) when a run
-    has some; the cluster by the name the pages know it by (``names``), its id where none is known."""
-    problems = problems or {}
+    has some; the cluster by the name the pages know it by (``names``), its id where none is known;
+    a run a guardrail holds (``held``, by run id) marked in its state (``paused (guardrail)``), with
+    what holds it on a line under it."""
+    problems, held = problems or {}, held or {}
+    listed = list(runs)
     rows = [
         {
             "run": r.id,
             "cluster": name_of(r.cluster, names or {}),
             "name": r.name,
             "author": r.author,
-            "state": r.state.value,
+            "state": held[r.id].state_text if r.id in held else r.state.value,
             "waves": waves_done(w),
             "throttle": throttle_text(r.rate),
             "stuck": stuck or "",
             "problems": problems.get(r.id, ""),
         }
-        for r, w, stuck in runs
+        for r, w, stuck in listed
     ]
     columns = ["run", "cluster", "name", "author", "state", "waves", "throttle", "stuck"]
     if any(r["problems"] for r in rows):
         columns.append("problems")
-    return table_text(rows, columns) if rows else "No runs."
+    if not rows:
+        return "No runs."
+    table = table_text(rows, columns)
+    lines = table.splitlines()
+    if len(lines) != len(rows) + 1:  # a cell of several lines: what holds each run after the table
+        return "\n".join([table, *(held[r.id].line for r, _, _ in listed if r.id in held)])
+    out = lines[:1]
+    for (r, _, _), line in zip(listed, lines[1:], strict=True):
+        out += [line, f"  {held[r.id].words}"] if r.id in held else [line]
+    return "\n".join(out)
 
 
 def gone_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
@@ -122,9 +148,43 @@ def not_in_dir_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
 
 
 def not_in_dir_text(outcomes: Iterable[WaveOutcome]) -> str:
-    """``1 replica not in its log dir (a dir went offline)``, or empty: the runs list's ``problems``."""
+    """``1 replica not in its log dir (a dir went offline)``, or empty."""
     n = sum(1 for o in outcomes if o.code == DIR_OFFLINE)
     return f"{plural(n, 'replica')} not in its log dir (a dir went offline)" if n else ""
+
+
+def cancelled_keys(outcomes: Iterable[WaveOutcome]) -> list[tuple[str, int]]:
+    """A run's partitions an operator cancelled while it ran (back to their original replicas)."""
+    return sorted({o.key for o in outcomes if o.code == PARTITION_CANCELLED})
+
+
+def problems_text(outcomes: Iterable[WaveOutcome]) -> str:
+    """What of a run did not reach where its plan asked, or empty: the runs list's ``problems``
+    (``1 partition cancelled: t-5; 1 replica not in its log dir (a dir went offline)``)."""
+    listed = list(outcomes)
+    return "; ".join(t for t in (cancelled_text(cancelled_keys(listed)), not_in_dir_text(listed)) if t)
+
+
+def cancelled_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
+    """Partitions an operator cancelled while the run went on, and where they are now."""
+    return [
+        {"wave": o.wave, "partition": o.name, "what happened": o.message} for o in group_outcomes(outcomes).cancelled
+    ]
+
+
+def record_line(run: Run, outcomes: Iterable[WaveOutcome]) -> str | None:
+    """What became of a run some of whose partitions were cancelled, in a sentence ("Completed,
+    1 partition cancelled: t-5."); None when none was."""
+    keys = cancelled_keys(outcomes)
+    if not keys:
+        return None
+    said = cancelled_text(keys)
+    back = "back on their brokers before the run (each one's order below)"
+    if run.state is RunState.PARTLY_CANCELLED:
+        return f"Completed, {said}: {back}; every other partition reached its target."
+    if run.active:
+        return f"{said[:1].upper()}{said[1:]}: {back}; the run goes on with the rest."
+    return f"{run.state.value.capitalize()}, {said}: {back}."
 
 
 def not_elected_rows(outcomes: Iterable[WaveOutcome]) -> list[dict[str, object]]:
@@ -138,11 +198,12 @@ def election_line(run: Run, outcomes: Iterable[WaveOutcome]) -> str | None:
         return None
     mine = [o for o in outcomes if o.wave == ELECTION_WAVE]
     elected = sum(1 for o in mine if o.accepted)
-    if run.state is RunState.COMPLETED:
+    if run.state in (RunState.COMPLETED, RunState.PARTLY_CANCELLED):
+        of = " (of the partitions that moved; not of those cancelled)" if run.state is RunState.PARTLY_CANCELLED else ""
         return (
-            f"Preferred leader election: {elected} elected, {len(mine) - elected} not."
+            f"Preferred leader election{of}: {elected} elected, {len(mine) - elected} not."
             if mine
-            else "Preferred leader election: every preferred replica led already."
+            else f"Preferred leader election{of}: every preferred replica led already."
         )
     if run.active:
         return "Ends with a preferred leader election of its partitions, after the last wave."
@@ -155,13 +216,13 @@ def wave_rows(
     outcomes: Iterable[WaveOutcome],
     before: Mapping[tuple[str, int], Sequence[BrokerId]] | None = None,
 ) -> list[dict[str, object]]:
-    """Per wave: its partitions, how many are at their target now, the rejected ones, and its
-    progress in bytes copied (:func:`console.moves.progress.wave_bytes_done`; ``before``: the
-    partitions' replicas before the run, as its rollback holds them)."""
-    rejected: dict[int, int] = {}
-    for o in outcomes:
-        if not o.accepted and o.code != DIR_OFFLINE:
-            rejected[o.wave] = rejected.get(o.wave, 0) + 1
+    """Per wave: its partitions, how many are at their target now, the rejected ones, those an
+    operator cancelled, and its progress in bytes copied
+    (:func:`console.moves.progress.wave_bytes_done`; ``before``: the partitions' replicas before
+    the run, as its rollback holds them)."""
+    got = group_outcomes(outcomes)
+    rejected = Counter(o.wave for o in got.rejected)
+    cancelled = Counter(o.wave for o in got.cancelled)
     rows: list[dict[str, object]] = []
     index = state.partition_index if state is not None else {}
     for w in waves:
@@ -176,6 +237,7 @@ def wave_rows(
                 "partitions": len(entries),
                 "at target": done if state is not None else "—",
                 "rejected": rejected.get(w.number, 0),
+                "cancelled": cancelled.get(w.number, 0),
                 "progress": _wave_progress(state, w, entries, before),
                 "submitted": timestamp(w.submitted_at),
                 "completed": timestamp(w.completed_at),

@@ -9,8 +9,10 @@ showing the same snapshot.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import Enum
 from itertools import repeat
 from operator import attrgetter, is_
@@ -18,7 +20,7 @@ from typing import Any
 
 from console.core.calibration import Calibration, Estimate, bytes_to_receive, calibrated, follower_throttles
 from console.core.cluster_info import active_controller, cordons_supported
-from console.core.format import human_bytes, human_duration, human_rate, page, percent_text
+from console.core.format import human_bytes, human_duration, human_rate, page, percent_text, plural
 from console.core.format import ids_text as _ids
 from console.core.health import kafka_health
 from console.core.limits import BROKER_THROTTLE_KEYS, FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
@@ -57,9 +59,11 @@ class LiveFilter:
         return not (self.health and p.health not in self.health)
 
 
-def in_flight_line(state: ClusterState, shown: int = 20) -> str:
-    """The on-call line of what is in flight now (the first ``shown`` partitions): "unknown" when
-    the read that says it did not answer, never "nothing" unseen."""
+def in_flight_line(state: ClusterState, named: int = 10, topics: int = 3) -> str:
+    """The on-call line of what is in flight now: "unknown" when the read that says it did not
+    answer, never "nothing" unseen. Up to ``named`` partitions are named; more are summarised by
+    topic (the ``topics`` with most, the rest counted) and by the brokers they are added on, never
+    hundreds of names in a sentence."""
     if not state.status.in_flight_known:
         read = state.status
         zk = f", ZooKeeper: {read.zookeeper.value}" if read.zookeeper is not SourceStatus.NOT_CONFIGURED else ""
@@ -67,9 +71,23 @@ def in_flight_line(state: ClusterState, shown: int = 20) -> str:
             f"**In flight now**: unknown (ListPartitionReassignments: {read.reassignments.value}{zk}). "
             "The Cancel dialog reads the cluster again when it opens."
         )
-    names = sorted(p.name for p in state.in_flight)
-    listed = ", ".join(names[:shown]) + (" …" if len(names) > shown else "") if names else "nothing"
-    return f"**In flight now** ({len(names)}): {listed}"
+    moving = state.in_flight
+    if len(moving) <= named:
+        return f"**In flight now** ({len(moving)}): " + (", ".join(sorted(p.name for p in moving)) or "nothing")
+    return f"**In flight now** ({len(moving)}): " + moving_summary(moving, topics)
+
+
+def moving_summary(moving: Sequence[Partition], topics: int = 3) -> str:
+    """``40 topics (orders 120, payments 80, clicks 60 and 37 more); adding on brokers 2 (1,400), 0 (600)``."""
+    per_topic = Counter(p.topic for p in moving)
+    said = ", ".join(f"{t} {n:,}" for t, n in per_topic.most_common(topics))
+    if len(per_topic) > topics:
+        said += f" and {len(per_topic) - topics:,} more"
+    onto = Counter(b for p in moving for b in p.adding)
+    brokers = ", ".join(f"{b} ({n:,})" for b, n in onto.most_common(6))
+    if len(onto) > 6:
+        brokers += f" and {len(onto) - 6} more"
+    return f"{plural(len(per_topic), 'topic')} ({said})" + (f"; adding on brokers {brokers}" if onto else "")
 
 
 def select(state: ClusterState, f: LiveFilter) -> list[Partition]:
@@ -366,6 +384,24 @@ class LiveSummary:
         return (
             "no progress" if self.eta.stalled else ("unknown" if self.total.phase is CopyPhase.UNKNOWN else MEASURING)
         )
+
+    @property
+    def slowest_text(self) -> str:
+        """The broker the last copy waits on (``broker 3``), or why there is none."""
+        b = self.eta.bottleneck
+        if b is not None:
+            return f"broker {b.broker}"
+        if self.total.phase in (CopyPhase.NOTHING, CopyPhase.COPIED):
+            return "none"
+        return "no progress" if self.eta.stalled else MEASURING
+
+    def ends_text(self, taken_at: float) -> str | None:
+        """When the last copy is done on the clock (``ends ≈ 14:32``, with the day when not the
+        snapshot's), the snapshot taken at ``taken_at``; None without an ETA."""
+        if self.total.phase in (CopyPhase.NOTHING, CopyPhase.COPIED) or self.eta.seconds is None:
+            return None
+        start, end = datetime.fromtimestamp(taken_at), datetime.fromtimestamp(taken_at + self.eta.seconds)
+        return f"ends ≈ {end:%H:%M}" if end.date() == start.date() else f"ends ≈ {end:%b %d %H:%M}"
 
 
 def summary(

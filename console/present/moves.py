@@ -3,11 +3,12 @@ incidents in units a person reads, for the History page, the CLI and notebooks."
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
-from console.core.format import human_bytes, human_duration, human_rate
+from console.core.format import human_bytes, human_duration, human_rate, timestamp
 
 OUTCOME_COLORS = {"completed": "#2da44e", "in_flight": "#1f6feb", "stuck": "#e5534b", "cancelled": "#b0b7c3"}
 
@@ -24,6 +25,12 @@ def _duration(v: Any) -> str:
     return human_duration(float(v)) if pd.notna(v) else "—"
 
 
+def _time(v: Any) -> str | None:
+    """A moment of the history's tables (a UTC timestamp) as the pages print times
+    (:func:`console.core.format.timestamp`: local, no offset); None when unknown."""
+    return timestamp(pd.Timestamp(v).timestamp()) if pd.notna(v) else None
+
+
 def _label(m: pd.DataFrame) -> pd.Series:
     """``orders-3 → 4``: the partition and where its replica went."""
     return m["topic"] + "-" + m["partition"].astype(str) + " → " + m["broker"].astype(str)
@@ -38,7 +45,7 @@ def move_rows(moves: pd.DataFrame) -> pd.DataFrame:
         {
             "move": _label(m),
             "outcome": m["outcome"],
-            "started": m["started_at"],
+            "started": m["started_at"].map(_time),
             "took": m["seconds"].map(_duration),
             "size": m["bytes"].map(_bytes),
             "rate": m["rate_bps"].map(_rate),
@@ -107,9 +114,22 @@ def incident_rows(incidents: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "what": i["kind"].map({"under_replicated": "truly under-replicated", "reassigning": "reassigning"}),
-            "started": i["started_at"],
-            "ended": i["ended_at"],
+            "started": i["started_at"].map(_time),
+            "ended": i["ended_at"].map(_time),
             "lasted": i["seconds"].map(_duration) + i["ended_at"].map(lambda t: " (still going)" if pd.isna(t) else ""),
             "peak partitions": i["peak_partitions"].astype(int),
         }
     )[cols]
+
+
+def produce_rate_rows(rates: Mapping[str, float], limit: int = 100) -> pd.DataFrame:
+    """Each topic's produce rate the history learned (its leaders' growth between snapshots), the
+    most produced-to first, at most ``limit``: what a plan's steady cross-zone traffic is priced at."""
+    top = sorted(rates.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    return pd.DataFrame(
+        {
+            "topic": [t for t, _ in top],
+            "produce rate": [human_rate(v) for _, v in top],
+            "a day": [human_bytes(v * 86_400) for _, v in top],
+        }
+    )

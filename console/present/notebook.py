@@ -26,6 +26,7 @@ from console.plans.plan import Plan
 
 if TYPE_CHECKING:
     from console.core.model import ClusterState, Finding, Findings
+    from console.moves.impact import Impact
     from console.plans.diff import PlanDiff
     from console.plans.generate import Generated
     from console.plans.quality import Report
@@ -194,6 +195,30 @@ def diff_parts(d: PlanDiff) -> Parts:
     return parts
 
 
+def impact_parts(im: Impact) -> Parts:
+    """What a plan costs and whom it touches: the same figures as Review's panel and ``validate``."""
+    from console.moves.impact import PRICING_HINT
+    from console.present import charts
+    from console.present import impact as shown
+
+    parts = Parts("Impact")
+    parts.summary.append(esc("This plan " + im.headline() + "."))
+    parts.summary += [esc(line) for line in shown.money_lines(im)]
+    parts.summary.append(esc(im.steady_text()))
+    if (b := im.bottleneck) is not None:
+        parts.summary.append(esc(im.bottleneck_text(b)))
+    if not im.pricing.priced:
+        parts.summary.append(esc(PRICING_HINT))
+    parts.table("Copied between zones, once", pd.DataFrame(shown.zone_rows(im)))
+    parts.table("Brokers", pd.DataFrame(shown.broker_rows(im)))
+    if dirs := shown.dir_rows(im):
+        parts.table("Log dirs", pd.DataFrame(dirs))
+    parts.table("Topics touched, the most produced-to first", pd.DataFrame(shown.topic_rows(im)), im.topics_touched)
+    if disk := shown.disk_rows(im):
+        parts.charts.append(charts.disk_before_peak_after(disk))
+    return parts
+
+
 def findings_parts(found: Findings) -> Parts:
     from console.present.findings import finding_rows
 
@@ -281,6 +306,7 @@ DISPLAYS: dict[tuple[str, str], Callable[[Any], Parts]] = {
     ("console.core.findings", "Findings"): findings_parts,
     ("console.plans.plan", "Plan"): plan_parts,
     ("console.plans.diff", "PlanDiff"): diff_parts,
+    ("console.moves.impact", "Impact"): impact_parts,
     ("console.plans.quality", "Report"): report_parts,
     ("console.plans.generate", "Generated"): generated_parts,
     ("console.storage.runs", "RunDetail"): run_parts,

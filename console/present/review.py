@@ -8,9 +8,10 @@ from datetime import datetime
 from typing import Any
 
 from console.core.format import human_bytes, ids_text, plural, table_text
-from console.core.model import BrokerId, ClusterState, Finding
+from console.core.model import BrokerId, ClusterState, Finding, Severity
 from console.plans.diff import PartitionChange, PlanDiff
-from console.plans.validate import TIERED_LOCAL_ONLY
+from console.plans.quality import Report
+from console.plans.rules.codes import TIERED_LOCAL_ONLY
 from console.storage.plans import PlanSummary
 from console.storage.runs import Run
 
@@ -263,29 +264,15 @@ def plan_cells(changes: Sequence[PartitionChange]) -> list[dict[str, Any]]:
     """Cells of the before/after broker × partition picture for ``changes``."""
     out: list[dict[str, Any]] = []
     for c in changes:
-        name = c.name
-        for b in c.current:
-            role = "leader" if b == c.leader_before else ("leaving" if b in c.removing else "kept")
-            out.append(
-                {
-                    "partition": name,
-                    "broker": str(b),
-                    "when": "before",
-                    "role": role,
-                    "label": "L" if b == c.leader_before else "",
-                }
-            )
-        for b in c.target:
-            role = "leader" if b == c.leader_after else ("arriving" if b in c.adding else "kept")
-            out.append(
-                {
-                    "partition": name,
-                    "broker": str(b),
-                    "when": "after",
-                    "role": role,
-                    "label": "L" if b == c.leader_after else "",
-                }
-            )
+        sides = (
+            ("before", c.current, c.leader_before, c.removing, "leaving"),
+            ("after", c.target, c.leader_after, c.adding, "arriving"),
+        )
+        for when, brokers, leader, moving, word in sides:
+            for b in brokers:
+                role = "leader" if b == leader else (word if b in moving else "kept")
+                label = "L" if b == leader else ""
+                out.append({"partition": c.name, "broker": str(b), "when": when, "role": role, "label": label})
     return out
 
 
@@ -295,4 +282,17 @@ def plan_choice(p: PlanSummary) -> str:
     at = f"{datetime.fromtimestamp(p.updated_at):%Y-%m-%d %H:%M}"
     return " · ".join(
         [f"#{p.id} {p.name}", plural(p.partitions, "partition"), p.author] + ([] if at in p.name else [at])
+    )
+
+
+def generator_warning(report: Report) -> str | None:
+    """What the generator warned of when it made the plan, in words (the goal not fully reached,
+    its warnings with what to do), for the review's verdict to say beside its own; None when it
+    warned of nothing (its information, such as the topics a filter left out, is not a warning)."""
+    warned = [f for f in report.findings if f.severity is not Severity.INFO]
+    if report.reached and not warned:
+        return None
+    return " ".join(
+        ([] if report.reached else ["The goal is not fully reached" + ("." if warned else " (its findings say why).")])
+        + [f"{f.message} {f.hint}".strip() for f in warned]
     )

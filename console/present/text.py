@@ -9,8 +9,10 @@ from console.core.cluster_info import active_controller, summary_line
 from console.core.format import human_bytes, ids_text, plural, table_text, timestamp
 from console.core.health import HealthGroup, kafka_health
 from console.core.model import ClusterState
+from console.moves.throttles import cluster_default_kept, leftover_throttles
 from console.present.findings import finding_rows
 from console.present.live import broker_rows, counts, partition_rows, throttle_rows
+from console.present.throttles import throttle_table
 
 
 def list_text(state: ClusterState) -> str:
@@ -65,6 +67,31 @@ def health_lines(state: ClusterState) -> list[str]:
 
 def _or_unknown(node: int | None) -> str:
     return str(node) if node is not None else "unknown"
+
+
+def throttles_text(state: ClusterState) -> list[str]:
+    """The throttle configs set now, each marked as Overview marks it (``in use``, ``left over:
+    nothing in flight needs it``, ``cluster default, kept``), and how to remove the leftovers."""
+    if not state.status.in_flight_known:  # what needs a throttle is not known: none is said to be left over
+        rows = throttle_rows(state)
+        return (
+            [
+                "Throttles (whether anything in flight needs them is not known):\n"
+                + table_text(rows, ["entity", "config", "value"])
+            ]
+            if rows
+            else []
+        )
+    left = leftover_throttles(state)
+    rows = throttle_table(state, left, cluster_default_kept(state, left))
+    if not rows:
+        return []
+    said = "Throttles:\n" + table_text(rows, ["entity", "config", "value", "needed"])
+    if left:
+        said += f"\n{plural(len(left), 'throttle setting')} left over: `throttle --sweep` removes " + (
+            "it." if len(left) == 1 else "them."
+        )
+    return [said]
 
 
 def state_text(state: ClusterState) -> str:
@@ -133,9 +160,7 @@ def state_text(state: ClusterState) -> str:
         out.append("Partition reassignments: unknown (neither ListPartitionReassignments nor ZooKeeper answered).")
     if n.bytes_to_copy:
         out.append(f"Left to copy: {human_bytes(n.bytes_to_copy)}; stalled adding replicas: {n.stalled}.")
-    throttles = throttle_rows(state)
-    if throttles:
-        out.append("Throttles:\n" + table_text(throttles, ["entity", "config", "value"]))
+    out += throttles_text(state)
     if state.findings:
         out.append(
             "Findings:\n"

@@ -1,12 +1,14 @@
 """Overview's view of the replication throttles set now: one table saying of each whether anything
-needs it, and what a sweep removed, in words (pure)."""
+needs it, and what a sweep removed, in words; after a cancel, what another tool left, the command
+that removes it and what its removal did (pure)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import shlex
+from collections.abc import Iterable, Sequence
 
 from console.core.limits import TOPIC_THROTTLE_KEYS
-from console.core.model import ClusterState
+from console.core.model import BrokerId, ClusterState
 from console.moves.throttles import Leftover, LeftoverKind
 from console.present.live import throttle_rows, throttle_value_text
 
@@ -44,6 +46,48 @@ def throttle_table(state: ClusterState, left: Sequence[Leftover], kept: Sequence
     ]
 
 
+def setting_line(lo: Leftover) -> str:
+    """``broker 2: follower.replication.throttled.rate (5.0 MB/s)``."""
+    return f"{lo.where}: {lo.key} ({setting_text(lo.key, lo.value)})"
+
+
 def removed_text(removed: Sequence[Leftover]) -> str:
     """What a sweep removed, one setting a line: ``broker 2: follower.replication.throttled.rate (5.0 MB/s)``."""
-    return "  \n".join(f"{lo.where}: {lo.key} ({setting_text(lo.key, lo.value)})" for lo in removed)
+    return "  \n".join(setting_line(lo) for lo in removed)
+
+
+def setting_rows(settings: Iterable[Leftover]) -> list[dict[str, str]]:
+    """One row per setting, as a sweep's confirmation lists them (on, config, value)."""
+    return [{"on": lo.where, "config": lo.key, "value": setting_text(lo.key, lo.value)} for lo in settings]
+
+
+def sweep_command(settings: Iterable[Leftover], connection: Sequence[str] = ()) -> str:
+    """The command that removes exactly ``settings`` (topic and broker throttles nothing in flight
+    needs and no run of the console set): ``python -m console throttle --sweep --topic t --broker 1``."""
+    chosen = list(settings)
+    topics = sorted({lo.name for lo in chosen if lo.kind is LeftoverKind.TOPIC})
+    brokers = sorted({int(lo.name) for lo in chosen if lo.kind is LeftoverKind.BROKER})
+    args = [*(f"--topic {shlex.quote(t)}" for t in topics), *(f"--broker {b}" for b in brokers)]
+    return " ".join(["python -m console throttle --sweep", *args, *(shlex.quote(c) for c in connection)])
+
+
+def cleared_lines(
+    removed: Sequence[Leftover],
+    still_set: Sequence[Leftover],
+    unconfirmed: Sequence[Leftover],
+    needed_now: Sequence[Leftover] = (),
+    gone_already: Sequence[Leftover] = (),
+) -> list[str]:
+    """What a removal of the throttles another tool left did, a line each: removed (read back),
+    still set, sent but not confirmed, kept (something in flight needs it now), gone already."""
+    lines = [f"Removed (read back from the brokers): {setting_line(lo)}" for lo in removed]
+    lines += [f"Still set after the removal: {lo.where}: {lo.key}" for lo in still_set]
+    lines += [f"Sent, but not confirmed (could not be read back): {lo.where}: {lo.key}" for lo in unconfirmed]
+    lines += [f"Kept, not sent: {lo.where}: {lo.key} (something in flight needs it now)" for lo in needed_now]
+    lines += [f"Not sent: {lo.where}: {lo.key} (no longer set)" for lo in gone_already]
+    return lines or ["Nothing to remove."]
+
+
+def involved_text(topics: Sequence[str], brokers: Sequence[BrokerId]) -> str:
+    """``topic t (brokers 0,1,2)``: where a cancel's leftover throttles were looked for."""
+    return f"{'topic' if len(topics) == 1 else 'topics'} {', '.join(topics)} (brokers {','.join(map(str, brokers))})"

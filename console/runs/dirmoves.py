@@ -5,25 +5,27 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 
-from console.core.format import plural
 from console.core.model import (
     DIR_OFFLINE,
     BrokerId,
     ClusterState,
     DirOutcome,
     Outcome,
-    Partition,
 )
-from console.plans.logdirs import current_dir, offline_moves, sends_of, to_move
+from console.plans.logdirs import current_dir, offline_moves, sends_of
 from console.plans.plan import PlanEntry
-from console.runs.steps import ExecutorBase
+from console.runs.steps import Ports
 from console.storage.runs import Run
 
 
-class DirMoving(ExecutorBase):
-    """Replicas into the dirs the plan names."""
+class DirMover:
+    """Replicas into the dirs the plan names: asked for, and given up where a dir went offline."""
 
-    def _dir_moves(self, run: Run, wave: int, state: ClusterState, entries: Iterable[PlanEntry]) -> None:
+    def __init__(self, ports: Ports) -> None:
+        self.ports = ports
+        self.store = ports.store
+
+    def send(self, run: Run, wave: int, state: ClusterState, entries: Iterable[PlanEntry]) -> None:
         """AlterReplicaLogDirs for the named dirs of ``entries`` their replicas are not in, nor being
         copied to (KIP-113), audited as one request (``alter-log-dirs``) with its answer per replica.
         A dir is asked for once; again only when the broker answered REPLICA_NOT_AVAILABLE (the
@@ -52,8 +54,8 @@ class DirMoving(ExecutorBase):
             "wave": wave,
             "replicas": [[t, p, int(b), d] for (t, p, b), d in send.items()],
         }
-        intent = self._announce(run, "alter-log-dirs", request)
-        answers = intent.send(partial(self.cluster.alter_replica_log_dirs, send))
+        intent = self.ports.announce(run, "alter-log-dirs", request)
+        answers = intent.send(partial(self.ports.cluster.alter_replica_log_dirs, send))
         with self.store.transaction():
             self.store.runs.add_dir_moves(run.id, wave, answers)
             moved = sum(1 for a in answers if a.accepted)
@@ -64,7 +66,7 @@ class DirMoving(ExecutorBase):
                 [a.to_dict() for a in answers],
             )
 
-    def _dirs_offline(self, run: Run, wave: int, state: ClusterState, entries: Iterable[PlanEntry]) -> None:
+    def offline(self, run: Run, wave: int, state: ClusterState, entries: Iterable[PlanEntry]) -> None:
         """A log dir move of the wave whose target dir, or the dir holding the replica, is offline
         on its broker (DescribeLogDirs answers it with an error; KAFKA-19571: an I/O error during
         a move between dirs can take a whole dir offline) cannot finish: recorded once per replica
@@ -98,7 +100,7 @@ class DirMoving(ExecutorBase):
                 ],
             )
             self.store.runs.add_outcomes(run.id, wave, outcomes)
-            self._record(
+            self.ports.record(
                 run,
                 "log-dir-offline",
                 {
@@ -120,7 +122,7 @@ class DirMoving(ExecutorBase):
                 response=[x.to_dict() for x in outcomes],
             )
 
-    def _not_in_dir(self, run: Run) -> list[list[object]]:
+    def not_in_dir(self, run: Run) -> list[list[object]]:
         """The replicas of ``run`` left out of the dir the plan asked because a dir went offline:
         [topic, partition, broker, offline dir] each."""
         return [
@@ -128,18 +130,3 @@ class DirMoving(ExecutorBase):
             for d in self.store.runs.dir_moves(run.id)
             if d.code == DIR_OFFLINE
         ]
-
-
-def _not_in_dir_text(off: list[list[object]]) -> str:
-    """``2 replicas not in the log dir the plan asked (a dir went offline during the move)``: the run's end."""
-    return f"{plural(len(off), 'replica')} not in the log dir the plan asked (a dir went offline during the move)"
-
-
-def _dirs_done(state: ClusterState, p: Partition | None, e: PlanEntry, failed: set[tuple[str, int, BrokerId]]) -> bool:
-    """Every named dir of ``e`` holds its replica (no future log left), bar those the broker refused
-    (recorded, not waited for). Unknown while log dirs were not read."""
-    if e.log_dirs is None:
-        return True
-    if not state.logs_known:
-        return False
-    return all(m.key in failed for m in to_move(p, e))

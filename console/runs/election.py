@@ -21,10 +21,8 @@ from console.core.model import (
     SourceStatus,
     TopicPartition,
 )
-from console.core.states import RunState
 from console.plans.plan import parse_plan
-from console.runs.dirmoves import _not_in_dir_text
-from console.runs.steps import ExecutorBase, Step
+from console.runs.steps import Elected, Ports, Step
 from console.storage.runs import ELECTION_WAVE, Run
 
 ELECTION_ATTEMPTS = 10
@@ -32,13 +30,18 @@ ELECTION_ATTEMPTS = 10
 without it (its waves are done: the election is not worth waiting for forever)."""
 
 
-class Electing(ExecutorBase):
+class Elector:
     """The closing leader election of a run whose waves completed."""
 
-    # -- the closing preferred leader election ----------------------------------------------------
-    def _elect(self, run: Run, state: ClusterState) -> Step:
+    def __init__(self, ports: Ports) -> None:
+        self.ports = ports
+        self.store = ports.store
+
+    def elect(self, run: Run, state: ClusterState) -> Step | Elected:
         """After the last wave: a preferred leader election of the run's partitions whose first
-        target replica is in sync but does not lead, then the run completes.
+        target replica is in sync but does not lead (not of those an operator cancelled: they went
+        back); what it did once nothing is left to send (the run then completes), or a Step while
+        the run waits for the next tick.
 
         Requests carry at most :data:`REQUEST_LIMIT` partitions, each audited ("elect-leaders":
         the intent before it, the answer with per-partition outcomes after it); outcomes are kept
@@ -60,16 +63,7 @@ class Electing(ExecutorBase):
             return stopped
         answers = self.store.runs.outcomes(run.id, ELECTION_WAVE)
         elected = sum(1 for o in answers if o.accepted)
-        failed = len(answers) - elected
-        off = self._not_in_dir(run)
-        return self._finish(
-            run,
-            RunState.COMPLETED,
-            response={"elected": elected, "not_elected": failed, **({"not_in_log_dir": off} if off else {})},
-            did="run completed"
-            + (f"; preferred leader election: {elected} elected, {failed} not" if answers else "")
-            + (f"; {_not_in_dir_text(off)}" if off else ""),
-        )
+        return Elected(elected, len(answers) - elected)
 
     def _election(self, run: Run, state: ClusterState) -> _Election:
         """What the closing election still has to do against ``state``."""
@@ -107,7 +101,7 @@ class Electing(ExecutorBase):
             self.store.runs.add_outcomes(
                 run.id, ELECTION_WAVE, [Outcome(t, p, False, "NO_ANSWER", why) for t, p in send]
             )
-            self._record(
+            self.ports.record(
                 run,
                 "elect-leaders",
                 {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in send]},
@@ -145,7 +139,7 @@ class Electing(ExecutorBase):
                 ],
             )
             for intent, keys in election.unanswered:  # the requests of a worker that stopped before their answer
-                self._record(
+                self.ports.record(
                     run,
                     "elect-leaders",
                     {"run": run.id},
@@ -157,7 +151,7 @@ class Electing(ExecutorBase):
                     },
                 )
             if election.out_of_sync:
-                self._record(
+                self.ports.record(
                     run,
                     "elect-leaders",
                     {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in election.out_of_sync]},
@@ -173,10 +167,10 @@ class Electing(ExecutorBase):
         for start in range(0, len(send), REQUEST_LIMIT):
             chunk = send[start : start + REQUEST_LIMIT]
             request = {"run": run.id, "partitions": [[t, p, preferred[(t, p)]] for t, p in chunk]}
-            intent = self._announce(run, "elect-leaders", request)
+            intent = self.ports.announce(run, "elect-leaders", request)
             try:
                 answer = intent.send(
-                    partial(self.cluster.elect_leaders, chunk),
+                    partial(self.ports.cluster.elect_leaders, chunk),
                     answered_by_caller=(AuthorizationFailed, UnsupportedByCluster, PartiallyApplied),
                 )
             except (AuthorizationFailed, UnsupportedByCluster) as e:  # asking again will not help: none is elected
@@ -191,11 +185,11 @@ class Electing(ExecutorBase):
                     intent.answer("failed", {"error": e.message, "hint": e.hint, "not_elected": len(rest)})
                 return None
             except PartiallyApplied as e:  # what was answered is recorded; the next tick sends the rest
-                self._partly_answered(intent, ELECTION_WAVE, e)
+                self.ports.partly_answered(intent, ELECTION_WAVE, e)
                 if isinstance(e.cause, (AuthorizationFailed, UnsupportedByCluster)):
                     return Step(run, None, f"leader election partly answered: {e.message}")  # the rest: next tick
                 raise e.cause from None
-            self._answered(
+            self.ports.answered(
                 intent,
                 ELECTION_WAVE,
                 [
@@ -222,7 +216,7 @@ class Electing(ExecutorBase):
         (their worker stopped), and the errors of those that failed (the cluster did not answer)."""
         unanswered = [
             (e.id, [(str(t), int(p)) for t, p, *_ in json.loads(e.request).get("partitions", [])])
-            for e in self._orphans(run, "elect-leaders")
+            for e in self.ports.orphans(run, "elect-leaders")
         ]
         errors = [
             str(json.loads(e.response or "{}").get("error"))

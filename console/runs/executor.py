@@ -4,7 +4,7 @@ Every step writes its intent to the store before the side effect, so a worker th
 anywhere picks the run up from the store, reconciles with the cluster and never sends a wave
 twice: before (re)sending a wave it leaves out every partition the cluster already shows moving
 to, or sitting at, its target. A run can end with a preferred leader election of its partitions
-(:meth:`Executor._elect`), after its last wave and before it is marked completed. The executor
+(:class:`~console.runs.election.Elector`), after its last wave and before it is marked completed. The executor
 talks to the cluster only through a :class:`~console.runs.gateway.ClusterGateway`, so it can be
 driven against an in-memory fake.
 """
@@ -12,49 +12,96 @@ driven against an in-memory fake.
 from __future__ import annotations
 
 import os
+import socket
 import time
 from collections.abc import Callable, Iterable
 
 from console.core.errors import (
     AuthorizationFailed,
     ConsoleError,
+    LeaseLost,
     UnsupportedByCluster,
 )
-from console.core.model import (
-    SourceStatus,
-)
-from console.core.states import RunState, WaveState, wave_end_for
-from console.metrics.instruments import forget_run
+from console.core.format import plural
+from console.core.model import ClusterState, SourceStatus, partition_name
+from console.core.states import RunState, WaveState
+from console.moves.cancel import cancelled_text
+from console.moves.guardrails import GuardrailSettings
 from console.notify.events import Event
 from console.plans.plan import parse_plan
-from console.runs.dirmoves import DirMoving, _not_in_dir_text
-from console.runs.election import Electing
+from console.runs.closing import Closer, Ending
+from console.runs.dirmoves import DirMover
+from console.runs.election import Elector
 from console.runs.gateway import ClusterGateway
-from console.runs.steps import ExecutorBase, Step
-from console.runs.submitting import Submitting
-from console.runs.throttling import Throttling
-from console.runs.watching import Watching
+from console.runs.guarding import Guarding
+from console.runs.lease import fenced
+from console.runs.reading import READ_WITHIN_S, BoundedReads
+from console.runs.steps import Ports, Step
+from console.runs.submitting import Submitter
+from console.runs.throttling import Throttler
+from console.runs.watching import Watcher, WaveStatus
 from console.storage.runs import Run, Wave
 from console.storage.store import Store
 
-__all__ = ["LEASE_S", "Executor", "Step", "clean_up_after_cancel"]
+__all__ = ["LEASE_S", "Executor", "clean_up_after_cancel"]
 
 LEASE_S = float(os.environ.get("CONSOLE_RUN_LEASE_S", "30"))
 """A worker that stops without saying so (killed) gives its runs up to another after this long."""
 
 
-_ENDED = {
-    RunState.COMPLETED: Event.RUN_COMPLETED,
-    RunState.STOPPED: Event.RUN_STOPPED,
-    RunState.CANCELLED: Event.RUN_CANCELLED,
-    RunState.ABANDONED: Event.RUN_ABANDONED,
-    RunState.FAILED: Event.RUN_FAILED,
-}
+class Executor:
+    """Carries runs out one step at a time: the coordinator of a run's parts, each an object of its
+    own (a module each) that it owns and sequences; a tick reads the cluster, asks the guardrails,
+    then submits, watches, elects or ends the run. It holds the lease of the run it drives: every
+    request of a part that changes the cluster is fenced by it."""
 
+    def __init__(
+        self,
+        store: Store,
+        cluster: ClusterGateway,
+        user: str,
+        settle_s: float = 1.5,
+        poll_s: float = 0.5,
+        stuck_after_s: float | None = None,
+        guardrails: GuardrailSettings | None = None,
+        read_within_s: float = READ_WITHIN_S,
+    ) -> None:
+        self.store = store
+        self.user = user
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        self.driving: int | None = None
+        """The run whose step is being taken (its lease checked before every request), or None."""
+        self.lease_s = 30.0
+        """How long the lease is renewed for (set with :attr:`driving`)."""
+        self.cluster = fenced(cluster, self._fence)
+        """The cluster, each request that changes it sent only while this executor holds the lease
+        of the run it drives (:mod:`console.runs.lease`)."""
+        self.read_clock: Callable[[], float] = time.monotonic
+        """Times each step's read of the cluster (the guardrails hold a wave on a picture that took too long)."""
+        self.reads = BoundedReads(
+            lambda: self.cluster.snapshot(), cluster.name, read_within_s, lambda: self.read_clock()
+        )
+        """Each step's read of the cluster, given up after ``read_within_s`` (:mod:`console.runs.reading`)."""
+        ports = Ports(store, self.cluster, user, self._fence)
+        self.guarding = Guarding(store, self.cluster, user, ports.announce, guardrails)
+        """The guardrails, asked at each step of a run before anything is sent (:mod:`console.runs.guarding`)."""
+        self.dirs = DirMover(ports)
+        self.throttler = Throttler(ports, poll_s)
+        self.submitter = Submitter(ports, poll_s)
+        self.watcher = Watcher(ports, settle_s, stuck_after_s)
+        self.elector = Elector(ports)
+        self.closer = Closer(ports, self.owner)
+        self.ports = ports
 
-class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBase):
-    """Carries runs out one step at a time; each concern a part of its own (a module each), this
-    class the coordinator: a tick reads the cluster, then submits, watches, elects or finishes."""
+    def _fence(self) -> None:
+        """Before a request of the run being driven: still its lease holder (renewed), or nothing is sent."""
+        run_id = self.driving
+        if run_id is not None and not self.store.runs.renew(run_id, self.owner, self.lease_s):
+            raise LeaseLost(
+                f"Run {run_id} is driven by another worker now: this one lost its lease (it was paused or "
+                "cut off from the store) and sends nothing more for it.",
+                "Nothing was sent; the run goes on with the worker that took it over.",
+            )
 
     # -- stepping --------------------------------------------------------------------------------
     def tick(self, run_id: int) -> Step:
@@ -64,7 +111,7 @@ class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBa
         with self.store.transaction():
             lease = self.store.runs.take(run_id, self.owner, LEASE_S)
             if lease.took_from is not None:  # the worker that drove it stopped, or was stopped
-                self._record(
+                self.ports.record(
                     run, "run-handover", {"run": run.id, "from": lease.took_from, "to": self.owner}, "taken over"
                 )
         if lease.holder is not None:
@@ -98,58 +145,111 @@ class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBa
             time.sleep(every)
 
     def _step(self, run: Run) -> Step:
-        state = self.cluster.snapshot()
+        read = self.reads.read()  # within its deadline, whatever the cluster does
+        state = read.state
+        # before anything is sent: it may pause, hold or slow the run (a picture that took too long, too)
+        guarded = self.guarding.step(run, state, read.seconds)
+        run = guarded.run
         if state.status.reassignments is not SourceStatus.OK:
-            return Step(run, None, "waiting: ListPartitionReassignments did not answer")
+            waits = "paused" if run.state is RunState.PAUSED else "waiting"
+            return Step(run, None, f"{waits}: {guarded.why or 'ListPartitionReassignments did not answer'}")
         wave = next((w for w in self.store.runs.waves(run.id) if w.state.open), None)
         if wave is None:
             if run.elect_leaders:  # every wave completed: the closing election, then completed
-                return self._elect(run, state)
-            off = self._not_in_dir(run)
-            return self._finish(
-                run,
-                RunState.COMPLETED,
-                response={"not_in_log_dir": off} if off else None,
-                did="run completed" + (f"; {_not_in_dir_text(off)}" if off else ""),
-            )
+                elected = self.elector.elect(run, state)
+                if isinstance(elected, Step):
+                    return elected
+                return self._end(run, self.closer.completed(run, self.dirs.not_in_dir(run), elected))
+            return self._end(run, self.closer.completed(run, self.dirs.not_in_dir(run), None))
         if wave.state is WaveState.PENDING:
+            if asked := self.store.runs.cancel_asked(run.id):  # cancelled as a run between two waves
+                return self._finish(run, RunState.CANCELLED, did=f"run cancelled by {asked}")
             if run.state is RunState.PAUSED:
-                return Step(run, wave.number, "paused")
+                return Step(run, wave.number, "paused" + (f": {guarded.why}" if guarded.why else ""))
             if run.state is RunState.STOPPING:
                 return self._finish(run, RunState.STOPPED)
-            self._throttle(run, wave.number, state, parse_plan(wave.entries_json).entries)
+            if guarded.hold:
+                return Step(run, wave.number, f"holding wave {wave.number}: {guarded.why}")
+            if guarded.slow:
+                kept = self.guarding.cut(run, wave.number)
+                wave = next(w for w in self.store.runs.waves(run.id) if w.number == wave.number)
+                self.ports.record(run, "wave-cut", {"run": run.id, "wave": wave.number, "kept": kept}, "cut")
+            self.throttler.throttle(run, wave.number, state, parse_plan(wave.entries_json).entries)
             with self.store.transaction():  # intent, before the request, by the run's driver only
                 self._fence()
                 self.store.runs.set_wave(run.id, wave.number, WaveState.SUBMITTING)
             return self._submit(run, wave, state)
         if wave.state is WaveState.SUBMITTING:  # a worker stopped between intent and answer: reconcile
             return self._submit(run, wave, state, resuming=True)
-        gone = self._gone(run, wave, state)
-        entries = self._accepted_entries(run, wave)
-        self._dirs_offline(run, wave.number, state, entries)
-        self._dir_moves(run, wave.number, state, entries)
-        accepted, pending, cancelled = self._wave_status(run, wave, state, entries)
-        if cancelled:
-            return self._cancelled(run, wave)
-        if pending:
-            self._min_isr_changes(run, state, pending)
-            self._watch(run, state, pending, accepted)
-            return Step(
-                run,
-                wave.number,
-                f"wave {wave.number}: {accepted - len(pending)} of {accepted} done"
-                + (f" ({len(gone)} gone)" if gone else ""),
-            )
-        self._unthrottle(run, wave.number)
+        gone = self.watcher.gone(run, wave, state)
+        entries = self.watcher.accepted(run, wave)
+        self.dirs.offline(run, wave.number, state, entries)
+        self.dirs.send(run, wave.number, state, entries)
+        status = self.watcher.status(run, wave, state, entries)
+        if status.pending:
+            self.watcher.watch(run, state, status)
+            return Step(run, wave.number, status.progress(wave.number, len(gone)))
+        behind = self.watcher.shown_on_brokers(run, wave, (e for e in entries if e.key not in status.cancelled))
+        if behind is not None:
+            return Step(run, wave.number, behind)
+        return self._wave_ended(run, wave, status)
+
+    def _submit(self, run: Run, wave: Wave, state: ClusterState, resuming: bool = False) -> Step:
+        """Send ``wave`` (``resuming``: reconciled with the cluster first): running, or, when the
+        controller took none of it, the run failed (nothing more is sent)."""
+        # named log dirs first, as the official tool does: a replica still to be created is placed there
+        self.dirs.send(run, wave.number, state, parse_plan(wave.entries_json).entries)
+        if not self.submitter.send(run, wave, state, resuming):  # older than 2.4: the znode path instead
+            return self._submit(self.store.runs.require(run.id), wave, state)
+        took = [o for o in self.store.runs.outcomes(run.id, wave.number) if o.accepted]
+        if not took:  # nothing of the wave runs: stop here, nothing more is sent
+            self.throttler.unthrottle(run, wave.number)
+            self.store.runs.set_wave(run.id, wave.number, WaveState.FAILED)
+            return self._finish(self.store.runs.require(run.id), RunState.FAILED)
+        self.store.runs.set_wave(run.id, wave.number, WaveState.RUNNING)
+        return Step(
+            self.store.runs.require(run.id),
+            wave.number,
+            f"wave {wave.number} submitted ({plural(len(took), 'partition')})",
+        )
+
+    def _wave_ended(self, run: Run, wave: Wave, status: WaveStatus) -> Step:
+        """Nothing of the wave is left to wait for. The run goes on (its wave completed, naming the
+        partitions an operator cancelled) unless it was cancelled as a run, or the cancels took back
+        everything the wave was moving: then it ends cancelled, and no further wave is sent."""
+        asked = self.store.runs.cancel_asked(run.id)
+        if asked or (status.cancelled and not status.accepted):
+            if status.accepted:
+                self._wave_completed(run, wave, status)
+            else:
+                self.throttler.unthrottle(run, wave.number)
+                self.store.runs.set_wave(run.id, wave.number, WaveState.CANCELLED)
+            return self._end(run, self.closer.cancelled(self.store.runs.require(run.id), asked))
+        self._wave_completed(run, wave, status)
+        said = f"; {cancelled_text(status.cancelled)}" if status.cancelled else ""
+        return Step(self.store.runs.require(run.id), wave.number, f"wave {wave.number} completed{said}")
+
+    def _wave_completed(self, run: Run, wave: Wave, status: WaveStatus) -> None:
+        """Its throttles off, the wave completed (audited, naming the partitions cancelled), said."""
+        self.throttler.unthrottle(run, wave.number)
+        cancelled = [partition_name(*k) for k in status.cancelled]
+        response = {**({"cancelled": cancelled} if cancelled else {}), **self.watcher.brokers_said(run, wave)}
         with self.store.transaction():
             self.store.runs.set_wave(run.id, wave.number, WaveState.COMPLETED)
-            self._record(run, "wave-complete", {"run": run.id, "wave": wave.number}, "completed")
-        self._notify(run, Event.WAVE_DONE, f"Wave {wave.number} of run #{run.id} ({run.name}) completed.")
-        return Step(self.store.runs.require(run.id), wave.number, f"wave {wave.number} completed")
+            self.ports.record(
+                run,
+                "wave-complete",
+                {"run": run.id, "wave": wave.number},
+                "completed",
+                response=response or None,
+            )
+        said = f", {cancelled_text(status.cancelled)}" if status.cancelled else ""
+        self.ports.notify(run, Event.WAVE_DONE, f"Wave {wave.number} of run #{run.id} ({run.name}) completed{said}.")
 
     def _after_cancel(self, run_id: int) -> Step:
-        """Clean up a run whose running wave was cancelled (see :func:`clean_up_after_cancel`):
-        throttles off, run marked cancelled.
+        """Clean up after a cancel of a run's partitions (see :func:`clean_up_after_cancel`): those
+        cancelled are recorded, and once nothing of the wave is left to wait for, the wave ends as
+        :meth:`_wave_ended` says (the run cancelled: its throttles off).
         Only with the run's lease: when a worker drives the run, the worker cleans up at its next
         step (two clean-ups at once would each take the throttles off and record it)."""
         run = self.store.runs.require(run_id)
@@ -161,24 +261,23 @@ class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBa
             return Step(run, wave.number, f"its worker cleans up ({holder})")
         self.driving, self.lease_s = run_id, LEASE_S
         try:
-            _, _, cancelled = self._wave_status(run, wave, self.cluster.snapshot())
-            if cancelled:
-                return self._cancelled(run, wave)
+            status = self.watcher.status(run, wave, self.cluster.snapshot())
+            if not status.pending:
+                return self._wave_ended(run, wave, status)
             return Step(run, wave.number, "still moving")
         finally:
             self.driving = None
             self.store.runs.release(run_id, self.owner)
 
-    def _cancelled(self, run: Run, wave: Wave) -> Step:
-        """The wave's partitions left the list without reaching their targets: cancelled."""
-        self._unthrottle(run, wave.number)
-        self.store.runs.set_wave(run.id, wave.number, WaveState.CANCELLED)
-        return self._finish(self.store.runs.require(run.id), RunState.CANCELLED)
-
     # -- ending a run -------------------------------------------------------------------------------
+    def apply_rate(self, run: Run, rate: int) -> None:
+        """Give the brokers the running wave throttles the run's new ``rate`` (the ledger keeps
+        what was there before the run); the caller recorded the change."""
+        self.throttler.apply_rate(run, rate)
+
     def _fail(self, run: Run, why: str) -> Step:
         try:
-            self._unthrottle(run, None)
+            self.throttler.unthrottle(run, None)
         except ConsoleError:
             pass  # left in the ledger for the sweeper
         return self._finish(run, RunState.FAILED, unthrottle=False, response={"error": why}, did=f"run failed: {why}")
@@ -186,6 +285,9 @@ class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBa
     def finish(self, run: Run, how: RunState, request: dict[str, object] | None = None) -> Step:
         """End ``run`` as ``how`` (its throttles off first); for operations such as abandon."""
         return self._finish(run, how, request=request)
+
+    def _end(self, run: Run, ending: Ending) -> Step:
+        return self._finish(run, ending.how, response=ending.response, did=ending.did)
 
     def _finish(
         self,
@@ -196,48 +298,25 @@ class Executor(Submitting, Watching, DirMoving, Throttling, Electing, ExecutorBa
         response: object = None,
         did: str | None = None,
     ) -> Step:
+        """End ``run`` as ``how``: its throttles off (unless ``unthrottle`` is False), then closed
+        once (:meth:`Closer.close`), the guardrails forget it, the team is told."""
         if unthrottle:
-            self._unthrottle(run, None)
-        end = wave_end_for(how)
-        with self.store.transaction():
-            now = self.store.runs.require(run.id)
-            if not now.active:  # ended meanwhile (a cancel's clean-up and the worker both saw it): once only
-                return Step(now, None, now.state)
-            for w in self.store.runs.waves(run.id):
-                if w.state.open:
-                    self.store.runs.set_wave(run.id, w.number, end)
-            self.store.runs.set_state(run.id, how)
-            self._record(run, f"run-{how}", {"run": run.id, **(request or {})}, how.value, response=response)
-        self.store.runs.release(run.id, self.owner)
-        self._ended(run, how, did)
+            self.throttler.unthrottle(run, None)
+        ended = self.closer.close(run, how, request, response)
+        if ended is not None:
+            return ended
+        self.guarding.forget(run)
+        self.closer.told(run, how, did)
         return Step(self.store.runs.require(run.id), None, did or f"run {how}")
-
-    def _ended(self, run: Run, how: RunState, did: str | None) -> None:
-        """A run just ended: said to the team, and so is any throttle it could not take off."""
-        forget_run(run.cluster, run.id)
-        self._notify(
-            run, _ENDED[how], _sentence(did or f"run {how}") + f" (run #{run.id}, {run.name}, by {run.author})."
-        )
-        left = self.store.runs.ledger(run.id)
-        if left:
-            where = ", ".join(sorted({f"{e.kind} {e.name}: {e.key}" for e in left})[:10])
-            self._notify(
-                run,
-                Event.THROTTLE_LEFT,
-                f"{len(left)} throttle setting(s) run #{run.id} set are still on the cluster ({where}); "
-                "take them off with `python -m console throttle --sweep` (or Overview's throttles).",
-            )
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def clean_up_after_cancel(store: Store, cluster: ClusterGateway, user: str, run_ids: Iterable[int]) -> list[Step]:
-    """After a cancel the controller took, each run among ``run_ids`` whose running wave it ended
-    has its throttles taken off and ends as cancelled, now: the one place a cancel's clean-up is
-    driven from outside a run's worker. A run a worker drives (it holds the lease) is left to that
-    worker, which cleans up at its next step; so is one the cluster does not answer for now."""
+    """After a cancel the controller took, each run among ``run_ids`` has its cancelled partitions
+    recorded and, when nothing of its running wave is left to wait for, the wave ended now (the run
+    cancelled, its throttles off, when it was cancelled as a run or nothing of the wave moved): the
+    one place a cancel's clean-up is driven from outside a run's worker. A run a worker drives (it
+    holds the lease) is left to that worker, which cleans up at its next step; so is one the
+    cluster does not answer for now."""
     executor = Executor(store, cluster, user)
     steps = []
     for run_id in sorted(set(run_ids)):

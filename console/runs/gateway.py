@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from console.adapters.records import Configs
 from console.core.model import BrokerId, ClusterInfo, ClusterState, DirOutcome, Outcome, TopicPartition
+from console.core.shown import BrokerView
 
 Targets = Mapping[TopicPartition, tuple[BrokerId, ...] | None]
 """Per partition: its target replicas, or None to cancel its reassignment."""
@@ -29,6 +30,11 @@ class ClusterGateway(Protocol):
     def has_zookeeper(self) -> bool:
         """Whether the legacy ``/admin/reassign_partitions`` path can be used."""
 
+    @property
+    def max_throttle(self) -> int:
+        """The cluster's throttle ceiling in bytes/s (its ``max_throttle`` setting): the highest rate
+        its broker links carry; a throttle above it is effectively unthrottled."""
+
     def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False) -> ClusterState:
         """A fresh snapshot (or one at most ``max_age_s`` old); never raises for cluster trouble.
         ``lean``: fresh, with only what a cancel needs (no log dirs, no configs)."""
@@ -39,6 +45,10 @@ class ClusterGateway(Protocol):
 
     def list_reassignments(self) -> Collection[TopicPartition]:
         """The partitions the controller lists as reassigning (cheap: for waiting on a cancel)."""
+
+    def replicas_seen(self, keys: Collection[TopicPartition]) -> tuple[BrokerView, ...]:
+        """Each live broker's own view of ``keys``' replica sets (Metadata asked of each broker),
+        which trails the controller's: what ``kafka-topics --describe`` shows from that broker."""
 
     def alter_reassignments(self, targets: Targets, *, allow_rf_change: bool = True) -> dict[TopicPartition, Outcome]:
         """AlterPartitionReassignments; per partition the controller's answer. ``allow_rf_change``

@@ -16,37 +16,37 @@ from console.core.model import (
     Outcome,
     TopicPartition,
 )
-from console.core.states import RunState, SubmitPath, WaveState
+from console.core.states import SubmitPath
 from console.metrics.instruments import WAVES_SENT
 from console.moves.rf_guard import split_by_rf
 from console.plans.plan import parse_plan
 from console.runs.reassign import send_reassignments
-from console.runs.steps import ExecutorBase, Step
+from console.runs.steps import Ports
 from console.storage.runs import Run, Wave
 
 
-class Submitting(ExecutorBase):
-    """A wave's partitions sent once, their answers kept."""
+class Submitter:
+    """A wave's partitions sent once (what the cluster shows sent already is not sent again), their
+    answers kept."""
 
-    # -- the side effects, each announced in the store first ---------------------------------------
-    def _submit(self, run: Run, wave: Wave, state: ClusterState, resuming: bool = False) -> Step:
-        # named log dirs first, as the official tool does: a replica still to be created is placed there
-        self._dir_moves(run, wave.number, state, parse_plan(wave.entries_json).entries)
+    def __init__(self, ports: Ports, poll_s: float) -> None:
+        self.ports = ports
+        self.store = ports.store
+        self.cluster = ports.cluster
+        self.poll_s = poll_s
+        """Pause between looks when reconciling a resumed wave."""
+
+    def send(self, run: Run, wave: Wave, state: ClusterState, resuming: bool = False) -> bool:
+        """Send what is left of ``wave`` (``resuming``: a worker stopped between its intent and its
+        answer: reconciled with the cluster first), its answers kept; False when the cluster is
+        older than 2.4 (nothing was applied: the run takes the znode path, and its wave is sent again)."""
         send = self._left_to_send(run, wave, state, resuming)
         request = {"run": run.id, "wave": wave.number, "partitions": [[t, p, list(r)] for (t, p), r in send.items()]}
         if send and run.path is SubmitPath.ZOOKEEPER:
             self._send_znode(run, wave, request, send)
-        elif send and not self._send_wave(run, wave, request, send, state):  # older than 2.4: the znode path instead
-            return self._submit(self.store.runs.require(run.id), wave, state)
-        took = [o for o in self.store.runs.outcomes(run.id, wave.number) if o.accepted]
-        if not took:  # nothing of the wave runs: stop here, nothing more is sent
-            self._unthrottle(run, wave.number)
-            self.store.runs.set_wave(run.id, wave.number, WaveState.FAILED)
-            return self._finish(self.store.runs.require(run.id), RunState.FAILED)
-        self.store.runs.set_wave(run.id, wave.number, WaveState.RUNNING)
-        return Step(
-            self.store.runs.require(run.id), wave.number, f"wave {wave.number} submitted ({len(took)} partitions)"
-        )
+        elif send and not self._send_wave(run, wave, request, send, state):
+            return False
+        return True
 
     def _left_to_send(
         self, run: Run, wave: Wave, state: ClusterState, resuming: bool
@@ -79,11 +79,11 @@ class Submitting(ExecutorBase):
                 break
             time.sleep(self.poll_s)
             state = self.cluster.snapshot()
-        orphans = self._orphans(run, "submit-wave", wave.number)  # a driver before this one stopped mid-request
+        orphans = self.ports.orphans(run, "submit-wave", wave.number)  # a driver before this one stopped mid-request
         with self.store.transaction():
             if found:
                 self.store.runs.add_outcomes(run.id, wave.number, found)
-            self._resumed(
+            self.ports.resumed(
                 run,
                 orphans,
                 {"already_sent": [[o.topic, o.partition] for o in found], "sent_again": [[t, p] for t, p in send]},
@@ -94,7 +94,7 @@ class Submitting(ExecutorBase):
         self, run: Run, wave: Wave, request: dict[str, object], send: dict[TopicPartition, tuple[BrokerId, ...]]
     ) -> None:
         """The wave through the pre-2.4 znode (its intent says so)."""
-        intent = self._announce(run, "submit-wave", {**request, "path": "zookeeper"}).answered_as(request)
+        intent = self.ports.announce(run, "submit-wave", {**request, "path": "zookeeper"}).answered_as(request)
         intent.send(partial(self.cluster.create_legacy_reassignment, send))
         with self.store.transaction():
             self.store.runs.add_outcomes(
@@ -120,7 +120,7 @@ class Submitting(ExecutorBase):
         _, changing = split_by_rf(send, state.partition_index)
         if changing:
             request = {**request, "rf_changes": [[t, p] for t, p in changing]}
-        intent = self._announce(run, "submit-wave", request)
+        intent = self.ports.announce(run, "submit-wave", request)
         try:
             outcomes = intent.send(
                 partial(send_reassignments, self.cluster, send, state),
@@ -135,8 +135,8 @@ class Submitting(ExecutorBase):
                 intent.answer("unsupported: using the znode path")
             return False
         except PartiallyApplied as e:  # what was applied is recorded; resuming reconciles the rest
-            self._partly_answered(intent, wave.number, e)
+            self.ports.partly_answered(intent, wave.number, e)
             raise e.cause from None
-        self._answered(intent, wave.number, list(outcomes.values()))  # nothing applied on a failure: sent again
+        self.ports.answered(intent, wave.number, list(outcomes.values()))  # nothing applied on a failure: sent again
         WAVES_SENT.labels(run.cluster).inc()
         return True

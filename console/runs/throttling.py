@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from console.adapters.kafka import CONFIGS_PARTIAL
+from console.adapters.kafka.wire import CONFIGS_PARTIAL
 from console.core.errors import (
     ClusterUnavailable,
 )
@@ -19,12 +19,20 @@ from console.moves.throttles import Throttle, merged, unmerged, wave_throttle
 from console.plans.plan import PlanEntry
 from console.runs.audited import Intent
 from console.runs.settle import configs_shown, send_configs
-from console.runs.steps import BrokerChanges, ExecutorBase, TopicChanges
+from console.runs.steps import BrokerChanges, Ports, TopicChanges
 from console.storage.runs import LedgerEntry, Run
 
 
-class Throttling(ExecutorBase):
-    """Throttles set, ledgered and taken off."""
+class Throttler:
+    """A run's throttles: set per wave at its rate (the ledger keeping what was there before), set
+    to a new rate, and taken off exactly."""
+
+    def __init__(self, ports: Ports, poll_s: float) -> None:
+        self.ports = ports
+        self.store = ports.store
+        self.cluster = ports.cluster
+        self.poll_s = poll_s
+        """Pause between looks while waiting for the brokers to report a throttle."""
 
     def apply_rate(self, run: Run, rate: int) -> None:
         """Give the brokers the running wave throttles the run's new ``rate`` (the ledger keeps
@@ -35,7 +43,7 @@ class Throttling(ExecutorBase):
                 changes.setdefault(BrokerId(int(e.name)), {})[e.key] = str(rate)
         self.cluster.alter_configs(changes, {})
 
-    def _throttle(self, run: Run, wave: int, state: ClusterState, entries: tuple[PlanEntry, ...]) -> None:
+    def throttle(self, run: Run, wave: int, state: ClusterState, entries: tuple[PlanEntry, ...]) -> None:
         """Throttle what ``wave`` moves at the run's rate, the ledger recording what was there before."""
         if run.rate is None:
             return
@@ -43,10 +51,10 @@ class Throttling(ExecutorBase):
         _throttles_known(state, need)
         with self.store.transaction():
             brokers, topics = self._ledger_throttle(run, wave, state, need)
-            self._resumed(run, self._orphans(run, "throttle-set", wave), found(bool(brokers or topics)))
+            self.ports.resumed(run, self.ports.orphans(run, "throttle-set", wave), found(bool(brokers or topics)))
             if not brokers and not topics:  # the cluster shows it throttled already: nothing is sent again
                 return
-            intent = self._announce(
+            intent = self.ports.announce(
                 run,
                 "throttle-set",
                 {
@@ -110,11 +118,7 @@ class Throttling(ExecutorBase):
             "The console checks again at its next step.",
         )
 
-    def unthrottle(self, run: Run) -> None:
-        """Take away everything this run set (for an abandoned run); see :meth:`_unthrottle`."""
-        self._unthrottle(run, None)
-
-    def _unthrottle(self, run: Run, wave: int | None) -> None:
+    def unthrottle(self, run: Run, wave: int | None) -> None:
         """Take away exactly what this run (this wave) set; restore what was there before. A
         broker rate another, later run also set is handed over to it instead."""
         mine = [e for e in self.store.runs.ledger(run.id) if wave is None or e.wave == wave]
@@ -127,7 +131,7 @@ class Throttling(ExecutorBase):
                 "The console tries again at its next step.",
             )
         brokers, topics, done = self._to_restore(mine, fresh)
-        orphans = self._orphans(run, "throttle-removed", wave)  # a driver before this one stopped mid-request
+        orphans = self.ports.orphans(run, "throttle-removed", wave)  # a driver before this one stopped mid-request
         if brokers or topics:  # else already as they were (a driver before this one took them off): nothing sent
             request = {
                 "run": run.id,
@@ -136,12 +140,12 @@ class Throttling(ExecutorBase):
                 "topics": topics,
             }
             with self.store.transaction():
-                self._resumed(run, orphans, found(True))
-                intent = self._announce(run, "throttle-removed", request)
+                self.ports.resumed(run, orphans, found(True))
+                intent = self.ports.announce(run, "throttle-removed", request)
             self._configs(intent, brokers, topics)
         with self.store.transaction():
             if not (brokers or topics):
-                self._resumed(run, orphans, found(False))
+                self.ports.resumed(run, orphans, found(False))
             for i in done:
                 self.store.runs.ledger_restored(i)
 

@@ -13,8 +13,11 @@ from console.core.errors import ConsoleError
 from console.core.model import SourceStatus, cluster_key
 from console.metrics.instruments import HEARTBEAT, IN_FLIGHT
 from console.metrics.server import served
-from console.runs.executor import Executor, Step
+from console.moves.guardrails import GuardrailSettings
+from console.runs.executor import Executor
 from console.runs.gateway import ClusterGateway
+from console.runs.reading import BoundedReads
+from console.runs.steps import Step
 from console.storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -28,8 +31,9 @@ class Worker:
         user: str,
         every_s: float = 1.0,
         progress: Callable[[Step], None] | None = None,
+        guardrails: GuardrailSettings | None = None,
     ) -> None:
-        self.executor = Executor(store, cluster, user)
+        self.executor = Executor(store, cluster, user, guardrails=guardrails)
         self.store = store
         self.gateway = cluster
         self.every_s = every_s
@@ -37,6 +41,8 @@ class Worker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._cluster: str | None = None
+        self._gauge_reads = BoundedReads(lambda: cluster.snapshot(max_age_s=5.0), cluster.name)
+        """The gauge's read, bounded as the steps' are: a cluster that hangs does not hold the loop up."""
 
     def cluster(self) -> str:
         """The cluster's id once it answered (for good), else its configured name."""
@@ -67,7 +73,7 @@ class Worker:
         HEARTBEAT.labels(cluster).set(time.time())
         if served() is None:  # nothing scrapes it: the cluster is not read for it (the pages share one read)
             return
-        state = self.gateway.snapshot(max_age_s=5.0)
+        state = self._gauge_reads.read().state
         if state.status.reassignments is not SourceStatus.OK:
             return
         ours = self.store.runs.active_partitions(cluster)

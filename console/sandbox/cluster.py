@@ -22,34 +22,32 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from console.core.errors import SandboxError
-from console.sandbox.config import RACKS as RACKS
-from console.sandbox.config import SASL_USERS as SASL_USERS
 from console.sandbox.config import (
+    RACKS,
+    SASL_USERS,
     _broker_common,
     _sasl,
     _sasl_listener,
     _write_log4j,
     _write_props,
+    tiered_props,
 )
-from console.sandbox.config import tiered_props as tiered_props
-from console.sandbox.jars import COMPLETE as COMPLETE
 from console.sandbox.jars import (
     POM,
     Log,
     _release_of,
     _require,
     _stderr,
+    cache_dir,
     ensure_classpath,
     ensure_tiered_jar,
     missing_jars,
 )
-from console.sandbox.jars import TIERED_RSM as TIERED_RSM
-from console.sandbox.jars import cache_dir as cache_dir
 from console.sandbox.versions import (
     ZOOKEEPER_KAFKA,
     KafkaRelease,
@@ -273,6 +271,7 @@ def up(
     timeout: float = 120.0,
     kraft: bool = False,
     tiered_storage: bool = False,
+    broker_config: Mapping[str, object] | None = None,
 ) -> Sandbox:
     """Start a fresh sandbox in ``data_dir`` (or return the one already running there).
 
@@ -280,7 +279,9 @@ def up(
     ``kraft``: KRaft mode. The choice is checked before anything starts; see
     ``versions.sandbox_options`` for what is chosen when nothing is asked for. ``tiered_storage``:
     brokers with tiered storage on Kafka's LocalTieredStorage (:func:`tiered_props`), for the
-    releases whose ``kafka-storage`` test jar Maven Central has (not 4.4.0)."""
+    releases whose ``kafka-storage`` test jar Maven Central has (not 4.4.0). ``broker_config``:
+    configs every broker (and controller) is given over the sandbox's own, e.g. a longer
+    ``broker.session.timeout.ms`` so that a paused broker lags out of the ISR before it is fenced."""
     options = sandbox_options(kafka_version, zookeeper=zookeeper, kraft=kraft)
     if brokers < 1:
         raise SandboxError(f"A sandbox needs at least one broker (asked for {brokers}).")
@@ -302,7 +303,8 @@ def up(
     _write_log4j(data)
     jvm = _Jvm(f"{libs}/*" + (f":{tiered}/*" if tiered else ""), data, release)
     kraft_mode = options.mode is Mode.KRAFT
-    sb = (_plan_kraft if kraft_mode else _plan_zookeeper)(jvm, brokers, tiered_props(data) if tiered else {})
+    extra = {**(tiered_props(data) if tiered else {}), **(broker_config or {})}
+    sb = (_plan_kraft if kraft_mode else _plan_zookeeper)(jvm, brokers, extra)
     sb.tiered_storage = tiered is not None
     sb.started_at = time.time()
     try:
@@ -670,17 +672,7 @@ def _plan_zookeeper(jvm: _Jvm, n: int, extra: dict[str, object] | None = None) -
         }
         procs.append(_broker_proc(jvm, i, port, props))
         brokers.append({"id": i, "rack": RACKS[i % len(RACKS)], "port": port})
-    return Sandbox(
-        Mode.ZOOKEEPER,
-        str(data),
-        jvm.classpath,
-        ",".join(f"127.0.0.1:{p}" for p in ports),
-        zk,
-        brokers,
-        procs,
-        sasl_bootstrap_servers=",".join(f"127.0.0.1:{p}" for p in sasl_ports),
-        kafka_version=str(jvm.release),
-    )
+    return _planned(Mode.ZOOKEEPER, jvm, ports, sasl_ports, zk, brokers, procs)
 
 
 def _plan_kraft(jvm: _Jvm, n: int, extra: dict[str, object] | None = None) -> Sandbox:
@@ -713,17 +705,35 @@ def _plan_kraft(jvm: _Jvm, n: int, extra: dict[str, object] | None = None) -> Sa
         }
         procs.append(_broker_proc(jvm, i, port, props, controller=controller))
         brokers.append({"id": i, "rack": RACKS[i % len(RACKS)], "port": port})
+    return _planned(Mode.KRAFT, jvm, ports, sasl_ports, None, brokers, procs, controllers=cports)
+
+
+def _addresses(ports: list[int]) -> str:
+    return ",".join(f"127.0.0.1:{p}" for p in ports)
+
+
+def _planned(
+    mode: Mode,
+    jvm: _Jvm,
+    ports: list[int],
+    sasl_ports: list[int],
+    zk: str | None,
+    brokers: list[dict[str, object]],
+    procs: list[Proc],
+    controllers: list[int] | None = None,
+) -> Sandbox:
+    """The sandbox a plan of processes makes: its listeners' addresses on loopback."""
     return Sandbox(
-        Mode.KRAFT,
-        str(data),
+        mode,
+        str(jvm.data),
         jvm.classpath,
-        ",".join(f"127.0.0.1:{p}" for p in ports),
-        None,
+        _addresses(ports),
+        zk,
         brokers,
         procs,
-        sasl_bootstrap_servers=",".join(f"127.0.0.1:{p}" for p in sasl_ports),
+        sasl_bootstrap_servers=_addresses(sasl_ports),
         kafka_version=str(jvm.release),
-        controller_bootstrap_servers=",".join(f"127.0.0.1:{c}" for c in cports),
+        controller_bootstrap_servers=_addresses(controllers) if controllers else None,
     )
 
 

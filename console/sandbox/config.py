@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from console.sandbox.jars import COMPLETE as COMPLETE
-from console.sandbox.jars import TIERED_RSM as TIERED_RSM
+from console.sandbox.jars import TIERED_RSM
 from console.sandbox.versions import (
     Mode,
 )

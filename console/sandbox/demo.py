@@ -1,18 +1,23 @@
 """Demo data for the sandbox: topics of different shapes with a few MB each, and optionally a
 throttled reassignment in flight so the Live page has something to show.
 
-The demo reassignment writes to the cluster directly (kafka-python and confluent-kafka): it is a
-sandbox fixture, not the console's write path (that is the executor, with its ledger).
+:func:`start_demo_reassignment` writes to the cluster directly (kafka-python and confluent-kafka): a
+move by another mover, as the tests and benchmarks need one; the demo's own move is a run of the
+console (:mod:`console.cli.demo`).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from console.core.errors import SandboxError
+
+B = TypeVar("B", bound=int)
+"""A broker id."""
 
 
 @dataclass(frozen=True)
@@ -177,6 +182,11 @@ def set_broker_rates(bootstrap: str, brokers: list[int], rate: int) -> None:
         time.sleep(0.2)
 
 
+def one_broker_along(replicas: Iterable[B], ring: Sequence[B]) -> tuple[B, ...]:
+    """Each replica moved to the next broker of ``ring`` (sorted broker ids), as the demo moves them."""
+    return tuple(ring[(ring.index(b) + 1) % len(ring)] for b in replicas)
+
+
 def start_demo_reassignment(
     bootstrap: str,
     broker_ids: list[int],
@@ -196,7 +206,7 @@ def start_demo_reassignment(
     leader_thr, follower_thr = [], []
     for pid, pm in sorted(md.partitions.items()):
         current = list(pm.replicas)
-        target = [ring[(ring.index(b) + 1) % len(ring)] for b in current]
+        target = list(one_broker_along(current, ring))
         targets[pid] = target
         leader_thr += [f"{pid}:{b}" for b in current]
         follower_thr += [f"{pid}:{b}" for b in target if b not in current]
@@ -234,22 +244,9 @@ def start_demo_reassignment(
     return targets
 
 
-def load_demo(bootstrap: str, broker_ids: list[int], reassignment: bool, log: Callable[[str], None] = print) -> None:
-    """Demo data in a sandbox, idempotent: the demo topics that are missing are created and filled,
-    and (with ``reassignment``) the throttled demo reassignment starts unless one is in flight."""
+def load_demo(bootstrap: str, log: Callable[[str], None] = print) -> None:
+    """Demo data in a sandbox, idempotent: the demo topics that are missing are created and filled."""
     created = create_topics(bootstrap, log=log)
     fresh = tuple(t for t in DEMO_TOPICS if t.name in created)
     if fresh:
         produce(bootstrap, fresh, log=log)
-    if reassignment and not _in_flight(bootstrap, DEMO_REASSIGN_TOPIC):
-        start_demo_reassignment(bootstrap, broker_ids, log=log)
-
-
-def _in_flight(bootstrap: str, topic: str) -> bool:
-    from kafka.admin import KafkaAdminClient
-
-    kp = KafkaAdminClient(bootstrap_servers=bootstrap.split(","), client_id="sandbox-demo")
-    try:
-        return any(tp.topic == topic for tp in kp.list_partition_reassignments())
-    finally:
-        kp.close()

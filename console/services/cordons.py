@@ -1,4 +1,4 @@
-"""Cordon and uncordon brokers and log dirs (KIP-1066): :func:`cordon`, :func:`uncordon`.
+"""Cordon and uncordon brokers and log dirs (KIP-1066): :func:`change`.
 
 A cordon is the broker config ``cordoned.log.dirs``: ``*`` cordons the whole broker, a list of its
 log dirs cordons those. A cordoned dir receives no new replica of a new topic or partition; a
@@ -24,7 +24,7 @@ from console.access.auth import Identity
 from console.core.cluster_info import cordons_supported, cordons_text
 from console.core.errors import ClusterUnavailable, ConfigError, ConsoleError, UnsupportedByCluster
 from console.core.limits import CORDON_ALL, CORDONED_LOG_DIRS
-from console.core.model import Broker, BrokerId, ClusterState, cluster_key, cordon_value
+from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, cluster_key, cordon_value
 from console.runs.gateway import ClusterGateway
 from console.services.guard import REFUSED, audited_send, require
 from console.storage.store import Store
@@ -75,33 +75,6 @@ def _shown(entries: tuple[str, ...]) -> str:
     return f"'{cordon_value(entries)}'" if entries else "(none)"
 
 
-def cordon(
-    store: Store,
-    cluster: ClusterGateway,
-    who: Identity,
-    broker: int,
-    log_dir: str | None = None,
-    confirm_s: float = 5.0,
-) -> CordonReport:
-    """Cordon ``broker`` as a whole (``cordoned.log.dirs`` = ``*``), or only its ``log_dir`` (added
-    to the list). Raises :class:`NotPermitted`, :class:`UnsupportedByCluster` or
-    :class:`ConfigError` (nothing sent), or the cluster's error for the request (audited)."""
-    return _change(store, cluster, who, CORDON, BrokerId(broker), log_dir, confirm_s)
-
-
-def uncordon(
-    store: Store,
-    cluster: ClusterGateway,
-    who: Identity,
-    broker: int,
-    log_dir: str | None = None,
-    confirm_s: float = 5.0,
-) -> CordonReport:
-    """Uncordon ``broker`` as a whole (``cordoned.log.dirs`` removed), or only its ``log_dir`` (taken
-    out of the list; out of ``*`` too: the broker's other dirs stay cordoned)."""
-    return _change(store, cluster, who, UNCORDON, BrokerId(broker), log_dir, confirm_s)
-
-
 def wanted_entries(action: str, broker: Broker, current: tuple[str, ...], log_dir: str | None) -> tuple[str, ...]:
     """``cordoned.log.dirs`` after ``action`` on ``broker`` (whose config is ``current`` now) for
     ``log_dir`` (None: the whole broker). ``()`` means the config is removed."""
@@ -116,20 +89,58 @@ def wanted_entries(action: str, broker: Broker, current: tuple[str, ...], log_di
     return tuple(d for d in current if d != log_dir)
 
 
-def _change(
+def change(
     store: Store,
     cluster: ClusterGateway,
     who: Identity,
     action: str,
-    broker: BrokerId,
-    log_dir: str | None,
-    confirm_s: float,
+    broker: int,
+    log_dir: str | None = None,
+    confirm_s: float = 5.0,
 ) -> CordonReport:
+    """``action`` (:data:`CORDON` or :data:`UNCORDON`) on ``broker`` as a whole, or only on its
+    ``log_dir``. A cordon of the whole broker sets ``cordoned.log.dirs`` to ``*``, of a dir adds it
+    to the list; an uncordon of the whole broker removes the config, of a dir takes it out of the
+    list (out of ``*`` too: the broker's other dirs stay cordoned). Raises :class:`NotPermitted`,
+    :class:`UnsupportedByCluster` or :class:`ConfigError` (nothing sent), or the cluster's error
+    for the request (audited)."""
+    bid = BrokerId(broker)
     state = cluster.snapshot()
     key = cluster_key(state, cluster.name)
     request: dict[str, object] = {"broker": int(broker), "log_dir": log_dir}
+    require(store, who, action, key, request)  # before the cluster is asked what it supports
+    target = check_change(store, who, action, key, state, cluster.cluster_info(), broker, log_dir)
+    current = _current(cluster, state, bid)
+    wanted = wanted_entries(action, target, current, log_dir)
+    request.update({"before": list(current), "after": list(wanted)})
+    if wanted == current:
+        store.audit.record(who.name, key, action, request, "unchanged")
+        return CordonReport(action, bid, log_dir, current, wanted, current)
+    configs = {bid: {CORDONED_LOG_DIRS: cordon_value(wanted) if wanted else None}}
+    _, intent = audited_send(store, who, key, action, request, partial(cluster.alter_configs, configs, {}))
+    reported = _read_back(cluster, bid, wanted, confirm_s)
+    outcome = "applied" if reported == wanted else "unconfirmed" if reported is None else "still reported otherwise"
+    intent.answer(outcome, {"reported": None if reported is None else list(reported)})
+    return CordonReport(action, bid, log_dir, current, wanted, reported)
+
+
+def check_change(
+    store: Store,
+    who: Identity,
+    action: str,
+    key: str,
+    state: ClusterState,
+    info: ClusterInfo,
+    broker: int,
+    log_dir: str | None,
+) -> Broker:
+    """The refusals of a cordon or uncordon (``action``) before anything is sent, against ``state``
+    and ``info``: the role (audited), a cluster that does not enforce cordons (audited), a broker
+    not registered or without that log dir (:class:`ConfigError`). The broker to change, when none
+    applies. A front end calls it before it asks for a confirmation; :func:`change` calls it again
+    on the cluster as it is when it sends."""
+    request: dict[str, object] = {"broker": int(broker), "log_dir": log_dir}
     require(store, who, action, key, request)
-    info = cluster.cluster_info()
     supported = cordons_supported(info)
     if supported is not True:
         why = (
@@ -144,21 +155,9 @@ def _change(
             "Upgrade the cluster and finalize metadata.version 4.3-IV0 or later (kafka-features upgrade), or "
             "exclude the broker from plans instead (--exclude-brokers)."
             if supported is False
-            else "Check that the cluster answers (Overview), then try again.",
+            else "Check that the cluster answers and says its metadata.version, then try again.",
         )
-    target = _target(state, broker, log_dir)
-    current = _current(cluster, state, broker)
-    wanted = wanted_entries(action, target, current, log_dir)
-    request.update({"before": list(current), "after": list(wanted)})
-    if wanted == current:
-        store.audit.record(who.name, key, action, request, "unchanged")
-        return CordonReport(action, broker, log_dir, current, wanted, current)
-    change = {broker: {CORDONED_LOG_DIRS: cordon_value(wanted) if wanted else None}}
-    _, intent = audited_send(store, who, key, action, request, partial(cluster.alter_configs, change, {}))
-    reported = _read_back(cluster, broker, wanted, confirm_s)
-    outcome = "applied" if reported == wanted else "unconfirmed" if reported is None else "still reported otherwise"
-    intent.answer(outcome, {"reported": None if reported is None else list(reported)})
-    return CordonReport(action, broker, log_dir, current, wanted, reported)
+    return _target(state, BrokerId(broker), log_dir)
 
 
 def _target(state: ClusterState, broker: BrokerId, log_dir: str | None) -> Broker:
@@ -174,13 +173,13 @@ def _target(state: ClusterState, broker: BrokerId, log_dir: str | None) -> Broke
         if not found.log_dirs:
             raise ClusterUnavailable(
                 f"The log dirs of broker {broker} could not be read, so {log_dir} cannot be checked; nothing was sent.",
-                "Check that DescribeLogDirs answers (Overview's sources), then try again.",
+                "Check that the broker answers DescribeLogDirs, then try again.",
             )
         paths = [d.path for d in found.log_dirs]
         if log_dir not in paths:
             raise ConfigError(
                 f"Broker {broker} has no log dir {log_dir} (its log dirs: {', '.join(paths)}); nothing was sent.",
-                "Name one of the broker's log dirs as DescribeLogDirs lists them (Overview, python -m console state).",
+                "Name one of the broker's log dirs as DescribeLogDirs lists them.",
             )
     return found
 

@@ -27,7 +27,9 @@ from console.core.model import BrokerId, ClusterMode, ClusterState, SourceStatus
 from console.core.states import DecommissionStep, RunState
 from console.notify.events import Event
 from console.notify.hub import emit
-from console.plans.generate import GenerateOptions, Goal, generate
+from console.plans.generate import generate
+from console.plans.generators.brokers import DRAIN_INCOMPLETE
+from console.plans.generators.options import GenerateOptions, Goal
 from console.plans.plan import plan_hash
 from console.runs.gateway import ClusterGateway
 from console.services import cordons, plans
@@ -54,7 +56,7 @@ def start(
     unknown = [b for b in wanted if state.broker(b) is None]
     if unknown:
         raise ConfigError(
-            f"Broker {ids_text(unknown)} is unknown to the cluster.", "Use broker ids the cluster knows (see Overview)."
+            f"Broker {ids_text(unknown)} is unknown to the cluster.", "Use ids from the cluster's broker list."
         )
     if not [b for b in state.brokers if b.registered and b.id not in wanted]:
         raise ConfigError("Decommissioning every broker leaves the cluster none.", "Keep at least one broker.")
@@ -196,7 +198,7 @@ def abandon(store: Store, who: Identity, flow_id: int, why: str = "") -> Decommi
             who,
             flow,
             Step.ABANDONED,
-            note="Abandoned" + (f": {why}" if why else "") + ". The cordons stay; uncordon on Overview if wanted.",
+            note="Abandoned" + (f": {why}" if why else "") + ". The cordons stay; uncordon the brokers if wanted.",
         )
     return _flow(store, flow_id)
 
@@ -239,7 +241,7 @@ def _cordon(
         )
         return
     for b in flow.brokers:
-        report = cordons.cordon(store, cluster, who, int(b))
+        report = cordons.change(store, cluster, who, cordons.CORDON, int(b))
         if report.changed and not report.confirmed:
             _set(store, who, flow, Step.CORDON, blocked=f"{report.summary()} Check the broker, then continue.")
             return
@@ -257,7 +259,7 @@ def _plan(
     except GoalImpossible as e:
         _set(store, who, flow, Step.PLAN, blocked=f"{e.message} {e.hint}")
         return
-    stuck = [f for f in made.report.findings if f.code == "drain-incomplete"]
+    stuck = [f for f in made.report.findings if f.code == DRAIN_INCOMPLETE]
     if stuck:
         _set(store, who, flow, Step.PLAN, blocked=f"{stuck[0].message} {stuck[0].hint}")
         return
@@ -396,7 +398,7 @@ def _readable(state: ClusterState) -> ClusterState:
     if state.status.metadata is not SourceStatus.OK:
         raise ClusterUnavailable(
             "The cluster's state could not be read: the flow cannot be checked now.",
-            "Check that the cluster answers (Overview), then continue; nothing was changed.",
+            "Check that the cluster answers, then continue; nothing was changed.",
         )
     return state
 

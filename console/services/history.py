@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from console.access.auth import Identity
-from console.core.errors import ConflictError, ConsoleError, StoreError
+from console.core.errors import ConsoleError, JobAlreadyRunning, StoreError
 from console.services.guard import REFUSED, require
 from console.storage.store import Store
 
@@ -82,7 +82,7 @@ def update_history(
     """Run the history job over ``snapshots`` into ``tables`` now, asked from ``cluster_id``'s
     History page; each stage line goes to ``on_line``. ``who`` needs the operator role (else
     :class:`console.core.errors.NotPermitted`); while a job runs over the same history, a request is
-    refused at once (:class:`ConflictError`, audited). Audited when it starts and when it ends
+    refused at once (:class:`~console.core.errors.JobAlreadyRunning`, audited). Audited when it starts and when it ends
     (failed, with the job's message, which is raised again). Returns the lines the job said."""
     asked: dict[str, object] = {"snapshots": str(snapshots), "tables": str(tables)}
     require(store, who, ACTION, cluster_id, asked)
@@ -91,7 +91,7 @@ def update_history(
         if busy is not None:
             why = f"The history job is running already ({busy}): one runs at a time."
             store.audit.record(who.name, cluster_id, ACTION, asked, REFUSED, response={"why": why})
-            raise ConflictError(why, "Wait for it to finish (its tables are then on this page), then update again.")
+            raise JobAlreadyRunning(why, "Wait for it to finish (its tables are then on this page), then update again.")
         started = time.monotonic()
         intent = store.audit.record(who.name, cluster_id, JOB, asked, "started")
         lines = 0

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 from console.access.auth import Identity, load_users
-from console.core.errors import ConfigError, ConsoleError
+from console.core.errors import ConfigError, ConsoleError, PlanNameTaken
 from console.core.model import (
     ClusterState,
     cluster_key,
 )
+from console.moves.impact import Pricing
 from console.notify.events import Event
 from console.notify.hub import emit
 from console.plans.plan import Plan, plan_hash, rollback
@@ -34,6 +35,7 @@ def save_plan(
     report: Report | None = None,
     *,
     draft_of: int | Literal["any"] | None = "any",
+    pricing: Pricing | None = None,
 ) -> int:
     """Save a draft (or overwrite the cluster's plan of that name) with its rollback against
     ``state`` and the basis for the stale check, and a generated plan's quality ``report``;
@@ -42,18 +44,23 @@ def save_plan(
     the cluster is (``snapshot(info=True)``); without it, every dir is ``any``.
 
     ``draft_of``: the plan this draft was saved as (None: a new draft). A plan of that name other
-    than it is not replaced: :class:`ConfigError`, nothing saved. ``"any"`` replaces whichever
-    plan has the name (the command line's and the generators' save by name)."""
+    than it is not replaced: :class:`~console.core.errors.PlanNameTaken`, nothing saved. ``"any"``
+    replaces whichever plan has the name (a save by name: the command line's ``save --replace``,
+    a notebook's). A blank name is :class:`ConfigError`. ``pricing``: the cluster's price table, for
+    the impact the approval message heads with (bytes only without it)."""
     key = cluster_key(state, cluster_name)
     detail: dict[str, object] = {"plan": None, "name": name.strip(), "partitions": len(plan)}
     if report is not None:
         detail |= {"generated": report.goal, "moved_replicas": report.moved_replicas, "moved_bytes": report.moved_bytes}
     require(store, who, "save plans", key, detail)
+    if not name.strip():
+        raise ConfigError("A saved plan needs a name.", "Type a name for it.")
     taken = None if draft_of == "any" else _plan_named(store, state, cluster_name, name)
     if taken is not None and taken != draft_of:
-        raise ConfigError(
+        raise PlanNameTaken(
             f"Plan {taken} is named {name.strip()!r} already: saving would replace its content.",
-            "Give this draft another name.",
+            "Give it another name.",
+            taken,
         )
     user = who.name
     with store.transaction():
@@ -67,8 +74,16 @@ def save_plan(
             report_json=None if report is None else json.dumps(report.to_dict()),
         )
         store.audit.record(user, key, "plan-saved", {**detail, "plan": plan_id}, "saved", plan_hash=plan_hash(plan))
-    _awaiting_approval(store, key, user, plan_id, name.strip())
+    _awaiting_approval(store, key, user, plan_id, name.strip(), lambda: _impact_headline(state, plan, pricing))
     return plan_id
+
+
+def _impact_headline(state: ClusterState, plan: Plan, pricing: Pricing | None) -> str:
+    """``Plan #N … copies 412.0 GB, 380.0 GB across zones ≈ USD 7.60; …``: what the approver decides on."""
+    from console.moves.impact_columns import impact
+    from console.plans.diff import diff
+
+    return impact(diff(state, plan, elect=None), pricing).headline()
 
 
 def _plan_named(store: Store, state: ClusterState, cluster_name: str, name: str) -> int | None:
@@ -78,7 +93,9 @@ def _plan_named(store: Store, state: ClusterState, cluster_name: str, name: str)
     return next((p.id for p in store.plans.list(key) if p.name == wanted), None)
 
 
-def _awaiting_approval(store: Store, key: str, user: str, plan_id: int, name: str) -> None:
+def _awaiting_approval(
+    store: Store, key: str, user: str, plan_id: int, name: str, headline: Callable[[], str] | None = None
+) -> None:
     """With the two-person rule on, a saved plan waits for an approval of its content on the
     cluster: the team hears who may give it."""
     try:
@@ -94,7 +111,8 @@ def _awaiting_approval(store: Store, key: str, user: str, plan_id: int, name: st
         cluster=key,
         who=user,
         detail=f"{user} saved plan #{plan_id} ({name}); it waits for approval. Who may approve: anyone with "
-        f"the approver role on this cluster who authored no version of it (not {', '.join(authors) or user}).",
+        f"the approver role on this cluster who authored no version of it (not {', '.join(authors) or user})."
+        + (f"\nImpact: this plan {headline()}." if headline is not None else ""),
         plan=plan_id,
     )
 

@@ -22,18 +22,14 @@ from console.moves.progress import estimate_run
 from console.moves.waves import WaveLimits, plan_waves
 from console.plans.diff import diff
 from console.plans.plan import Plan, PlanEntry, plan_hash
-from console.plans.validate import CORDONED_DESTINATION, blocking, validate
+from console.plans.rules.codes import CORDON_HINT, CORDONED_DESTINATION
+from console.plans.validate import blocking, validate
 from console.services.guard import REFUSED
 from console.storage.store import Store
 
 ESSENTIAL_READS = (("metadata", "Metadata"), ("reassignments", "ListPartitionReassignments"))
 """The parts of a snapshot (:class:`console.core.model.ReadStatus` field, Kafka request) a
 submission needs to have answered."""
-
-CORDON_HINT = (
-    "Change the plan, uncordon the broker first, or allow it explicitly (submit --allow-cordoned; "
-    "Review: “Submit onto cordoned brokers anyway”), which is audited."
-)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What changes a run, before, during and after it: what a submission would send
-(:func:`preflight`) and whether the two-person rule lets it go (:func:`two_person_problem`),
-:func:`start_run`, :func:`approve`; :func:`pause`, :func:`resume`, :func:`stop`,
+(:func:`preflight`) and whether the two-person rule lets it go (:func:`two_person_problem`; refused,
+audited, by :func:`check_approval`), :func:`start_run`, :func:`approve`; :func:`pause`, :func:`resume`, :func:`stop`,
 :func:`change_throttle`, :func:`abandon`; :func:`rollback_as_plan` and :func:`sweep` (throttles
 nothing needs).
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 
@@ -38,12 +38,14 @@ from console.notify.hub import emit
 from console.plans.diff import first_replica_changes
 from console.plans.plan import Plan, PlanEntry, parse_plan, plan_hash, rollback
 from console.runs.audited import Intent
-from console.runs.executor import Executor, Step
+from console.runs.executor import Executor
 from console.runs.gateway import ClusterGateway
+from console.runs.steps import Step
 from console.services.cancel import CancelReport, cancel_seen
-from console.services.guard import refuse, require
+from console.services.guard import REFUSED, refuse, require
 from console.services.other_moves import check_other_moves
 from console.services.preflight import Preflight, check_submit, first_sentence, preflight
+from console.services.unthrottled import check_ceiling
 from console.storage.runs import NewRun, RunLimits
 from console.storage.store import Store
 
@@ -83,53 +85,76 @@ def _plan_cluster_problem(store: Store, plan_id: int | None, key: str) -> str | 
     return f"Plan {plan_id} is a plan of cluster {saved.summary.cluster}, not of {key}: it is not run on another."
 
 
+@dataclass(frozen=True)
+class RunSettings:
+    """How a run goes: its throttle, its waves, how it is sent and ends, and what the operator
+    let through that would otherwise refuse it."""
+
+    rate: int | None = None
+    """The throttle, bytes/s on each broker that sends or receives (None: not throttled)."""
+    limits: WaveLimits = WaveLimits()
+    """What one wave may move."""
+    path: SubmitPath = SubmitPath.API
+    """ZOOKEEPER submits through the pre-2.4 znode (needs ZooKeeper; cannot be cancelled)."""
+    elect_leaders: bool | None = None
+    """The run ends with a preferred leader election of its partitions; None: when the plan changes
+    some partition's first replica (:func:`console.plans.diff.first_replica_changes`)."""
+    allow_cordoned: bool = False
+    """Cordoned destinations (KIP-1066: the controller would take them) do not refuse the run; the
+    run's audit entry records the override and what it lets through."""
+    allow_other_moves: bool = False
+    """Reassignments this console did not start in flight do not refuse the run
+    (:mod:`console.services.other_moves`)."""
+    unthrottled_ok: bool = False
+    """A ``rate`` above the cluster's ceiling (effectively unthrottled, :mod:`console.services.unthrottled`)
+    does not refuse the run."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What :func:`start_run` is asked: run ``plan`` (saved as ``plan_id``, or not saved), named
+    ``name``, as ``how`` says, by ``who``."""
+
+    who: Identity
+    plan: Plan
+    name: str
+    how: RunSettings = RunSettings()
+    plan_id: int | None = None
+    """The saved plan ``plan`` is the content of (needed under the two-person rule), or None."""
+    checked: Preflight | None = None
+    """The :func:`preflight` of ``plan`` the operator confirmed (None, or one of another plan: it is made again)."""
+
+
 def start_run(
-    store: Store,
-    cluster: ClusterGateway,
-    who: Identity,
-    state: ClusterState,
-    plan: Plan,
-    name: str,
-    rate: int | None = None,
-    limits: WaveLimits = WaveLimits(),
-    path: SubmitPath = SubmitPath.API,
-    elect_leaders: bool | None = None,
-    *,
-    users: Users | None,
-    plan_id: int | None = None,
-    allow_cordoned: bool = False,
-    checked: Preflight | None = None,
-    allow_other_moves: bool = False,
+    store: Store, cluster: ClusterGateway, state: ClusterState, request: RunRequest, *, users: Users | None
 ) -> int:
-    """Record a run of ``plan`` (refused when another active run moves the same partitions, with
-    :class:`console.core.errors.ConflictError`); a worker drives it from there. ``checked``: the
-    :func:`preflight` of ``plan`` against ``state`` the operator confirmed (None, or one of another
-    plan: it is made here). ``who`` needs the operator role, and with the two-person rule of
-    ``users`` on, ``plan`` must be saved plan ``plan_id`` approved by someone else
-    (:func:`two_person_problem`); else :class:`console.core.errors.NotPermitted`. A plan with
-    blocking errors, or a ``state`` whose Metadata or ListPartitionReassignments did not answer, is
-    refused, audited, with :class:`console.core.errors.SubmitRefused`
-    (:meth:`~console.services.preflight.Preflight.refusal`); the cordoned destinations (KIP-1066:
-    the controller would take them) block unless ``allow_cordoned``: then the run's audit entry
-    records the override and what it lets through; likewise while reassignments this console did not
-    start are in flight (:mod:`console.services.other_moves`), unless ``allow_other_moves``. ``path`` ZOOKEEPER submits through the pre-2.4
-    znode (needs ZooKeeper; cannot be cancelled). ``elect_leaders``: the run ends with a preferred
-    leader election of its partitions; None: when the plan changes some partition's first replica
-    (:func:`console.plans.diff.first_replica_changes`). The run keeps the plan's rollback against
-    ``state`` (:func:`console.plans.plan.rollback`), whose log dirs are named only when ``state``
-    carries what the cluster is (``snapshot(info=True)``) and it is Kafka 4.2 or later; else ``any``."""
+    """Record the run ``request`` asks for against ``state`` (refused when another active run moves
+    the same partitions, with :class:`console.core.errors.RunOverlap`); a worker drives it from
+    there. Its ``who`` needs the operator role, and with the two-person rule of ``users`` on, its
+    plan must be its saved plan approved by someone else (:func:`two_person_problem`); else
+    :class:`console.core.errors.NotPermitted`. A plan with blocking errors, or a ``state`` whose
+    Metadata or ListPartitionReassignments did not answer, is refused, audited, with
+    :class:`console.core.errors.SubmitRefused` (:meth:`~console.services.preflight.Preflight.refusal`);
+    so are cordoned destinations, other movers' reassignments in flight and a rate above the
+    cluster's ceiling (``cluster.max_throttle``), each unless :class:`RunSettings` lets it through.
+    The run keeps the plan's rollback against ``state`` (:func:`console.plans.plan.rollback`), whose
+    log dirs are named only when ``state`` carries what the cluster is (``snapshot(info=True)``)
+    and it is Kafka 4.2 or later; else ``any``."""
+    who, plan, name, plan_id, how = request.who, request.plan, request.name, request.plan_id, request.how
+    rate, limits, path = how.rate, how.limits, how.path
     key = cluster_key(state, cluster.name)
     asked: dict[str, object] = {"name": name, "plan": plan_id, "partitions": len(plan)}
     require(store, who, "submit", key, asked)
-    other_moves = check_other_moves(store, who, key, state, allow_other_moves, asked)
+    unthrottled = check_ceiling(store, who, "submit", key, rate, cluster.max_throttle, how.unthrottled_ok, asked)
+    other_moves = check_other_moves(store, who, key, state, how.allow_other_moves, asked)
     text = plan.to_json()
     digest = plan_hash(plan, text)
+    checked = request.checked
     pre = checked if checked is not None and checked.digest == digest else preflight(state, plan, limits, rate)
-    check_submit(store, who, key, pre, allow_cordoned, asked)
-    _check_approval(store, who, key, users, plan_id, plan, asked)
+    check_submit(store, who, key, pre, how.allow_cordoned, asked)
+    check_approval(store, who, key, users, plan_id, plan, asked)
     _check_sending(cluster, path, rate)
-    if elect_leaders is None:
-        elect_leaders = first_replica_changes(state, plan)
+    elect_leaders = first_replica_changes(state, plan) if how.elect_leaders is None else how.elect_leaders
     limits_kept = RunLimits(limits.moves_per_broker, limits.partitions, limits.bytes)
     waves = pre.waves
     with store.transaction():
@@ -151,7 +176,7 @@ def start_run(
         )
         recorded = {"run": run_id, "name": name, "waves": len(waves), "rate": rate, "path": path.value}
         overridden = _cordon_override(pre.cordoned)
-        record = {**recorded, "elect_leaders": elect_leaders, **overridden, **other_moves}
+        record = {**recorded, "elect_leaders": elect_leaders, **overridden, **other_moves, **unthrottled}
         store.audit.record(who.name, key, "submit", record, "run recorded", plan_hash=digest)
     return _announced(store, key, who.name, run_id, name, waves, rate, pre.eta_s)
 
@@ -191,7 +216,7 @@ def _check_sending(cluster: ClusterGateway, path: SubmitPath, rate: int | None) 
         _positive_rate(rate)
 
 
-def _check_approval(
+def check_approval(
     store: Store,
     who: Identity,
     key: str,
@@ -200,7 +225,11 @@ def _check_approval(
     plan: Plan,
     asked: dict[str, object],
 ) -> None:
-    """Refuse (audited) a saved plan of another cluster, or one the two-person rule does not let go."""
+    """Refuse (audited: one entry, outcome ``refused``, with why) a saved plan of another cluster
+    than ``key``, or one the two-person rule of ``users`` does not let go on it
+    (:func:`two_person_problem`: no saved plan named, another content, a plan not in the store, no
+    valid approval). :func:`start_run` checks it after its role check; the command line checks it
+    first, once it knows the cluster, so that a refused submit reads nothing more."""
     problem = _plan_cluster_problem(store, plan_id, key) or two_person_problem(store, users, plan_id, plan, key)
     if problem is not None:
         refuse(
@@ -211,6 +240,7 @@ def _check_approval(
             problem,
             "Save the plan, have someone who authored no version of it approve it on this cluster, and submit the saved plan.",
             asked,
+            plan_hash=plan_hash(plan),
         )
 
 
@@ -225,11 +255,13 @@ def _cordon_override(onto: list[Finding]) -> dict[str, object]:
     }
 
 
-def approve(store: Store, who: Identity, cluster_id: str, plan_id: int) -> None:
+def approve(store: Store, who: Identity, cluster_id: str, plan_id: int, reviewed: Plan | None = None) -> None:
     """Approve saved plan ``plan_id`` as it is now, for runs on its cluster (a later change needs a
     new approval). ``cluster_id`` is the cluster the caller acts on: it must be the plan's. ``who``
     needs the approver role and must have authored no version of the plan
-    (:meth:`console.storage.plans.PlanStore.authors`). A refusal is audited under the plan's cluster."""
+    (:meth:`console.storage.plans.PlanStore.authors`). ``reviewed``: the plan the approver reviewed
+    (the command line's file); the saved plan must have its content. A refusal is audited under the
+    plan's cluster."""
     saved = store.plans.load(plan_id)
     if saved is None:
         raise ConfigError(f"Plan {plan_id} is not in the store.", "Pick a saved plan.")
@@ -237,6 +269,17 @@ def approve(store: Store, who: Identity, cluster_id: str, plan_id: int) -> None:
     asked: dict[str, object] = {"plan": plan_id}
     digest = plan_hash(saved.plan)
     require(store, who, "approve", key, asked, plan_hash=digest)
+    if reviewed is not None and plan_hash(reviewed) != digest:
+        refuse(
+            store,
+            who,
+            "approve",
+            key,
+            f"Plan {plan_id} is not the plan reviewed: its content is another.",
+            "Review the saved plan's own content (the author's file, the Review page) and approve that.",
+            {**asked, "reviewed": plan_hash(reviewed)},
+            plan_hash=digest,
+        )
     if cluster_id != key:
         refuse(
             store,
@@ -273,22 +316,37 @@ def _positive_rate(rate: int) -> None:
         raise ConfigError("The throttle must be a positive number of bytes/s.", "For example 10000000 (10.0 MB/s).")
 
 
-def _change(store: Store, who: Identity, action: str, run_id: int, to: RunState) -> None:
+def _change(store: Store, who: Identity, action: str, run_id: int, to: RunState, why: str = "") -> None:
+    """Take run ``run_id`` to ``to`` (the person's ``action``, with ``why`` for the audit log); a
+    run that cannot go there is refused, audited, with :class:`IllegalTransition`."""
     run = store.runs.require(run_id)
-    require(store, who, action, run.cluster, {"run": run_id}, plan_hash=run.plan_hash)
+    asked: dict[str, object] = {"run": run_id, **({"why": why} if why else {})}
+    require(store, who, action, run.cluster, asked, plan_hash=run.plan_hash)
+    if not run.state.can_become(to):
+        problem = f"Run {run_id} is {run.state.value}: it cannot be {_BECOME[to]}."
+        store.audit.record(
+            who.name, run.cluster, action, asked, REFUSED, plan_hash=run.plan_hash, response={"why": problem}
+        )
+        raise IllegalTransition(problem, "List the runs and their states with `python -m console runs`.")
     with store.transaction():
         run = store.runs.require(run_id)
         store.runs.set_state(run_id, to)
-        store.audit.record(who.name, run.cluster, f"run-{to}", {"run": run_id}, to.value, plan_hash=run.plan_hash)
+        store.audit.record(who.name, run.cluster, f"run-{to}", asked, to.value, plan_hash=run.plan_hash)
 
 
-def pause(store: Store, who: Identity, run_id: int) -> None:
+_BECOME = {RunState.PAUSED: "paused", RunState.RUNNING: "resumed", RunState.STOPPING: "stopped after its wave"}
+
+
+def pause(store: Store, who: Identity, run_id: int, why: str = "") -> None:
     """The current wave finishes; the next one waits for :func:`resume`."""
-    _change(store, who, "pause", run_id, RunState.PAUSED)
+    _change(store, who, "pause", run_id, RunState.PAUSED, why)
 
 
 def resume(store: Store, who: Identity, run_id: int) -> None:
+    """The next wave is sent. What the guardrails held the run for (if they did) is acknowledged:
+    they do not pause it again for that, only for something new."""
     _change(store, who, "resume", run_id, RunState.RUNNING)
+    store.holds.acknowledge(run_id)
 
 
 def stop(store: Store, who: Identity, run_id: int) -> None:
@@ -297,15 +355,29 @@ def stop(store: Store, who: Identity, run_id: int) -> None:
 
 
 def change_throttle(
-    store: Store, cluster: ClusterGateway, who: Identity, run_id: int, rate: int, confirm_s: float = 10.0
+    store: Store,
+    cluster: ClusterGateway,
+    who: Identity,
+    run_id: int,
+    rate: int,
+    confirm_s: float = 10.0,
+    *,
+    unthrottled_ok: bool = False,
 ) -> dict[str, str | None]:
     """Change the throttle of an active run (``who`` needs the operator role): the brokers its
-    running wave throttles get the new rate at once, later waves are throttled at it. Returns the
-    follower rate each of those brokers reports afterwards (read back for up to ``confirm_s``)."""
+    running wave throttles get the new rate at once, later waves are throttled at it. A ``rate``
+    above the cluster's ceiling (``cluster.max_throttle``) is refused, audited, unless
+    ``unthrottled_ok`` (:mod:`console.services.unthrottled`). Returns the follower rate each of
+    those brokers reports afterwards (read back for up to ``confirm_s``)."""
     run = store.runs.require(run_id)
-    require(store, who, "throttle", run.cluster, {"run": run_id, "rate": rate}, plan_hash=run.plan_hash)
+    asked: dict[str, object] = {"run": run_id, "rate": rate}
+    require(store, who, "throttle", run.cluster, asked, plan_hash=run.plan_hash)
     user = who.name
     _positive_rate(rate)
+    ceiling = cluster.max_throttle
+    unthrottled = check_ceiling(
+        store, who, "throttle", run.cluster, rate, ceiling, unthrottled_ok, asked, plan_hash=run.plan_hash
+    )
     with store.transaction():
         run = store.runs.require(run_id)
         if not run.active:
@@ -315,7 +387,7 @@ def change_throttle(
             )
         brokers = sorted({e.name for e in store.runs.ledger(run_id) if e.kind == "broker"})
         store.runs.set_rate(run_id, rate)
-        request = {"run": run_id, "rate": rate, "brokers": brokers}
+        request = {"run": run_id, "rate": rate, "brokers": brokers, **unthrottled}
         intent = Intent.announce(store, user, run, "throttle-rate", request)
     intent.send(partial(Executor(store, cluster, user).apply_rate, run, rate))
     intent.answer("applied")
@@ -357,7 +429,13 @@ def abandon(
     if cancel_reassignments and moving:
         state = cluster.snapshot()
         report = cancel_seen(
-            store, cluster, who, run.cluster, plan_cancel(state, moving, include_others=True), {}, wait_s=30.0
+            store,
+            cluster,
+            who,
+            run.cluster,
+            plan_cancel(state, moving, include_others=True),
+            dict.fromkeys(moving, run_id),  # its audit entries name the run
+            wait_s=30.0,
         )
     return step, report
 
@@ -398,12 +476,17 @@ class SweepReport:
 
 
 def sweep(
-    store: Store, cluster: ClusterGateway, who: Identity, leftovers: Iterable[Leftover], confirm_s: float = 5.0
+    store: Store,
+    cluster: ClusterGateway,
+    who: Identity,
+    leftovers: Iterable[Leftover],
+    confirm_s: float = 5.0,
+    note: Mapping[str, object] | None = None,
 ) -> SweepReport:
-    """Remove throttles nothing needs (``who`` needs the operator role; audited before and after):
-    broker and topic configs, and the cluster default ones among ``leftovers`` (there only when the
-    operator asked for them). The configs are read back for up to ``confirm_s`` seconds and the
-    report says what is gone; ledger entries for those are closed."""
+    """Remove throttles nothing needs (``who`` needs the operator role; audited before and after,
+    ``note`` in the request): broker and topic configs, and the cluster default ones among
+    ``leftovers`` (there only when the operator asked for them). The configs are read back for up
+    to ``confirm_s`` seconds and the report says what is gone; ledger entries for those are closed."""
     user = who.name
     chosen = list(dict.fromkeys(leftovers))
     brokers: dict[BrokerId, dict[str, str | None]] = defaultdict(dict)
@@ -422,6 +505,7 @@ def sweep(
         "brokers": {str(b): sorted(k) for b, k in brokers.items()},
         "topics": {t: sorted(k) for t, k in topics.items()},
         "cluster_default": sorted(default),
+        **(note or {}),
     }
     require(store, who, "sweep", key, request)
     if not chosen:

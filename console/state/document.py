@@ -42,7 +42,6 @@ from console.core.model import (
     QuorumMember,
     ReadStatus,
     ReplicaLog,
-    Severity,
     Source,
     SourceStatus,
     Throttles,
@@ -311,18 +310,6 @@ def _partition(p: dict[str, Any]) -> Partition:
     )
 
 
-def _finding(f: dict[str, Any]) -> Finding:
-    return Finding(
-        f["code"],
-        Severity(f["severity"]),
-        f["message"],
-        f.get("hint", ""),
-        f.get("topic"),
-        f.get("partition"),
-        _opt_id(f.get("broker")),
-    )
-
-
 def _opt_int(v: Any) -> int | None:
     return None if v is None else int(v)
 
@@ -388,7 +375,7 @@ def state_from_doc(doc: dict[str, Any], partitions: tuple[Partition, ...] | None
         throttles=Throttles.of(throttles.get("brokers", {}), throttles.get("topics", {})),
         min_insync=tuple((str(t), int(v)) for t, v in doc.get("min_insync", {}).items()),
         tiered_topics=tuple(sorted(str(t) for t in doc.get("tiered_topics") or ())),
-        findings=tuple(_finding(f) for f in doc.get("findings", ())),
+        findings=tuple(Finding.from_dict(f) for f in doc.get("findings", ())),
         status=ReadStatus(**{k: SourceStatus(v) for k, v in status.items() if k in ReadStatus.__slots__}),
         name=str(doc.get("name", "")),
         info=info_from_doc(doc.get("cluster")),

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from console.adapters.records import ApiView, BrokerInfo, PartitionMeta, Reassignment, ZkView
 from console.core.cluster_info import cordons_supported
@@ -43,7 +43,7 @@ from console.core.model import (
     TopicPartition,
     replicas_in_dir,
 )
-from console.core.perf import gc_paused
+from console.core.perf import without_gc
 
 # Finding codes for disagreements between the Admin API and ZooKeeper.
 BROKER_ONLY_IN_API = "broker-only-in-api"
@@ -54,15 +54,39 @@ REASSIGNMENT_MISMATCH = "reassignment-mismatch"
 REPLICAS_MISMATCH = "replicas-mismatch"
 TOPIC_ONLY_IN_API = "topic-only-in-api"
 TOPIC_ONLY_IN_ZK = "topic-only-in-zookeeper"
-# Findings about the cluster itself.
-ADDING_ON_INELIGIBLE = "adding-on-ineligible-broker"
+# Findings about the cluster itself (codes of their own: a plan's findings about the same brokers are
+# the review's, in console/plans/rules/codes.py).
+ADDING_ON_INELIGIBLE = "reassignment-adding-on-ineligible-broker"
+"""A reassignment in flight adds a replica on a broker that is not live or not eligible: it stalls."""
 REPLICA_ON_UNKNOWN_BROKER = "replica-on-unregistered-broker"
-REPLICA_ON_FENCED_BROKER = "replica-on-fenced-broker"
+REPLICA_ON_FENCED_BROKER = "broker-fenced"
+"""A registered broker is fenced (KIP-1073): a warning when it holds replicas, else information."""
 LOG_DIR_OFFLINE = "log-dir-offline"
 
 _FOLLOW_UP = "Refresh; if it persists, the controller may be behind or stuck: check its log."
 
 
+@dataclass(frozen=True)
+class _Views:
+    """The two views a snapshot merges, and whether each read what the merge leans on: the Admin
+    API its metadata, ZooKeeper its znodes."""
+
+    api: ApiView | None
+    zk: ZkView | None
+    api_meta_ok: bool
+    zk_ok: bool
+
+    @staticmethod
+    def of(api: ApiView | None, zk: ZkView | None) -> _Views:
+        return _Views(
+            api,
+            zk,
+            api is not None and api.metadata_status is SourceStatus.OK,
+            zk is not None and zk.status is SourceStatus.OK,
+        )
+
+
+@without_gc
 def merge(
     api: ApiView | None,
     zk: ZkView | None,
@@ -70,37 +94,9 @@ def merge(
     name: str = "",
 ) -> ClusterState:
     """Build the snapshot. Either view may be None (not configured) or partial."""
-    with gc_paused():
-        return _merge(api, zk, taken_at, name)
-
-
-def with_info(state: ClusterState, info: ClusterInfo) -> ClusterState:
-    """``state`` carrying what the cluster is. Where ``info`` says the cluster does not enforce
-    cordons (``metadata.version`` below 4.3-IV0), what its brokers report about cordoned log dirs
-    means nothing: the snapshot says it is not known (None) rather than "not cordoned"."""
-    if state.info == info:
-        return state
-    if cordons_supported(info) is False and any(
-        b.cordoned_log_dirs is not None or any(d.cordoned is not None for d in b.log_dirs) for b in state.brokers
-    ):
-        brokers = tuple(
-            replace(b, cordoned_log_dirs=None, log_dirs=tuple(replace(d, cordoned=None) for d in b.log_dirs))
-            for b in state.brokers
-        )
-        state = replace(state, brokers=brokers)
-    return replace(state, info=info)
-
-
-def _merge(
-    api: ApiView | None,
-    zk: ZkView | None,
-    taken_at: float | None,
-    name: str,
-) -> ClusterState:
     taken_at = time.time() if taken_at is None else taken_at
     findings: list[Finding] = []
-    api_meta_ok = api is not None and api.metadata_status is SourceStatus.OK
-    zk_ok = zk is not None and zk.status is SourceStatus.OK
+    views = _Views.of(api, zk)
     lpr = api.reassignments if api is not None and api.reassignments is not None else None
     if api is not None:
         findings.extend(api.problems)
@@ -108,7 +104,7 @@ def _merge(
         findings.extend(zk.problems)
 
     controller = api.controller if api is not None else None
-    if zk_ok and zk is not None:
+    if views.zk_ok and zk is not None:
         if controller is not None and zk.controller is not None and controller != zk.controller:
             findings.append(
                 Finding(
@@ -120,8 +116,8 @@ def _merge(
             )
         controller = controller if controller is not None else zk.controller
 
-    partitions = _merge_partitions(api, zk, api_meta_ok, zk_ok, lpr, findings)
-    brokers = _merge_brokers(api, zk, api_meta_ok, zk_ok, controller, partitions, findings)
+    partitions = _merge_partitions(views, lpr, findings)
+    brokers = _merge_brokers(views, controller, partitions, findings)
     findings.extend(_cluster_findings(partitions, {b.id: b for b in brokers}))
 
     throttles = Throttles.of(
@@ -156,14 +152,27 @@ def _merge(
     )
 
 
+def with_info(state: ClusterState, info: ClusterInfo) -> ClusterState:
+    """``state`` carrying what the cluster is. Where ``info`` says the cluster does not enforce
+    cordons (``metadata.version`` below 4.3-IV0), what its brokers report about cordoned log dirs
+    means nothing: the snapshot says it is not known (None) rather than "not cordoned"."""
+    if state.info == info:
+        return state
+    if cordons_supported(info) is False and any(
+        b.cordoned_log_dirs is not None or any(d.cordoned is not None for d in b.log_dirs) for b in state.brokers
+    ):
+        brokers = tuple(
+            replace(b, cordoned_log_dirs=None, log_dirs=tuple(replace(d, cordoned=None) for d in b.log_dirs))
+            for b in state.brokers
+        )
+        state = replace(state, brokers=brokers)
+    return replace(state, info=info)
+
+
 def _merge_partitions(
-    api: ApiView | None,
-    zk: ZkView | None,
-    api_meta_ok: bool,
-    zk_ok: bool,
-    lpr: dict[TopicPartition, Reassignment] | None,
-    findings: list[Finding],
+    views: _Views, lpr: dict[TopicPartition, Reassignment] | None, findings: list[Finding]
 ) -> tuple[Partition, ...]:
+    api, zk, api_meta_ok, zk_ok = views.api, views.zk, views.api_meta_ok, views.zk_ok
     meta: dict[TopicPartition, PartitionMeta] = api.partitions if api is not None and api_meta_ok else {}
     zk_states: dict[TopicPartition, PartitionMeta] = zk.states if zk is not None and zk_ok else {}
     zk_topics = zk.topics if zk is not None and zk_ok else {}
@@ -325,14 +334,9 @@ def _compare(
 
 
 def _merge_brokers(
-    api: ApiView | None,
-    zk: ZkView | None,
-    api_meta_ok: bool,
-    zk_ok: bool,
-    controller: BrokerId | None,
-    partitions: tuple[Partition, ...],
-    findings: list[Finding],
+    views: _Views, controller: BrokerId | None, partitions: tuple[Partition, ...], findings: list[Finding]
 ) -> list[Broker]:
+    api, zk, api_meta_ok, zk_ok = views.api, views.zk, views.api_meta_ok, views.zk_ok
     api_b: dict[BrokerId, BrokerInfo] = {b.id: b for b in api.brokers} if api is not None and api_meta_ok else {}
     # DescribeCluster with fenced brokers (Kafka ≥ 4.0): fenced brokers are registered too, and
     # Metadata leaves them out

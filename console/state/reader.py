@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 
 from console.access.settings import ConnectionSettings
 from console.adapters.gateway import LiveGateway
@@ -38,11 +40,25 @@ class ClusterReader:
         self._last_generation = (-1, -1)
         self._last_lean: ClusterState | None = None
         self._lean_generation = (-1, -1)
+        self._watchers: list[Callable[[ClusterState], object]] = []
+
+    def watch(self, watcher: Callable[[ClusterState], object]) -> None:
+        """Hand every full snapshot this reader reads from now on to ``watcher`` too (whoever asked
+        for it: a page, the worker driving a run, the collector), e.g. the copy rates' tracker, so
+        that a page opened later has the rates the server has been watching."""
+        self._watchers.append(watcher)
 
     def gateway(self) -> LiveGateway:
         """The write path's gateway to this cluster, over this reader's connections (its snapshots
         are this reader's)."""
-        return LiveGateway(self.settings.name, self.kafka, self.zookeeper, self.snapshot, self.cluster_info)
+        return LiveGateway(
+            self.settings.name,
+            self.kafka,
+            self.zookeeper,
+            self.snapshot,
+            self.cluster_info,
+            max_throttle=self.settings.max_throttle,
+        )
 
     def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
         """A fresh snapshot; never raises for an unreachable cluster (see ``state.status``).
@@ -116,7 +132,11 @@ class ClusterReader:
         zk_future = self._pool.submit(self.zookeeper.read) if self.zookeeper is not None else None
         api = self.kafka.read(lean)
         zk = zk_future.result() if zk_future is not None else None
-        return merge(api, zk, taken_at=taken_at, name=self.settings.name)
+        state = merge(api, zk, taken_at=taken_at, name=self.settings.name)
+        if not lean:
+            for watcher in self._watchers:
+                watcher(state)
+        return state
 
     @property
     def zookeeper_generation(self) -> int:
@@ -166,7 +186,5 @@ def connect(cluster: str | None = None, zookeeper: str | None = None, **properti
         )
     found = known[cluster]
     if extra or zookeeper:
-        found = ConnectionSettings(
-            {**found.properties, **extra}, zookeeper=zookeeper or found.zookeeper, name=found.name
-        )
+        found = replace(found, properties={**found.properties, **extra}, zookeeper=zookeeper or found.zookeeper)
     return ClusterReader(found)

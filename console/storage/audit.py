@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from console.storage.db import Database
+from console.storage.db import StorePart
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit (
@@ -60,10 +60,7 @@ class AuditEntry:
     outcome: str
 
 
-class AuditLog:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
+class AuditLog(StorePart):
     def record(
         self,
         user: str,
@@ -111,6 +108,14 @@ class AuditLog:
             args,
         )
         return [AuditEntry(*r) for r in rows]
+
+    def latest_id(self, clusters: Sequence[str]) -> int:
+        """The id of the newest entry of any of ``clusters`` (0: none): what changed since a page
+        drew the log is told by this one number."""
+        row = self.db.one(
+            "SELECT MAX(id) FROM audit WHERE cluster IN (" + ",".join("?" * len(clusters)) + ")", tuple(clusters)
+        )
+        return int(row[0]) if row is not None and row[0] is not None else 0
 
     def unanswered(self, cluster: str, action: str, since: float) -> list[AuditEntry]:
         """``cluster``'s intents of ``action`` written at or after ``since`` that no entry answers

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from console.storage.db import Database
+from console.storage.db import StorePart
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cluster_names (
@@ -22,10 +22,7 @@ CREATE TABLE IF NOT EXISTS cluster_names (
 """
 
 
-class ClusterNames:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
+class ClusterNames(StorePart):
     def remember(self, key: str, name: str) -> None:
         """``name`` is what cluster ``key`` was last read as (a key that is its own name is not kept)."""
         if name and name != key:

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from console.core.errors import StoreError
+
 Row = tuple[Any, ...]
 
 
@@ -32,6 +34,11 @@ class Database(ABC):
 
     def __init__(self) -> None:
         self._local = threading.local()
+
+    def _failed(self, what: str, why: object, hint: str) -> StoreError:
+        """The error for a ``what`` (open, read, write) the back end could not do, ``why`` as its
+        library says it, and what to check (``hint``)."""
+        return StoreError(f"Cannot {what} the console's store at {self.where}: {why}.", f"Nothing was sent. {hint}")
 
     # -- what each back end provides ------------------------------------------------------------
     @abstractmethod
@@ -107,6 +114,14 @@ class Database(ABC):
             raise
         self._local.depth = 0
         self._end(commit=True)
+
+
+class StorePart:
+    """One part of the store (its tables and what they mean), read and written through the store's
+    one database."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
 
 def split_statements(script: str) -> list[str]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from console.core.model import BrokerId
 from console.core.states import DecommissionStep
-from console.storage.db import Database
+from console.storage.db import StorePart
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS decommissions (
@@ -83,10 +83,7 @@ def _row(r: tuple[object, ...]) -> Decommission:
     )
 
 
-class DecommissionStore:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
+class DecommissionStore(StorePart):
     def create(self, cluster: str, brokers: tuple[BrokerId, ...], author: str) -> int:
         now = time.time()
         return self.db.execute(

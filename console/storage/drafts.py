@@ -17,7 +17,7 @@ import msgspec
 
 from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry
-from console.storage.db import Database
+from console.storage.db import StorePart
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS draft_steps (
@@ -78,10 +78,7 @@ class Autosaved:
         return self.steps[:-1]
 
 
-class DraftStore:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
+class DraftStore(StorePart):
     def push(self, user: str, cluster: str, pos: int, plan: Plan | None, keep: int) -> None:
         """Make ``plan`` the step at ``pos`` (the top: steps above it are dropped) and keep at
         most ``keep`` steps below it."""

@@ -22,6 +22,7 @@ from console.storage import (
     clusters,
     decommissions,
     drafts,
+    holds,
     notifications,
     plans,
     runs,
@@ -90,6 +91,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "where each sink of the audit log as a stream has got to", (stream.SCHEMA,)),
     Migration(4, "notifications given up on after their retries", (notifications.SCHEMA,)),
     Migration(5, "the audit log indexed by answer and by cluster and action (a run taken over)", (audit.INDEXES,)),
+    Migration(6, "who cancelled each run as a run (it sends no further wave)", (runs.CANCEL_ASKED,)),
+    Migration(7, "the guardrails holding each run", (holds.SCHEMA,)),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -7,7 +7,7 @@ import builtins
 import time
 from dataclasses import dataclass
 
-from console.storage.db import Database
+from console.storage.db import StorePart
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS notification_failures (
@@ -37,10 +37,7 @@ class NotificationFailure:
     error: str
 
 
-class NotificationFailures:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
+class NotificationFailures(StorePart):
     def add(self, cluster: str, run_id: int | None, event: str, destination: str, attempts: int, error: str) -> int:
         return self.db.execute(
             "INSERT INTO notification_failures (at, cluster, run_id, event, destination, attempts, error) "

@@ -12,7 +12,7 @@ import msgspec
 from console.core.errors import StoreError
 from console.core.model import BrokerId
 from console.plans.plan import Plan, parse_plan
-from console.storage.db import Database
+from console.storage.db import Database, StorePart
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS plans (
@@ -148,10 +148,7 @@ def _backfill_authors(db: Database) -> None:
             )
 
 
-class PlanStore:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
+class PlanStore(StorePart):
     def save(
         self,
         name: str,

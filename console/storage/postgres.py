@@ -7,7 +7,7 @@ one advisory lock first, so writers are serialised as they are on SQLite (``BEGI
 a check and the write it guards (a run's conflict check, a lease) see no other writer between
 them. Connections are in autocommit outside :meth:`transaction`, so each statement is durable
 when it returns (an intent before the request it announces). Every ``psycopg.Error`` becomes a
-:class:`console.core.errors.StoreError` here (:class:`console.core.errors.ConflictError` for a
+:class:`console.core.errors.StoreError` here (:class:`console.core.errors.StoreWriteClash` for a
 write that clashes with another's).
 """
 
@@ -23,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import psycopg.errors
 
-from console.core.errors import ConflictError, StoreError
+from console.core.errors import StoreWriteClash
 from console.storage.db import Database, Row, split_statements
 
 WRITE_LOCK = 0x636F6E736F6C65
@@ -133,20 +133,15 @@ class PostgresDatabase(Database):
         try:
             yield
         except _CLASHES as e:
-            raise ConflictError(
+            raise StoreWriteClash(
                 f"Another console process wrote the same record at the same moment ({_first_line(e)}).",
                 "Nothing was written. Read the page again and repeat the action if it is still needed.",
             ) from None
         except psycopg.OperationalError as e:
-            raise StoreError(
-                f"Cannot {what} the console's store at {self.where}: {_first_line(e)}.",
-                "Nothing was sent. Check that the PostgreSQL server answers and CONSOLE_STORE_URL names it.",
-            ) from None
+            hint = "Check that the PostgreSQL server answers and CONSOLE_STORE_URL names it."
+            raise self._failed(what, _first_line(e), hint) from None
         except psycopg.Error as e:
-            raise StoreError(
-                f"Cannot {what} the console's store at {self.where}: {_first_line(e)}.",
-                "Nothing was sent. Check the PostgreSQL server's log for why it refused.",
-            ) from None
+            raise self._failed(what, _first_line(e), "Check the PostgreSQL server's log for why it refused.") from None
 
     def _begin(self) -> None:
         conn = self._connection()
@@ -171,7 +166,7 @@ class PostgresDatabase(Database):
             self._local.db = None
 
     def _cursor(self, sql: str, args: Sequence[Any]) -> psycopg.Cursor[tuple[Any, ...]]:
-        return self._connection().execute(translate(sql), _args(args))  # type: ignore[arg-type]
+        return self._connection().execute(translate(sql), _args(args))
 
     def _ids(self) -> frozenset[str]:
         if self._with_id is None:
@@ -188,7 +183,7 @@ class PostgresDatabase(Database):
         with self._translated("write"):
             cur = self._connection().execute(
                 translate(sql) + (" RETURNING id" if returning else ""),
-                _args(args),  # type: ignore[arg-type]
+                _args(args),
             )
             row = cur.fetchone() if returning else None
             return int(row[0]) if row else 0
@@ -199,7 +194,7 @@ class PostgresDatabase(Database):
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         with self._translated("write"), self._connection().cursor() as cur:
-            cur.executemany(translate(sql), [_args(r) for r in rows])  # type: ignore[arg-type]
+            cur.executemany(translate(sql), [_args(r) for r in rows])
 
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
         with self._translated("read"):
@@ -212,7 +207,7 @@ class PostgresDatabase(Database):
     def ddl(self, script: str) -> None:
         with self._translated("write"):
             for statement in schema_statements(script):
-                self._connection().execute(statement)  # type: ignore[arg-type]
+                self._connection().execute(statement)
         self._with_id = None
 
     def has_table(self, name: str) -> bool:

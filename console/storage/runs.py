@@ -15,10 +15,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
-from console.core.errors import ConflictError, ConsoleError
-from console.core.model import DIR_OFFLINE, BrokerId, DirOutcome, Keyed, Outcome, TopicPartition
+from console.core.errors import ConsoleError, RunOverlap
+from console.core.model import (
+    DIR_OFFLINE,
+    PARTITION_CANCELLED,
+    PARTITION_GONE,
+    BrokerId,
+    DirOutcome,
+    Keyed,
+    Outcome,
+    TopicPartition,
+)
 from console.core.states import ACTIVE_RUN_STATES, RunState, SubmitPath, WaveState, check_run, check_wave
-from console.storage.db import Database, in_clause
+from console.storage.db import Database, StorePart, in_clause
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -104,6 +113,11 @@ _ADDED_COLUMNS = (("runs", "elect_leaders", "INTEGER NOT NULL DEFAULT 0"),)
 
 DRIVEN_BY = "ALTER TABLE runs ADD COLUMN driven_by TEXT;"
 """Migration 2: the worker that last drove each run (the audit log names both sides of a hand-over)."""
+
+CANCEL_ASKED = "ALTER TABLE runs ADD COLUMN cancel_asked_by TEXT;"
+"""Migration 6: who cancelled each run as a run (its cancel on the Runs page, ``cancel --run``,
+everything in flight), written before the cancel is sent: the run sends no further wave and ends
+cancelled when its wave ends (a cancel of some of its partitions leaves it to go on with the rest)."""
 
 ELECTION_WAVE = 0
 """The wave number under which a run's closing preferred leader election keeps its per-partition
@@ -198,12 +212,16 @@ class RunDetail:
         )
 
     def to_pandas(self) -> pd.DataFrame:
-        """One row per wave: state, partitions, rejected partitions, when submitted and completed."""
+        """One row per wave: state, partitions, rejected partitions, those an operator cancelled,
+        when submitted and completed."""
         import pandas as pd
 
         rejected: dict[int, int] = {}
+        cancelled: dict[int, int] = {}
         for o in self.outcomes:
-            if not o.accepted and o.code != DIR_OFFLINE:  # a replica left out of its log dir was not refused
+            if o.code == PARTITION_CANCELLED:
+                cancelled[o.wave] = cancelled.get(o.wave, 0) + 1
+            elif not o.accepted and o.code not in (DIR_OFFLINE, PARTITION_GONE):  # not refusals
                 rejected[o.wave] = rejected.get(o.wave, 0) + 1
         return pd.DataFrame(
             [
@@ -212,12 +230,13 @@ class RunDetail:
                     w.state.value,
                     len(msgspec.json.decode(w.entries_json).get("partitions", ())),
                     rejected.get(w.number, 0),
+                    cancelled.get(w.number, 0),
                     pd.to_datetime(w.submitted_at, unit="s", utc=True),
                     pd.to_datetime(w.completed_at, unit="s", utc=True),
                 )
                 for w in self.waves
             ],
-            columns=["wave", "state", "partitions", "rejected", "submitted_at", "completed_at"],
+            columns=["wave", "state", "partitions", "rejected", "cancelled", "submitted_at", "completed_at"],
         )
 
 
@@ -316,10 +335,7 @@ def _run(row: tuple[Any, ...]) -> Run:
     )
 
 
-class RunStore:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
+class RunStore(StorePart):
     # -- runs ----------------------------------------------------------------------------------
     def create(self, new: NewRun) -> int:
         """Record a run and its waves, refusing when an active run of the same cluster already
@@ -335,7 +351,7 @@ class RunStore:
                 clash = wanted & {(e["topic"], e["partition"]) for e in msgspec.json.decode(entries)["partitions"]}
                 if clash:
                     t, p = sorted(clash)[0]
-                    raise ConflictError(
+                    raise RunOverlap(
                         f"Run #{run_id} ({run_name}, by {author}) is already moving {t}-{p}"
                         + (f" and {len(clash) - 1} more of this plan's partitions" if len(clash) > 1 else "")
                         + ".",
@@ -404,6 +420,25 @@ class RunStore:
             check_run(run_id, old, new)
             db.execute("UPDATE runs SET state = ?, updated_at = ? WHERE id = ?", (new.value, time.time(), run_id))
             return old
+
+    def ask_cancel(self, run_id: int, who: str) -> bool:
+        """Record that ``who`` cancels the run as a run (see :data:`CANCEL_ASKED`), before the cancel
+        is sent; True when the run is active and nobody had asked yet."""
+        return bool(
+            self.db.changes(
+                f"UPDATE runs SET cancel_asked_by = ? WHERE id = ? AND cancel_asked_by IS NULL AND state IN {_ACTIVE}",
+                (who, run_id),
+            )
+        )
+
+    def drop_cancel_ask(self, run_id: int, who: str) -> None:
+        """Take back :meth:`ask_cancel` of ``who``: the cancel was not taken for any of the run's partitions."""
+        self.db.execute("UPDATE runs SET cancel_asked_by = NULL WHERE id = ? AND cancel_asked_by = ?", (run_id, who))
+
+    def cancel_asked(self, run_id: int) -> str | None:
+        """Who cancelled the run as a run (None: nobody; its partitions cancelled one by one do not count)."""
+        row = self.db.one("SELECT cancel_asked_by FROM runs WHERE id = ?", (run_id,))
+        return None if row is None or row[0] is None else str(row[0])
 
     def set_rate(self, run_id: int, rate: int | None) -> None:
         """The run's throttle in bytes/s (None: not throttled)."""
@@ -492,6 +527,21 @@ class RunStore:
                 (new.value, time.time(), run_id, number) if stamp else (new.value, run_id, number),
             )
 
+    def split_wave(self, run_id: int, number: int, first: str, rest: str) -> None:
+        """Pending wave ``number`` keeps the entries ``first`` (a plan's JSON); ``rest`` becomes the
+        wave after it, the later waves numbered one up (a guardrail cut the wave)."""
+        with self.db.transaction() as db:
+            later = db.query(
+                "SELECT number FROM waves WHERE run_id = ? AND number > ? ORDER BY number DESC", (run_id, number)
+            )
+            for (n,) in later:
+                db.execute("UPDATE waves SET number = ? WHERE run_id = ? AND number = ?", (int(n) + 1, run_id, n))
+            db.execute("UPDATE waves SET entries_json = ? WHERE run_id = ? AND number = ?", (first, run_id, number))
+            db.execute(
+                "INSERT INTO waves (run_id, number, state, entries_json) VALUES (?, ?, ?, ?)",
+                (run_id, number + 1, WaveState.PENDING.value, rest),
+            )
+
     def add_outcomes(self, run_id: int, wave: int, outcomes: Iterable[Outcome]) -> None:
         now = time.time()
         self.db.executemany(
@@ -548,6 +598,11 @@ class RunStore:
             (run_id,) if run_id is not None else (),
         )
         return [LedgerEntry(*r) for r in rows]
+
+    def ledger_adopt(self, entry_id: int, value: str) -> None:
+        """The run goes on at ``value`` (a person lowered the rate it set, or changed the run's throttle), and
+        takes it off at its end."""
+        self.db.execute("UPDATE throttle_ledger SET added = ? WHERE id = ?", (value, entry_id))
 
     def ledger_restored(self, entry_id: int, hand_over_to: int | None = None, before: str | None = None) -> None:
         """Mark an entry restored; with ``hand_over_to``, another open entry of the same key takes

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import msgspec
 
 from console.core.states import ACTIVE_RUN_STATES, WaveState
-from console.storage.db import Database, in_clause
+from console.storage.db import StorePart, in_clause
 
 MAX_RUNS = 500
 """Active runs described one by one at most (the oldest first); the counts by state cover all."""
@@ -33,10 +33,7 @@ class ActiveRun:
     """Partitions of its waves not completed."""
 
 
-class ScrapeReads:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
+class ScrapeReads(StorePart):
     def runs_by_state(self) -> dict[tuple[str, str], int]:
         """(cluster, state) → runs."""
         rows = self.db.query("SELECT cluster, state, COUNT(*) FROM runs GROUP BY cluster, state")

@@ -13,7 +13,7 @@ import re
 import time
 from dataclasses import dataclass
 
-from console.storage.db import Database
+from console.storage.db import StorePart
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -33,9 +33,9 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def session_ref(token: str) -> str:
+def _ref(digest: str) -> str:
     """A short name for a session that is safe to show and to audit (never the token)."""
-    return token_digest(token)[:12]
+    return digest[:12]
 
 
 @dataclass(frozen=True)
@@ -44,13 +44,10 @@ class Session:
     created_at: float
     expires_at: float
     ref: str
-    """:func:`session_ref` of its token."""
+    """The start of its token's digest (:func:`_ref`): safe to show and to audit."""
 
 
-class SessionStore:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
+class SessionStore(StorePart):
     def create(self, token: str, user: str, expires_at: float, now: float | None = None) -> Session:
         """Record a new session for ``token`` (expired sessions are purged on the way)."""
         if not _TOKEN.fullmatch(token):
@@ -63,7 +60,7 @@ class SessionStore:
                 "INSERT INTO sessions (token_hash, user, created_at, expires_at) VALUES (?, ?, ?, ?)",
                 (digest, user, now, expires_at),
             )
-        return Session(user, now, expires_at, digest[:12])
+        return Session(user, now, expires_at, _ref(digest))
 
     def get(self, token: str | None, now: float | None = None) -> Session | None:
         """The live session of ``token``, or None (unknown, malformed, expired or ended)."""
@@ -74,7 +71,7 @@ class SessionStore:
         row = self.db.one(
             "SELECT user, created_at, expires_at FROM sessions WHERE token_hash = ? AND expires_at > ?", (digest, now)
         )
-        return None if row is None else Session(str(row[0]), float(row[1]), float(row[2]), digest[:12])
+        return None if row is None else Session(str(row[0]), float(row[1]), float(row[2]), _ref(digest))
 
     def delete(self, token: str | None) -> Session | None:
         """End the session of ``token``; returns what it was (None when there was none)."""
@@ -86,7 +83,7 @@ class SessionStore:
             if row is None:
                 return None
             db.execute("DELETE FROM sessions WHERE token_hash = ?", (digest,))
-        return Session(str(row[0]), float(row[1]), float(row[2]), digest[:12])
+        return Session(str(row[0]), float(row[1]), float(row[2]), _ref(digest))
 
     def count(self, user: str | None = None, now: float | None = None) -> int:
         """Live sessions (of one user, or all)."""

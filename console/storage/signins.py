@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from console.storage.db import Database
+from console.storage.db import StorePart
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sign_in_failures (
@@ -61,10 +61,7 @@ def _unseal(sealed: str, ticket: str) -> str:
     return bytes(a ^ b for a, b in zip(data, pad, strict=False)).decode("ascii", "replace")
 
 
-class SignInStore:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
+class SignInStore(StorePart):
     # -- failures ------------------------------------------------------------------------------
     def failures(self, key: str) -> Failures | None:
         row = self.db.one(

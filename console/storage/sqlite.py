@@ -53,10 +53,8 @@ class SqliteDatabase(Database):
         try:
             yield
         except sqlite3.Error as e:
-            raise StoreError(
-                f"Cannot {what} the console's store at {self.path}: {e}.",
-                "Nothing was sent. Check that the data dir is writable (CONSOLE_DATA_DIR) and the disk is not full.",
-            ) from None
+            hint = "Check that the data dir is writable (CONSOLE_DATA_DIR) and the disk is not full."
+            raise self._failed(what, e, hint) from None
 
     def _begin(self) -> None:
         db = self._connection()

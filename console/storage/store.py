@@ -19,6 +19,7 @@ from console.storage import (
     clusters,
     decommissions,
     drafts,
+    holds,
     migrations,
     notifications,
     plans,
@@ -62,6 +63,8 @@ class Store:
         """Notifications that could not be delivered after their retries."""
         self.scrape = scrape.ScrapeReads(self.db)
         """The runs as the metrics read them at scrape time."""
+        self.holds = holds.RunHolds(self.db)
+        """The guardrails holding each active run."""
 
     def transaction(self) -> AbstractContextManager[Database]:
         """One transaction around every write inside it (re-entrant)."""

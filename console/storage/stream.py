@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from console.storage.audit import AuditEntry
-from console.storage.db import Database
+from console.storage.db import StorePart
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit_stream_cursors (
@@ -17,10 +17,7 @@ CREATE TABLE IF NOT EXISTS audit_stream_cursors (
 """
 
 
-class StreamCursors:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
+class StreamCursors(StorePart):
     def get(self, sink: str) -> int:
         """The id of the last entry ``sink`` took; 0 before its first."""
         row = self.db.one("SELECT last_id FROM audit_stream_cursors WHERE sink = ?", (sink,))

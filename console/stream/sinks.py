@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Protocol
 
@@ -14,37 +15,13 @@ from console.access.settings import ConnectionSettings
 from console.storage.audit import AuditEntry
 
 
-class AuditRecord(msgspec.Struct, frozen=True):
-    """One audit entry as the stream carries it (``request`` and ``response`` as JSON, not text)."""
-
-    id: int
-    ref: int | None
-    at: float
-    user: str
-    cluster: str
-    action: str
-    plan_hash: str | None
-    request: msgspec.Raw
-    response: msgspec.Raw | None
-    outcome: str
-
-
 def encode(entry: AuditEntry) -> bytes:
-    """One entry as one line of JSON (no newline)."""
-    return msgspec.json.encode(
-        AuditRecord(
-            entry.id,
-            entry.ref,
-            entry.at,
-            entry.user,
-            entry.cluster,
-            entry.action,
-            entry.plan_hash,
-            msgspec.Raw(entry.request.encode()),
-            None if entry.response is None else msgspec.Raw(entry.response.encode()),
-            entry.outcome,
-        )
-    )
+    """One entry as one line of JSON (no newline), its fields in order, with ``request`` and
+    ``response`` as JSON, not text."""
+    fields = asdict(entry)
+    fields["request"] = msgspec.Raw(entry.request.encode())
+    fields["response"] = None if entry.response is None else msgspec.Raw(entry.response.encode())
+    return msgspec.json.encode(fields)
 
 
 class Sink(Protocol):

@@ -19,3 +19,20 @@ def sign_in(at: AppTest, user: str) -> AppTest:
     at.button(key="FormSubmitter:sign_in-Sign in").click().run()
     assert not at.exception
     return at
+
+
+def cancel_page() -> None:
+    """The cancel dialog on its own (AppTest runs only full reruns, so the script opens it again on
+    each run, as the dialog's fragment reruns in a browser): sign in, then everything in flight.
+    For ``AppTest.from_function``: it imports what it uses."""
+    import streamlit as st
+
+    from components import actions, keys, widgets
+
+    widgets.sign_in_box()
+    settings = widgets.require_cluster()
+    if widgets.identity().can("cancel"):
+        if keys.CANCEL_SEEN not in st.session_state:
+            actions.open_cancel(settings, None, True)
+        else:
+            actions.open_dialog(actions.cancel_dialog, settings)

@@ -19,28 +19,12 @@ from console.core.states import RunState
 from console.moves.cancel import CancelVerdict
 from console.plans.plan import Plan, PlanEntry
 from console.storage.store import Store
-from tests.app.pages import sign_in
+from tests.app.pages import cancel_page, sign_in
 from tests.integration.helpers import first_wave_sent
 from tests.support import wait_for
 
 LAG_S = 6.0
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-
-
-def cancel_page() -> None:
-    """The cancel dialog on its own (AppTest runs only full reruns, so the script opens it again on
-    each run, as the dialog's fragment reruns in a browser): sign in, then everything in flight."""
-    import streamlit as st
-
-    from components import actions, keys, widgets
-
-    widgets.sign_in_box()
-    settings = widgets.require_cluster()
-    if widgets.identity().can("cancel"):
-        if keys.CANCEL_SEEN not in st.session_state:
-            actions.open_cancel(settings, None, True)
-        else:
-            actions.open_dialog(actions.cancel_dialog, settings)
 
 
 def outcome(at: AppTest) -> str:
@@ -84,7 +68,7 @@ def test_the_cancel_dialog_answers_at_once_and_shows_the_outcome_as_it_arrives(f
     table = next(d.value for d in at.dataframe if "outcome" in d.value.columns)
     assert list(table["outcome"]) == [CancelVerdict.CANCELLED.value] * 2
     assert [(a.outcome, a.ref) for a in store.audit.entries(action="cancel-complete")] == [
-        ("left the in-flight list", sending[0].id)
+        ("left the in-flight list; every broker shows the original replicas", sending[0].id)
     ]
     # the run's throttles off and the run ended: by the dialog, or by the server's worker when it held the run
     wait_for(lambda: store.runs.require(run_id).state is RunState.CANCELLED, timeout=30, what="the run cancelled")
@@ -184,3 +168,65 @@ def test_with_the_override_ticked_the_partition_at_risk_is_cancelled_too(fake_cl
     assert cancels_sent(fake_cluster) == [{("risk", 0), ("risk", 1)}]
     table = next(d.value for d in at.dataframe if "outcome" in d.value.columns)
     assert CancelVerdict.AT_RISK.value not in set(table["outcome"])
+
+
+def other_movers_page() -> None:
+    """Live's "Chosen partitions" with one partition another mover is reassigning: the dialog."""
+    import streamlit as st
+
+    from components import actions, keys, widgets
+
+    widgets.sign_in_box()
+    settings = widgets.require_cluster()
+    if widgets.identity().can("cancel"):
+        if keys.CANCEL_SEEN not in st.session_state:
+            actions.open_cancel(settings, [("clickstream", 0)], False)
+        else:
+            actions.open_dialog(actions.cancel_dialog, settings)
+
+
+def test_a_chosen_partition_of_another_mover_alone_is_not_offered_as_a_cancel_of_none(fake_cluster, sandbox_users):
+    """Walking the demo: one partition of another mover's chosen on Live, the dialog opened with
+    "Cancel 0 reassignments: each partition goes back to its original replicas…" above the words
+    saying whose it is. It now says only what is left alone and how to include it."""
+    with fake_cluster.held() as fake:
+        fake.copy_rate = 1  # stays in flight while the dialog is read
+        fake.alter_reassignments({("clickstream", 0): (BrokerId(1),)})  # someone else's script
+    at = AppTest.from_function(other_movers_page, default_timeout=30).run()
+    sign_in(at, "operator")
+    assert not at.exception
+    said = "\n".join(t.value for t in at.text)
+    assert "Cancel 0" not in said and "goes back to its original replicas" not in said, said
+    assert said == (
+        "Left alone: 1 reassignment this console did not start (clickstream-0); include them explicitly to "
+        "cancel them too."
+    )
+    assert [i.value for i in at.info] == ["Nothing to cancel: tick the box above to cancel those."]
+    at.checkbox(key=keys.CANCEL_OTHERS).check().run()
+    assert not at.exception
+    said = "\n".join(t.value for t in at.text)
+    assert said.startswith("Cancel 1 reassignment: each partition goes back to its original replicas"), said
+    assert at.button(key=keys.CANCEL_SEND).label == "Send the cancel for 1 partition"
+
+
+@pytest.mark.parametrize("part", ["snapshot", "snapshot:reassignments"])
+def test_a_dialog_opened_on_a_read_that_failed_says_the_read_failed_never_nothing_to_cancel(
+    fake_cluster, sandbox_users, part
+):
+    from console.core.errors import ClusterUnavailable
+
+    with fake_cluster.held() as fake:
+        fake.create_topic("slow", [[0], [1]], size=4 * 10**11)
+        fake.alter_reassignments({("slow", 0): (BrokerId(2),)})
+        down = ClusterUnavailable("The cluster did not answer (timed out).", "Check the brokers.")
+        fake.fail_next(part, down, times=1000)  # every read while the dialog is open
+    at = AppTest.from_function(cancel_page, default_timeout=30).run()
+    sign_in(at, "operator")
+    assert not at.exception
+    which = "Metadata" if part == "snapshot" else "ListPartitionReassignments"
+    assert [e.value for e in at.error] == [
+        f"The cluster's read failed ({which} did not answer (unavailable)): close this and press Cancel… again "
+        "to read it again."
+    ]
+    assert not [i.value for i in at.info if "Nothing to cancel" in i.value]
+    assert "Not in flight" not in "\n".join(c.value for c in at.text)

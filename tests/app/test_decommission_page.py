@@ -64,7 +64,11 @@ def test_an_operator_decommissions_a_broker_from_the_drafts_page(fake_cluster, s
     saved = store.plans.load(flow.plan_id or 0)
     assert saved is not None
     run_id = run_service.start_run(
-        store, fake_cluster, Identity.cli("olga"), fake_cluster.snapshot(), saved.plan, "drain", users=None
+        store,
+        fake_cluster,
+        fake_cluster.snapshot(),
+        run_service.RunRequest(Identity.cli("olga"), saved.plan, "drain"),
+        users=None,
     )
     wait_for(lambda: store.runs.require(run_id).state is RunState.COMPLETED, timeout=30, what="drain run completed")
 

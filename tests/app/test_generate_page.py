@@ -110,3 +110,81 @@ def test_save_as_follows_the_goal_and_the_report_survives_a_reload(fake_cluster,
     other.switch_page("views/drafts.py").run()
     assert not other.exception
     assert "drafts.generate.result" not in other.session_state or other.session_state["drafts.generate.result"] is None
+
+
+def test_topics_a_filter_leaves_out_are_said_and_the_goal_is_judged_on_the_topics_chosen(fake_cluster, sandbox_users):
+    """Draining broker 0 of one topic said "the goal is not fully reached … Generate again" for the
+    other topics' replicas on broker 0, which the topic filter left out on purpose."""
+    at = sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator")
+    at.switch_page("views/drafts.py").run()
+    at.multiselect(key="drafts.generate.drain").set_value([0])
+    next(m for m in at.multiselect if m.label == "Only topics (none: all)").set_value(["clickstream"])
+    at.button(key="FormSubmitter:generate.decommission-Generate").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    plan, report = at.session_state["drafts.generate.result"]
+    assert {e.topic for e in plan.entries} == {"clickstream"} and report.reached
+    said = " ".join(w.value for w in at.warning)
+    assert "not fully reached" not in said and "Generate again" not in said, said
+    assert any("decommission" in s.value and "partitions change" in s.value for s in at.success)
+    # what the filter left on broker 0 is said, as information: the other topics, by name
+    shown = " ".join(str(v) for t in at.table for v in t.value.to_numpy().ravel())
+    assert "of 4 topics the topic filter leaves out (audit-log, inventory, orders, payments)" in shown, shown
+    assert "broker 0 will still hold them" in shown, shown
+
+
+def test_review_says_the_generators_warning_beside_its_verdict(fake_cluster, sandbox_users):
+    """Review said "No errors and no warnings" right above the generator's warning that the goal
+    was not reached: the two must agree."""
+    from dataclasses import replace
+
+    from console.access.auth import Identity
+    from console.plans.generate import generate
+    from console.plans.generators.options import GenerateOptions, Goal
+    from console.services import plans as plan_service
+    from console.storage.store import Store
+
+    state = fake_cluster.snapshot()
+    # when the plan was generated, a partition of the topic on broker 0 had no leader (it could not move)
+    down = next(p for p in state.partitions if p.topic == "clickstream" and p.replicas == (0,))
+    offline = replace(down, leader=None, isr=())
+    then = replace(state, partitions=tuple(offline if p.key == down.key else p for p in state.partitions))
+    made = generate(then, GenerateOptions(Goal.DECOMMISSION, (0,), topics=("clickstream",)))
+    assert not made.report.reached and any(f.code == "drain-incomplete" for f in made.report.findings)
+    plan_id = plan_service.save_plan(
+        Store(), Identity.cli("ann"), state, "test", "drain 0 of clickstream", made.plan, made.report
+    )
+    at = sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator")
+    at.switch_page("views/review.py").run()
+    at.query_params["plan"] = str(plan_id)
+    at.run()
+    assert not at.exception and at.header[0].value == "Review a plan"
+    assert at.session_state["review.cache"][1].report is not None
+    assert not any(s.value == "No errors and no warnings." for s in at.success), [s.value for s in at.success]
+    assert any(s.value == "No errors and no warnings in the review." for s in at.success)
+    warned = next(w.value for w in at.warning if "The generator warned" in w.value)
+    assert "The goal is not fully reached." in warned and "cannot move now" in warned, warned
+
+
+def test_least_cross_zone_bytes_on_the_generate_form(fake_cluster, sandbox_users):
+    """The balance goals and decommission offer the preference; the report carries the impact."""
+    at = sign_in(AppTest.from_file(APP, default_timeout=60).run(), "operator")
+    at.switch_page("views/drafts.py").run()
+    at.segmented_control(key="drafts.generate.goal").set_value("Rebalance").run()
+    assert "No preference" in at.selectbox(key="drafts.generate.zones").options
+    at.selectbox(key="drafts.generate.zones").set_value("Least, as a tie-breaker (same balance)")
+    at.button(key="FormSubmitter:generate.rebalance-Generate").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    _, report = at.session_state["drafts.generate.result"]
+    assert report.goal == "rebalance count (least cross-zone bytes)"
+    assert report.impact is not None and report.impact.headline.startswith("copies ")
+    assert any(c.value.startswith("**Impact:** copies ") for c in at.caption), [c.value for c in at.caption]
+
+    at.selectbox(key="drafts.generate.zones").set_value("Least, weighted")
+    at.number_input(key="drafts.generate.zone_weight").set_value(2.0)
+    at.button(key="FormSubmitter:generate.rebalance-Generate").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.session_state["drafts.generate.result"][1].goal == "rebalance count (least cross-zone bytes, weight 2)"
+
+    # the goals that place no replica by load do not offer it
+    at.segmented_control(key="drafts.generate.goal").set_value("Fix racks").run()
+    assert not at.exception and not any(s.key == "drafts.generate.zones" for s in at.selectbox)

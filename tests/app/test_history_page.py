@@ -4,6 +4,8 @@ page's ETA from history for a move in flight."""
 
 from __future__ import annotations
 
+import re
+
 from streamlit.testing.v1 import AppTest
 
 from console.storage.store import Store
@@ -45,7 +47,12 @@ def test_history_page_updates_and_shows_moves_rates_load_and_incidents(
     assert list(rates["to broker"].unique()) == [2, 3]
     incidents = next(d.value for d in at.dataframe if "peak partitions" in d.value.columns)
     assert set(incidents["what"]) == {"truly under-replicated", "reassigning"}
+    # times as every page prints them (console.core.format.timestamp: local, no "+00:00")
+    times = [*moves["started"], *incidents["started"], *(t for t in incidents["ended"] if t is not None)]
+    assert all(isinstance(t, str) and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", t) for t in times), times
     assert len(at.get("vega_lite_chart")) == 4
+    produced = next(d.value for d in at.dataframe if "produce rate" in d.value.columns)  # the topics' rates
+    assert len(produced) and all(r.endswith("B/s") for r in produced["produce rate"])
     at.segmented_control(key="history.measure").set_value("replicas").run()
     assert not at.exception
 

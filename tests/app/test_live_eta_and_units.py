@@ -80,11 +80,13 @@ def test_runs_and_review_pages_show_rates_in_human_units(fake_cluster, sandbox_u
     run_id = run_service.start_run(
         store,
         fake_cluster,
-        Identity.cli("ann"),
         state,
-        Plan.of([PlanEntry("ut-units", 0, (BrokerId(2),))]),
-        "units run",
-        10_000_000,
+        run_service.RunRequest(
+            Identity.cli("ann"),
+            Plan.of([PlanEntry("ut-units", 0, (BrokerId(2),))]),
+            "units run",
+            run_service.RunSettings(rate=10_000_000),
+        ),
         users=None,
     )
     plan_id = plan_service.save_plan(
@@ -99,7 +101,7 @@ def test_runs_and_review_pages_show_rates_in_human_units(fake_cluster, sandbox_u
     assert any(f"**Run {run_id}**" in md.value and "throttle 10.0 MB/s" in md.value for md in at.markdown)
     wait_for(lambda: Store().runs.get(run_id).state == "completed", timeout=60, what="the run completed")
 
-    # an operator reviewing a plan: the throttle typed with a unit (or in MB/s alone) is confirmed in
+    # an operator reviewing a plan: the throttle typed with a unit (or in bytes/s alone) is confirmed in
     # the one unit every page shows (decimal: 10,000 B/s once showed as 9.8 KB/s)
     sign_in(at, "operator")
     at.query_params["plan"] = str(plan_id)
@@ -108,8 +110,8 @@ def test_runs_and_review_pages_show_rates_in_human_units(fake_cluster, sandbox_u
     assert any(c.value == "= 10.0 MB/s per broker (10,000,000 bytes/s)" for c in at.caption)
     at.text_input(key="review.rate").set_value("2 KB/s").run()
     assert any(c.value == "= 2.0 KB/s per broker (2,000 bytes/s)" for c in at.caption)
-    at.text_input(key="review.rate").set_value("1.5").run()  # a number alone: MB/s, as the label says
-    assert any(c.value == "= 1.5 MB/s per broker (1,500,000 bytes/s)" for c in at.caption)
+    at.text_input(key="review.rate").set_value("20000").run()  # a number alone: bytes/s, as in the CLI
+    assert any(c.value == "= 20.0 KB/s per broker (20,000 bytes/s)" for c in at.caption)
     at.text_input(key="review.rate").set_value("fast").run()
     assert not at.exception and any("is not a rate" in e.value for e in at.error)
     assert next(b for b in at.button if b.label == "Submit…").disabled
@@ -136,12 +138,10 @@ def test_a_paused_run_s_eta_counts_its_current_wave_only(fake_cluster, sandbox_u
     run_id = run_service.start_run(
         store,
         fake_cluster,
-        ann,
         fake_cluster.snapshot(),
-        plan,
-        "paused run",
-        10_000_000,
-        WaveLimits(partitions=1),
+        run_service.RunRequest(
+            ann, plan, "paused run", run_service.RunSettings(rate=10_000_000, limits=WaveLimits(partitions=1))
+        ),
         users=None,
     )
     at = AppTest.from_file(APP, default_timeout=60).run()

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from console.core.model import BrokerId
 from tests.app.pages import APP
+from tests.support import wait_for
 
 CC_TOPIC = "__KafkaCruiseControlPartitionMetricSamples"
 
@@ -20,10 +21,22 @@ def test_overview_and_live_name_another_movers_reassignment_and_the_balancer(fak
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.switch_page("views/overview.py").run()
     assert not at.exception
+    # one line, summarised by topic, whatever the number; the partitions and the why in its detail
     (warning,) = [w.value for w in at.warning if "Another mover" in w.value]
-    assert "1 partition in flight that this console did not start: clickstream-0 (adding 1; removing 0;" in warning
-    assert "First seen by this console at" in warning and "Kafka does not say when a reassignment started" in warning
-    assert "a submit is refused while they are in flight unless confirmed" in warning
+    assert warning.startswith(
+        "**Another mover is reassigning**: 1 partition (clickstream 1) this console did not start"
+    )
+    assert "left to copy, first seen " in warning and "\n" not in warning
+    (detail,) = [e for e in at.expander if e.label == "Another mover's 1 partition"]
+    (why,) = [c.value for c in detail.caption if "Kafka does not say" in c.value]
+    assert "First seen by this console at" in why and "a submit is refused while they are in flight unless" in why
+    assert detail.dataframe[0].value.to_dict("records")[0] | {"left to copy": "?"} == {
+        "partition": "clickstream-0",
+        "replicas": "1,0",
+        "adding": "1",
+        "removing": "0",
+        "left to copy": "?",
+    }
     assert any(
         c.value == f"Balancer: Cruise Control probably runs on this cluster (a guess from topic {CC_TOPIC}: it may "
         "be left over)."
@@ -31,7 +44,7 @@ def test_overview_and_live_name_another_movers_reassignment_and_the_balancer(fak
     )
     at.switch_page("views/live.py").run()
     assert not at.exception
-    assert any("clickstream-0 (adding 1; removing 0;" in w.value for w in at.warning)
+    assert any("1 partition (clickstream 1) this console did not start" in w.value for w in at.warning)
 
 
 def test_overview_says_no_balancer_and_no_other_mover_on_a_quiet_cluster(fake_cluster) -> None:
@@ -48,7 +61,6 @@ def test_overview_says_no_balancer_and_no_other_mover_on_a_quiet_cluster(fake_cl
 
 def test_the_server_ships_the_audit_log_to_the_file_set_in_secrets(fake_cluster, sandbox_users, tmp_path) -> None:
     import json
-    import time
 
     from tests.app.pages import sign_in
 
@@ -56,9 +68,9 @@ def test_the_server_ships_the_audit_log_to_the_file_set_in_secrets(fake_cluster,
     at = AppTest.from_file(APP, default_timeout=60)
     at.secrets["audit_stream"] = {"file": str(path)}
     sign_in(at.run(), "operator")  # a sign-in is audited
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not (path.exists() and path.read_text()):
-        time.sleep(0.2)
+    wait_for(
+        lambda: path.exists() and path.read_text(), timeout=30, every=0.2, what=f"an audit entry shipped to {path}"
+    )
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert lines and lines[0]["id"] == 1 and any(x["user"] == "operator" for x in lines)
     assert [x["id"] for x in lines] == list(range(1, len(lines) + 1))
@@ -124,7 +136,9 @@ def test_overview_on_the_real_sandbox_names_the_official_tools_move_and_reads_a_
         at.switch_page("views/overview.py").run()
         assert not at.exception
         (warning,) = [w.value for w in at.warning if "Another mover" in w.value]
-        assert "om-overview-0 (adding 2; removing 0;" in warning and "MB left" in warning
+        assert "1 partition (om-overview 1) this console did not start" in warning and "MB left" in warning
+        (detail,) = [e for e in at.expander if e.label == "Another mover's 1 partition"]
+        assert detail.dataframe[0].value.to_dict("records")[0]["adding"] == "2"
         # a broker's configs were read (Apache Kafka's know no confluent.balancer.*), and no topic points at a balancer
         assert any(
             c.value == "No sign of a known balancer (Cruise Control, Confluent's self-balancing) in the cluster's "
@@ -135,3 +149,27 @@ def test_overview_on_the_real_sandbox_names_the_official_tools_move_and_reads_a_
         cancelled = official(sb, "--cancel", "--reassignment-json-file", str(plan))
         assert cancelled.returncode == 0, cancelled.stdout + cancelled.stderr
         wait_for(lambda: not in_flight(bs, "om-overview"), timeout=60, what="the move cancelled")
+
+
+def test_live_s_picker_marks_another_movers_partition_and_one_no_longer_in_flight(fake_cluster, sandbox_users) -> None:
+    """Issue 38's walk: a chosen partition stays chosen when it leaves the in-flight list (the
+    choice is not lost under the operator's hand), marked so, as another mover's partition is."""
+    from components import keys
+    from tests.app.pages import sign_in
+
+    with fake_cluster.held() as fake:
+        fake.copy_rate = 1  # stays in flight until cancelled below
+        fake.alter_reassignments({("clickstream", 0): (BrokerId(1),)})  # someone else's script
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    sign_in(at, "operator")
+    at.radio(key=keys.LIVE_CANCEL_SCOPE).set_value("Chosen partitions").run()
+    assert not at.exception
+    picker = at.multiselect(key=keys.LIVE_CANCEL)
+    assert picker.options == ["clickstream-0 · another mover"]
+    picker.select("clickstream-0").run()
+    with fake_cluster.held() as fake:
+        fake.alter_reassignments({("clickstream", 0): None})  # no longer in flight
+    at.run()
+    assert not at.exception
+    picker = at.multiselect(key=keys.LIVE_CANCEL)
+    assert picker.options == ["clickstream-0 · no longer in flight"] and picker.value == ["clickstream-0"]

@@ -126,10 +126,8 @@ def test_sign_in_roles_runs_page_and_audit_log(fake_cluster, sandbox_users):
     run_id = run_service.start_run(
         Store(),
         fake_cluster,
-        Identity.cli("ann"),
         fake_cluster.snapshot(),
-        Plan.of([PlanEntry("app-run", 0, (1,))]),
-        "app run",
+        run_service.RunRequest(Identity.cli("ann"), Plan.of([PlanEntry("app-run", 0, (1,))]), "app run"),
         users=None,
     )
     at.run()  # the page starts the server's worker, which drives the run
@@ -173,7 +171,14 @@ def test_a_throttle_change_is_confirmed_with_what_the_brokers_report(fake_cluste
     sign_in(at, "operator")
     at.switch_page("views/runs.py").run()
     assert not at.exception
+    # above the cluster's ceiling (10 GB/s) a throttle is effectively none: said, and asked before it is sent
+    at.text_input(key=f"runs.rate.{run_id}").set_value("99999 GB/s").run()
+    assert any("is above 10.0 GB/s" in w.value and "effectively unthrottled" in w.value for w in at.warning)
+    assert next(b for b in at.button if b.label == "Change the throttle").disabled
+    at.checkbox(key=f"runs.unthrottled.{run_id}").check().run()
+    assert not next(b for b in at.button if b.label == "Change the throttle").disabled
     at.text_input(key=f"runs.rate.{run_id}").set_value("1 MB/s").run()
+    assert not any("effectively unthrottled" in w.value for w in at.warning)
     next(b for b in at.button if b.label == "Change the throttle").click().run()
     assert not at.exception
     done = " ".join(s.value for s in at.success)

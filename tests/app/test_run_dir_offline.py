@@ -24,7 +24,11 @@ def test_live_and_runs_say_the_replica_whose_dir_went_offline(fake_cluster, sand
     plan = Plan.of([PlanEntry("big", 0, (BrokerId(0),), (D2,)), PlanEntry("big", 1, (BrokerId(1),), (D2,))])
     store = Store()
     run_id = run_service.start_run(
-        store, fake_cluster, Identity.cli("ann"), fake_cluster.snapshot(), plan, "dirs", users=None
+        store,
+        fake_cluster,
+        fake_cluster.snapshot(),
+        run_service.RunRequest(Identity.cli("ann"), plan, "dirs"),
+        users=None,
     )
     ex = Executor(store, fake_cluster, "ann")
     ex.tick(run_id)  # both dirs asked for, the copies start

@@ -29,7 +29,7 @@ url = "json://127.0.0.1:{closed_port}/hook"
     plan = Plan.of([PlanEntry("n", 0, (BrokerId(2), BrokerId(1)))])
     store = Store()
     run_id = run_service.start_run(
-        store, fake_cluster, Identity.cli("ann"), fake_cluster.snapshot(), plan, "n", users=None
+        store, fake_cluster, fake_cluster.snapshot(), run_service.RunRequest(Identity.cli("ann"), plan, "n"), users=None
     )
     assert hub.notifier().delivery.drain(30)
 

@@ -154,6 +154,11 @@ def test_a_change_the_console_sends_makes_the_next_refresh_fresh_for_everyone(co
     assert _refresh(sessions) == second and CountedKafka.reads == 2  # shared again until the next change
 
 
+def _partitions(at: AppTest) -> Any:
+    """The Live page's partitions table (the other movers' detail, above it, has no "leader")."""
+    return next(d.value for d in at.dataframe if "leader" in d.value.columns)
+
+
 def test_the_view_model_is_computed_once_per_snapshot_and_filters(counted, monkeypatch):
     calls: dict[str, int] = {"summary": 0, "live_page": 0}
 
@@ -172,13 +177,13 @@ def test_the_view_model_is_computed_once_per_snapshot_and_filters(counted, monke
     _refresh(sessions)
     assert calls == {"summary": 1, "live_page": 1}, "five sessions, one snapshot, the same filters"
     assert len({id(at.session_state["live.last_good"]) for at in sessions}) == 1  # one snapshot in memory
-    tables = [at.dataframe[0].value for at in sessions]
+    tables = [_partitions(at) for at in sessions]
     assert all(t.equals(tables[0]) for t in tables)
     assert set(tables[0]["partition"]) == {"orders-0", "orders-1", "payments-0"}
 
     sessions[0].multiselect(key="live.topics").set_value(["payments"]).run()  # one viewer filters
     assert not sessions[0].exception
-    assert list(sessions[0].dataframe[0].value["partition"]) == ["payments-0"]
+    assert list(_partitions(sessions[0])["partition"]) == ["payments-0"]
     assert calls == {"summary": 1, "live_page": 2}, "other filters: a page of their own; the same summary"
     sessions[1].multiselect(key="live.topics").set_value(["payments"]).run()  # another one, the same filters
     assert calls == {"summary": 1, "live_page": 2}

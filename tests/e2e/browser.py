@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
-from tests.support import wait_for
+from tests.support import settled, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS_LEASE_S = 10
@@ -91,6 +91,11 @@ def shown_in_full(page: Page, text: str) -> bool:
     return bool(page.evaluate(SHOWN_IN_FULL, text))
 
 
+LAYOUT = """() => [window.innerHeight, ...[...document.querySelectorAll('[data-testid=stMain]')]
+  .flatMap((e) => [e.clientHeight, e.scrollHeight])]"""
+"""The window's height and the main area's box: its height and its content's."""
+
+
 def full_page_screenshot(page: Page, path: Path) -> None:
     """A screenshot of the whole page: Streamlit scrolls its main area in a box of the window's height,
     so the window is made as tall as that box's content for the shot (its width, hence the layout
@@ -100,7 +105,67 @@ def full_page_screenshot(page: Page, path: Path) -> None:
     tall = page.evaluate(
         "() => Math.max(...[...document.querySelectorAll('[data-testid=stMain], section')].map((e) => e.scrollHeight))"
     )
-    page.set_viewport_size({"width": size["width"], "height": min(int(tall) + 50, 16_000)})
-    page.wait_for_timeout(500)
+    height = min(int(tall) + 50, 16_000)
+    page.set_viewport_size({"width": size["width"], "height": height})
+    settled(lambda: page.evaluate(LAYOUT), f"the page laid out {height} px tall", ok=lambda sizes: sizes[0] == height)
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size(size)
+
+
+def still_picture(target: Page | Locator, what: str, path: Path | None = None, full_page: bool = False) -> bytes:
+    """A screenshot of ``target`` (a page or an element) once it is drawn and still: two in a row
+    alike, with more than one colour in it (a chart's canvas is blank until drawn); saved at ``path``
+    when given."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    def shot() -> bytes:
+        if isinstance(target, Page):
+            return target.screenshot(animations="disabled", full_page=full_page)
+        return target.screenshot(animations="disabled")
+
+    def drawn(png: bytes) -> bool:
+        rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).reshape(-1, 3)
+        return bool((rgb != rgb[0]).any())
+
+    png = settled(shot, f"{what} drawn and still", ok=drawn, every=0.2)
+    if path is not None:
+        path.write_bytes(png)
+    return png
+
+
+SCROLL_TOP = """() => Math.max(0, ...[document.scrollingElement, ...document.querySelectorAll('[data-testid=stMain], section')]
+  .filter((e) => e).map((e) => e.scrollTop))"""
+"""How far the page is scrolled down (Streamlit scrolls its main area in a box of its own)."""
+
+
+def scrolled_past(page: Page, top: float) -> float:
+    """How far the page is scrolled once it scrolled past ``top`` and stopped there."""
+    return settled(
+        lambda: float(page.evaluate(SCROLL_TOP)), f"the page scrolled past {top:.0f} px", ok=lambda t: t > top
+    )
+
+
+def alarm_red_pixels(png: bytes) -> int:
+    """How many pixels of a screenshot are an alarm's red (a strong red: red high, green and blue
+    low), as the default chart palette's third colour (#ff2b2b) is."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    return int(((rgb[..., 0] >= 200) & (rgb[..., 1] <= 110) & (rgb[..., 2] <= 110)).sum())
+
+
+def grid_tooltips(page: Page) -> list[str]:
+    """The text of every data grid tooltip shown on the page (a column header's help, a cell's)."""
+    return list(
+        page.evaluate(
+            """() => [...document.querySelectorAll('[data-testid=stDataFrameTooltipContent]')]
+               .filter((e) => e.checkVisibility({ opacityProperty: true, visibilityProperty: true }))
+               .map((e) => e.innerText.slice(0, 80))"""
+        )
+    )

@@ -130,3 +130,52 @@ def test_live_at_1440_px_shows_what_on_call_needs_without_scrolling(sandbox, app
     finally:
         unthrottle_and_wait(bs, [0, 1, 2])
         clear_throttles(bs, [0, 1, 2], [topic])
+
+
+def test_a_live_page_opened_later_has_the_rates_the_server_watched(sandbox, app_url, tmp_path, monkeypatch):
+    """The copy rate and the ETA are there at the page's first picture when the server has been
+    watching the move (its worker reads the cluster at each step of a run); they said "measuring…"
+    for the first ten seconds of every page opened."""
+    from console.cli import main
+    from console.core.states import RunState, WaveState
+    from console.state.reader import ClusterReader
+    from console.storage.store import Store
+    from tests.integration.helpers import no_throttles_left
+    from tests.support import settings_for, wait_for, write_plan
+
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))  # the server's store (see the app_url fixture)
+    bs = sandbox.bootstrap_servers
+    topic = "e2e-watched"
+    make_topic(bs, topic, 1, 1, 600, assignment=[[0]])
+    plan = write_plan(tmp_path / "plan.json", [(topic, 0, [1])])
+    store = Store()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        first = browser.new_page(viewport={"width": 1440, "height": 900})
+        first.goto(app_url)  # the server builds its parts for the cluster: its worker drives the console's runs
+        expect(first.get_by_text("Live reassignments")).to_be_visible(timeout=60_000)
+        first.close()
+        argv = ["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--yes", "--detach"]
+        assert main([*argv, "--throttle", "5000"]) == 0
+        (run,) = store.runs.list()
+        wait_for(
+            lambda: [w.state for w in store.runs.waves(run.id)] == [WaveState.RUNNING],
+            timeout=60,
+            what="the server's worker sent the wave",
+        )
+        since = time.monotonic()  # the worker's reads are not seen from outside: give it a few steps (1 s each)
+        wait_for(lambda: time.monotonic() - since > 4, timeout=10, what="a few of the worker's steps")
+        page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+        page.goto(app_url)
+        rate = page.get_by_test_id("stMetric").filter(has_text="Copy rate (observed)")
+        expect(rate).to_be_visible(timeout=60_000)
+        shown = rate.inner_text()  # the first picture, before the panel's first refresh (5 s)
+        page.screenshot(path=str(tmp_path / "live-opened-later.png"), full_page=True)
+        assert "measuring" not in shown and "/s" in shown, shown
+        eta = page.get_by_test_id("stMetric").filter(has_text="ETA (last to finish)")
+        expect(eta).to_contain_text("ends ≈ ")
+        browser.close()
+    assert main(["cancel", "--bootstrap-server", bs, "--run", str(run.id), "--yes"]) == 0
+    wait_for(lambda: store.runs.require(run.id).state is RunState.CANCELLED, timeout=60, what="the run cancelled")
+    with ClusterReader(settings_for(sandbox)) as reader:
+        wait_for(lambda: no_throttles_left(reader.snapshot()), timeout=60, what="no throttle left")

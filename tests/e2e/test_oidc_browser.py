@@ -194,7 +194,9 @@ def test_viewers_and_people_in_no_group_see_every_write_disabled_and_are_refused
             run_service.approve(store, who, key, plan_id)
         plan = store.plans.load(plan_id).plan
         with pytest.raises(NotPermitted):
-            run_service.start_run(store, reader.gateway(), who, reader.snapshot(), plan, "as a viewer", users=None)
+            run_service.start_run(
+                store, reader.gateway(), reader.snapshot(), run_service.RunRequest(who, plan, "as a viewer"), users=None
+            )
     refused = [a for a in store.audit.entries() if a.user == f"{user}@example.com" and a.outcome == "refused"]
     assert sorted(a.action for a in refused) == ["approve", "submit"]
     assert store.runs.list(key) == []

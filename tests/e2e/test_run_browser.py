@@ -8,7 +8,6 @@ import time
 
 from playwright.sync_api import expect, sync_playwright
 
-from components.widgets import SHARED_SNAPSHOT_AGE_S
 from console.access.auth import SANDBOX_USERS, Identity, write_users
 from console.core.model import cluster_key
 from console.plans.plan import Plan, PlanEntry
@@ -38,8 +37,8 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
             page.goto(f"{app_url}/review?plan={plan_id}")
             expect(page.get_by_role("heading", name="Review a plan")).to_be_visible(timeout=60_000)
             sign_in(page)
-            page.get_by_role("textbox", name="Throttle (MB/s, or 500 KB/s; 0: none)").fill("2 KB/s")
-            page.get_by_role("textbox", name="Throttle (MB/s, or 500 KB/s; 0: none)").press("Enter")
+            page.get_by_role("textbox", name=re.compile(r"^Throttle")).fill("2 KB/s")
+            page.get_by_role("textbox", name=re.compile(r"^Throttle")).press("Enter")
             page.get_by_role("button", name="Submit…").click()
             dialog = page.get_by_role("dialog")
             expect(dialog.get_by_text(re.compile(r"^2 partitions in 1 wave\b")).first).to_be_visible(timeout=30_000)
@@ -59,9 +58,15 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
             wait_for(lambda: [w.state for w in store.runs.waves(1)] == ["running"], timeout=60, what="wave 1 running")
             page.screenshot(path=str(tmp_path / "runs.png"), full_page=True)
 
-            # on-call: cancel the topic from the Live page, which opens on a snapshot at most
-            # SHARED_SNAPSHOT_AGE_S old: the Runs page may have read one as the wave was being sent
-            time.sleep(SHARED_SNAPSHOT_AGE_S)
+            # on-call: cancel the topic from the Live page, which opens on a snapshot shared with the
+            # other pages (the Runs page may have read one as the wave was being sent): none taken
+            # before the server's own request returned is shared after it, so the wave's answer is
+            # what to wait for
+            wait_for(
+                lambda: [e for e in store.audit.entries(action="submit-wave") if e.ref is not None],
+                timeout=60,
+                what="the wave's request answered",
+            )
             page.get_by_role("link", name="Live").click()
             expect(page.get_by_role("heading", name="Live reassignments")).to_be_visible(timeout=30_000)
             page.get_by_text("A topic").click()
@@ -95,6 +100,48 @@ def test_submit_watch_and_cancel_in_the_browser(sandbox, app_url, tmp_path, monk
         clear_throttles(bs, [0, 1, 2], ["e2e-run"])
 
 
+def test_review_reads_a_number_alone_as_bytes_and_asks_before_an_effectively_unthrottled_submit(
+    sandbox, app_url, tmp_path, monkeypatch
+):
+    """Met at 1440 px: 20000 read as 20.0 GB/s on Review (bytes/s in the CLI), and 99999 GB/s, above
+    what any broker link carries, taken without a word with Submit… enabled."""
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(tmp_path))  # the app's data dir (see the app_url fixture)
+    write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
+    make_topic(sandbox.bootstrap_servers, "e2e-rate", 1, 1, 1, assignment=[[0]])
+    with ClusterReader(settings_for(sandbox)) as reader:
+        state = reader.snapshot()
+        plan = Plan.of([PlanEntry("e2e-rate", 0, (1,))]).with_basis(state)
+        plan_id = Store().plans.save(
+            "e2e rate", cluster_key(state, "sandbox"), plan, Plan.of([]), "ann", state.fingerprint()
+        )
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 1200})
+        page.goto(f"{app_url}/review?plan={plan_id}")
+        expect(page.get_by_role("heading", name="Review a plan")).to_be_visible(timeout=60_000)
+        sign_in(page)
+        rate = page.get_by_role("textbox", name=re.compile(r"^Throttle"))
+        submit = page.get_by_role("button", name="Submit…")
+        rate.fill("20000")
+        rate.press("Enter")
+        expect(page.get_by_text("= 20.0 KB/s per broker (20,000 bytes/s)")).to_be_visible(timeout=30_000)
+        expect(submit).to_be_enabled()
+        rate.fill("99999 GB/s")
+        rate.press("Enter")
+        expect(page.get_by_text(re.compile(r"is above 10\.0 GB/s.*effectively unthrottled"))).to_be_visible(
+            timeout=30_000
+        )
+        expect(submit).to_be_disabled()
+        page.get_by_text("Send it effectively unthrottled").click()
+        expect(submit).to_be_enabled(timeout=30_000)
+        page.screenshot(path=str(tmp_path / "review-unthrottled.png"), full_page=True)
+        submit.click()
+        dialog = page.get_by_role("dialog")
+        expect(dialog.get_by_text("You ticked “Send it effectively unthrottled”")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("Traceback")).to_have_count(0)
+        browser.close()
+
+
 def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkeypatch):
     """The run was started (wave 1 sent) by a console that is gone; this console's server picks it
     up as soon as anyone opens a page, and sends each wave once."""
@@ -113,11 +160,13 @@ def test_a_console_started_mid_run_resumes_it(sandbox, app_url, tmp_path, monkey
         run_id = run_service.start_run(
             gone.store,
             gone.cluster,
-            Identity.cli(gone.user),
             reader.snapshot(),
-            Plan.of([PlanEntry("e2e-resume", 0, (2,)), PlanEntry("e2e-resume", 1, (2,))]),
-            "resume",
-            limits=WaveLimits(1),
+            run_service.RunRequest(
+                Identity.cli(gone.user),
+                Plan.of([PlanEntry("e2e-resume", 0, (2,)), PlanEntry("e2e-resume", 1, (2,))]),
+                "resume",
+                run_service.RunSettings(limits=WaveLimits(1)),
+            ),
             users=None,
         )
         assert gone.tick(run_id).did.startswith("wave 1 submitted")

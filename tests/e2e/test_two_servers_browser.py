@@ -107,10 +107,7 @@ def test_a_run_goes_on_on_the_other_server_when_the_one_driving_it_is_killed(
                 expect(page.get_by_role("heading", name="Audit log")).to_be_visible(timeout=90_000)
             with ClusterReader(settings_for(sandbox)) as reader:
                 plan = Plan.of([PlanEntry("e2e-handover", p, t) for p, t in enumerate([(0, 2), (1, 2), (0, 2)])])
-                run_id = run_service.start_run(
-                    store, reader.gateway(), Identity.cli("ann"), reader.snapshot(), plan, "handover",
-                    rate=20_000, limits=WaveLimits(1), users=None,
-                )  # fmt: skip
+                run_id = run_service.start_run(store, reader.gateway(), reader.snapshot(), run_service.RunRequest(Identity.cli("ann"), plan, "handover", run_service.RunSettings(rate=20_000, limits=WaveLimits(1))), users=None)  # fmt: skip
             wait_for(
                 lambda: [w.state for w in store.runs.waves(run_id)][:2] == ["completed", "running"],
                 timeout=180,

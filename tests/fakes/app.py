@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from components.parts import Collecting, Parts, PartsFactory, Reader, assemble
 from console.access.settings import ConnectionSettings
 from console.adapters.records import Configs
 from console.core.model import BrokerId, ClusterInfo, ClusterState, DirOutcome, Outcome, TopicPartition
+from console.core.shown import BrokerView
 from console.runs.gateway import Changes, ClusterGateway, Targets
 from console.sandbox.demo import DEMO_TOPICS
 from console.storage.store import Store
@@ -48,6 +49,7 @@ class AppCluster:
         self._lock = threading.RLock()
         self._generation = 0
         self._in_flight: frozenset[TopicPartition] = frozenset()
+        self._watchers: list[Callable[[ClusterState], object]] = []
         cluster.clock = time.time()
 
     def _catch_up(self) -> None:
@@ -64,9 +66,16 @@ class AppCluster:
 
     # -- the reader ------------------------------------------------------------------------------------
     def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
-        """Always a fresh snapshot (the fake reads in no time), always with the fake's ``info``."""
+        """Always a fresh snapshot (the fake reads in no time), always with the fake's ``info``;
+        handed to the watchers."""
         with self.held() as fake:
-            return fake.snapshot(max_age_s)
+            state = fake.snapshot(max_age_s)
+        for watcher in self._watchers:
+            watcher(state)
+        return state
+
+    def watch(self, watcher: Callable[[ClusterState], object]) -> None:
+        self._watchers.append(watcher)
 
     @property
     def zookeeper_generation(self) -> int:
@@ -86,6 +95,10 @@ class AppCluster:
     def has_zookeeper(self) -> bool:
         return self.cluster.has_zookeeper
 
+    @property
+    def max_throttle(self) -> int:
+        return self.cluster.max_throttle
+
     def cluster_info(self) -> ClusterInfo:
         with self.held() as fake:
             return fake.cluster_info()
@@ -93,6 +106,10 @@ class AppCluster:
     def list_reassignments(self) -> Collection[TopicPartition]:
         with self.held() as fake:
             return fake.list_reassignments()
+
+    def replicas_seen(self, keys: Collection[TopicPartition]) -> tuple[BrokerView, ...]:
+        with self.held() as fake:
+            return fake.replicas_seen(keys)
 
     def alter_reassignments(self, targets: Targets, *, allow_rf_change: bool = True) -> dict[TopicPartition, Outcome]:
         with self.held() as fake:

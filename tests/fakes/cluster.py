@@ -33,8 +33,13 @@ What it simulates:
   DescribeLogDirs answers it with KAFKA_STORAGE_ERROR (the snapshot carries the same
   ``log-dir-offline`` warning as the live reader's), its replicas are offline on the broker, a
   copy into it is dropped and a copy out of it stops; it comes back when the broker restarts;
+* each broker's own metadata trailing the controller's (:attr:`FakeCluster.broker_lag_s`): what
+  :meth:`FakeCluster.replicas_seen` answers per broker is the replica set the controller had that
+  long ago (fake clock), as a loaded broker applies the metadata log late;
 * faults on demand (:meth:`FakeCluster.fail_next`, :meth:`FakeCluster.fail_call`) and a log of
-  every call (:attr:`FakeCluster.calls`).
+  every call (:attr:`FakeCluster.calls`);
+* a cluster that hangs (:meth:`FakeCluster.hang`, as with its quorum lost: a snapshot waits, in
+  real time, until :meth:`FakeCluster.answer`) or answers slowly (:attr:`FakeCluster.read_takes_s`).
 
 What it does not: leader throttles, ISR shrink from lag, controller failover, config
 propagation delay, KRaft fencing, min ISR other than a fixed 1. A broker that comes back has its
@@ -43,6 +48,7 @@ propagation delay, KRaft fencing, min ISR other than a fixed 1. A broker that co
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -67,6 +73,7 @@ from console.core.limits import (
     FOLLOWER_LIST,
     FOLLOWER_RATE,
     LOG_DIR_RATE,
+    MAX_THROTTLE,
     TOPIC_THROTTLE_KEYS,
 )
 from console.core.model import (
@@ -90,6 +97,7 @@ from console.core.model import (
     TopicPartition,
     cordon_list,
 )
+from console.core.shown import BrokerView
 from console.runs.gateway import Changes, ClusterGateway, Targets
 from console.state.merge import offline_dir_findings
 
@@ -97,6 +105,8 @@ R = TypeVar("R")
 OFFLINE_DIR_ERROR = "error 56 (KAFKA_STORAGE_ERROR: the dir is offline)"
 """What the live reader says of a dir DescribeLogDirs answers with KAFKA_STORAGE_ERROR."""
 OK, DOWN = SourceStatus.OK, SourceStatus.UNAVAILABLE
+HANG_LIMIT_S = 60.0
+"""The longest a hung snapshot waits (a test that forgets :meth:`FakeCluster.answer` leaves no thread for good)."""
 
 
 class Crash(Exception):
@@ -137,6 +147,19 @@ class _Part:
     removing: tuple[BrokerId, ...] = ()
     copied: dict[BrokerId, int] = field(default_factory=dict)
     """Bytes on each adding replica."""
+    history: list[tuple[float, tuple[BrokerId, ...]]] = field(default_factory=list)
+    """Its replica sets since the first change (fake clock, replicas), the first at -inf: what a
+    broker whose metadata trails the controller's shows."""
+
+    def shown_at(self, when: float) -> tuple[BrokerId, ...]:
+        """The replica set the controller had at ``when``."""
+        shown = tuple(self.replicas)
+        for at, replicas in reversed(self.history):
+            shown = replicas
+            if at <= when:
+                break
+        return shown
+
     elr: list[BrokerId] = field(default_factory=list)
     """Eligible leader replicas (with :attr:`FakeCluster.kafka4`)."""
     last_known_elr: list[BrokerId] = field(default_factory=list)
@@ -192,6 +215,8 @@ class FakeCluster:
         leader replica (KIP-966). Set before ``down`` brokers are stopped."""
         self.min_isr: dict[str, int] = {}
         """Each topic's ``min.insync.replicas`` (1 when not set)."""
+        self.max_throttle = MAX_THROTTLE
+        """The cluster's throttle ceiling (bytes/s), as its ``max_throttle`` setting would give it."""
         for b in down:
             self.stop_broker(b)
         self.broker_configs: dict[BrokerId, dict[str, str]] = {}
@@ -208,12 +233,25 @@ class FakeCluster:
         accepted the cancel (0: it leaves at once); meanwhile it is listed as it was and copies nothing."""
         self.cancelling: dict[TopicPartition, float] = {}
         """Partitions whose accepted cancel takes effect at the given time."""
+        self.broker_lag_s: dict[BrokerId, float] = {}
+        """How far (fake clock) each broker's own metadata trails the controller's: it shows each
+        partition's replica set as the controller had it that long ago (absent: at once)."""
+        self.paused: set[BrokerId] = set()
+        """Brokers that are live but do not answer (as one SIGSTOPped): :meth:`replicas_seen` has
+        their answer time out."""
+        self.look_takes_s = 0.0
+        """Fake time that passes with each :meth:`replicas_seen` (the clock advances that much
+        first), so that brokers that trail the controller catch up while a caller keeps asking."""
         self.info = ClusterInfo()
         """What the cluster says it is (version, mode, features, quorum), carried by every snapshot."""
         self.preferred_dirs: dict[tuple[str, int, BrokerId], str] = {}
         """Dirs asked for replicas not created yet (AlterReplicaLogDirs before the reassignment)."""
         self.offline_dirs: set[tuple[BrokerId, str]] = set()
         """Log dirs offline (broker, dir): see :meth:`fail_log_dir`."""
+        self.read_takes_s = 0.0
+        """Real seconds each snapshot takes (a slow cluster), after any :meth:`hang`."""
+        self._answering = threading.Event()
+        self._answering.set()
         self.rf_guard = True
         """The controller takes ``AllowReplicationFactorChange`` (AlterPartitionReassignments v1,
         Kafka 4.1+); False: a Kafka 3.9, where requests go without it (never guarded)."""
@@ -300,6 +338,9 @@ class FakeCluster:
         cluster did not answer), on ``snapshot:configs`` or ``snapshot:reassignments`` that part
         only (as the live reader does). A :class:`Crash` is raised."""
         call, fault = self._begin("snapshot", max_age_s, *(["lean"] if lean else []))
+        self._answering.wait(HANG_LIMIT_S)  # hung (:meth:`hang`): until :meth:`answer`
+        if self.read_takes_s:
+            threading.Event().wait(self.read_takes_s)  # a slow cluster: real time passes
         if fault is not None and not isinstance(fault.error, ConsoleError):
             self._before(call, fault)
         if fault is not None:
@@ -354,6 +395,7 @@ class FakeCluster:
                     **{
                         str(b): {k: v for k, v in c.items() if k in BROKER_THROTTLE_KEYS}
                         for b, c in self.broker_configs.items()
+                        if b in self.live  # a broker down is not asked (its configs are not read)
                     },
                     DEFAULT_BROKER: {k: v for k, v in self.cluster_default.items() if k in BROKER_THROTTLE_KEYS},
                 },
@@ -401,6 +443,29 @@ class FakeCluster:
         call, fault = self._begin("list_reassignments")
         self._before(call, fault)
         return self._after(call, fault, [k for k, p in self.parts.items() if p.adding or p.removing])
+
+    def replicas_seen(self, keys: Collection[TopicPartition]) -> tuple[BrokerView, ...]:
+        """Each live broker's view of ``keys``: the replica sets as the controller had them
+        :attr:`broker_lag_s` ago; a :attr:`paused` broker's answer times out (a fault on
+        ``replicas_seen`` raises, before anything is read)."""
+        call, fault = self._begin("replicas_seen", tuple(keys))
+        self._before(call, fault)
+        if self.look_takes_s:
+            self.advance(self.look_takes_s)
+        views = tuple(
+            BrokerView(b, {}, "timed out")
+            if b in self.paused
+            else BrokerView(
+                b,
+                {
+                    k: p.shown_at(self.clock - self.broker_lag_s.get(b, 0.0))
+                    for k in keys
+                    if (p := self.parts.get(k)) is not None
+                },
+            )
+            for b in sorted(self.live)
+        )
+        return self._after(call, fault, views)
 
     def alter_reassignments(self, targets: Targets, *, allow_rf_change: bool = True) -> dict[TopicPartition, Outcome]:
         """Per partition as the controller answers (with ``allow_rf_change`` False and
@@ -604,6 +669,15 @@ class FakeCluster:
                 out.append(DirOutcome(t, n, b, d))
         return self._after(call, fault, out)
 
+    def hang(self) -> None:
+        """From now on a snapshot waits (real time, at most ``HANG_LIMIT_S``) until :meth:`answer`:
+        sent and not answered, as by a cluster whose quorum is lost."""
+        self._answering.clear()
+
+    def answer(self) -> None:
+        """The snapshots waiting (:meth:`hang`) go on, and the next ones answer at once."""
+        self._answering.set()
+
     def fail_next(self, method: str, error: Exception, times: int = 1, applied: bool = False) -> None:
         """The next ``times`` calls of ``method`` raise ``error`` (after applying, with ``applied``)."""
         self._faults.append(_Fault(error, applied, method=method, times=times))
@@ -708,12 +782,14 @@ class FakeCluster:
             )
         self.cancelling.pop(key, None)
         target = tuple(target)
+        before = tuple(p.replicas)
         p.adding = tuple(b for b in target if b not in original)
         p.removing = tuple(b for b in original if b not in target)
         for b in p.adding:  # a new replica lands in the dir asked for beforehand (AlterReplicaLogDirs)
             if (d := self.preferred_dirs.pop((key[0], key[1], b), None)) is not None:
                 p.dirs[b] = d
         p.replicas = list(target) + list(p.removing)
+        self._changed(p, before)
         p.copied = {b: p.copied.get(b, 0) for b in p.adding}
         p.isr = [b for b in p.isr if b in p.replicas]
         if p.leader not in p.replicas:
@@ -721,10 +797,20 @@ class FakeCluster:
         self._complete(p)
         return Outcome(*key, True)
 
+    def _changed(self, p: _Part, before: tuple[BrokerId, ...]) -> None:
+        """Note a change of ``p``'s replica set (from ``before``) at the fake clock's time."""
+        if tuple(p.replicas) == before:
+            return
+        if not p.history:
+            p.history.append((float("-inf"), before))
+        p.history.append((self.clock, tuple(p.replicas)))
+
     def _complete(self, p: _Part) -> None:
         if not (p.adding or p.removing) or not set(p.target) <= set(p.isr):
             return
+        before = tuple(p.replicas)
         p.replicas, p.adding, p.removing, p.copied = list(p.target), (), (), {}
+        self._changed(p, before)
         p.isr = [b for b in p.isr if b in p.replicas]
         if p.leader not in p.replicas:
             p.leader = next((b for b in p.replicas if b in p.isr and b in self.live), None)

@@ -21,9 +21,11 @@ from console.cli.exits import Exit
 from console.core.errors import GoalImpossible
 from console.core.limits import CORDONED_LOG_DIRS
 from console.core.model import BrokerId, ClusterState, cordon_list
-from console.plans.generate import GenerateOptions, Goal, Metric, generate
+from console.plans.generate import generate
+from console.plans.generators.options import GenerateOptions, Goal, Metric
 from console.plans.plan import parse_plan
-from console.plans.validate import CORDONED_REFUSED, validate
+from console.plans.rules.codes import CORDONED_REFUSED
+from console.plans.validate import validate
 from console.sandbox.cluster import Sandbox
 from console.state.reader import ClusterReader
 from tests.integration.helpers import admin, make_topic

@@ -135,11 +135,10 @@ def test_list_equals_the_official_tool_during_a_throttled_run_then_cancel(any_ka
             run_id = run_service.start_run(
                 executor.store,
                 executor.cluster,
-                Identity.cli(executor.user),
                 reader.snapshot(),
-                plan,
-                "throttled",
-                rate=2000,
+                run_service.RunRequest(
+                    Identity.cli(executor.user), plan, "throttled", run_service.RunSettings(rate=2000)
+                ),
                 users=None,
             )
             assert executor.tick(run_id).did == "wave 1 submitted (2 partitions)"
@@ -179,7 +178,7 @@ def test_a_generated_decommission_executes(any_kafka, tmp_path, monkeypatch, cap
     assert code == 0, generated.err
     path = tmp_path / "decommission.json"
     path.write_text(generated.out)
-    assert cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(path), "--yes"]) == 0
+    assert cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(path), "--yes", "--json"]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["state"] == "completed"
     with ClusterReader(settings_for(any_kafka)) as reader:
         state = wait_for(
@@ -210,7 +209,7 @@ def test_a_reorder_ends_with_the_preferred_leader_election(any_kafka, tmp_path, 
             what="the first replicas leading",
         )
         plan = write_plan(tmp_path / "reorder.json", [("xv-elect", p, r) for p, r in enumerate(reordered)])
-        code = cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--yes"])
+        code = cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--yes", "--json"])
         captured = capsys.readouterr()
         out = json.loads(captured.out.strip().splitlines()[-1])
         assert code == 0 and out["state"] == "completed" and out["elect_leaders"] is True, captured.err
@@ -265,7 +264,7 @@ def test_the_rollback_is_the_official_tools_and_submitted_puts_the_replicas_back
         # the official tool's rollback, submitted by the console, puts every replica back (in its dir)
         undo = tmp_path / "rollback.json"
         undo.write_text(printed)
-        code = cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(undo), "--yes"])
+        code = cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(undo), "--yes", "--json"])
         captured = capsys.readouterr()
         assert code == 0 and json.loads(captured.out.strip().splitlines()[-1])["state"] == "completed", captured.err
         after = wait_for(
@@ -314,7 +313,7 @@ def test_a_guarded_rf_change_is_refused_only_where_the_controller_has_the_guard(
         # a plan with a move and an RF change completes on every release (the RF change sent on its
         # own, allowed, where there is a guard)
         plan = write_plan(tmp_path / "mixed.json", [("xv-rf", 2, [2, 1]), ("xv-rf", 3, [0, 2, 1])])
-        code = cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--yes"])
+        code = cli.main(["submit", "--bootstrap-server", bs, "--reassignment-json-file", str(plan), "--yes", "--json"])
         captured = capsys.readouterr()
         assert code == 0 and json.loads(captured.out.strip().splitlines()[-1])["state"] == "completed", captured.err
         wait_for(

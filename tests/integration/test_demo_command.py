@@ -16,6 +16,7 @@ from kafka.admin import KafkaAdminClient
 
 from console.sandbox import cluster
 from console.sandbox.cluster import free_port
+from console.sandbox.jars import cache_dir
 from console.sandbox.versions import ZOOKEEPER_KAFKA, Mode
 from tests.support import wait_for
 
@@ -92,7 +93,7 @@ def test_make_demo_starts_without_a_question_where_streamlit_never_ran_and_stops
     URL and the sandbox's users are printed; Ctrl-C stops everything."""
     home = tmp_path / "home"
     home.mkdir()
-    env, data = _demo(tmp_path, HOME=str(home), CONSOLE_CACHE_DIR=str(cluster.cache_dir()))
+    env, data = _demo(tmp_path, HOME=str(home), CONSOLE_CACHE_DIR=str(cache_dir()))
     port = env["PORT"]
 
     def check() -> None:

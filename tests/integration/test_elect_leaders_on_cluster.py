@@ -34,6 +34,7 @@ def submit_reorder(sandbox, reader: ClusterReader, tmp_path, topic: str, *option
             "--reassignment-json-file",
             str(plan),
             "--yes",
+            "--json",
             *options,
         ]
     )

@@ -149,6 +149,7 @@ def test_kraft_cluster_runs_a_throttled_plan_in_waves(kraft, tmp_path, monkeypat
                 "--max-moves-per-broker",
                 "1",
                 "--yes",
+                "--json",
             ]
         )
         == 0

@@ -192,7 +192,7 @@ def test_decommission_from_the_command_line_cordons_drains_and_unregisters(
         assert (code, flow["step"]) == (0, "done"), flow
         # the controller took it; the broker answering DescribeCluster may learn it a moment later
         wait_for(
-            lambda: (r := reader.kafka.describe_registered()) is not None and 3 not in {b.id for b in r},
+            lambda: (r := reader.kafka.reads.describe_registered()) is not None and 3 not in {b.id for b in r},
             timeout=30,
             what="broker 3 gone from DescribeCluster",
         )

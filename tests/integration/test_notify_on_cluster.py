@@ -43,12 +43,13 @@ def timed_run(reader: ClusterReader, store: Store, topic: str) -> tuple[int, flo
     run_id = run_service.start_run(
         store,
         reader.gateway(),
-        Identity.cli("ann"),
         reader.snapshot(),
-        plan_for(topic),
-        topic,
-        rate=RATE,
-        limits=WaveLimits(moves_per_broker=1),
+        run_service.RunRequest(
+            Identity.cli("ann"),
+            plan_for(topic),
+            topic,
+            run_service.RunSettings(rate=RATE, limits=WaveLimits(moves_per_broker=1)),
+        ),
         users=None,
     )
     run = Executor(store, reader.gateway(), "worker").drive(run_id, every=0.5, timeout=240)
@@ -132,12 +133,13 @@ def test_a_scrape_during_a_run_says_the_run_what_is_left_and_the_heartbeat(sandb
             run_id = run_service.start_run(
                 store,
                 reader.gateway(),
-                Identity.cli("ann"),
                 reader.snapshot(),
-                plan_for("n-scrape"),
-                "scrape",
-                rate=RATE,
-                limits=WaveLimits(moves_per_broker=1),
+                run_service.RunRequest(
+                    Identity.cli("ann"),
+                    plan_for("n-scrape"),
+                    "scrape",
+                    run_service.RunSettings(rate=RATE, limits=WaveLimits(moves_per_broker=1)),
+                ),
                 users=None,
             )
             worker = Worker(store, reader.gateway(), "worker", every_s=0.5).start()

@@ -157,6 +157,8 @@ def test_the_servers_background_collector_appends_snapshots_until_stopped(sandbo
         finally:
             collector.stop()
         kept = collector.kept
-        time.sleep(2)  # what is tested: time passes (two collection periods) and a stopped collector keeps nothing
+        # stopped: its thread ends (stop() waits for it a while; a loaded machine may take longer),
+        # and it kept nothing after stop() returned
+        wait_for(lambda: not collector._thread.is_alive(), timeout=60, what="the collector's thread ended")
         assert collector.kept == kept and collector.problem is None
         assert len(list(parquet_files(tmp_path / "headers"))) == kept

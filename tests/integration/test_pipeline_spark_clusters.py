@@ -22,7 +22,7 @@ from tests.sparkcluster import connect_server, free_port, standalone
 from tests.unit.timeline import timeline, write_states
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLES = ("moves", "copy_rates", "broker_load", "partition_counts", "incidents")
+TABLES = ("moves", "copy_rates", "broker_load", "partition_counts", "incidents", "topic_rates")
 
 
 def pipeline(job: str, snapshots: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -8,7 +8,8 @@ import json
 from console import cli
 from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
-from console.plans.validate import STALE, errors, validate
+from console.plans.rules.codes import STALE
+from console.plans.validate import errors, validate
 from console.state.reader import ClusterReader
 from tests.integration.helpers import make_topic, settle, submit
 from tests.support import connection_args, settings_for

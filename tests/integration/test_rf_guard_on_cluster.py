@@ -15,7 +15,8 @@ from console.core.health import kafka_health
 from console.core.model import BrokerId, Severity
 from console.moves.rf_guard import split_by_rf
 from console.plans.plan import Plan, PlanEntry
-from console.plans.validate import RF_BELOW_MIN_ISR, validate
+from console.plans.rules.codes import RF_BELOW_MIN_ISR
+from console.plans.validate import validate
 from console.runs.executor import Executor
 from console.services import runs as run_service
 from console.state.reader import ClusterReader
@@ -67,7 +68,11 @@ def test_kafka_44_refuses_a_guarded_rf_change_per_partition_and_a_run_sends_move
         executor = Executor(Store(tmp_path / "c.db"), gateway, "ann")
         plan = Plan.of([PlanEntry("rfg-44", 0, ids(0, 1, 2)), PlanEntry("rfg-44", 2, ids(2, 1))])
         run_id = run_service.start_run(
-            executor.store, gateway, Identity.cli("ann"), reader.snapshot(), plan, "rf", rate=None, users=None
+            executor.store,
+            gateway,
+            reader.snapshot(),
+            run_service.RunRequest(Identity.cli("ann"), plan, "rf"),
+            users=None,
         )
         run = executor.drive(run_id, every=0.5, timeout=120)
         assert run.state == "completed", run.state

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections import Counter
 from pathlib import Path
 
@@ -31,7 +33,15 @@ TARGETS = [(0, 2), (1, 2), (0, 2)]
 
 
 def executors(bs: str, pg_url: str, logs: Path) -> list[subprocess.Popen[bytes]]:
-    env = {**os.environ, "CONSOLE_STORE_URL": pg_url, "CONSOLE_RUN_LEASE_S": str(LEASE_S), "PYTHONPATH": str(ROOT)}
+    """Two executor processes, each serving its metrics on a free port (its heartbeat says when it
+    last stepped the runs: see :func:`steps_after`) and writing to ``logs/executor-<i>.log``."""
+    env = {
+        **os.environ,
+        "CONSOLE_STORE_URL": pg_url,
+        "CONSOLE_RUN_LEASE_S": str(LEASE_S),
+        "CONSOLE_METRICS_ADDRESS": "127.0.0.1:0",
+        "PYTHONPATH": str(ROOT),
+    }
     return [
         subprocess.Popen(
             [sys.executable, "-m", "console", "executor", "--bootstrap-server", bs, "--every", "0.3"],
@@ -50,14 +60,39 @@ def start(sandbox, store: Store, topic: str) -> int:
         return run_service.start_run(
             store,
             reader.gateway(),
-            Identity.cli("ann"),
             reader.snapshot(),
-            plan,
-            topic,
-            rate=30_000,
-            limits=WaveLimits(1),
+            run_service.RunRequest(
+                Identity.cli("ann"), plan, topic, run_service.RunSettings(rate=30_000, limits=WaveLimits(1))
+            ),
             users=None,
         )
+
+
+def heartbeat(log: Path) -> float:
+    """When the executor writing ``log`` last ended a step of the runs, from its metrics (0 before
+    its first)."""
+    found = re.search(r"Metrics on http://(\S+)/metrics", log.read_text(errors="replace"))
+    if found is None:
+        return 0.0
+    with urllib.request.urlopen(f"http://{found.group(1)}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    beats = re.findall(r"^console_executor_heartbeat_timestamp_seconds\{[^}]*\} (\S+)$", text, re.MULTILINE)
+    return max((float(b) for b in beats), default=0.0)
+
+
+def steps_after(logs: Path, procs: list[subprocess.Popen[bytes]], since: float, steps: int = 2) -> None:
+    """Wait until each executor has taken ``steps`` whole steps of the runs, each begun after
+    ``since``: a heartbeat after another one after ``since`` ends a step begun after it."""
+    for i in range(len(procs)):
+        log = logs / f"executor-{i}.log"
+        last = since
+        for n in range(steps + 1):
+            last = wait_for(
+                lambda log=log, last=last: (beat := heartbeat(log)) > last and beat,
+                timeout=60,
+                every=0.2,
+                what=f"executor-{i}'s step {n} after {since:.1f}",
+            )
 
 
 def driver(store: Store, run_id: int, procs: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
@@ -180,7 +215,7 @@ def test_a_driver_paused_past_its_lease_sends_nothing_when_it_resumes(sandbox, p
         woke = time.time()
         paused.send_signal(signal.SIGCONT)  # it wakes up mid-step, past its lease
         wait_for(lambda: store.runs.require(run_id).state is RunState.COMPLETED, timeout=90, what="completed")
-        time.sleep(2)  # it takes a few more steps
+        steps_after(tmp_path, procs, time.time())  # it takes a few more steps
         assert paused.poll() is None and sent_after(store, f"executor-{procs.index(paused)}", woke) == []
         sent_once(store, run_id)  # the taking over driver looks before it takes a throttle off again
         at_targets(sandbox, "h-pause")
@@ -200,7 +235,11 @@ def test_a_cancel_with_two_executors_running_is_carried_out_once(sandbox, pg_url
     plan = Plan.of([PlanEntry("h-cancel", 0, (0, 2)), PlanEntry("h-cancel", 1, (1, 2))])
     with ClusterReader(settings_for(sandbox)) as reader:
         run_id = run_service.start_run(
-            store, reader.gateway(), Identity.cli("ann"), reader.snapshot(), plan, "h-cancel", rate=2000, users=None
+            store,
+            reader.gateway(),
+            reader.snapshot(),
+            run_service.RunRequest(Identity.cli("ann"), plan, "h-cancel", run_service.RunSettings(rate=2000)),
+            users=None,
         )
     procs = executors(bs, pg_url, tmp_path)
     try:
@@ -209,7 +248,7 @@ def test_a_cancel_with_two_executors_running_is_carried_out_once(sandbox, pg_url
         out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
         assert sorted(out["accepted"]) == ["h-cancel-0", "h-cancel-1"]
         wait_for(lambda: store.runs.require(run_id).state is RunState.CANCELLED, timeout=60, what="cancelled")
-        time.sleep(2)  # both executors take a few more steps: nothing more is done for the run
+        steps_after(tmp_path, procs, time.time())  # both take a few more steps: nothing more is done for the run
         ends = [e for e in store.audit.entries(action="run-cancelled") if json.loads(e.request)["run"] == run_id]
         removed = [e for e in store.audit.entries(action="throttle-removed") if e.outcome == "sending"]
         assert len(ends) == 1 and len(removed) == 1 and not store.runs.ledger(run_id)

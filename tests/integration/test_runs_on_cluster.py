@@ -65,6 +65,7 @@ def test_throttled_plan_in_waves_completes_and_restores_throttles(sandbox, tmp_p
                     "--max-moves-per-broker",
                     "2",
                     "--yes",
+                    "--json",
                 ]
             )
             out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
@@ -95,7 +96,11 @@ def test_second_run_on_the_same_partitions_is_refused(sandbox, tmp_path, monkeyp
     plan = Plan.of([PlanEntry("r-clash", 0, (1, 2))])
     with ClusterReader(settings_for(sandbox)) as reader:
         run_id = run_service.start_run(
-            Store(), reader.gateway(), Identity.cli("ann"), reader.snapshot(), plan, "first", users=None
+            Store(),
+            reader.gateway(),
+            reader.snapshot(),
+            run_service.RunRequest(Identity.cli("ann"), plan, "first"),
+            users=None,
         )
     path = tmp_path / "p.json"
     path.write_text(plan.to_json())
@@ -113,11 +118,8 @@ def test_a_resumed_run_never_sends_a_wave_twice(sandbox, tmp_path, monkeypatch):
         run_id = run_service.start_run(
             Store(),
             reader.gateway(),
-            Identity.cli("ann"),
             reader.snapshot(),
-            plan,
-            "resume",
-            limits=WaveLimits(1),
+            run_service.RunRequest(Identity.cli("ann"), plan, "resume", run_service.RunSettings(limits=WaveLimits(1))),
             users=None,
         )
     store = Store()
@@ -145,11 +147,8 @@ def test_cancel_of_a_run_reverts_it_and_takes_its_throttles_off(sandbox, tmp_pat
             run_id = run_service.start_run(
                 executor.store,
                 executor.cluster,
-                Identity.cli(executor.user),
                 reader.snapshot(),
-                plan,
-                "slow",
-                rate=2000,
+                run_service.RunRequest(Identity.cli(executor.user), plan, "slow", run_service.RunSettings(rate=2000)),
                 users=None,
             )
             assert executor.tick(run_id).did == "wave 1 submitted (2 partitions)"
@@ -198,12 +197,10 @@ def test_standalone_executor_killed_mid_run_resumes_without_sending_a_wave_twice
             run_id = run_service.start_run(
                 Store(),
                 reader.gateway(),
-                Identity.cli("ann"),
                 reader.snapshot(),
-                plan,
-                "exec",
-                rate=30_000,
-                limits=WaveLimits(1),
+                run_service.RunRequest(
+                    Identity.cli("ann"), plan, "exec", run_service.RunSettings(rate=30_000, limits=WaveLimits(1))
+                ),
                 users=None,
             )
         store = Store()
@@ -284,6 +281,7 @@ def test_the_legacy_zookeeper_path_chosen_explicitly(zk_sandbox, tmp_path, monke
             "--path",
             "zookeeper",
             "--yes",
+            "--json",
         ]
     )
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
@@ -322,12 +320,13 @@ def test_cancel_keeps_completed_partitions_and_the_rollback_restores_them(sandbo
             run_id = run_service.start_run(
                 executor.store,
                 executor.cluster,
-                Identity.cli(executor.user),
                 reader.snapshot(),
-                plan,
-                "two waves",
-                rate=3000,
-                limits=WaveLimits(1),
+                run_service.RunRequest(
+                    Identity.cli(executor.user),
+                    plan,
+                    "two waves",
+                    run_service.RunSettings(rate=3000, limits=WaveLimits(1)),
+                ),
                 users=None,
             )
             store = Store()

@@ -26,21 +26,15 @@ def _first_wave_sent(
     topic: str,
     to: int,
     name: str,
+    how: run_service.RunSettings,
     stuck_after_s: float | None = None,
-    **start: object,
 ) -> tuple[Executor, int]:
-    """A run moving partition 0 of ``topic`` to broker ``to``, and its executor once the first wave is sent."""
+    """A run moving partition 0 of ``topic`` to broker ``to`` (``how``: its :class:`RunSettings`), and
+    its executor once the first wave is sent."""
     gateway = reader.gateway()
-    run_id = run_service.start_run(
-        store,
-        gateway,
-        Identity.cli("ann"),
-        reader.snapshot(),
-        Plan.of([PlanEntry(topic, 0, (to,))]),
-        name,
-        **start,
-        users=None,
-    )  # type: ignore[arg-type]
+    plan = Plan.of([PlanEntry(topic, 0, (to,))])
+    request = run_service.RunRequest(Identity.cli("ann"), plan, name, how)
+    run_id = run_service.start_run(store, gateway, reader.snapshot(), request, users=None)
     executor = Executor(store, gateway, "ann", stuck_after_s=stuck_after_s)
     assert executor.tick(run_id).did.startswith("wave 1 submitted")
     return executor, run_id
@@ -60,7 +54,9 @@ def test_a_run_whose_topic_is_deleted_ends_with_the_reason(sandbox, tmp_path, mo
     make_topic(bs, "s-deleted", 1, 1, 40, assignment=[[0]])
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
-        executor, run_id = _first_wave_sent(store, reader, "s-deleted", 1, "deleted mid-run", rate=10_000)
+        executor, run_id = _first_wave_sent(
+            store, reader, "s-deleted", 1, "deleted mid-run", how=run_service.RunSettings(rate=10_000)
+        )
         try:
             # ZooKeeper mode deletes a topic only once its reassignment is over: the run must end
             # all the same, the partition gone, instead of waiting for it for ever
@@ -86,7 +82,13 @@ def test_a_run_whose_adding_broker_is_down_is_flagged_stuck_then_abandoned(sandb
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
         executor, run_id = _first_wave_sent(
-            store, reader, "s-stuck", 2, "stuck", stuck_after_s=5, rate=SLOW, limits=WaveLimits(1)
+            store,
+            reader,
+            "s-stuck",
+            2,
+            "stuck",
+            stuck_after_s=5,
+            how=run_service.RunSettings(rate=SLOW, limits=WaveLimits(1)),
         )
         try:
             sandbox.stop("broker-2", hard=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from console.core.errors import ConflictError, StoreError
+from console.core.errors import StoreError, StoreWriteClash
 from console.storage import migrations
 from console.storage.store import Store
 
@@ -85,7 +85,7 @@ def test_a_failed_transaction_writes_nothing_and_a_clash_is_a_conflict(pg_url):
         raise RuntimeError("the request could not be built")
     assert store.audit.entries() == [] and store.clusters.names() == {}
     store.db.execute("INSERT INTO sign_in_tickets (ticket_hash, sealed, expires_at) VALUES (?, ?, ?)", ("a", "b", 1.0))
-    with pytest.raises(ConflictError, match="same record"):
+    with pytest.raises(StoreWriteClash, match="same record"):
         store.db.execute(
             "INSERT INTO sign_in_tickets (ticket_hash, sealed, expires_at) VALUES (?, ?, ?)", ("a", "c", 2.0)
         )

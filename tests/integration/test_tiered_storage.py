@@ -16,7 +16,8 @@ from console import cli
 from console.core.model import BrokerId, ClusterState
 from console.plans.diff import diff
 from console.plans.plan import Plan, PlanEntry, rollback
-from console.plans.validate import TIERED_LOCAL_ONLY, errors, validate
+from console.plans.rules.codes import TIERED_LOCAL_ONLY
+from console.plans.validate import errors, validate
 from console.present.review import local_only_topics, tiered_note
 from console.sandbox.cluster import Sandbox
 from console.sandbox.demo import create_assigned_topic, fill

@@ -19,8 +19,8 @@ from console.services import cancel as cancel_service
 from console.services import plans as plan_service
 from console.services import runs as run_service
 from console.storage.store import Store
-from tests.fakes.cluster import FakeCluster
-from tests.unit.world import ServiceWorld
+from tests.fakes.cluster import FakeCluster, FakeReader
+from tests.unit.world import SHELL_USER, ServiceWorld
 
 
 @pytest.fixture
@@ -53,11 +53,29 @@ def service_world(tmp_path: Path) -> Iterator[ServiceWorld]:
     plan = Plan.of([PlanEntry("u", 0, (BrokerId(1), BrokerId(2)))]).with_basis(state)
     plan_id = plan_service.save_plan(store, carol, state, fake.name, "p", plan)
     moving = Plan.of([PlanEntry("t", 0, (BrokerId(2), BrokerId(1)))])
-    run_id = run_service.start_run(store, fake, carol, state, moving, "r", users=None)
+    run_id = run_service.start_run(store, fake, state, run_service.RunRequest(carol, moving, "r"), users=None)
     flow_id = store.decommissions.create(fake.cluster_id, (BrokerId(2),), "carol")
     fake.calls.clear()
     yield ServiceWorld(store, fake, state, plan_id, plan, run_id, flow_id)
     store.close()
+
+
+@pytest.fixture
+def cli_world(service_world: ServiceWorld, monkeypatch: pytest.MonkeyPatch) -> ServiceWorld:
+    """The ``service_world`` as the command line finds it: its store is the console's store
+    (``CONSOLE_DATA_DIR``), every command that reads a cluster reads its fake cluster, and the
+    shell's user is :data:`SHELL_USER` (``USER``/``LOGNAME``: set them again to act as another)."""
+    from console.cli import cordons, decommission, plans, run_control, runs, saved
+
+    assert service_world.store.path is not None
+    monkeypatch.setenv("CONSOLE_DATA_DIR", str(service_world.store.path.parent))
+    for name in ("CONSOLE_USERS_FILE", "CONSOLE_STORE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("LOGNAME", "USER"):
+        monkeypatch.setenv(name, SHELL_USER)
+    for module in (cordons, decommission, plans, run_control, runs, saved):
+        monkeypatch.setattr(module, "connect", lambda args: FakeReader(service_world.fake))
+    return service_world
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from kafka import errors as ke
 
 from console.access.auth import Identity
 from console.access.settings import ConnectionSettings
-from console.adapters.kafka import KafkaGateway
+from console.adapters.kafka.base import Client
 from console.core.errors import AnswerLost, ClusterUnavailable, ConsoleError
 from console.core.model import ClusterState
 from console.core.states import RunState, WaveState
@@ -26,8 +26,9 @@ from console.moves.cancel import plan_cancel
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.runs.audited import ANSWER_LOST
-from console.runs.executor import Executor, Step
+from console.runs.executor import Executor
 from console.runs.settle import APPLIED_UNANSWERED
+from console.runs.steps import Step
 from console.services import cancel as cancel_service
 from console.services import runs as run_service
 from console.storage.store import Store
@@ -59,7 +60,13 @@ def _cluster() -> _Fake:
 def _start(store: Store, fake: FakeCluster) -> int:
     plan = Plan.of([PlanEntry("t", 0, ids(3, 1)), PlanEntry("t", 1, ids(0, 2))])
     return run_service.start_run(
-        store, fake, Identity.cli("ann"), fake.snapshot(), plan, "r", rate=1_000, limits=WaveLimits(), users=None
+        store,
+        fake,
+        fake.snapshot(),
+        run_service.RunRequest(
+            Identity.cli("ann"), plan, "r", run_service.RunSettings(rate=1_000, limits=WaveLimits())
+        ),
+        users=None,
     )
 
 
@@ -177,8 +184,9 @@ class _Client:
         pass
 
 
-def _gateway(client: _Client) -> KafkaGateway:
-    gw = KafkaGateway(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}))
+def _gateway(client: _Client) -> Client:
+    """The gateway's connection, through which its API families send."""
+    gw = Client(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}))
     gw._kp = client  # the retry loop drops it after a failure; it is put back for the next try
     gw.kafka_python = lambda: client  # type: ignore[method-assign]
     return gw

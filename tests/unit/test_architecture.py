@@ -10,13 +10,14 @@ Only imports of the project's own modules are edges; the implicit import of a pa
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator, Mapping, Set
 from functools import cache
 from pathlib import Path
 
+from tests.support import project_modules
+
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE_DIRS = ("console", "components", "views")
-ENTRY_SCRIPTS = ("app.py", "serve.py")
 CORE = "console"
 # The top layer, allowed to import anything: the modules of console/ outside any subpackage, and the
 # command line (console/cli/).
@@ -39,33 +40,16 @@ FRONT_ENDS = ("app", "views", "components")
 """The app's modules: no module of console/ imports them (the services least of all)."""
 
 
-def module_name(path: Path) -> str:
-    """`console/core/model.py` -> `console.core.model`; `components/__init__.py` -> `components`."""
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-@cache
-def project_files() -> dict[str, Path]:
-    """Every project module by dotted name."""
-    paths = [ROOT / name for name in ENTRY_SCRIPTS]
-    for top in SOURCE_DIRS:
-        paths.extend(p for p in (ROOT / top).rglob("*.py") if "__pycache__" not in p.parts)
-    return {module_name(p): p for p in sorted(paths)}
-
-
 @cache
 def import_nodes(module: str) -> tuple[ast.Import | ast.ImportFrom | ast.Call, ...]:
     """Every import statement of `module`, at any depth, and every call (for `import_module`)."""
-    path = project_files()[module]
+    path = project_modules()[module]
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     return tuple(n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom, ast.Call)))
 
 
 def is_package(module: str) -> bool:
-    return project_files()[module].name == "__init__.py"
+    return project_modules()[module].name == "__init__.py"
 
 
 def resolve_relative(module: str, target: str | None, level: int) -> str:
@@ -106,7 +90,7 @@ def project_target(name: str, modules: Set[str]) -> str | None:
 @cache
 def module_graph() -> Mapping[str, Set[str]]:
     """Module -> the project modules it imports (self-imports left out)."""
-    modules = project_files().keys()
+    modules = project_modules().keys()
     graph: Graph = {}
     for module in modules:
         targets = {project_target(name, modules) for name in imported_names(module)}
@@ -202,7 +186,7 @@ def streamlit_imports(module: str) -> list[str]:
 
 
 def test_the_walk_sees_the_project() -> None:
-    modules = project_files()
+    modules = project_modules()
     assert {"app", "console.cli", "components", "console.core.model"} <= modules.keys()
     assert any(name.startswith("views.") for name in modules)
     assert module_graph()["app"], "app.py imports project modules; the walk found none"
@@ -228,7 +212,7 @@ def test_no_import_cycle_between_modules() -> None:
 
 
 def test_console_does_not_import_streamlit() -> None:
-    in_console = [module for module in project_files() if console_layer(module) is not None]
+    in_console = [module for module in project_modules() if console_layer(module) is not None]
     offenders = [hit for module in in_console for hit in streamlit_imports(module)]
     assert not offenders, "console/ must stay free of Streamlit:\n  " + "\n  ".join(offenders)
 
@@ -289,3 +273,44 @@ def test_console_never_imports_the_app() -> None:
         if target.split(".")[0] in FRONT_ENDS
     ]
     assert not offenders, "console/ (the services least of all) must not import the app:\n" + "\n".join(offenders)
+
+
+ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
+
+
+def documented_imports() -> dict[str, set[str]]:
+    """docs/ARCHITECTURE.md's "imports today" column, by package (parenthesised remarks left out)."""
+    out: dict[str, set[str]] = {}
+    for line in ARCHITECTURE.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"\| `(\w+)` \| (.*?) \| .* \|$", line)
+        if m:
+            out[m.group(1)] = set(re.findall(r"`(\w+)`", re.sub(r"\([^)]*\)", "", m.group(2))))
+    return out
+
+
+def diagram_levels() -> dict[str, int]:
+    """Each package of docs/ARCHITECTURE.md's diagram by its line below the front ends (0 on top)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    block = text[text.index("```\n") + 4 :]
+    block = block[: block.index("```")]
+    layers = block.split("─\n", 1)[1].splitlines()
+    return {name: n for n, line in enumerate(layers) for name in re.findall(r"(?:^ |\s{3})(\w+)/", line)}
+
+
+def test_the_doc_says_what_each_package_imports_today() -> None:
+    packages = package_graph(module_graph())
+    said = documented_imports()
+    wrong = sorted(
+        f"{p}: the doc says {sorted(said.get(p, set()))}, the code imports {sorted(packages[p])}"
+        for p in packages
+        if p != CORE and said.get(p, set()) != packages[p]
+    )
+    assert not wrong, "docs/ARCHITECTURE.md's 'imports today' column is not the code's:\n" + "\n".join(wrong)
+
+
+def test_imports_only_go_down_the_diagram() -> None:
+    levels = diagram_levels()
+    packages = package_graph(module_graph())
+    assert set(packages) - {CORE} == set(levels), f"the diagram's packages: {sorted(levels)}"
+    up = sorted(f"{a} -> {b}" for a in levels for b in packages[a] if levels[b] <= levels[a])
+    assert not up, f"imports that do not go down docs/ARCHITECTURE.md's diagram: {up}"

@@ -13,10 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from console.plans.columns import padded, widen
-from console.plans.generate import GenerateOptions, Goal, Metric, generate
+from console.plans.generate import generate
 from console.plans.generators import candidates as candidates_module
 from console.plans.generators.candidates import WINDOW, Candidates, pick, rack_masks
 from console.plans.generators.context import what_moved
+from console.plans.generators.options import GenerateOptions, Goal, Metric
 from console.plans.layout import Layout
 from tests.unit.strategies import Shape, cluster, shapes
 
@@ -176,6 +177,17 @@ def test_blocked_candidates_pick_and_forget_as_one_sorted_list(
                 assert pick(blocked, by_row, 1, db, rack, ideal, limit, room) == want
         assert blocked.flat() == flat
         assert all(blocked.sizes) and blocked.last == [s[-1] for s in blocked.sizes]
+
+
+def test_a_candidate_is_movable_from_a_broker_holding_it_to_one_that_does_not() -> None:
+    """The check each pick makes of a candidate: its partition has a replica on the source and none
+    on the destination; asking takes nothing out."""
+    c = Candidates.of(*(np.array(column, np.int64) for column in ([0, 1], [5, 9], [0, 0])))
+    reps = [[1, 2], [1, 3]]
+    assert c.movable(0, 0, reps, 1, 3) == 0
+    assert c.movable(0, 1, reps, 1, 3) == -1  # already on the destination
+    assert c.movable(0, 0, reps, 4, 3) == -1  # not on the source
+    assert c.flat() == ([0, 1], [5, 9], [0, 0])
 
 
 @settings(max_examples=60, deadline=None)

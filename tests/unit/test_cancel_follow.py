@@ -26,7 +26,9 @@ def test_a_cancel_sent_without_waiting_is_followed_until_its_partitions_left(tmp
     fake.cancel_lag_s = 2.0  # the controller lets the partitions go 2 s after it accepted the cancel
     store = Store(tmp_path / "console.db")
     plan = Plan.of([PlanEntry("t", 0, (BrokerId(2),)), PlanEntry("t", 1, (BrokerId(2),))])
-    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), plan, "to cancel", users=None)
+    run_id = run_service.start_run(
+        store, fake, fake.snapshot(), run_service.RunRequest(ANN, plan, "to cancel"), users=None
+    )
     first = Executor(store, fake, "ann")
     assert first.tick(run_id).did.startswith("wave 1 submitted")
     store.runs.release(run_id, first.owner)  # no worker holds it: the clean-up is the cancel's
@@ -55,8 +57,11 @@ def test_a_cancel_sent_without_waiting_is_followed_until_its_partitions_left(tmp
 
     fake.advance(1.5)
     report = report.leaving(fake.list_reassignments())
+    assert not report.settled and [v for _, v, _ in report.verdicts] == [CancelVerdict.UNCONFIRMED] * 2
+    report = cancel_service.look_back(fake, report)  # every broker asked what it shows
     assert report.settled and [v for _, v, _ in report.verdicts] == [CancelVerdict.CANCELLED] * 2
     assert report.summary().startswith("2 partitions cancelled")
+    assert "every broker shows all 2 partitions as the controller has it" in report.summary()
     assert report.leaving([("t", 0)]) == report, "a partition that left stays left"
 
     assert report.result is not None
@@ -64,7 +69,9 @@ def test_a_cancel_sent_without_waiting_is_followed_until_its_partitions_left(tmp
     assert store.runs.require(run_id).state is RunState.CANCELLED
     done = [a for a in store.audit.entries() if a.action == "cancel-complete"]
     sending = next(a for a in store.audit.entries() if (a.action, a.outcome) == ("cancel", "sending"))
-    assert [(a.outcome, a.ref) for a in done] == [("left the in-flight list", sending.id)]
+    assert [(a.outcome, a.ref) for a in done] == [
+        ("left the in-flight list; every broker shows the original replicas", sending.id)
+    ]
 
 
 def test_a_cancel_that_waits_still_follows_and_cleans_up_itself(tmp_path: Path) -> None:
@@ -72,7 +79,11 @@ def test_a_cancel_that_waits_still_follows_and_cleans_up_itself(tmp_path: Path) 
     fake = FakeCluster.of(3, {"t": [[0]]}, size=10**6, copy_rate=1)
     store = Store(tmp_path / "console.db")
     run_id = run_service.start_run(
-        store, fake, ANN, fake.snapshot(), Plan.of([PlanEntry("t", 0, (BrokerId(2),))]), "to cancel", users=None
+        store,
+        fake,
+        fake.snapshot(),
+        run_service.RunRequest(ANN, Plan.of([PlanEntry("t", 0, (BrokerId(2),))]), "to cancel"),
+        users=None,
     )
     first = Executor(store, fake, "ann")
     first.tick(run_id)
@@ -83,4 +94,6 @@ def test_a_cancel_that_waits_still_follows_and_cleans_up_itself(tmp_path: Path) 
     )
     assert report.settled and [v for _, v, _ in report.verdicts] == [CancelVerdict.CANCELLED]
     assert store.runs.require(run_id).state is RunState.CANCELLED
-    assert [a.outcome for a in store.audit.entries() if a.action == "cancel-complete"] == ["left the in-flight list"]
+    assert [a.outcome for a in store.audit.entries() if a.action == "cancel-complete"] == [
+        "left the in-flight list; every broker shows the original replicas"
+    ]

@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 from types import SimpleNamespace
 
-from console.adapters.kafka import _versions, api_ranges, features_of, quorum_of
+from console.adapters.kafka.info import _versions, api_ranges, features_of, quorum_of
 from console.adapters.kafka.steer import Unanswering
 from console.core.cluster_info import (
     ago_text,
@@ -216,10 +216,10 @@ class _Manager:
 
 def _quorum_read(manager: _Manager, what: str = "DescribeQuorum") -> tuple[object, frozenset[int]]:
     from console.access.settings import ConnectionSettings
-    from console.adapters.kafka import KafkaGateway
+    from console.adapters.kafka.base import Client
     from console.core.errors import ConsoleError
 
-    kafka = KafkaGateway(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}, name="x", timeout_s=1.0))
+    kafka = Client(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}, name="x", timeout_s=1.0))
     kafka._kp = SimpleNamespace(_manager=manager, close=lambda: None)
     try:
         got: object = kafka._kp_read(what, lambda c: c._manager.send(what), answered_by_broker=what != "DescribeQuorum")

@@ -15,11 +15,12 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from console.core.model import Broker, BrokerId, ClusterState, Partition
+from console.core.model import Broker, BrokerId, ClusterState, Partition, Severity
 from console.plans import validate as v
 from console.plans.columns import PAD, padded
 from console.plans.diff import ChangeKind, change_of, diff, partition_size
 from console.plans.plan import ANY, Plan, PlanEntry
+from console.plans.rules import codes
 from tests.unit.strategies import clusters, plans_for
 
 
@@ -74,32 +75,32 @@ def reference_findings(state: ClusterState, plan: Plan) -> list[tuple[object, ..
     for e in plan.entries:
         r = e.replicas
         if not r:
-            f(v.EMPTY_REPLICAS, v.Severity.ERROR, e)
+            f(codes.EMPTY_REPLICAS, Severity.ERROR, e)
         if any(b < 0 or b > 2**31 - 1 for b in r):
-            f(v.NEGATIVE_BROKER, v.Severity.ERROR, e)
+            f(codes.NEGATIVE_BROKER, Severity.ERROR, e)
         if len(set(r)) != len(r):
-            f(v.DUPLICATE_BROKER, v.Severity.ERROR, e)
+            f(codes.DUPLICATE_BROKER, Severity.ERROR, e)
         if e.log_dirs is not None and len(e.log_dirs) != len(r):
-            f(v.LOG_DIRS_LENGTH, v.Severity.ERROR, e)
+            f(codes.LOG_DIRS_LENGTH, Severity.ERROR, e)
         p = state.partition_index.get(e.key)
         if p is None:
-            f(v.UNKNOWN_TOPIC if e.topic not in topics else v.UNKNOWN_PARTITION, v.Severity.ERROR, e)
+            f(codes.UNKNOWN_TOPIC if e.topic not in topics else codes.UNKNOWN_PARTITION, Severity.ERROR, e)
             continue
         c = change_of(p, e)
         for b in c.adding:
             broker = brokers.get(b)
             if broker is None:
-                f(v.UNKNOWN_BROKER, v.Severity.ERROR, e)
+                f(codes.UNKNOWN_BROKER, Severity.ERROR, e)
             elif not broker.eligible:
-                f(v.BROKER_NOT_ELIGIBLE, v.Severity.ERROR, e)
+                f(codes.BROKER_NOT_ELIGIBLE, Severity.ERROR, e)
         for b in c.adding:  # a check of its own, after the one above
             broker = brokers.get(b)
             if broker is not None and broker.cordoned:
-                f(v.CORDONED_DESTINATION, v.Severity.ERROR, e)
+                f(codes.CORDONED_DESTINATION, Severity.ERROR, e)
         for b, path in zip(e.replicas, e.log_dirs or (), strict=False):
             broker = brokers.get(b)
             if path != ANY and broker is not None and broker.log_dirs and path not in {d.path for d in broker.log_dirs}:
-                f(v.UNKNOWN_LOG_DIR, v.Severity.ERROR, e)
+                f(codes.UNKNOWN_LOG_DIR, Severity.ERROR, e)
         for b, path in zip(e.replicas, e.log_dirs or (), strict=False):
             broker = brokers.get(b)
             if (
@@ -110,7 +111,7 @@ def reference_findings(state: ClusterState, plan: Plan) -> list[tuple[object, ..
                 and not (b in c.adding and broker.cordoned)
                 and p.log_dir_on(b) != path
             ):
-                f(v.CORDONED_DESTINATION, v.Severity.ERROR, e)
+                f(codes.CORDONED_DESTINATION, Severity.ERROR, e)
         for b, path in zip(e.replicas, e.log_dirs or (), strict=False):
             broker = brokers.get(b)
             if (
@@ -119,43 +120,43 @@ def reference_findings(state: ClusterState, plan: Plan) -> list[tuple[object, ..
                 and any(d.path == path and d.offline for d in broker.log_dirs)
                 and p.log_dir_on(b) != path
             ):
-                f(v.OFFLINE_LOG_DIR, v.Severity.ERROR, e)
+                f(codes.OFFLINE_LOG_DIR, Severity.ERROR, e)
         if c.kind is ChangeKind.NONE:
-            f(v.NO_CHANGE, v.Severity.INFO, e)
+            f(codes.NO_CHANGE, Severity.INFO, e)
         else:
             if c.kind is ChangeKind.REORDER:
-                f(v.REORDER_ONLY, v.Severity.INFO, e)
+                f(codes.REORDER_ONLY, Severity.INFO, e)
             if c.needs_election and c.kind is not ChangeKind.REORDER:
-                f(v.LEADER_NEEDS_ELECTION, v.Severity.INFO, e)
+                f(codes.LEADER_NEEDS_ELECTION, Severity.INFO, e)
             if c.in_flight:
-                f(v.ALREADY_REASSIGNING, v.Severity.WARNING, e)
+                f(codes.ALREADY_REASSIGNING, Severity.WARNING, e)
             if c.kind is not ChangeKind.REORDER and any(
                 (x := brokers.get(b)) is not None and x.fenced for b in c.current
             ):
-                f(v.SOURCE_ON_FENCED, v.Severity.WARNING, e)
+                f(codes.SOURCE_ON_FENCED, Severity.WARNING, e)
             if c.leader_before is None:
-                f(v.OFFLINE_NOW, v.Severity.WARNING, e)
+                f(codes.OFFLINE_NOW, Severity.WARNING, e)
             if len(c.target) != len(c.current):
-                f(v.RF_CHANGE, v.Severity.WARNING, e)
+                f(codes.RF_CHANGE, Severity.WARNING, e)
             min_isr = state.min_insync_index.get(e.topic)
             if min_isr is not None:
                 if len(c.target) < min_isr and len(c.target) < len(c.current):
-                    f(v.RF_BELOW_MIN_ISR, v.Severity.ERROR, e)
+                    f(codes.RF_BELOW_MIN_ISR, Severity.ERROR, e)
                 elif len(c.target) < min_isr:
-                    f(v.RF_STILL_BELOW_MIN_ISR, v.Severity.WARNING, e)
+                    f(codes.RF_STILL_BELOW_MIN_ISR, Severity.WARNING, e)
                 if sum(1 for b in c.current if b in p.isr) < min_isr:
-                    f(v.BELOW_MIN_ISR_NOW, v.Severity.WARNING, e)
+                    f(codes.BELOW_MIN_ISR_NOW, Severity.WARNING, e)
             before = {rack_of[b] for b in c.current if b in rack_of}
             after = {rack_of[b] for b in c.target if b in rack_of}
             if any(b not in known_ids for b in c.target):
                 pass  # a broker the cluster does not know has no rack to count: it is the error
             elif before and len(after) < min(len(before), len(c.target)):
-                f(v.RACK_SPREAD_REDUCED, v.Severity.WARNING, e)
+                f(codes.RACK_SPREAD_REDUCED, Severity.WARNING, e)
             elif available and len(after) < min(len(c.target), len(available)):
-                f(v.RACKS_UNDERUSED, v.Severity.WARNING, e)
+                f(codes.RACKS_UNDERUSED, Severity.WARNING, e)
         basis = plan.basis.get(e.key)
         if basis is not None and basis != p.replicas:
-            f(v.STALE, v.Severity.ERROR, e)
+            f(codes.STALE, Severity.ERROR, e)
     order = {"error": 0, "warning": 1, "info": 2}
     return sorted(out, key=lambda x: order[x[1]])  # stable: plan order, then check order
 
@@ -213,7 +214,7 @@ def test_ids_beyond_int64_are_invalid_not_a_crash():
         0.0, (Broker(BrokerId(0), registered=True),), (Partition("t", 0, (BrokerId(0),), (BrokerId(0),), BrokerId(0)),)
     )
     found = {f.code for f in v.validate(state, Plan.of([PlanEntry("t", 0, (BrokerId(10**20), BrokerId(10**21)))]))}
-    assert v.NEGATIVE_BROKER in found and v.UNKNOWN_BROKER in found and v.DUPLICATE_BROKER not in found
+    assert codes.NEGATIVE_BROKER in found and codes.UNKNOWN_BROKER in found and codes.DUPLICATE_BROKER not in found
     assert padded([[1, 2], [3, 4]])[0].tolist() == [[1, 2], [3, 4]]
     assert np.array_equal(padded([])[1], np.zeros(0, np.int64))
 

@@ -16,22 +16,19 @@ from console.core.cluster_info import CORDON_LEVEL, cordons_supported
 from console.core.errors import ConfigError, GoalImpossible, NotPermitted, RequestRefused, UnsupportedByCluster
 from console.core.limits import CORDONED_LOG_DIRS
 from console.core.model import Broker, BrokerId, ClusterInfo, LogDir, cordon_list, cordon_value
-from console.plans.generate import GenerateOptions, Goal, Metric, generate
+from console.plans.generate import generate
+from console.plans.generators.options import GenerateOptions, Goal, Metric
 from console.plans.plan import Plan, PlanEntry
-from console.plans.validate import (
-    CORDONED_DESTINATION,
-    CORDONED_REFUSED,
-    blocking,
-    errors,
-    overridable_only,
-    validate,
-)
-from console.present.cluster import cordon_text, log_dir_rows
+from console.plans.rules.codes import CORDONED_DESTINATION, CORDONED_REFUSED
+from console.plans.validate import blocking, errors, overridable_only, validate
+from console.present.cluster import cordon_text, cordoned_now, log_dir_rows
 from console.present.live import broker_rows
 from console.present.text import state_text
 from console.services import cordons as cordon_service
 from console.services import runs as run_service
+from console.services.cordons import CORDON, UNCORDON
 from console.services.guard import REFUSED
+from console.services.preflight import preflight
 from console.state.document import load_state, state_json
 from console.state.merge import merge, with_info
 from console.storage.store import Store
@@ -128,6 +125,11 @@ def test_overview_and_state_text_say_cordoned_per_broker_and_per_log_dir() -> No
     assert "cordoned" in text.split("Brokers:")[1].splitlines()[1]  # the brokers table has the column
     assert "2 of 2 dirs cordoned" in text and "1 of 2 dirs cordoned" in text
     assert cordon_text(Broker(BrokerId(9)), None) == "unknown"
+    # every cordon in one line, without picking brokers one by one
+    assert cordoned_now(state, True) == (
+        "Cordoned now: broker 1 (cordoned), broker 2 (2 of 2 dirs cordoned), broker 3 (1 of 2 dirs cordoned)."
+    )
+    assert cordoned_now(fake().snapshot(), True) == "Cordoned now: no broker or log dir."
 
 
 # -- generators -----------------------------------------------------------------------------------------------
@@ -191,14 +193,20 @@ def test_submitting_onto_a_cordoned_broker_is_refused_unless_allowed_and_the_ove
     f = cordoned_by_config(fake(30), 3, "*")  # Kafka 4.3: its controller takes it
     state = f.snapshot()
     plan = Plan.of([PlanEntry("t", 0, (BrokerId(0), BrokerId(3)))])
-    pre = run_service.preflight(state, plan)
+    pre = preflight(state, plan)
     assert [x.code for x in pre.errors] == [CORDONED_DESTINATION] and pre.cordoned
     assert pre.blocking() and not pre.blocking(allow_cordoned=True)
     with pytest.raises(NotPermitted, match="cordoned brokers or log dirs"):
-        run_service.start_run(store, f, ANN, state, plan, "onto 3", users=None)
+        run_service.start_run(store, f, state, run_service.RunRequest(ANN, plan, "onto 3"), users=None)
     refused = store.audit.entries()[-1]
     assert (refused.action, refused.outcome) == ("submit", REFUSED)
-    run_id = run_service.start_run(store, f, ANN, state, plan, "onto 3", users=None, allow_cordoned=True)
+    run_id = run_service.start_run(
+        store,
+        f,
+        state,
+        run_service.RunRequest(ANN, plan, "onto 3", run_service.RunSettings(allow_cordoned=True)),
+        users=None,
+    )
     entry = store.audit.entries()[-1]
     assert entry.action == "submit" and entry.outcome == "run recorded"
     request = json.loads(entry.request) if isinstance(entry.request, str) else entry.request
@@ -222,11 +230,17 @@ def test_on_kafka_4_4_a_replica_onto_a_wholly_cordoned_broker_is_refused_with_no
     assert "refuses an explicit reassignment onto a broker whose every log dir is cordoned" in found[0].message
     assert "--allow-cordoned" not in found[0].hint and "uncordon" in found[0].hint
     assert not overridable_only(list(found.values())) and blocking(list(found.values()), allow_cordoned=True)
-    pre = run_service.preflight(state, plan)
+    pre = preflight(state, plan)
     refusal = pre.refusal(allow_cordoned=True)
     assert refusal is not None and "nothing was sent" in refusal.message
     with pytest.raises(NotPermitted):
-        run_service.start_run(store, f, ANN, state, plan, "onto 3", users=None, allow_cordoned=True)
+        run_service.start_run(
+            store,
+            f,
+            state,
+            run_service.RunRequest(ANN, plan, "onto 3", run_service.RunSettings(allow_cordoned=True)),
+            users=None,
+        )
     assert (store.audit.entries()[-1].action, store.audit.entries()[-1].outcome) == ("submit", REFUSED)
     assert not f.calls_to("alter_partition_reassignments")
     only_dir = Plan.of([plan.entries[1]])  # the dir cordon alone stays the operator's to override
@@ -240,13 +254,13 @@ def audit(store: Store) -> list[tuple[str, str]]:
 
 def test_cordon_and_uncordon_a_broker_audited_with_the_change(store: Store) -> None:
     f = fake()
-    report = cordon_service.cordon(store, f, ANN, 1)
+    report = cordon_service.change(store, f, ANN, CORDON, 1)
     assert report.changed and report.confirmed and f.cordon_entries(1) == ("*",)
     assert f.snapshot().broker_index[BrokerId(1)].cordoned is True
     assert report.summary() == "Cordoned broker 1: cordoned.log.dirs (none) → '*' (read back from the broker)."
-    again = cordon_service.cordon(store, f, ANN, 1)
+    again = cordon_service.change(store, f, ANN, CORDON, 1)
     assert not again.changed and "already" in again.summary()
-    back = cordon_service.uncordon(store, f, ANN, 1)
+    back = cordon_service.change(store, f, ANN, UNCORDON, 1)
     assert back.confirmed and f.cordon_entries(1) == () and f.snapshot().broker_index[BrokerId(1)].cordoned is False
     assert audit(store) == [
         ("cordon", "sending"),
@@ -264,16 +278,16 @@ def test_cordon_and_uncordon_a_broker_audited_with_the_change(store: Store) -> N
 
 def test_cordon_and_uncordon_one_log_dir(store: Store) -> None:
     f = fake()
-    cordon_service.cordon(store, f, ANN, 2, DIRS[0])
+    cordon_service.change(store, f, ANN, CORDON, 2, DIRS[0])
     assert f.cordon_entries(2) == (DIRS[0],)
-    cordon_service.cordon(store, f, ANN, 2, DIRS[1])
+    cordon_service.change(store, f, ANN, CORDON, 2, DIRS[1])
     assert f.cordon_entries(2) == DIRS and f.snapshot().broker_index[BrokerId(2)].cordoned is True
-    cordon_service.uncordon(store, f, ANN, 2, DIRS[0])
+    cordon_service.change(store, f, ANN, UNCORDON, 2, DIRS[0])
     assert f.cordon_entries(2) == (DIRS[1],)
-    cordon_service.cordon(store, f, ANN, 2)  # the whole broker
-    cordon_service.uncordon(store, f, ANN, 2, DIRS[1])  # out of "*": the other dir stays cordoned
+    cordon_service.change(store, f, ANN, CORDON, 2)  # the whole broker
+    cordon_service.change(store, f, ANN, UNCORDON, 2, DIRS[1])  # out of "*": the other dir stays cordoned
     assert f.cordon_entries(2) == (DIRS[0],)
-    cordon_service.uncordon(store, f, ANN, 2, DIRS[0])
+    cordon_service.change(store, f, ANN, UNCORDON, 2, DIRS[0])
     assert f.cordon_entries(2) == ()
 
 
@@ -282,9 +296,9 @@ def test_a_dir_the_broker_does_not_have_or_an_unknown_broker_is_refused_before_a
 ) -> None:
     f = fake()
     with pytest.raises(ConfigError, match=r"Broker 2 has no log dir /nope \(its log dirs: /k/d1, /k/d2\)"):
-        cordon_service.cordon(store, f, ANN, 2, "/nope")
+        cordon_service.change(store, f, ANN, CORDON, 2, "/nope")
     with pytest.raises(ConfigError, match="Broker 9 is not registered"):
-        cordon_service.cordon(store, f, ANN, 9)
+        cordon_service.change(store, f, ANN, CORDON, 9)
     assert not f.calls_to("alter_configs")
     # Kafka refuses such a dir too (the fake as the real broker: INVALID_REQUEST)
     with pytest.raises(RequestRefused, match="Missing entries : /nope"):
@@ -295,7 +309,7 @@ def test_a_dir_the_broker_does_not_have_or_an_unknown_broker_is_refused_before_a
 def test_a_cluster_without_cordons_is_refused_audited_and_nothing_is_sent(level: int | None, store: Store) -> None:
     f = fake(level=CORDON_LEVEL - 1) if level is not None else FakeCluster.of(3, {"t": [(0, 1)]})
     with pytest.raises(UnsupportedByCluster) as refused:
-        cordon_service.cordon(store, f, ANN, 1)
+        cordon_service.change(store, f, ANN, CORDON, 1)
     if level is not None:
         assert "does not support cordoned log dirs" in refused.value.message and "4.2-IV1" in refused.value.message
     else:
@@ -304,11 +318,12 @@ def test_a_cluster_without_cordons_is_refused_audited_and_nothing_is_sent(level:
     assert not f.calls_to("alter_configs") and audit(store) == [("cordon", REFUSED)]
 
 
-def test_a_viewer_may_not_cordon(store: Store, viewer: Identity) -> None:
+@pytest.mark.parametrize("action", [CORDON, UNCORDON])
+def test_a_viewer_may_not_cordon_or_uncordon(action: str, store: Store, viewer: Identity) -> None:
     f = fake()
-    with pytest.raises(NotPermitted, match="may not cordon"):
-        cordon_service.cordon(store, f, viewer, 1)
-    assert audit(store) == [("cordon", REFUSED)] and not f.calls_to("alter_configs")
+    with pytest.raises(NotPermitted, match=f"may not {action}"):
+        cordon_service.change(store, f, viewer, action, 1)
+    assert audit(store) == [(action, REFUSED)] and not f.calls_to("alter_configs")
 
 
 def test_a_failed_request_is_audited(store: Store) -> None:
@@ -317,7 +332,7 @@ def test_a_failed_request_is_audited(store: Store) -> None:
     f = fake()
     f.fail_next("alter_configs", ClusterUnavailable("no answer", "try again"))
     with pytest.raises(ClusterUnavailable):
-        cordon_service.cordon(store, f, ANN, 1)
+        cordon_service.change(store, f, ANN, CORDON, 1)
     assert audit(store) == [("cordon", "sending"), ("cordon", "failed")]
 
 
@@ -325,7 +340,7 @@ def test_a_broker_down_cannot_be_cordoned(store: Store) -> None:
     f = fake()
     f.stop_broker(2)
     with pytest.raises(ConfigError, match="Broker 2 is not registered"):
-        cordon_service.cordon(store, f, ANN, 2, DIRS[0])
+        cordon_service.change(store, f, ANN, CORDON, 2, DIRS[0])
     assert not f.calls_to("alter_configs")
 
 

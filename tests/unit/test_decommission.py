@@ -43,7 +43,7 @@ def submit_and_drive(store: Store, fake: FakeCluster, flow: Decommission) -> int
     saved = store.plans.load(flow.plan_id)
     assert saved is not None
     run_id = run_service.start_run(
-        store, fake, ANN, fake.snapshot(), saved.plan, "drain", users=None, plan_id=flow.plan_id
+        store, fake, fake.snapshot(), run_service.RunRequest(ANN, saved.plan, "drain", plan_id=flow.plan_id), users=None
     )
     run = Executor(store, fake, "ann").drive(run_id, every=0, progress=lambda _s: fake.advance(1), timeout=30)
     assert run.state is RunState.COMPLETED
@@ -109,7 +109,9 @@ def test_a_drain_run_that_ends_without_completing_sends_the_flow_back_to_plannin
     assert flow.plan_id is not None
     saved = store.plans.load(flow.plan_id)
     assert saved is not None
-    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), saved.plan, "drain", users=None)
+    run_id = run_service.start_run(
+        store, fake, fake.snapshot(), run_service.RunRequest(ANN, saved.plan, "drain"), users=None
+    )
     run_service.abandon(store, fake, ANN, run_id, cancel_reassignments=True)
     flow = flow_service.advance(store, fake, ANN, fake.name, flow.id)
     assert flow.step is Step.PLAN and flow.blocked is not None and f"Drain run {run_id} ended abandoned" in flow.blocked

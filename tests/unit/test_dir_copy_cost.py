@@ -118,7 +118,8 @@ def test_a_dir_move_in_flight_counts_in_the_bytes_left_and_the_rate_observed() -
 
 
 def test_the_drain_log_dir_report_estimates_the_copies_between_dirs() -> None:
-    from console.plans.generate import GenerateOptions, Goal, generate
+    from console.plans.generate import generate
+    from console.plans.generators.options import GenerateOptions, Goal
 
     state = cluster().snapshot()
     made = generate(state, GenerateOptions(Goal.DRAIN_LOG_DIR, (0,), log_dir=D1))
@@ -134,7 +135,8 @@ def test_a_dir_only_move_of_a_tiered_topic_gets_the_local_log_note_and_so_does_t
     from dataclasses import replace
 
     from console.moves.waves import tiered_copied
-    from console.plans.generate import GenerateOptions, Goal, generate
+    from console.plans.generate import generate
+    from console.plans.generators.options import GenerateOptions, Goal
     from console.plans.quality import Report
     from console.plans.validate import validate
     from console.present.review import diff_json, local_copy_topics, tiered_moving
@@ -145,7 +147,7 @@ def test_a_dir_only_move_of_a_tiered_topic_gets_the_local_log_note_and_so_does_t
     assert local_copy_topics(validate(state, DIR_ONLY, d), d, state.tiered) == ["t"]
     assert "Tiered storage: 1 topic (t)" in diff_text(d, {}, tiered=state.tiered)
     assert diff_json(d, {}, state.tiered)["tiered_topics"] == ["t"]
-    from console.services.runs import preflight
+    from console.services.preflight import preflight
 
     pre = preflight(state, DIR_ONLY, rate=MB)  # the submit dialog and the CLI's submit say it too
     assert pre.tiered_topics == ("t",) and pre.dir_bytes_to_copy == 20 * MB and pre.bytes_to_copy == 0

@@ -6,6 +6,7 @@ README.md and docs/*.md points at a file that exists (and at a heading of it, fo
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,3 +150,124 @@ def test_the_readme_names_every_command() -> None:
     tops = {c.name.split()[0] for c in commands(build_parser())}
     missing = sorted(name for name in tops if f"`{name}`" not in section)
     assert not missing, f"README's Command line paragraph does not name: {missing}"
+
+
+def test_every_error_is_listed_with_its_exit_code() -> None:
+    """docs/CLI.md's table of errors names each error of console/core/errors.py with the exit code
+    :func:`console.cli.exits.exit_for` gives it (and the exit code table has that code)."""
+    from console.cli.exits import exit_for
+    from console.core import errors
+
+    text = CLI_DOC.read_text(encoding="utf-8")
+    listed: dict[str, str] = {}
+    for row in re.findall(r"^\| (`[A-Z][^|]*`) \| [^|]* \| (\d+) \|$", text, re.MULTILINE):
+        for name in re.findall(r"`(\w+)`", row[0]):
+            listed[name] = row[1]
+    classes = [
+        c
+        for c in vars(errors).values()
+        if isinstance(c, type) and issubclass(c, errors.ConsoleError) and c.__module__ == errors.__name__
+    ]
+    assert {"RunOverlap", "StoreWriteClash", "JobAlreadyRunning"} <= {c.__name__ for c in classes}
+    wrong = sorted(
+        f"{c.__name__}: listed {listed.get(c.__name__)}, exits {int(exit_for(c.__new__(c)))}"
+        for c in classes
+        if c is not errors.ConsoleError and listed.get(c.__name__) != str(int(exit_for(c.__new__(c))))
+    )
+    assert not wrong, f"docs/CLI.md's errors table is not the code's: {wrong}"
+    codes = set(re.findall(r"^\| (\d+) \| ", text, re.MULTILINE))
+    assert set(listed.values()) <= codes, "an error's exit code is missing from the exit codes table"
+
+
+ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
+
+
+def module_table() -> tuple[set[Path], set[Path]]:
+    """docs/ARCHITECTURE.md's module table ("The packages"): the files it names and the directories
+    it names as a whole. A package's bold row (``| **`core/`** |``) sets where the rows under it are
+    (``console/core/``; ``components/``, ``views/``, ``app.py`` and ``serve.py`` at the root); in a
+    row's first cell a name with a directory (``kafka/reads.py``) sets it for the names after it."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    table = text[text.index("## The packages") : text.index("## The read path")]
+    files: set[Path] = set()
+    dirs: set[Path] = set()
+    base = ROOT / "console"
+    for line in table.splitlines():
+        if not line.startswith("| ") or line.startswith("| ---") or line.startswith("| module"):
+            continue
+        first = line.split(" | ")[0][2:]
+        heading = re.fullmatch(r"\*\*(.*)\*\*", first)
+        names = re.findall(r"`([^`]+)`", first)
+        if heading:
+            top = names[0]
+            if top == "console/":
+                base = ROOT / "console"
+                files.update(base / n for n in re.findall(r"`(__\w+__\.py)`", line))
+                continue
+            base = ROOT if top in ("components/", "views/", "serve.py") else ROOT / "console" / top
+            if top == "components/":
+                base = ROOT / "components"
+            for n in names:
+                if n.endswith(".py") and top in ("views/", "serve.py"):
+                    files.add(ROOT / n)
+                elif top == "views/" and n == "views/":
+                    dirs.add(ROOT / "views")
+            continue
+        prefix = ""
+        for n in names:
+            if "/" in n.rstrip("/"):
+                prefix = n.rstrip("/").rsplit("/", 1)[0] + "/"
+                path = base / n
+            else:
+                path = base / (prefix + n)
+            (dirs if n.endswith("/") else files).add(path)
+    return files, dirs
+
+
+def test_the_module_table_names_every_module_and_only_those() -> None:
+    files, dirs = module_table()
+    on_disk = {ROOT / "app.py", ROOT / "serve.py", ROOT / "console" / "__init__.py"}
+    for top in ("console", "components", "views"):
+        on_disk |= {p for p in (ROOT / top).rglob("*.py") if p.name != "__init__.py" and "__pycache__" not in p.parts}
+    missing = sorted(
+        p.relative_to(ROOT).as_posix() for p in on_disk if p not in files and not any(d in p.parents for d in dirs)
+    )
+    stale = sorted(p.relative_to(ROOT).as_posix() for p in files | dirs if not p.exists())
+    assert not missing, f"docs/ARCHITECTURE.md's module table does not name: {missing}"
+    assert not stale, f"docs/ARCHITECTURE.md's module table names what is not there: {stale}"
+
+
+def test_the_diagram_names_every_package() -> None:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    diagram = re.search(r"^```\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    assert diagram is not None
+    packages = sorted(p.name for p in (ROOT / "console").iterdir() if (p / "__init__.py").exists())
+    missing = [p for p in packages if not re.search(rf"(?<!\w){p}/", diagram.group(1))]
+    assert not missing, f"docs/ARCHITECTURE.md's diagram does not show: {missing}"
+
+
+def test_the_size_limits_are_stated_where_the_size_test_points() -> None:
+    """tests/unit/test_sizes.py points at docs/ARCHITECTURE.md's "Size limits", which states its limits."""
+    sizes = ROOT / "tests" / "unit" / "test_sizes.py"
+    tree = ast.parse(sizes.read_text(encoding="utf-8"))
+    assert 'docs/ARCHITECTURE.md, "Size limits"' in " ".join((ast.get_docstring(tree) or "").split())
+    limits = next(
+        ast.literal_eval(n.value)
+        for n in tree.body
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "LIMITS" for t in n.targets)
+    )
+    section = sections(ARCHITECTURE.read_text(encoding="utf-8"))["Size limits"]
+    words = {"function": "a function or method", "class": "a class", "module": "a module"}
+    missing = [kind for kind, n in limits.items() if f"| {words[kind]} | {n} lines |" not in section]
+    assert not missing, f"docs/ARCHITECTURE.md's Size limits do not state the test's limits for: {missing}"
+
+
+def test_the_readme_is_a_front_door() -> None:
+    """README.md: at most 120 lines, the two setup commands, and a layout naming every package."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 120, "README.md is over 120 lines: move the detail to docs/"
+    assert "make demo" in text and "make test" in text
+    layout = sections(text)["Layout"]
+    packages = sorted(p.name for p in (ROOT / "console").iterdir() if (p / "__init__.py").exists())
+    missing = [p for p in packages if f"{p}/" not in layout]
+    assert not missing, f"README's Layout does not name: {missing}"

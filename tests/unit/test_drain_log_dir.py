@@ -20,12 +20,14 @@ from console.core.limits import CORDONED_LOG_DIRS
 from console.core.model import BrokerId, ClusterState, LogDir, Severity, replicas_in_dir
 from console.core.states import RunState
 from console.plans.diff import ChangeKind, diff
-from console.plans.generate import Generated, GenerateOptions, Goal, Metric, generate
+from console.plans.generate import Generated, generate
+from console.plans.generators.options import GenerateOptions, Goal, Metric
 from console.plans.logdirs import sends_of
 from console.plans.plan import ANY, Plan, PlanEntry, parse_plan
-from console.plans.validate import OFFLINE_LOG_DIR, RF_STILL_BELOW_MIN_ISR, errors, validate
+from console.plans.rules.codes import OFFLINE_LOG_DIR, RF_STILL_BELOW_MIN_ISR
+from console.plans.validate import errors, validate
 from console.runs.executor import Executor
-from console.sandbox.cluster import RACKS
+from console.sandbox.config import RACKS
 from console.sandbox.demo import DEMO_TOPICS
 from console.services import runs as run_service
 from console.state.document import state_json
@@ -130,7 +132,7 @@ def test_replicas_fill_the_brokers_other_dir_biggest_first_the_rest_go_to_other_
     r = made.report
     assert r.moved_replicas == r.lower_bound_replicas == 5 and r.moved_bytes == r.lower_bound_bytes == 1500
     assert r.ratio_bytes == 1.0 and r.reached and r.goal == "drain log dir /data/d1 of broker 0"
-    said = finding(made, "drain-log-dir")
+    said = finding(made, "drain-dir-moved")
     assert "5 replicas (1.5 KB) that may move out of log dir /data/d1 of broker 0" in said
     assert "2 (600 B) to its other dirs (2 replicas to /data/d2), 3 (900 B) to other brokers" in said
     assert next(b for b in r.brokers_after if b.broker == 0).replicas == 2
@@ -372,7 +374,13 @@ def test_a_drain_plan_carried_out_on_the_fake_cluster_empties_the_dir(tmp_path: 
     made = drain(state)
     assert sorted(bool(e.log_dirs) for e in made.plan.entries) == [False, False, True]
     store = Store(tmp_path / "console.db")
-    run_id = run_service.start_run(store, fake, Identity.cli("ann"), state, made.plan, "drain d1", 5_000, users=None)
+    run_id = run_service.start_run(
+        store,
+        fake,
+        state,
+        run_service.RunRequest(Identity.cli("ann"), made.plan, "drain d1", run_service.RunSettings(rate=5_000)),
+        users=None,
+    )
     ex = Executor(store, fake, "ann")
     assert ex.drive(run_id, every=0, progress=lambda _s: fake.advance(2), timeout=30).state is RunState.COMPLETED
     after = fake.snapshot()
@@ -390,3 +398,17 @@ def test_the_fleet_job_does_not_drain_a_dir_topic_by_topic(tmp_path: Path) -> No
     with pytest.raises(ConfigError, match="--per-topic cannot drain a log dir"):
         generate_job(str(tmp_path / "snapshots"), options, str(tmp_path / "out"), per_topic=True)
     assert not (tmp_path / "out").exists()
+
+
+def test_topics_a_filter_leaves_out_are_information_and_the_goal_is_judged_on_the_topics_chosen() -> None:
+    state = cluster({"t": [[0, 1], [0, 2]], "other": [[0, 3]]})
+    made = drain(state, topics=("t",))
+    assert {e.topic for e in made.plan.entries} == {"t"} and made.report.reached
+    assert "drain-dir-incomplete" not in {f.code for f in made.report.findings}
+    left = next(f for f in made.report.findings if f.code == "left-out-by-filter")
+    assert left.severity is Severity.INFO
+    assert left.message == (
+        "1 partition of 1 topic the topic filter leaves out (other) has a replica in log dir /data/d1 of broker 0: "
+        "this plan moves the chosen topics only, so the dir will not be empty after it."
+    )
+    sound(state, made)

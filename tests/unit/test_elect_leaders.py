@@ -32,7 +32,8 @@ from console.plans.plan import Plan, PlanEntry
 from console.present import history
 from console.runs import election
 from console.runs import executor as executor_module
-from console.runs.executor import Executor, Step
+from console.runs.executor import Executor
+from console.runs.steps import Step
 from console.services import runs as run_service
 from console.storage.audit import AuditEntry
 from console.storage.runs import ELECTION_WAVE
@@ -63,12 +64,10 @@ def start(
     return run_service.start_run(
         store,
         fake,
-        Identity.cli("ann"),
         fake.snapshot(),
-        plan_of(moves),
-        "r",
-        limits=WaveLimits(),
-        elect_leaders=elect,
+        run_service.RunRequest(
+            Identity.cli("ann"), plan_of(moves), "r", run_service.RunSettings(limits=WaveLimits(), elect_leaders=elect)
+        ),
         users=None,
     )
 
@@ -346,7 +345,7 @@ def test_the_adapter_reads_each_partitions_answer(monkeypatch: pytest.MonkeyPatc
             return f
 
     kafka = KafkaGateway(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}, name="x", timeout_s=1.0))
-    monkeypatch.setattr(kafka, "confluent", lambda: Admin())
+    monkeypatch.setattr(kafka.client, "confluent", lambda: Admin())
     out = kafka.elect_leaders([("t", 0), ("t", 1), ("t", 2), ("t", 3)])
     assert [(o.key, o.accepted, o.code) for o in out.values()] == [
         (("t", 0), True, None),

@@ -14,7 +14,15 @@ from console.access.auth import Identity
 from console.cli import cordons as cordons_cli
 from console.cli import runs as runs_cli
 from console.cli.exits import Exit, exit_for
-from console.core.errors import ClusterUnavailable, ConfigError, IllegalTransition
+from console.core.errors import (
+    ClusterUnavailable,
+    ConfigError,
+    IllegalTransition,
+    JobAlreadyRunning,
+    RunOverlap,
+    StoreError,
+    StoreWriteClash,
+)
 from console.core.model import BrokerId
 from console.plans.plan import Plan, PlanEntry
 from console.services import runs as run_service
@@ -28,6 +36,16 @@ def test_each_meaning_has_its_exit_code() -> None:
     assert exit_for(ConfigError("bad")) is Exit.UNUSABLE
     assert exit_for(ClusterUnavailable("down")) is Exit.FAILED
     assert exit_for(IllegalTransition("no")) is Exit.FAILED
+
+
+def test_each_kind_of_clash_is_an_error_of_its_own() -> None:
+    """A run overlap is a refusal (1: it lasts until that run ends); a write clash in the store and a
+    job already running did nothing and may go through again (4); only the clash is a store error."""
+    assert exit_for(RunOverlap("Run #1 is already moving t-0.")) is Exit.FAILED
+    assert exit_for(StoreWriteClash("Another console process wrote the same record.")) is Exit.AGAIN
+    assert exit_for(JobAlreadyRunning("The history job is running already.")) is Exit.AGAIN
+    assert isinstance(StoreWriteClash("x"), StoreError)
+    assert not isinstance(RunOverlap("x"), StoreError) and not isinstance(JobAlreadyRunning("x"), StoreError)
 
 
 @pytest.fixture
@@ -45,7 +63,9 @@ def finished_run(fake: FakeCluster) -> int:
     """A run abandoned at once: no longer active."""
     store = Store()
     plan = Plan.of([PlanEntry("t", 0, (BrokerId(0), BrokerId(2)))])
-    run_id = run_service.start_run(store, fake, Identity.cli("ann"), fake.snapshot(), plan, "done", users=None)
+    run_id = run_service.start_run(
+        store, fake, fake.snapshot(), run_service.RunRequest(Identity.cli("ann"), plan, "done"), users=None
+    )
     run_service.abandon(store, fake, Identity.cli("ann"), run_id)
     return run_id
 
@@ -83,3 +103,21 @@ def test_a_cordon_whose_current_setting_cannot_be_read_is_a_cluster_unavailable(
     assert code == Exit.FAILED, err
     assert "could not be read; nothing was sent." in err
     assert not fake.calls_to("alter_configs")
+
+
+def test_submitting_partitions_another_active_run_moves_is_refused_as_an_overlap(
+    fake: FakeCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = Plan.of([PlanEntry("t", 0, (BrokerId(0), BrokerId(2)))])
+    first = run_service.start_run(
+        Store(), fake, fake.snapshot(), run_service.RunRequest(Identity.cli("ann"), plan, "first"), users=None
+    )
+    path = tmp_path / "plan.json"
+    path.write_text(plan.to_json())
+    args = ["submit", "--bootstrap-server", "fake:9092", "--reassignment-json-file", str(path), "--yes"]
+    assert cli.main(args) == Exit.FAILED
+    err = capsys.readouterr().err
+    assert f"Run #{first} (first, by ann) is already moving t-0." in err
+    assert "Wait until that run ends (or cancel it), then review the plan again." in err
+    assert [r.id for r in Store().runs.list()] == [first]
+    assert not fake.calls_to("alter_reassignments")

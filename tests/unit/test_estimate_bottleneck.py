@@ -12,7 +12,7 @@ from console.core.model import BrokerId
 from console.moves.progress import WaveLoad, estimate_waves, wave_seconds
 from console.moves.waves import WaveLimits, plan_waves
 from console.plans.plan import parse_plan
-from console.services.runs import preflight
+from console.services.preflight import preflight
 from tests.unit.timeline import T0, part, snap
 
 B = BrokerId

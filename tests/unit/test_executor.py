@@ -27,12 +27,14 @@ from console.core.limits import FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADE
 from console.core.model import BrokerId, TopicPartition
 from console.core.states import RunState, SubmitPath, WaveState
 from console.moves.cancel import plan_cancel
+from console.moves.guardrails import GuardrailSettings
 from console.moves.throttles import leftover_throttles
 from console.moves.waves import WaveLimits
 from console.plans.plan import Plan, PlanEntry
 from console.present import history
 from console.runs import executor as executor_module
-from console.runs.executor import Executor, Step
+from console.runs.executor import Executor
+from console.runs.steps import Step
 from console.services import cancel as cancel_service
 from console.services import runs as run_service
 from console.storage.audit import AuditEntry
@@ -78,10 +80,20 @@ def start(
     rate: int | None = RATE,
     limits: WaveLimits = WaveLimits(moves_per_broker=1),
     name: str = "r",
+    elect_leaders: bool = False,
 ) -> int:
     plan = Plan.of(PlanEntry(t, p, ids(*r)) for t, p, r in moves)
     return run_service.start_run(
-        store, fake, Identity.cli("ann"), fake.snapshot(), plan, name, rate=rate, limits=limits, users=None
+        store,
+        fake,
+        fake.snapshot(),
+        run_service.RunRequest(
+            Identity.cli("ann"),
+            plan,
+            name,
+            run_service.RunSettings(rate=rate, limits=limits, elect_leaders=elect_leaders),
+        ),
+        users=None,
     )
 
 
@@ -135,7 +147,11 @@ def sent(fake: FakeCluster) -> list[TopicPartition]:
 
 def effects(fake: FakeCluster) -> list[str]:
     """The calls that change the cluster, in order (reads left out)."""
-    return [c.method for c in fake.calls if c.method not in ("snapshot", "describe_configs", "list_reassignments")]
+    return [
+        c.method
+        for c in fake.calls
+        if c.method not in ("snapshot", "describe_configs", "list_reassignments", "replicas_seen")
+    ]
 
 
 def audit(store: Store) -> list[AuditEntry]:
@@ -251,14 +267,16 @@ def test_a_worker_that_dies_at_any_call_is_finished_by_another_with_the_same_res
     # left on brokers 0 and 3 and broker 1 got 1000 instead of 5000.
     monkeypatch.setattr(executor_module, "LEASE_S", 0.0)  # the dead worker's lease has run out
     methods, want_configs, want_partitions = _reference(tmp_path)
-    want_effects = [m for m in methods if m not in ("snapshot", "describe_configs", "list_reassignments")]
+    want_effects = [
+        m for m in methods if m not in ("snapshot", "describe_configs", "list_reassignments", "replicas_seen")
+    ]
     assert want_configs == BEFORE
     assert len(methods) > 20
     wrong: list[str] = []
     # Dying at a tick's first snapshot is the same as discarding the executor after the tick before.
     for k in range(1, len(methods)):  # call 0 is the snapshot start_run is given
         for applied in (False, True):
-            if applied and methods[k] in ("snapshot", "describe_configs", "list_reassignments"):
+            if applied and methods[k] in ("snapshot", "describe_configs", "list_reassignments", "replicas_seen"):
                 continue  # a read that answered and then the worker died: the same as dying before it
             store = Store(tmp_path / f"crash-{k}-{applied}.db")
             fake = cluster()
@@ -337,11 +355,12 @@ def test_a_cancel_mid_run_reverts_the_wave_takes_its_throttles_off_and_cancels_t
     run = store.runs.require(run_id)
     assert run.state is RunState.CANCELLED and waves(store, run_id) == [WaveState.CANCELLED, WaveState.CANCELLED]
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
-    assert actions(store)[-7:] == [
+    assert actions(store)[-8:] == [
         ("submit-wave", "accepted"),
         ("cancel", "sending"),
         ("cancel", "accepted"),
-        ("cancel-complete", "left the in-flight list"),
+        ("cancel-complete", "left the in-flight list; every broker shows the original replicas"),
+        ("partitions-cancelled", "no longer waited for"),  # nothing of its wave moved: the run is cancelled
         ("throttle-removed", "sending"),
         ("throttle-removed", "applied"),
         ("run-cancelled", "cancelled"),
@@ -374,6 +393,170 @@ def test_a_cancel_without_a_worker_cleans_up_at_once(store: Store) -> None:
     assert configs(fake) == BEFORE and store.runs.ledger(run_id) == []
 
 
+# -- 3b. some partitions of a run cancelled -----------------------------------------------------------------
+SIX = [("s", p, (2, 0)) for p in range(6)]
+"""Broker 2 added to each, as the preferred leader: 0 leads until the closing election."""
+
+
+def six_partitions() -> FakeCluster:
+    """Brokers 0..3; s-0..s-5 on (0, 1), s-p holding p + 1 KB: copied one a second at 1 KB/s each."""
+    return FakeCluster(
+        {b: f"r{b}" for b in range(4)}, {("s", p): ((0, 1), 1000 * (p + 1)) for p in range(6)}, copy_rate=1000
+    )
+
+
+def test_one_partition_cancelled_mid_wave_leaves_the_run_to_complete_the_rest_and_elect_their_leaders(
+    store: Store,
+) -> None:
+    """The operator's report: cancelling s-5 on Live while 3 of its 6 partitions had moved ended the
+    whole run "cancelled · 0/1 waves", without its leader election. The run goes on: it completes,
+    naming s-5 cancelled, elects the leaders of the five that moved, and counts what is done."""
+    fake = six_partitions()
+    run_id = start(store, fake, SIX, rate=100_000, limits=WaveLimits(moves_per_broker=6), elect_leaders=True)
+    ex = executor(store, fake)
+    steps = [tick(ex, run_id)]
+    for _ in range(3):
+        fake.advance(1)
+        steps.append(tick(ex, run_id))
+    assert [s.did for s in steps] == [
+        "wave 1 submitted (6 partitions)",
+        "wave 1: 1 of 6 done",
+        "wave 1: 2 of 6 done",
+        "wave 1: 3 of 6 done",
+    ]
+    ours = store.runs.active_partitions(fake.cluster_id)
+    report = cancel_service.cancel_seen(  # Live's "Chosen partitions": s-5 only
+        store,
+        fake,
+        Identity.cli("bob"),
+        fake.cluster_id,
+        plan_cancel(fake.snapshot(), [("s", 5)], ours),
+        ours,
+        wait_s=5,
+    )
+    assert report.summary().startswith("1 partition cancelled")
+    fake.advance(1)
+    steps = run_to_end(ex, fake, run_id)
+
+    assert [s.did for s in steps] == [
+        "wave 1: 4 of 5 done (1 cancelled)",
+        "wave 1 completed; 1 partition cancelled: s-5",
+        "run completed, 1 partition cancelled: s-5; preferred leader election: 5 elected, 0 not",
+    ]
+    run = store.runs.require(run_id)
+    assert run.state is RunState.PARTLY_CANCELLED and waves(store, run_id) == [WaveState.COMPLETED]
+    outcomes = store.runs.outcomes(run_id)
+    assert [(o.name, o.code) for o in outcomes if not o.accepted] == [("s-5", "PARTITION_CANCELLED")]
+    # the closing election: the five that moved, not the one that went back
+    (elected,) = fake.calls_to("elect_leaders")
+    assert sorted(elected.args[0]) == [("s", p) for p in range(5)]
+    state = fake.snapshot()
+    assert [(p.replicas, p.leader) for p in state.partitions] == [(ids(2, 0), 2)] * 5 + [(ids(0, 1), 0)]
+    assert configs(fake) == ({}, {}) and store.runs.ledger(run_id) == []  # no throttle left behind
+    # the run's record says what happened; the cancel's audit entries name the run
+    assert history.waves_done(store.runs.waves(run_id)) == "1/1"
+    waves_table = store.runs.detail(run_id).to_pandas()  # a notebook's view
+    assert (waves_table["rejected"].tolist(), waves_table["cancelled"].tolist()) == ([0], [1])
+    assert history.record_line(run, outcomes) == (
+        "Completed, 1 partition cancelled: s-5: back on their brokers before the run (each one's order below); every other partition reached "
+        "its target."
+    )
+    entries = audit(store)
+    assert [json.loads(e.request)["runs"] for e in entries if e.action.startswith("cancel")] == [[run_id]] * 3
+    assert ("partitions-cancelled", "no longer waited for") in actions(store)
+    assert actions(store)[-1] == ("run-partly-cancelled", "partly cancelled")
+    assert json.loads(entries[-1].response or "{}")["cancelled"] == ["s-5"]
+
+
+def test_a_partition_at_its_target_counts_done_while_its_new_replica_is_out_of_the_isr(store: Store) -> None:
+    """The operator's shell said "0 of 6 done" while three had moved (Live and the Runs page's "at
+    target" said so): a partition whose reassignment completed is done as the progress counts it,
+    even while its new replica has fallen out of the ISR; the wave still waits for it to be in sync."""
+    fake = six_partitions()
+    run_id = start(store, fake, SIX, rate=100_000, limits=WaveLimits(moves_per_broker=6))
+    ex = executor(store, fake)
+    tick(ex, run_id)
+    fake.advance(3)  # s-0..s-2 moved
+    for p in range(3):
+        fake.parts[("s", p)].isr = [BrokerId(0)]  # their new replica on broker 2 fell behind
+    assert tick(ex, run_id).did == "wave 1: 3 of 6 done (3 at the target, not yet in sync or in their log dir)"
+    fake.advance(3)
+    assert tick(ex, run_id).did == "wave 1: 6 of 6 done (3 at the target, not yet in sync or in their log dir)"
+    for p in range(3):
+        fake.parts[("s", p)].isr.append(BrokerId(2))
+    assert tick(ex, run_id).did == "wave 1 completed"
+
+
+@pytest.mark.parametrize("as_a_run", [False, True], ids=["chosen partitions", "the run's cancel"])
+def test_a_runs_partitions_in_flight_cancelled_as_a_run_end_it_and_otherwise_it_goes_on(
+    store: Store, as_a_run: bool
+) -> None:
+    """Wave 1 of 2 (s-0..s-2) with s-0 moved: cancelling s-1 and s-2 as chosen partitions leaves the
+    run to send wave 2 and complete, naming them; the run's own cancel (Runs page, ``cancel --run``)
+    of the same partitions ends it cancelled, wave 2 never sent."""
+    fake = six_partitions()
+    run_id = start(store, fake, SIX, rate=100_000, limits=WaveLimits(moves_per_broker=3))
+    ex = executor(store, fake)
+    tick(ex, run_id)
+    fake.advance(1)
+    assert tick(ex, run_id).did == "wave 1: 1 of 3 done"
+    ours = store.runs.active_partitions(fake.cluster_id)
+    keys = [k for k, r in ours.items() if r == run_id]
+    cancel_service.cancel_seen(
+        store,
+        fake,
+        Identity.cli("bob"),
+        fake.cluster_id,
+        plan_cancel(fake.snapshot(), keys, ours),
+        ours,
+        wait_s=5,
+        whole_runs={run_id} if as_a_run else (),
+    )
+    steps = run_to_end(ex, fake, run_id)
+
+    run = store.runs.require(run_id)
+    cancelled = [o.name for o in store.runs.outcomes(run_id) if o.code == "PARTITION_CANCELLED"]
+    assert cancelled == ["s-1", "s-2"]
+    if as_a_run:
+        assert run.state is RunState.CANCELLED and waves(store, run_id) == [WaveState.COMPLETED, WaveState.CANCELLED]
+        assert steps[-1].did == "run cancelled by bob; 2 partitions cancelled: s-1, s-2"
+        assert sent(fake) == [("s", 0), ("s", 1), ("s", 2)]
+        assert history.record_line(run, store.runs.outcomes(run_id)) == (
+            "Cancelled, 2 partitions cancelled: s-1, s-2: back on their brokers before the run (each one's order below)."
+        )
+    else:
+        assert run.state is RunState.PARTLY_CANCELLED and waves(store, run_id) == [WaveState.COMPLETED] * 2
+        assert steps[-1].did == "run completed, 2 partitions cancelled: s-1, s-2"
+        assert sent(fake) == [("s", p) for p in range(6)]
+    assert configs(fake) == ({}, {}) and store.runs.ledger(run_id) == []
+    (sending,) = [e for e in audit(store) if (e.action, e.outcome) == ("cancel", "sending")]
+    assert json.loads(sending.request).get("runs_cancelled") == ([run_id] if as_a_run else None)
+
+
+def test_a_cancel_of_a_run_that_is_not_taken_leaves_the_run_going(store: Store) -> None:
+    """The run's cancel is recorded before it is sent; when the controller takes none of it, the
+    run goes on as it was (it is not ended by a cancel that did not happen)."""
+    fake = six_partitions()
+    run_id = start(store, fake, SIX[:2], rate=None, limits=WaveLimits(moves_per_broker=6))
+    ex = executor(store, fake)
+    tick(ex, run_id)
+    ours = store.runs.active_partitions(fake.cluster_id)
+    fake.fail_next("alter_reassignments", ClusterUnavailable("No controller answered.", "Retry."))
+    with pytest.raises(ClusterUnavailable):
+        cancel_service.cancel_seen(
+            store,
+            fake,
+            Identity.cli("bob"),
+            fake.cluster_id,
+            plan_cancel(fake.snapshot(), list(ours), ours),
+            ours,
+            wait_s=5,
+            whole_runs={run_id},
+        )
+    assert store.runs.cancel_asked(run_id) is None
+    assert run_to_end(ex, fake, run_id)[-1].run.state is RunState.COMPLETED
+
+
 # -- 4. controller errors ------------------------------------------------------------------------------------
 def test_an_unavailable_controller_is_retried_at_the_next_tick_without_sending_twice(store: Store) -> None:
     fake = cluster()
@@ -383,7 +566,7 @@ def test_an_unavailable_controller_is_retried_at_the_next_tick_without_sending_t
 
     steps = run_to_end(ex, fake, run_id)
 
-    assert [s.did for s in steps[:3]] == ["retrying: No controller answered."] * 2 + ["wave 1 submitted (1 partitions)"]
+    assert [s.did for s in steps[:3]] == ["retrying: No controller answered."] * 2 + ["wave 1 submitted (1 partition)"]
     assert steps[-1].run.state is RunState.COMPLETED and waves(store, run_id) == [WaveState.COMPLETED] * 2
     assert len(fake.calls_to("alter_reassignments")) == 4 and sent(fake) == [("t", 0), ("t", 1)]
     assert len(fake.calls_to("alter_configs")) == 4  # wave 1 throttled once, not once per attempt
@@ -431,7 +614,10 @@ def test_a_partition_the_controller_rejects_is_recorded_and_the_rest_completes(s
     fake.stop_broker(3)  # t-0 is to add a replica on broker 3, down since the run was recorded
     assert len(store.runs.waves(run_id)) == 1
 
-    steps = run_to_end(executor(store, fake), fake, run_id)
+    # the guardrail that pauses a run before it copies onto a dead broker is off: the controller's answer
+    # is what this test is about (tests/unit/test_guard_runs.py: with it on, nothing is sent)
+    off = GuardrailSettings(destination_gone=False)
+    steps = run_to_end(Executor(store, fake, "ann", settle_s=0, poll_s=0, guardrails=off), fake, run_id)
 
     assert steps[-1].run.state is RunState.COMPLETED and waves(store, run_id) == [WaveState.COMPLETED]
     (t0, t1) = store.runs.outcomes(run_id)
@@ -527,7 +713,12 @@ def test_pause_holds_the_next_wave_until_resume(store: Store) -> None:
     for change in (run_service.resume, run_service.pause, run_service.stop):
         with pytest.raises(IllegalTransition, match=f"Run {run_id} is completed"):
             change(store, Identity.cli("ann"), run_id)
-    assert len(store.audit.entries()) == before  # a refused change writes nothing
+    refused = store.audit.entries()[before:]  # a refused change writes its refusal, and nothing else
+    assert [(e.action, e.outcome) for e in refused] == [
+        ("resume", "refused"),
+        ("pause", "refused"),
+        ("stop", "refused"),
+    ]
     with pytest.raises(IllegalTransition, match="its throttle cannot change"):
         run_service.change_throttle(store, fake, Identity.cli("ann"), run_id, 2 * RATE)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from console.access.auth import Identity
-from console.core.errors import ConfigError, ConflictError
+from console.core.errors import ConfigError, JobAlreadyRunning
 from console.services import history as history_service
 from console.services.guard import REFUSED
 from console.services.history import ACTION, JOB
@@ -54,7 +54,7 @@ def test_a_second_request_while_one_runs_is_refused_at_once(store: Store, operat
     try:
         assert running.wait(30)
         other = Identity("otto", operator.roles, "users file")
-        with pytest.raises(ConflictError, match=r"running already \(olga since .*\): one runs at a time") as e:
+        with pytest.raises(JobAlreadyRunning, match=r"running already \(olga since .*\): one runs at a time") as e:
             history_service.update_history(store, other, "c1", tmp_path / "s", tmp_path / "t", job=slow)
         assert "Wait for it to finish" in e.value.hint
     finally:

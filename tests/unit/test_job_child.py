@@ -12,16 +12,24 @@ from console.pipeline.child import job_lines
 from tests.support import wait_for
 
 JOB = """
-import sys, time
+import sys
 for i in range(1, 4):
     print(f"[{i}/3] stage {i}", file=sys.stderr, flush=True)
-    time.sleep(0.2)
+    sys.stdin.readline()  # the next stage once the test lets it go on (at once when its stdin is closed)
 print("noise", file=sys.stderr)
 """
 
 
-def _child() -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", JOB], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def _child(held: bool = False) -> subprocess.Popen[str]:
+    """The job; ``held``: it stops after each stage until its stdin is closed (still mid-job however
+    slow the machine), else it runs straight through."""
+    return subprocess.Popen(
+        [sys.executable, "-c", JOB],
+        stdin=subprocess.PIPE if held else subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _gone(pid: int) -> bool:
@@ -37,10 +45,12 @@ def test_a_job_read_to_the_end_says_its_stages_and_is_waited_for() -> None:
 
 
 def test_a_job_the_page_stops_reading_mid_way_runs_on_and_leaves_no_defunct_child() -> None:
-    proc = _child()
+    proc = _child(held=True)
     lines = job_lines(proc, [])
     assert next(lines) == "[1/3] stage 1"
     lines.close()  # what a script run that ends mid-job does to the generator
     del lines
+    assert proc.poll() is None and proc.stdin is not None  # the job is mid-way: it waits at its first stage
+    proc.stdin.close()  # it goes on to its end, read by no page
     wait_for(lambda: _gone(proc.pid), timeout=20, every=0.1, what="the job's child waited for, not defunct")
     assert proc.returncode == 0  # it ran to its end

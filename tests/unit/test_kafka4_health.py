@@ -14,7 +14,8 @@ import pytest
 from console.core.health import HealthGroup, kafka_health
 from console.core.model import BrokerId, PartitionHealth, ReplicaRole, Severity
 from console.plans.plan import Plan, PlanEntry
-from console.plans.validate import BROKER_NOT_ELIGIBLE, not_eligible_why, validate
+from console.plans.rules.codes import BROKER_NOT_ELIGIBLE
+from console.plans.validate import not_eligible_why, validate
 from console.present import cluster, live
 from console.present.text import NAMED, health_lines, state_text
 from console.state.document import load_state, state_json

@@ -11,15 +11,16 @@ import pytest
 
 from console.access.auth import Identity
 from console.access.settings import ConnectionSettings
-from console.adapters import kafka as adapter
-from console.adapters.kafka import KafkaGateway, out_of_isr_topics
+from console.adapters.kafka import KafkaGateway
+from console.adapters.kafka.wire import out_of_isr_topics
 from console.adapters.records import BrokerInfo, Elr, PartitionMeta, Reassignment
 from console.core.health import kafka_health, project_cancel
 from console.core.model import BrokerId, PartitionHealth, ReplicaRole, Severity
 from console.moves.cancel import CancelVerdict, plan_cancel, recheck
 from console.moves.progress import waiting_on
 from console.plans.plan import Plan, PlanEntry
-from console.plans.validate import SOURCE_ON_FENCED, validate
+from console.plans.rules.codes import SOURCE_ON_FENCED
+from console.plans.validate import validate
 from console.present import history
 from console.runs.executor import Executor
 from console.services import runs as run_service
@@ -194,11 +195,10 @@ class PagedClient:
 def test_describe_elr_follows_the_cursor_and_keeps_only_partitions_with_some(monkeypatch: pytest.MonkeyPatch) -> None:
     kafka = KafkaGateway(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}, name="x", timeout_s=1.0))
     client = PagedClient()
-    monkeypatch.setattr(kafka, "kafka_python", lambda: client)
-    out = kafka.describe_elr(["b", "a"], page=1)
+    monkeypatch.setattr(kafka.client, "kafka_python", lambda: client)
+    out = kafka.reads.describe_elr(["b", "a"], page=1)
     assert out == {("a", 0): Elr(ids(2), ()), ("b", 0): Elr((), ids(1))}
     assert len(client.cursors) == 3 and client.cursors[0] is None
-    assert adapter.out_of_isr_topics is out_of_isr_topics
 
 
 def test_a_plan_moving_a_replica_off_a_fenced_broker_is_warned() -> None:
@@ -224,7 +224,9 @@ def test_a_min_isr_change_seen_during_a_run_is_audited_as_a_warning(tmp_path: Pa
     fake = kafka4({"t": [[0], [1]]}, {"t": 1})
     store = Store(tmp_path / "console.db")
     plan = Plan.of([PlanEntry("t", 0, (BrokerId(2),))])
-    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), plan, "watch min isr", users=None)
+    run_id = run_service.start_run(
+        store, fake, fake.snapshot(), run_service.RunRequest(ANN, plan, "watch min isr"), users=None
+    )
     ex = Executor(store, fake, "ann")
     ex.tick(run_id)
     ex.tick(run_id)

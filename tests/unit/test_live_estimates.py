@@ -368,3 +368,21 @@ def test_the_audit_log_and_the_runs_list_name_the_cluster_by_its_name_and_by_its
     assert line.split()[1] == "orders-prod" and "Xy3-id" not in line
     assert history.run_json(ran, [], names=names)["cluster_name"] == "orders-prod"
     assert history.run_json(ran, [])["cluster"] == "Xy3-id"
+
+
+def test_the_eta_says_when_on_the_clock_with_the_day_when_another():
+    from datetime import datetime
+
+    from console.moves.eta import InFlightEta
+
+    counts = live.LiveCounts(0, 0, 0, 0, 0, 0, 0, 0, None)
+    at = datetime(2026, 12, 2, 14, 0, 10).timestamp()
+    copying = live.CopyEstimate(live.CopyPhase.COPYING, left=10, rate=1.0, eta_s=10.0)
+    view = live.LiveSummary(counts, copying, {}, None, eta=InFlightEta(32 * 60.0))
+    assert view.ends_text(at) == "ends ≈ 14:32"
+    assert (
+        live.LiveSummary(counts, copying, {}, None, eta=InFlightEta(11 * 3600.0)).ends_text(at) == "ends ≈ Dec 03 01:00"
+    )
+    assert live.LiveSummary(counts, copying, {}, None, eta=InFlightEta(None)).ends_text(at) is None
+    nothing = live.CopyEstimate(live.CopyPhase.NOTHING)
+    assert live.LiveSummary(counts, nothing, {}, None, eta=InFlightEta(5.0)).ends_text(at) is None

@@ -62,8 +62,11 @@ def test_the_on_call_line_says_unknown_when_what_is_in_flight_was_not_read():
     from console.core.sources import ReadStatus, SourceStatus
 
     state = _state()
-    assert live.in_flight_line(state).startswith("**In flight now** (110): t0-0, t0-1,")
-    assert live.in_flight_line(state).endswith(" …")
+    line = live.in_flight_line(state)
+    assert line.startswith("**In flight now** (110): ")
+    assert line == "**In flight now** (110): 2 topics (t0 60, t1 50); adding on brokers 3 (110)", line
+    few = snapshot({("t", 0): [0, 1, 3, 2]}, nbrokers=4, lpr={("t", 0): ([0, 1, 3, 2], [3], [2])})
+    assert live.in_flight_line(few) == "**In flight now** (1): t-0"
     calm = snapshot({("t", 0): [0, 1, 2]}, nbrokers=3)
     assert live.in_flight_line(calm) == "**In flight now** (0): nothing"
     down = replace(calm, status=ReadStatus(metadata=SourceStatus.UNAVAILABLE, reassignments=SourceStatus.UNAVAILABLE))

@@ -62,7 +62,13 @@ def test_a_dir_only_entry_is_a_log_dir_move_not_a_no_change() -> None:
 def test_named_dirs_are_asked_for_before_the_reassignment_and_the_wave_waits_for_the_copies(tmp_path: Path) -> None:
     fake = two_dirs()
     store = Store(tmp_path / "console.db")
-    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), PLAN, "dirs", 5_000, users=None)
+    run_id = run_service.start_run(
+        store,
+        fake,
+        fake.snapshot(),
+        run_service.RunRequest(ANN, PLAN, "dirs", run_service.RunSettings(rate=5_000)),
+        users=None,
+    )
     ex = Executor(store, fake, "ann")
     ex.tick(run_id)  # throttle, then the dirs, then the reassignment
     methods = [c.method for c in fake.calls if c.method in ("alter_replica_log_dirs", "alter_reassignments")]
@@ -97,7 +103,13 @@ def test_a_worker_that_dies_at_any_call_is_finished_by_another_without_asking_fo
     monkeypatch.setattr(executor_module, "LEASE_S", 0.0)  # the dead worker's lease has run out
     reference = two_dirs()
     ref_store = Store(tmp_path / "reference.db")
-    ref_run = run_service.start_run(ref_store, reference, ANN, reference.snapshot(), PLAN, "dirs", 5_000, users=None)
+    ref_run = run_service.start_run(
+        ref_store,
+        reference,
+        reference.snapshot(),
+        run_service.RunRequest(ANN, PLAN, "dirs", run_service.RunSettings(rate=5_000)),
+        users=None,
+    )
     assert drive(ref_store, reference, ref_run) is RunState.COMPLETED
     methods = [c.method for c in reference.calls]
     wrong: list[str] = []
@@ -107,7 +119,13 @@ def test_a_worker_that_dies_at_any_call_is_finished_by_another_without_asking_fo
                 continue
             fake = two_dirs()
             store = Store(tmp_path / f"crash-{k}-{applied}.db")
-            run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), PLAN, "dirs", 5_000, users=None)
+            run_id = run_service.start_run(
+                store,
+                fake,
+                fake.snapshot(),
+                run_service.RunRequest(ANN, PLAN, "dirs", run_service.RunSettings(rate=5_000)),
+                users=None,
+            )
             fake.fail_call(k, Crash(f"worker killed at call {k}"), applied=applied)
             with pytest.raises(Crash):
                 drive(store, fake, run_id)
@@ -138,7 +156,9 @@ def test_a_dir_the_broker_refuses_is_recorded_and_not_waited_for(tmp_path: Path)
     fake = FakeCluster.of(4, {"t": [[0, 1], [1, 2]]}, size=10_000, copy_rate=1_000, log_dirs=(D1, D2, "/k/gone"))
     store = Store(tmp_path / "console.db")
     plan = Plan.of([PlanEntry("t", 1, (BrokerId(1), BrokerId(2)), ("any", "/k/gone"))])
-    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), plan, "bad dir", None, users=None)
+    run_id = run_service.start_run(
+        store, fake, fake.snapshot(), run_service.RunRequest(ANN, plan, "bad dir"), users=None
+    )
     fake.log_dirs = (D1, D2)  # the dir is gone since the run was recorded (a start_run refuses an unknown one)
     assert drive(store, fake, run_id) is RunState.COMPLETED
     assert [d.code for d in store.runs.dir_moves(run_id)] == ["LOG_DIR_NOT_FOUND"]
@@ -150,7 +170,9 @@ def test_a_log_dir_move_is_cancelled_back_to_its_dir_and_the_run_stops_waiting_f
     fake.copy_rate = 10  # the copy between dirs takes long
     store = Store(tmp_path / "console.db")
     plan = Plan.of([PlanEntry("t", 1, (BrokerId(1), BrokerId(2)), ("any", D2))])
-    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), plan, "slow dir", None, users=None)
+    run_id = run_service.start_run(
+        store, fake, fake.snapshot(), run_service.RunRequest(ANN, plan, "slow dir"), users=None
+    )
     ex = Executor(store, fake, "ann")
     ex.tick(run_id)
     fake.advance(1)
@@ -182,7 +204,13 @@ def test_a_rate_change_during_a_dir_move_changes_the_log_dir_rate_only_and_nothi
     fake.copy_rate = 10  # the copy between dirs takes long
     store = Store(tmp_path / "console.db")
     plan = Plan.of([PlanEntry("t", 1, (BrokerId(1), BrokerId(2)), ("any", D2))])  # broker 2 changes dir only
-    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), plan, "slow dir", 5_000, users=None)
+    run_id = run_service.start_run(
+        store,
+        fake,
+        fake.snapshot(),
+        run_service.RunRequest(ANN, plan, "slow dir", run_service.RunSettings(rate=5_000)),
+        users=None,
+    )
     ex = Executor(store, fake, "ann")
     ex.tick(run_id)
     fake.advance(1)
@@ -202,7 +230,7 @@ def test_cancelling_a_run_cancels_the_log_dir_moves_it_asked_for_and_the_run_end
     fake = two_dirs()
     fake.copy_rate = 10  # every copy takes long
     store = Store(tmp_path / "console.db")
-    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), PLAN, "dirs", None, users=None)
+    run_id = run_service.start_run(store, fake, fake.snapshot(), run_service.RunRequest(ANN, PLAN, "dirs"), users=None)
     ex = Executor(store, fake, "ann")
     ex.tick(run_id)  # the dirs asked for, then the reassignment
     fake.advance(1)
@@ -221,7 +249,7 @@ def test_cancelling_a_run_cancels_the_log_dir_moves_it_asked_for_and_the_run_end
     assert len(fake.calls_to("alter_replica_log_dirs")) == 2 and len(fake.calls_to("alter_reassignments")) == 1
 
     report = cancel_service.cancel_seen(
-        store, fake, ANN, cluster, seen, ours, wait_s=5, dir_moves=[m.key for m in moves]
+        store, fake, ANN, cluster, seen, ours, wait_s=5, dir_moves=[m.key for m in moves], whole_runs={run_id}
     )
     assert report.dirs is not None
     assert sorted((a.partition, int(a.broker), a.log_dir, a.accepted) for a in report.dirs.answers) == [
@@ -262,7 +290,11 @@ def test_cancelling_a_run_whose_wave_only_moves_dirs_stops_it_before_its_next_wa
         ]
     )
     run_id = run_service.start_run(
-        store, fake, ANN, fake.snapshot(), plan, "two waves", None, WaveLimits(partitions=1), users=None
+        store,
+        fake,
+        fake.snapshot(),
+        run_service.RunRequest(ANN, plan, "two waves", run_service.RunSettings(limits=WaveLimits(partitions=1))),
+        users=None,
     )
     ex = Executor(store, fake, "ann")
     ex.tick(run_id)

@@ -22,6 +22,7 @@ from console.present import history
 from console.present.notebook import run_parts
 from console.runs import executor as executor_module
 from console.runs.executor import Executor
+from console.runs.steps import Step
 from console.services import runs as run_service
 from console.state.merge import LOG_DIR_OFFLINE
 from console.storage.store import Store
@@ -86,7 +87,13 @@ def test_a_copy_out_of_a_dir_that_goes_offline_stops_where_it_was() -> None:
 def start(tmp_path: Path, fake: FakeCluster) -> tuple[Store, int, Executor]:
     """The move under way: throttled (the log-dir rate set on broker 2), the copy started."""
     store = Store(tmp_path / "console.db")
-    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), MOVE, "dir move", 5_000, users=None)
+    run_id = run_service.start_run(
+        store,
+        fake,
+        fake.snapshot(),
+        run_service.RunRequest(ANN, MOVE, "dir move", run_service.RunSettings(rate=5_000)),
+        users=None,
+    )
     ex = Executor(store, fake, "ann", stuck_after_s=10**9)
     ex.tick(run_id)
     fake.advance(1)
@@ -98,7 +105,7 @@ def start(tmp_path: Path, fake: FakeCluster) -> tuple[Store, int, Executor]:
 def drive(store: Store, fake: FakeCluster, run_id: int, ex: Executor) -> RunState:
     ticks: list[str] = []
 
-    def step(s: executor_module.Step) -> None:
+    def step(s: Step) -> None:
         ticks.append(s.did)
         fake.advance(1)  # at 10 B/s the 10 kB copy would take far longer than these ticks
 
@@ -215,7 +222,7 @@ def test_submit_says_the_replica_not_in_its_dir_apart_from_rejections_and_ends_p
     monkeypatch.setattr(runs_cli, "connect", lambda args: FakeReader(fake))
     plan = tmp_path / "plan.json"
     plan.write_text(MOVE.to_json())
-    args = ["submit", "--bootstrap-server", "fake:9092", "--reassignment-json-file", str(plan), "--yes"]
+    args = ["submit", "--bootstrap-server", "fake:9092", "--reassignment-json-file", str(plan), "--yes", "--json"]
     assert cli.main(args) == Exit.PARTLY
     out, err = capsys.readouterr()
     assert f"Not in its log dir (wave 1): t-1: the log dir {D2} of broker 2 went offline" in err
@@ -231,7 +238,9 @@ def test_a_new_replica_whose_dir_goes_offline_is_said_once_and_its_reassignment_
     fake.copy_rate = 10
     store = Store(tmp_path / "console.db")
     plan = Plan.of([PlanEntry("t", 0, (BrokerId(0), BrokerId(3)), ("any", D2))])  # 3 created in D2
-    run_id = run_service.start_run(store, fake, ANN, fake.snapshot(), plan, "new replica", None, users=None)
+    run_id = run_service.start_run(
+        store, fake, fake.snapshot(), run_service.RunRequest(ANN, plan, "new replica"), users=None
+    )
     ex = Executor(store, fake, "ann", stuck_after_s=10**9)
     ex.tick(run_id)
     assert [d.code for d in store.runs.dir_moves(run_id)] == ["REPLICA_NOT_AVAILABLE"]

@@ -61,11 +61,17 @@ def test_a_scrape_says_the_runs_as_the_store_holds_them(tmp_path: Path) -> None:
     fake = FakeCluster.of(4, {"t": [(0, 1), (1, 2)], "u": [(2, 0)]})
     plan = Plan.of([PlanEntry("t", 0, (BrokerId(3), BrokerId(1))), PlanEntry("t", 1, (BrokerId(3), BrokerId(2)))])
     who = Identity.cli("ann")
-    running = run_service.start_run(store, fake, who, fake.snapshot(), plan, "a", limits=WaveLimits(1), users=None)
+    running = run_service.start_run(
+        store,
+        fake,
+        fake.snapshot(),
+        run_service.RunRequest(who, plan, "a", run_service.RunSettings(limits=WaveLimits(1))),
+        users=None,
+    )
     store.runs.note_progress(running, "0:0", 0.0)
     store.runs.set_stuck(running, "no progress for 6 min: broker 3 is down")
     other = Plan.of([PlanEntry("u", 0, (BrokerId(1), BrokerId(0)))])
-    ended = run_service.start_run(store, fake, who, fake.snapshot(), other, "b", users=None)
+    ended = run_service.start_run(store, fake, fake.snapshot(), run_service.RunRequest(who, other, "b"), users=None)
     store.runs.set_state(ended, RunState.ABANDONED)
     store.runs.ledger_add(running, 1, "broker", "3", "follower.replication.throttled.rate", None, "1000")
     store.notifications.add(fake.cluster_id, running, "run-stuck", "json://127.0.0.1:9/…", 3, "refused")
@@ -73,6 +79,7 @@ def test_a_scrape_says_the_runs_as_the_store_holds_them(tmp_path: Path) -> None:
     key = fake.cluster_id
     runs = {(labels["state"], v) for labels, v in got["console_runs"] if labels["cluster"] == key}
     assert ("running", 1) in runs and ("abandoned", 1) in runs and ("completed", 0) in runs
+    assert ("partly cancelled", 0) in runs  # every state a label, the new ones too
     run = {"cluster": key, "run": str(running)}
     assert got["console_run_partitions_left"] == [(run, 2)]
     assert got["console_run_stuck"] == [(run, 1)]

@@ -11,8 +11,11 @@ import pandas as pd
 import pytest
 
 from console.core.model import Findings, Severity
+from console.moves.impact import Pricing
+from console.moves.impact_columns import impact
 from console.plans.diff import diff
-from console.plans.generate import GenerateOptions, Goal, generate
+from console.plans.generate import generate
+from console.plans.generators.options import GenerateOptions, Goal
 from console.plans.plan import parse_plan
 from console.plans.validate import validate
 from console.present import notebook
@@ -86,6 +89,17 @@ def test_big_tables_are_cut_with_the_total_and_to_pandas_has_every_row() -> None
     assert set(d.brokers_to_pandas().broker) == {b.id for b in STATE.brokers} | {
         b for e in plan.entries for b in e.replicas
     }
+
+
+def test_an_impact_shows_its_headline_zone_pairs_brokers_topics_and_the_disk_chart() -> None:
+    im = impact(diff(STATE, a_plan()), Pricing("USD", 0.02))
+    assert repr(im).startswith("<Impact: copies ") and "\n" not in repr(im)
+    parts = notebook.impact_parts(im)
+    html = notebook.html(im)
+    assert html.index("This plan copies") < html.index("<table") and "USD" in html
+    assert [t.caption for t in parts.tables][:2] == ["Copied between zones, once", "Brokers"]
+    assert len(parts.charts) == 1 and (notebook.static_chart(parts.charts[0]) or {}).get("image/svg+xml")
+    assert "Set prices" in notebook.html(impact(diff(STATE, a_plan())))
 
 
 def test_findings_lead_with_errors_and_warnings() -> None:

@@ -15,6 +15,7 @@ from console.access.auth import Identity, write_users
 from console.core.errors import AuthorizationFailed, ClusterUnavailable
 from console.core.model import BrokerId
 from console.core.states import RunState
+from console.moves.impact import Pricing
 from console.moves.waves import WaveLimits
 from console.notify import hub
 from console.notify.delivery import Delivery, DeliveryError, Failure
@@ -215,7 +216,13 @@ def recorded(request: pytest.FixtureRequest) -> Iterator[tuple[list[Message], hu
 def drive(store: Store, fake: FakeCluster) -> int:
     plan = Plan.of([PlanEntry("t", 0, (BrokerId(3), BrokerId(1))), PlanEntry("t", 1, (BrokerId(3), BrokerId(2)))])
     run_id = run_service.start_run(
-        store, fake, Identity.cli("ann"), fake.snapshot(), plan, "r", rate=1000, limits=WaveLimits(1), users=None
+        store,
+        fake,
+        fake.snapshot(),
+        run_service.RunRequest(
+            Identity.cli("ann"), plan, "r", run_service.RunSettings(rate=1000, limits=WaveLimits(1))
+        ),
+        users=None,
     )
     executor = Executor(store, fake, "worker")
     for _ in range(200):
@@ -235,6 +242,34 @@ def test_a_run_emits_its_events_in_order_once_each(store: Store, recorded: tuple
     assert got[0].progress == Progress(0, 2, 0, 2, got[0].progress.eta_s if got[0].progress else None)
     assert got[-1].progress is not None and got[-1].progress.left == 0 and got[-1].progress.moved == 2
     assert got[-1].link == f"https://c.example/runs?run={run_id}"
+
+
+def test_a_run_with_a_partition_cancelled_says_it_completed_naming_it(
+    store: Store, recorded: tuple[list[Message], hub.Notifier]
+) -> None:
+    from console.moves.cancel import plan_cancel
+    from console.services import cancel as cancel_service
+
+    got, notifier = recorded
+    fake = FakeCluster({b: f"r{b}" for b in range(4)}, {("t", 0): ((0, 1), 1000), ("t", 1): ((1, 2), 10**9)})
+    plan = Plan.of([PlanEntry("t", 0, (BrokerId(3), BrokerId(1))), PlanEntry("t", 1, (BrokerId(0), BrokerId(2)))])
+    run_id = run_service.start_run(
+        store, fake, fake.snapshot(), run_service.RunRequest(Identity.cli("ann"), plan, "r"), users=None
+    )
+    executor = Executor(store, fake, "worker", settle_s=0)
+    executor.tick(run_id)
+    fake.advance(2.0)  # t-0 moved, t-1 copies for ever
+    ours = store.runs.active_partitions(fake.cluster_id)
+    seen = plan_cancel(fake.snapshot(), [("t", 1)], ours)
+    cancel_service.cancel_seen(store, fake, Identity.cli("bob"), fake.cluster_id, seen, ours, wait_s=5)
+    assert executor.drive(run_id, every=0).state is RunState.PARTLY_CANCELLED
+    assert notifier.delivery.drain(10)
+    assert [m.event for m in got] == [Event.RUN_STARTED, Event.WAVE_DONE, Event.RUN_PARTLY_CANCELLED]
+    last = got[-1]
+    assert last.detail == f"Run completed, 1 partition cancelled: t-1 (run #{run_id}, r, by ann)."
+    assert last.title == f"[fake-cluster] Run completed, partly cancelled · run #{run_id}"
+    assert last.progress == Progress(1, 0, 1, 1, None, cancelled=1)
+    assert "Moved so far: 1 partition(s); left: 0; cancelled: 1 (1 of 1 wave(s) done)" in last.body
 
 
 @pytest.mark.parametrize("recorded", [True], indirect=True)
@@ -276,13 +311,38 @@ def test_a_saved_plan_is_said_to_wait_for_approval_only_under_the_two_person_rul
     )
 
 
+def test_the_approval_message_heads_with_what_the_plan_costs(
+    store: Store, recorded: tuple[list[Message], hub.Notifier], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    got, notifier = recorded
+    monkeypatch.setenv("CONSOLE_USERS_FILE", str(tmp_path / "users.json"))
+    write_users(tmp_path / "users.json", {"carol": ("pw", ["operator"])}, two_person_rule=True)
+    fake = FakeCluster.of(3, {"u": [(0, 1)]}, size=380 * 10**9)
+    plan = Plan.of([PlanEntry("u", 0, (BrokerId(1), BrokerId(2)))])  # 2 (rack r2) copies from leader 0 (r0)
+    plan_service.save_plan(
+        store, Identity.cli("carol"), fake.snapshot(), fake.name, "priced", plan, pricing=Pricing("USD", 0.02)
+    )
+    assert notifier.delivery.drain(10)
+    (m,) = got
+    assert (
+        "Impact: this plan copies 380.0 GB, 380.0 GB across zones ≈ USD 7.60; 1 leader change; broker 2's disk peaks at 38 %."
+        in m.detail
+    )
+
+
 def test_a_run_that_fails_with_its_throttle_left_on_says_both(
     store: Store, recorded: tuple[list[Message], hub.Notifier]
 ) -> None:
     got, notifier = recorded
     fake = FakeCluster.of(4, {"t": [(0, 1)]}, size=4000, copy_rate=10_000)
     plan = Plan.of([PlanEntry("t", 0, (BrokerId(3), BrokerId(1)))])
-    run_id = run_service.start_run(store, fake, Identity.cli("ann"), fake.snapshot(), plan, "r", rate=1000, users=None)
+    run_id = run_service.start_run(
+        store,
+        fake,
+        fake.snapshot(),
+        run_service.RunRequest(Identity.cli("ann"), plan, "r", run_service.RunSettings(rate=1000)),
+        users=None,
+    )
     n = len(fake.calls)  # the tick: snapshot, throttle set, read back, the wave sent, then the clean-up
     fake.fail_call(n + 3, AuthorizationFailed("Not authorised to alter reassignments."))
     fake.fail_call(n + 4, ClusterUnavailable("Broker 3 did not answer."))
@@ -300,7 +360,9 @@ def test_a_stuck_run_is_said_once_with_what_it_waits_on(
     got, notifier = recorded
     fake = FakeCluster.of(4, {"t": [(0, 1)]}, size=4000, copy_rate=100)
     plan = Plan.of([PlanEntry("t", 0, (BrokerId(0), BrokerId(3)))])
-    run_id = run_service.start_run(store, fake, Identity.cli("ann"), fake.snapshot(), plan, "r", users=None)
+    run_id = run_service.start_run(
+        store, fake, fake.snapshot(), run_service.RunRequest(Identity.cli("ann"), plan, "r"), users=None
+    )
     ex = Executor(store, fake, "worker", settle_s=0, poll_s=0, stuck_after_s=60)
     ex.tick(run_id)
     fake.stop_broker(3)

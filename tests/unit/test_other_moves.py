@@ -12,7 +12,16 @@ from console.access.auth import Identity
 from console.core.errors import NotPermitted
 from console.core.model import BrokerId
 from console.moves.balancers import Certainty, recognise
-from console.moves.others import FirstSeen, bytes_left_total, moves_text, other_moves, since_text
+from console.moves.others import (
+    FirstSeen,
+    OtherMove,
+    bytes_left_total,
+    detail_rows,
+    headline,
+    moves_text,
+    other_moves,
+    since_text,
+)
 from console.plans.plan import Plan, PlanEntry
 from console.runs.executor import Executor
 from console.services import runs as run_service
@@ -34,6 +43,20 @@ def someone_else_moves(f: FakeCluster) -> None:
 
 
 # -- the pure part ---------------------------------------------------------------------------------------------
+def test_the_headline_is_one_line_by_topic_whatever_the_number() -> None:
+    """Two thousand partitions of forty topics: one line, no partition named, the topics counted."""
+    moves = [
+        OtherMove(f"t{i % 40:02}", i, (BrokerId(0),), (BrokerId(1),), (BrokerId(0),), 1_000, 1_000.0 + i)
+        for i in range(2_000)
+    ]
+    text = headline(moves)
+    assert text.startswith("2,000 partitions (t00 50, t01 50, t02 50 and 37 more topics) this console did not start")
+    assert "2.0 MB left to copy, first seen " in text and "t00-0" not in text
+    assert len(detail_rows(moves)) == 2_000 and detail_rows(moves[:1]) == [
+        {"partition": "t00-0", "replicas": "0", "adding": "1", "removing": "0", "left to copy": "1.0 KB"}
+    ]
+
+
 def test_moves_not_among_the_consoles_are_named_with_what_is_left() -> None:
     f = cluster()
     someone_else_moves(f)
@@ -90,13 +113,19 @@ def test_a_submit_is_refused_while_another_mover_moves_and_allowed_audited_when_
     someone_else_moves(f)
     plan = Plan.of([PlanEntry("t", 1, (BrokerId(3), BrokerId(2)))])
     with pytest.raises(NotPermitted, match=r"Another mover is reassigning on this cluster: 1 partition .*: t-0") as e:
-        run_service.start_run(store, f, ANN, f.snapshot(), plan, "mine", users=None)
+        run_service.start_run(store, f, f.snapshot(), run_service.RunRequest(ANN, plan, "mine"), users=None)
     assert "--allow-other-moves" in e.value.hint
     refused = store.audit.entries()[-1]
     assert (refused.action, refused.outcome) == ("submit", REFUSED)
     assert json.loads(refused.request)["other_partitions"] == ["t-0"]
     assert store.runs.list() == []
-    run_id = run_service.start_run(store, f, ANN, f.snapshot(), plan, "mine", users=None, allow_other_moves=True)
+    run_id = run_service.start_run(
+        store,
+        f,
+        f.snapshot(),
+        run_service.RunRequest(ANN, plan, "mine", run_service.RunSettings(allow_other_moves=True)),
+        users=None,
+    )
     entry = store.audit.entries()[-1]
     request = json.loads(entry.request)
     assert (entry.action, entry.outcome, request["run"]) == ("submit", "run recorded", run_id)
@@ -107,14 +136,22 @@ def test_a_submit_is_refused_while_another_mover_moves_and_allowed_audited_when_
 def test_the_consoles_own_runs_are_not_another_mover(store: Store) -> None:
     f = cluster()
     first = run_service.start_run(
-        store, f, ANN, f.snapshot(), Plan.of([PlanEntry("t", 0, (BrokerId(2), BrokerId(3)))]), "one", users=None
+        store,
+        f,
+        f.snapshot(),
+        run_service.RunRequest(ANN, Plan.of([PlanEntry("t", 0, (BrokerId(2), BrokerId(3)))]), "one"),
+        users=None,
     )
     Executor(store, f, "ann").tick(first)  # its wave is sent: t-0 in flight, the console's own
     while not store.runs.active_partitions(f.cluster_id):
         Executor(store, f, "ann").tick(first)
     assert [p.name for p in f.snapshot().in_flight] == ["t-0"]
     second = run_service.start_run(
-        store, f, ANN, f.snapshot(), Plan.of([PlanEntry("t", 1, (BrokerId(3), BrokerId(2)))]), "two", users=None
+        store,
+        f,
+        f.snapshot(),
+        run_service.RunRequest(ANN, Plan.of([PlanEntry("t", 1, (BrokerId(3), BrokerId(2)))]), "two"),
+        users=None,
     )
     assert "allow_other_moves" not in json.loads(store.audit.entries()[-1].request)
     assert second != first
@@ -123,7 +160,13 @@ def test_the_consoles_own_runs_are_not_another_mover(store: Store) -> None:
 def test_nothing_in_flight_records_no_override(store: Store) -> None:
     f = cluster()
     plan = Plan.of([PlanEntry("t", 1, (BrokerId(3), BrokerId(2)))])
-    run_service.start_run(store, f, ANN, f.snapshot(), plan, "mine", users=None, allow_other_moves=True)
+    run_service.start_run(
+        store,
+        f,
+        f.snapshot(),
+        run_service.RunRequest(ANN, plan, "mine", run_service.RunSettings(allow_other_moves=True)),
+        users=None,
+    )
     assert "other_moves" not in json.loads(store.audit.entries()[-1].request)
 
 

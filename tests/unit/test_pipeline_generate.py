@@ -15,11 +15,15 @@ import pytest
 
 from console.core.errors import ConfigError, GoalImpossible
 from console.core.model import ClusterState
+from console.moves.impact import Pricing
+from console.moves.impact_columns import impact
 from console.pipeline.fleet import UnitStatus
 from console.pipeline.jobs import generate_job
 from console.pipeline.snapshots import canonical, cluster_dir
 from console.pipeline.spark import SparkSettings
-from console.plans.generate import GenerateOptions, Goal, Metric, generate
+from console.plans.diff import diff
+from console.plans.generate import generate
+from console.plans.generators.options import GenerateOptions, Goal, Metric
 from console.plans.plan import parse_plan
 from console.plans.quality import merge_reports
 from tests.unit.strategies import Shape, cluster
@@ -63,10 +67,11 @@ def in_process(state: ClusterState, options: GenerateOptions) -> tuple[UnitStatu
         return UnitStatus.IMPOSSIBLE, None, None
     except ConfigError:
         return UnitStatus.UNUSABLE, None, None
+    cost = impact(diff(state, made.plan), Pricing(zones=options.zones)).summary()  # a cluster's plan carries its cost
     return (
         UnitStatus.PLANNED if len(made.plan) else UnitStatus.MET,
         made.plan.to_json() if len(made.plan) else None,
-        made.report.to_dict(),
+        made.report.with_impact(cost).to_dict(),
     )
 
 

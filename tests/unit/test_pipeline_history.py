@@ -12,10 +12,11 @@ import pandas as pd
 import pytest
 
 from console.core.errors import ConfigError
+from console.pipeline.calibration import load_topic_rates
 from console.pipeline.datasets import read_manifest
 from console.pipeline.jobs import JobResult, history_job
 from console.pipeline.spark import SparkSettings
-from tests.unit.timeline import EVERY, T0, timeline, write_states
+from tests.unit.timeline import EVERY, T0, part, snap, timeline, write_states
 
 
 @pytest.fixture(scope="module")
@@ -240,3 +241,26 @@ def test_spark_jobs_carry_the_step_the_console_was_on(snapshots: Path) -> None:
     )
     assert seen == ("Outer step", "Inner step", "Outer step")
     assert sc.getLocalProperty("spark.job.description") is None
+
+
+def test_topic_rates_are_the_growth_of_the_leaders_logs_without_retention_drops(tmp_path: Path) -> None:
+    """g-0 grows 300 B in 10 s, drops (retention deleted a segment), grows 600 B in 10 s: 45 B/s;
+    g-1 does not grow; its leader moves to 2 at the third snapshot with the same log."""
+    sizes = [100, 400, 100, 700]
+    states = [
+        snap(
+            T0 + EVERY * i,
+            [
+                part("g", 0, [1, 2], [1, 2], 1, sizes={1: sizes[i], 2: sizes[i]}),
+                part("g", 1, [1, 2], [1, 2], 1 if i < 2 else 2, sizes={1: 50, 2: 50}),
+            ],
+        )
+        for i in range(4)
+    ]
+    out = tmp_path / "tables"
+    history_job(str(write_states(tmp_path / "snapshots", states)), str(out), SparkSettings(master="local[2]"))
+    rates = pd.read_parquet(out / "topic_rates")
+    g = rates[rates.topic == "g"].iloc[0]
+    assert (g.cluster, g.partitions, g.seconds) == ("c1", 2, 20.0)
+    assert g.produce_bps == pytest.approx(45.0)
+    assert load_topic_rates(out, "c1") == {"g": pytest.approx(45.0)} and load_topic_rates(out, "other") == {}

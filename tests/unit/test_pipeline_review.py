@@ -21,23 +21,27 @@ import pytest
 
 from console.core.errors import ConfigError, PlanFormatError
 from console.core.model import Broker, BrokerId, ClusterInfo, ClusterState, LogDir, Partition, ReplicaLog
+from console.moves.impact import Pricing
+from console.moves.impact_columns import impact
 from console.moves.waves import WaveLimits, plan_estimate, plan_waves
 from console.pipeline.jobs import review_job
+from console.pipeline.review_steps import ImpactSettings
 from console.pipeline.snapshots import canonical, cluster_dir
 from console.pipeline.spark import SparkSettings
 from console.plans.diff import diff
 from console.plans.plan import Plan, PlanEntry, parse_plan, rollback
-from console.plans.validate import (
+from console.plans.rules.codes import (
     BROKER_NOT_ELIGIBLE,
     CORDONED_DESTINATION,
+    DIR_PEAK_FILL,
     FENCED_WHY,
     OFFLINE_LOG_DIR,
     RACK_SPREAD_REDUCED,
     RACKS_UNDERUSED,
     SOURCE_ON_FENCED,
     TIERED_LOCAL_ONLY,
-    validate,
 )
+from console.plans.validate import validate
 from console.present.review import tiered_moving
 from console.state.document import state_from_doc
 from tests.fakes.cluster import FakeCluster
@@ -111,16 +115,19 @@ def random_fenced(rnd: random.Random, state: ClusterState) -> ClusterState:
 
 
 def random_dirs(rnd: random.Random, b: Broker) -> Broker:
-    """Two log dirs (or none reported); cordons as Kafka 4.3+ reports them (the whole broker, one dir
-    by config or by DescribeLogDirs v5) or not known; now and then an offline dir."""
+    """Two log dirs (or none reported), the first sized now and then; cordons as Kafka 4.3+ reports
+    them (the whole broker, one dir by config or by DescribeLogDirs v5) or not known; now and then an
+    offline dir."""
     if rnd.random() >= 0.7:
         return replace(b, log_dirs=(), cordoned_log_dirs=rnd.choice([None, (), ("*",)]))
     offline = "error 56 (KAFKA_STORAGE_ERROR: the dir is offline)" if rnd.random() < 0.3 else None
     cordoned = rnd.choice([None, None, False, True])  # as DescribeLogDirs v5 says of /data/b
+    usable = rnd.choice([None, 10**9, 500])
     return replace(
         b,
         log_dirs=(
-            LogDir("/data/a", usable_bytes=rnd.choice([None, 10**9, 500])),
+            # sized when its free space is known (the impact's disk peaks; 500 B free: past the fill)
+            LogDir("/data/a", total_bytes=None if usable is None else 2 * 10**9, usable_bytes=usable),
             LogDir("/data/b", error=offline, cordoned=cordoned),
         ),
         cordoned_log_dirs=rnd.choice([None, (), (), ("*",), ("/data/a",)]),
@@ -185,9 +192,23 @@ def reviewed(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, tuple[
         older.append(replace(state, taken_at=state.taken_at - 3600, partitions=state.partitions[:1]))
     write_states(root / "snapshots", older + [s for s, _ in fleet.values()])  # the last snapshot is reviewed
     result = review_job(
-        str(root / "snapshots"), plans, str(root / "out"), SparkSettings(master="local[2]"), throttle=THROTTLE
+        str(root / "snapshots"),
+        plans,
+        str(root / "out"),
+        SparkSettings(master="local[2]"),
+        throttle=THROTTLE,
+        priced=ImpactSettings(PRICING, {key: rates_of(state) for key, (state, _) in fleet.items()}),
     )
     return fleet, result, root / "out"
+
+
+PRICING = Pricing("USD", 0.02, (("r0", "z01"), ("r1", "z01")))
+"""Racks r0 and r1 in one zone, the others zones of their own."""
+
+
+def rates_of(state: ClusterState) -> dict[str, float]:
+    """A produce rate for every other topic (the others unknown)."""
+    return {t: 1_000.0 * (i + 1) for i, t in enumerate(state.topics) if i % 2 == 0}
 
 
 def test_the_diff_per_partition_is_the_in_process_one(reviewed) -> None:
@@ -294,6 +315,27 @@ def test_findings_are_the_in_process_ones_in_the_same_order(reviewed) -> None:
     assert any(": log dir /data/" in m for m in cordoned)  # one of its dirs
     assert any(FENCED_WHY in m for m in not_eligible)  # a replica added on a fenced broker
     assert any(" is not live;" in m for m in not_eligible)  # and on one the cluster does not register
+
+
+def test_the_impact_is_the_in_process_one(reviewed) -> None:
+    """The Spark review's impact (topic counts over its Arrow batches, the brokers' sums, the flows,
+    the log dirs) is the in-process review's on the same plan: every figure and finding."""
+    fleet, result, out = reviewed
+    crossing = steady = dirs = peaks = 0
+    for key, (state, plan) in fleet.items():
+        want = impact(diff(state, plan), PRICING, rates_of(state), THROTTLE)
+        have = json.loads((out / "impact" / f"{cluster_dir(key)}.json").read_text())
+        doc = json.loads(json.dumps(want.to_dict() | {"findings": [f.to_dict() for f in want.findings]}))
+        per_day = "steady_cross_zone_bytes_per_day"  # sums of floats, topic by topic: alike to rounding
+        assert have.pop(per_day) == pytest.approx(doc.pop(per_day)), key
+        assert have == doc, key
+        assert json.loads((out / "_review.json").read_text())["inputs"]["clusters"][key]["impact"] == want.headline()
+        crossing += want.cross_zone_bytes > 0
+        steady += want.steady.known_topics > 0
+        dirs += len(want.dirs) > 0
+        peaks += any(f.code == DIR_PEAK_FILL for f in want.findings)
+    assert crossing and steady and dirs and peaks, "the plans cross zones, on topics with rates, onto sized dirs"
+    assert any("impact: copies " in line for line in result.summary)
 
 
 def test_waves_eta_and_rollback_are_the_in_process_ones(reviewed) -> None:

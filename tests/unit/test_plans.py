@@ -14,6 +14,27 @@ from console.core.model import BrokerId, ClusterInfo, ReplicaLog
 from console.plans import validate as v
 from console.plans.diff import ChangeKind, diff
 from console.plans.plan import Plan, PlanEntry, apply, parse_plan, parse_topics_to_move, rollback
+from console.plans.rules.codes import (
+    ALREADY_REASSIGNING,
+    BROKER_NOT_ELIGIBLE,
+    DUPLICATE_BROKER,
+    EMPTY_REPLICAS,
+    EXCEEDS_FREE_SPACE,
+    NEGATIVE_BROKER,
+    NO_CHANGE,
+    RACK_SPREAD_REDUCED,
+    RACKS_UNDERUSED,
+    REORDER_ONLY,
+    RF_BELOW_MIN_ISR,
+    RF_CHANGE,
+    RF_STILL_BELOW_MIN_ISR,
+    STALE,
+    TIERED_LOCAL_ONLY,
+    TOO_LARGE,
+    UNKNOWN_BROKER,
+    UNKNOWN_PARTITION,
+    UNKNOWN_TOPIC,
+)
 from tests.unit.builders import cluster_info, ids, snapshot
 
 # -- strategies --------------------------------------------------------------------------------
@@ -317,12 +338,12 @@ def codes(state, *entries, basis=None):
 def test_unknown_topic_partition_broker_and_ineligible_broker_are_errors():
     state = snapshot({("t", 0): [0, 1]}, nbrokers=3)
     found = codes(state, PlanEntry("nope", 0, ids(0)), PlanEntry("t", 5, ids(0)))
-    assert found[v.UNKNOWN_TOPIC].severity.value == "error" and "does not exist" in found[v.UNKNOWN_TOPIC].message
-    assert "t has 1 partitions" in found[v.UNKNOWN_PARTITION].message
-    assert v.UNKNOWN_BROKER in codes(state, PlanEntry("t", 0, ids(0, 9)))
+    assert found[UNKNOWN_TOPIC].severity.value == "error" and "does not exist" in found[UNKNOWN_TOPIC].message
+    assert "t has 1 partitions" in found[UNKNOWN_PARTITION].message
+    assert UNKNOWN_BROKER in codes(state, PlanEntry("t", 0, ids(0, 9)))
     # broker 3 holds a replica of another partition but is not registered (down)
     down = snapshot({("t", 0): [0, 1], ("u", 0): [3]}, nbrokers=3)
-    assert v.BROKER_NOT_ELIGIBLE in codes(down, PlanEntry("t", 0, ids(0, 3)))
+    assert BROKER_NOT_ELIGIBLE in codes(down, PlanEntry("t", 0, ids(0, 3)))
 
 
 def test_what_the_controller_rejects_is_caught_for_plans_built_in_code():
@@ -331,20 +352,20 @@ def test_what_the_controller_rejects_is_caught_for_plans_built_in_code():
         state,
         PlanEntry("t", 0, ()),
     )
-    assert v.EMPTY_REPLICAS in found
-    assert v.DUPLICATE_BROKER in codes(state, PlanEntry("t", 0, ids(1, 1)))
-    assert v.NEGATIVE_BROKER in codes(state, PlanEntry("t", 0, ids(-1, 1)))
+    assert EMPTY_REPLICAS in found
+    assert DUPLICATE_BROKER in codes(state, PlanEntry("t", 0, ids(1, 1)))
+    assert NEGATIVE_BROKER in codes(state, PlanEntry("t", 0, ids(-1, 1)))
 
 
 def test_replication_factor_min_isr_and_racks():
     state = snapshot({("t", 0): [0, 1, 2]}, nbrokers=4, min_isr={"t": 2})
     found = codes(state, PlanEntry("t", 0, ids(0)))
-    assert found[v.RF_CHANGE].severity.value == "warning" and "from 3 to 1" in found[v.RF_CHANGE].message
-    assert found[v.RF_BELOW_MIN_ISR].severity.value == "error"
-    assert v.RACK_SPREAD_REDUCED not in found  # one replica spans one rack: the RF change says it already
-    assert v.RF_STILL_BELOW_MIN_ISR not in found
+    assert found[RF_CHANGE].severity.value == "warning" and "from 3 to 1" in found[RF_CHANGE].message
+    assert found[RF_BELOW_MIN_ISR].severity.value == "error"
+    assert RACK_SPREAD_REDUCED not in found  # one replica spans one rack: the RF change says it already
+    assert RF_STILL_BELOW_MIN_ISR not in found
     two = snapshot({("t", 0): [0, 1]}, nbrokers=4)
-    assert v.RACKS_UNDERUSED not in codes(two, PlanEntry("t", 0, ids(2, 3)))
+    assert RACKS_UNDERUSED not in codes(two, PlanEntry("t", 0, ids(2, 3)))
 
 
 def test_a_partition_already_below_min_isr_that_the_plan_does_not_lower_is_a_warning_not_an_error():
@@ -358,28 +379,26 @@ def test_a_partition_already_below_min_isr_that_the_plan_does_not_lower_is_a_war
         PlanEntry("t", 0, ids(0, 1)),  # 1 → 2 replicas: better, still below 3
     ):
         found = codes(state, entry)
-        assert v.RF_BELOW_MIN_ISR not in found, entry
-        still = found[v.RF_STILL_BELOW_MIN_ISR]
+        assert RF_BELOW_MIN_ISR not in found, entry
+        still = found[RF_STILL_BELOW_MIN_ISR]
         assert still.severity.value == "warning" and "min.insync.replicas=3" in still.message
     lowered = codes(state, PlanEntry("t", 1, ids(1)))  # 2 → 1: the plan makes it worse
-    assert lowered[v.RF_BELOW_MIN_ISR].severity.value == "error" and v.RF_STILL_BELOW_MIN_ISR not in lowered
+    assert lowered[RF_BELOW_MIN_ISR].severity.value == "error" and RF_STILL_BELOW_MIN_ISR not in lowered
 
 
 def test_no_change_reorder_in_flight_stale_space_and_size():
     state = snapshot({("t", 0): [0, 1], ("t", 1): [1, 2]}, nbrokers=4, usable={3: 100}, sizes={("t", 1): 5000})
     found = codes(state, PlanEntry("t", 0, ids(0, 1)), PlanEntry("t", 1, ids(2, 1)))
-    assert found[v.NO_CHANGE].severity.value == "info" and found[v.REORDER_ONLY].severity.value == "info"
-    assert "preferred leader election" in found[v.REORDER_ONLY].hint
-    assert v.EXCEEDS_FREE_SPACE in codes(state, PlanEntry("t", 1, ids(3, 2)))
+    assert found[NO_CHANGE].severity.value == "info" and found[REORDER_ONLY].severity.value == "info"
+    assert "preferred leader election" in found[REORDER_ONLY].hint
+    assert EXCEEDS_FREE_SPACE in codes(state, PlanEntry("t", 1, ids(3, 2)))
     stale = codes(state, PlanEntry("t", 0, ids(2, 1)), basis={("t", 0): ids(0, 3)})
-    assert stale[v.STALE].severity.value == "error"
+    assert stale[STALE].severity.value == "error"
     flight = snapshot({("t", 0): [3, 0, 1]}, nbrokers=4, lpr={("t", 0): ([3, 0, 1], [3], [1])})
-    assert (
-        "keeps its original replicas 0,1" in codes(flight, PlanEntry("t", 0, ids(2, 0)))[v.ALREADY_REASSIGNING].message
-    )
+    assert "keeps its original replicas 0,1" in codes(flight, PlanEntry("t", 0, ids(2, 0)))[ALREADY_REASSIGNING].message
     big = snapshot({("t", p): [0] for p in range(2100)}, nbrokers=2)
     found = {f.code for f in v.validate(big, Plan.of(PlanEntry("t", p, ids(1)) for p in range(2100)))}
-    assert v.TOO_LARGE in found
+    assert TOO_LARGE in found
 
 
 def test_errors_come_first():
@@ -401,11 +420,11 @@ def test_a_move_of_a_tiered_topic_says_it_copies_the_local_log_only():
             PlanEntry("w", 0, ids(1, 0)),  # tiered, a reorder: nothing copied, nothing said
         ]
     )
-    found = [f for f in v.validate(state, plan) if f.code == v.TIERED_LOCAL_ONLY]
+    found = [f for f in v.validate(state, plan) if f.code == TIERED_LOCAL_ONLY]
     assert [(f.topic, f.partition, f.severity.value) for f in found] == [("t", None, "info")]
     assert "moving 2 partitions copies the local log only (2.0 KB" in found[0].message
     assert "remote storage" in found[0].message and "estimate" in found[0].hint
-    assert not [f for f in v.validate(replace(state, tiered_topics=()), plan) if f.code == v.TIERED_LOCAL_ONLY]
+    assert not [f for f in v.validate(replace(state, tiered_topics=()), plan) if f.code == TIERED_LOCAL_ONLY]
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 50_000])
@@ -452,7 +471,7 @@ def test_a_replica_on_a_broker_the_cluster_does_not_know_is_not_said_to_lower_th
     state = replace(state, brokers=tuple(replace(b, rack=f"rack-{int(b.id) % 2}") for b in state.brokers))
     for entry in (PlanEntry("t", 0, ids(0, 9)), PlanEntry("t", 1, ids(9))):
         found = codes(state, entry)
-        assert v.UNKNOWN_BROKER in found
-        assert v.RACK_SPREAD_REDUCED not in found, found[v.RACK_SPREAD_REDUCED].message
-        assert v.RACKS_UNDERUSED not in found, found[v.RACKS_UNDERUSED].message
-    assert v.RACK_SPREAD_REDUCED in codes(state, PlanEntry("t", 0, ids(0, 2)))  # brokers 0 and 2 share a rack
+        assert UNKNOWN_BROKER in found
+        assert RACK_SPREAD_REDUCED not in found, found[RACK_SPREAD_REDUCED].message
+        assert RACKS_UNDERUSED not in found, found[RACKS_UNDERUSED].message
+    assert RACK_SPREAD_REDUCED in codes(state, PlanEntry("t", 0, ids(0, 2)))  # brokers 0 and 2 share a rack

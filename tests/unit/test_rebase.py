@@ -16,6 +16,7 @@ from console.core.errors import ConfigError, NotPermitted
 from console.plans import validate as v
 from console.plans.plan import Plan, PlanEntry, rollback
 from console.plans.rebase import KINDS, RebaseOptions, Since, count_rows, rebase, report_json, report_rows, report_text
+from console.plans.rules import codes
 from console.services import plans as plan_service
 from console.storage.store import Store
 from tests.unit.builders import ids, snapshot
@@ -131,8 +132,8 @@ def test_default_keeps_every_target_and_takes_the_current_replicas_as_basis(stat
     }  # a gone partition has no basis
     assert report.dropped == () and report.left_to_do == 3  # t-0, t-1 and t-3; t-2 is at its target
     found = {f.code for f in v.validate(state, report.plan)}
-    assert v.STALE not in found and v.STALE in {f.code for f in v.validate(state, PLAN)}
-    assert {v.UNKNOWN_TOPIC, v.UNKNOWN_PARTITION} <= found  # kept, the gone ones stay errors
+    assert codes.STALE not in found and codes.STALE in {f.code for f in v.validate(state, PLAN)}
+    assert {codes.UNKNOWN_TOPIC, codes.UNKNOWN_PARTITION} <= found  # kept, the gone ones stay errors
 
 
 @pytest.mark.parametrize(
@@ -172,7 +173,7 @@ def test_a_rollback_drafted_while_its_run_was_in_flight(state):
     back = rollback(during, Plan.of([PlanEntry("r", 0, ids(2, 0))])).with_basis(during)
     assert back.entries[0].replicas == ids(0, 1) and back.basis == {("r", 0): ids(2, 0, 1)}
     after = snapshot({("r", 0): [2, 0]}, nbrokers=3)
-    assert v.STALE in {f.code for f in v.validate(after, back)}
+    assert codes.STALE in {f.code for f in v.validate(after, back)}
     report = rebase(after, back)
     assert kinds(report) == {("r", 0): Since.MOVED}
     assert not v.errors(v.validate(after, report.plan)) and report.plan.entries == back.entries
@@ -238,7 +239,7 @@ def test_the_rebased_plan_is_never_stale_against_its_snapshot(case):
     report = rebase(state, plan, options)
     index = state.partition_index
     assert report.plan.basis == {k: index[k].replicas for k in report.plan.keys if k in index}
-    assert v.STALE not in {f.code for f in v.validate(state, report.plan)}
+    assert codes.STALE not in {f.code for f in v.validate(state, report.plan)}
     targets = {e.key: e for e in plan.entries}
     assert all(targets[e.key] == e for e in report.plan.entries)  # targets as they were
     assert sum(report.counts.values()) == len(plan) == len(report.rows)
@@ -269,7 +270,7 @@ def test_saved_as_a_new_version_linked_to_the_old(tmp_path, state):
     assert saved.summary.name == "drain 0 (up to date, v2)" and saved.summary.parent_id == old
     assert saved.summary.author == "bob" and saved.plan.keys == (("t", 0), ("t", 1), ("t", 3))
     assert saved.plan.basis == {("t", 0): ids(2, 3), ("t", 1): ids(3, 0, 1), ("t", 3): ids(0, 1)}
-    assert v.STALE not in {f.code for f in v.validate(state, saved.plan)}
+    assert codes.STALE not in {f.code for f in v.validate(state, saved.plan)}
     assert store.plans.load(old).summary.parent_id is None and len(store.plans.load(old).plan) == 4  # left as it was
     (entry,) = store.audit.entries(action="plan-rebased")
     assert entry.user == "bob" and f'"from":{old}' in entry.request and entry.outcome == "saved"

@@ -119,7 +119,9 @@ def test_a_later_request_that_fails_reports_what_the_first_applied() -> None:
 def test_a_run_records_a_guard_refusal_as_any_refusal_and_audits_the_rf_changes(store: Store) -> None:
     fake = world()
     plan = Plan.of([PlanEntry("t", 0, ids(1, 2, 3)), PlanEntry("t", 1, ids(0, 1))])
-    run_id = run_service.start_run(store, fake, Identity.cli("ann"), fake.snapshot(), plan, "r", rate=None, users=None)
+    run_id = run_service.start_run(
+        store, fake, fake.snapshot(), run_service.RunRequest(Identity.cli("ann"), plan, "r"), users=None
+    )
     alter = fake.alter_reassignments
 
     def racing(targets: Any, *, allow_rf_change: bool = True) -> Any:
@@ -209,7 +211,7 @@ def gateway_on(monkeypatch: pytest.MonkeyPatch, broker: Broker) -> adapter.Kafka
     from console.access.settings import ConnectionSettings
 
     kafka = adapter.KafkaGateway(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}, name="x"))
-    monkeypatch.setattr(kafka, "kafka_python", lambda: admin_on(broker))
+    monkeypatch.setattr(kafka.client, "kafka_python", lambda: admin_on(broker))
     return kafka
 
 

@@ -30,10 +30,7 @@ RATE = 1000
 def world(store: Store) -> tuple[FakeCluster, int]:
     fake = FakeCluster.of(4, {"t": [(0, 1), (1, 2)]}, size=4000, copy_rate=10 * RATE)
     plan = Plan.of([PlanEntry("t", 0, ids(2, 3)), PlanEntry("t", 1, ids(3, 0))])
-    run_id = run_service.start_run(
-        store, fake, Identity.cli("ann"), fake.snapshot(), plan, "r", rate=RATE,
-        limits=WaveLimits(moves_per_broker=1), users=None,
-    )  # fmt: skip
+    run_id = run_service.start_run(store, fake, fake.snapshot(), run_service.RunRequest(Identity.cli("ann"), plan, "r", run_service.RunSettings(rate=RATE, limits=WaveLimits(moves_per_broker=1))), users=None)  # fmt: skip
     return fake, run_id
 
 

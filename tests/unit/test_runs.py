@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from console.core.errors import ConflictError
+from console.core.errors import RunOverlap
 from console.core.limits import FOLLOWER_LIST, LEADER_LIST
 from console.core.model import BrokerId
 from console.core.states import RunState
@@ -84,7 +84,7 @@ def test_store_refuses_a_second_run_on_the_same_partitions_and_hands_over_rates(
     first = store.runs.create(
         NewRun("c1", "a", "ann", wave, wave, "h", [wave], [("t", 0)], 1000, RunLimits(5, 500, None))
     )
-    with pytest.raises(ConflictError, match=r"Run #1 \(a, by ann\) is already moving t-0"):
+    with pytest.raises(RunOverlap, match=r"Run #1 \(a, by ann\) is already moving t-0"):
         store.runs.create(NewRun("c1", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 500, None)))
     store.runs.create(
         NewRun("c2", "b", "bob", wave, wave, "h", [wave], [("t", 0)], None, RunLimits(5, 500, None))

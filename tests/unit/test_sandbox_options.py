@@ -11,7 +11,9 @@ import pytest
 
 from console.core.errors import SandboxError
 from console.sandbox import cluster
-from console.sandbox.cluster import COMPLETE, Proc, Sandbox
+from console.sandbox.cluster import Proc, Sandbox
+from console.sandbox.config import _write_log4j, tiered_props
+from console.sandbox.jars import COMPLETE, TIERED_RSM
 from console.sandbox.versions import (
     DEFAULT_KAFKA,
     EARLIER_KAFKA4,
@@ -164,7 +166,7 @@ def test_each_release_logs_through_its_own_log4j(tmp_path: Path) -> None:
     assert f"-Dlog4j2.configurationFile={tmp_path}/config/log4j2.properties" in kafka4
     assert not any(a.startswith("-Dlog4j.configuration=") for a in kafka4)
     assert f"-Dlog4j.configuration=file:{tmp_path}/config/log4j.properties" in kafka3
-    cluster._write_log4j(tmp_path)
+    _write_log4j(tmp_path)
     assert "${sys:sandbox.name}-server.log" in (tmp_path / "config" / "log4j2.properties").read_text()
 
 
@@ -255,13 +257,39 @@ def test_a_cluster_id_never_starts_with_a_dash() -> None:
 
 def test_a_tiered_sandbox_gives_every_broker_the_local_tiered_storage_configs(tmp_path: Path) -> None:
     for plan in (cluster._plan_kraft, cluster._plan_zookeeper):
-        sb = plan(_jvm(tmp_path, "3.9.1"), 3, cluster.tiered_props(tmp_path))
+        sb = plan(_jvm(tmp_path, "3.9.1"), 3, tiered_props(tmp_path))
         for i in range(3):
             p = _props(tmp_path / "config" / f"broker-{i}.properties")
             assert p["remote.log.storage.system.enable"] == "true"
-            assert p["remote.log.storage.manager.class.name"] == cluster.TIERED_RSM
+            assert p["remote.log.storage.manager.class.name"] == TIERED_RSM
             assert p["rsm.config.dir"] == f"{tmp_path}/remote"
             assert p["remote.log.metadata.manager.listener.name"] == "PLAINTEXT"
         assert not sb.tiered_storage  # set by up() once the test jar is on the classpath
     cluster._plan_kraft(_jvm(tmp_path, "4.3.1"), 3)
     assert "remote.log.storage.system.enable" not in _props(tmp_path / "config" / "broker-0.properties")
+
+
+def test_configs_asked_for_are_given_to_every_broker_over_the_sandboxs_own(tmp_path: Path, monkeypatch) -> None:
+    planned: list[dict[str, object]] = []
+    kraft_plan = cluster._plan_kraft
+
+    def plan(jvm: cluster._Jvm, n: int, extra: dict[str, object] | None = None) -> Sandbox:
+        planned.append(dict(extra or {}))
+        sb = kraft_plan(jvm, n, extra)
+        raise SandboxError(f"planned {len(sb.procs)}, started nothing")
+
+    for name, stand_in in (
+        ("ensure_classpath", lambda *_a: "/jars"),
+        ("_require", lambda *_a: None),
+        ("_plan_kraft", plan),
+    ):
+        monkeypatch.setattr(cluster, name, stand_in)
+    (tmp_path / "config").mkdir()
+    asked = {"broker.session.timeout.ms": 45000, "replica.lag.time.max.ms": 4000}
+    with pytest.raises(SandboxError, match="planned 5, started nothing"):
+        cluster.up(tmp_path, brokers=5, broker_config=asked, log=lambda _m: None)
+    assert planned == [asked]
+    for i in range(5):
+        p = _props(tmp_path / "config" / f"broker-{i}.properties")
+        assert (p["broker.session.timeout.ms"], p["replica.lag.time.max.ms"]) == ("45000", "4000")
+        assert p["log.segment.bytes"] == "1048576"  # the sandbox's own configs stay

@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,17 +18,18 @@ from console.access.auth import NEEDS, NEEDS_ONE_OF, OPEN_TO_ALL, ROLES, Identit
 from console.core.errors import NotPermitted
 from console.core.limits import FOLLOWER_RATE
 from console.moves.cancel import plan_cancel
-from console.moves.throttles import Leftover
+from console.moves.throttles import Leftover, LeftoverKind
 from console.services import cancel as cancel_service
 from console.services import cordons as cordon_service
 from console.services import decommission as decommission_service
 from console.services import history as history_service
+from console.services import other_throttles
 from console.services import plans as plan_service
 from console.services import runs as run_service
 from console.services.cancel import CancelResult
+from console.services.cordons import UNCORDON
 from console.services.guard import REFUSED, require
-from console.storage.store import Store
-from tests.unit.world import ServiceWorld
+from tests.unit.world import ServiceWorld, store_rows
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,10 @@ def _history(w: ServiceWorld) -> Path:
 
 ROLE_CASES = {
     "runs.start_run": Case(
-        "submit", lambda w, who: run_service.start_run(w.store, w.fake, who, w.state, w.plan, "x", users=None)
+        "submit",
+        lambda w, who: run_service.start_run(
+            w.store, w.fake, w.state, run_service.RunRequest(who, w.plan, "x"), users=None
+        ),
     ),
     "runs.approve": Case("approve", lambda w, who: run_service.approve(w.store, who, w.fake.cluster_id, w.plan_id)),
     "runs.pause": Case("pause", lambda w, who: run_service.pause(w.store, who, w.run_id)),
@@ -74,6 +77,13 @@ ROLE_CASES = {
     "runs.sweep": Case(
         "sweep",
         lambda w, who: run_service.sweep(w.store, w.fake, who, [Leftover("broker", "2", FOLLOWER_RATE, "1000")]),
+        reads=("snapshot",),
+    ),
+    "other_throttles.clear_left_by_others": Case(
+        "sweep",
+        lambda w, who: other_throttles.clear_left_by_others(
+            w.store, w.fake, who, [Leftover(LeftoverKind.BROKER, "2", FOLLOWER_RATE, "1000")]
+        ),
         reads=("snapshot",),
     ),
     "cancel.cancel": Case(
@@ -94,14 +104,23 @@ ROLE_CASES = {
             w.store, w.fake, who, w.fake.cluster_id, CancelResult((), (), 0.0, (), ()), _in_flight(w)
         ),
     ),
+    "cancel.check_at_risk": Case(
+        "cancel",
+        lambda w, who: cancel_service.check_at_risk(w.store, who, w.fake.cluster_id, plan_cancel(w.state, None), False),
+    ),
     "cancel.cancel_dir_moves": Case(
         "cancel", lambda w, who: cancel_service.cancel_dir_moves(w.store, w.fake, who, w.fake.name), reads=("snapshot",)
     ),
-    "cordons.cordon": Case(
-        "cordon", lambda w, who: cordon_service.cordon(w.store, w.fake, who, 1), reads=("snapshot",)
+    "cordons.change": Case(
+        "uncordon",
+        lambda w, who: cordon_service.change(w.store, w.fake, who, UNCORDON, 1, "/data"),
+        reads=("snapshot",),
     ),
-    "cordons.uncordon": Case(
-        "uncordon", lambda w, who: cordon_service.uncordon(w.store, w.fake, who, 1, "/data"), reads=("snapshot",)
+    "cordons.check_change": Case(
+        "cordon",
+        lambda w, who: cordon_service.check_change(
+            w.store, who, "cordon", w.fake.cluster_id, w.state, w.state.info, 1, None
+        ),
     ),
     "decommission.start": Case(
         "decommission",
@@ -169,6 +188,11 @@ NOT_CHECKED = {
     "drafts.generated": "reads one's own last generated plan, keyed by user",
     "other_moves.others_in_flight": "reads the store and a snapshot: what other movers have in flight",
     "other_moves.check_other_moves": "a check of start_run's (called after its role check); refuses, audited",
+    "runs.check_approval": "a check of start_run's (called after its role check) and of the command line's submit: "
+    "the two-person rule and a saved plan's cluster; refuses, audited",
+    "other_throttles.set_by_runs": "reads the store: the throttles the console's runs set and have not taken off",
+    "other_throttles.left_by_others": "reads the store and a snapshot: the throttles another tool left after a cancel",
+    "unthrottled.check_ceiling": "a check of start_run's and change_throttle's (after their role check); refuses, audited",
 }
 """Public service functions that take the store or an identity but need no role, and why."""
 
@@ -193,14 +217,6 @@ def test_every_service_that_writes_is_in_the_refusal_cases_or_says_why_it_needs_
     assert found - set(ROLE_CASES) - set(NOT_CHECKED) == set(), "add a case to ROLE_CASES (or a reason to NOT_CHECKED)"
     assert set(ROLE_CASES) | set(NOT_CHECKED) <= found, "a case names a service function that is gone"
     assert not set(ROLE_CASES) & set(NOT_CHECKED)
-
-
-def store_rows(store: Store) -> dict[str, list[tuple[object, ...]]]:
-    """Every row of every table but the audit log (and SQLite's own), as committed."""
-    with sqlite3.connect(store.path) as db:
-        names = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        tables = [t for (t,) in names if t != "audit" and not t.startswith("sqlite_")]
-        return {t: sorted(db.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in tables}
 
 
 def assert_refused(world: ServiceWorld, who: Identity, case: Case, says: str) -> None:
@@ -254,7 +270,11 @@ def test_an_operator_may_not_submit_what_the_two_person_rule_holds_back(
     case = Case(
         "submit",
         lambda w, who: run_service.start_run(
-            w.store, w.fake, who, w.state, w.plan, "x", users=rule, plan_id=w.plan_id if plan_id else None
+            w.store,
+            w.fake,
+            w.state,
+            run_service.RunRequest(who, w.plan, "x", plan_id=w.plan_id if plan_id else None),
+            users=rule,
         ),
     )
     says = "needs an approval by someone who authored no version of it" if plan_id else "two-person rule is on"
@@ -267,7 +287,11 @@ def test_with_the_approval_the_operator_submits(
     w = service_world
     run_service.approve(w.store, approver, w.fake.cluster_id, w.plan_id)
     run_id = run_service.start_run(
-        w.store, w.fake, operator, w.state, w.plan, "x", users=Users(two_person_rule=True), plan_id=w.plan_id
+        w.store,
+        w.fake,
+        w.state,
+        run_service.RunRequest(operator, w.plan, "x", plan_id=w.plan_id),
+        users=Users(two_person_rule=True),
     )
     assert w.store.runs.require(run_id).author == "olga"
     assert [(e.action, e.outcome) for e in w.store.audit.entries()][-2:] in (

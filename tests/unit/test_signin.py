@@ -17,6 +17,7 @@ import pytest
 from console.access import auth
 from console.access.auth import OPERATOR, VIEWER, Identity, Users, check_password, hash_password, load_users
 from console.core.errors import ConfigError
+from console.sandbox.versions import Mode
 from console.services import sessions as session_service
 from console.services.sessions import CLIENT_LIMIT, LOCK_FIRST_S, NAME_LIMIT, Refusal, Refused, SignedIn
 from console.storage.store import Store
@@ -293,7 +294,7 @@ def test_sandbox_up_keeps_its_users_in_the_sandbox_s_own_file(tmp_path, monkeypa
     monkeypatch.delenv("CONSOLE_USERS_FILE", raising=False)
     sandbox_dir = tmp_path / "data" / "sandbox"
     sandbox_dir.mkdir(parents=True)
-    started = cluster.Sandbox(cluster.Mode.KRAFT, str(sandbox_dir), "", "127.0.0.1:1", None, [])
+    started = cluster.Sandbox(Mode.KRAFT, str(sandbox_dir), "", "127.0.0.1:1", None, [])
     monkeypatch.setattr(cluster, "up", lambda *a, **k: started)  # the cluster itself is not the point here
     assert main(["sandbox", "up"]) == 0
     info = json.loads(capsys.readouterr().out)
@@ -317,7 +318,7 @@ def test_sandbox_up_says_when_the_real_users_file_takes_a_published_password(tmp
     body = {"users": {"admin": {"password": cheap_hash(SANDBOX_USERS["admin"][0]), "roles": ["operator"]}}}
     write_users_file(users_file(), body)
     (tmp_path / "sb").mkdir()
-    started = cluster.Sandbox(cluster.Mode.KRAFT, str(tmp_path / "sb"), "", "127.0.0.1:1", None, [])
+    started = cluster.Sandbox(Mode.KRAFT, str(tmp_path / "sb"), "", "127.0.0.1:1", None, [])
     monkeypatch.setattr(cluster, "up", lambda *a, **k: started)
     assert main(["sandbox", "up"]) == 0
     assert "lets admin sign in with the sandbox's published passwords" in capsys.readouterr().err

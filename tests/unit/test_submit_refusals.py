@@ -51,7 +51,7 @@ def test_a_snapshot_whose_essential_reads_failed_is_refused_by_start_run(store: 
     fake.fail_next(fault, ClusterUnavailable("timed out"))
     state = fake.snapshot()
     with pytest.raises(SubmitRefused, match=f"could not be read in full \\({unread} did not answer\\)") as refused:
-        run_service.start_run(store, fake, ANN, state, GOOD, "notebook run", users=None)
+        run_service.start_run(store, fake, state, run_service.RunRequest(ANN, GOOD, "notebook run"), users=None)
     assert refused.value.hint
     assert_refused_and_nothing_sent(store, fake)
     request = store.audit.entries()[-1].request
@@ -62,7 +62,7 @@ def test_a_plan_with_blocking_errors_is_refused_by_start_run_with_its_findings(s
     fake = cluster()
     state = fake.snapshot()
     with pytest.raises(SubmitRefused, match="The plan has 1 error against the cluster as it is now") as refused:
-        run_service.start_run(store, fake, ANN, state, ONTO_NOBODY, "x", users=None)
+        run_service.start_run(store, fake, state, run_service.RunRequest(ANN, ONTO_NOBODY, "x"), users=None)
     assert [f.severity.value for f in refused.value.findings] == ["error"]
     assert_refused_and_nothing_sent(store, fake)
 
@@ -73,14 +73,18 @@ def test_a_preflight_of_another_plan_does_not_let_a_bad_plan_through(store: Stor
     clean = preflight(state, GOOD)
     assert clean.refusal() is None
     with pytest.raises(SubmitRefused):
-        run_service.start_run(store, fake, ANN, state, ONTO_NOBODY, "x", users=None, checked=clean)
+        run_service.start_run(
+            store, fake, state, run_service.RunRequest(ANN, ONTO_NOBODY, "x", checked=clean), users=None
+        )
     assert_refused_and_nothing_sent(store, fake)
 
 
 def test_the_preflight_confirmed_is_what_start_run_uses(store: Store) -> None:
     fake = cluster()
     state = fake.snapshot()
-    run_id = run_service.start_run(store, fake, ANN, state, GOOD, "x", users=None, checked=preflight(state, GOOD))
+    run_id = run_service.start_run(
+        store, fake, state, run_service.RunRequest(ANN, GOOD, "x", checked=preflight(state, GOOD)), users=None
+    )
     assert store.runs.require(run_id).name == "x"
     assert store.audit.entries()[-1].outcome == "run recorded"
 

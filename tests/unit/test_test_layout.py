@@ -9,6 +9,7 @@ Imports are read with `ast` from every .py file under tests/, at any depth (insi
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,3 +115,56 @@ def test_no_unit_test_asks_for_a_cluster() -> None:
             ):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {node.module}")
     assert not found, "the unit tier starts no Kafka cluster: move these to tests/integration:\n" + "\n".join(found)
+
+
+FIXED_WAIT = re.compile(r"\b(?:time|asyncio)\.sleep\(|\bwait_for_timeout\(")
+"""A call that waits a fixed time: ``time.sleep``, ``asyncio.sleep``, Playwright's ``wait_for_timeout``."""
+SLEEP_IMPORT = re.compile(r"^\s*from\s+(?:time|asyncio)\s+import\s+.*\bsleep\b", re.MULTILINE)
+
+
+def reason_given(lines: list[str], n: int) -> bool:
+    """Line ``n`` (1-based), or the comment lines just above it, say ``fixed wait:``."""
+    if "fixed wait:" in lines[n - 1]:
+        return True
+    k = n - 2
+    while k >= 0 and lines[k].lstrip().startswith("#"):
+        if "fixed wait:" in lines[k]:
+            return True
+        k -= 1
+    return False
+
+
+def fixed_waits(source: str) -> list[int]:
+    """The lines of ``source`` (1-based) that wait a fixed time with no ``fixed wait:`` comment on
+    that line or in the comment just above it (saying why time must pass there: a fault's duration,
+    a poll's own interval), and those importing ``sleep`` by its bare name (which the search would
+    not see)."""
+    lines = source.splitlines()
+    found = [n for n, line in enumerate(lines, 1) if FIXED_WAIT.search(line) and not reason_given(lines, n)]
+    return found + [source.count("\n", 0, m.start()) + 1 for m in SLEEP_IMPORT.finditer(source)]
+
+
+def test_no_test_waits_a_fixed_time_where_a_condition_can_be_waited_for() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {path.read_text(encoding='utf-8').splitlines()[n - 1].strip()}"
+        for path in python_files()
+        for n in fixed_waits(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, (
+        "wait for the condition the time stands for (tests/support.py: wait_for, settled; Playwright: expect(...) "
+        "with a timeout, page.wait_for_function); where time itself must pass, say why in a comment starting "
+        "with 'fixed wait:' on that line or just above it:\n" + "\n".join(found)
+    )
+
+
+def test_the_fixed_wait_check_sees_each_spelling_and_the_reason_given() -> None:
+    call = "(2)"  # the samples are put together here, so that this file is not a finding itself
+    sleep, pause, nap = "time.sleep" + call, "page.wait_for_timeout" + call, "asyncio.sleep" + call
+    assert fixed_waits(f"x = 1\n{sleep}\n") == [2]
+    assert fixed_waits(f"    {pause}  # the chart drawn\n") == [1]
+    assert fixed_waits(f"await {nap}\n") == [1]
+    assert fixed_waits("from time import monotonic, sleep\n") == [1]
+    assert fixed_waits(f"{sleep}  # fixed wait: the fault lasts two seconds\n") == []
+    assert fixed_waits(f"# fixed wait: the fault lasts\n# two seconds\n{sleep}\n") == []
+    assert fixed_waits(f"# fixed wait: too far above\nx = 1\n{sleep}\n") == [3]
+    assert fixed_waits("wait_for(lambda: done(), what='done')\nmonkeypatch.setattr('time.sleep', no)\n") == []

@@ -13,7 +13,8 @@ from kazoo.handlers.threading import KazooTimeoutError
 
 from console.access.settings import ConnectionSettings
 from console.adapters import zookeeper
-from console.adapters.kafka import KafkaGateway, base, retriable, translate, writes
+from console.adapters.kafka import KafkaGateway, base, writes
+from console.adapters.kafka.translate import retriable, translate
 from console.core.errors import (
     AnswerLost,
     AuthorizationFailed,
@@ -196,7 +197,7 @@ class Client:
 def gateway(monkeypatch: pytest.MonkeyPatch, errors: list[BaseException]) -> tuple[KafkaGateway, list[int]]:
     kafka = KafkaGateway(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}, name="x", timeout_s=1.0))
     calls: list[int] = []
-    monkeypatch.setattr(kafka, "kafka_python", lambda: Client(calls, errors))
+    monkeypatch.setattr(kafka.client, "kafka_python", lambda: Client(calls, errors))
     monkeypatch.setattr(
         writes,
         "_alter_reassignments",
@@ -239,9 +240,9 @@ def test_every_request_that_changes_the_cluster_is_counted_taken_or_not(monkeypa
     assert kafka.writes == 0
     kafka.alter_reassignments({("t", 0): (1, 2)})
     assert kafka.writes == 1
-    errors += [kerr.NotControllerError(), kerr.NotControllerError()]
+    errors += [kerr.NotControllerError() for _ in range(5)]  # every attempt refused
     with pytest.raises(ClusterUnavailable):
-        kafka.alter_reassignments({("t", 0): (1, 2)}, attempts=2)
+        kafka.alter_reassignments({("t", 0): (1, 2)})
     assert kafka.writes == 2
     kafka.alter_replica_log_dirs({})
     assert kafka.writes == 3
@@ -263,7 +264,7 @@ def test_every_request_that_changes_the_cluster_is_counted_taken_or_not(monkeypa
 def test_retriable_errors_stop_after_the_attempts(monkeypatch: pytest.MonkeyPatch) -> None:
     kafka, calls = gateway(monkeypatch, [kerr.NotControllerError() for _ in range(9)])
     with pytest.raises(ClusterUnavailable, match="did not take AlterPartitionReassignments after 3 attempts"):
-        kafka.alter_reassignments({("t", 0): (1, 2)}, attempts=3)
+        kafka.moves.alter_reassignments({("t", 0): (1, 2)}, attempts=3)
     assert len(calls) == 3
 
 
@@ -291,9 +292,9 @@ def test_a_later_batch_that_fails_reports_what_was_applied(monkeypatch: pytest.M
     first = Client(calls, [])
     second = Client(calls, [kerr.ClusterAuthorizationFailedError()])
     clients = iter([first, second])
-    monkeypatch.setattr(kafka, "kafka_python", lambda: next(clients))
+    monkeypatch.setattr(kafka.client, "kafka_python", lambda: next(clients))
     with pytest.raises(PartiallyApplied) as raised:
-        kafka.alter_reassignments({("t", 0): (1, 2), ("t", 1): (2, 3)}, batch=1)
+        kafka.moves.alter_reassignments({("t", 0): (1, 2), ("t", 1): (2, 3)}, batch=1)
     assert isinstance(raised.value.cause, AuthorizationFailed) and list(raised.value.outcomes) == [("t", 0)]
 
 
@@ -304,14 +305,14 @@ def test_a_bug_in_a_read_is_not_a_finding(monkeypatch: pytest.MonkeyPatch) -> No
     def broken() -> Any:
         raise AttributeError("'NoneType' object has no attribute 'nodes'")
 
-    monkeypatch.setattr(kafka, "read_metadata", broken)
+    monkeypatch.setattr(kafka.reads, "read_metadata", broken)
     with pytest.raises(AttributeError):
         kafka.read()
 
     def down() -> Any:
         raise translate(confluent(KafkaError._TRANSPORT), "the Metadata request")
 
-    monkeypatch.setattr(kafka, "read_metadata", down)
+    monkeypatch.setattr(kafka.reads, "read_metadata", down)
     assert kafka.read().problems[0].code == "kafka-unavailable"
 
 
@@ -351,16 +352,16 @@ def test_describe_cluster_waiting_on_a_stopped_controller_is_asked_again_with_fr
     described = SimpleNamespace(nodes=[node], controller=node, cluster_id="c")
     waited = confluent(KafkaError._TIMED_OUT)  # "Failed while waiting for controller: Local: Timed out"
     made = iter([_Admin(waited, md), _Admin(waited, md), _Admin(described, md)])
-    monkeypatch.setattr(kafka, "confluent", lambda: next(made))
-    assert kafka.read_metadata()[:2] == ("c", 1)
+    monkeypatch.setattr(kafka.client, "confluent", lambda: next(made))
+    assert kafka.reads.read_metadata()[:2] == ("c", 1)
     # three times waiting: the cluster did not answer, said so
     made = iter([_Admin(waited, md)] * 3)
     with pytest.raises(ClusterUnavailable):
-        kafka.read_metadata()
+        kafka.reads.read_metadata()
     # brokers that answer no Metadata at all: said at once, not asked again
     made = iter([_Admin(described, confluent(KafkaError._TRANSPORT))])
     with pytest.raises(ClusterUnavailable):
-        kafka.read_metadata()
+        kafka.reads.read_metadata()
 
 
 # -- ZooKeeper (kazoo) ---------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from console.access.auth import APPROVER, OPERATOR, Identity, Users
-from console.core.errors import ConfigError, ConflictError, NotPermitted
+from console.core.errors import ConfigError, NotPermitted, RunOverlap
 from console.core.model import BrokerId, ClusterState, cluster_key
 from console.core.states import RunState
 from console.plans.plan import Plan, PlanEntry, plan_hash
@@ -95,8 +95,10 @@ def act(
         assert saved is not None
         content = plan_of(1, False) if op[4] else saved.plan  # a content other than the saved plan's, or its own
         users = Users(two_person_rule=rule)
-        return kind, run_service.start_run(store, fake, who, state, content, "x", users=users, plan_id=plan_id)
-    except (NotPermitted, ConfigError, ConflictError) as e:
+        return kind, run_service.start_run(
+            store, fake, state, run_service.RunRequest(who, content, "x", plan_id=plan_id), users=users
+        )
+    except (NotPermitted, ConfigError, RunOverlap) as e:
         return "refused", e
 
 

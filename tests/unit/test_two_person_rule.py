@@ -76,11 +76,15 @@ def test_a_guests_rebase_is_refused_and_a_rebasers_copy_keeps_the_authors_lineag
     saved = w.store.plans.load(copy)
     assert saved is not None
     with pytest.raises(Exception, match="needs an approval by someone who authored no version"):
-        run_service.start_run(w.store, w.fake, ADMIN, w.state, saved.plan, "x", users=RULE, plan_id=copy)
+        run_service.start_run(
+            w.store, w.fake, w.state, run_service.RunRequest(ADMIN, saved.plan, "x", plan_id=copy), users=RULE
+        )
     assert [a for _, a, _ in refusals(w.store)] == ["rebase", "approve", "submit"]
     assert w.store.runs.list() == [w.store.runs.require(w.run_id)] and w.fake.calls == []
     run_service.approve(w.store, CARL, w.fake.cluster_id, copy)
-    run_id = run_service.start_run(w.store, w.fake, ADMIN, w.state, saved.plan, "x", users=RULE, plan_id=copy)
+    run_id = run_service.start_run(
+        w.store, w.fake, w.state, run_service.RunRequest(ADMIN, saved.plan, "x", plan_id=copy), users=RULE
+    )
     assert w.store.runs.require(run_id).author == "admin"
 
 
@@ -100,12 +104,31 @@ def test_an_overwrite_by_someone_else_clears_the_approvals_and_keeps_the_first_a
         with pytest.raises(Exception, match=f"{author.name} authored a version of plan"):
             run_service.approve(w.store, author, w.fake.cluster_id, p)
     with pytest.raises(Exception, match="needs an approval"):
-        run_service.start_run(w.store, w.fake, ADMIN, w.state, w.plan, "x", users=RULE, plan_id=p)
+        run_service.start_run(
+            w.store, w.fake, w.state, run_service.RunRequest(ADMIN, w.plan, "x", plan_id=p), users=RULE
+        )
     # the same author saving again keeps the approvals of that content
     run_service.approve(w.store, CARL, w.fake.cluster_id, p)
     plan_service.save_plan(w.store, ADMIN, w.state, w.fake.name, "P", w.plan)
     assert [a.approver for a in w.store.plans.approvals(p)] == ["carl"]
-    run_service.start_run(w.store, w.fake, ADMIN, w.state, w.plan, "x", users=RULE, plan_id=p)
+    run_service.start_run(w.store, w.fake, w.state, run_service.RunRequest(ADMIN, w.plan, "x", plan_id=p), users=RULE)
+
+
+def test_a_save_over_by_its_last_author_keeps_the_approvals_for_the_content_they_approved(
+    service_world: ServiceWorld, operator: Identity
+) -> None:
+    """What the guide says of a save over a plan (save --replace) by the one who saved it last: no
+    approval is deleted, and an approval counts for the content it approved only."""
+    w = service_world
+    p = plan_service.save_plan(w.store, operator, w.state, w.fake.name, "P", w.plan)
+    run_service.approve(w.store, CARL, w.fake.cluster_id, p)
+    changed = Plan.of([PlanEntry(e.topic, e.partition, tuple(reversed(e.replicas))) for e in w.plan.entries])
+    assert plan_service.save_plan(w.store, operator, w.state, w.fake.name, "P", changed) == p
+    assert [a.approver for a in w.store.plans.approvals(p)] == ["carl"]  # on record
+    problem = run_service.two_person_problem(w.store, RULE, p, changed, w.fake.cluster_id)
+    assert problem == "The plan changed since it was approved; it needs a new approval."
+    plan_service.save_plan(w.store, operator, w.state, w.fake.name, "P", w.plan)  # the approved content again
+    assert run_service.two_person_problem(w.store, RULE, p, w.plan, w.fake.cluster_id) is None
 
 
 @pytest.mark.parametrize("rule", [None, RULE])
@@ -117,7 +140,11 @@ def test_a_plan_of_one_cluster_is_not_run_on_another(service_world: ServiceWorld
     state_b = other.snapshot()
     with pytest.raises(Exception, match=f"Plan {w.plan_id} is a plan of cluster {w.fake.cluster_id}, not of cluster-b"):
         run_service.start_run(
-            w.store, other, ADMIN, state_b, w.plan.with_basis(state_b), "x", users=rule, plan_id=w.plan_id
+            w.store,
+            other,
+            state_b,
+            run_service.RunRequest(ADMIN, w.plan.with_basis(state_b), "x", plan_id=w.plan_id),
+            users=rule,
         )
     assert refusals(w.store) == [("admin", "submit", "cluster-b")]
     assert [r.cluster for r in w.store.runs.list()] == [w.fake.cluster_id]

@@ -7,7 +7,7 @@ import sqlite3
 import kafka.errors as ke
 import pytest
 
-from console.adapters.kafka import NO_ANSWER, outcome_of
+from console.adapters.kafka.wire import NO_ANSWER, outcome_of
 from console.core.model import split_outcomes
 from console.moves.cancel import keys_of, plan_cancel
 from console.state.merge import merge

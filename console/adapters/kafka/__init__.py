@@ -10,55 +10,135 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import wraps
+from typing import Concatenate, ParamSpec, TypeVar
 
+from console.access.settings import ConnectionSettings
+from console.adapters.kafka.balancer_configs import balancer_configs
+from console.adapters.kafka.base import Client
 from console.adapters.kafka.configs import ConfigsAdmin
-from console.adapters.kafka.info import _versions, api_ranges, features_of, quorum_of
 from console.adapters.kafka.kraft import KraftAdmin
 from console.adapters.kafka.logdirs import LogDirsAdmin
 from console.adapters.kafka.reads import Reads
-from console.adapters.kafka.translate import not_taken, problem_of, retriable, translate
 from console.adapters.kafka.wire import (
     CONFIGS_PARTIAL,
-    NO_ANSWER,
     _Health,
     _problem,
     _status_of,
     out_of_isr_topics,
-    outcome_of,
 )
 from console.adapters.kafka.writes import Writes
 from console.adapters.records import ApiView, BrokerLogDirs, Configs, Elr, PartitionMeta, Reassignment
 from console.core.errors import AuthorizationFailed, ConsoleError
-from console.core.model import BrokerId, Finding, Severity, SourceStatus, TopicPartition
+from console.core.model import (
+    BrokerId,
+    ClusterInfo,
+    DirOutcome,
+    Finding,
+    Outcome,
+    Severity,
+    SourceStatus,
+    TopicPartition,
+)
+from console.core.shown import BrokerView
 
-__all__ = [
-    "CONFIGS_PARTIAL",
-    "NO_ANSWER",
-    "KafkaGateway",
-    "_versions",
-    "api_ranges",
-    "features_of",
-    "not_taken",
-    "out_of_isr_topics",
-    "outcome_of",
-    "problem_of",
-    "quorum_of",
-    "retriable",
-    "translate",
-]
+T = TypeVar("T")
+P = ParamSpec("P")
+G = TypeVar("G", bound="KafkaGateway")
 
 for _name in ("kafka", "kafka.conn", "kafka.client", "kafka.admin"):
     logging.getLogger(_name).setLevel(logging.CRITICAL)
 
 
-class KafkaGateway(Reads, Writes, ConfigsAdmin, LogDirsAdmin, KraftAdmin):
-    """Long-lived, thread-safe gateway to one cluster through the Admin API: its reads, writes,
-    configs, log dirs and KRaft administration (one module each), and :meth:`read`, everything
-    the Admin API can tell, part by part."""
+def _changes_cluster(method: Callable[Concatenate[G, P], T]) -> Callable[Concatenate[G, P], T]:
+    """Marks a request that changes the cluster: ``writes`` is bumped once it returned or failed
+    (a request that failed may still have been applied in part), so a snapshot read before it is
+    no longer shared (:meth:`console.state.reader.ClusterReader.snapshot`)."""
 
+    @wraps(method)
+    def sent(self: G, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.writes += 1
+
+    return sent
+
+
+class KafkaGateway:
+    """Long-lived, thread-safe gateway to one cluster through the Admin API: one object per API
+    family (its reads, the writes that move partitions and leaders, configs, log dirs, what the
+    cluster is and its KRaft administration; a module each), all sending through one
+    :class:`~console.adapters.kafka.base.Client`; the requests the rest of the console makes are
+    handed to the family that sends them, and :meth:`read` gathers everything the Admin API can
+    tell, part by part."""
+
+    def __init__(self, settings: ConnectionSettings) -> None:
+        self.client = Client(settings)
+        self.reads = Reads(self.client)
+        self.moves = Writes(self.client)
+        self.configs = ConfigsAdmin(self.client)
+        self.log_dirs = LogDirsAdmin(self.client)
+        self.kraft = KraftAdmin(self.client)
+        self.writes = 0
+        """Requests that change the cluster sent through this gateway (see :func:`_changes_cluster`)."""
+
+    @property
+    def settings(self) -> ConnectionSettings:
+        return self.client.settings
+
+    def close(self) -> None:
+        self.client.close()
+
+    # -- the requests, each sent by its family ---------------------------------------------------
+    def list_reassignments(self) -> dict[TopicPartition, Reassignment]:
+        return self.reads.list_reassignments()
+
+    def replicas_by_broker(self, keys: Iterable[TopicPartition]) -> tuple[BrokerView, ...]:
+        return self.reads.replicas_by_broker(keys)
+
+    @_changes_cluster
+    def alter_reassignments(
+        self, targets: Mapping[TopicPartition, tuple[BrokerId, ...] | None], *, allow_rf_change: bool = True
+    ) -> dict[TopicPartition, Outcome]:
+        return self.moves.alter_reassignments(targets, allow_rf_change=allow_rf_change)
+
+    @_changes_cluster
+    def elect_leaders(self, keys: Iterable[TopicPartition]) -> dict[TopicPartition, Outcome]:
+        return self.moves.elect_leaders(keys)
+
+    @_changes_cluster
+    def alter_configs(
+        self, brokers: Mapping[BrokerId, Mapping[str, str | None]], topics: Mapping[str, Mapping[str, str | None]]
+    ) -> None:
+        self.configs.alter_configs(brokers, topics)
+
+    @_changes_cluster
+    def alter_cluster_default(self, changes: Mapping[str, str | None]) -> None:
+        self.configs.alter_cluster_default(changes)
+
+    def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
+        return self.configs.describe_configs(brokers, topics)
+
+    def balancer_configs(self, broker: BrokerId) -> dict[str, str]:
+        """The configs of ``broker`` that name a balancer (:mod:`.balancer_configs`)."""
+        return balancer_configs(self.client, broker)
+
+    @_changes_cluster
+    def alter_replica_log_dirs(self, moves: Mapping[tuple[str, int, BrokerId], str]) -> list[DirOutcome]:
+        return self.log_dirs.alter_replica_log_dirs(moves)
+
+    @_changes_cluster
+    def unregister_broker(self, broker: BrokerId) -> bool:
+        return self.kraft.unregister_broker(broker)
+
+    def read_cluster_info(self, zookeeper_configured: bool = False) -> ClusterInfo:
+        return self.kraft.read_cluster_info(zookeeper_configured)
+
+    # -- everything the Admin API can tell -------------------------------------------------------
     def _read_reassignments(
         self, problems: list[Finding]
     ) -> tuple[dict[TopicPartition, Reassignment] | None, SourceStatus]:
@@ -80,7 +160,7 @@ class KafkaGateway(Reads, Writes, ConfigsAdmin, LogDirsAdmin, KraftAdmin):
         (DescribeTopicPartitions), for :meth:`read`; what the cluster does not support is said by
         the status, what it did not answer also by a finding in ``problems``."""
         try:
-            registered = self.describe_registered()
+            registered = self.reads.describe_registered()
             fenced_status = SourceStatus.OK if registered is not None else SourceStatus.UNSUPPORTED
         except ConsoleError as e:
             registered, fenced_status = None, _status_of(e)
@@ -89,7 +169,7 @@ class KafkaGateway(Reads, Writes, ConfigsAdmin, LogDirsAdmin, KraftAdmin):
         suspect = out_of_isr_topics(parts, reassignments)
         if suspect:
             try:
-                elr = self.describe_elr(suspect)
+                elr = self.reads.describe_elr(suspect)
             except ConsoleError as e:
                 elr_status = _status_of(e)
                 if elr_status is not SourceStatus.UNSUPPORTED:
@@ -98,11 +178,12 @@ class KafkaGateway(Reads, Writes, ConfigsAdmin, LogDirsAdmin, KraftAdmin):
 
     def read(self, lean: bool = False) -> ApiView:
         """Everything the Admin API can tell, part by part, never raising for cluster trouble.
-        ``lean``: only what a cancel needs (metadata and the reassignments in flight); log dirs and
-        configs are not asked for (their status says so: ``NOT_CONFIGURED``)."""
+        ``lean``: only what a cancel needs (metadata and the reassignments in flight), each from the
+        first broker that answers (a hung broker does not hold a cancel up); log dirs and configs
+        are not asked for (their status says so: ``NOT_CONFIGURED``)."""
         problems: list[Finding] = []
         try:
-            cluster_id, controller, brokers, parts = self.read_metadata()
+            cluster_id, controller, brokers, parts = self.reads.lean_metadata() if lean else self.reads.read_metadata()
         except ConsoleError as e:
             return ApiView(
                 metadata_status=_status_of(e),
@@ -156,7 +237,7 @@ class KafkaGateway(Reads, Writes, ConfigsAdmin, LogDirsAdmin, KraftAdmin):
         configs = Configs()
         with ThreadPoolExecutor(max_workers=1) as pool:
             # each moving topic's min.insync.replicas: what a cancel's projection compares with
-            min_f = pool.submit(self.describe_configs, (), moving) if moving else None
+            min_f = pool.submit(self.configs.topics_min_isr, moving) if moving else None
             health = self._health_reads(parts, reassignments, problems)
             if min_f is not None:
                 with contextlib.suppress(ConsoleError):  # unknown min ISR: the projection says so
@@ -175,14 +256,14 @@ class KafkaGateway(Reads, Writes, ConfigsAdmin, LogDirsAdmin, KraftAdmin):
         """The reassignments, the health reads, every broker's log dirs and the configs."""
         configs = Configs()
         with ThreadPoolExecutor(max_workers=2) as pool:
-            configs_f = pool.submit(self.describe_configs, broker_ids, tuple(sorted(by_topic)))
+            configs_f = pool.submit(self.configs.describe_configs, broker_ids, tuple(sorted(by_topic)))
             reassignments, lpr_status = self._read_reassignments(problems)
             health = self._health_reads(parts, reassignments, problems)
             log_dirs: list[BrokerLogDirs] = []
             logs_status = SourceStatus.OK
             for b in broker_ids:
                 try:
-                    log_dirs.append(self.describe_log_dirs(b, by_topic))
+                    log_dirs.append(self.log_dirs.describe_log_dirs(b, by_topic))
                 except ConsoleError as e:
                     problems.append(_problem("log-dirs-unreadable", e, broker=b))
                     logs_status = _status_of(e)

@@ -4,14 +4,15 @@ failure) and how a request is sent through them: once, or to the controller agai
 from __future__ import annotations
 
 import contextlib
+import importlib
+import random
 import threading
 import time
 from collections.abc import Callable
-from functools import wraps
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, TypeVar
 
 from console.access.settings import ConnectionSettings
-from console.adapters.kafka.steer import Unanswering, steer, timed_out
+from console.adapters.kafka.steer import Unanswering, bootstrapped, first_answer, steer, timed_out
 from console.adapters.kafka.translate import _SETTINGS_HINT, not_taken, retriable, translate
 from console.core.errors import (
     AnswerLost,
@@ -26,39 +27,31 @@ from console.core.model import (
 
 T = TypeVar("T")
 
-P = ParamSpec("P")
-C = TypeVar("C", bound="Client")
-
-
-def _changes_cluster(method: Callable[Concatenate[C, P], T]) -> Callable[Concatenate[C, P], T]:
-    """Marks a request that changes the cluster: ``writes`` is bumped once it returned or failed
-    (a request that failed may still have been applied in part), so a snapshot read before it is
-    no longer shared (:meth:`console.state.reader.ClusterReader.snapshot`)."""
-
-    @wraps(method)
-    def sent(self: C, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            self.writes += 1
-
-    return sent
+for _module in ("kafka.admin", "kafka.protocol.admin", "kafka.protocol.metadata"):
+    importlib.import_module(_module)  # kafka-python loaded whole, here, once (see Client.kafka_python)
 
 
 class Client:
-    """Long-lived, thread-safe holder of one cluster's admin clients."""
+    """Long-lived, thread-safe holder of one cluster's admin clients, and how a request goes through
+    them (once; to a broker that answers; to the controller again while it moves): what every API
+    family of the gateway sends through."""
 
     def __init__(self, settings: ConnectionSettings) -> None:
         self.settings = settings
         self._lock = threading.Lock()
         self._confluent: Any = None
         self._kp: Any = None
-        self.writes = 0
-        """Requests that change the cluster sent through this gateway (see :func:`_changes_cluster`)."""
         self.unanswering = Unanswering()
         """Brokers a read timed out on lately: the next reads go to others (:mod:`.steer`)."""
+        self.answered: int | None = None
+        """The broker that gave the last answer to :meth:`_any_broker`: a controller request goes to
+        it when the broker Metadata names is passed over (:meth:`_route_to_controller`)."""
 
     # -- clients -------------------------------------------------------------------------------
+    def drop_confluent(self) -> None:
+        """The next :meth:`confluent` makes a fresh confluent-kafka client (which asks fresh Metadata)."""
+        self._confluent = None
+
     def confluent(self) -> Any:
         if self._confluent is None:
             from confluent_kafka.admin import AdminClient
@@ -82,6 +75,9 @@ class Client:
     def kafka_python(self) -> Any:
         """The kafka-python admin client (created on first use; recreated after failures)."""
         if self._kp is None:
+            # kafka-python is imported when this module is, never first inside a request: the reads
+            # race brokers and bootstrap servers on threads, and two threads importing its modules
+            # at once deadlock on their import locks (`make demo` died of it under load)
             from kafka.admin import KafkaAdminClient
 
             kwargs = {
@@ -90,7 +86,7 @@ class Client:
                 "client_id": "reassignment-console",
                 **self.settings.to_kafka_python(),
             }
-            self._kp = KafkaAdminClient(**kwargs)
+            self._kp = bootstrapped(lambda kw: KafkaAdminClient(**kw), kwargs, self.unanswering)
         return self._kp
 
     def _with_kp(self, what: str, fn: Callable[[Any], T]) -> T:
@@ -130,6 +126,40 @@ class Client:
                     raise err from None
         raise AssertionError("a read is tried twice at most")  # pragma: no cover
 
+    def _any_broker(self, what: str, request: Callable[[], Any], parse: Callable[[Any], T]) -> T:
+        """A request any broker answers (KRaft brokers hand a controller's request on to it), sent
+        to one and, while it is silent, to the next as well (:func:`.steer.first_answer`): the first
+        answer, parsed; a broker that hangs holds it up for a second, not for the whole timeout."""
+        with self._lock:
+            try:
+                client = self.kafka_python()
+                self.answered, response = first_answer(client, request, self.unanswering, self.settings.timeout_s)
+                return parse(response)
+            except Exception as e:
+                err = translate(e, what)
+                if isinstance(err, ClusterUnavailable):
+                    self._drop_kp()
+                raise err from None
+
+    def _route_to_controller(self, client: Any) -> None:
+        """Where ``client`` sends its next controller request: the broker that answered last
+        (:meth:`_any_broker`: it answers now), else the one Metadata named, else another, never one
+        a request timed out on lately while there is another. In KRaft any broker hands the request
+        to the controller; a ZooKeeper cluster's broker answers NOT_CONTROLLER, and kafka-python asks
+        Metadata for the controller (steered too) and sends it there. A client without kafka-python's
+        connection manager and its cluster view is left as it is. Hold ``_lock``."""
+        cluster = getattr(getattr(client, "_manager", None), "cluster", None)
+        if cluster is None:
+            return
+        steer(client, self.unanswering)
+        avoided = self.unanswering.avoided()
+        others = [b.node_id for b in cluster.brokers() if b.node_id not in avoided]
+        named = client._controller_id
+        if self.answered in others:
+            client._controller_id = self.answered
+        elif named not in others and others:
+            client._controller_id = random.choice(others)
+
     def _drop_kp(self) -> None:
         """Close the kafka-python client (the next call makes a fresh one). Hold ``_lock``."""
         if self._kp is not None:
@@ -163,7 +193,9 @@ class Client:
         for attempt in range(attempts):
             try:
                 with self._lock:
-                    return fn(self.kafka_python())
+                    client = self.kafka_python()
+                    self._route_to_controller(client)
+                    return fn(client)
             except Exception as e:
                 err = translate(e, what)  # raises ``e`` itself when it is not a Kafka error
                 again = retriable(e)
@@ -181,9 +213,16 @@ class Client:
                         err = ClusterUnavailable(
                             f"The controller did not take {what} after {attempts} attempts: {e}.",
                             ("Nothing of this request was applied. " if write else "")
-                            + "Check that a controller is elected (Overview) and try again.",
+                            + "Check that a controller is elected and try again.",
                         )
                     raise (PartiallyApplied(err, done) if done else err) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
         raise AssertionError("unreachable")
+
+
+class ClientPart:
+    """One family of the gateway's requests, sent through the cluster's one :class:`Client`."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client

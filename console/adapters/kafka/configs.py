@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from console.adapters.kafka.base import Client, _changes_cluster
+from console.adapters.kafka.base import ClientPart
 from console.adapters.kafka.translate import not_taken, retriable, translate
 from console.adapters.records import (
     Configs,
@@ -23,10 +23,9 @@ from console.core.model import (
 )
 
 
-class ConfigsAdmin(Client):
+class ConfigsAdmin(ClientPart):
     """Dynamic configs: IncrementalAlterConfigs (brokers, topics, the cluster default) and DescribeConfigs."""
 
-    @_changes_cluster
     def alter_configs(
         self, brokers: Mapping[BrokerId, Mapping[str, str | None]], topics: Mapping[str, Mapping[str, str | None]]
     ) -> None:
@@ -51,17 +50,17 @@ class ConfigsAdmin(Client):
         topic_res = [resource(ResourceType.TOPIC, t, c) for t, c in topics.items() if c]
         if topic_res:
             batches.append(topic_res)
-        admin = self.confluent()
+        admin = self.client.confluent()
         failed: list[str] = []
         lost: list[str] = []
         for batch in batches:
             try:
-                futures = admin.incremental_alter_configs(batch, request_timeout=self.settings.timeout_s)
+                futures = admin.incremental_alter_configs(batch, request_timeout=self.client.settings.timeout_s)
             except Exception as e:
                 raise translate(e, "IncrementalAlterConfigs") from None
             for res, fut in futures.items():
                 try:
-                    fut.result(timeout=self.settings.timeout_s + 1)
+                    fut.result(timeout=self.client.settings.timeout_s + 1)
                 except Exception as e:
                     said = (
                         f"{'broker' if res.restype == ResourceType.BROKER else 'topic'} {res.name}: "
@@ -80,7 +79,6 @@ class ConfigsAdmin(Client):
                 "The console retries; check that the brokers named are up.",
             )
 
-    @_changes_cluster
     def alter_cluster_default(self, changes: Mapping[str, str | None]) -> None:
         """IncrementalAlterConfigs on the cluster-wide default broker configs (the resource
         ``kafka-configs --entity-default`` names: type BROKER, name ""): each key SET, or DELETEd for
@@ -106,7 +104,7 @@ class ConfigsAdmin(Client):
                 if answer.error_code:
                     raise kafka.errors.for_code(answer.error_code)(answer.error_message or "")
 
-        self._with_kp("IncrementalAlterConfigs on the cluster default", send)
+        self.client._with_kp("IncrementalAlterConfigs on the cluster default", send)
 
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         """Throttles set on brokers and topics (dynamic configs only), each topic's effective
@@ -117,7 +115,7 @@ class ConfigsAdmin(Client):
         never as if each broker had set them."""
         from confluent_kafka.admin import ConfigResource, ConfigSource, ResourceType
 
-        admin = self.confluent()
+        admin = self.client.confluent()
         # librdkafka takes one BROKER resource per call (each goes to its own broker).
         batches = [[ConfigResource(ResourceType.BROKER, str(b))] for b in brokers]
         if topics:
@@ -125,7 +123,7 @@ class ConfigsAdmin(Client):
         futures: dict[Any, Any] = {}
         try:
             for batch in batches:
-                futures.update(admin.describe_configs(batch, request_timeout=self.settings.timeout_s))
+                futures.update(admin.describe_configs(batch, request_timeout=self.client.settings.timeout_s))
         except Exception as e:
             raise translate(e, "DescribeConfigs") from None
         if not futures:
@@ -143,7 +141,7 @@ class ConfigsAdmin(Client):
         missing_topics: list[str] = []
         for res, fut in futures.items():
             try:
-                cfg = fut.result(timeout=self.settings.timeout_s + 1)
+                cfg = fut.result(timeout=self.client.settings.timeout_s + 1)
             except Exception as e:
                 errors.append(translate(e, "DescribeConfigs"))  # raises ``e`` itself when it is not a Kafka error
                 (missing_brokers if res.restype == ResourceType.BROKER else missing_topics).append(res.name)
@@ -185,3 +183,41 @@ class ConfigsAdmin(Client):
             cordons,
             frozenset(tiered),
         )
+
+    def topics_min_isr(self, topics: tuple[str, ...]) -> Configs:
+        """What :meth:`describe_configs` says of ``topics``' ``min.insync.replicas`` and
+        ``remote.storage.enable`` (their effective values), from the first broker that answers
+        DescribeConfigs (:meth:`Client._any_broker`): a cancel's read, which a hung broker must not
+        hold up (librdkafka sends it to a broker of its own choosing). A topic the answer has an
+        error for is in ``missing_topics``."""
+        from kafka.protocol.admin import DescribeConfigsRequest
+
+        keys = ["min.insync.replicas", REMOTE_STORAGE_ENABLE]
+        resources = [
+            DescribeConfigsRequest.DescribeConfigsResource(
+                resource_type=_TOPIC, resource_name=t, configuration_keys=keys
+            )
+            for t in topics
+        ]
+        answer = self.client._any_broker("DescribeConfigs", lambda: DescribeConfigsRequest(resources=resources), _same)
+        min_isr: dict[str, int] = {}
+        tiered: set[str] = set()
+        missing: list[str] = []
+        for res in answer.results:
+            if res.error_code:
+                missing.append(res.resource_name)
+                continue
+            values = {c.name: c.value for c in res.configs}
+            if str(values.get("min.insync.replicas")).isdigit():
+                min_isr[res.resource_name] = int(values["min.insync.replicas"])
+            if str(values.get(REMOTE_STORAGE_ENABLE)).lower() == "true":
+                tiered.add(res.resource_name)
+        return Configs(min_insync=min_isr, missing_topics=tuple(sorted(missing)), tiered_topics=frozenset(tiered))
+
+
+_TOPIC = 2
+"""DescribeConfigs' resource type of a topic."""
+
+
+def _same(answer: Any) -> Any:
+    return answer

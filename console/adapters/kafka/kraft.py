@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from console.adapters.kafka.base import Client, _changes_cluster
+from console.adapters.kafka.base import ClientPart
 from console.adapters.kafka.info import _versions, features_of, quorum_of
 from console.adapters.kafka.wire import _status_of
 from console.core.cluster_info import decide_mode
@@ -22,11 +22,10 @@ from console.core.model import (
 )
 
 
-class KraftAdmin(Client):
+class KraftAdmin(ClientPart):
     """What the cluster is and its KRaft administration: ApiVersions, DescribeFeatures,
     DescribeQuorum, UnregisterBroker."""
 
-    @_changes_cluster
     def unregister_broker(self, broker: BrokerId) -> bool:
         """UnregisterBroker (API key 64; what ``kafka-cluster unregister --id N`` sends): the
         controller forgets the broker's registration. kafka-python 3.0.12 has no message for it:
@@ -49,7 +48,7 @@ class KraftAdmin(Client):
                 raise kafka.errors.for_code(answer.error_code)(answer.error_message or "")
             return True
 
-        return self._with_kp(f"UnregisterBroker of broker {broker}", send)
+        return self.client._with_kp(f"UnregisterBroker of broker {broker}", send)
 
     def read_cluster_info(self, zookeeper_configured: bool = False) -> ClusterInfo:
         """What the cluster is: its brokers' ApiVersions, its features, its controller quorum; each
@@ -61,7 +60,7 @@ class KraftAdmin(Client):
         features: tuple[Feature, ...] = ()
         quorum: Quorum | None = None
         try:
-            version, apis = self._kp_read("ApiVersions", lambda c: _versions(c, self.unanswering))
+            version, apis = self.client._kp_read("ApiVersions", lambda c: _versions(c, self.client.unanswering))
             v_status = SourceStatus.OK
         except ConsoleError as e:
             v_status = _status_of(e)
@@ -70,13 +69,15 @@ class KraftAdmin(Client):
         f_status = q_status = v_status
         if v_status is not SourceStatus.UNAVAILABLE:  # a cluster that did not answer is not asked twice more
             try:
-                features = features_of(self._kp_read("DescribeFeatures", lambda c: c.describe_features()))
+                features = features_of(self.client._kp_read("DescribeFeatures", lambda c: c.describe_features()))
                 f_status = SourceStatus.OK
             except ConsoleError as e:
                 f_status = _status_of(e)
             try:
                 quorum = quorum_of(
-                    self._kp_read("DescribeQuorum", lambda c: c.describe_metadata_quorum(), answered_by_broker=False)
+                    self.client._kp_read(
+                        "DescribeQuorum", lambda c: c.describe_metadata_quorum(), answered_by_broker=False
+                    )
                 )
                 q_status = SourceStatus.OK
             except ConsoleError as e:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from console.adapters.kafka.base import Client, _changes_cluster
+from console.adapters.kafka.base import ClientPart
 from console.adapters.records import (
     BrokerLogDirs,
 )
@@ -15,10 +15,9 @@ from console.core.model import (
 )
 
 
-class LogDirsAdmin(Client):
+class LogDirsAdmin(ClientPart):
     """Log dirs: AlterReplicaLogDirs and DescribeLogDirs."""
 
-    @_changes_cluster
     def alter_replica_log_dirs(self, moves: Mapping[tuple[str, int, BrokerId], str]) -> list[DirOutcome]:
         """AlterReplicaLogDirs (KIP-113) to each replica's broker: per replica the broker's answer
         (REPLICA_NOT_AVAILABLE for one it does not hold yet: it keeps the dir for when it creates it)."""
@@ -27,7 +26,7 @@ class LogDirsAdmin(Client):
         if not moves:
             return []
         request = {TopicPartitionReplica(t, p, int(b)): d for (t, p, b), d in moves.items()}
-        answer = self._with_kp("AlterReplicaLogDirs", lambda c: c.alter_replica_log_dirs(request))
+        answer = self.client._with_kp("AlterReplicaLogDirs", lambda c: c.alter_replica_log_dirs(request))
         out = []
         for (t, p, b), d in moves.items():
             err = answer.get(TopicPartitionReplica(t, p, int(b)))
@@ -36,7 +35,7 @@ class LogDirsAdmin(Client):
         return out
 
     def describe_log_dirs(self, broker: BrokerId, partitions: dict[str, list[int]]) -> BrokerLogDirs:
-        raw = self._with_kp(
+        raw = self.client._with_kp(
             f"DescribeLogDirs on broker {broker}",
             lambda c: c.describe_log_dirs(partitions, brokers=[int(broker)]),
         )

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
-from console.adapters.kafka.base import Client
+from console.adapters.kafka.base import ClientPart
 from console.adapters.kafka.translate import retriable, translate
 from console.adapters.kafka.wire import _describe_topic_partitions
 from console.adapters.records import (
@@ -15,22 +15,24 @@ from console.adapters.records import (
     PartitionMeta,
     Reassignment,
 )
+from console.core.errors import UnsupportedByCluster
 from console.core.model import (
     BrokerId,
     TopicPartition,
 )
+from console.core.shown import BrokerView
 
 
-class Reads(Client):
+class Reads(ClientPart):
     """The Admin API reads: Metadata, ListPartitionReassignments, the registrations, ELR."""
 
     # -- reads ---------------------------------------------------------------------------------
     def read_metadata(
         self,
     ) -> tuple[str | None, BrokerId | None, tuple[BrokerInfo, ...], dict[TopicPartition, PartitionMeta]]:
-        t = self.settings.timeout_s
+        t = self.client.settings.timeout_s
         for attempt in range(3):
-            admin = self.confluent()
+            admin = self.client.confluent()
             try:
                 cluster_f = admin.describe_cluster(request_timeout=t)
                 md = admin.list_topics(timeout=t)
@@ -45,7 +47,7 @@ class Reads(Client):
                 # until its session times out; a fresh client asks fresh Metadata
                 if not retriable(e) or attempt == 2:
                     raise translate(e, "the Metadata request") from None
-                self._confluent = None
+                self.client.drop_confluent()
         brokers = tuple(
             sorted(
                 (BrokerInfo(BrokerId(n.id), n.host, n.port, n.rack) for n in cluster.nodes),
@@ -66,29 +68,96 @@ class Reads(Client):
         controller_id = BrokerId(controller) if controller is not None and controller >= 0 else None
         return cluster.cluster_id, controller_id, brokers, parts
 
-    def list_reassignments(self, attempts: int = 8) -> dict[TopicPartition, Reassignment]:
-        """ListPartitionReassignments, sent where Metadata names the controller: in KRaft a broker at
-        random, until the controller fences a broker that stopped hard (its session timeout, 9 s by
-        default) possibly the broker that is gone; asked again (fresh metadata) while the error is
-        retriable: eight attempts span about ten seconds, so a dead broker named every time is
-        not what ends the answer."""
-        raw = self._to_controller(
-            "ListPartitionReassignments", lambda c: c.list_partition_reassignments(), attempts, {}
+    def lean_metadata(
+        self,
+    ) -> tuple[str | None, BrokerId | None, tuple[BrokerInfo, ...], dict[TopicPartition, PartitionMeta]]:
+        """What :meth:`read_metadata` reads (the brokers, the controller Metadata names and every
+        partition's replicas, ISR and leader), from the first broker that answers Metadata
+        (:meth:`Client._any_broker`): a cancel's read, which a hung broker must not hold up.
+        librdkafka picks the broker itself, and prefers the one it sent to last, a hung one as often
+        as not; the full read keeps it (it decodes a large cluster's Metadata several times faster)."""
+        from kafka.protocol.metadata import MetadataRequest
+
+        md = self.client._any_broker(
+            "the Metadata request", lambda: MetadataRequest(topics=None, allow_auto_topic_creation=False), _answer
+        )
+        brokers = tuple(
+            sorted((BrokerInfo(BrokerId(b.node_id), b.host, b.port, b.rack) for b in md.brokers), key=lambda b: b.id)
+        )
+        parts: dict[TopicPartition, PartitionMeta] = {}
+        for t in md.topics:
+            if t.error_code and not t.partitions:
+                continue
+            for p in t.partitions:
+                parts[(t.name, p.partition_index)] = PartitionMeta(
+                    tuple(BrokerId(b) for b in p.replica_nodes),
+                    tuple(BrokerId(b) for b in p.isr_nodes),
+                    BrokerId(p.leader_id) if p.leader_id >= 0 else None,
+                )
+        controller = BrokerId(md.controller_id) if md.controller_id is not None and md.controller_id >= 0 else None
+        return md.cluster_id, controller, brokers, parts
+
+    def list_reassignments(self) -> dict[TopicPartition, Reassignment]:
+        """ListPartitionReassignments from the first broker that answers it (in KRaft any broker
+        hands it to the controller; in a ZooKeeper cluster only the controller answers, the others
+        say NOT_CONTROLLER): :meth:`Client._any_broker`, so that a hung broker (or one stopped
+        hard, named by Metadata until the controller fences it) does not hold it up."""
+        from kafka.protocol.admin import ListPartitionReassignmentsRequest
+
+        timeout_ms = int(self.client.settings.timeout_s * 1000)
+        raw = self.client._any_broker(
+            "ListPartitionReassignments",
+            lambda: ListPartitionReassignmentsRequest(timeout_ms=timeout_ms, topics=None),
+            _answer,
         )
         out: dict[TopicPartition, Reassignment] = {}
-        for tp, r in raw.items():
-            out[(tp.topic, tp.partition)] = Reassignment(
-                tuple(BrokerId(b) for b in r["replicas"]),
-                tuple(BrokerId(b) for b in r["adding_replicas"]),
-                tuple(BrokerId(b) for b in r["removing_replicas"]),
-            )
+        for t in raw.topics:
+            for p in t.partitions:
+                out[(t.name, p.partition_index)] = Reassignment(
+                    tuple(BrokerId(b) for b in p.replicas),
+                    tuple(BrokerId(b) for b in p.adding_replicas),
+                    tuple(BrokerId(b) for b in p.removing_replicas),
+                )
         return out
+
+    def replicas_by_broker(self, keys: Iterable[TopicPartition]) -> tuple[BrokerView, ...]:
+        """Each broker's own view of ``keys``' replica sets: Metadata for their topics sent to every
+        broker the client knows (one request each, at once), as ``kafka-topics --describe`` would
+        see it from that broker. A broker that does not answer has its error said, not raised."""
+        wanted = set(keys)
+        topics = sorted({t for t, _ in wanted})
+        if not topics:
+            return ()
+        raw = self.client._with_kp("Metadata from each broker", partial(_metadata_from_each, topics=topics))
+        views = []
+        for node, answer, error in raw:
+            if answer is None:
+                views.append(BrokerView(BrokerId(node), {}, str(error)))
+                continue
+            shown: dict[TopicPartition, tuple[BrokerId, ...]] = {}
+            for t in answer.topics:
+                for p in t.partitions:
+                    if (t.name, p.partition_index) in wanted:
+                        shown[(t.name, p.partition_index)] = tuple(BrokerId(b) for b in p.replica_nodes)
+            views.append(BrokerView(BrokerId(node), shown))
+        return tuple(sorted(views, key=lambda v: v.broker))
 
     def describe_registered(self) -> tuple[BrokerInfo, ...] | None:
         """Every registered broker, fenced ones included, each with ``fenced`` said (DescribeCluster
         v2, KIP-1073, Kafka ≥ 4.0: Metadata leaves fenced brokers out). None where the cluster does
         not say (older DescribeCluster versions carry no ``IsFenced``)."""
-        raw = self._with_kp("DescribeCluster", lambda c: c.describe_cluster())
+        from kafka.protocol.admin import DescribeClusterRequest
+
+        try:
+            raw = self.client._any_broker(
+                "DescribeCluster",
+                lambda: DescribeClusterRequest(
+                    include_cluster_authorized_operations=False, include_fenced_brokers=True
+                ),
+                lambda r: _answer(r).to_dict(),
+            )
+        except UnsupportedByCluster:
+            return None  # before Kafka 2.8: no DescribeCluster, and no fenced brokers said
         brokers = raw.get("brokers") or ()
         if not brokers or any("is_fenced" not in b for b in brokers):
             return None
@@ -113,7 +182,7 @@ class Reads(Client):
         cursor: dict[str, Any] | None = None
         seen: set[tuple[str, int]] = set()
         while names:
-            raw = self._with_kp(
+            raw = self.client._with_kp(
                 "DescribeTopicPartitions",
                 partial(_describe_topic_partitions, topics=names, page=page, cursor=cursor),
             )
@@ -133,3 +202,39 @@ class Reads(Client):
                 break
             seen.add(mark)
         return out
+
+
+def _answer(response: Any) -> Any:
+    """``response`` itself, or the error its top-level error code names (raised)."""
+    from kafka import errors as ke
+
+    code = getattr(response, "error_code", 0)
+    if code:
+        raise ke.for_code(code)(getattr(response, "error_message", None) or "")
+    return response
+
+
+def _metadata_from_each(client: Any, topics: list[str]) -> list[tuple[int, Any, BaseException | None]]:
+    """Metadata for ``topics`` from every broker kafka-python knows, sent at once (each request on
+    its broker's connection, then every answer awaited): per broker its answer, or None and the error."""
+    from kafka.protocol.metadata import MetadataRequest
+
+    manager = client._manager
+    nodes = sorted(b.node_id for b in manager.cluster.brokers())
+
+    async def every() -> list[tuple[int, Any, BaseException | None]]:
+        sent = []
+        for node in nodes:
+            request = MetadataRequest(
+                topics=[MetadataRequest.MetadataRequestTopic(name=t) for t in topics], allow_auto_topic_creation=False
+            )
+            sent.append((node, manager.send(request, node_id=node)))
+        out: list[tuple[int, Any, BaseException | None]] = []
+        for node, future in sent:
+            try:
+                out.append((node, await manager.wait_for(future, client.config["request_timeout_ms"]), None))
+            except Exception as e:  # that broker did not answer: said per broker
+                out.append((node, None, e))
+        return out
+
+    return list(manager.run(every))

@@ -24,8 +24,8 @@ _AUTH_HINT = (
 )
 
 _UNSUPPORTED_HINT = (
-    "The cluster's brokers do not offer this request (ApiVersions; Overview lists what the console "
-    "turns on from them). ListPartitionReassignments needs Kafka 2.4 or newer, DescribeLogDirs sizes "
+    "The cluster's brokers do not offer this request (ApiVersions: the console turns its "
+    "features on from them). ListPartitionReassignments needs Kafka 2.4 or newer, DescribeLogDirs sizes "
     "1.1; with ZooKeeper given, the console falls back to the znodes; requests of KRaft clusters "
     "(UnregisterBroker, DescribeTopicPartitions) are not available in ZooKeeper mode."
 )
@@ -62,51 +62,48 @@ def _kinds() -> dict[int, type[ConsoleError]]:
     :class:`ClusterUnavailable` when Kafka calls them retriable, else :class:`RequestRefused`."""
     from confluent_kafka import KafkaError as E
 
-    kinds: dict[int, type[ConsoleError]] = {}
-    for code in (
-        E.CLUSTER_AUTHORIZATION_FAILED,
-        E.TOPIC_AUTHORIZATION_FAILED,
-        E.GROUP_AUTHORIZATION_FAILED,
-        E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-        E.DELEGATION_TOKEN_AUTHORIZATION_FAILED,
-        E.SASL_AUTHENTICATION_FAILED,
-        E._AUTHENTICATION,
-    ):
-        kinds[code] = AuthorizationFailed
-    for code in (E.UNSUPPORTED_VERSION, E._UNSUPPORTED_FEATURE):
-        kinds[code] = UnsupportedByCluster
-    for code in (
-        E.NOT_CONTROLLER,
-        E.BROKER_NOT_AVAILABLE,
-        E.REQUEST_TIMED_OUT,
-        E.NETWORK_EXCEPTION,
-        E._TIMED_OUT,
-        E._TIMED_OUT_QUEUE,
-        E._MSG_TIMED_OUT,
-        E._TRANSPORT,
-        E._ALL_BROKERS_DOWN,
-        E._RESOLVE,
-        E._SSL,
-        E._DESTROY,
-        E._DESTROY_BROKER,
-        E._WAIT_COORD,
-        E._NODE_UPDATE,
-        E._UNKNOWN_BROKER,
-        E._BAD_MSG,
-        E._FAIL,
-    ):
-        kinds[code] = ClusterUnavailable
-    for code in (
-        E.UNKNOWN_TOPIC_OR_PART,
-        E.INVALID_REPLICA_ASSIGNMENT,
-        E.NO_REASSIGNMENT_IN_PROGRESS,
-        E.POLICY_VIOLATION,
-        E._UNKNOWN_TOPIC,
-        E._UNKNOWN_PARTITION,
-    ):
-        kinds[code] = RequestRefused
-    kinds[E.REASSIGNMENT_IN_PROGRESS] = ReassignmentBusy
-    return kinds
+    named: dict[type[ConsoleError], tuple[int, ...]] = {
+        AuthorizationFailed: (
+            E.CLUSTER_AUTHORIZATION_FAILED,
+            E.TOPIC_AUTHORIZATION_FAILED,
+            E.GROUP_AUTHORIZATION_FAILED,
+            E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+            E.DELEGATION_TOKEN_AUTHORIZATION_FAILED,
+            E.SASL_AUTHENTICATION_FAILED,
+            E._AUTHENTICATION,
+        ),
+        UnsupportedByCluster: (E.UNSUPPORTED_VERSION, E._UNSUPPORTED_FEATURE),
+        ClusterUnavailable: (
+            E.NOT_CONTROLLER,
+            E.BROKER_NOT_AVAILABLE,
+            E.REQUEST_TIMED_OUT,
+            E.NETWORK_EXCEPTION,
+            E._TIMED_OUT,
+            E._TIMED_OUT_QUEUE,
+            E._MSG_TIMED_OUT,
+            E._TRANSPORT,
+            E._ALL_BROKERS_DOWN,
+            E._RESOLVE,
+            E._SSL,
+            E._DESTROY,
+            E._DESTROY_BROKER,
+            E._WAIT_COORD,
+            E._NODE_UPDATE,
+            E._UNKNOWN_BROKER,
+            E._BAD_MSG,
+            E._FAIL,
+        ),
+        RequestRefused: (
+            E.UNKNOWN_TOPIC_OR_PART,
+            E.INVALID_REPLICA_ASSIGNMENT,
+            E.NO_REASSIGNMENT_IN_PROGRESS,
+            E.POLICY_VIOLATION,
+            E._UNKNOWN_TOPIC,
+            E._UNKNOWN_PARTITION,
+        ),
+        ReassignmentBusy: (E.REASSIGNMENT_IN_PROGRESS,),
+    }
+    return {code: kind for kind, codes in named.items() for code in codes}
 
 
 @cache

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from functools import partial
 
-from console.adapters.kafka.base import Client, _changes_cluster
+from console.adapters.kafka.base import ClientPart
 from console.adapters.kafka.translate import translate
 from console.adapters.kafka.wire import NO_ANSWER, _alter_reassignments, outcome_of
 from console.core.errors import (
@@ -18,11 +18,10 @@ from console.core.model import (
 )
 
 
-class Writes(Client):
+class Writes(ClientPart):
     """AlterPartitionReassignments and ElectLeaders."""
 
     # -- writes --------------------------------------------------------------------------------
-    @_changes_cluster
     def alter_reassignments(
         self,
         targets: Mapping[TopicPartition, tuple[BrokerId, ...] | None],
@@ -50,7 +49,7 @@ class Writes(Client):
         for start in range(0, len(items), batch):
             chunk = items[start : start + batch]
             request = {KafkaTP(t, p): (None if r is None else [int(b) for b in r]) for (t, p), r in chunk}
-            answer = self._to_controller(
+            answer = self.client._to_controller(
                 "AlterPartitionReassignments",
                 partial(_alter_reassignments, reassignments=request, allow_rf_change=allow_rf_change),
                 attempts,
@@ -62,14 +61,13 @@ class Writes(Client):
                 out[(t, p)] = outcome_of(t, p, err, said)
         return out
 
-    @_changes_cluster
     def elect_leaders(self, keys: Iterable[TopicPartition], batch: int = 2_000) -> dict[TopicPartition, Outcome]:
         """Preferred leader election (ElectLeaders, KIP-460) of ``keys``, in batches; per partition
         the broker's answer (ELECTION_NOT_NEEDED counts as accepted: the preferred replica leads)."""
         from confluent_kafka import ElectionType
         from confluent_kafka import TopicPartition as CTP
 
-        admin = self.confluent()
+        admin = self.client.confluent()
         items = list(keys)
         out: dict[TopicPartition, Outcome] = {}
         for start in range(0, len(items), batch):
@@ -79,7 +77,7 @@ class Writes(Client):
                 # ("SystemError: more argument specifiers than keyword list entries"); the wait for
                 # the answer is bounded here instead
                 answer = admin.elect_leaders(ElectionType.PREFERRED, [CTP(t, p) for t, p in chunk]).result(
-                    timeout=self.settings.timeout_s + 1
+                    timeout=self.client.settings.timeout_s + 1
                 )
             except Exception as e:
                 err = translate(e, "ElectLeaders")

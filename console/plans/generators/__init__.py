@@ -11,5 +11,5 @@
 * :mod:`~console.plans.generators.official`: the official tool's ``--generate``;
 * :mod:`~console.plans.generators.drain`: drain a log dir.
 
-:mod:`console.plans.generate` runs the goals (``generate``, its report) and keeps every public
-name importable from there."""
+:mod:`console.plans.generate` runs the goals (``generate``, its report); each name is imported from
+the module that defines it."""

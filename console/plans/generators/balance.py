@@ -14,9 +14,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from console.core.model import Severity
-from console.plans.generators.candidates import ALLOWS, Candidates, candidates_of, pick, pick_passing_over
+from console.plans.generators.candidates import (
+    ALLOWS,
+    Candidates,
+    candidates_of,
+    pick,
+    pick_passing_over,
+    pick_zoned,
+)
 from console.plans.generators.context import Context
 from console.plans.generators.options import Goal, Metric
+from console.plans.generators.zones import Zones
 from console.plans.layout import Layout
 from console.plans.quality import excess_bound
 
@@ -102,6 +110,10 @@ class _Run:
     max_moves: int
     max_bytes: int
     """The budget (-1: none)."""
+    zones: Zones | None = None
+    """The least cross-zone bytes preference, when asked."""
+    mean_size: float = 1.0
+    """The mean replica size over the brokers balanced (the weight's bytes in replicas, by count)."""
     inactive: set[int] = field(default_factory=set)
     """Sources none of whose replicas can move to any destination tried."""
     moved_rows: list[int] = field(default_factory=list)
@@ -111,7 +123,8 @@ class _Run:
     @staticmethod
     def start(ctx: Context, metric: Metric, sources: list[int], dests: list[int]) -> _Run:
         lay, opts = ctx.lay, ctx.options
-        even = _Even.of(lay, metric, sorted(set(sources) | set(dests)), opts.tolerance)
+        pool = sorted(set(sources) | set(dests))
+        even = _Even.of(lay, metric, pool, opts.tolerance)
         tie = ctx.tiebreak.tolist()
         count, size_b = lay.count.tolist(), lay.bytes.tolist()
         load = count if even.by_count else size_b
@@ -140,6 +153,8 @@ class _Run:
             set(dests),
             opts.max_moves if opts.max_moves is not None else -1,
             opts.max_bytes if opts.max_bytes is not None else -1,
+            ctx.zones,
+            max(float(lay.bytes[pool].sum()), 1.0) / max(float(lay.count[pool].sum()), 1.0),
         )
 
 
@@ -166,7 +181,9 @@ def _move_until_even(run: _Run) -> bool:
             break
         if s < 0:
             return False
-        row, d, kept, finished, budget_hit = _pick_destination(run, s, moves, spent)
+        row, d, kept, finished, budget_hit = (_pick_destination if run.zones is None else _pick_destination_zoned)(
+            run, s, moves, spent
+        )
         if finished:
             return budget_hit
         if not kept:
@@ -216,7 +233,7 @@ def _pick_destination(
     The replica's ideal size: by count, the average size the destination still needs to reach the
     mean bytes; by bytes, the smaller of the source's excess and the destination's shortfall (half
     the gap when one is past the mean)."""
-    under, key, load, even, count, size_b = run.under, run.key, run.load, run.even, run.count, run.size_b
+    under, key, load, even = run.under, run.key, run.load, run.even
     bit, cands, reps, ids, check_racks = run.bit, run.cands, run.reps, run.ids, run.check_racks
     max_moves, max_bytes, heappop = run.max_moves, run.max_bytes, heapq.heappop
     min_gap = 1 if even.by_count else 0
@@ -240,14 +257,7 @@ def _pick_destination(
         if gap <= min_gap:
             break
         tried += 1
-        if even.by_count:
-            need = max(1, even.top_c - count[d])
-            ideal = max(0.0, (even.mean_b - float(size_b[d])) / need)
-            limit = -1
-        else:
-            above, below = key[s] - even.mean_b, even.mean_b - key[d]
-            ideal = min(above, below) if above > 0 and below > 0 else gap / 2
-            limit = gap
+        ideal, limit = _ideal(run, s, d)
         room = -1 if max_bytes < 0 else max_bytes - spent
         rs, rd = bit[s], bit[d]
         rack = rd if check_racks and rs != rd else 0
@@ -260,6 +270,65 @@ def _pick_destination(
         if picked >= 0:
             break
     return picked, d, kept, False, False
+
+
+def _ideal(run: _Run, s: int, d: int) -> tuple[float, int]:
+    """The size a replica moving from ``s`` to ``d`` ideally has, and the limit it must stay under
+    (-1: none): by count, the average size ``d`` still needs to reach the mean bytes; by bytes, the
+    smaller of the source's excess and the destination's shortfall (half the gap when one is past
+    the mean), under the gap."""
+    even, load = run.even, run.load
+    if even.by_count:
+        need = max(1, even.top_c - run.count[d])
+        return max(0.0, (even.mean_b - float(run.size_b[d])) / need), -1
+    gap = load[s] - load[d]
+    above, below = run.key[s] - even.mean_b, even.mean_b - run.key[d]
+    return (min(above, below) if above > 0 and below > 0 else gap / 2), gap
+
+
+def _pick_destination_zoned(
+    run: _Run, s: int, moves: int, spent: int
+) -> tuple[int, int, list[tuple[float, float, int]], bool, bool]:
+    """:func:`_pick_destination` with the least cross-zone bytes preference
+    (:mod:`~console.plans.generators.zones`): the destinations it would try, ordered by their load
+    plus the weight's penalty when outside ``s``'s zone (those as loaded, in ``s``'s zone first),
+    each offered the window's candidate copying in its zone first (:func:`pick_zoned`)."""
+    under, key, load, even, zones = run.under, run.key, run.load, run.even, run.zones
+    assert zones is not None  # only called with the preference
+    min_gap = 1 if even.by_count else 0
+    kept: list[tuple[float, float, int]] = []
+    seen: set[int] = set()
+    tried: list[int] = []
+    d = -1
+    while under and len(tried) < _DESTINATIONS:
+        entry = heapq.heappop(under)
+        d = entry[2]
+        if entry[0] != key[d] or d in seen:
+            continue
+        kept.append(entry)
+        seen.add(d)
+        if d == s:
+            continue
+        if not tried and (even.holds(key[s], key[d]) or moves == run.max_moves):
+            return -1, d, kept, True, moves == run.max_moves and not even.holds(key[s], key[d])
+        if load[s] - load[d] <= min_gap:
+            break
+        tried.append(d)
+    if not tried:
+        return -1, d, kept, False, False
+    penalty = zones.weight * _ideal(run, s, tried[0])[0] / (run.mean_size if even.by_count else 1.0)
+    order = sorted(tried, key=lambda x: (load[x] + penalty * zones.crosses(s, x), zones.crosses(s, x), run.tie[x]))
+    c = run.cands[s]
+    assert c is not None  # a source: it has candidates
+    room = -1 if run.max_bytes < 0 else run.max_bytes - spent
+    for d in order:
+        ideal, limit = _ideal(run, s, d)
+        rs, rd = run.bit[s], run.bit[d]
+        rack = rd if run.check_racks and rs != rd else 0
+        row = pick_zoned(c, run.reps, run.ids[s], run.ids[d], rack, (ideal, limit, room), zones, d)
+        if row >= 0:
+            return row, d, kept, False, False
+    return -1, d, kept, False, False
 
 
 def _not_reached(ctx: Context, by_count: bool, budget_spent: bool) -> None:

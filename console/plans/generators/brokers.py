@@ -11,6 +11,10 @@ from console.plans.generators.balance import balance, even_leaders
 from console.plans.generators.context import Bound, Context
 from console.plans.generators.options import Metric
 
+DRAIN_INCOMPLETE = "drain-incomplete"
+"""The report's warning that some replicas on the drained brokers cannot move now: the brokers will not
+be empty after the plan (a decommission does not go on with such a plan)."""
+
 
 def decommission(ctx: Context) -> Bound:
     lay, drained = ctx.lay, set(ctx.options.brokers)
@@ -19,7 +23,7 @@ def decommission(ctx: Context) -> Bound:
             f"Draining {ids_text(sorted(drained))} leaves no eligible broker to move replicas to.",
             "Bring brokers back, or exclude fewer brokers.",
         )
-    rows = ctx.rows_with(ctx.drained_positions)
+    rows, left_out = ctx.filtered(ctx.rows_with(ctx.drained_positions))  # the goal is judged on the topics chosen
     stuck = [r for r in rows if not ctx.movable[r]]
     movable = [r for r in rows if ctx.movable[r]]
     widest = max(movable, key=lambda r: (len(lay.reps[r]), -r), default=None)
@@ -32,12 +36,18 @@ def decommission(ctx: Context) -> Bound:
         )
     if stuck:
         ctx.note(
-            "drain-incomplete",
+            DRAIN_INCOMPLETE,
             Severity.WARNING,
-            f"{plural(len(stuck), 'partition')} with a replica on {ids_text(sorted(drained))} cannot move now (in flight, "
-            "offline or excluded): the brokers will not be empty after this plan.",
+            f"{plural(len(stuck), 'partition')} with a replica on {ids_text(sorted(drained))} cannot move now (in flight "
+            "or offline): the brokers will not be empty after this plan.",
             "Generate again once those partitions can move.",
         )
+    brokers = f"broker{'s' if len(drained) > 1 else ''} {ids_text(sorted(drained))}"
+    ctx.note_left_out(
+        left_out,
+        f"on {brokers}",
+        f"{brokers} will still hold {'them' if len(left_out) > 1 else 'it'}",
+    )
     moved = size = 0
     for row in ctx.by_size(movable):
         r = lay.reps[row]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from array import array
 from bisect import bisect_left
-from collections.abc import MutableSequence
+from collections.abc import Iterator, MutableSequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -16,6 +16,7 @@ import numpy as np
 
 from console.plans.columns import PAD
 from console.plans.generators.context import Context
+from console.plans.generators.zones import Zones
 from console.plans.layout import Layout
 
 WINDOW = 64
@@ -67,6 +68,13 @@ class Candidates:
             del self.rows[b], self.sizes[b], self.fails[b], self.last[b]
         elif i == len(sizes):
             self.last[b] = sizes[-1]
+
+    def movable(self, b: int, i: int, reps: list[list[int]], sb: int, db: int) -> int:
+        """The row of entry ``i`` of block ``b`` when its partition has a replica on broker ``sb`` and
+        none on ``db`` (that replica may move from one to the other), else -1."""
+        row = self.rows[b][i]
+        r = reps[row]
+        return -1 if db in r or sb not in r else row
 
     def forget(self, row: int, size: int) -> None:
         """Remove ``row`` (of ``size``) when it is among the candidates."""
@@ -171,7 +179,7 @@ def pick(c: Candidates, reps: list[list[int]], sb: int, db: int, rack: int, idea
     bounded = limit >= 0 or room >= 0
     if rack and not bounded and c.narrow and (allows := ALLOWS.get(rack)) is not None:
         return pick_passing_over(c, reps, sb, db, allows, ideal)
-    last, blocks, rows, fails = c.last, c.sizes, c.rows, c.fails
+    last, blocks, fails = c.last, c.sizes, c.fails
     nb = len(last)
     inf = math.inf
     hb = bisect_left(last, ideal)
@@ -224,12 +232,10 @@ def pick(c: Candidates, reps: list[list[int]], sb: int, db: int, rack: int, idea
         checked += 1
         if f & rack:
             continue
-        row = rows[b][i]
-        r = reps[row]
-        if db in r or sb not in r:
-            continue
-        c.remove(b, i)
-        return row
+        row = c.movable(b, i, reps, sb, db)
+        if row >= 0:
+            c.remove(b, i)
+            return row
     return -1
 
 
@@ -246,7 +252,7 @@ def pick_passing_over(c: Candidates, reps: list[list[int]], sb: int, db: int, al
     first on a tie): the first one the rack allows on each side (found with ``bytes.find``), the
     nearer of the two comes first, and the candidates visited before it are those of its side in
     between and those of the other side strictly nearer (nearer or as near, when it is below)."""
-    last, blocks, rows, fails = c.last, c.sizes, c.rows, cast(list[bytearray], c.fails)
+    last, blocks, fails = c.last, c.sizes, cast(list[bytearray], c.fails)
     nb = len(last)
     hb = bisect_left(last, ideal)
     hi = bisect_left(blocks[hb], ideal) if hb < nb else 0
@@ -291,12 +297,10 @@ def pick_passing_over(c: Candidates, reps: list[list[int]], sb: int, db: int, al
             b, i = bb, bi
             lb, li = (bb, bi - 1) if bi > 0 else (bb - 1, len(blocks[bb - 1]) - 1 if bb > 0 else -1)
         left -= seen + 1
-        row = rows[b][i]
-        r = reps[row]
-        if db in r or sb not in r:
-            continue
-        c.remove(b, i)
-        return row
+        row = c.movable(b, i, reps, sb, db)
+        if row >= 0:
+            c.remove(b, i)
+            return row
     return -1
 
 
@@ -341,3 +345,72 @@ def _first_allowed(
         bb -= 1
         bi = len(blocks[bb]) - 1
     return ub, ui, un, bb, bi, bn
+
+
+def pick_zoned(
+    c: Candidates,
+    reps: list[list[int]],
+    sb: int,
+    db: int,
+    rack: int,
+    bounds: tuple[float, int, int],
+    zones: Zones,
+    d: int,
+) -> int:
+    """:func:`pick` with the least cross-zone bytes preference: of the same window (``bounds``:
+    the ideal size, the limit and the room, as :func:`pick` takes them), the nearest candidate
+    whose partition's leader (the copy's source) is in the zone of ``d`` (``db``'s position), else
+    the nearest that may go, as :func:`pick` would take it; it leaves the candidates; -1 when none
+    of the window may move."""
+    ideal, limit, room = bounds
+    bounded = limit >= 0 or room >= 0
+    dz = zones.zone_list[d]
+    source = zones.source_list
+    first: tuple[int, int, int] | None = None
+    checked = steps = 0
+    for b, i, size in _nearest(c, ideal):
+        if checked >= WINDOW or steps >= 8 * WINDOW:
+            break
+        steps += 1
+        if bounded and ((limit >= 0 and not 0 < size < limit) or (room >= 0 and size > room)):
+            continue
+        checked += 1
+        if c.fails[b][i] & rack:
+            continue
+        row = c.movable(b, i, reps, sb, db)
+        if row < 0:
+            continue
+        if dz >= 0 and source[row] == dz:
+            c.remove(b, i)
+            return row
+        if first is None:
+            first = (b, i, row)
+    if first is None:
+        return -1
+    c.remove(first[0], first[1])
+    return first[2]
+
+
+def _nearest(c: Candidates, ideal: float) -> Iterator[tuple[int, int, int]]:
+    """The candidates (block, index, size) from the size nearest ``ideal`` outwards, the one above
+    first when as near (the order :func:`pick` visits them in)."""
+    blocks, nb = c.sizes, len(c.sizes)
+    hb = bisect_left(c.last, ideal)
+    hi = bisect_left(blocks[hb], ideal) if hb < nb else 0
+    lb, li = (hb, hi - 1) if hb < nb and hi > 0 else (hb - 1, len(blocks[hb - 1]) - 1 if hb > 0 else -1)
+    while True:
+        hs = blocks[hb][hi] if hb < nb else math.inf
+        ls = blocks[lb][li] if lb >= 0 else -math.inf
+        if hs == math.inf and ls == -math.inf:
+            return
+        if hs - ideal <= ideal - ls:
+            yield hb, hi, int(hs)
+            hi += 1
+            if hi == len(blocks[hb]):
+                hb, hi = hb + 1, 0
+        else:
+            yield lb, li, int(ls)
+            li -= 1
+            if li < 0:
+                lb -= 1
+                li = len(blocks[lb]) - 1 if lb >= 0 else -1

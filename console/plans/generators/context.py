@@ -17,6 +17,7 @@ from console.core.format import ids_text, plural
 from console.core.model import ClusterState, Finding, Severity
 from console.plans.columns import PAD, columns_of, distinct, member, widen
 from console.plans.generators.options import GenerateOptions, Goal, chosen_topics
+from console.plans.generators.zones import Zones
 from console.plans.layout import Layout
 from console.plans.quality import BrokerLoad
 
@@ -69,6 +70,8 @@ class Context:
         else:
             in_topics = np.fromiter((p.topic in chosen for p in parts), np.bool_, len(parts))
         led = cols.leader != PAD
+        self.in_topics: list[bool] = in_topics.tolist()
+        """Partitions of the topics the goal works on (the topic filter's choice)."""
         self.movable_mask = in_topics & ~cols.reassigning & led & (cols.replicas != PAD).any(axis=1)
         """Partitions that may move (numpy); :attr:`movable` as a list."""
         self.movable: list[bool] = self.movable_mask.tolist()
@@ -125,6 +128,20 @@ class Context:
         random.Random(options.seed).shuffle(order)
         self.tiebreak = np.empty(len(lay.ids), np.float64)
         self.tiebreak[order] = np.arange(len(lay.ids)) * 1e-9
+        self.zones = self._zones()
+        """The least cross-zone bytes preference, when asked (and the zones are known)."""
+
+    def _zones(self) -> Zones | None:
+        if self.options.zone_weight is not None and not self.rack_aware:
+            self.note(
+                "zones-unknown",
+                Severity.INFO,
+                "Least cross-zone bytes was asked, but not every live broker has a rack: the zones are not "
+                "known, and the plan is made as without it.",
+                "Set broker.rack on every broker (racks are zones unless [pricing.zones] maps them).",
+            )
+            return None
+        return Zones.of(self.lay, self.options)
 
     def _rack_notes(self) -> None:
         """Say when racks are not taken into account, or are fewer than a replication factor."""
@@ -150,6 +167,28 @@ class Context:
 
     def note(self, code: str, severity: Severity, message: str, hint: str = "") -> None:
         self.findings.append(Finding(code, severity, message, hint))
+
+    def filtered(self, rows: Iterable[int]) -> tuple[list[int], list[int]]:
+        """``rows`` split into those of the topics chosen and those the topic filter leaves out."""
+        rows = list(rows)
+        return [r for r in rows if self.in_topics[r]], [r for r in rows if not self.in_topics[r]]
+
+    def note_left_out(self, rows: list[int], where: str, after: str) -> None:
+        """Say (information, not a warning: it was asked for) that the topic filter leaves ``rows``,
+        which hold a replica ``where``, out of the plan, and what that leaves ``after`` it."""
+        if not rows:
+            return
+        parts = self.lay.state.partitions
+        topics = sorted({parts[r].topic for r in rows})
+        names = ", ".join(topics[:5]) + (f" and {len(topics) - 5} more" if len(topics) > 5 else "")
+        self.note(
+            "left-out-by-filter",
+            Severity.INFO,
+            f"{plural(len(rows), 'partition')} of {plural(len(topics), 'topic')} the topic filter leaves out ({names}) "
+            f"{'has' if len(rows) == 1 else 'have'} a replica {where}: this plan moves the chosen topics only, so "
+            f"{after}.",
+            "Choose those topics too (or no topic filter) to move them as well.",
+        )
 
     def _cordon_notes(self, state: ClusterState, down: list[int]) -> None:
         """Say which brokers are cordoned (never a destination) and which have only some log dirs
@@ -233,6 +272,8 @@ class Context:
             elif need_new_rack:
                 return None
         score = np.where(cand, self.score(), np.inf)
+        if self.zones is not None and self._means is not None:
+            return lay.ids[self.zones.destination(row, score, self._means, lay.size[row])]
         return lay.ids[int(np.argmin(score))]
 
     def lighter_leader(self, row: int) -> int:

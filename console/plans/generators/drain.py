@@ -26,7 +26,8 @@ def drain_log_dir(ctx: Context) -> Bound:
     parts = state.partitions
     on_b = [r for r, p in enumerate(parts) if b in p.replicas]
     inside = {p.key for p in replicas_in_dir((parts[r] for r in on_b), broker, path)}
-    rows = [r for r in on_b if parts[r].key in inside]
+    # the goal is judged on the topics chosen: what the topic filter leaves out is said, not a warning
+    rows, left_out = ctx.filtered(r for r in on_b if parts[r].key in inside)
     moving_dirs = {r for r in on_b if any(g.broker == b and g.is_future for g in parts[r].logs)}
     stuck = [r for r in rows if not ctx.movable[r] or r in moving_dirs or b not in lay.reps[r]]
     left = set(stuck)
@@ -37,9 +38,10 @@ def drain_log_dir(ctx: Context) -> Bound:
             "drain-dir-incomplete",
             Severity.WARNING,
             f"{plural(len(stuck), 'partition')} with a replica in {where} cannot move now (being reassigned or "
-            f"moved between dirs, offline, or excluded): {_names(lay, stuck)}. The dir will not be empty after this plan.",
+            f"moved between dirs, or offline): {_names(lay, stuck)}. The dir will not be empty after this plan.",
             "Generate again once those partitions can move.",
         )
+    ctx.note_left_out(left_out, f"in {where}", "the dir will not be empty after it")
     if not rows:
         ctx.note("empty-log-dir", Severity.INFO, f"No replica of the chosen topics is in {where}: nothing to move.")
     room = _dir_room(ctx, broker, path, on_b)
@@ -86,14 +88,14 @@ def _drained_broker(state: ClusterState, b: int, path: str) -> Broker:
         )
         raise (ClusterUnavailable if broker is not None and broker.live else ConfigError)(
             f"Broker {b} reports no log dirs: {why}.",
-            "Take a snapshot that has them (the Overview page lists each broker's log dirs).",
+            "Take a snapshot that has them (once the broker answers DescribeLogDirs).",
         )
     dirs = {d.path: d for d in broker.log_dirs}
     drained = dirs.get(path)
     if drained is None:
         raise ConfigError(
             f"Broker {b} has no log dir {path} (its dirs: {', '.join(dirs)}).",
-            "Pick one of the broker's log dirs (the Overview page lists them).",
+            "Pick one of the broker's log dirs.",
         )
     return broker
 
@@ -163,7 +165,7 @@ def _drain_notes(
     if moved:
         per_dir = ", ".join(f"{plural(len(rs), 'replica')} to {k}" for k, rs in sorted(within.items()))
         ctx.note(
-            "drain-log-dir",
+            "drain-dir-moved",
             Severity.INFO,
             f"Of {plural(len(movable), 'replica')} ({human_bytes(size_of(movable))}) that may move out of {where}: "
             f"{len(kept):,} ({human_bytes(size_of(kept))}) to its other dirs"

@@ -57,8 +57,24 @@ class GenerateOptions:
     """decommission: also drain every broker on these racks (the same request fits every cluster of a fleet)."""
     log_dir: str | None = None
     """drain a log dir: the dir (an absolute path, one of the broker's ``log.dirs``)."""
+    zone_weight: float | None = None
+    """Least cross-zone bytes (decommission, add brokers, rebalance by count or bytes); None: not
+    asked (the plans as without it). 0: a tie-breaker: of the choices the goal rates alike, the one
+    whose copy stays in its leader's zone. Above 0: a weight: a byte copied across zones counts as
+    that many bytes of load on its destination, so balance is traded for it (see
+    :mod:`~console.plans.generators.zones`)."""
+    zones: tuple[tuple[str, str], ...] = ()
+    """Rack → zone where racks are not zones (``[pricing.zones]``); a rack not named is its zone."""
 
     def describe(self) -> str:
+        return self.goal_text() + self._zone_text()
+
+    def _zone_text(self) -> str:
+        if self.zone_weight is None:
+            return ""
+        return " (least cross-zone bytes" + (f", weight {self.zone_weight:g})" if self.zone_weight else ")")
+
+    def goal_text(self) -> str:
         g = self.goal
         if g is Goal.DECOMMISSION:
             on = f"rack {', '.join(self.racks)}" if self.racks else ""
@@ -113,6 +129,7 @@ def check_options(options: GenerateOptions) -> None:
     if not 0 <= options.tolerance < 1:
         raise ConfigError(f"The tolerance is a fraction of the mean from 0 to 1 (0.05 = 5 %), not {options.tolerance}.")
     goal, n = options.goal, options.replication_factor
+    _check_zone_weight(options)
     if options.racks and goal is not Goal.DECOMMISSION:
         raise ConfigError("Racks are drained by the decommission goal only.")
     if goal is Goal.DECOMMISSION and not options.brokers and not options.racks:
@@ -142,6 +159,27 @@ def check_options(options: GenerateOptions) -> None:
             raise ConfigError("--official needs --broker-list.")
         if not options.topics:
             raise ConfigError("--official needs the topics to move (--topics or --topics-to-move-json-file).")
+
+
+ZONE_GOALS = (Goal.DECOMMISSION, Goal.ADD_BROKERS, Goal.REBALANCE)
+"""The goals the least cross-zone preference applies to (those that choose where replicas go by load)."""
+
+
+def _check_zone_weight(options: GenerateOptions) -> None:
+    w = options.zone_weight
+    if w is None:
+        return
+    if not (0 <= w <= 1_000):  # also refuses NaN
+        raise ConfigError(
+            f"The least cross-zone weight is a number from 0 to 1000, not {w}.",
+            "0 makes it a tie-breaker only; 1 counts a byte copied across zones as a byte of load.",
+        )
+    if options.goal not in ZONE_GOALS or (options.goal is Goal.REBALANCE and options.metric is Metric.LEADERS):
+        raise ConfigError(
+            "Least cross-zone bytes applies to decommission, add brokers and rebalance by count or bytes "
+            f"(not {options.goal_text()}): the other goals choose no destination by load.",
+            "Leave the preference out for this goal.",
+        )
 
 
 def on_racks(state: ClusterState, options: GenerateOptions) -> GenerateOptions:

@@ -122,7 +122,7 @@ def _adding(b: EntryBatch, t: BrokerTable, i: int, j: int) -> Said:
         return (
             C.UNKNOWN_BROKER,
             f"{b.name(i)}: broker {broker} is unknown to the cluster.",
-            "Use a broker id the cluster knows (see Overview).",
+            "Use the id of a broker in the cluster's broker list.",
         )
     why = not_eligible_words(bool(t.registered[at]), bool(t.fenced[at]), bool(t.live[at]))
     return (
@@ -222,7 +222,7 @@ DIRS = (
         lambda b, t, i, j: (
             C.UNKNOWN_LOG_DIR,
             f"{b.name(i)}: broker {_dir_of(b, i, j)[1]} has no log dir {_dir_of(b, i, j)[0]}.",
-            'Use one of the broker\'s log dirs (see Overview) or "any".',
+            'Use one of the log dirs the broker reports (DescribeLogDirs), or "any".',
         ),
     ),
     Rule(

@@ -59,3 +59,9 @@ OFFLINE_DIR_HINT = (
 )
 FENCED_WHY = "is fenced (registered but fenced: it takes no replicas)"
 """How a plan check says a broker the cluster knows is fenced (DescribeCluster, KIP-1073)."""
+DIR_PEAK_FILL = "log-dir-peak-fill"
+"""A log dir whose peak during the plan (current + adding, before removing) passes the set fill."""
+CROSS_ZONE_GROWTH = "cross-zone-traffic-grows"
+"""The steady replication traffic across zones of the partitions moved grows by more than the set share."""
+LEADERS_CONCENTRATED = "leaders-concentrated"
+"""A broker leads many times the mean of the brokers that lead, after the plan."""

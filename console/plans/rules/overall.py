@@ -14,7 +14,15 @@ from console.core.limits import REQUEST_LIMIT, ZNODE_LIMIT_BYTES
 from console.core.model import BrokerId, Finding, Severity
 from console.plans.columns import PAD, digits
 from console.plans.plan import Plan
-from console.plans.rules.codes import EXCEEDS_FREE_SPACE, TIERED_LOCAL_ONLY, TOO_LARGE, TOO_LARGE_FOR_ZNODE
+from console.plans.rules.codes import (
+    CROSS_ZONE_GROWTH,
+    DIR_PEAK_FILL,
+    EXCEEDS_FREE_SPACE,
+    LEADERS_CONCENTRATED,
+    TIERED_LOCAL_ONLY,
+    TOO_LARGE,
+    TOO_LARGE_FOR_ZNODE,
+)
 
 
 def space_findings(usable: Mapping[BrokerId, int | None], bytes_in: Iterable[tuple[BrokerId, int]]) -> list[Finding]:
@@ -101,3 +109,62 @@ def legacy_znode_bytes(plan: Plan) -> int:
         + digits(target[target != PAD]).sum()
         + np.maximum(lens - 1, 0).sum()
     )
+
+
+def dir_fill_findings(peaks: Iterable[tuple[BrokerId, str, int, int]], fill: float) -> list[Finding]:
+    """Log dirs whose peak during the plan (current + adding, before removing: ``peaks`` gives
+    broker, path, peak and size in bytes) passes ``fill`` of their size, fullest first."""
+    over = [(p / total, b, path, p, total) for b, path, p, total in peaks if total > 0 and p / total > fill]
+    return [
+        Finding(
+            DIR_PEAK_FILL,
+            Severity.WARNING,
+            f"Log dir {path} of broker {b} would peak at {share * 100:.0f} % full ({human_bytes(p)} of "
+            f"{human_bytes(total)}) while the plan copies: new replicas land before the old ones are removed.",
+            f"Above {fill * 100:.0f} %: move fewer partitions to it at once (smaller waves), free space first, "
+            "or send replicas elsewhere.",
+            broker=b,
+        )
+        for share, b, path, p, total in sorted(over, key=lambda x: (-x[0], x[1], x[2]))
+    ]
+
+
+def steady_growth_findings(before: float, after: float, share: float) -> list[Finding]:
+    """The steady replication traffic across zones (bytes per day) of the partitions a plan changes
+    growing by more than ``share``: a cost paid every day after the plan, not once."""
+    if after <= before or (before > 0 and (after - before) / before <= share):
+        return []
+    grows = f"by {(after - before) / before * 100:.0f} %" if before > 0 else "from none"
+    return [
+        Finding(
+            CROSS_ZONE_GROWTH,
+            Severity.WARNING,
+            f"Steady replication across zones of the partitions this plan changes grows {grows}: "
+            f"{human_bytes(before)}/day now, {human_bytes(after)}/day after (followers in another zone than "
+            "their leader replicate every byte produced).",
+            f"Above {share * 100:.0f} %: keep followers in their leader's zone where the rack rules allow, or "
+            "accept the cost (Review's impact panel prices it when [pricing] is set).",
+        )
+    ]
+
+
+def leader_concentration_findings(leaders: Iterable[tuple[BrokerId, int, int]], factor: float) -> list[Finding]:
+    """Brokers that lead more than ``factor`` times the mean after the plan, and more than before
+    (``leaders``: each broker that leads before or after, with the partitions it leads then)."""
+    rows = list(leaders)
+    if len(rows) < 2:
+        return []
+    mean = sum(after for _, _, after in rows) / len(rows)
+    return [
+        Finding(
+            LEADERS_CONCENTRATED,
+            Severity.WARNING,
+            f"Broker {b} would lead {after:,} partitions after the plan ({before:,} now), "
+            f"{after / mean:.1f} times the mean of the brokers that lead before or after it ({mean:,.1f}).",
+            "Give the partitions it would lead other first replicas, or run a preferred leader election over "
+            "a plan that evens the first replicas out (generate --rebalance leaders).",
+            broker=b,
+        )
+        for b, before, after in sorted(rows, key=lambda r: (-r[2], r[0]))
+        if after > factor * mean and after > before
+    ]
