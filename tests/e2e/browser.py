@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.support import settled, wait_for
 
@@ -59,6 +60,20 @@ WIDE_TABLES = """
 """
 """The tables on the page that scroll sideways (a data grid's columns wider than the grid, an HTML
 table wider than its box) or reach past the window's right edge: the start of each one's text."""
+
+
+def wide_tables(page: Page, settle_s: float = 15.0) -> list[str]:
+    """The tables that scroll sideways (``WIDE_TABLES``) once the page's grids are drawn: a data grid
+    being laid out (its cells' copy still empty) is wider than its box for a moment, so this asks
+    again for up to ``settle_s`` seconds and gives what the last look found; a table that stays
+    wide is still found."""
+    try:
+        page.wait_for_function(f"({WIDE_TABLES.strip()})().length === 0", timeout=settle_s * 1000)
+    except PlaywrightTimeout:
+        pass
+    found: list[str] = page.evaluate(WIDE_TABLES)
+    return found
+
 
 SHOWN_IN_FULL = """
 (text) => {

@@ -19,7 +19,14 @@ from console.present.throttles import setting_text
 from console.sandbox.demo import set_broker_rates
 from console.state.reader import ClusterReader
 from console.storage.store import Store
-from tests.e2e.browser import CHROMIUM_ARGS, WIDE_TABLES, full_page_screenshot, script_run_done, shown_in_full, sign_in
+from tests.e2e.browser import (
+    CHROMIUM_ARGS,
+    full_page_screenshot,
+    script_run_done,
+    shown_in_full,
+    sign_in,
+    wide_tables,
+)
 from tests.integration.helpers import admin, clear_throttles, first_wave_sent, make_topic
 from tests.support import settings_for, wait_for
 
@@ -33,7 +40,7 @@ def _open(pw) -> Page:
 
 def _not_cut(page: Page, texts: list[str]) -> None:
     """Every text of ``texts`` shown in full, and no table on the page scrolls sideways."""
-    assert page.evaluate(WIDE_TABLES) == [], "a table scrolls sideways at 1440 px"
+    assert wide_tables(page) == [], "a table scrolls sideways at 1440 px"
     cut = [t for t in texts if not shown_in_full(page, t)]
     assert cut == [], f"not shown in full at 1440 px: {cut}"
 
@@ -130,7 +137,7 @@ def test_audit_log_shows_each_request_in_full_and_the_runs_state_as_it_is(sandbo
             script_run_done(page, 60_000)
             requests = sorted({a.request for a in store.audit.entries()}, key=len, reverse=True)
             assert '"partitions"' in requests[0] or len(requests[0]) > 100, requests[0]  # a long one
-            assert page.evaluate(WIDE_TABLES) == [], "a table scrolls sideways at 1440 px"
+            assert wide_tables(page) == [], "a table scrolls sideways at 1440 px"
             page.get_by_text("Requests and responses in full").click()
             full_page_screenshot(page, tmp_path / "runs-1440.png")
             _not_cut(page, requests[:3])
