@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from console.sandbox.cluster import Sandbox, free_port
 from tests.e2e.browser import ROOT, SERVERS_LEASE_S
@@ -21,6 +22,10 @@ from tests.keycloak import CLIENT_SECRET as KEYCLOAK_CLIENT_SECRET
 from tests.keycloak import Keycloak
 from tests.keycloak import start as start_keycloak
 from tests.support import own_sandbox, wait_for
+
+# An expectation without a timeout of its own waits 30 s, not Playwright's 5 s: on a loaded two-core
+# machine a page's script run takes longer than 5 s to draw what the test looks for (CI met it).
+expect.set_options(timeout=30_000)
 
 
 @pytest.fixture

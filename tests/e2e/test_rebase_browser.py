@@ -46,7 +46,9 @@ def test_bring_a_stale_plan_up_to_date(sandbox, app_url, tmp_path):
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
         page.goto(f"{app_url}/review?plan={old}")
-        expect(page.get_by_role("heading", name="Bring up to date")).to_be_visible(timeout=30_000)
+        expect(page.get_by_role("heading", name="Bring up to date")).to_be_visible(
+            timeout=90_000
+        )  # the whole review drawn first
         expect(page.get_by_text("1 moved, 1 unchanged")).to_be_visible()
         # not signed in: it would save a plan, so it is not offered, and the note box is closed too
         rebase = page.get_by_role("button", name="Save as a new plan, up to date")

@@ -120,7 +120,9 @@ def test_audit_log_shows_each_request_in_full_and_the_runs_state_as_it_is(sandbo
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
         plan = Plan.of([PlanEntry(topic, p, ((p + 1) % 3,)) for p in range(6)])
-        run_id = first_wave_sent(store, reader.gateway(), reader.snapshot(), plan, "audited", 2_000)
+        run_id = first_wave_sent(
+            store, reader.gateway(), reader.snapshot(), plan, "audited", 500
+        )  # 200 KB per broker: 400 s, running while the page loads
     try:
         with sync_playwright() as pw:
             page = _open(pw)
