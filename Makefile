@@ -1,8 +1,10 @@
 # The two commands the README names: `make demo` and `make test`. Both install what is missing.
 SHELL := /bin/bash
 PY    := .venv/bin/python
-## pytest-xdist workers for `make test` (1: one process, as CI runs it) and `make test-unit` (2: pure tests).
-WORKERS      ?= 1
+## pytest-xdist workers for `make test` and `make test-unit` (2: pure tests). `make test` runs two
+## workers where the machine has two cores and 12 GB of memory (each worker runs its own sandbox,
+## browser and console server: about 5 GB), else one; `WORKERS=N` says otherwise.
+WORKERS      ?= $(shell scripts/test-workers.sh)
 UNIT_WORKERS ?= 2
 xdist = $(if $(filter-out 0 1,$(1)),-n $(1) --dist loadscope,)
 PIP   := .venv/bin/pip
