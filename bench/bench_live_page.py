@@ -97,7 +97,9 @@ class SyntheticReader:
     current: ClusterState | None = None
 
     @classmethod
-    def snapshot(cls, self: object, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
+    def snapshot(
+        cls, self: object, max_age_s: float = 0.0, info: bool = False, lean: bool = False, full: bool = False
+    ) -> ClusterState:
         assert cls.current is not None
         return cls.current
 

@@ -648,7 +648,9 @@ def submit_dialog(
     if me is None:
         return
     reader, store = deps.reader(settings), deps.store()
-    state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
+    # the release: the run's rollback names log dirs from Kafka 4.2 on; every size and topic config
+    # read now (the pages' reads carry those of partitions not in flight over): the checks use them
+    state = reader.snapshot(info=True, full=True)
     problem = two_person_problem(plan_id, plan, cluster_key(state, settings.name))
     if problem:
         st.error(problem)

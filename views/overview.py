@@ -3,6 +3,7 @@ throttles and what the two views disagree on."""
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 
 import streamlit as st
@@ -40,7 +41,8 @@ controller = (
 )
 st.caption(
     f"Cluster **{settings.name}** ({state.cluster_id or 'id unknown'}){controller} · snapshot "
-    f"{datetime.fromtimestamp(state.taken_at):%H:%M:%S} · fingerprint `{state.fingerprint()}`"
+    f"{datetime.fromtimestamp(state.taken_at):%H:%M:%S} · fingerprint `{state.fingerprint()}` · "
+    + cluster.read_ages_text(state, time.time())
 )
 n = live.counts(state)
 # two rows of three: a label as long as "Offline, nothing electable" fits at 1440 px (six in a row cut it)

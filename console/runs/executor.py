@@ -174,6 +174,12 @@ class Executor:
                 kept = self.guarding.cut(run, wave.number)
                 wave = next(w for w in self.store.runs.waves(run.id) if w.number == wave.number)
                 self.ports.record(run, "wave-cut", {"run": run.id, "wave": wave.number, "kept": kept}, "cut")
+            # the wave's throttles are merged into its topics' lists and its log dirs placed: on
+            # everything as it is now (a step's read carries the sizes and configs of what is not in
+            # flight over from up to the cluster's sizes_every_s ago)
+            state = self.cluster.snapshot(full=True)
+            if state.status.reassignments is not SourceStatus.OK:
+                return Step(run, wave.number, f"waiting: wave {wave.number} is sent once the cluster answers")
             self.throttler.throttle(run, wave.number, state, parse_plan(wave.entries_json).entries)
             with self.store.transaction():  # intent, before the request, by the run's driver only
                 self._fence()

@@ -905,9 +905,11 @@ def test_no_throttle_is_recorded_from_a_read_that_missed_the_configs(store: Stor
     fake = cluster()
     run_id = start(store, fake)
     ex = executor(store, fake)
-    fake.fail_next("snapshot:configs", ClusterUnavailable("DescribeConfigs timed out"))
+    # the step's read and the full read the wave's throttle is set from
+    fake.fail_next("snapshot:configs", ClusterUnavailable("DescribeConfigs timed out"), times=2)
     step = tick(ex, run_id)
     assert step.did.startswith("retrying: The throttles in force could not be read"), step.did
+    assert [c.args for c in fake.calls_to("snapshot")][-1] == (0.0, "full")
     assert store.runs.ledger(run_id) == [] and not fake.calls_to("alter_configs")  # nothing recorded, nothing set
     run_to_end(ex, fake, run_id)
     assert configs(fake) == BEFORE  # what was there before is back, exactly
