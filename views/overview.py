@@ -30,9 +30,10 @@ from console.services import runs as run_service
 
 st.header("Cluster overview")
 settings = widgets.require_cluster()
-if st.button("Refresh"):
-    st.rerun()
-state, fresh = widgets.require_snapshot(settings, keys.OVERVIEW_LAST_GOOD, info=True)
+# a click reads everything again now, sizes and every topic's configs included (the page's other
+# reads share the last snapshot, whose sizes and topic configs may be carried over: its caption says)
+refresh = st.button("Refresh", help="Read the cluster again now: sizes and topic configs included")
+state, fresh = widgets.require_snapshot(settings, keys.OVERVIEW_LAST_GOOD, info=True, full=refresh)
 widgets.source_banner(state)
 # in KRaft, DescribeCluster names a broker at random as "controller": the quorum leader is below
 active = active_controller(state.info, state.controller)

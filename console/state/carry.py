@@ -2,9 +2,10 @@
 
 A narrow read (:mod:`console.state.cadence`) asks every broker for the log dirs of only some
 partitions, and for the configs of every broker but only of some topics: those in flight now
-(ListPartitionReassignments), those in flight or copied between log dirs at the last read (so that
-a move that just ended shows its final sizes at once), those a run of this console moves, and
-those Metadata lists that were not there at the last full read (a topic just created). What it
+(ListPartitionReassignments), those in flight or copied between log dirs at a read in the last
+``sizes_every_s`` (so that a move that just ended shows its final sizes at once, and the throttles
+taken off after it show gone), those a run of this console moves, and those Metadata lists that
+were not there at the last read (a topic just created). What it
 did not ask for is taken from the last read: :func:`narrowing` decides what to ask,
 :func:`carry` puts the answer and the carried values together, :class:`Carried` is what is kept.
 """
@@ -36,8 +37,9 @@ class Carried:
     tiered_topics: frozenset[str]
     known: frozenset[TopicPartition]
     """The partitions Metadata listed at the last read (their sizes and configs were read)."""
-    moving: frozenset[TopicPartition]
-    """In flight at the last read, or with a replica being copied to another log dir of its broker."""
+    moved: Mapping[TopicPartition, float]
+    """When each partition was last seen moving (in flight, or a replica being copied to another
+    log dir of its broker), for those seen in the last ``window_s``."""
     read_at: float
     """When the last read began (epoch seconds)."""
     sizes_at: float
@@ -45,19 +47,28 @@ class Carried:
     configs_at: float
 
     @staticmethod
-    def after(view: ApiView, read_at: float, sizes_at: float, configs_at: float) -> Carried:
+    def after(
+        view: ApiView,
+        read_at: float,
+        sizes_at: float,
+        configs_at: float,
+        before: Carried | None = None,
+        window_s: float = 0.0,
+    ) -> Carried:
         """What to carry over after a read that answered in full (``view``: its answer, carried
-        values included)."""
+        values included); the partitions seen moving in the last ``window_s`` seconds are kept
+        from ``before``."""
         moving = set(view.reassignments or ())
         for bl in view.log_dirs:
             moving.update((t, p) for t, p, _, _, future in bl.replicas if future)
+        kept = {k: t for k, t in before.moved.items() if read_at - t < window_s} if before is not None else {}
         return Carried(
             view.log_dirs,
             view.topic_throttles,
             view.min_insync,
             view.tiered_topics,
             frozenset(view.partitions),
-            frozenset(moving),
+            kept | dict.fromkeys(moving, read_at),
             read_at,
             sizes_at,
             configs_at,
@@ -66,14 +77,14 @@ class Carried:
 
 def narrowing(carried: Carried, followed: Collection[TopicPartition] = ()) -> Narrowing:
     """What a narrow read asks for, once Metadata (``parts``) and the reassignments in flight
-    (``listed``; None when they could not be read) are known: the partitions in flight, those
-    moving at the last read, ``followed`` (a run's) and those Metadata lists that were not known;
-    and their topics. Only partitions Metadata lists are asked for."""
+    (``listed``; None when they could not be read) are known: the partitions in flight, those seen
+    moving lately, ``followed`` (a run's) and those Metadata lists that were not known; and their
+    topics. Only partitions Metadata lists are asked for."""
 
     def ask(
         parts: Mapping[TopicPartition, PartitionMeta], listed: Mapping[TopicPartition, Reassignment] | None
     ) -> Asked:
-        wanted = set(listed or ()) | carried.moving | set(followed)
+        wanted = set(listed or ()) | carried.moved.keys() | set(followed)
         wanted.update(parts.keys() - carried.known)
         partitions = frozenset(k for k in wanted if k in parts)
         return Asked(partitions, frozenset(t for t, _ in partitions))

@@ -193,7 +193,9 @@ class ClusterReader:
             fresh = self.kafka.read(narrow=narrowing(carried, self._followed()))
             view, complete = carry(fresh, carried)
             if complete:
-                self._keep(Carried.after(view, taken_at, carried.sizes_at, carried.configs_at))
+                self._keep(
+                    Carried.after(view, taken_at, carried.sizes_at, carried.configs_at, carried, self.cadence.every_s)
+                )
             else:
                 self.cadence.lost()  # a broker or the configs did not answer: read everything next time
             return view, ReadTimes(taken_at, carried.sizes_at, carried.configs_at)
@@ -201,7 +203,7 @@ class ClusterReader:
         complete = answered_in_full(view)
         self.cadence.read_in_full(taken_at, generation, complete)
         if complete:
-            self._keep(Carried.after(view, taken_at, taken_at, taken_at))
+            self._keep(Carried.after(view, taken_at, taken_at, taken_at, self._carried, self.cadence.every_s))
         return view, None
 
     def _keep(self, carried: Carried) -> None:

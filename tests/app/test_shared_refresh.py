@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from console.access.settings import ConnectionSettings
 from console.adapters.kafka import Narrowing
 from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, PartitionMeta, Reassignment
-from console.core.model import BrokerId, LogDir
+from console.core.model import BrokerId, ClusterInfo, LogDir
 from console.present import live
 from console.state import reader
 
@@ -78,6 +78,10 @@ class CountedKafka:
             CountedKafka.narrow_reads += 1
             return replace(answer, asked=narrow(answer.partitions, answer.reassignments))
         return answer
+
+    def read_cluster_info(self, zookeeper_configured: bool = False) -> ClusterInfo:
+        """What the cluster is: not known here (Overview asks)."""
+        return ClusterInfo()
 
     def close(self) -> None:
         pass
@@ -224,3 +228,21 @@ def test_between_two_full_reads_a_refresh_reads_what_is_in_flight_and_says_how_o
     CountedKafka.writes += 1  # a change sent through the reader: read in full at once
     _refresh(sessions)
     assert (CountedKafka.reads, CountedKafka.narrow_reads) == (14, 11)
+
+
+def test_overview_says_how_old_each_part_is_and_its_refresh_reads_everything_now(counted):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("views/overview.py").run()
+    assert not at.exception and at.header[0].value == "Cluster overview"
+    reads, narrow = CountedKafka.reads, CountedKafka.narrow_reads
+    counted.now += INTERVAL_S
+    at.run()  # a rerun within the minute: sizes and topic configs carried over, what is in flight read
+    assert (CountedKafka.reads, CountedKafka.narrow_reads) == (reads + 1, narrow + 1)
+    caption = next(c.value for c in at.caption if "fingerprint" in c.value)
+    assert "Sizes and topic configs read" in caption and "; in flight and replicas read" in caption
+    counted.now += 1
+    at.button[0].click().run()  # Refresh
+    assert not at.exception
+    assert (CountedKafka.reads, CountedKafka.narrow_reads) == (reads + 2, narrow + 1)  # a full read
+    state = at.session_state["overview.last_good"]
+    assert state.read_at.sizes == state.read_at.replicas == state.taken_at

@@ -65,7 +65,7 @@ def carried(view: ApiView | None = None, at: float = 1_000.0) -> Carried:
 
 def test_a_narrow_read_asks_for_what_is_in_flight_was_moving_a_run_moves_and_what_is_new() -> None:
     before = carried()
-    assert before.moving == {("a", 0)} and len(before.known) == 9
+    assert before.moved == {("a", 0): 1_000.0} and len(before.known) == 9
     now = parts(3) | parts(1, ("d",))  # topic d created since
     listed = {("b", 1): Reassignment((B2, B1), (B2,), (B1,))}  # b-1 started moving; a-0 finished
     asked = narrowing(before, followed=[("c", 2), ("gone", 0)])(now, listed)
@@ -77,7 +77,19 @@ def test_a_narrow_read_asks_for_what_is_in_flight_was_moving_a_run_moves_and_wha
     assert narrowing(before)(parts(3), None) == Asked(frozenset({("a", 0)}), frozenset({"a"}))
     # a replica being copied to another log dir of its broker is moving too (it is not in the list)
     view = replace(full_view(), reassignments={}, log_dirs=(*full_view().log_dirs, dirs(B0, [("c", 0, 5, True)])))
-    assert carried(view).moving == {("c", 0)}
+    assert carried(view).moved.keys() == {("c", 0)}
+
+
+def test_a_partition_seen_moving_is_asked_for_until_a_period_after_its_move_ended() -> None:
+    """Its final sizes, and the throttles taken off its topic after the move, show at once."""
+    idle = replace(full_view(), reassignments={})
+    before = carried()  # a-0 moving at 1,000
+    at_1030 = Carried.after(idle, 1_030.0, 1_000.0, 1_000.0, before, window_s=60.0)
+    assert at_1030.moved == {("a", 0): 1_000.0}  # done now, seen moving 30 s ago: still asked for
+    assert narrowing(at_1030)(parts(3), {}).partitions == {("a", 0)}
+    at_1060 = Carried.after(idle, 1_060.0, 1_060.0, 1_060.0, at_1030, window_s=60.0)  # a full read
+    assert at_1060.moved == {}  # a period after it was last seen moving
+    assert narrowing(at_1060)(parts(3), {}) == Asked()
 
 
 def test_the_sizes_asked_for_are_fresh_the_others_carried_and_free_space_is_fresh() -> None:
