@@ -112,7 +112,7 @@ def app_runs(base: ClusterState, runs: int, viewers: int, collect: str) -> tuple
     from console.state import reader
 
     reader.ClusterReader.snapshot = (  # type: ignore[method-assign]
-        lambda self, max_age_s=0.0, info=False, lean=False: SyntheticReader.snapshot(self, max_age_s)
+        lambda self, max_age_s=0.0, info=False, lean=False, full=False: SyntheticReader.snapshot(self, max_age_s)
     )
     sessions = [AppTest.from_file(str(ROOT / "app.py"), default_timeout=300) for _ in range(viewers)]
     SyntheticReader.current = fresh(base)
