@@ -2,18 +2,21 @@
 them once a minute (the reads in between ask only for the partitions in flight).
 
 On a Kafka 4.4 sandbox of three brokers with ``--topics`` × ``--partitions`` partitions (30 × 300
-by default, replication factor 1), ``--moving`` of them in flight (one per topic, filled first and
-throttled so that they stay in flight), one :class:`~console.state.reader.ClusterReader` takes a
-snapshot every ``--every`` seconds (the Live page's refresh, shared by its viewers) for
-``--seconds``, twice in the same run: with ``sizes_every_s`` 0 (every snapshot reads every
-partition's sizes and every topic's configs: before) and 60 (the default: after). Counted through
-the gateway's request listeners (:mod:`console.adapters.kafka.requests`): the requests by API and
-the partitions DescribeLogDirs named; from this process's own TCP connections to the brokers
-(``ss -ti``): the bytes sent and received; the wall time of each refresh; the brokers' CPU (utime +
-stime of their processes, /proc). Figures per minute, and after / before.
+by default, replication factor 1), ``--moving`` of them in flight (30, of ``--moving-topics``
+topics: 3; filled first and throttled so that they stay in flight), one
+:class:`~console.state.reader.ClusterReader` takes a snapshot every ``--every`` seconds (the Live
+page's refresh, shared by its viewers) for ``--seconds``, in the same run: with ``sizes_every_s`` 0
+(every snapshot reads every partition's sizes and every topic's configs: before) and 60 (the
+default: after), in the order before, after, after, before (medians of the two rounds of each),
+then a window with nothing reading (the brokers' own CPU). Counted through the gateway's request
+listeners (:mod:`console.adapters.kafka.requests`): the requests by API and the partitions
+DescribeLogDirs named; from this process's own TCP connections to the brokers (``ss -ti``): the
+bytes sent and received; the wall time of each refresh; the brokers' CPU (utime + stime of their
+processes, /proc). Figures per minute, and after / before.
 
 ``PYTHONPATH=. .venv/bin/python bench/bench_light_reads.py [--data-dir DIR] [--topics 30]
-[--partitions 300] [--moving 30] [--seconds 60] [--every 5] [--reuse] [--keep] [--out FILE]``
+[--partitions 300] [--moving 30] [--moving-topics 3] [--seconds 60] [--every 5] [--rounds 2]
+[--reuse] [--keep] [--out FILE]``
 """
 
 from __future__ import annotations
@@ -85,8 +88,9 @@ def build(data: Path, topics: int, partitions: int) -> tuple[Sandbox, float]:
 
 
 def put_in_flight(sb: Sandbox, topics: int, moving: int) -> list[tuple[str, int]]:
-    """``moving`` partitions (spread over the topics, each on broker 0 with 200 KB) moved to broker 1
-    by another client, throttled to :data:`THROTTLE` so that they stay in flight."""
+    """``moving`` partitions of the first ``topics`` topics (spread over them, each on broker 0 with
+    200 KB) moved to broker 1 by another client, throttled to :data:`THROTTLE` so that they stay in
+    flight."""
     bs = sb.bootstrap_servers
     keys = [(topic_name(i % topics), 3 * (i // topics)) for i in range(moving)]  # partitions on broker 0
     for t in sorted({t for t, _ in keys}):
@@ -183,6 +187,24 @@ def minute_of_refreshes(sb: Sandbox, sizes_every_s: float, seconds: float, every
     }
 
 
+def idle_cpu(sb: Sandbox, seconds: float) -> float:
+    """The brokers' CPU seconds per minute with nothing reading them."""
+    pids = [p.pid for p in sb.procs if p.pid]
+    cpu0, t0 = sum(cpu_s(pid) for pid in pids), time.monotonic()
+    time.sleep(seconds)
+    return round((sum(cpu_s(pid) for pid in pids) - cpu0) * 60 / (time.monotonic() - t0), 2)
+
+
+def medians(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The rounds of one setting as one: each figure's median (the counts are the same in each)."""
+    first = rounds[0]
+    out = dict(first)
+    for key in ("bytes_sent_per_min", "bytes_received_per_min", "brokers_cpu_s_per_min", "log_dirs_partitions_per_min"):
+        out[key] = statistics.median(r[key] for r in rounds)
+    out["refresh_s"] = {k: statistics.median(r["refresh_s"][k] for r in rounds) for k in first["refresh_s"]}
+    return out
+
+
 def ratios(before: dict[str, Any], after: dict[str, Any]) -> dict[str, float]:
     keys = ("log_dirs_partitions_per_min", "topic_configs_per_min", "bytes_sent_per_min", "bytes_received_per_min")
     out = {k: round(after[k] / before[k], 3) for k in keys if before[k]}
@@ -198,8 +220,10 @@ def main() -> None:
     ap.add_argument("--topics", type=int, default=30)
     ap.add_argument("--partitions", type=int, default=300)
     ap.add_argument("--moving", type=int, default=30)
+    ap.add_argument("--moving-topics", type=int, default=3, help="how many topics the partitions in flight are of")
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--every", type=float, default=5.0)
+    ap.add_argument("--rounds", type=int, choices=(1, 2), default=2, help="2: before, after, after, before")
     ap.add_argument("--reuse", action="store_true", help="measure on the sandbox already running in --data-dir")
     ap.add_argument("--keep", action="store_true", help="leave the sandbox running")
     ap.add_argument("--out", type=Path)
@@ -215,11 +239,18 @@ def main() -> None:
         log(f"built in {results['build_s']:.0f} s")
     keys: list[tuple[str, int]] = []
     try:
-        keys = put_in_flight(sb, args.topics, args.moving)
-        for label, every_s in (("before", 0.0), ("after", 60.0)):
-            results[label] = minute_of_refreshes(sb, every_s, args.seconds, args.every)
-            log(f"{label}: {json.dumps(results[label])}")
+        keys = put_in_flight(sb, min(args.moving_topics, args.topics), args.moving)
+        rounds: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+        for label in ("before", "after", "after", "before")[: 2 * args.rounds]:  # ABBA: a drift in load cancels
+            got = minute_of_refreshes(sb, 0.0 if label == "before" else 60.0, args.seconds, args.every)
+            rounds[label].append(got)
+            log(f"{label}: {json.dumps(got)}")
+        for label, got in rounds.items():
+            results[label] = medians(got)
+        results["rounds"] = rounds
         results["after_over_before"] = ratios(results["before"], results["after"])
+        results["idle_brokers_cpu_s_per_min"] = idle_cpu(sb, args.seconds)  # last: the fill has settled
+        log(f"idle: brokers' CPU {results['idle_brokers_cpu_s_per_min']} s/min")
         results["machine"]["load_after"] = os.getloadavg()
     finally:
         print(json.dumps(results, indent=2))

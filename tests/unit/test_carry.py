@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 from console.adapters.records import (
@@ -15,6 +16,7 @@ from console.adapters.records import (
 from console.core.model import BrokerId, Finding, LogDir, ReadTimes, Severity, SourceStatus
 from console.present.cluster import read_ages_text
 from console.state.carry import Carried, answered_in_full, carry, narrowing
+from console.state.document import load_state, state_json
 from console.state.merge import merge
 
 B0, B1, B2 = BrokerId(0), BrokerId(1), BrokerId(2)
@@ -196,3 +198,14 @@ def test_the_caption_says_the_age_of_each_part() -> None:
     )
     unread = merge(replace(full_view(), log_dirs=(), log_dirs_status=SourceStatus.UNAVAILABLE), None, taken_at=2_000.0)
     assert read_ages_text(unread, 2_002.0) == "Sizes not read; in flight and replicas read 2 s ago."
+
+
+def test_the_snapshot_document_says_when_each_part_was_read() -> None:
+    carried_over = merge(full_view(), None, taken_at=2_000.0, read_times=ReadTimes(2_000.0, 1_958.0, 1_958.0))
+    doc = state_json(carried_over)
+    assert doc["read_at"] == {"replicas": 2_000.0, "sizes": 1_958.0, "configs": 1_958.0}
+    assert load_state(json.dumps(doc)).read_at == ReadTimes(2_000.0, 1_958.0, 1_958.0)
+    at_once = merge(full_view(), None, taken_at=2_000.0)
+    assert load_state(json.dumps(state_json(at_once))) == at_once  # every part at taken_at: read back as such
+    older = {k: v for k, v in state_json(at_once).items() if k != "read_at"}  # written before it said
+    assert load_state(json.dumps(older)).read_at == ReadTimes.at(2_000.0)
