@@ -440,7 +440,7 @@ def freeze_dir_cancel(settings: ConnectionSettings) -> None:
     """The "Cancel log dir moves…" button's callback: freeze the log dir moves in flight as the
     cluster is now (a fresh read, log dirs included) and ask for the dialog, which the page's next
     run opens first (:func:`pending_dir_cancel`)."""
-    state = deps.reader(settings).snapshot()
+    state = deps.reader(settings).snapshot(full=True)  # every replica's log dirs, as they are now
     moves = tuple(m for m in dir_moves_in_flight(state) if m.from_dir is not None)
     st.session_state[keys.DIR_CANCEL_SEEN] = SeenDirCancel(moves, state.taken_at)
     st.session_state.pop(keys.DIR_CANCEL_SENT, None)
