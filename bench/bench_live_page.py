@@ -97,7 +97,9 @@ class SyntheticReader:
     current: ClusterState | None = None
 
     @classmethod
-    def snapshot(cls, self: object, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
+    def snapshot(
+        cls, self: object, max_age_s: float = 0.0, info: bool = False, lean: bool = False, full: bool = False
+    ) -> ClusterState:
         assert cls.current is not None
         return cls.current
 
@@ -110,7 +112,7 @@ def app_runs(base: ClusterState, runs: int, viewers: int, collect: str) -> tuple
     from console.state import reader
 
     reader.ClusterReader.snapshot = (  # type: ignore[method-assign]
-        lambda self, max_age_s=0.0, info=False, lean=False: SyntheticReader.snapshot(self, max_age_s)
+        lambda self, max_age_s=0.0, info=False, lean=False, full=False: SyntheticReader.snapshot(self, max_age_s)
     )
     sessions = [AppTest.from_file(str(ROOT / "app.py"), default_timeout=300) for _ in range(viewers)]
     SyntheticReader.current = fresh(base)

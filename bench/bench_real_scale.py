@@ -18,7 +18,8 @@ partitions, replication factor 1 (40 × 1,000: about 13,300 replicas per broker)
 * the brokers' CPU (utime + stime of each broker process, /proc) per minute with no console,
   with one Live viewer and with ten; in each, the time from a cancel the controller took (the
   official tool's) to every broker showing it; and what one refresh asks of the cluster, request
-  by request (the reader's calls counted in this process).
+  by request (the requests the gateway tells its listeners of, :mod:`console.adapters.kafka.requests`):
+  a full one (every partition's sizes, every topic's configs) and one in between (those in flight).
 
 ``python -m bench.bench_real_scale --data-dir /tmp/scale`` (keeps the sandbox with ``--keep``;
 ``--reuse`` measures on the one running there). Results go to stdout and to ``--out`` as JSON.
@@ -47,6 +48,7 @@ from bench.bench_viewers import cpu_s, mem_mib, sign_in, start_server
 from console.access.sandbox_users import ensure_sandbox_users
 from console.access.settings import ConnectionSettings
 from console.adapters.kafka import KafkaGateway
+from console.adapters.kafka.requests import Sent
 from console.core.model import BrokerId
 from console.sandbox import cluster
 from console.sandbox.cluster import Sandbox
@@ -84,7 +86,7 @@ def build(data: Path, topics: int, partitions: int, moving: int) -> tuple[Sandbo
     kafka = gateway(bs)
     want = topics * partitions
     while True:
-        _, _, _, parts = kafka.read_metadata()
+        _, _, _, parts = kafka.reads.read_metadata()
         led = sum(1 for k, m in parts.items() if k[0].startswith("scale-") and m.leader is not None)
         if led >= want:
             break
@@ -343,59 +345,76 @@ def load(
     return out
 
 
-def one_refresh(sb: Sandbox) -> dict[str, Any]:
-    """What one refresh (one full snapshot, as the Live page's) asks of the cluster: the reader's
-    requests counted by kind, and how long it took; median of three."""
-    calls: Counter[str] = Counter()
-    reader = ClusterReader(
-        ConnectionSettings({"bootstrap.servers": sb.bootstrap_servers}, name="scale", timeout_s=30.0)
+def requests_by_kind(told: list[Sent]) -> dict[str, dict[str, int]]:
+    """The requests told, by Kafka API: how many, and how many partitions or resources they named."""
+    out: dict[str, dict[str, int]] = {}
+    for s in told:
+        kind = out.setdefault(s.api.value, {"requests": 0, "items": 0})
+        kind["requests"] += 1
+        kind["items"] += s.items
+    return dict(sorted(out.items()))
+
+
+def scale_reader(sb: Sandbox, sizes_every_s: float = 60.0) -> ClusterReader:
+    return ClusterReader(
+        ConnectionSettings(
+            {"bootstrap.servers": sb.bootstrap_servers}, name="scale", timeout_s=30.0, sizes_every_s=sizes_every_s
+        )
     )
-    kafka = reader.kafka
-    for name in (
-        "read_metadata",
-        "list_reassignments",
-        "describe_log_dirs",
-        "describe_configs",
-        "describe_registered",
-        "describe_elr",
-    ):
-        method = getattr(kafka, name)
 
-        def counted(*a: Any, _m: Callable[..., Any] = method, _n: str = name, **k: Any) -> Any:
-            calls[_n] += 1
-            return _m(*a, **k)
 
-        setattr(kafka, name, counted)
-    took = []
-    for _ in range(3):
-        calls.clear()
-        t0 = time.monotonic()
-        state = reader.snapshot()
-        took.append(time.monotonic() - t0)
-    reader.close()
-    return {"seconds": round(statistics.median(took), 2), "calls": dict(calls), "partitions": len(state.partitions)}
+def one_refresh(sb: Sandbox) -> dict[str, Any]:
+    """What one refresh asks of the cluster, by request kind, and how long it takes (median of
+    three): a full one (every partition's sizes and every topic's configs, as a submit reads) and
+    one between two full ones (a Live refresh within the minute: those of the partitions in flight)."""
+    told: list[Sent] = []
+    reader = scale_reader(sb)
+    reader.kafka.requests.listen(told.append)
+    out: dict[str, Any] = {}
+    try:
+        for kind, full in (("full", True), ("in_between", False)):
+            took, asked = [], {}
+            for _ in range(3):
+                told.clear()
+                t0 = time.monotonic()
+                state = reader.snapshot(full=full)
+                took.append(time.monotonic() - t0)
+                asked = requests_by_kind(told)
+            out[kind] = {"seconds": round(statistics.median(took), 2), "requests": asked}
+        out["partitions"] = len(state.partitions)
+        out["in_flight"] = len(state.in_flight)
+    finally:
+        reader.close()
+    return out
 
 
 def reads_load(sb: Sandbox, window: float, every: float = 5.0) -> dict[str, Any]:
-    """The brokers' CPU with no console, then while one reader takes a full snapshot every
-    ``every`` seconds (what one refresh a Live viewer or several cost: one read per refresh)."""
-    idle = broker_cpu(sb, window)
-    reader = ClusterReader(
-        ConnectionSettings({"bootstrap.servers": sb.bootstrap_servers}, name="scale", timeout_s=30.0)
-    )
+    """The brokers' CPU with no console, then while one reader takes a snapshot every ``every``
+    seconds (what a refresh costs, one read per refresh whatever the number of viewers): reading
+    every partition's sizes each time (``sizes_every_s`` 0), and at the default (once a minute)."""
+    out: dict[str, Any] = {"idle_cpu_s_per_min": broker_cpu(sb, window)}
     pids = {p.name: p.pid for p in sb.procs if p.pid}
-    before = {n: cpu_s(pid) for n, pid in pids.items()}
-    t0 = time.monotonic()
-    reads = 0
-    while time.monotonic() - t0 < window:
-        started = time.monotonic()
-        reader.snapshot()
-        reads += 1
-        time.sleep(max(0.0, every - (time.monotonic() - started)))
-    took = time.monotonic() - t0
-    reader.close()
-    busy = {n: round((cpu_s(pid) - before[n]) * 60 / took, 2) for n, pid in pids.items()}
-    return {"idle_cpu_s_per_min": idle, "reading_cpu_s_per_min": busy, "reads": reads, "seconds": round(took, 1)}
+    for label, sizes_every_s in (("full_every_time", 0.0), ("default", 60.0)):
+        told: list[Sent] = []
+        reader = scale_reader(sb, sizes_every_s)
+        reader.kafka.requests.listen(told.append)
+        before = {n: cpu_s(pid) for n, pid in pids.items()}
+        t0 = time.monotonic()
+        reads = 0
+        while time.monotonic() - t0 < window:
+            started = time.monotonic()
+            reader.snapshot()
+            reads += 1
+            time.sleep(max(0.0, every - (time.monotonic() - started)))
+        took = time.monotonic() - t0
+        reader.close()
+        out[label] = {
+            "reading_cpu_s_per_min": {n: round((cpu_s(pid) - before[n]) * 60 / took, 2) for n, pid in pids.items()},
+            "reads": reads,
+            "seconds": round(took, 1),
+            "requests": requests_by_kind(told),
+        }
+    return out
 
 
 def main() -> None:

@@ -440,7 +440,7 @@ def freeze_dir_cancel(settings: ConnectionSettings) -> None:
     """The "Cancel log dir moves…" button's callback: freeze the log dir moves in flight as the
     cluster is now (a fresh read, log dirs included) and ask for the dialog, which the page's next
     run opens first (:func:`pending_dir_cancel`)."""
-    state = deps.reader(settings).snapshot()
+    state = deps.reader(settings).snapshot(full=True)  # every replica's log dirs, as they are now
     moves = tuple(m for m in dir_moves_in_flight(state) if m.from_dir is not None)
     st.session_state[keys.DIR_CANCEL_SEEN] = SeenDirCancel(moves, state.taken_at)
     st.session_state.pop(keys.DIR_CANCEL_SENT, None)
@@ -648,7 +648,9 @@ def submit_dialog(
     if me is None:
         return
     reader, store = deps.reader(settings), deps.store()
-    state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
+    # the release: the run's rollback names log dirs from Kafka 4.2 on; every size and topic config
+    # read now (the pages' reads carry those of partitions not in flight over): the checks use them
+    state = reader.snapshot(info=True, full=True)
     problem = two_person_problem(plan_id, plan, cluster_key(state, settings.name))
     if problem:
         st.error(problem)

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from components.parts import Collecting, Parts, PartsFactory, Reader, live_parts
-from console.access.clusters import cluster_problems, discover, env_max_throttle_problem, env_timeout_problem
+from console.access.clusters import (
+    cluster_problems,
+    discover,
+    env_max_throttle_problem,
+    env_sizes_every_problem,
+    env_timeout_problem,
+)
 from console.access.settings import ConnectionSettings
 from console.core.model import ClusterState, cluster_key
 from console.moves.others import FirstSeen
@@ -97,6 +103,8 @@ def configuration_problems() -> list[str]:
         )
     if timeout := env_timeout_problem():
         problems.append(timeout)
+    if sizes_every := env_sizes_every_problem():
+        problems.append(sizes_every)
     if ceiling := env_max_throttle_problem():
         problems.append(ceiling)
     problems += audit_stream_problems()

@@ -9,14 +9,14 @@ hand ``deps.use_parts`` one over the in-memory fake cluster (``tests/fakes/app.p
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from console.access.settings import ConnectionSettings
 from console.core.errors import ConsoleError
-from console.core.model import ClusterState
+from console.core.model import ClusterState, TopicPartition
 from console.moves.progress import CopyTracker
 from console.runs.gateway import ClusterGateway
 from console.storage.store import Store
@@ -29,10 +29,17 @@ if TYPE_CHECKING:
 class Reader(Protocol):
     """What the pages read a cluster with (``console.state.reader.ClusterReader`` is the real one)."""
 
-    def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
+    def snapshot(
+        self, max_age_s: float = 0.0, info: bool = False, lean: bool = False, full: bool = False
+    ) -> ClusterState:
         """A snapshot at most ``max_age_s`` old, shared by the sessions watching the cluster; with
         ``info``, carrying what the cluster is (version, mode, features, quorum; read at most once
-        a minute); ``lean``: fresh, with only what a cancel needs (no log dirs, no configs)."""
+        a minute); ``lean``: fresh, with only what a cancel needs (no log dirs, no configs);
+        ``full``: fresh, every size and topic config read now (else those of the partitions not in
+        flight may be carried over from up to ``sizes_every_s`` ago: ``read_at`` says)."""
+
+    def follow(self, source: Callable[[], Collection[TopicPartition]]) -> None:
+        """Read the sizes of the partitions ``source`` names (a run's) at every snapshot."""
 
     @property
     def zookeeper_generation(self) -> int:
@@ -92,7 +99,9 @@ def assemble(
         from console.pipeline.collect import BackgroundCollector
 
         collector = BackgroundCollector(reader, collecting.snapshots, collecting.every_s).start()
-    worker = Worker(store, gateway, f"console-server ({getpass.getuser()})", guardrails=settings.guardrails).start()
+    worker = Worker(store, gateway, f"console-server ({getpass.getuser()})", guardrails=settings.guardrails)
+    reader.follow(worker.moving)  # the sizes of what its runs move, at every read
+    worker.start()
     notifier()  # notify.toml read and Apprise imported now, not at a run's first event
     try:
         serve_metrics(store)  # CONSOLE_METRICS_ADDRESS; off when unset

@@ -53,9 +53,11 @@ def require_cluster() -> ConnectionSettings:
     return settings
 
 
-def require_snapshot(settings: ConnectionSettings, last_good_key: str, info: bool = False) -> tuple[ClusterState, bool]:
+def require_snapshot(
+    settings: ConnectionSettings, last_good_key: str, info: bool = False, full: bool = False
+) -> tuple[ClusterState, bool]:
     """``load_snapshot``, stopping the page when there is nothing to show (the error is on screen)."""
-    state, fresh = load_snapshot(settings, last_good_key, info=info)
+    state, fresh = load_snapshot(settings, last_good_key, info=info, full=full)
     if state is None:
         st.stop()
     return state, fresh
@@ -84,15 +86,20 @@ def remember_name(state: ClusterState, name: str) -> None:
 
 
 def load_snapshot(
-    settings: ConnectionSettings, last_good_key: str, max_age_s: float = SHARED_SNAPSHOT_AGE_S, info: bool = False
+    settings: ConnectionSettings,
+    last_good_key: str,
+    max_age_s: float = SHARED_SNAPSHOT_AGE_S,
+    info: bool = False,
+    full: bool = False,
 ) -> tuple[ClusterState | None, bool]:
     """A fresh snapshot (one another session read at most ``max_age_s`` ago is shared), or the last
-    good one when the cluster stops answering.
+    good one when the cluster stops answering. ``full``: every size and topic config read now (else
+    those of the partitions not in flight may be carried over from the reader's last full read).
 
     Returns (state, fresh). ``fresh`` is False when the state shown is the last good picture.
     """
     try:
-        state = deps.reader(settings).snapshot(max_age_s=max_age_s, info=info)
+        state = deps.reader(settings).snapshot(max_age_s=max_age_s, info=info, full=full)
     except ConfigError as e:  # settings the clients refuse: say which, never crash the page
         st.error(f"**{e.message}** {e.hint}")
         return None, False

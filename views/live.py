@@ -13,7 +13,7 @@ from console.core.format import about_duration, human_bytes, human_duration, hum
 from console.core.health import kafka_health
 from console.core.model import ClusterState, PartitionHealth, cluster_key
 from console.plans.logdirs import dir_moves_in_flight
-from console.present import guardrails, history, live, review
+from console.present import cluster, guardrails, history, live, review
 
 PAGE_SIZE = 50
 
@@ -311,7 +311,8 @@ def live_panel() -> None:
         return
     widgets.source_banner(state)
     _run_notices(state)
-    age = time.time() - state.taken_at
+    now_s = time.time()
+    age = now_s - state.taken_at
     st.caption(
         f"Cluster **{settings.name}** · last refreshed {datetime.fromtimestamp(state.taken_at):%H:%M:%S}"
         + (f" ({age:.0f} s ago)" if not fresh else "")
@@ -320,6 +321,7 @@ def live_panel() -> None:
             if paused
             else f" · every {interval} s" + (" and on every ZooKeeper watch" if settings.zookeeper else "")
         )
+        + f" · {cluster.read_ages_text(state, now_s)}"
     )
     tracker = deps.copy_tracker(settings)
     tracker.observe(state)

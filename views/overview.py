@@ -3,6 +3,7 @@ throttles and what the two views disagree on."""
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 
 import streamlit as st
@@ -29,9 +30,10 @@ from console.services import runs as run_service
 
 st.header("Cluster overview")
 settings = widgets.require_cluster()
-if st.button("Refresh"):
-    st.rerun()
-state, fresh = widgets.require_snapshot(settings, keys.OVERVIEW_LAST_GOOD, info=True)
+# a click reads everything again now, sizes and every topic's configs included (the page's other
+# reads share the last snapshot, whose sizes and topic configs may be carried over: its caption says)
+refresh = st.button("Refresh", help="Read the cluster again now: sizes and topic configs included")
+state, fresh = widgets.require_snapshot(settings, keys.OVERVIEW_LAST_GOOD, info=True, full=refresh)
 widgets.source_banner(state)
 # in KRaft, DescribeCluster names a broker at random as "controller": the quorum leader is below
 active = active_controller(state.info, state.controller)
@@ -40,7 +42,8 @@ controller = (
 )
 st.caption(
     f"Cluster **{settings.name}** ({state.cluster_id or 'id unknown'}){controller} · snapshot "
-    f"{datetime.fromtimestamp(state.taken_at):%H:%M:%S} · fingerprint `{state.fingerprint()}`"
+    f"{datetime.fromtimestamp(state.taken_at):%H:%M:%S} · fingerprint `{state.fingerprint()}` · "
+    + cluster.read_ages_text(state, time.time())
 )
 n = live.counts(state)
 # two rows of three: a label as long as "Offline, nothing electable" fits at 1440 px (six in a row cut it)

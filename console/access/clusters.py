@@ -17,7 +17,8 @@ SANDBOX = "sandbox"
 
 def from_mapping(clusters: Mapping[str, Mapping[str, Any]]) -> dict[str, ConnectionSettings]:
     """``[clusters.<name>]`` tables: ``bootstrap_servers``, optional ``zookeeper``, ``timeout_s``
-    (how long a request may go unanswered) and ``max_throttle`` (the highest throttle its broker
+    (how long a request may go unanswered), ``sizes_every_s`` (how often every partition's sizes and
+    every topic's configs are read in full) and ``max_throttle`` (the highest throttle its broker
     links carry, e.g. ``"10 GB/s"``), and any librdkafka properties under ``properties``."""
     out: dict[str, ConnectionSettings] = {}
     for name, cfg in clusters.items():
@@ -28,12 +29,14 @@ def from_mapping(clusters: Mapping[str, Mapping[str, Any]]) -> dict[str, Connect
         props["bootstrap.servers"] = bs
         zk = cfg.get("zookeeper") or None
         timeout_s = float(cfg.get("timeout_s", DEFAULT_TIMEOUT_S))
+        sizes_every_s = float(cfg.get("sizes_every_s", DEFAULT_SIZES_EVERY_S))
         ceiling = parse_rate(cfg["max_throttle"]) if "max_throttle" in cfg else MAX_THROTTLE
         out[name] = ConnectionSettings(
             props,
             zookeeper=str(zk) if zk else None,
             name=name,
             timeout_s=timeout_s,
+            sizes_every_s=sizes_every_s,
             max_throttle=ceiling,
             guardrails=guardrail_settings(cfg.get("guardrails")),
         )
@@ -47,9 +50,27 @@ TIMEOUT_RANGE_S = (1.0, 300.0)
 five minutes (a cluster far away)."""
 
 
+DEFAULT_SIZES_EVERY_S = 60.0
+SIZES_EVERY_RANGE_S = (0.0, 3600.0)
+"""How often every partition's sizes (DescribeLogDirs) and every topic's configs are read in full
+(``sizes_every_s``, ``CONSOLE_SIZES_EVERY_S``): from every snapshot (0) to once an hour; in between
+only those of the partitions in flight are read, the rest carried over."""
+
+
 def timeout_problem(value: object, where: str) -> str | None:
     """What is wrong with a request timeout given as ``value`` (None: nothing)."""
-    low, high = TIMEOUT_RANGE_S
+    return _seconds_problem(value, where, TIMEOUT_RANGE_S)
+
+
+def sizes_every_problem(value: object, where: str) -> str | None:
+    """What is wrong with how often sizes and topic configs are read in full, given as ``value``
+    (None: nothing)."""
+    return _seconds_problem(value, where, SIZES_EVERY_RANGE_S)
+
+
+def _seconds_problem(value: object, where: str, within: tuple[float, float]) -> str | None:
+    """What is wrong with a number of seconds given as ``value`` that must be ``within`` a range (None: nothing)."""
+    low, high = within
     try:
         seconds = float(str(value))
     except ValueError:
@@ -90,6 +111,11 @@ def cluster_problems(clusters: Mapping[str, Any]) -> list[str]:
         if "timeout_s" in cfg and (problem := timeout_problem(cfg["timeout_s"], f"timeout_s in {where}")):
             out.append(problem + " The cluster is left out until then.")
             continue
+        if "sizes_every_s" in cfg and (
+            problem := sizes_every_problem(cfg["sizes_every_s"], f"sizes_every_s in {where}")
+        ):
+            out.append(problem + " The cluster is left out until then.")
+            continue
         if "max_throttle" in cfg and (problem := max_throttle_problem(cfg["max_throttle"], f"max_throttle in {where}")):
             out.append(problem + " The cluster is left out until then.")
             continue
@@ -119,6 +145,7 @@ def from_environment(env: Mapping[str, str] | None = None) -> dict[str, Connecti
             zookeeper=env.get("CONSOLE_ZOOKEEPER") or None,
             name=name,
             timeout_s=env_timeout(env),
+            sizes_every_s=env_sizes_every(env),
             max_throttle=env_max_throttle(env),
         )
     }
@@ -135,6 +162,19 @@ def env_timeout_problem(env: Mapping[str, str] | None = None) -> str | None:
     """What is wrong with ``CONSOLE_TIMEOUT_S`` (None: unset or usable)."""
     waits = f"The console waits {DEFAULT_TIMEOUT_S:g} s until it is fixed."
     return _env_problem("CONSOLE_TIMEOUT_S", env, timeout_problem, waits)
+
+
+def env_sizes_every(env: Mapping[str, str] | None = None) -> float:
+    """``CONSOLE_SIZES_EVERY_S`` when set and usable, else the default (the sidebar names a bad
+    value: :func:`env_sizes_every_problem`)."""
+    value = _env_value("CONSOLE_SIZES_EVERY_S", env)
+    return float(value) if value and env_sizes_every_problem(env) is None else DEFAULT_SIZES_EVERY_S
+
+
+def env_sizes_every_problem(env: Mapping[str, str] | None = None) -> str | None:
+    """What is wrong with ``CONSOLE_SIZES_EVERY_S`` (None: unset or usable)."""
+    reads = f"The console reads every size and topic config every {DEFAULT_SIZES_EVERY_S:g} s until it is fixed."
+    return _env_problem("CONSOLE_SIZES_EVERY_S", env, sizes_every_problem, reads)
 
 
 def env_max_throttle(env: Mapping[str, str] | None = None) -> int:

@@ -91,6 +91,10 @@ class ConnectionSettings:
     name: str = ""
     timeout_s: float = 10.0
     zookeeper_timeout_s: float = 5.0
+    sizes_every_s: float = 60.0
+    """How often every partition's sizes (DescribeLogDirs) and every topic's configs are read in
+    full (0: at every snapshot); in between, only those of the partitions in flight, the rest
+    carried over (:mod:`console.state.cadence`)."""
     max_throttle: int = MAX_THROTTLE
     """The highest throttle (bytes/s) the cluster's broker links carry: above it, a run or a throttle
     change is effectively unthrottled and sent only when the operator says so."""

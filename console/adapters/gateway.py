@@ -23,7 +23,7 @@ from console.core.shown import BrokerView
 
 
 class SnapshotSource(Protocol):
-    def __call__(self, max_age_s: float = 0.0, *, lean: bool = False) -> ClusterState: ...
+    def __call__(self, max_age_s: float = 0.0, *, lean: bool = False, full: bool = False) -> ClusterState: ...
 
 
 class LiveGateway:
@@ -58,8 +58,8 @@ class LiveGateway:
     def max_throttle(self) -> int:
         return self._max_throttle
 
-    def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False) -> ClusterState:
-        return self._snapshot(max_age_s, lean=lean)
+    def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False, full: bool = False) -> ClusterState:
+        return self._snapshot(max_age_s, lean=lean, full=full)
 
     def cluster_info(self) -> ClusterInfo:
         """From the snapshot source's reader (kept a minute); read here when there is none."""

@@ -61,6 +61,17 @@ class Elr:
     last_known: tuple[BrokerId, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What a narrow read asked for besides Metadata and the reassignments: the sizes of these
+    partitions (DescribeLogDirs, on every broker) and the configs of these topics (DescribeConfigs,
+    with every broker's own); the rest is carried over from an earlier read
+    (:mod:`console.state.carry`)."""
+
+    partitions: frozenset[TopicPartition] = frozenset()
+    topics: frozenset[str] = frozenset()
+
+
 @dataclass(frozen=True)
 class ApiView:
     cluster_id: str | None = None
@@ -94,6 +105,9 @@ class ApiView:
     only ever set on a partition with a replica out of the ISR); ``UNSUPPORTED`` before Kafka 3.7
     and in ZooKeeper mode."""
     problems: tuple[Finding, ...] = ()
+    asked: Asked | None = None
+    """None: every partition's log dirs and every topic's configs were asked for (a full read, or
+    a lean one that asks for neither: see the statuses); else only those named."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -202,6 +202,7 @@ def executor(args: argparse.Namespace) -> int:
             progress=lambda s: print(f"run {s.run.id}: {s.did}", file=sys.stderr, flush=True),
             guardrails=reader.settings.guardrails,
         )
+        reader.follow(worker.moving)  # the sizes of what its runs move, at every read
         for sig in (signal.SIGTERM, signal.SIGINT):  # finish the step, hand the runs over, exit
             signal.signal(sig, lambda *_: worker.stop())
         print(

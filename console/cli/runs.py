@@ -20,7 +20,7 @@ from console.cli.output import print_findings, rate_arg
 from console.cli.progress import RunProgress
 from console.core.errors import ConfigError, IllegalTransition
 from console.core.format import plural
-from console.core.model import SourceStatus
+from console.core.model import SourceStatus, cluster_key
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -157,7 +157,6 @@ def cancel(args: argparse.Namespace) -> int:
 
     from console.access.auth import Identity
     from console.core.errors import NotPermitted
-    from console.core.model import cluster_key
     from console.moves.cancel import keys_of, not_read, plan_cancel
     from console.services import cancel as cancel_service
     from console.storage.store import Store
@@ -402,7 +401,8 @@ def submit(args: argparse.Namespace) -> int:
     user = getpass.getuser()
     with connect(args) as reader:
         name = reader.settings.name
-        state = reader.snapshot(info=True)  # the release: the run's rollback names log dirs from Kafka 4.2 on
+        # the release: the run's rollback names log dirs from Kafka 4.2 on; every size read now, for the checks
+        state = reader.snapshot(info=True, full=True)
         cal = calibration(state, name)
         pre = preflight(state, plan, limits, args.throttle, cal)
         run_name = _run_name(args, store, path)
@@ -439,6 +439,8 @@ def submit(args: argparse.Namespace) -> int:
         if args.detach:
             print(run_id)
             return Exit.OK
+        key = cluster_key(state, name)
+        reader.follow(lambda: store.runs.active_partitions(key))  # their sizes at every read while it runs
         run = Executor(store, gateway, user, guardrails=reader.settings.guardrails).drive(
             run_id, progress=RunProgress(store, reader.snapshot, cal)
         )

@@ -41,6 +41,7 @@ from console.core.sources import (
     Quorum,
     QuorumMember,
     ReadStatus,
+    ReadTimes,
     SourceStatus,
 )
 from console.core.throttle_configs import DEFAULT_BROKER, Throttles, broker_rate, broker_rate_bps, replica_listed
@@ -72,6 +73,7 @@ __all__ = [
     "Quorum",
     "QuorumMember",
     "ReadStatus",
+    "ReadTimes",
     "ReplicaLog",
     "ReplicaProgress",
     "ReplicaRole",
@@ -556,6 +558,9 @@ class ClusterState:
     """Topics with tiered storage (``remote.storage.enable=true``, KIP-405), sorted: their older
     segments live in remote storage, and a move copies only the local log (what DescribeLogDirs
     reports). Read with the topic configs (``status.configs``; ZooKeeper's topic overrides too)."""
+    read_times: ReadTimes | None = None
+    """When each part was read (sizes and topic configs may be carried over from an earlier read);
+    None: every part at ``taken_at`` (:attr:`read_at`)."""
 
     def __repr__(self) -> str:
         return (
@@ -617,6 +622,11 @@ class ClusterState:
             ],
             columns=["broker", "rack", "host", "live", "eligible", "cordoned", "replicas", "leaders", "bytes"],
         )
+
+    @property
+    def read_at(self) -> ReadTimes:
+        """When each part of this snapshot was read (every part at ``taken_at`` unless said otherwise)."""
+        return self.read_times if self.read_times is not None else ReadTimes.at(self.taken_at)
 
     # -- lookups -----------------------------------------------------------------------------
     @cached_property

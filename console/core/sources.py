@@ -47,6 +47,29 @@ class ReadStatus:
         return SourceStatus.OK in (self.reassignments, self.zookeeper)
 
 
+@dataclass(frozen=True, slots=True)
+class ReadTimes:
+    """When each part of a snapshot was read (epoch seconds). Metadata and what is in flight are
+    read at every snapshot; every partition's sizes (DescribeLogDirs) and every topic's configs
+    (DescribeConfigs) at most every ``sizes_every_s`` seconds, and carried over in between: the
+    partitions in flight (and those a run moves) have their sizes, and their topics their configs,
+    read at every snapshot all the same (:mod:`console.state.cadence`)."""
+
+    replicas: float
+    """Metadata (R, I, leaders, brokers), the reassignments in flight, and the sizes and topic
+    configs of the partitions in flight."""
+    sizes: float
+    """Every other partition's sizes (log dirs: their free space is read with every snapshot)."""
+    configs: float
+    """Every other topic's configs (throttles, ``min.insync.replicas``, tiered storage; the
+    brokers' own configs are read with every snapshot)."""
+
+    @staticmethod
+    def at(taken_at: float) -> ReadTimes:
+        """Every part read at ``taken_at`` (a full read)."""
+        return ReadTimes(taken_at, taken_at, taken_at)
+
+
 class ClusterMode(str, Enum):
     """How the cluster keeps its metadata."""
 

@@ -205,3 +205,21 @@ def health_rows(state: ClusterState, parts: Sequence[Partition], limit: int = RO
         }
         for p in parts[:limit]
     ]
+
+
+def read_ages_text(state: ClusterState, now_s: float) -> str:
+    """How old each part of ``state`` is, for Live and Overview: ``Sizes and topic configs read 42 s
+    ago; in flight and replicas read 1 s ago.`` (every partition's sizes and every topic's configs
+    are read in full less often than the rest; those of the partitions in flight at every read)."""
+    at = state.read_at
+
+    def ago(then_s: float) -> str:
+        return ago_text(round(then_s * 1000), now_s)
+
+    if not state.logs_known:
+        sizes = "Sizes not read"
+    elif at.configs != at.sizes:
+        sizes = f"Sizes read {ago(at.sizes)}, topic configs {ago(at.configs)}"
+    else:
+        sizes = f"Sizes and topic configs read {ago(at.sizes)}"
+    return f"{sizes}; in flight and replicas read {ago(at.replicas)}."

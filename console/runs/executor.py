@@ -79,9 +79,15 @@ class Executor:
         self.read_clock: Callable[[], float] = time.monotonic
         """Times each step's read of the cluster (the guardrails hold a wave on a picture that took too long)."""
         self.reads = BoundedReads(
-            lambda: self.cluster.snapshot(), cluster.name, read_within_s, lambda: self.read_clock()
+            lambda: self.cluster.snapshot(),
+            cluster.name,
+            read_within_s,
+            lambda: self.read_clock(),
+            full_source=lambda: self.cluster.snapshot(full=True),
         )
-        """Each step's read of the cluster, given up after ``read_within_s`` (:mod:`console.runs.reading`)."""
+        """Each step's read of the cluster, given up after ``read_within_s`` (:mod:`console.runs.reading`):
+        in full when the step may send a wave (:meth:`_sends`), else with the sizes and topic configs
+        of what is not in flight carried over from up to the cluster's ``sizes_every_s`` ago."""
         ports = Ports(store, self.cluster, user, self._fence)
         self.guarding = Guarding(store, self.cluster, user, ports.announce, guardrails)
         """The guardrails, asked at each step of a run before anything is sent (:mod:`console.runs.guarding`)."""
@@ -144,8 +150,15 @@ class Executor:
                 return step.run
             time.sleep(every)
 
+    def _sends(self, run: Run) -> bool:
+        """Whether this step of ``run`` may send a wave (its next open wave is pending): its read is
+        then a full one, so that the guardrails, the wave's throttle (merged into its topics' lists)
+        and its log dirs see every topic's configs and every size as they are now."""
+        wave = next((w for w in self.store.runs.waves(run.id) if w.state.open), None)
+        return run.state is RunState.RUNNING and wave is not None and wave.state is WaveState.PENDING
+
     def _step(self, run: Run) -> Step:
-        read = self.reads.read()  # within its deadline, whatever the cluster does
+        read = self.reads.read(full=self._sends(run))  # within its deadline, whatever the cluster does
         state = read.state
         # before anything is sent: it may pause, hold or slow the run (a picture that took too long, too)
         guarded = self.guarding.step(run, state, read.seconds)
@@ -174,6 +187,8 @@ class Executor:
                 kept = self.guarding.cut(run, wave.number)
                 wave = next(w for w in self.store.runs.waves(run.id) if w.number == wave.number)
                 self.ports.record(run, "wave-cut", {"run": run.id, "wave": wave.number, "kept": kept}, "cut")
+            if not read.full:  # a read under way when the step began (the cluster slow): the next step's
+                return Step(run, wave.number, f"waiting: wave {wave.number} is sent on a full read of the cluster")
             self.throttler.throttle(run, wave.number, state, parse_plan(wave.entries_json).entries)
             with self.store.transaction():  # intent, before the request, by the run's driver only
                 self._fence()

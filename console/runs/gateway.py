@@ -35,9 +35,13 @@ class ClusterGateway(Protocol):
         """The cluster's throttle ceiling in bytes/s (its ``max_throttle`` setting): the highest rate
         its broker links carry; a throttle above it is effectively unthrottled."""
 
-    def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False) -> ClusterState:
+    def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False, full: bool = False) -> ClusterState:
         """A fresh snapshot (or one at most ``max_age_s`` old); never raises for cluster trouble.
-        ``lean``: fresh, with only what a cancel needs (no log dirs, no configs)."""
+        ``lean``: fresh, with only what a cancel needs (no log dirs, no configs). Every partition's
+        sizes and every topic's configs may be carried over from a read up to the cluster's
+        ``sizes_every_s`` ago (those of the partitions in flight are read each time; ``read_at``
+        says when each part was read); ``full``: fresh, none carried over (a wave's throttle and
+        submit: the topics' throttle lists are merged into, every size checked)."""
 
     def cluster_info(self) -> ClusterInfo:
         """What the cluster is (version, features: whether it enforces cordons), read at most a

@@ -49,6 +49,9 @@ class Read:
     """How long the cluster has been read for it: from the read's start to its answer, or to the
     deadline when it did not answer."""
     answered: bool = True
+    full: bool = False
+    """Read in full: every partition's sizes and every topic's configs as they are now (else those
+    of the partitions not in flight may be carried over from an earlier read)."""
 
 
 def unanswered(name: str, taken_at: float) -> ClusterState:
@@ -60,16 +63,19 @@ def unanswered(name: str, taken_at: float) -> ClusterState:
 
 @dataclass
 class _Pending:
-    """The read in flight: its answer to come, and when it began (the reads' clock)."""
+    """The read in flight: its answer to come, when it began (the reads' clock), whether in full."""
 
     future: Future[ClusterState]
     began: float
+    full: bool = False
 
 
 class BoundedReads:
     """Snapshots through ``source`` (a step's read of the cluster), each waited for at most
     ``within_s`` seconds, one in flight at a time. ``clock`` times the reads (monotonic); ``wall``
-    stamps the picture of a read not answered in time (epoch seconds, as a snapshot's ``taken_at``)."""
+    stamps the picture of a read not answered in time (epoch seconds, as a snapshot's ``taken_at``).
+    ``full_source``: the read in full, for a step that asks for one (:meth:`read`); ``source`` too
+    when not given."""
 
     def __init__(
         self,
@@ -78,8 +84,10 @@ class BoundedReads:
         within_s: float = READ_WITHIN_S,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
+        full_source: Callable[[], ClusterState] | None = None,
     ) -> None:
         self.source = source
+        self.full_source = full_source
         self.name = name
         self.within_s = within_s
         self.clock = clock
@@ -87,13 +95,15 @@ class BoundedReads:
         self._pending: _Pending | None = None
         self._lock = threading.Lock()
 
-    def read(self) -> Read:
-        """The cluster's picture, within ``within_s`` seconds. A read that raises (not cluster
-        trouble: a bug, a process dying) raises here, in the step that waits for it."""
+    def read(self, full: bool = False) -> Read:
+        """The cluster's picture, within ``within_s`` seconds; ``full``: read in full (the answer
+        says whether it was: a read of the other kind still under way is waited for first, one read
+        at a time). A read that raises (not cluster trouble: a bug, a process dying) raises here, in
+        the step that waits for it."""
         with self._lock:
             pending = self._pending
             if pending is None or pending.future.done():  # answered while no step waited: too old to use
-                pending = self._pending = self._start()
+                pending = self._pending = self._start(full and self.full_source is not None)
             try:
                 state = pending.future.result(timeout=self.within_s)
             except TimeoutError:  # given up: the read goes on alone, the next step waits for it
@@ -101,7 +111,7 @@ class BoundedReads:
             finally:
                 if pending.future.done():
                     self._pending = None
-            return Read(state, self.clock() - pending.began)
+            return Read(state, self.clock() - pending.began, full=pending.full)
 
     @property
     def in_flight(self) -> bool:
@@ -109,16 +119,17 @@ class BoundedReads:
         pending = self._pending
         return pending is not None and not pending.future.done()
 
-    def _start(self) -> _Pending:
+    def _start(self, full: bool) -> _Pending:
         future: Future[ClusterState] = Future()
         future.set_running_or_notify_cancel()
+        source = self.full_source if full and self.full_source is not None else self.source
 
         def read() -> None:
             try:
-                future.set_result(self.source())
+                future.set_result(source())
             except BaseException as e:  # handed to the step that waits for it
                 future.set_exception(e)
 
         began = self.clock()
         threading.Thread(target=read, name=f"cluster-read-{self.name}", daemon=True).start()
-        return _Pending(future, began)
+        return _Pending(future, began, full)

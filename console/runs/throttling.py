@@ -124,7 +124,7 @@ class Throttler:
         mine = [e for e in self.store.runs.ledger(run.id) if wave is None or e.wave == wave]
         if not mine:
             return
-        fresh = self.cluster.snapshot()
+        fresh = self.cluster.snapshot(full=True)  # every topic's throttle lists as they are now
         if fresh.status.configs is not SourceStatus.OK or fresh.status.metadata is not SourceStatus.OK:
             raise ClusterUnavailable(
                 "The throttles could not be read, so they were not taken off yet.",

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from console.core.errors import ConsoleError
-from console.core.model import SourceStatus, cluster_key
+from console.core.model import SourceStatus, TopicPartition, cluster_key
 from console.metrics.instruments import HEARTBEAT, IN_FLIGHT
 from console.metrics.server import served
 from console.moves.guardrails import GuardrailSettings
@@ -52,6 +52,14 @@ class Worker:
         if state.cluster_id is not None:
             self._cluster = state.cluster_id
         return cluster_key(state, self.gateway.name)
+
+    def moving(self) -> frozenset[TopicPartition]:
+        """The partitions the cluster's active runs move (their waves sent), from the store, never
+        from the cluster (none until the cluster's id is known): what the reader reads the sizes of
+        at every snapshot (:meth:`console.state.reader.ClusterReader.follow`)."""
+        if self._cluster is None:
+            return frozenset()
+        return frozenset(self.store.runs.active_partitions(self._cluster))
 
     def step_all(self) -> list[Step]:
         """One step of every unfinished run of the cluster."""

@@ -186,7 +186,13 @@ def cancel_seen(
     dirs = None
     if dir_moves:
         dirs = _cancel_dirs(
-            store, cluster, who, cluster_id, cluster.snapshot(), replicas=dir_moves, note={"with_cancel_of": asked_for}
+            store,
+            cluster,
+            who,
+            cluster_id,
+            cluster.snapshot(full=True),  # every replica's log dirs now
+            replicas=dir_moves,
+            note={"with_cancel_of": asked_for},
         )
     checked = _recheck(cluster, seen, force_at_risk)
     send, verdicts = checked.send, dict(checked.verdicts)
@@ -486,7 +492,7 @@ def cancel_dir_moves(
     ``replicas`` no longer moving is left alone (:attr:`DirCancelResult.gone`). A run of this
     console that asked for one of them records it as cancelled and no longer waits for it. ``who``
     needs the operator role."""
-    state = cluster.snapshot()
+    state = cluster.snapshot(full=True)  # every replica's log dirs now: a copy another tool started is not missed
     return _cancel_dirs(store, cluster, who, cluster_key(state, cluster_name), state, topic, replicas)
 
 

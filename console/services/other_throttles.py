@@ -71,7 +71,7 @@ def left_by_others(
     topics, brokers = involved(parts)
     if not parts:
         return OtherThrottles((), topics, brokers)
-    state = cluster.snapshot()
+    state = cluster.snapshot(full=True)
     if state.status.configs is not SourceStatus.OK:
         return OtherThrottles((), topics, brokers, read=False)
     return OtherThrottles(tuple(_offered_now(store, state, cluster_id, parts)), topics, brokers)
@@ -98,7 +98,7 @@ def clear_left_by_others(
     those gone already are not sent, the rest go through the sweep (``who`` needs the operator
     role; audited before and after, ``note`` in the request; read back). Audited when nothing is
     left to send, too."""
-    state = cluster.snapshot()
+    state = cluster.snapshot(full=True)
     key = cluster_key(state, cluster.name)
     request = {"offered": [f"{lo.where}: {lo.key}" for lo in offered], "left_by": "another tool", **(note or {})}
     require(store, who, "sweep", key, request)

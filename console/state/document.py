@@ -41,6 +41,7 @@ from console.core.model import (
     Quorum,
     QuorumMember,
     ReadStatus,
+    ReadTimes,
     ReplicaLog,
     Source,
     SourceStatus,
@@ -95,6 +96,12 @@ def state_header(state: ClusterState) -> dict[str, Any]:
     return {
         "format": SNAPSHOT_FORMAT,
         "taken_at": state.taken_at,
+        # when each part was read: sizes and topic configs may be carried over from an earlier read
+        "read_at": {
+            "replicas": state.read_at.replicas,
+            "sizes": state.read_at.sizes,
+            "configs": state.read_at.configs,
+        },
         "name": state.name,
         "cluster_id": state.cluster_id,
         "controller": state.controller,
@@ -379,4 +386,14 @@ def state_from_doc(doc: dict[str, Any], partitions: tuple[Partition, ...] | None
         status=ReadStatus(**{k: SourceStatus(v) for k, v in status.items() if k in ReadStatus.__slots__}),
         name=str(doc.get("name", "")),
         info=info_from_doc(doc.get("cluster")),
+        read_times=_read_times(doc),
     )
+
+
+def _read_times(doc: dict[str, Any]) -> ReadTimes | None:
+    """When each part was read (``read_at``); None when every part was read at ``taken_at`` (or the
+    document, written before it said, does not say)."""
+    taken_at = float(doc.get("taken_at", 0.0))
+    at = doc.get("read_at") or {}
+    times = ReadTimes(*(float(at.get(k, taken_at)) for k in ("replicas", "sizes", "configs")))
+    return None if times == ReadTimes.at(taken_at) else times

@@ -35,6 +35,7 @@ from console.core.model import (
     Finding,
     Partition,
     ReadStatus,
+    ReadTimes,
     ReplicaLog,
     Severity,
     Source,
@@ -92,8 +93,11 @@ def merge(
     zk: ZkView | None,
     taken_at: float | None = None,
     name: str = "",
+    read_times: ReadTimes | None = None,
 ) -> ClusterState:
-    """Build the snapshot. Either view may be None (not configured) or partial."""
+    """Build the snapshot. Either view may be None (not configured) or partial. ``read_times``:
+    when each part was read, where some were carried over from earlier reads (None: all at
+    ``taken_at``)."""
     taken_at = time.time() if taken_at is None else taken_at
     findings: list[Finding] = []
     views = _Views.of(api, zk)
@@ -149,6 +153,7 @@ def merge(
         findings=tuple(findings),
         status=status,
         name=name,
+        read_times=read_times,
     )
 
 

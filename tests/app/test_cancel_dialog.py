@@ -93,9 +93,9 @@ def test_the_live_page_opens_the_cancel_dialog_before_it_draws_the_page_again(
     calls: list[tuple[str, int]] = []  # with the thread: the server's worker reads the cluster too
     read, open_dialog = fake_cluster.snapshot, actions.open_dialog
 
-    def snapshot(max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> Any:
+    def snapshot(max_age_s: float = 0.0, info: bool = False, lean: bool = False, full: bool = False) -> Any:
         calls.append(("lean read" if lean else "page read", threading.get_ident()))
-        return read(max_age_s, info, lean)
+        return read(max_age_s, info, lean, full)
 
     def opening(dialog: Any, *args: Any) -> None:
         calls.append(("dialog", threading.get_ident()))

@@ -5,6 +5,7 @@ counted (an in-memory Admin API answer; no Kafka, no network)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,9 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from console.access.settings import ConnectionSettings
+from console.adapters.kafka import Narrowing
 from console.adapters.records import ApiView, BrokerInfo, BrokerLogDirs, PartitionMeta, Reassignment
-from console.core.model import BrokerId, LogDir
+from console.core.model import BrokerId, ClusterInfo, LogDir
 from console.present import live
 from console.state import reader
 
@@ -52,24 +54,34 @@ def _answer() -> ApiView:
 
 
 class CountedKafka:
-    """Stands in for the Admin API adapter of the console's reader: counts its full reads
-    (``reads``) and its lean ones (``lean_reads``: metadata and what is in flight, from which the
-    page draws its Cancel button when it opens); ``writes`` stands for the requests that changed the
-    cluster sent through it."""
+    """Stands in for the Admin API adapter of the console's reader: counts its reads (``reads``),
+    among them those that asked for the sizes of only some partitions (``narrow_reads``: between
+    two full reads), and its lean ones (``lean_reads``: metadata and what is in flight, from which
+    the page draws its Cancel button when it opens); ``writes`` stands for the requests that changed
+    the cluster sent through it."""
 
     reads = 0
+    narrow_reads = 0
     lean_reads = 0
     writes = 0
 
     def __init__(self, settings: ConnectionSettings) -> None:
         self.settings = settings
 
-    def read(self, lean: bool = False) -> ApiView:
+    def read(self, lean: bool = False, narrow: Narrowing | None = None) -> ApiView:
+        answer = _answer()
         if lean:
             CountedKafka.lean_reads += 1
         else:
             CountedKafka.reads += 1
-        return _answer()
+        if narrow is not None:
+            CountedKafka.narrow_reads += 1
+            return replace(answer, asked=narrow(answer.partitions, answer.reassignments))
+        return answer
+
+    def read_cluster_info(self, zookeeper_configured: bool = False) -> ClusterInfo:
+        """What the cluster is: not known here (Overview asks)."""
+        return ClusterInfo()
 
     def close(self) -> None:
         pass
@@ -94,7 +106,7 @@ def counted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Clock]:
     monkeypatch.setattr(reader, "KafkaGateway", CountedKafka)
     clock = Clock()
     monkeypatch.setattr(reader, "time", clock)
-    CountedKafka.reads = CountedKafka.lean_reads = CountedKafka.writes = 0
+    CountedKafka.reads = CountedKafka.narrow_reads = CountedKafka.lean_reads = CountedKafka.writes = 0
     st.cache_resource.clear()  # a reader of this cluster built here, over the counted adapter
     yield clock
     st.cache_resource.clear()
@@ -192,3 +204,45 @@ def test_the_view_model_is_computed_once_per_snapshot_and_filters(counted, monke
     _refresh(sessions)
     assert calls == {"summary": 2, "live_page": 4}  # all topics, and `payments` only
     assert CountedKafka.reads == 2
+
+
+def test_between_two_full_reads_a_refresh_reads_what_is_in_flight_and_says_how_old_the_rest_is(counted):
+    """Every partition's sizes and every topic's configs are read once a minute; the refreshes in
+    between ask only for those in flight, and the page says how old each part is."""
+    sessions = _sessions(2)
+    _refresh(sessions)
+    assert (CountedKafka.reads, CountedKafka.narrow_reads) == (1, 0)  # the first read is a full one
+    for n in range(1, 12):  # a refresh every 5 s for the rest of the minute
+        counted.now += INTERVAL_S
+        _refresh(sessions)
+        assert (CountedKafka.reads, CountedKafka.narrow_reads) == (1 + n, n)
+    state = sessions[0].session_state["live.last_good"]
+    assert state.read_at.sizes == state.read_at.configs == state.read_at.replicas - 55  # carried for 55 s
+    assert all(at.metric[0].value == "3" for at in sessions)  # what is in flight: read every time
+    caption = next(c.value for c in sessions[0].caption if "last refreshed" in c.value)
+    assert "Sizes and topic configs read" in caption and "; in flight and replicas read" in caption
+    counted.now += INTERVAL_S  # a minute after the full read: the next one is full
+    _refresh(sessions)
+    assert (CountedKafka.reads, CountedKafka.narrow_reads) == (13, 11)
+    counted.now += 1
+    CountedKafka.writes += 1  # a change sent through the reader: read in full at once
+    _refresh(sessions)
+    assert (CountedKafka.reads, CountedKafka.narrow_reads) == (14, 11)
+
+
+def test_overview_says_how_old_each_part_is_and_its_refresh_reads_everything_now(counted):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("views/overview.py").run()
+    assert not at.exception and at.header[0].value == "Cluster overview"
+    reads, narrow = CountedKafka.reads, CountedKafka.narrow_reads
+    counted.now += INTERVAL_S
+    at.run()  # a rerun within the minute: sizes and topic configs carried over, what is in flight read
+    assert (CountedKafka.reads, CountedKafka.narrow_reads) == (reads + 1, narrow + 1)
+    caption = next(c.value for c in at.caption if "fingerprint" in c.value)
+    assert "Sizes and topic configs read" in caption and "; in flight and replicas read" in caption
+    counted.now += 1
+    at.button[0].click().run()  # Refresh
+    assert not at.exception
+    assert (CountedKafka.reads, CountedKafka.narrow_reads) == (reads + 2, narrow + 1)  # a full read
+    state = at.session_state["overview.last_good"]
+    assert state.read_at.sizes == state.read_at.replicas == state.taken_at

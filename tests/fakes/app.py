@@ -65,9 +65,11 @@ class AppCluster:
             yield self.cluster
 
     # -- the reader ------------------------------------------------------------------------------------
-    def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
-        """Always a fresh snapshot (the fake reads in no time), always with the fake's ``info``;
-        handed to the watchers."""
+    def snapshot(
+        self, max_age_s: float = 0.0, info: bool = False, lean: bool = False, full: bool = False
+    ) -> ClusterState:
+        """Always a fresh snapshot (the fake reads in no time, everything at every read), always
+        with the fake's ``info``; handed to the watchers."""
         with self.held() as fake:
             state = fake.snapshot(max_age_s)
         for watcher in self._watchers:
@@ -76,6 +78,9 @@ class AppCluster:
 
     def watch(self, watcher: Callable[[ClusterState], object]) -> None:
         self._watchers.append(watcher)
+
+    def follow(self, source: Callable[[], Collection[TopicPartition]]) -> None:
+        """The fake reads everything at every snapshot: nothing to follow."""
 
     @property
     def zookeeper_generation(self) -> int:

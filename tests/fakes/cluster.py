@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TypeVar
@@ -333,11 +333,12 @@ class FakeCluster:
     def has_zookeeper(self) -> bool:
         return self._zk
 
-    def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False) -> ClusterState:
+    def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False, full: bool = False) -> ClusterState:
         """Never raises a cluster error: a ConsoleError fault on ``snapshot`` reads nothing (the
         cluster did not answer), on ``snapshot:configs`` or ``snapshot:reassignments`` that part
-        only (as the live reader does). A :class:`Crash` is raised."""
-        call, fault = self._begin("snapshot", max_age_s, *(["lean"] if lean else []))
+        only (as the live reader does). A :class:`Crash` is raised. Every read is a full one (the
+        fake carries nothing over); ``full`` is recorded with the call."""
+        call, fault = self._begin("snapshot", max_age_s, *(["lean"] if lean else []), *(["full"] if full else []))
         self._answering.wait(HANG_LIMIT_S)  # hung (:meth:`hang`): until :meth:`answer`
         if self.read_takes_s:
             threading.Event().wait(self.read_takes_s)  # a slow cluster: real time passes
@@ -874,8 +875,13 @@ class FakeReader:
     def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
         return None
 
-    def snapshot(self, max_age_s: float = 0.0, info: bool = False, lean: bool = False) -> ClusterState:
-        return self.fake.snapshot(max_age_s, lean=lean)
+    def snapshot(
+        self, max_age_s: float = 0.0, info: bool = False, lean: bool = False, full: bool = False
+    ) -> ClusterState:
+        return self.fake.snapshot(max_age_s, lean=lean, full=full)
+
+    def follow(self, source: Callable[[], Collection[TopicPartition]]) -> None:
+        """The fake reads everything at every snapshot: nothing to follow."""
 
     def gateway(self) -> FakeCluster:
         return self.fake

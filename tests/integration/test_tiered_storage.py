@@ -40,8 +40,9 @@ def ids(*b: int) -> tuple[BrokerId, ...]:
 
 
 def offloaded(reader: ClusterReader) -> ClusterState | None:
-    """The snapshot once the tiered partition keeps less than half of what was written locally."""
-    state = reader.snapshot(info=True)
+    """The snapshot once the tiered partition keeps less than half of what was written locally (its
+    size read now: it is not moving, so a snapshot between two full reads carries it over)."""
+    state = reader.snapshot(info=True, full=True)
     p = state.partition("tiered-mv", 0)
     size = p.size if p is not None else None
     return state if size is not None and size < KB * 1024 // 2 else None

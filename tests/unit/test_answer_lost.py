@@ -46,11 +46,11 @@ class _Fake(FakeCluster):
 
     blind_looks = 0
 
-    def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False) -> ClusterState:
+    def snapshot(self, max_age_s: float = 0.0, *, lean: bool = False, full: bool = False) -> ClusterState:
         if lean and self.blind_looks > 0:
             self.blind_looks -= 1
             self.fail_next("snapshot:reassignments", ClusterUnavailable("ListPartitionReassignments timed out."))
-        return super().snapshot(max_age_s, lean=lean)
+        return super().snapshot(max_age_s, lean=lean, full=full)
 
 
 def _cluster() -> _Fake:

@@ -908,6 +908,42 @@ def test_no_throttle_is_recorded_from_a_read_that_missed_the_configs(store: Stor
     fake.fail_next("snapshot:configs", ClusterUnavailable("DescribeConfigs timed out"))
     step = tick(ex, run_id)
     assert step.did.startswith("retrying: The throttles in force could not be read"), step.did
+    assert fake.calls_to("snapshot")[-1].args == (0.0, "full")  # a step that may send a wave reads in full
     assert store.runs.ledger(run_id) == [] and not fake.calls_to("alter_configs")  # nothing recorded, nothing set
     run_to_end(ex, fake, run_id)
     assert configs(fake) == BEFORE  # what was there before is back, exactly
+
+
+def test_the_steps_that_send_a_wave_read_in_full_and_those_that_watch_one_read_what_is_in_flight(store: Store) -> None:
+    """A step's read carries the sizes and topic configs of what is not in flight over (between two
+    full reads of the cluster); the step that throttles and sends a wave reads everything now (its
+    guardrails and the throttle lists it merges into see the cluster as it is), and so does the
+    clean up of a wave's throttles."""
+    fake = cluster()
+    run_id = start(store, fake)
+    ex = executor(store, fake)
+    steps: list[tuple[str, list[str]]] = []
+    for _ in range(60):
+        seen = len(fake.calls)
+        step = tick(ex, run_id)
+        said = [
+            "full read" if c.args[1:] == ("full",) else "read" if c.method == "snapshot" else c.method
+            for c in fake.calls[seen:]
+            if c.method in ("snapshot", "alter_configs", "alter_reassignments")
+        ]
+        steps.append((step.did, said))
+        if step.run.state.terminal:
+            break
+        fake.advance(1.0)
+    watching = ("wave 1: 0 of 1 done", ["read"])
+    assert steps == [
+        ("wave 1 submitted (1 partition)", ["full read", "alter_configs", "alter_reassignments"]),
+        watching,
+        watching,
+        watching,
+        ("wave 1 completed", ["read", "full read", "alter_configs"]),  # its throttles off, as they are now
+        ("wave 2 submitted (1 partition)", ["full read", "alter_configs", "alter_reassignments"]),
+        *[("wave 2: 0 of 1 done", ["read"])] * 3,
+        ("wave 2 completed", ["read", "full read", "alter_configs"]),
+        ("run completed", ["read"]),
+    ]

@@ -403,6 +403,20 @@ def test_reads_of_a_hung_cluster_come_back_by_their_deadline_one_thread_and_one_
     wait_for(lambda: not read_threads(), timeout=10, what="no read thread left")
 
 
+def test_a_full_read_asked_while_a_narrow_one_hangs_waits_for_it_and_says_it_was_not_full(hung: FakeCluster) -> None:
+    """One read at a time, whatever its kind: a step that asks for a full read while the read a step
+    gave up is still under way gets that one (not full: it does not send a wave on it), then a full one."""
+    reads = BoundedReads(hung.snapshot, "fake", within_s=WITHIN_S, full_source=lambda: hung.snapshot(full=True))
+    assert reads.read(full=True).full and not reads.read().full
+    hung.hang()
+    assert not reads.read().answered  # a narrow read given up, still under way
+    assert not reads.read(full=True).answered  # the same one waited for: no second read sent
+    hung.answer()
+    wait_for(lambda: not reads.in_flight, timeout=10, what="the read given up answered")
+    assert reads.read(full=True).full
+    assert [c.args for c in hung.calls_to("snapshot")] == [(0.0, "full"), (0.0,), (0.0,), (0.0, "full")]
+
+
 def test_a_quorum_lost_holds_the_next_wave_by_the_deadline_and_pauses_at_the_grace_from_when_it_stopped(
     store: Store, hung: FakeCluster
 ) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import wraps
 from typing import Concatenate, ParamSpec, TypeVar
@@ -31,7 +31,7 @@ from console.adapters.kafka.wire import (
     out_of_isr_topics,
 )
 from console.adapters.kafka.writes import Writes
-from console.adapters.records import ApiView, BrokerLogDirs, Configs, Elr, PartitionMeta, Reassignment
+from console.adapters.records import ApiView, Asked, BrokerLogDirs, Configs, Elr, PartitionMeta, Reassignment
 from console.core.errors import AuthorizationFailed, ConsoleError
 from console.core.model import (
     BrokerId,
@@ -51,6 +51,10 @@ G = TypeVar("G", bound="KafkaGateway")
 
 for _name in ("kafka", "kafka.conn", "kafka.client", "kafka.admin"):
     logging.getLogger(_name).setLevel(logging.CRITICAL)
+
+Narrowing = Callable[[Mapping[TopicPartition, PartitionMeta], Mapping[TopicPartition, Reassignment] | None], Asked]
+"""What a narrow read asks for, decided once Metadata and the reassignments in flight are read
+(None: ListPartitionReassignments did not answer): :mod:`console.state.carry` decides it."""
 
 
 def _changes_cluster(method: Callable[Concatenate[G, P], T]) -> Callable[Concatenate[G, P], T]:
@@ -85,6 +89,8 @@ class KafkaGateway:
         self.kraft = KraftAdmin(self.client)
         self.writes = 0
         """Requests that change the cluster sent through this gateway (see :func:`_changes_cluster`)."""
+        self.requests = self.client.requests
+        """Told of every request this gateway sends (:mod:`.requests`: ``requests.listen(fn)``)."""
 
     @property
     def settings(self) -> ConnectionSettings:
@@ -176,11 +182,13 @@ class KafkaGateway:
                     problems.append(_problem("elr-unreadable", e))
         return _Health(registered, fenced_status, elr, elr_status)
 
-    def read(self, lean: bool = False) -> ApiView:
+    def read(self, lean: bool = False, narrow: Narrowing | None = None) -> ApiView:
         """Everything the Admin API can tell, part by part, never raising for cluster trouble.
         ``lean``: only what a cancel needs (metadata and the reassignments in flight), each from the
         first broker that answers (a hung broker does not hold a cancel up); log dirs and configs
-        are not asked for (their status says so: ``NOT_CONFIGURED``)."""
+        are not asked for (their status says so: ``NOT_CONFIGURED``). ``narrow``: the log dirs of
+        only the partitions it names (every broker still says its dirs, their sizes and free space)
+        and the configs of every broker but only of the topics it names (the view's ``asked``)."""
         problems: list[Finding] = []
         try:
             cluster_id, controller, brokers, parts = self.reads.lean_metadata() if lean else self.reads.read_metadata()
@@ -201,7 +209,7 @@ class KafkaGateway:
         got = (
             self._lean_reads(parts, problems)
             if lean
-            else self._full_reads(tuple(b.id for b in brokers), by_topic, parts, problems)
+            else self._full_reads(tuple(b.id for b in brokers), by_topic, parts, problems, narrow)
         )
         if not parts and SourceStatus.UNAUTHORIZED in (got.reassignments_status, got.configs_status):
             problems.append(_topics_hidden())  # Metadata silently leaves out topics the principal may not DESCRIBE
@@ -227,6 +235,7 @@ class KafkaGateway:
             fenced_status=got.health.fenced_status,
             elr_status=got.health.elr_status,
             problems=tuple(problems),
+            asked=got.asked,
         )
 
     def _lean_reads(self, parts: Mapping[TopicPartition, PartitionMeta], problems: list[Finding]) -> _Parts:
@@ -252,12 +261,22 @@ class KafkaGateway:
         by_topic: dict[str, list[int]],
         parts: Mapping[TopicPartition, PartitionMeta],
         problems: list[Finding],
+        narrow: Narrowing | None = None,
     ) -> _Parts:
-        """The reassignments, the health reads, every broker's log dirs and the configs."""
+        """The reassignments, the health reads, every broker's log dirs and the configs: of every
+        partition and topic, or (``narrow``) of those it names once the reassignments are read."""
         configs = Configs()
         with ThreadPoolExecutor(max_workers=2) as pool:
-            configs_f = pool.submit(self.configs.describe_configs, broker_ids, tuple(sorted(by_topic)))
+
+            def ask(topics: tuple[str, ...]) -> Future[Configs]:
+                return pool.submit(self.configs.describe_configs, broker_ids, topics)
+
+            early = None if narrow else ask(tuple(sorted(by_topic)))  # beside ListPartitionReassignments
             reassignments, lpr_status = self._read_reassignments(problems)
+            asked = narrow(parts, reassignments) if narrow is not None else None
+            if asked is not None:
+                by_topic = _grouped(asked.partitions)
+            configs_f = early if early is not None else ask(tuple(sorted(asked.topics if asked else by_topic)))
             health = self._health_reads(parts, reassignments, problems)
             log_dirs: list[BrokerLogDirs] = []
             logs_status = SourceStatus.OK
@@ -276,7 +295,7 @@ class KafkaGateway:
                 cfg_status = _status_of(e)
                 problems.append(_problem("configs-unreadable", e))
             problems += _configs_partial(configs)
-        return _Parts(reassignments, lpr_status, health, tuple(log_dirs), logs_status, configs, cfg_status)
+        return _Parts(reassignments, lpr_status, health, tuple(log_dirs), logs_status, configs, cfg_status, asked)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +309,15 @@ class _Parts:
     log_dirs_status: SourceStatus
     configs: Configs
     configs_status: SourceStatus
+    asked: Asked | None = None
+
+
+def _grouped(keys: Iterable[TopicPartition]) -> dict[str, list[int]]:
+    """Partition ids by topic, sorted (DescribeLogDirs' request)."""
+    out: dict[str, list[int]] = {}
+    for t, p in sorted(keys):
+        out.setdefault(t, []).append(p)
+    return out
 
 
 def _configs_partial(configs: Configs) -> list[Finding]:

@@ -5,6 +5,7 @@ names and so never report them."""
 from __future__ import annotations
 
 from console.adapters.kafka.base import Client
+from console.adapters.kafka.requests import Api
 from console.adapters.kafka.translate import translate
 from console.core.model import BrokerId
 
@@ -16,6 +17,7 @@ def balancer_configs(client: Client, broker: BrokerId) -> dict[str, str]:
     from confluent_kafka.admin import ConfigResource, ResourceType
 
     admin = client.confluent()
+    client.requests.sent(Api.DESCRIBE_CONFIGS, 1, int(broker))
     try:
         futures = admin.describe_configs(
             [ConfigResource(ResourceType.BROKER, str(int(broker)))], request_timeout=client.settings.timeout_s

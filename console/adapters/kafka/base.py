@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from console.access.settings import ConnectionSettings
+from console.adapters.kafka.requests import Requests
 from console.adapters.kafka.steer import Unanswering, bootstrapped, first_answer, steer, timed_out
 from console.adapters.kafka.translate import _SETTINGS_HINT, not_taken, retriable, translate
 from console.core.errors import (
@@ -42,6 +43,8 @@ class Client:
         self._confluent: Any = None
         self._kp: Any = None
         self.unanswering = Unanswering()
+        self.requests = Requests()
+        """Told of every request sent through this client (:mod:`.requests`): each API family reports its own."""
         """Brokers a read timed out on lately: the next reads go to others (:mod:`.steer`)."""
         self.answered: int | None = None
         """The broker that gave the last answer to :meth:`_any_broker`: a controller request goes to

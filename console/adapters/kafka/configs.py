@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from console.adapters.kafka.base import ClientPart
+from console.adapters.kafka.requests import Api
 from console.adapters.kafka.translate import not_taken, retriable, translate
 from console.adapters.records import (
     Configs,
@@ -54,6 +55,8 @@ class ConfigsAdmin(ClientPart):
         failed: list[str] = []
         lost: list[str] = []
         for batch in batches:
+            broker = int(batch[0].name) if batch[0].restype == ResourceType.BROKER else None
+            self.client.requests.sent(Api.INCREMENTAL_ALTER_CONFIGS, len(batch), broker)
             try:
                 futures = admin.incremental_alter_configs(batch, request_timeout=self.client.settings.timeout_s)
             except Exception as e:
@@ -95,6 +98,7 @@ class ConfigsAdmin(ClientPart):
         )
 
         def send(c: Any) -> None:
+            self.client.requests.sent(Api.INCREMENTAL_ALTER_CONFIGS, 1)
             request = c._alter_configs_request([resource], incremental=True)
 
             async def call() -> Any:
@@ -123,6 +127,8 @@ class ConfigsAdmin(ClientPart):
         futures: dict[Any, Any] = {}
         try:
             for batch in batches:
+                broker = int(batch[0].name) if batch[0].restype == ResourceType.BROKER else None
+                self.client.requests.sent(Api.DESCRIBE_CONFIGS, len(batch), broker)
                 futures.update(admin.describe_configs(batch, request_timeout=self.client.settings.timeout_s))
         except Exception as e:
             raise translate(e, "DescribeConfigs") from None
@@ -199,6 +205,7 @@ class ConfigsAdmin(ClientPart):
             )
             for t in topics
         ]
+        self.client.requests.sent(Api.DESCRIBE_CONFIGS, len(resources))
         answer = self.client._any_broker("DescribeConfigs", lambda: DescribeConfigsRequest(resources=resources), _same)
         min_isr: dict[str, int] = {}
         tiered: set[str] = set()

@@ -7,6 +7,7 @@ from typing import Any
 
 from console.adapters.kafka.base import ClientPart
 from console.adapters.kafka.info import _versions, features_of, quorum_of
+from console.adapters.kafka.requests import Api
 from console.adapters.kafka.wire import _status_of
 from console.core.cluster_info import decide_mode
 from console.core.errors import (
@@ -48,6 +49,7 @@ class KraftAdmin(ClientPart):
                 raise kafka.errors.for_code(answer.error_code)(answer.error_message or "")
             return True
 
+        self.client.requests.sent(Api.UNREGISTER_BROKER)
         return self.client._with_kp(f"UnregisterBroker of broker {broker}", send)
 
     def read_cluster_info(self, zookeeper_configured: bool = False) -> ClusterInfo:
@@ -60,6 +62,7 @@ class KraftAdmin(ClientPart):
         features: tuple[Feature, ...] = ()
         quorum: Quorum | None = None
         try:
+            self.client.requests.sent(Api.DESCRIBE_CLUSTER)  # then each broker's ApiVersions (kept per connection)
             version, apis = self.client._kp_read("ApiVersions", lambda c: _versions(c, self.client.unanswering))
             v_status = SourceStatus.OK
         except ConsoleError as e:
@@ -69,11 +72,13 @@ class KraftAdmin(ClientPart):
         f_status = q_status = v_status
         if v_status is not SourceStatus.UNAVAILABLE:  # a cluster that did not answer is not asked twice more
             try:
+                self.client.requests.sent(Api.DESCRIBE_FEATURES)
                 features = features_of(self.client._kp_read("DescribeFeatures", lambda c: c.describe_features()))
                 f_status = SourceStatus.OK
             except ConsoleError as e:
                 f_status = _status_of(e)
             try:
+                self.client.requests.sent(Api.DESCRIBE_QUORUM)
                 quorum = quorum_of(
                     self.client._kp_read(
                         "DescribeQuorum", lambda c: c.describe_metadata_quorum(), answered_by_broker=False

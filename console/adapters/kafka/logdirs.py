@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from console.adapters.kafka.base import ClientPart
+from console.adapters.kafka.requests import Api
 from console.adapters.records import (
     BrokerLogDirs,
 )
@@ -26,6 +27,8 @@ class LogDirsAdmin(ClientPart):
         if not moves:
             return []
         request = {TopicPartitionReplica(t, p, int(b)): d for (t, p, b), d in moves.items()}
+        for b in sorted({b for _, _, b in moves}):
+            self.client.requests.sent(Api.ALTER_REPLICA_LOG_DIRS, sum(1 for m in moves if m[2] == b), int(b))
         answer = self.client._with_kp("AlterReplicaLogDirs", lambda c: c.alter_replica_log_dirs(request))
         out = []
         for (t, p, b), d in moves.items():
@@ -35,6 +38,9 @@ class LogDirsAdmin(ClientPart):
         return out
 
     def describe_log_dirs(self, broker: BrokerId, partitions: dict[str, list[int]]) -> BrokerLogDirs:
+        """DescribeLogDirs on ``broker`` for ``partitions`` (topic → partition ids; empty: none, the
+        broker's dirs only, with their sizes and free space)."""
+        self.client.requests.sent(Api.DESCRIBE_LOG_DIRS, sum(map(len, partitions.values())), int(broker))
         raw = self.client._with_kp(
             f"DescribeLogDirs on broker {broker}",
             lambda c: c.describe_log_dirs(partitions, brokers=[int(broker)]),

@@ -7,6 +7,7 @@ from functools import partial
 from typing import Any
 
 from console.adapters.kafka.base import ClientPart
+from console.adapters.kafka.requests import Api
 from console.adapters.kafka.translate import retriable, translate
 from console.adapters.kafka.wire import _describe_topic_partitions
 from console.adapters.records import (
@@ -33,6 +34,8 @@ class Reads(ClientPart):
         t = self.client.settings.timeout_s
         for attempt in range(3):
             admin = self.client.confluent()
+            self.client.requests.sent(Api.DESCRIBE_CLUSTER)
+            self.client.requests.sent(Api.METADATA)
             try:
                 cluster_f = admin.describe_cluster(request_timeout=t)
                 md = admin.list_topics(timeout=t)
@@ -78,6 +81,7 @@ class Reads(ClientPart):
         as not; the full read keeps it (it decodes a large cluster's Metadata several times faster)."""
         from kafka.protocol.metadata import MetadataRequest
 
+        self.client.requests.sent(Api.METADATA)
         md = self.client._any_broker(
             "the Metadata request", lambda: MetadataRequest(topics=None, allow_auto_topic_creation=False), _answer
         )
@@ -105,6 +109,7 @@ class Reads(ClientPart):
         from kafka.protocol.admin import ListPartitionReassignmentsRequest
 
         timeout_ms = int(self.client.settings.timeout_s * 1000)
+        self.client.requests.sent(Api.LIST_PARTITION_REASSIGNMENTS)
         raw = self.client._any_broker(
             "ListPartitionReassignments",
             lambda: ListPartitionReassignmentsRequest(timeout_ms=timeout_ms, topics=None),
@@ -131,6 +136,7 @@ class Reads(ClientPart):
         raw = self.client._with_kp("Metadata from each broker", partial(_metadata_from_each, topics=topics))
         views = []
         for node, answer, error in raw:
+            self.client.requests.sent(Api.METADATA, len(topics), node)  # sent to each broker at once
             if answer is None:
                 views.append(BrokerView(BrokerId(node), {}, str(error)))
                 continue
@@ -149,6 +155,7 @@ class Reads(ClientPart):
         from kafka.protocol.admin import DescribeClusterRequest
 
         try:
+            self.client.requests.sent(Api.DESCRIBE_CLUSTER)
             raw = self.client._any_broker(
                 "DescribeCluster",
                 lambda: DescribeClusterRequest(
@@ -182,6 +189,7 @@ class Reads(ClientPart):
         cursor: dict[str, Any] | None = None
         seen: set[tuple[str, int]] = set()
         while names:
+            self.client.requests.sent(Api.DESCRIBE_TOPIC_PARTITIONS, len(names))
             raw = self.client._with_kp(
                 "DescribeTopicPartitions",
                 partial(_describe_topic_partitions, topics=names, page=page, cursor=cursor),

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from functools import partial
 
 from console.adapters.kafka.base import ClientPart
+from console.adapters.kafka.requests import Api
 from console.adapters.kafka.translate import translate
 from console.adapters.kafka.wire import NO_ANSWER, _alter_reassignments, outcome_of
 from console.core.errors import (
@@ -49,6 +50,7 @@ class Writes(ClientPart):
         for start in range(0, len(items), batch):
             chunk = items[start : start + batch]
             request = {KafkaTP(t, p): (None if r is None else [int(b) for b in r]) for (t, p), r in chunk}
+            self.client.requests.sent(Api.ALTER_PARTITION_REASSIGNMENTS, len(chunk))
             answer = self.client._to_controller(
                 "AlterPartitionReassignments",
                 partial(_alter_reassignments, reassignments=request, allow_rf_change=allow_rf_change),
@@ -72,6 +74,7 @@ class Writes(ClientPart):
         out: dict[TopicPartition, Outcome] = {}
         for start in range(0, len(items), batch):
             chunk = items[start : start + batch]
+            self.client.requests.sent(Api.ELECT_LEADERS, len(chunk))
             try:
                 # no request_timeout/operation_timeout: confluent-kafka 2.16's binding refuses either
                 # ("SystemError: more argument specifiers than keyword list entries"); the wait for
