@@ -5,7 +5,8 @@ partitions, and for the configs of every broker but only of some topics: those i
 (ListPartitionReassignments), those in flight or copied between log dirs at a read in the last
 ``sizes_every_s`` (so that a move that just ended shows its final sizes at once, and the throttles
 taken off after it show gone), those a run of this console moves, and those Metadata lists that
-were not there at the last read (a topic just created). What it
+were not there at the last read (a topic just created) or whose replicas changed since (a move
+another tool made that began and ended between two reads). What it
 did not ask for is taken from the last read: :func:`narrowing` decides what to ask,
 :func:`carry` puts the answer and the carried values together, :class:`Carried` is what is kept.
 """
@@ -19,7 +20,7 @@ from typing import TypeVar
 from console.adapters.kafka import Narrowing
 from console.adapters.kafka.wire import CONFIGS_PARTIAL
 from console.adapters.records import ApiView, Asked, BrokerLogDirs, PartitionMeta, Reassignment
-from console.core.model import SourceStatus, TopicPartition
+from console.core.model import BrokerId, SourceStatus, TopicPartition
 
 V = TypeVar("V")
 
@@ -35,8 +36,9 @@ class Carried:
     topic_throttles: dict[str, dict[str, str]]
     min_insync: dict[str, int]
     tiered_topics: frozenset[str]
-    known: frozenset[TopicPartition]
-    """The partitions Metadata listed at the last read (their sizes and configs were read)."""
+    replicas: Mapping[TopicPartition, tuple[BrokerId, ...]]
+    """Each partition Metadata listed at the last read, with its replicas then (their sizes and
+    configs were read as they were)."""
     moved: Mapping[TopicPartition, float]
     """When each partition was last seen moving (in flight, or a replica being copied to another
     log dir of its broker), for those seen in the last ``window_s``."""
@@ -67,7 +69,7 @@ class Carried:
             view.topic_throttles,
             view.min_insync,
             view.tiered_topics,
-            frozenset(view.partitions),
+            {k: m.replicas for k, m in view.partitions.items()},
             kept | dict.fromkeys(moving, read_at),
             read_at,
             sizes_at,
@@ -78,14 +80,15 @@ class Carried:
 def narrowing(carried: Carried, followed: Collection[TopicPartition] = ()) -> Narrowing:
     """What a narrow read asks for, once Metadata (``parts``) and the reassignments in flight
     (``listed``; None when they could not be read) are known: the partitions in flight, those seen
-    moving lately, ``followed`` (a run's) and those Metadata lists that were not known; and their
+    moving lately, ``followed`` (a run's) and those Metadata lists that were not known or whose replicas changed; and their
     topics. Only partitions Metadata lists are asked for."""
 
     def ask(
         parts: Mapping[TopicPartition, PartitionMeta], listed: Mapping[TopicPartition, Reassignment] | None
     ) -> Asked:
         wanted = set(listed or ()) | carried.moved.keys() | set(followed)
-        wanted.update(parts.keys() - carried.known)
+        # new partitions, and those whose replicas changed since (another tool's move, done between reads)
+        wanted.update(k for k, m in parts.items() if carried.replicas.get(k) != m.replicas)
         partitions = frozenset(k for k in wanted if k in parts)
         return Asked(partitions, frozenset(t for t, _ in partitions))
 
