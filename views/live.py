@@ -38,6 +38,26 @@ shared_age = widgets.SHARED_SNAPSHOT_AGE_S if opening else widgets.shared_age(in
 now = deps.reader(settings).snapshot(max_age_s=shared_age, lean=opening)
 
 
+def _keys(names: list[str]) -> list[tuple[str, int]]:
+    """Partition names ("topic-3") as keys."""
+    return [(n.rsplit("-", 1)[0], int(n.rsplit("-", 1)[1])) for n in names]
+
+
+def _open_cancel(in_flight: dict[str, tuple[str, int]]) -> None:
+    """The "Cancel…" button's callback: the choice as the widgets hold it at the click, not as the button was last
+    drawn (a box ticked just before the click reaches the server with it, before any rerun draws the
+    button again)."""
+    scope = st.session_state.get(keys.LIVE_CANCEL_SCOPE)
+    chosen: list[tuple[str, int]] | None = None
+    if scope == "Chosen partitions":
+        chosen = _keys([n for n in st.session_state.get(keys.LIVE_CANCEL, []) if isinstance(n, str)])
+    elif scope == "A topic":
+        topic = st.session_state.get(keys.LIVE_CANCEL_TOPIC)
+        chosen = [k for k in in_flight.values() if k[0] == topic]
+    others = bool(st.session_state.get(keys.LIVE_CANCEL_OTHERS)) or chosen is None
+    actions.freeze_cancel(settings, chosen, others)
+
+
 @st.fragment(run_every=None if paused else timedelta(seconds=interval))
 def held_runs(cluster: str) -> None:
     """The active runs a guardrail holds, one line each (the first few; the rest counted), with what
@@ -80,11 +100,11 @@ if scope == "Chosen partitions":
             f"{n} · another mover" if n in theirs else n if n in in_flight else f"{n} · no longer in flight"
         ),
     )
-    chosen = [(n.rsplit("-", 1)[0], int(n.rsplit("-", 1)[1])) for n in names]
+    chosen = _keys(names)
 elif scope == "A topic":
     topic = st.selectbox("Topic", sorted({k[0] for k in in_flight.values()}), key=keys.LIVE_CANCEL_TOPIC)
     chosen = [k for k in in_flight.values() if k[0] == topic]
-others = row[1].checkbox(
+row[1].checkbox(
     "Include reassignments this console did not start (always, for everything in flight)",
     disabled=scope == "Everything in flight",
     key=keys.LIVE_CANCEL_OTHERS,
@@ -97,8 +117,8 @@ row[2].button(
     icon=":material/cancel:",
     key=keys.LIVE_CANCEL_OPEN,
     disabled=chosen == [] or not me.can("cancel"),
-    on_click=actions.freeze_cancel,
-    args=(settings, chosen, others or scope == "Everything in flight"),
+    on_click=_open_cancel,
+    args=(in_flight,),
 )
 actions.last_result()
 # reassignments this console did not start, with what they have left to copy (the full snapshot's

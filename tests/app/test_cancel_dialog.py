@@ -230,3 +230,20 @@ def test_a_dialog_opened_on_a_read_that_failed_says_the_read_failed_never_nothin
     ]
     assert not [i.value for i in at.info if "Nothing to cancel" in i.value]
     assert "Not in flight" not in "\n".join(c.value for c in at.text)
+
+
+def test_a_box_ticked_just_before_the_cancel_click_counts(fake_cluster, sandbox_users):
+    """CI met it in the browser: "Include reassignments this console did not start" ticked, then
+    "Cancel…" clicked before the page's rerun for the tick had drawn the button again; the dialog
+    opened without them ("Nothing to cancel"). Here both reach the server in one rerun, as then."""
+    with fake_cluster.held() as fake:
+        fake.copy_rate = 1  # stays in flight
+        fake.alter_reassignments({("clickstream", 0): (BrokerId(1),)})  # another mover's
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    sign_in(at, "operator")
+    at.radio(key=keys.LIVE_CANCEL_SCOPE).set_value("A topic").run()
+    assert not at.exception
+    at.checkbox(key=keys.LIVE_CANCEL_OTHERS).check()
+    at.button(key=keys.LIVE_CANCEL_OPEN).click().run()
+    assert not at.exception
+    assert at.button(key=keys.CANCEL_SEND).label == "Send the cancel for 1 partition"
