@@ -13,11 +13,11 @@ import streamlit as st
 
 from components.parts import Collecting, Parts, PartsFactory, Reader, live_parts
 from console.access.clusters import (
+    ENV_MAX_THROTTLE,
+    ENV_SIZES_EVERY,
+    ENV_TIMEOUT,
     cluster_problems,
     discover,
-    env_max_throttle_problem,
-    env_sizes_every_problem,
-    env_timeout_problem,
 )
 from console.access.settings import ConnectionSettings
 from console.core.model import ClusterState, cluster_key
@@ -101,11 +101,11 @@ def configuration_problems() -> list[str]:
             f"CONSOLE_COLLECT_EVERY={every!r} is not a number of seconds: the server does not collect "
             "snapshots until it is (e.g. 30), or unset."
         )
-    if timeout := env_timeout_problem():
+    if timeout := ENV_TIMEOUT.problem():
         problems.append(timeout)
-    if sizes_every := env_sizes_every_problem():
+    if sizes_every := ENV_SIZES_EVERY.problem():
         problems.append(sizes_every)
-    if ceiling := env_max_throttle_problem():
+    if ceiling := ENV_MAX_THROTTLE.problem():
         problems.append(ceiling)
     problems += audit_stream_problems()
     problems += _team_problems()

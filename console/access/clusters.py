@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from console.access.guardrail_settings import guardrail_problems, guardrail_settings
 from console.access.settings import ConnectionSettings
@@ -13,6 +14,8 @@ from console.core.format import human_rate, parse_rate
 from console.core.limits import MAX_THROTTLE
 
 SANDBOX = "sandbox"
+
+T = TypeVar("T")
 
 
 def from_mapping(clusters: Mapping[str, Mapping[str, Any]]) -> dict[str, ConnectionSettings]:
@@ -144,64 +147,62 @@ def from_environment(env: Mapping[str, str] | None = None) -> dict[str, Connecti
             {"bootstrap.servers": bs},
             zookeeper=env.get("CONSOLE_ZOOKEEPER") or None,
             name=name,
-            timeout_s=env_timeout(env),
-            sizes_every_s=env_sizes_every(env),
-            max_throttle=env_max_throttle(env),
+            timeout_s=ENV_TIMEOUT.value(env),
+            sizes_every_s=ENV_SIZES_EVERY.value(env),
+            max_throttle=ENV_MAX_THROTTLE.value(env),
         )
     }
 
 
-def env_timeout(env: Mapping[str, str] | None = None) -> float:
-    """``CONSOLE_TIMEOUT_S`` when set and usable, else the default (the sidebar names a bad value:
-    :func:`env_timeout_problem`)."""
-    value = _env_value("CONSOLE_TIMEOUT_S", env)
-    return float(value) if value and env_timeout_problem(env) is None else DEFAULT_TIMEOUT_S
+@dataclass(frozen=True)
+class EnvSetting(Generic[T]):
+    """One setting of the environment's cluster (``CONSOLE_…``): read with ``parse`` when set and
+    ``check`` finds nothing wrong, else ``default``; the sidebar names a bad value with what the
+    console does ``meanwhile``."""
+
+    name: str
+    parse: Callable[[str], T]
+    check: Callable[[object, str], str | None]
+    default: T
+    meanwhile: str
+
+    def value(self, env: Mapping[str, str] | None = None) -> T:
+        """The setting when set and usable, else the default."""
+        got = self._given(env)
+        return self.parse(got) if got and self.problem(env) is None else self.default
+
+    def problem(self, env: Mapping[str, str] | None = None) -> str | None:
+        """What ``check`` finds wrong with the setting, then what the console does meanwhile (None:
+        unset or usable)."""
+        got = self._given(env)
+        problem = self.check(got, self.name) if got else None
+        return None if problem is None else f"{problem} {self.meanwhile}"
+
+    def _given(self, env: Mapping[str, str] | None) -> str:
+        return (os.environ if env is None else env).get(self.name, "").strip()
 
 
-def env_timeout_problem(env: Mapping[str, str] | None = None) -> str | None:
-    """What is wrong with ``CONSOLE_TIMEOUT_S`` (None: unset or usable)."""
-    waits = f"The console waits {DEFAULT_TIMEOUT_S:g} s until it is fixed."
-    return _env_problem("CONSOLE_TIMEOUT_S", env, timeout_problem, waits)
-
-
-def env_sizes_every(env: Mapping[str, str] | None = None) -> float:
-    """``CONSOLE_SIZES_EVERY_S`` when set and usable, else the default (the sidebar names a bad
-    value: :func:`env_sizes_every_problem`)."""
-    value = _env_value("CONSOLE_SIZES_EVERY_S", env)
-    return float(value) if value and env_sizes_every_problem(env) is None else DEFAULT_SIZES_EVERY_S
-
-
-def env_sizes_every_problem(env: Mapping[str, str] | None = None) -> str | None:
-    """What is wrong with ``CONSOLE_SIZES_EVERY_S`` (None: unset or usable)."""
-    reads = f"The console reads every size and topic config every {DEFAULT_SIZES_EVERY_S:g} s until it is fixed."
-    return _env_problem("CONSOLE_SIZES_EVERY_S", env, sizes_every_problem, reads)
-
-
-def env_max_throttle(env: Mapping[str, str] | None = None) -> int:
-    """``CONSOLE_MAX_THROTTLE`` when set and usable, else the default (the sidebar names a bad value:
-    :func:`env_max_throttle_problem`)."""
-    value = _env_value("CONSOLE_MAX_THROTTLE", env)
-    return parse_rate(value) if value and env_max_throttle_problem(env) is None else MAX_THROTTLE
-
-
-def env_max_throttle_problem(env: Mapping[str, str] | None = None) -> str | None:
-    """What is wrong with ``CONSOLE_MAX_THROTTLE`` (None: unset or usable)."""
-    takes = f"The console takes {human_rate(MAX_THROTTLE)} until it is fixed."
-    return _env_problem("CONSOLE_MAX_THROTTLE", env, max_throttle_problem, takes)
-
-
-def _env_value(name: str, env: Mapping[str, str] | None) -> str:
-    return (os.environ if env is None else env).get(name, "").strip()
-
-
-def _env_problem(
-    name: str, env: Mapping[str, str] | None, check: Callable[[object, str], str | None], meanwhile: str
-) -> str | None:
-    """What ``check`` finds wrong with the environment's ``name``, then what the console does
-    ``meanwhile`` (None: unset or usable)."""
-    value = _env_value(name, env)
-    problem = check(value, name) if value else None
-    return None if problem is None else f"{problem} {meanwhile}"
+ENV_TIMEOUT = EnvSetting(
+    "CONSOLE_TIMEOUT_S",
+    float,
+    timeout_problem,
+    DEFAULT_TIMEOUT_S,
+    f"The console waits {DEFAULT_TIMEOUT_S:g} s until it is fixed.",
+)
+ENV_SIZES_EVERY = EnvSetting(
+    "CONSOLE_SIZES_EVERY_S",
+    float,
+    sizes_every_problem,
+    DEFAULT_SIZES_EVERY_S,
+    f"The console reads every size and topic config every {DEFAULT_SIZES_EVERY_S:g} s until it is fixed.",
+)
+ENV_MAX_THROTTLE = EnvSetting(
+    "CONSOLE_MAX_THROTTLE",
+    parse_rate,
+    max_throttle_problem,
+    MAX_THROTTLE,
+    f"The console takes {human_rate(MAX_THROTTLE)} until it is fixed.",
+)
 
 
 def from_sandbox(data_dir: Path | None = None) -> dict[str, ConnectionSettings]:

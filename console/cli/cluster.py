@@ -32,12 +32,18 @@ def connection_args(p: argparse.ArgumentParser, offline: bool = False) -> None:
         where.add_argument("--state-file", help="a snapshot saved with 'state --json', instead of the live cluster")
     else:
         p.add_argument("--bootstrap-server", help=CLUSTER_HELP)
-    p.add_argument("--zookeeper", help="ZooKeeper connect string with the cluster's chroot, e.g. zk:2181/kafka")
-    p.add_argument("--command-config", help="properties file with security settings, as for the Kafka tools")
+    reach_args(p)
+
+
+def reach_args(p: argparse.ArgumentParser, when: str = "") -> None:
+    """How to reach the cluster named: ``--zookeeper``, ``--command-config`` and ``--timeout``, as
+    :func:`cluster_settings` reads them (``when``: the option they go with, said first in each help)."""
+    p.add_argument("--zookeeper", help=f"{when}ZooKeeper connect string with the cluster's chroot, e.g. zk:2181/kafka")
+    p.add_argument("--command-config", help=f"{when}properties file with security settings, as for the Kafka tools")
     p.add_argument(
         "--timeout",
         type=float,
-        help="seconds to wait for each answer (default 10; CONSOLE_TIMEOUT_S for the environment's cluster)",
+        help=f"{when}seconds to wait for each answer (default 10; CONSOLE_TIMEOUT_S for the environment's cluster)",
     )
 
 
@@ -49,23 +55,22 @@ def cluster_settings(args: argparse.Namespace) -> ConnectionSettings:
     :class:`ConfigError` when there is none."""
     from console.access.clusters import (
         DEFAULT_TIMEOUT_S,
+        ENV_MAX_THROTTLE,
         discover,
-        env_max_throttle,
-        env_max_throttle_problem,
         from_environment,
     )
     from console.access.settings import load_command_config, settings_from_args, to_kafka_python
 
     timeout = getattr(args, "timeout", None)
     if args.bootstrap_server is not None:
-        if problem := env_max_throttle_problem():  # the ceiling of CONSOLE_MAX_THROTTLE, as on the pages
+        if problem := ENV_MAX_THROTTLE.problem():  # the ceiling of CONSOLE_MAX_THROTTLE, as on the pages
             print(f"Warning: {problem}", file=sys.stderr)
         return settings_from_args(
             args.bootstrap_server,
             args.zookeeper,
             args.command_config,
             timeout_s=timeout or DEFAULT_TIMEOUT_S,
-            max_throttle=env_max_throttle(),
+            max_throttle=ENV_MAX_THROTTLE.value(),
         )
     found = next(iter(discover().values()), None)
     if found is None:

@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from console.cli import confirm
-from console.cli.cluster import connect, connection_args
+from console.cli.cluster import connect, connection_args, reach_args
 from console.cli.exits import Exit
 from console.cli.options import switches
 from console.cli.output import rate_arg
@@ -93,13 +93,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="with --abandon: the run's cluster, whose throttles are taken off (default: the environment's "
         "cluster, CONSOLE_BOOTSTRAP_SERVERS, else the running sandbox)",
     )
-    rn.add_argument("--zookeeper", help="with --abandon: the cluster's ZooKeeper connect string")
-    rn.add_argument("--command-config", help="with --abandon: properties file with security settings")
-    rn.add_argument(
-        "--timeout",
-        type=float,
-        help="seconds to wait for each answer (default 10; CONSOLE_TIMEOUT_S for the environment's cluster)",
-    )
+    reach_args(rn, when="with --abandon: ")
     rn.set_defaults(handler=list_runs)
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from console.access.clusters import (
+    ENV_SIZES_EVERY,
     cluster_problems,
-    env_sizes_every_problem,
     from_environment,
     from_mapping,
 )
@@ -107,10 +107,10 @@ def test_how_often_comes_from_the_clusters_table_or_the_environment_and_a_bad_va
         assert problem.endswith("The cluster is left out until then.")
         assert from_mapping({"x": {"bootstrap_servers": "a:1", "sizes_every_s": bad}}) == {}  # left out, not guessed
     env = {"CONSOLE_BOOTSTRAP_SERVERS": "c:1", "CONSOLE_SIZES_EVERY_S": "120"}
-    assert from_environment(env)["cluster"].sizes_every_s == 120.0 and env_sizes_every_problem(env) is None
+    assert from_environment(env)["cluster"].sizes_every_s == 120.0 and ENV_SIZES_EVERY.problem(env) is None
     env["CONSOLE_SIZES_EVERY_S"] = "a minute"
     assert from_environment(env)["cluster"].sizes_every_s == 60.0
-    said = env_sizes_every_problem(env) or ""
+    said = ENV_SIZES_EVERY.problem(env) or ""
     assert said.startswith("CONSOLE_SIZES_EVERY_S must be a number of seconds from 0 to 3600, not 'a minute'.")
     assert said.endswith("every 60 s until it is fixed.")
 

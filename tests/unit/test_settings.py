@@ -34,7 +34,7 @@ def test_bad_settings_are_config_errors(tmp_path):
 
 
 def test_a_clusters_request_timeout_comes_from_its_table_or_the_environment_and_a_bad_one_is_named():
-    from console.access.clusters import cluster_problems, env_timeout_problem, from_environment, from_mapping
+    from console.access.clusters import ENV_TIMEOUT, cluster_problems, from_environment, from_mapping
 
     tables = {"near": {"bootstrap_servers": "a:1", "timeout_s": 2}, "far": {"bootstrap_servers": "b:1"}}
     got = from_mapping(tables)
@@ -44,16 +44,16 @@ def test_a_clusters_request_timeout_comes_from_its_table_or_the_environment_and_
         assert problem.startswith("timeout_s in [clusters.x] in secrets.toml must be a number of seconds from 1 to 300")
         assert from_mapping({"x": {"bootstrap_servers": "a:1", "timeout_s": bad}}) == {}  # left out, not guessed
     env = {"CONSOLE_BOOTSTRAP_SERVERS": "c:1", "CONSOLE_TIMEOUT_S": "3.5"}
-    assert from_environment(env)["cluster"].timeout_s == 3.5 and env_timeout_problem(env) is None
+    assert from_environment(env)["cluster"].timeout_s == 3.5 and ENV_TIMEOUT.problem(env) is None
     env["CONSOLE_TIMEOUT_S"] = "ten"
     assert from_environment(env)["cluster"].timeout_s == 10.0
-    assert "CONSOLE_TIMEOUT_S must be a number of seconds" in (env_timeout_problem(env) or "")
+    assert "CONSOLE_TIMEOUT_S must be a number of seconds" in (ENV_TIMEOUT.problem(env) or "")
 
 
 def test_a_clusters_throttle_ceiling_comes_from_its_table_or_the_environment_and_a_bad_one_is_named():
     """``max_throttle``: a rate as the pages take it (a number alone is bytes/s), 10 GB/s unless set;
     a bad one is named as ``timeout_s``'s is and the cluster left out (the environment's: the default)."""
-    from console.access.clusters import cluster_problems, env_max_throttle_problem, from_environment, from_mapping
+    from console.access.clusters import ENV_MAX_THROTTLE, cluster_problems, from_environment, from_mapping
     from console.access.settings import settings_from_args
     from console.state.reader import ClusterReader
 
@@ -71,11 +71,11 @@ def test_a_clusters_throttle_ceiling_comes_from_its_table_or_the_environment_and
         assert problem.endswith("The cluster is left out until then.")
         assert from_mapping({"x": {"bootstrap_servers": "a:1", "max_throttle": bad}}) == {}  # left out, not guessed
     env = {"CONSOLE_BOOTSTRAP_SERVERS": "c:1", "CONSOLE_MAX_THROTTLE": "1.5 GB/s"}
-    assert from_environment(env)["cluster"].max_throttle == 1_500_000_000 and env_max_throttle_problem(env) is None
+    assert from_environment(env)["cluster"].max_throttle == 1_500_000_000 and ENV_MAX_THROTTLE.problem(env) is None
     env["CONSOLE_MAX_THROTTLE"] = "lots"
     assert from_environment(env)["cluster"].max_throttle == 10 * 10**9
-    assert "CONSOLE_MAX_THROTTLE must be a rate above 0" in (env_max_throttle_problem(env) or "")
-    assert "takes 10.0 GB/s until it is fixed" in (env_max_throttle_problem(env) or "")
+    assert "CONSOLE_MAX_THROTTLE must be a rate above 0" in (ENV_MAX_THROTTLE.problem(env) or "")
+    assert "takes 10.0 GB/s until it is fixed" in (ENV_MAX_THROTTLE.problem(env) or "")
     # the write path's gateway carries the cluster's ceiling (the services read it there)
     with ClusterReader(settings_from_args("127.0.0.1:1", max_throttle=123_000)) as reader:
         assert reader.gateway().max_throttle == 123_000
