@@ -116,13 +116,17 @@ def test_audit_log_shows_each_request_in_full_and_the_runs_state_as_it_is(sandbo
     write_users(tmp_path / "users.json", {n: (pw, list(r)) for n, (pw, r) in SANDBOX_USERS.items()})
     bs = sandbox.bootstrap_servers
     topic = "e2e-audited-requests"
-    make_topic(bs, topic, 6, 1, 100, assignment=[[0], [1], [2], [0], [1], [2]])
+    # 600 KB per partition: a throttle lets a broker's fetch of 16 KB per partition through whenever
+    # the last quota window's average fell below it, about 3 KB/s whatever the rate under that, so
+    # 1.2 MB per broker stays in flight for minutes (100 KB finished in about a minute: CI met a
+    # page opened under load after the run had completed)
+    make_topic(bs, topic, 6, 1, 600, assignment=[[0], [1], [2], [0], [1], [2]])
     store = Store()
     with ClusterReader(settings_for(sandbox)) as reader:
         plan = Plan.of([PlanEntry(topic, p, ((p + 1) % 3,)) for p in range(6)])
         run_id = first_wave_sent(
             store, reader.gateway(), reader.snapshot(), plan, "audited", 500
-        )  # 200 KB per broker: 400 s, running while the page loads
+        )  # running while the page loads
     try:
         with sync_playwright() as pw:
             page = _open(pw)
