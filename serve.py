@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components import warmup
 from components.session_routes import routes
 
+warmup.start()  # at the server's start, not its first page: the on-call's first look waits for less
 app = st.App("app.py", routes=routes())

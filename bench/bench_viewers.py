@@ -197,7 +197,8 @@ def start_server(settings: str, env: dict[str, str], data: Path) -> tuple[subpro
     if settings == "freeze":
         cmd = [PY, "-c", FREEZE, "run", str(ROOT / "app.py"), *flags, "--runner.postScriptGC", "true"]
     else:
-        cmd = [PY, "-m", "streamlit", "run", str(ROOT / "app.py"), *flags]
+        # as `make demo` serves it: serve.py (its session cookie routes: a sign-in outlasts a reload)
+        cmd = [PY, "-m", "streamlit", "run", str(ROOT / "serve.py"), *flags]
     with open(data / f"streamlit-{settings}.log", "ab") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

@@ -1,12 +1,14 @@
-"""What the server loads once, in the background, when its first session starts: the chart
-library (Altair, pandas, and the JSON schema Altair validates every chart against) and the table
-conversion. Loading them cold takes seconds on a small machine; without this the first person to
-see a reassignment in flight on the Live page, often the on-call engineer in an incident, waited
-for it before the page drew its Cancel button. A page that needs them meanwhile waits for the
-import already under way, never loads them twice."""
+"""What the server loads once, in the background, when it starts (serve.py) or its first session
+does (app.py run on its own): the modules the Live page imports, the chart library (Altair,
+pandas, and the JSON schema Altair validates every chart against) and the table conversion.
+Loading them cold takes seconds on a small machine; without this the first person to see a
+reassignment in flight on the Live page, often the on-call engineer in an incident, waited for it
+before the page drew its Cancel button. A page that needs them meanwhile waits for the import
+already under way, never loads them twice."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 import threading
 
@@ -25,8 +27,26 @@ def start() -> None:
     threading.Thread(target=_warm, name="warm-up", daemon=True).start()
 
 
+PAGE_MODULES = (
+    "components.actions",
+    "components.movers",
+    "components.holds",
+    "components.widgets",
+    "console.core.health",
+    "console.plans.logdirs",
+    "console.present.cluster",
+    "console.present.guardrails",
+    "console.present.history",
+    "console.present.live",
+    "console.present.review",
+)
+"""What the Live page (the first a person opens, and the on-call's) imports beyond app.py."""
+
+
 def _warm() -> None:
     try:
+        for name in PAGE_MODULES:
+            importlib.import_module(name)
         from streamlit import dataframe_util
 
         from console.present.charts import replica_grid
