@@ -1,6 +1,6 @@
 """A cluster's guardrails as its ``[clusters.<name>.guardrails]`` table sets them: each rule on or
 off (``destination_gone = false``), and their figures (``unread_grace_s``, ``overrun_factor``,
-``overrun_polls``, ``auto_resume``, ``clear_for_s``); what is not set keeps its default
+``overrun_slack``, ``overrun_polls``, ``auto_resume``, ``clear_for_s``); what is not set keeps its default
 (:class:`console.moves.guardrails.GuardrailSettings`), and so does the environment's cluster."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from console.moves.guardrails import GuardrailSettings
 _LIMITS: dict[str, tuple[float, float]] = {
     "unread_grace_s": (0.0, 3600.0),
     "overrun_factor": (1.0, 100.0),
+    "overrun_slack": (0.0, 1e12),
     "overrun_polls": (1.0, 100.0),
     "clear_for_s": (0.0, 86_400.0),
 }

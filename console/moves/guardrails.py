@@ -18,8 +18,9 @@ The rules, and what each asks:
 * **The throttle is not the one approved** (:func:`throttle_changes`): a rate raised or removed,
   or a replica list emptied, by someone else is set back; a rate lowered by a person is adopted
   and never raised back. :func:`throttle_overruns`: a copy into a broker observed above
-  ``overrun_factor`` × its throttle for ``overrun_polls`` polls while the configs read back right
-  means the throttle is not holding: pause.
+  ``overrun_factor`` × its throttle, and above it by more than ``overrun_slack``, for
+  ``overrun_polls`` polls while the configs read back right means the throttle is not holding:
+  pause.
 """
 
 from __future__ import annotations
@@ -40,6 +41,13 @@ NAMED_AT_MOST = 5
 
 GUARDRAIL = "guardrail"
 """The audit action of what a guardrail did (the pages and the CLI read those entries back)."""
+OVERRUN_SLACK = 1_048_576.0
+"""1 MiB/s: what Kafka's replication quota lets through above any rate. A broker checks the quota
+before it answers a fetch and counts the bytes after, so a whole fetch response (up to
+``replica.fetch.response.max.bytes``, 10 MiB) passes whenever the average over the quota's window
+(``replication.quota.window.num`` × ``replication.quota.window.size.seconds``, 11 s) fell below the
+rate: up to about 0.95 MiB/s more than the rate, whatever the rate. A throttle of 500 B/s was seen
+passing 2.6 KB/s on the sandbox; one of 10 B/s passing 140 MiB/s is a throttle not holding."""
 _KEY = itemgetter(0, 1)
 """A plan entry's (topic, partition), at C speed."""
 _REPLICAS = itemgetter(2)
@@ -92,6 +100,8 @@ class GuardrailSettings:
     unread_grace_s: float = 30.0
     """How long the cluster may not answer before the run pauses (no wave is sent meanwhile)."""
     overrun_factor: float = 1.5
+    overrun_slack: float = OVERRUN_SLACK
+    """Bytes/s a copy may run above its throttle however low the throttle is (see OVERRUN_SLACK)."""
     overrun_polls: int = 2
     auto_resume: bool = False
     """Resume a run a guardrail paused once its cause has been clear for ``clear_for_s``."""
@@ -399,17 +409,22 @@ def throttle_changes(state: ClusterState, approved: Iterable[Approved]) -> list[
 
 
 def throttle_overruns(
-    into: Mapping[BrokerId, float], state: ClusterState, approved: Iterable[Approved], factor: float
+    into: Mapping[BrokerId, float],
+    state: ClusterState,
+    approved: Iterable[Approved],
+    factor: float,
+    slack: float = OVERRUN_SLACK,
 ) -> list[BrokerId]:
-    """The brokers copying in faster than ``factor`` × the follower rate the run set on them
-    (``into``: the observed copy rate into each broker, bytes/s), their configs reading back right."""
+    """The brokers copying in faster than ``factor`` × the follower rate the run set on them and
+    faster than that rate + ``slack`` (``into``: the observed copy rate into each broker, bytes/s),
+    their configs reading back right."""
     shown = state.throttles.broker_map()
     rates = {
         BrokerId(int(a.name)): _rate(a.value)
         for a in approved
         if a.kind == "broker" and a.key == FOLLOWER_RATE and shown.get(a.name, {}).get(a.key) == a.value
     }
-    return sorted(b for b, r in rates.items() if r > 0 and into.get(b, 0.0) > factor * r)
+    return sorted(b for b, r in rates.items() if r > 0 and into.get(b, 0.0) > max(factor * r, r + slack))
 
 
 def overrun_concern(brokers: Sequence[BrokerId], into: Mapping[BrokerId, float], polls: int) -> Concern:

@@ -144,7 +144,7 @@ class Guard:
         if not memory.intake.observe(state):
             return None
         into = memory.intake.rates()
-        over = throttle_overruns(into, state, approved, self.settings.overrun_factor)
+        over = throttle_overruns(into, state, approved, self.settings.overrun_factor, self.settings.overrun_slack)
         memory.overruns = {b: memory.overruns.get(b, 0) + 1 for b in over}
         held = sorted(b for b, n in memory.overruns.items() if n >= self.settings.overrun_polls)
         return overrun_concern(held, into, self.settings.overrun_polls) if held else None

@@ -100,7 +100,7 @@ def test_a_clusters_guardrails_table_tunes_or_turns_them_off_and_a_bad_one_is_na
         "[clusters.prod.guardrails] in secrets.toml: auto_resume must be true or false, not 'yes'. "
         "The cluster is left out until then.",
         "[clusters.prod.guardrails] in secrets.toml: min_isr is not a guardrail setting (known: at_min_isr, "
-        "auto_resume, clear_for_s, cluster_unread, destination_gone, overrun_factor, overrun_polls, "
+        "auto_resume, clear_for_s, cluster_unread, destination_gone, overrun_factor, overrun_polls, overrun_slack, "
         "throttle_changed, throttle_not_holding, under_min_isr, unread_grace_s). The cluster is left out until then.",
         "[clusters.prod.guardrails] in secrets.toml: overrun_factor must be a number from 1 to 100, not 0.5. "
         "The cluster is left out until then.",
