@@ -165,6 +165,8 @@ def connect_server(base: Path, master: str = "local[2]") -> Iterator[str]:
         "spark.driver.bindAddress=127.0.0.1",
         "--conf",
         "spark.ui.enabled=false",
+        "--conf",  # as the console's own local sessions: two cores want a few shuffle partitions, not 200
+        "spark.sql.shuffle.partitions=4",
         "--conf",
         f"spark.sql.warehouse.dir={base / 'warehouse'}",
         "spark-internal",
