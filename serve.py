@@ -9,5 +9,6 @@ import streamlit as st
 from components import warmup
 from components.session_routes import routes
 
-warmup.start()  # at the server's start, not its first page: the on-call's first look waits for less
+warmup.start(clusters=True)  # at the server's start, not its first page: each cluster's worker drives its runs
+# from now on, and the on-call's first look waits for less
 app = st.App("app.py", routes=routes())

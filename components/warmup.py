@@ -4,7 +4,12 @@ pandas, and the JSON schema Altair validates every chart against) and the table 
 Loading them cold takes seconds on a small machine; without this the first person to see a
 reassignment in flight on the Live page, often the on-call engineer in an incident, waited for it
 before the page drew its Cancel button. A page that needs them meanwhile waits for the import
-already under way, never loads them twice."""
+already under way, never loads them twice.
+
+Served by serve.py, the server also builds every configured cluster's parts when it starts: each
+cluster's worker drives its unfinished runs (and checks their guardrails) from the server's start,
+not from the first page that chose that cluster, and the clients have connected and read the
+cluster once before anyone asks."""
 
 from __future__ import annotations
 
@@ -17,14 +22,15 @@ _started = False
 log = logging.getLogger(__name__)
 
 
-def start() -> None:
-    """Start the warm-up (once per server process; later calls do nothing)."""
+def start(clusters: bool = False) -> None:
+    """Start the warm-up (once per server process; later calls do nothing); with ``clusters``, the
+    parts of every configured cluster too (:func:`_start_clusters`)."""
     global _started
     with _lock:
         if _started:
             return
         _started = True
-    threading.Thread(target=_warm, name="warm-up", daemon=True).start()
+    threading.Thread(target=_warm, args=(clusters,), name="warm-up", daemon=True).start()
 
 
 PAGE_MODULES = (
@@ -43,7 +49,9 @@ PAGE_MODULES = (
 """What the Live page (the first a person opens, and the on-call's) imports beyond app.py."""
 
 
-def _warm() -> None:
+def _warm(clusters: bool) -> None:
+    if clusters:
+        _start_clusters()
     try:
         for name in PAGE_MODULES:
             importlib.import_module(name)
@@ -56,3 +64,21 @@ def _warm() -> None:
         dataframe_util.convert_anything_to_pandas_df([cell])
     except Exception:  # a warm-up that fails costs the first page its load time, nothing else
         log.exception("warm-up failed")
+
+
+def _start_clusters() -> None:
+    """Each configured cluster's parts built (its worker started) and one lean read of it: a
+    cluster that does not answer is the pages' to say, it costs the warm-up nothing else."""
+    from components import deps
+
+    try:
+        known = deps.clusters()
+    except Exception:  # a configuration the pages name (the sidebar says what is wrong)
+        log.exception("warm-up: the clusters could not be listed")
+        return
+    for settings in known.values():
+        try:
+            deps.collector(settings)  # builds the parts: the worker starts with them
+            deps.reader(settings).snapshot(lean=True)
+        except Exception:
+            log.warning("warm-up: cluster %s not read at the server's start", settings.name, exc_info=True)
