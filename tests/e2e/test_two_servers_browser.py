@@ -102,7 +102,7 @@ def test_a_run_goes_on_on_the_other_server_when_the_one_driving_it_is_killed(
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             context = browser.new_context(viewport={"width": 1400, "height": 1600})
             pages = {url: context.new_page() for url in (one, two)}
-            for url, page in pages.items():  # a page's first run starts its server's worker
+            for url, page in pages.items():  # both servers up, their workers started with them
                 page.goto(f"{url}/runs")
                 expect(page.get_by_role("heading", name="Audit log")).to_be_visible(timeout=90_000)
             with ClusterReader(settings_for(sandbox)) as reader:
