@@ -197,3 +197,13 @@ def notify_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator
 
     yield write
     hub.reset()
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``--dist loadscope`` with the modules that share the ZooKeeper sandbox or the in-process
+    Spark driver kept on one worker each (tests/scheduling.py); any other mode as xdist has it."""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from tests.scheduling import SharedPartsScheduling
+
+    return SharedPartsScheduling(config, log)

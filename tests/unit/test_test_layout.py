@@ -168,3 +168,28 @@ def test_the_fixed_wait_check_sees_each_spelling_and_the_reason_given() -> None:
     assert fixed_waits(f"# fixed wait: the fault lasts\n# two seconds\n{sleep}\n") == []
     assert fixed_waits(f"# fixed wait: too far above\nx = 1\n{sleep}\n") == [3]
     assert fixed_waits("wait_for(lambda: done(), what='done')\nmonkeypatch.setattr('time.sleep', no)\n") == []
+
+
+def test_each_module_on_the_zookeeper_sandbox_or_in_process_spark_is_in_its_workers_group() -> None:
+    """``make test`` keeps the modules sharing the session's ZooKeeper sandbox, and those running
+    Spark in the test process, on one worker each (tests/scheduling.py): one of each started."""
+    from tests.scheduling import group_of
+
+    zk = {"zk_sandbox", "zk_demo_sandbox", "any_kafka"}
+    for path in sorted(TESTS.rglob("test_*.py")):
+        if path.parent.name == "unit":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        asks = {
+            a.arg
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for a in node.args.args + node.args.kwonlyargs
+        }
+        if asks & zk:
+            assert group_of(str(path.relative_to(ROOT))) == "zookeeper", path
+    assert group_of("tests/unit/test_test_layout.py") is None  # names the fixtures, starts nothing
+    for module in ("test_pipeline_history", "test_pipeline_review", "test_pipeline_generate"):
+        assert group_of(f"tests/unit/{module}.py") == "spark"
+    assert group_of("tests/integration/test_pipeline_spark_clusters.py") == "spark"
+    assert group_of("tests/unit/test_plans.py") is None
