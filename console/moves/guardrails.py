@@ -222,6 +222,7 @@ def isr_concerns(state: ClusterState, view: RunView) -> list[Concern]:
         for _, w in view.later:
             own.update(map(_KEY, w))
     mins = state.min_insync_index
+    targets = {_KEY(e): _REPLICAS(e) for e in view.current}
     under: list[TopicPartition] = []
     at: list[TopicPartition] = []
     for p in short:
@@ -230,6 +231,8 @@ def isr_concerns(state: ClusterState, view: RunView) -> list[Concern]:
             continue
         if any(b not in live for b in p.replicas):
             continue
+        if (target := targets.get(p.key)) is not None and set(target) <= set(p.isr):
+            continue  # the wave's own partition, every target replica in sync: the others are leaving
         rf = len(p.replicas) - len(p.adding)  # the original replicas while it moves
         effective = min(m, rf)
         if len(p.isr) < effective:

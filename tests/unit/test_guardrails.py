@@ -121,6 +121,19 @@ def test_a_replication_factor_one_topic_at_min_isr_one_is_not_at_risk() -> None:
     assert isr_concerns(f.snapshot(), v) == []
 
 
+def test_a_move_done_while_its_old_replica_is_still_listed_is_not_at_min_isr() -> None:
+    """The controller has completed c-0's move onto 2 (nothing in flight), while the Metadata read
+    still lists the old replica out of the ISR, as a broker behind the controller shows it: the
+    move's target is in sync, nothing is at risk (it slowed the run's later waves, audited)."""
+    f = FakeCluster.of(3, {"c": [(0,), (1,)]}, size=10_000)
+    v = view(f, [PlanEntry("c", 0, B(2))])
+    f.parts[("c", 0)].replicas = [BrokerId(2), BrokerId(0)]
+    f.parts[("c", 0)].isr = [BrokerId(2)]
+    assert isr_concerns(f.snapshot(), v) == []
+    f.parts[("c", 0)].isr = [BrokerId(0)]  # the target out of sync: that is still watched
+    assert [c.rule for c in isr_concerns(f.snapshot(), v)] == [Rule.AT_MIN_ISR]
+
+
 # -- the cluster does not answer ---------------------------------------------------------------------------
 def test_an_unread_cluster_holds_the_next_wave_then_pauses_past_the_grace() -> None:
     f = five()
