@@ -3,7 +3,9 @@ SHELL := /bin/bash
 PY    := .venv/bin/python
 ## pytest-xdist workers for `make test` and `make test-unit` (2: pure tests). `make test` runs two
 ## workers where the machine has two cores and 12 GB of memory (each worker runs its own sandbox,
-## browser and console server: about 5 GB), else one; `WORKERS=N` says otherwise.
+## browser and console server: about 5 GB), else one; `WORKERS=N` says otherwise. Modules go to the
+## workers whole, and those sharing the ZooKeeper sandbox or the in-process Spark driver together
+## (tests/scheduling.py).
 WORKERS      ?= $(shell scripts/test-workers.sh)
 UNIT_WORKERS ?= 2
 xdist = $(if $(filter-out 0 1,$(1)),-n $(1) --dist loadscope,)
