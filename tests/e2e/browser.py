@@ -56,10 +56,19 @@ WIDE_TABLES = """
   .filter((t) => t.checkVisibility() && t.clientWidth > 0)
   .filter((t) => t.getBoundingClientRect().right > window.innerWidth + 1 || [t, ...t.querySelectorAll("*")].some(
     (e) => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== "visible"))
-  .map((t) => t.textContent.slice(0, 120))
+  .map((t) => {
+    const box = t.getBoundingClientRect();
+    const over = [t, ...t.querySelectorAll("*")].filter(
+      (e) => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== "visible");
+    const cols = [...t.querySelectorAll('[role="columnheader"]')].map((h) => `${h.textContent}:${h.getAttribute("aria-colindex") || ""}`);
+    return `${t.textContent.slice(0, 120)} [right ${Math.round(box.right)} of ${window.innerWidth}; ` +
+      over.map((e) => `${e.tagName.toLowerCase()}.${e.className} ${e.scrollWidth}>${e.clientWidth}`).join(", ") +
+      `; columns ${cols.join(" ")}]`;
+  })
 """
 """The tables on the page that scroll sideways (a data grid's columns wider than the grid, an HTML
-table wider than its box) or reach past the window's right edge: the start of each one's text."""
+table wider than its box) or reach past the window's right edge: the start of each one's text, and
+what is wider than its box (to tell the cause from a failure's message alone)."""
 
 
 def wide_tables(page: Page, settle_s: float = 15.0) -> list[str]:
