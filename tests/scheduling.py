@@ -39,7 +39,7 @@ def group_of(module: str) -> str | None:
     return None
 
 
-class SharedPartsScheduling(LoadScopeScheduling):
+class SharedPartsScheduling(LoadScopeScheduling):  # type: ignore[misc]  # xdist ships no types
     """``--dist loadscope``, with the modules of one group as one scope."""
 
     def _split_scope(self, nodeid: str) -> str:
