@@ -78,7 +78,6 @@ def _start_clusters() -> None:
         return
     for settings in known.values():
         try:
-            deps.collector(settings)  # builds the parts: the worker starts with them
-            deps.reader(settings).snapshot(lean=True)
+            deps.parts(settings).reader.snapshot(lean=True)  # the parts built: the worker starts with them
         except Exception:
             log.warning("warm-up: cluster %s not read at the server's start", settings.name, exc_info=True)
