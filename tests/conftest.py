@@ -14,11 +14,14 @@ import pytest
 from console.sandbox import cluster
 from console.sandbox.cluster import Sandbox
 from tests import postgres
-from tests.support import SANDBOXES, log
+from tests.support import QUICK_JVM, SANDBOXES, log
 
 TESTS = Path(__file__).resolve().parent
 TIERS = ("unit", "integration", "app", "e2e")
 """One directory under tests/ per tier, each marked with its name (``pytest -m unit``)."""
+# Spark's drivers (in this process, in the jobs' child processes, in the notebooks' kernels, the
+# Connect server) start through spark-submit, which adds this to their command line.
+os.environ.setdefault("SPARK_SUBMIT_OPTS", f"{QUICK_JVM} -XX:+UseSerialGC")
 NEEDS_A_CLUSTER = {"sandbox", "demo_sandbox", "zk_sandbox", "zk_demo_sandbox", "kafka4", "any_kafka"}
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from console.sandbox.cluster import free_port
 from console.sandbox.jars import cache_dir
-from tests.support import log, wait_for
+from tests.support import QUICK_JVM, log, wait_for
 
 VERSION = "26.7.3"
 ARTIFACT = f"org.keycloak:keycloak-quarkus-dist:{VERSION}:zip"
@@ -112,6 +112,7 @@ def start(work: Path) -> Keycloak:
         os.environ,
         KC_BOOTSTRAP_ADMIN_USERNAME="admin",
         KC_BOOTSTRAP_ADMIN_PASSWORD=os.urandom(12).hex(),
+        JAVA_OPTS_APPEND=QUICK_JVM,  # kc.sh adds it to its own options (it chooses the collector)
     )
     with open(work / "keycloak.log", "wb") as out:
         proc = subprocess.Popen(

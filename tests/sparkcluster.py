@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyspark
 
-from tests.support import wait_for
+from tests.support import QUICK_JVM, wait_for
 
 SPARK_HOME = Path(pyspark.__file__).parent
 
@@ -40,6 +40,7 @@ def _env(base: Path) -> dict[str, str]:
         "SPARK_LOG_DIR": str(base / "logs"),
         "PYSPARK_PYTHON": sys.executable,
         "SPARK_NO_DAEMONIZE": "1",
+        "SPARK_DAEMON_JAVA_OPTS": QUICK_JVM,  # the standalone master and worker
     }
 
 
