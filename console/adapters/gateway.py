@@ -19,7 +19,7 @@ from console.adapters.zookeeper import ZkReader
 from console.core.errors import ConfigError
 from console.core.limits import MAX_THROTTLE
 from console.core.model import BrokerId, ClusterInfo, ClusterState, DirOutcome, Outcome, TopicPartition
-from console.core.shown import BrokerView
+from console.core.shown import BrokerTopicConfigs, BrokerView
 
 
 class SnapshotSource(Protocol):
@@ -91,6 +91,9 @@ class LiveGateway:
 
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         return self.kafka.describe_configs(brokers, topics)
+
+    def topic_configs_seen(self, topics: tuple[str, ...]) -> tuple[BrokerTopicConfigs, ...]:
+        return self.kafka.topic_configs_by_broker(topics)
 
     def alter_replica_log_dirs(self, moves: Mapping[tuple[str, int, BrokerId], str]) -> list[DirOutcome]:
         return self.kafka.alter_replica_log_dirs(moves)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from console.adapters.records import Configs
 from console.core.model import BrokerId, ClusterInfo, ClusterState, DirOutcome, Outcome, TopicPartition
-from console.core.shown import BrokerView
+from console.core.shown import BrokerTopicConfigs, BrokerView
 
 Targets = Mapping[TopicPartition, tuple[BrokerId, ...] | None]
 """Per partition: its target replicas, or None to cancel its reassignment."""
@@ -74,6 +74,10 @@ class ClusterGateway(Protocol):
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         """The throttles (and min ISR, and each broker's ``cordoned.log.dirs``) the brokers report
         now; the cluster default under ``DEFAULT_BROKER`` when a broker asked reports it."""
+
+    def topic_configs_seen(self, topics: tuple[str, ...]) -> tuple[BrokerTopicConfigs, ...]:
+        """Each broker's own answer for ``topics``' throttle lists (DescribeConfigs asked of each
+        broker), which trails the controller's: what ``kafka-configs --describe`` shows from it."""
 
     def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
         """Create ``/admin/reassign_partitions`` (Kafka before 2.4)."""

@@ -529,6 +529,18 @@ def sweep(
     return report
 
 
+def _topic_configs_behind(cluster: ClusterGateway, topics: tuple[str, ...]) -> set[tuple[str, str]] | None:
+    """The (topic, config) pairs some broker still shows, asked of each broker; None when no broker
+    answered (nothing is known)."""
+    if not topics:
+        return set()
+    seen = cluster.topic_configs_seen(topics)
+    answered = [v for v in seen if v.error is None]
+    if not answered:
+        return None
+    return {(t, k) for v in answered for t, keys in v.topics.items() for k in keys}
+
+
 def _remove(
     cluster: ClusterGateway,
     brokers: dict[BrokerId, dict[str, str | None]],
@@ -548,11 +560,14 @@ def _read_back(
     topics: tuple[str, ...],
     confirm_s: float,
 ) -> SweepReport:
-    """Which of ``chosen`` the brokers still report, asking again until none or ``confirm_s``."""
+    """Which of ``chosen`` the brokers still report, asking again until none or ``confirm_s``. A
+    topic's list counts as removed only once every broker that answers shows it gone: each applies
+    the change as its metadata reaches it, and ``kafka-configs --describe`` asks any one of them."""
     deadline = time.monotonic() + confirm_s
     while True:
         try:
             got = cluster.describe_configs(brokers, topics)
+            behind = _topic_configs_behind(cluster, topics)
         except ConsoleError:
             return SweepReport(unconfirmed=tuple(chosen))
         removed: list[Leftover] = []
@@ -566,7 +581,11 @@ def _read_back(
                 now = got.brokers.get(DEFAULT_BROKER, {})
             else:
                 missing, now = lo.name in got.missing_brokers, got.brokers.get(lo.name, {})
-            (unknown if missing else still if lo.key in now else removed).append(lo)
+            shown = lo.key in now
+            if lo.kind is LeftoverKind.TOPIC and not missing:  # and on every broker that answers
+                missing = behind is None
+                shown = shown or (lo.name, lo.key) in (behind or set())
+            (unknown if missing else still if shown else removed).append(lo)
         if not still or time.monotonic() > deadline:
             return SweepReport(tuple(removed), tuple(still), tuple(unknown))
         time.sleep(0.2)

@@ -18,7 +18,7 @@ from components.parts import Collecting, Parts, PartsFactory, Reader, assemble
 from console.access.settings import ConnectionSettings
 from console.adapters.records import Configs
 from console.core.model import BrokerId, ClusterInfo, ClusterState, DirOutcome, Outcome, TopicPartition
-from console.core.shown import BrokerView
+from console.core.shown import BrokerTopicConfigs, BrokerView
 from console.runs.gateway import Changes, ClusterGateway, Targets
 from console.sandbox.demo import DEMO_TOPICS
 from console.storage.store import Store
@@ -135,6 +135,10 @@ class AppCluster:
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         with self.held() as fake:
             return fake.describe_configs(brokers, topics)
+
+    def topic_configs_seen(self, topics: tuple[str, ...]) -> tuple[BrokerTopicConfigs, ...]:
+        with self.held() as fake:
+            return fake.topic_configs_seen(topics)
 
     def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
         with self.held() as fake:

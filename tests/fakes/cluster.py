@@ -97,7 +97,7 @@ from console.core.model import (
     TopicPartition,
     cordon_list,
 )
-from console.core.shown import BrokerView
+from console.core.shown import BrokerTopicConfigs, BrokerView
 from console.runs.gateway import Changes, ClusterGateway, Targets
 from console.state.merge import offline_dir_findings
 
@@ -234,6 +234,8 @@ class FakeCluster:
         self.cancelling: dict[TopicPartition, float] = {}
         """Partitions whose accepted cancel takes effect at the given time."""
         self.broker_lag_s: dict[BrokerId, float] = {}
+        self.topic_configs_behind: dict[BrokerId, dict[str, dict[str, str]]] = {}
+        """Topic configs a broker still shows (it has not applied the latest change yet)."""
         """How far (fake clock) each broker's own metadata trails the controller's: it shows each
         partition's replica set as the controller had it that long ago (absent: at once)."""
         self.paused: set[BrokerId] = set()
@@ -577,6 +579,26 @@ class FakeCluster:
                 else {},
             ),
         )
+
+    def topic_configs_seen(self, topics: tuple[str, ...]) -> tuple[BrokerTopicConfigs, ...]:
+        """Each live broker's answer for ``topics``' configs: the controller's, except where
+        :attr:`topic_configs_behind` says what a broker still shows; a :attr:`paused` broker's times out."""
+        call, fault = self._begin("topic_configs_seen", topics)
+        self._before(call, fault)
+        views = tuple(
+            BrokerTopicConfigs(b, {}, "timed out")
+            if b in self.paused
+            else BrokerTopicConfigs(
+                b,
+                {
+                    t: dict(self.topic_configs_behind.get(b, {}).get(t, self.topic_configs.get(t, {})))
+                    for t in topics
+                    if t in self.topics
+                },
+            )
+            for b in sorted(self.live)
+        )
+        return self._after(call, fault, views)
 
     def create_legacy_reassignment(self, targets: Mapping[TopicPartition, tuple[BrokerId, ...]]) -> None:
         """Records the znode and applies it as the controller would (its per-partition errors are lost)."""

@@ -18,11 +18,13 @@ from console.cli import runs as runs_cli
 from console.cli.exits import Exit
 from console.core.limits import FOLLOWER_LIST, FOLLOWER_RATE, LEADER_LIST, LEADER_RATE
 from console.core.model import BrokerId
+from console.core.shown import BrokerTopicConfigs
 from console.moves.cancel import plan_cancel
 from console.moves.throttles import Leftover, LeftoverKind, left_on, leftover_throttles
-from console.present.throttles import sweep_command
+from console.present.throttles import cleared_lines, sweep_command
 from console.services import cancel as cancel_service
 from console.services import other_throttles
+from console.services import runs as run_service
 from console.storage.store import Store
 from tests.fakes.cluster import FakeCluster, FakeReader
 
@@ -91,6 +93,42 @@ def test_after_a_cancel_the_other_tools_throttles_are_listed_and_removed_exactly
     request = json.loads(sweep[0].request)
     assert request["left_by"] == "another tool" and request["after_cancel"] == 1
     assert [e.outcome for e in sweep] == ["sending", "removed"]
+
+
+def test_a_topic_list_is_removed_only_once_every_broker_shows_it_gone(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Met on a loaded sandbox: the read-back asked one broker, which had applied the removal, and
+    said "Removed (read back from the brokers)"; another broker, behind, still showed the topic's
+    lists, as ``kafka-configs --describe`` did when it asked that one."""
+    fake = official_moves()
+    offered = cancel_all(store, fake)
+    lists = {LEADER_LIST: "0:0,1:1", FOLLOWER_LIST: "0:2,1:2"}
+    fake.topic_configs_behind[BrokerId(2)] = {"theirs": dict(lists)}
+    looks: list[int] = []
+    asked = fake.topic_configs_seen
+
+    def catching_up(topics: tuple[str, ...]) -> tuple[BrokerTopicConfigs, ...]:
+        looks.append(1)
+        seen = asked(topics)
+        if len(looks) == 2:  # broker 2 applies the change after the second look
+            fake.topic_configs_behind.clear()
+        return seen
+
+    monkeypatch.setattr(fake, "topic_configs_seen", catching_up)
+    done = other_throttles.clear_left_by_others(store, fake, ANN, offered)
+    assert len(looks) == 3, "asked again while broker 2 still showed the lists"
+    assert on(list(done.sweep.removed)) == THEIRS and not done.sweep.still_set
+
+    fake = official_moves()
+    offered = cancel_all(store, fake)
+    fake.topic_configs_behind[BrokerId(2)] = {"theirs": dict(lists)}  # and it stays behind
+    report = run_service.sweep(store, fake, ANN, offered, confirm_s=0)
+    assert on(list(report.still_set)) == {("topic theirs", LEADER_LIST), ("topic theirs", FOLLOWER_LIST)}
+    assert on(list(report.removed)) == THEIRS - on(list(report.still_set))
+    assert "Removed (read back from the brokers): topic theirs" not in "\n".join(
+        cleared_lines(report.removed, report.still_set, report.unconfirmed, (), ())
+    )
 
 
 def test_a_setting_something_in_flight_needs_by_the_click_is_kept_and_said(store: Store) -> None:

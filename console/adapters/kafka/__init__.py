@@ -43,7 +43,7 @@ from console.core.model import (
     SourceStatus,
     TopicPartition,
 )
-from console.core.shown import BrokerView
+from console.core.shown import BrokerTopicConfigs, BrokerView
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -128,6 +128,9 @@ class KafkaGateway:
 
     def describe_configs(self, brokers: tuple[BrokerId, ...], topics: tuple[str, ...]) -> Configs:
         return self.configs.describe_configs(brokers, topics)
+
+    def topic_configs_by_broker(self, topics: tuple[str, ...]) -> tuple[BrokerTopicConfigs, ...]:
+        return self.configs.topic_configs_by_broker(topics)
 
     def balancer_configs(self, broker: BrokerId) -> dict[str, str]:
         """The configs of ``broker`` that name a balancer (:mod:`.balancer_configs`)."""

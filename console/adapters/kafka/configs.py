@@ -8,6 +8,7 @@ from typing import Any
 from console.adapters.kafka.base import ClientPart
 from console.adapters.kafka.requests import Api
 from console.adapters.kafka.translate import not_taken, retriable, translate
+from console.adapters.kafka.wire import from_each
 from console.adapters.records import (
     Configs,
 )
@@ -22,6 +23,7 @@ from console.core.model import (
     BrokerId,
     cordon_list,
 )
+from console.core.shown import BrokerTopicConfigs
 
 
 class ConfigsAdmin(ClientPart):
@@ -221,9 +223,46 @@ class ConfigsAdmin(ClientPart):
                 tiered.add(res.resource_name)
         return Configs(min_insync=min_isr, missing_topics=tuple(sorted(missing)), tiered_topics=frozenset(tiered))
 
+    def topic_configs_by_broker(self, topics: tuple[str, ...]) -> tuple[BrokerTopicConfigs, ...]:
+        """Each broker's own answer to DescribeConfigs for ``topics``' throttle lists (sent to every
+        broker at once): what each has applied, which trails the controller. A broker that does
+        not answer has its error said, not raised."""
+        from kafka.protocol.admin import DescribeConfigsRequest
+
+        def request() -> Any:
+            return DescribeConfigsRequest(
+                resources=[
+                    DescribeConfigsRequest.DescribeConfigsResource(
+                        resource_type=_TOPIC, resource_name=t, configuration_keys=sorted(TOPIC_THROTTLE_KEYS)
+                    )
+                    for t in topics
+                ]
+            )
+
+        if not topics:
+            return ()
+        raw = self.client._with_kp("DescribeConfigs from each broker", lambda client: from_each(client, request))
+        views = []
+        for node, answer, error in raw:
+            self.client.requests.sent(Api.DESCRIBE_CONFIGS, len(topics), node)
+            if answer is None:
+                views.append(BrokerTopicConfigs(BrokerId(node), {}, str(error)))
+                continue
+            shown = {
+                res.resource_name: {
+                    c.name: c.value for c in res.configs if c.config_source == _DYNAMIC_TOPIC and c.value is not None
+                }
+                for res in answer.results
+                if not res.error_code
+            }
+            views.append(BrokerTopicConfigs(BrokerId(node), shown))
+        return tuple(sorted(views, key=lambda v: v.broker))
+
 
 _TOPIC = 2
 """DescribeConfigs' resource type of a topic."""
+_DYNAMIC_TOPIC = 1
+"""DescribeConfigs' source of a config set on the topic itself (``DYNAMIC_TOPIC_CONFIG``)."""
 
 
 def _same(answer: Any) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 from console.adapters.kafka.base import ClientPart
 from console.adapters.kafka.requests import Api
 from console.adapters.kafka.translate import retriable, translate
-from console.adapters.kafka.wire import _describe_topic_partitions
+from console.adapters.kafka.wire import _describe_topic_partitions, from_each
 from console.adapters.records import (
     BrokerInfo,
     Elr,
@@ -223,26 +223,12 @@ def _answer(response: Any) -> Any:
 
 
 def _metadata_from_each(client: Any, topics: list[str]) -> list[tuple[int, Any, BaseException | None]]:
-    """Metadata for ``topics`` from every broker kafka-python knows, sent at once (each request on
-    its broker's connection, then every answer awaited): per broker its answer, or None and the error."""
+    """Metadata for ``topics`` from every broker kafka-python knows (:func:`from_each`)."""
     from kafka.protocol.metadata import MetadataRequest
 
-    manager = client._manager
-    nodes = sorted(b.node_id for b in manager.cluster.brokers())
-
-    async def every() -> list[tuple[int, Any, BaseException | None]]:
-        sent = []
-        for node in nodes:
-            request = MetadataRequest(
-                topics=[MetadataRequest.MetadataRequestTopic(name=t) for t in topics], allow_auto_topic_creation=False
-            )
-            sent.append((node, manager.send(request, node_id=node)))
-        out: list[tuple[int, Any, BaseException | None]] = []
-        for node, future in sent:
-            try:
-                out.append((node, await manager.wait_for(future, client.config["request_timeout_ms"]), None))
-            except Exception as e:  # that broker did not answer: said per broker
-                out.append((node, None, e))
-        return out
-
-    return list(manager.run(every))
+    return from_each(
+        client,
+        lambda: MetadataRequest(
+            topics=[MetadataRequest.MetadataRequestTopic(name=t) for t in topics], allow_auto_topic_creation=False
+        ),
+    )

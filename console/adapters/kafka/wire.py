@@ -3,7 +3,7 @@ KIP-860's guard, DescribeTopicPartitions, per-partition outcomes, statuses and f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,25 @@ from console.core.model import (
 
 CONFIGS_PARTIAL = "configs-partial"
 """Finding code: DescribeConfigs answered for some brokers or topics but not for these."""
+
+
+def from_each(client: Any, build: Callable[[], Any]) -> list[tuple[int, Any, BaseException | None]]:
+    """The request ``build`` makes, sent to every broker kafka-python knows at once (each on its
+    broker's connection, then every answer awaited): per broker its answer, or None and the error."""
+    manager = client._manager
+    nodes = sorted(b.node_id for b in manager.cluster.brokers())
+
+    async def every() -> list[tuple[int, Any, BaseException | None]]:
+        sent = [(node, manager.send(build(), node_id=node)) for node in nodes]
+        out: list[tuple[int, Any, BaseException | None]] = []
+        for node, future in sent:
+            try:
+                out.append((node, await manager.wait_for(future, client.config["request_timeout_ms"]), None))
+            except Exception as e:  # that broker did not answer: said per broker
+                out.append((node, None, e))
+        return out
+
+    return list(manager.run(every))
 
 
 def _describe_topic_partitions(client: Any, topics: list[str], page: int, cursor: dict[str, Any] | None) -> Any:
