@@ -81,7 +81,17 @@ def test_zookeeper_stopped_mid_move_keeps_the_api_view(fault_sandbox):
     throttle_topic_all(bs, "f-zk")
     reassign(bs, {("f-zk", 0): [2], ("f-zk", 1): [2]})
     with ClusterReader(settings_for(sb)) as reader:
-        wait_for(lambda: len(reader.snapshot().in_flight) == 2, what="move in flight")
+        # ZooKeeper is stopped only once broker 2 has made both its new replicas: a broker still
+        # applying the move (it reads the topic's configs from ZooKeeper to create the log) holds its
+        # request handlers until ZooKeeper is back, and then the controller, broker 2, answers no
+        # ListPartitionReassignments (met under load: the move was 0.6 s old)
+        wait_for(
+            lambda: (
+                len((s := reader.snapshot()).in_flight) == 2
+                and all(any(g.broker == 2 for g in s.partition("f-zk", i).logs) for i in (0, 1))
+            ),
+            what="move in flight, both new replicas made on broker 2",
+        )
         sb.stop("zookeeper")
         try:
             state = wait_for(
