@@ -138,7 +138,9 @@ def test_a_scrape_during_a_run_says_the_run_what_is_left_and_the_heartbeat(sandb
                     Identity.cli("ann"),
                     plan_for("n-scrape"),
                     "scrape",
-                    run_service.RunSettings(rate=RATE, limits=WaveLimits(moves_per_broker=1)),
+                    # slow enough that the first wave is still copying when a scrape under load
+                    # comes back (at RATE it took 3 s, and a loaded run's scrapes never caught it)
+                    run_service.RunSettings(rate=RATE // 10, limits=WaveLimits(moves_per_broker=1)),
                 ),
                 users=None,
             )
@@ -180,6 +182,7 @@ def test_a_scrape_during_a_run_says_the_run_what_is_left_and_the_heartbeat(sandb
                         )
                     )
                 )
+                run_service.change_throttle(store, reader.gateway(), Identity.cli("ann"), run_id, RATE)  # then on
                 wait_for(
                     lambda: store.runs.require(run_id).state is RunState.COMPLETED, timeout=240, what="the run done"
                 )
