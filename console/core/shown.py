@@ -1,6 +1,6 @@
 """What each broker shows of some partitions' replica sets and of some topics' configs: its own
-metadata, which trails the controller's (KRaft brokers apply the metadata log as it reaches them; ZooKeeper brokers as the
-controller's UpdateMetadata requests do)."""
+metadata, which trails the controller's (KRaft brokers apply the metadata log as it reaches them;
+ZooKeeper brokers as the controller's UpdateMetadata requests do)."""
 
 from __future__ import annotations
 

@@ -234,10 +234,10 @@ class FakeCluster:
         self.cancelling: dict[TopicPartition, float] = {}
         """Partitions whose accepted cancel takes effect at the given time."""
         self.broker_lag_s: dict[BrokerId, float] = {}
-        self.topic_configs_behind: dict[BrokerId, dict[str, dict[str, str]]] = {}
-        """Topic configs a broker still shows (it has not applied the latest change yet)."""
         """How far (fake clock) each broker's own metadata trails the controller's: it shows each
         partition's replica set as the controller had it that long ago (absent: at once)."""
+        self.topic_configs_behind: dict[BrokerId, dict[str, dict[str, str]]] = {}
+        """Topic configs a broker still shows (it has not applied the latest change yet)."""
         self.paused: set[BrokerId] = set()
         """Brokers that are live but do not answer (as one SIGSTOPped): :meth:`replicas_seen` has
         their answer time out."""
